@@ -1,0 +1,1 @@
+//! Result store, statistical comparison, tables, charts and HTML reports

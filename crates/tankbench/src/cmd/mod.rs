@@ -1,0 +1,79 @@
+//! Subcommand dispatch. Each subcommand lives in its own module and receives the
+//! arguments after its name; it returns the process exit code.
+
+pub mod fileio;
+pub mod lab;
+pub mod plan;
+pub mod report;
+
+/// Route the command line to a subcommand.
+///
+/// A binary invoked as `sysbench` (copy or symlink) behaves as `sysbench`, and any
+/// command line that selects the fileio test the sysbench way (`fileio` as the
+/// first positional, or the legacy `--test=fileio`) goes to the sysbench-compatible
+/// front end.
+pub fn dispatch(args: Vec<String>) -> anyhow::Result<i32> {
+    let argv0 = args.first().cloned().unwrap_or_default();
+    let rest: Vec<String> = args.into_iter().skip(1).collect();
+    let invoked_as = std::path::Path::new(&argv0)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if invoked_as == "sysbench" {
+        return fileio::sysbench_main(rest);
+    }
+    let first_positional = rest.iter().find(|a| !a.starts_with("--")).cloned();
+    match first_positional.as_deref() {
+        Some("fileio") => fileio::sysbench_main(rest),
+        Some("quick") => fileio::quick_main(strip_first(&rest, "quick")),
+        Some("plan") => plan::plan_main(strip_first(&rest, "plan")),
+        Some("simulate") => plan::simulate_main(strip_first(&rest, "simulate")),
+        Some("lab") => lab::lab_main(strip_first(&rest, "lab")),
+        Some("report") => report::report_main(strip_first(&rest, "report")),
+        Some("compare") => report::compare_main(strip_first(&rest, "compare")),
+        Some("results") => report::results_main(strip_first(&rest, "results")),
+        Some("chart") => report::chart_main(strip_first(&rest, "chart")),
+        _ if rest.iter().any(|a| a.starts_with("--test=") || a.starts_with("--test_")) => {
+            fileio::sysbench_main(rest)
+        }
+        Some("help") | None if rest.iter().all(|a| a != "--version") => {
+            print!("{}", USAGE);
+            Ok(if first_positional.is_none() && rest.is_empty() { 1 } else { 0 })
+        }
+        None => {
+            println!("tankbench {}", env!("CARGO_PKG_VERSION"));
+            Ok(0)
+        }
+        Some(other) => {
+            anyhow::bail!(
+                "unknown command '{other}'; accepted: fileio, quick, help (see `tankbench help`)"
+            )
+        }
+    }
+}
+
+/// The arguments with the first occurrence of the subcommand word removed.
+fn strip_first(args: &[String], word: &str) -> Vec<String> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut removed = false;
+    for a in args {
+        if !removed && a == word {
+            removed = true;
+            continue;
+        }
+        out.push(a.clone());
+    }
+    out
+}
+
+const USAGE: &str = "\
+tankbench: measure, plan, predict and compare ZFS / NAS storage
+
+Usage:
+  tankbench quick [DIR]                 one-command benchmark: prepare, run, cleanup
+  tankbench fileio [options] COMMAND    drop-in for `sysbench fileio` (prepare|run|cleanup|help)
+  tankbench --test=fileio [options] COMMAND   legacy sysbench 0.4/0.5 syntax
+  tankbench help                        this text
+
+A copy or symlink of the binary named `sysbench` behaves as `sysbench`.
+";

@@ -1,0 +1,1 @@
+//! ZFS layout model: capacity, reliability, performance, discrete-event simulator
