@@ -1,0 +1,251 @@
+//! Pool layouts: the shape of the top-level vdevs ("3 x raidz2-8") and how a
+//! shape is laid onto the user's disks.
+
+use serde::Serialize;
+
+use crate::disk::DiskGroup;
+use crate::error::{ModelError, Result};
+
+/// Redundancy scheme of one top-level vdev.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "type")]
+pub enum VdevKind {
+    /// A single disk, no redundancy.
+    Stripe,
+    /// k copies of every block (k = width).
+    Mirror,
+    /// Parity p = 1..3.
+    Raidz { parity: u32 },
+}
+
+/// A uniform pool shape: `count` top-level vdevs of `kind`, each `width` disks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct Shape {
+    pub kind: VdevKind,
+    pub width: u32,
+    pub count: u32,
+}
+
+impl Shape {
+    pub fn new(kind: VdevKind, width: u32, count: u32) -> Result<Shape> {
+        let shape = Shape { kind, width, count };
+        let bad = |reason: String| ModelError::InvalidLayout {
+            input: shape.name(),
+            reason,
+        };
+        if count == 0 {
+            return Err(bad("a pool needs at least one vdev".into()));
+        }
+        match kind {
+            VdevKind::Stripe if width != 1 => Err(bad("a stripe member is one disk".into())),
+            VdevKind::Mirror if width < 2 => Err(bad("a mirror needs at least 2 disks".into())),
+            VdevKind::Raidz { parity } if !(1..=3).contains(&parity) => {
+                Err(bad("raidz parity is 1, 2 or 3".into()))
+            }
+            VdevKind::Raidz { parity } if width < parity + 2 => Err(bad(format!(
+                "raidz{parity} needs at least {} disks (with {} it is a {}-way mirror that costs more)",
+                parity + 2,
+                parity + 1,
+                parity + 1
+            ))),
+            VdevKind::Raidz { .. } if width > 255 => Err(bad("raidz vdevs hold at most 255 disks".into())),
+            _ => Ok(shape),
+        }
+    }
+
+    /// Name of one vdev: "raidz2-8", "mirror-2", "stripe".
+    pub fn vdev_name(&self) -> String {
+        match self.kind {
+            VdevKind::Stripe => "stripe".into(),
+            VdevKind::Mirror => format!("mirror-{}", self.width),
+            VdevKind::Raidz { parity } => format!("raidz{parity}-{}", self.width),
+        }
+    }
+
+    /// "3xraidz2-8": the form `--explain` and `--layout` accept.
+    pub fn name(&self) -> String {
+        format!("{}x{}", self.count, self.vdev_name())
+    }
+
+    pub fn disks(&self) -> u32 {
+        self.count * self.width
+    }
+
+    /// Disk failures one vdev survives.
+    pub fn vdev_tolerance(&self) -> u32 {
+        match self.kind {
+            VdevKind::Stripe => 0,
+            VdevKind::Mirror => self.width - 1,
+            VdevKind::Raidz { parity } => parity,
+        }
+    }
+
+    /// Disks of a vdev that carry data rather than redundancy.
+    pub fn data_disks_per_vdev(&self) -> u32 {
+        match self.kind {
+            VdevKind::Stripe | VdevKind::Mirror => 1,
+            VdevKind::Raidz { parity } => self.width - parity,
+        }
+    }
+
+    /// Parse "3xraidz2-8", "raidz2-8" (one vdev), "12xmirror" (2-way),
+    /// "8xmirror-3", "24xstripe" or "24xdisk".
+    pub fn parse(input: &str) -> Result<Shape> {
+        let text = input.trim().to_ascii_lowercase().replace(' ', "");
+        let bad = |reason: &str| ModelError::InvalidLayout {
+            input: input.to_string(),
+            reason: reason.to_string(),
+        };
+        let (count, vdev) = match text.split_once('x') {
+            Some((count, vdev)) if !count.is_empty() && count.chars().all(|c| c.is_ascii_digit()) => {
+                (count.parse::<u32>().map_err(|_| bad("bad vdev count"))?, vdev)
+            }
+            _ => (1, text.as_str()),
+        };
+        let expected = "expected COUNTxVDEV with VDEV one of raidzP-WIDTH (P = 1..3), mirror[-WAYS], stripe; e.g. 3xraidz2-8";
+        let (kind_text, width_text) = match vdev.split_once('-') {
+            Some((k, w)) => (k, Some(w)),
+            None => (vdev, None),
+        };
+        let width = match width_text {
+            Some(w) => Some(w.parse::<u32>().map_err(|_| bad(expected))?),
+            None => None,
+        };
+        let (kind, width) = match kind_text {
+            "stripe" | "disk" => (VdevKind::Stripe, width.unwrap_or(1)),
+            "mirror" => (VdevKind::Mirror, width.unwrap_or(2)),
+            "raidz" | "raidz1" => (VdevKind::Raidz { parity: 1 }, width.ok_or_else(|| bad(expected))?),
+            "raidz2" => (VdevKind::Raidz { parity: 2 }, width.ok_or_else(|| bad(expected))?),
+            "raidz3" => (VdevKind::Raidz { parity: 3 }, width.ok_or_else(|| bad(expected))?),
+            _ => return Err(bad(expected)),
+        };
+        Shape::new(kind, width, count).map_err(|e| match e {
+            ModelError::InvalidLayout { reason, .. } => ModelError::InvalidLayout {
+                input: input.to_string(),
+                reason,
+            },
+            other => other,
+        })
+    }
+}
+
+/// One top-level vdev built from disks of one group.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VdevPlacement {
+    /// Index into the disk groups.
+    pub group: usize,
+    pub vdevs: u32,
+}
+
+/// A shape laid onto concrete disks: which group feeds which vdevs, and the
+/// disks left over as hot spares.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Layout {
+    pub shape: Shape,
+    pub placements: Vec<VdevPlacement>,
+    /// Hot spares per disk group (leftover disks and requested spares).
+    pub spares: Vec<u32>,
+}
+
+impl Layout {
+    /// Place `shape` on `groups`, filling each group with whole vdevs before
+    /// the next (a vdev never mixes disk groups: its size would drop to the
+    /// smallest member). At least `min_spares` disks must stay over as hot
+    /// spares; all leftover disks count as spares.
+    pub fn fit(shape: Shape, groups: &[DiskGroup], min_spares: u32) -> Result<Layout> {
+        if groups.is_empty() {
+            return Err(ModelError::NoDisks);
+        }
+        let total: u32 = groups.iter().map(|g| g.count).sum();
+        let mut remaining = shape.count;
+        let mut placements = Vec::new();
+        let mut spares = Vec::with_capacity(groups.len());
+        for (index, group) in groups.iter().enumerate() {
+            let vdevs = (group.count / shape.width).min(remaining);
+            if vdevs > 0 {
+                placements.push(VdevPlacement { group: index, vdevs });
+            }
+            remaining -= vdevs;
+            spares.push(group.count - vdevs * shape.width);
+        }
+        if remaining > 0 {
+            let reason = if groups.len() > 1 {
+                format!(
+                    "{} vdevs of {} disks need {} disks of one size each, there are {} disks in {} groups",
+                    shape.count,
+                    shape.width,
+                    shape.disks(),
+                    total,
+                    groups.len()
+                )
+            } else {
+                format!("it needs {} disks, there are {}", shape.disks(), total)
+            };
+            return Err(ModelError::LayoutDoesNotFit {
+                layout: shape.name(),
+                reason,
+            });
+        }
+        let spare_total: u32 = spares.iter().sum();
+        if spare_total < min_spares {
+            return Err(ModelError::LayoutDoesNotFit {
+                layout: shape.name(),
+                reason: format!(
+                    "it leaves {spare_total} disks for the {min_spares} requested hot spares"
+                ),
+            });
+        }
+        Ok(Layout {
+            shape,
+            placements,
+            spares,
+        })
+    }
+
+    pub fn spare_count(&self) -> u32 {
+        self.spares.iter().sum()
+    }
+
+    pub fn name(&self) -> String {
+        self.shape.name()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::{DiskClass, PerfOverrides};
+
+    fn disks(spec: &str) -> Vec<DiskGroup> {
+        spec.split(',')
+            .map(|g| DiskGroup::parse(g, DiskClass::Hdd7200, &PerfOverrides::default()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn shapes_parse_and_name_round_trip() {
+        for text in ["3xraidz2-8", "1xraidz3-24", "12xmirror-2", "8xmirror-3", "24xstripe"] {
+            assert_eq!(Shape::parse(text).unwrap().name(), text);
+        }
+        assert_eq!(Shape::parse("12xmirror").unwrap().width, 2);
+        assert_eq!(Shape::parse("raidz1-5").unwrap().count, 1);
+        assert!(Shape::parse("2xraidz4-8").is_err());
+        assert!(Shape::parse("1xraidz2-3").is_err());
+        assert!(Shape::parse("2xraid5-8").is_err());
+    }
+
+    #[test]
+    fn layouts_fit_groups_and_leave_spares() {
+        let groups = disks("24x8TB");
+        let l = Layout::fit(Shape::parse("3xraidz2-7").unwrap(), &groups, 0).unwrap();
+        assert_eq!(l.spare_count(), 3);
+        let err = Layout::fit(Shape::parse("4xraidz2-8").unwrap(), &groups, 0).unwrap_err();
+        assert!(err.to_string().contains("needs 32 disks, there are 24"), "{err}");
+        assert!(Layout::fit(Shape::parse("3xraidz2-8").unwrap(), &groups, 1).is_err());
+
+        let mixed = disks("12x8TB,12x4TB");
+        let l = Layout::fit(Shape::parse("4xraidz2-6").unwrap(), &mixed, 0).unwrap();
+        assert_eq!(l.placements.len(), 2);
+        assert!(Layout::fit(Shape::parse("3xraidz2-8").unwrap(), &mixed, 0).is_err());
+    }
+}
