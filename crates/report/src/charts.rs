@@ -1,0 +1,616 @@
+//! The charts: grouped bars of throughput per configuration, latency percentile
+//! curves per operation (log scales, from the stored histograms), and throughput
+//! over time (from `--report-interval` samples). Each returns a standalone SVG
+//! document, or None when the runs hold nothing to draw (the caller says why).
+//!
+//! Everything drawn from data carries `class="mark"`, so a test can check that a
+//! chart is not just axes.
+
+use crate::group::{Group, Grouping};
+use crate::svg::*;
+use crate::table::fmt_num;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// The chart kinds, as `tankbench chart KIND` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChartKind {
+    Throughput,
+    Latency,
+    Timeline,
+}
+
+impl ChartKind {
+    pub const NAMES: &'static str = "throughput, latency, timeline";
+
+    pub fn parse(s: &str) -> Option<ChartKind> {
+        match s {
+            "throughput" => Some(ChartKind::Throughput),
+            "latency" => Some(ChartKind::Latency),
+            "timeline" => Some(ChartKind::Timeline),
+            _ => None,
+        }
+    }
+}
+
+const WIDTH: f64 = 960.0;
+
+/// One bar series: a name, a colour and how to get its value from a run.
+struct BarSeries {
+    name: &'static str,
+    color: &'static str,
+    value: fn(&fileio::result::RunResult) -> f64,
+}
+
+/// Horizontal grouped bars: one band per configuration, a bar each for read and
+/// write MiB/s (mean of the repeats), whiskers for ± one standard deviation and a
+/// dot per repeat, so the spread is visible next to the mean.
+pub fn throughput_chart(g: &Grouping) -> Option<String> {
+    let all = [
+        BarSeries {
+            name: "read MiB/s",
+            color: READ_COLOR,
+            value: |r| r.rates.read_mib_per_s,
+        },
+        BarSeries {
+            name: "write MiB/s",
+            color: WRITE_COLOR,
+            value: |r| r.rates.written_mib_per_s,
+        },
+    ];
+    let series: Vec<&BarSeries> = all
+        .iter()
+        .filter(|s| g.runs.iter().any(|r| (s.value)(&r.result) > 0.0))
+        .collect();
+    if series.is_empty() || g.groups.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = g
+        .groups
+        .iter()
+        .map(|x| ellipsize(&g.group_name(x), 44))
+        .collect();
+    let label_w = names
+        .iter()
+        .map(|n| text_width(n, 12.0))
+        .fold(60.0, f64::max)
+        .min(340.0);
+    let left = 20.0 + label_w + 12.0;
+    let right = WIDTH - 70.0;
+    let top = 84.0;
+    let bar_h = 16.0;
+    let band = series.len() as f64 * (bar_h + 3.0) + 18.0;
+    let plot_h = band * g.groups.len() as f64;
+    let height = top + plot_h + 56.0;
+
+    let mut max = 0.0f64;
+    for grp in &g.groups {
+        for s in &series {
+            for r in g.results(grp) {
+                max = max.max((s.value)(r));
+            }
+            if let Some(sum) = g.summary(grp, |r| Some((s.value)(r))) {
+                max = max.max(sum.mean + sum.sd);
+            }
+        }
+    }
+    let ticks = nice_ticks(max, 6);
+    let xmax = *ticks.last().unwrap_or(&1.0);
+    let x = |v: f64| left + (right - left) * v / xmax;
+
+    let mut svg = Svg::new(WIDTH, height, "Throughput per configuration");
+    header(&mut svg, "Throughput per configuration", &subtitle(g));
+    legend_row(
+        &mut svg,
+        left,
+        64.0,
+        &series
+            .iter()
+            .map(|s| (s.name.to_string(), s.color, false))
+            .collect::<Vec<_>>(),
+    );
+    if !g.columns.is_empty() {
+        svg.text(
+            left - 12.0,
+            top - 8.0,
+            &g.key_title(),
+            11.0,
+            "end",
+            MUTED,
+            "font-style=\"italic\"",
+        );
+    }
+    for t in &ticks {
+        svg.line(x(*t), top, x(*t), top + plot_h, GRID, 1.0);
+        svg.text(
+            x(*t),
+            top + plot_h + 16.0,
+            &tick_label(*t),
+            11.0,
+            "middle",
+            MUTED,
+            "",
+        );
+    }
+    svg.text(
+        (left + right) / 2.0,
+        top + plot_h + 40.0,
+        "MiB/s (MiB = 2^20 bytes)",
+        12.0,
+        "middle",
+        INK,
+        "",
+    );
+
+    for (gi, grp) in g.groups.iter().enumerate() {
+        let y0 = top + gi as f64 * band + 9.0;
+        if gi > 0 {
+            svg.line(20.0, y0 - 9.0, right, y0 - 9.0, "#f2f2f2", 1.0);
+        }
+        let mid = y0 + series.len() as f64 * (bar_h + 3.0) / 2.0;
+        let n = grp.runs.len();
+        let runs_note = if n > 1 {
+            format!(r#"<tspan fill="{MUTED}" font-size="10"> ×{n}</tspan>"#)
+        } else {
+            String::new()
+        };
+        svg.raw(&format!(
+            r#"<text x="{:.1}" y="{:.1}" font-size="12" text-anchor="end" fill="{INK}">{}{runs_note}</text>"#,
+            left - 12.0,
+            mid + 4.0,
+            crate::html::escape(&names[gi])
+        ));
+        for (si, s) in series.iter().enumerate() {
+            let y = y0 + si as f64 * (bar_h + 3.0);
+            let Some(sum) = g.summary(grp, |r| Some((s.value)(r))) else {
+                continue;
+            };
+            let w = (x(sum.mean) - left).max(if sum.mean > 0.0 { 1.0 } else { 0.0 });
+            svg.raw(&format!(
+                r#"<rect class="mark" x="{left:.1}" y="{y:.1}" width="{w:.1}" height="{bar_h}" fill="{}"><title>{}: {} ({})</title></rect>"#,
+                s.color,
+                crate::html::escape(&g.group_name(grp)),
+                fmt_num(sum.mean),
+                s.name
+            ));
+            let mut end = x(sum.mean);
+            if sum.n > 1 {
+                let (lo, hi) = (x((sum.mean - sum.sd).max(0.0)), x(sum.mean + sum.sd));
+                let cy = y + bar_h / 2.0;
+                svg.line(lo, cy, hi, cy, INK, 1.2);
+                svg.line(lo, cy - 4.0, lo, cy + 4.0, INK, 1.2);
+                svg.line(hi, cy - 4.0, hi, cy + 4.0, INK, 1.2);
+                for r in g.results(grp) {
+                    svg.raw(&format!(
+                        r##"<circle cx="{:.1}" cy="{cy:.1}" r="2.2" fill="#fff" stroke="{INK}" stroke-width="1"/>"##,
+                        x((s.value)(r))
+                    ));
+                }
+                end = end.max(hi).max(
+                    g.results(grp)
+                        .iter()
+                        .map(|r| x((s.value)(r)))
+                        .fold(0.0, f64::max),
+                );
+            }
+            svg.text(
+                end + 5.0,
+                y + bar_h - 4.0,
+                &fmt_num(sum.mean),
+                11.0,
+                "start",
+                INK,
+                "",
+            );
+        }
+    }
+    svg.line(left, top, left, top + plot_h, INK, 1.0);
+    Some(svg.finish())
+}
+
+fn header(svg: &mut Svg, title: &str, subtitle: &str) {
+    svg.text(
+        20.0,
+        28.0,
+        title,
+        17.0,
+        "start",
+        INK,
+        "font-weight=\"bold\"",
+    );
+    if !subtitle.is_empty() {
+        svg.text(
+            20.0,
+            48.0,
+            &ellipsize(subtitle, 140),
+            12.0,
+            "start",
+            MUTED,
+            "",
+        );
+    }
+}
+
+/// What every run shares (the workload, common labels): the chart's context.
+fn subtitle(g: &Grouping) -> String {
+    g.common
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// A row of legend entries (name, colour, dashed) starting at (x, y).
+fn legend_row(svg: &mut Svg, x: f64, y: f64, items: &[(String, &str, bool)]) {
+    let mut cx = x;
+    for (name, color, dashed) in items {
+        if *dashed {
+            svg.raw(&format!(
+                r#"<line x1="{cx:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{color}" stroke-width="2.5" stroke-dasharray="5 3"/>"#,
+                y - 4.0,
+                cx + 22.0,
+                y - 4.0
+            ));
+            cx += 28.0;
+        } else {
+            svg.rect(cx, y - 10.0, 12.0, 12.0, color, "legend");
+            cx += 17.0;
+        }
+        svg.text(cx, y, name, 12.0, "start", INK, "");
+        cx += text_width(name, 12.0) + 22.0;
+    }
+}
+
+/// A vertical legend of groups at the right of a line chart; returns nothing,
+/// draws one coloured line and name per entry.
+fn legend_column(svg: &mut Svg, x: f64, y: f64, items: &[(String, &str)]) {
+    for (i, (name, color)) in items.iter().enumerate() {
+        let cy = y + i as f64 * 18.0;
+        svg.line(x, cy - 4.0, x + 18.0, cy - 4.0, color, 3.0);
+        svg.text(x + 24.0, cy, &ellipsize(name, 26), 11.5, "start", INK, "");
+    }
+}
+
+/// The operations with latency data, in a stable, meaningful order.
+pub fn latency_ops(g: &Grouping) -> Vec<String> {
+    let known = ["event", "read", "write", "fsync", "event_response"];
+    let mut ops: Vec<String> = Vec::new();
+    for r in g.runs {
+        for (op, l) in &r.result.latency {
+            if !l.histogram.is_empty() && !ops.contains(op) {
+                ops.push(op.clone());
+            }
+        }
+    }
+    ops.sort_by_key(|o| known.iter().position(|k| k == o).unwrap_or(known.len()));
+    ops
+}
+
+/// The merged histogram of `op` over a group's repeats: bucket upper bound (ns)
+/// -> count. Buckets line up across runs (same HDR layout), so merging is a sum.
+fn merged_histogram(g: &Grouping, grp: &Group, op: &str) -> BTreeMap<u64, u64> {
+    let mut h = BTreeMap::new();
+    for r in g.results(grp) {
+        if let Some(l) = r.latency.get(op) {
+            for &(ns, count) in &l.histogram {
+                *h.entry(ns).or_insert(0) += count;
+            }
+        }
+    }
+    h
+}
+
+/// Percentile as "nines": x = -log10(1 - q), so 90% is 1, 99% is 2, 99.9% is 3.
+/// This spreads the tail, where storage latency problems live.
+fn nines(q: f64) -> f64 {
+    -(1.0 - q).max(1e-12).log10()
+}
+
+/// Latency percentile curves for one operation, one line per configuration, on a
+/// log latency axis against a "nines" percentile axis.
+pub fn latency_chart(g: &Grouping, op: &str) -> Option<String> {
+    let curves: Vec<(usize, BTreeMap<u64, u64>)> = g
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(i, grp)| (i, merged_histogram(g, grp, op)))
+        .filter(|(_, h)| h.values().sum::<u64>() > 0)
+        .collect();
+    if curves.is_empty() {
+        return None;
+    }
+    let total_max = curves
+        .iter()
+        .map(|(_, h)| h.values().sum::<u64>())
+        .max()
+        .unwrap_or(1);
+    // Show as many nines as the largest sample supports, 2 to 6.
+    let xmax = ((total_max as f64).log10().ceil()).clamp(2.0, 6.0);
+    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+    for (_, h) in &curves {
+        for &ns in h.keys() {
+            let ms = ns.max(1) as f64 / 1e6;
+            lo = lo.min(ms);
+            hi = hi.max(ms);
+        }
+    }
+    let (ylo, mut yhi) = (lo.log10().floor(), hi.log10().ceil());
+    if yhi <= ylo {
+        yhi = ylo + 1.0;
+    }
+
+    let legend_w = 230.0;
+    let (left, right, top, bottom) = (78.0, WIDTH - legend_w, 70.0, 400.0);
+    let height = bottom + 56.0;
+    let x = |v: f64| left + (right - left) * v.min(xmax) / xmax;
+    let y = |ms: f64| bottom - (bottom - top) * (ms.log10() - ylo) / (yhi - ylo);
+
+    let title = format!("Latency percentiles: {op}");
+    let mut svg = Svg::new(WIDTH, height, &title);
+    header(&mut svg, &title, &subtitle(g));
+    // Grid: decades with labels, 2x and 5x minor lines.
+    let mut d = ylo;
+    while d <= yhi + 1e-9 {
+        let v = 10f64.powf(d);
+        svg.line(left, y(v), right, y(v), "#d6d6d6", 1.0);
+        svg.text(
+            left - 8.0,
+            y(v) + 4.0,
+            &duration_label(v),
+            11.0,
+            "end",
+            MUTED,
+            "",
+        );
+        if d < yhi {
+            for m in [2.0, 5.0] {
+                svg.line(left, y(v * m), right, y(v * m), "#f0f0f0", 1.0);
+            }
+        }
+        d += 1.0;
+    }
+    let mut xt: Vec<(f64, String)> = vec![(0.0, "0%".into()), (nines(0.5), "50%".into())];
+    for k in 1..=xmax as u32 {
+        let q = 1.0 - 10f64.powi(-(k as i32));
+        xt.push((k as f64, format!("{}%", tick_label(q * 100.0))));
+    }
+    for (v, label) in &xt {
+        svg.line(x(*v), top, x(*v), bottom, GRID, 1.0);
+        svg.text(x(*v), bottom + 16.0, label, 11.0, "middle", MUTED, "");
+    }
+    svg.text(
+        (left + right) / 2.0,
+        bottom + 40.0,
+        "percentile",
+        12.0,
+        "middle",
+        INK,
+        "",
+    );
+    svg.text(
+        18.0,
+        (top + bottom) / 2.0,
+        "latency (log scale)",
+        12.0,
+        "middle",
+        INK,
+        &format!("transform=\"rotate(-90 18 {:.1})\"", (top + bottom) / 2.0),
+    );
+    svg.raw(&format!(
+        r#"<rect x="{left}" y="{top}" width="{:.1}" height="{:.1}" fill="none" stroke="{INK}" stroke-width="1"/>"#,
+        right - left,
+        bottom - top
+    ));
+
+    let mut legend = Vec::new();
+    for (i, h) in &curves {
+        let total: u64 = h.values().sum();
+        let end = (total as f64).log10().min(xmax);
+        let mut pts: Vec<(f64, f64)> = Vec::new();
+        let mut cum = 0u64;
+        for (&ns, &count) in h {
+            let ms = ns.max(1) as f64 / 1e6;
+            let x0 = nines(cum as f64 / total as f64).min(end);
+            cum += count;
+            let x1 = if cum == total {
+                end
+            } else {
+                nines(cum as f64 / total as f64).min(end)
+            };
+            push_point(&mut pts, (x(x0), y(ms)));
+            push_point(&mut pts, (x(x1), y(ms)));
+        }
+        let color = color(*i);
+        let mut d = String::new();
+        for (k, (px, py)) in pts.iter().enumerate() {
+            let _ = write!(d, "{}{px:.1},{py:.1}", if k == 0 { "M" } else { " L" });
+        }
+        let name = g.group_name(&g.groups[*i]);
+        svg.raw(&format!(
+            r#"<path class="mark" d="{d}" fill="none" stroke="{color}" stroke-width="2" stroke-linejoin="round"><title>{}</title></path>"#,
+            crate::html::escape(&name)
+        ));
+        legend.push((name, color));
+    }
+    if !g.columns.is_empty() {
+        svg.text(
+            right + 20.0,
+            top + 4.0,
+            &ellipsize(&g.key_title(), 30),
+            11.0,
+            "start",
+            MUTED,
+            "font-style=\"italic\"",
+        );
+    }
+    legend_column(&mut svg, right + 20.0, top + 24.0, &legend);
+    Some(svg.finish())
+}
+
+/// Add a point unless it lands on the previous pixel; keeps paths of histograms
+/// with thousands of buckets small.
+fn push_point(pts: &mut Vec<(f64, f64)>, p: (f64, f64)) {
+    if let Some(last) = pts.last() {
+        if (last.0 - p.0).abs() < 0.25 && (last.1 - p.1).abs() < 0.25 {
+            return;
+        }
+    }
+    pts.push(p);
+}
+
+/// Throughput over time from the interval samples: one line per run, coloured by
+/// configuration; reads solid, writes dashed.
+pub fn timeline_chart(g: &Grouping) -> Option<String> {
+    let has = |f: fn(&fileio::result::IntervalSample) -> f64| {
+        g.runs
+            .iter()
+            .any(|r| r.result.intervals.iter().any(|s| f(s) > 0.0))
+    };
+    let (reads, writes) = (has(|s| s.read_mib_per_s), has(|s| s.written_mib_per_s));
+    if !reads && !writes {
+        return None;
+    }
+    let mut tmax = 0.0f64;
+    let mut vmax = 0.0f64;
+    for r in g.runs {
+        for s in &r.result.intervals {
+            tmax = tmax.max(s.t_s);
+            vmax = vmax.max(s.read_mib_per_s).max(s.written_mib_per_s);
+        }
+    }
+    let xt = nice_ticks(tmax, 8);
+    let yt = nice_ticks(vmax, 5);
+    let (txmax, yvmax) = (*xt.last().unwrap_or(&1.0), *yt.last().unwrap_or(&1.0));
+    let legend_w = 230.0;
+    let (left, right, top, bottom) = (70.0, WIDTH - legend_w, 84.0, 380.0);
+    let height = bottom + 56.0;
+    let x = |t: f64| left + (right - left) * t / txmax;
+    let y = |v: f64| bottom - (bottom - top) * v / yvmax;
+
+    let mut svg = Svg::new(WIDTH, height, "Throughput over time");
+    header(&mut svg, "Throughput over time", &subtitle(g));
+    let mut kinds = Vec::new();
+    if reads {
+        kinds.push(("read".to_string(), INK, false));
+    }
+    if writes {
+        kinds.push(("write".to_string(), INK, true));
+    }
+    // Line-style legend: a solid and a dashed sample line.
+    let mut cx = left;
+    for (name, color, dashed) in &kinds {
+        svg.raw(&format!(
+            r#"<line x1="{cx:.1}" y1="60" x2="{:.1}" y2="60" stroke="{color}" stroke-width="2"{}/>"#,
+            cx + 22.0,
+            if *dashed { r#" stroke-dasharray="5 3""# } else { "" }
+        ));
+        svg.text(
+            cx + 28.0,
+            64.0,
+            &format!("{name} MiB/s"),
+            12.0,
+            "start",
+            INK,
+            "",
+        );
+        cx += 120.0;
+    }
+    for t in &yt {
+        svg.line(left, y(*t), right, y(*t), GRID, 1.0);
+        svg.text(
+            left - 8.0,
+            y(*t) + 4.0,
+            &tick_label(*t),
+            11.0,
+            "end",
+            MUTED,
+            "",
+        );
+    }
+    for t in &xt {
+        svg.line(x(*t), bottom, x(*t), bottom + 4.0, INK, 1.0);
+        svg.text(
+            x(*t),
+            bottom + 17.0,
+            &tick_label(*t),
+            11.0,
+            "middle",
+            MUTED,
+            "",
+        );
+    }
+    svg.line(left, bottom, right, bottom, INK, 1.0);
+    svg.line(left, top, left, bottom, INK, 1.0);
+    svg.text(
+        (left + right) / 2.0,
+        bottom + 40.0,
+        "time since start (s)",
+        12.0,
+        "middle",
+        INK,
+        "",
+    );
+    svg.text(
+        18.0,
+        (top + bottom) / 2.0,
+        "MiB/s",
+        12.0,
+        "middle",
+        INK,
+        &format!("transform=\"rotate(-90 18 {:.1})\"", (top + bottom) / 2.0),
+    );
+
+    let mut legend = Vec::new();
+    for (gi, grp) in g.groups.iter().enumerate() {
+        let color = color(gi);
+        let mut drew = false;
+        for r in g.results(grp) {
+            if r.intervals.is_empty() {
+                continue;
+            }
+            let series: [(bool, fn(&fileio::result::IntervalSample) -> f64, &str); 2] = [
+                (reads, |s| s.read_mib_per_s, ""),
+                (
+                    writes,
+                    |s| s.written_mib_per_s,
+                    r#" stroke-dasharray="6 4""#,
+                ),
+            ];
+            for (on, f, dash) in series {
+                if !on {
+                    continue;
+                }
+                let mut d = String::new();
+                for (k, s) in r.intervals.iter().enumerate() {
+                    let _ = write!(
+                        d,
+                        "{}{:.1},{:.1}",
+                        if k == 0 { "M" } else { " L" },
+                        x(s.t_s),
+                        y(f(s))
+                    );
+                }
+                svg.raw(&format!(
+                    r#"<path class="mark" d="{d}" fill="none" stroke="{color}" stroke-width="1.8"{dash} stroke-linejoin="round"/>"#
+                ));
+                drew = true;
+            }
+        }
+        if drew {
+            legend.push((g.group_name(grp), color));
+        }
+    }
+    if !g.columns.is_empty() {
+        svg.text(
+            right + 20.0,
+            top + 4.0,
+            &ellipsize(&g.key_title(), 30),
+            11.0,
+            "start",
+            MUTED,
+            "font-style=\"italic\"",
+        );
+    }
+    legend_column(&mut svg, right + 20.0, top + 24.0, &legend);
+    Some(svg.finish())
+}

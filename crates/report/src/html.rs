@@ -1,0 +1,228 @@
+//! The self-contained HTML report: inline CSS and inline SVG, no scripts, no
+//! fonts or images fetched from anywhere. A Content-Security-Policy of
+//! `default-src 'none'` makes the browser itself refuse any load, so the page
+//! provably works offline and leaks nothing when opened from a ticket.
+
+use crate::charts::{latency_chart, latency_ops, throughput_chart, timeline_chart};
+use crate::group::{labels_text, workload_name, Grouping};
+use crate::store::{utc_now_rfc3339, Skipped, StoredRun};
+use crate::table::{fmt_num, grouped_table, Cell, Table};
+use std::fmt::Write;
+
+/// The generator mark in every page we write; `output` looks for it.
+pub const HTML_MARKER: &str = r#"<meta name="generator" content="tankbench report">"#;
+
+/// Escape text for HTML and XML (element content and quoted attributes).
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    pub title: String,
+    /// Where the runs came from, shown in the header.
+    pub sources: Vec<String>,
+    /// Files that were left out, listed so nothing vanishes silently.
+    pub skipped: Vec<Skipped>,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions {
+            title: "tankbench report".into(),
+            sources: Vec::new(),
+            skipped: Vec::new(),
+        }
+    }
+}
+
+const CSS: &str = r#"
+:root { color-scheme: light; }
+body { font-family: system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif;
+  color: #222; background: #f6f7f9; margin: 0; line-height: 1.45; }
+main { max-width: 1020px; margin: 0 auto; padding: 24px 28px 48px; background: #fff;
+  box-shadow: 0 0 0 1px #e4e6ea; min-height: 100vh; box-sizing: border-box; }
+h1 { font-size: 26px; margin: 4px 0 2px; }
+h2 { font-size: 19px; margin: 34px 0 10px; padding-bottom: 4px; border-bottom: 2px solid #e4e6ea; }
+h3 { font-size: 15px; margin: 18px 0 6px; }
+.meta { color: #666; margin: 0 0 8px; font-size: 14px; }
+table { border-collapse: collapse; font-size: 14px; margin: 6px 0; }
+th, td { padding: 5px 10px; border-bottom: 1px solid #e4e6ea; text-align: left; vertical-align: top; }
+th { background: #f1f3f6; font-weight: 600; white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tbody tr:hover { background: #fafbfc; }
+.sd { color: #777; font-size: 12px; }
+.note { color: #555; font-size: 13px; margin: 4px 0; }
+figure { margin: 18px 0; }
+figure svg { max-width: 100%; height: auto; border: 1px solid #e4e6ea; border-radius: 4px; }
+.missing { color: #7a5d00; background: #fff8e1; border-left: 4px solid #f0c000; padding: 6px 10px; font-size: 14px; }
+.warning { margin: 6px 0; padding: 6px 10px; border-left: 4px solid #e15759; background: #fdf3f3; font-size: 14px; }
+.warning code { font-weight: 600; }
+.hint { color: #444; display: block; margin-top: 2px; }
+.runs td { font-size: 13px; }
+.tag { display: inline-block; background: #eef1f5; border-radius: 3px; padding: 0 5px; margin: 1px 2px 1px 0; font-size: 12px; }
+.flag { color: #b00; font-weight: 600; }
+footer { color: #888; font-size: 12px; margin-top: 40px; }
+"#;
+
+/// The whole page for `runs`.
+pub fn render_html(runs: &[StoredRun], opts: &ReportOptions) -> String {
+    let g = Grouping::new(runs);
+    let mut body = String::new();
+    let _ = write!(
+        body,
+        "<header>\n<h1>{}</h1>\n<p class=\"meta\">{} run{} in {} configuration{}{} · generated {} by tankbench {}</p>\n</header>\n",
+        escape(&opts.title),
+        runs.len(),
+        if runs.len() == 1 { "" } else { "s" },
+        g.groups.len(),
+        if g.groups.len() == 1 { "" } else { "s" },
+        if opts.sources.is_empty() {
+            String::new()
+        } else {
+            format!(" from {}", escape(&opts.sources.join(", ")))
+        },
+        utc_now_rfc3339(),
+        env!("CARGO_PKG_VERSION"),
+    );
+
+    body += "<section id=\"summary\">\n<h2>Results by configuration</h2>\n";
+    body += &grouped_table(&g).to_html("grouped");
+    body += "</section>\n";
+
+    body += "<section id=\"charts\">\n<h2>Charts</h2>\n";
+    let mut figure = |id: &str, svg: Option<String>, missing: &str| match svg {
+        Some(svg) => {
+            let _ = write!(body, "<figure id=\"{id}\">\n{svg}</figure>\n");
+        }
+        None => {
+            let _ = writeln!(
+                body,
+                "<p class=\"missing\" id=\"{id}\">{}</p>",
+                escape(missing)
+            );
+        }
+    };
+    figure(
+        "chart-throughput",
+        throughput_chart(&g),
+        "No throughput chart: the runs moved no data.",
+    );
+    let ops = latency_ops(&g);
+    if ops.is_empty() {
+        figure(
+            "chart-latency",
+            None,
+            "No latency chart: the runs stored no latency histograms.",
+        );
+    }
+    for op in &ops {
+        figure(&format!("chart-latency-{op}"), latency_chart(&g, op), "");
+    }
+    figure(
+        "chart-timeline",
+        timeline_chart(&g),
+        "No throughput-over-time chart: the runs have no interval samples. \
+         Run with --report-interval=1 to record them.",
+    );
+    body += "</section>\n";
+
+    body += "<section id=\"runs\">\n<h2>Runs</h2>\n";
+    body += &runs_html(runs).to_html("runs");
+    if !opts.skipped.is_empty() {
+        body += "<h3>Files left out</h3>\n<ul>\n";
+        for s in &opts.skipped {
+            let _ = writeln!(body, "<li>{}</li>", escape(&s.reason));
+        }
+        body += "</ul>\n";
+    }
+    body += "</section>\n";
+
+    body += "<section id=\"warnings\">\n<h2>Warnings</h2>\n";
+    let with_warnings: Vec<&StoredRun> = runs
+        .iter()
+        .filter(|r| !r.result.warnings.is_empty())
+        .collect();
+    if with_warnings.is_empty() {
+        body += "<p class=\"note\">No run reported a warning.</p>\n";
+    }
+    for r in with_warnings {
+        let _ = writeln!(
+            body,
+            "<h3 id=\"warn-{}\">{} <span class=\"sd\">{}</span></h3>",
+            escape(&r.id),
+            escape(&r.id),
+            escape(&labels_text(&r.result.labels))
+        );
+        for w in &r.result.warnings {
+            let _ = writeln!(
+                body,
+                "<div class=\"warning\"><code>{}</code>: {}<span class=\"hint\">{}</span></div>",
+                escape(&w.code),
+                escape(&w.message),
+                escape(&w.hint)
+            );
+        }
+    }
+    body += "</section>\n";
+
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n{HTML_MARKER}\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n{body}\
+         <footer>Written by tankbench {}. Self-contained: no scripts, fonts or network.</footer>\n\
+         </main>\n</body>\n</html>\n",
+        escape(&opts.title),
+        env!("CARGO_PKG_VERSION"),
+    )
+}
+
+/// One row per run, with what a reader needs to judge it: where it ran and
+/// whether it completed.
+fn runs_html(runs: &[StoredRun]) -> Table {
+    let mut t = Table::new(&[
+        ("id", false),
+        ("labels", false),
+        ("workload", false),
+        ("where", false),
+        ("read MiB/s", true),
+        ("write MiB/s", true),
+        ("warnings", true),
+    ]);
+    for r in runs {
+        let res = &r.result;
+        let env = &res.environment;
+        let mut id = r.id.clone();
+        if res.interrupted {
+            id.push_str(" (interrupted)");
+        }
+        t.rows.push(vec![
+            Cell::Text(id),
+            Cell::Text(labels_text(&res.labels)),
+            Cell::Text(workload_name(res)),
+            Cell::Text(format!(
+                "{} · {} {} · {} s",
+                env.hostname,
+                env.fs_type,
+                env.mount_point,
+                fmt_num(res.total_time_s)
+            )),
+            Cell::Num(Some(res.rates.read_mib_per_s)),
+            Cell::Num(Some(res.rates.written_mib_per_s)),
+            Cell::Num(Some(res.warnings.len() as f64)),
+        ]);
+    }
+    t
+}

@@ -1,0 +1,131 @@
+//! Writing `-o` files without ever replacing a file tankbench did not create.
+//!
+//! The rule: a new path is created (exclusively). An existing path is replaced
+//! only if it is a regular file (not a symlink) that carries tankbench's
+//! generator mark: `<meta name="generator" content="tankbench report">` in HTML,
+//! the `<!-- generator: tankbench report -->` comment that starts our SVG and
+//! Markdown, or the `Software: tankbench report` text chunk of our PNG. CSV has
+//! nowhere to put a mark, so an existing CSV file is never replaced. Replacement
+//! writes a temporary file beside the target and renames it over, so a reader
+//! never sees half a report.
+
+use crate::error::{io, Error, Result};
+use crate::html::HTML_MARKER;
+use crate::png::is_tankbench_png;
+use crate::svg::SVG_MARKER;
+use crate::table::MARKDOWN_MARKER;
+use std::fs;
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// Whether the file at `path` was written by tankbench (by its generator mark).
+pub fn is_tankbench_file(path: &Path) -> Result<bool> {
+    let meta = fs::symlink_metadata(path).map_err(io(path))?;
+    if !meta.file_type().is_file() {
+        return Ok(false);
+    }
+    let mut head = Vec::with_capacity(8192);
+    fs::File::open(path)
+        .map_err(io(path))?
+        .take(8192)
+        .read_to_end(&mut head)
+        .map_err(io(path))?;
+    if is_tankbench_png(&head) {
+        return Ok(true);
+    }
+    let text = String::from_utf8_lossy(&head);
+    Ok(text.starts_with(SVG_MARKER)
+        || text.starts_with(MARKDOWN_MARKER)
+        || text.contains(HTML_MARKER))
+}
+
+/// Write `bytes` to `path` under the rule above.
+pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let mut f = fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+                .map_err(io(path))?;
+            f.write_all(bytes).map_err(io(path))?;
+            return Ok(());
+        }
+        Err(e) => return Err(io(path)(e)),
+        Ok(_) => {}
+    }
+    if !is_tankbench_file(path)? {
+        return Err(Error::WouldOverwrite(path.to_path_buf()));
+    }
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!(".{name}.tankbench-{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(io(&tmp))?;
+        f.write_all(bytes).map_err(io(&tmp))?;
+        f.sync_all().map_err(io(&tmp))?;
+        fs::rename(&tmp, path).map_err(io(path))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn creates_and_replaces_only_own_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("report.html");
+        let page = format!("<!DOCTYPE html><html><head>{HTML_MARKER}</head></html>");
+        write_output(&p, page.as_bytes()).unwrap();
+        write_output(&p, format!("{page}<!-- v2 -->").as_bytes()).unwrap();
+        assert!(fs::read_to_string(&p).unwrap().ends_with("<!-- v2 -->"));
+
+        let theirs = dir.path().join("notes.html");
+        fs::write(&theirs, "<html>my notes</html>").unwrap();
+        let e = write_output(&theirs, page.as_bytes()).unwrap_err();
+        assert!(matches!(e, Error::WouldOverwrite(_)), "{e}");
+        assert_eq!(
+            fs::read_to_string(&theirs).unwrap(),
+            "<html>my notes</html>"
+        );
+
+        let csv = dir.path().join("t.csv");
+        write_output(&csv, b"a,b\r\n").unwrap();
+        assert!(
+            write_output(&csv, b"a,b\r\n").is_err(),
+            "CSV carries no mark"
+        );
+
+        let svg = dir.path().join("c.svg");
+        write_output(&svg, format!("{SVG_MARKER}\n<svg/>").as_bytes()).unwrap();
+        write_output(&svg, format!("{SVG_MARKER}\n<svg></svg>").as_bytes()).unwrap();
+        let leftovers: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn refuses_symlinks_even_to_own_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("real.svg");
+        fs::write(&target, format!("{SVG_MARKER}\n<svg/>")).unwrap();
+        let link = dir.path().join("link.svg");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert!(write_output(&link, b"x").is_err());
+    }
+}

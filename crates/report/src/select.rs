@@ -1,0 +1,110 @@
+//! Turning command-line words into runs: a result file, a directory of them, a
+//! label selector (`layout=2xraidz2,slog=yes`) or a run id (file name without
+//! `.json`, or a unique prefix of it) looked up in a store.
+
+use crate::error::{Error, Result};
+use crate::labels::{format_labels, matches, parse_labels_for};
+use crate::store::{load_dir, load_file, ResultStore, Skipped, StoredRun};
+use std::path::Path;
+
+/// The runs one word selects, and the files it had to leave out.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// What the user typed, for headings ("A: layout=2xraidz2").
+    pub name: String,
+    pub runs: Vec<StoredRun>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// Resolve `word` against the file system first, then against `store`.
+/// `option` names the argument in errors (`compare A`).
+pub fn select(word: &str, store: &ResultStore, option: &str) -> Result<Selection> {
+    let path = Path::new(word);
+    let mut sel = Selection {
+        name: word.to_string(),
+        ..Default::default()
+    };
+    if path.is_file() {
+        sel.runs.push(load_file(path)?);
+        return Ok(sel);
+    }
+    if path.is_dir() {
+        let listing = load_dir(path)?;
+        if listing.runs.is_empty() {
+            return Err(Error::NoMatch(format!(
+                "{option}: no tankbench results in directory {word}{}",
+                skipped_hint(&listing.skipped)
+            )));
+        }
+        sel.runs = listing.runs;
+        sel.skipped = listing.skipped;
+        return Ok(sel);
+    }
+    let listing = store.list()?;
+    sel.skipped = listing.skipped;
+    if word.contains('=') {
+        let selector = parse_labels_for(option, word)?;
+        sel.name = format_labels(&selector);
+        sel.runs = listing
+            .runs
+            .into_iter()
+            .filter(|r| matches(&r.result.labels, &selector))
+            .collect();
+        if sel.runs.is_empty() {
+            return Err(Error::NoMatch(format!(
+                "{option}: no run in {} has labels {word}",
+                store.dir().display()
+            )));
+        }
+        return Ok(sel);
+    }
+    // A run id: exact match wins, otherwise a unique prefix.
+    let (exact, prefixed): (Vec<_>, Vec<_>) = listing
+        .runs
+        .into_iter()
+        .filter(|r| r.id.starts_with(word))
+        .partition(|r| r.id == word);
+    sel.runs = if !exact.is_empty() {
+        exact
+    } else if prefixed.len() == 1 {
+        prefixed
+    } else if prefixed.is_empty() {
+        return Err(Error::NoMatch(format!(
+            "{option}: '{word}' is not a file, a directory, a run id in {} or a label \
+             selector (KEY=VALUE,...)",
+            store.dir().display()
+        )));
+    } else {
+        return Err(Error::NoMatch(format!(
+            "{option}: '{word}' matches {} runs ({}, ...); give more of the id",
+            prefixed.len(),
+            prefixed[0].id
+        )));
+    };
+    Ok(sel)
+}
+
+fn skipped_hint(skipped: &[Skipped]) -> String {
+    match skipped.first() {
+        None => String::new(),
+        Some(s) => format!(" ({} unreadable, first: {})", skipped.len(), s.reason),
+    }
+}
+
+/// Resolve several words and concatenate the runs, dropping a run selected twice.
+pub fn select_all(words: &[String], store: &ResultStore, option: &str) -> Result<Selection> {
+    let mut all = Selection {
+        name: words.join(" "),
+        ..Default::default()
+    };
+    for w in words {
+        let sel = select(w, store, option)?;
+        for run in sel.runs {
+            if !all.runs.iter().any(|r| r.path == run.path) {
+                all.runs.push(run);
+            }
+        }
+        all.skipped.extend(sel.skipped);
+    }
+    Ok(all)
+}

@@ -1,0 +1,434 @@
+//! Tables: one model, four renderings (terminal, Markdown, CSV, HTML).
+//!
+//! Cells keep numbers as numbers ([`Cell::Stat`]) until rendering, so the CSV
+//! export gets mean and standard deviation in separate machine-readable columns
+//! while the terminal and the page show `123.45 ± 1.20`.
+
+use crate::group::{labels_text, workload_name, Grouping};
+use crate::html::escape;
+use crate::stats::Summary;
+use crate::store::StoredRun;
+use fileio::result::RunResult;
+
+/// Marks Markdown written by tankbench (invisible when rendered); see `output`.
+pub const MARKDOWN_MARKER: &str = "<!-- generator: tankbench report -->";
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    Text(String),
+    /// Mean ± sd over repeats; None when no run of the row has the metric.
+    Stat(Option<Summary>),
+    Num(Option<f64>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    pub name: String,
+    /// Right-aligned, and a Stat column splits into value and sd in CSV.
+    pub numeric: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Table {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Cell>>,
+    /// Lines printed under the table (common labels, significance notes).
+    pub notes: Vec<String>,
+}
+
+impl Table {
+    pub fn new(columns: &[(&str, bool)]) -> Table {
+        Table {
+            columns: columns
+                .iter()
+                .map(|(n, numeric)| Column {
+                    name: n.to_string(),
+                    numeric: *numeric,
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    fn texts(&self) -> Vec<Vec<String>> {
+        self.rows
+            .iter()
+            .map(|r| r.iter().map(cell_text).collect())
+            .collect()
+    }
+
+    /// Aligned plain text for a terminal.
+    pub fn to_terminal(&self) -> String {
+        let rows = self.texts();
+        let widths: Vec<usize> = self
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                rows.iter()
+                    .map(|r| r[i].chars().count())
+                    .chain([c.name.chars().count()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let line = |cells: Vec<&str>| -> String {
+            let parts: Vec<String> = cells
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let pad = widths[i] - s.chars().count();
+                    if self.columns[i].numeric {
+                        format!("{}{s}", " ".repeat(pad))
+                    } else {
+                        format!("{s}{}", " ".repeat(pad))
+                    }
+                })
+                .collect();
+            parts.join("  ").trim_end().to_string() + "\n"
+        };
+        let mut out = line(self.columns.iter().map(|c| c.name.as_str()).collect());
+        out += &line(
+            widths
+                .iter()
+                .map(|w| "-".repeat(*w))
+                .collect::<Vec<_>>()
+                .iter()
+                .map(|s| s.as_str())
+                .collect(),
+        );
+        for r in &rows {
+            out += &line(r.iter().map(|s| s.as_str()).collect());
+        }
+        for n in &self.notes {
+            out += &format!("\n{n}");
+        }
+        if !self.notes.is_empty() {
+            out.push('\n');
+        }
+        out
+    }
+
+    /// GitHub-flavoured Markdown, marked as tankbench output.
+    pub fn to_markdown(&self) -> String {
+        let esc = |s: &str| s.replace('|', "\\|");
+        let mut out = format!("{MARKDOWN_MARKER}\n\n");
+        out += &format!(
+            "| {} |\n",
+            self.columns
+                .iter()
+                .map(|c| esc(&c.name))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+        out += &format!(
+            "|{}|\n",
+            self.columns
+                .iter()
+                .map(|c| if c.numeric { "---:" } else { "---" })
+                .collect::<Vec<_>>()
+                .join("|")
+        );
+        for r in self.texts() {
+            out += &format!(
+                "| {} |\n",
+                r.iter().map(|s| esc(s)).collect::<Vec<_>>().join(" | ")
+            );
+        }
+        for n in &self.notes {
+            out += &format!("\n{}\n", esc(n));
+        }
+        out
+    }
+
+    /// RFC 4180 CSV. Stat columns become two columns, `NAME` (mean) and `NAME sd`,
+    /// with full precision, so a spreadsheet gets numbers, not `12 ± 3` strings.
+    pub fn to_csv(&self) -> String {
+        let mut header = Vec::new();
+        for (i, c) in self.columns.iter().enumerate() {
+            header.push(c.name.clone());
+            if self.is_stat_column(i) {
+                header.push(format!("{} sd", c.name));
+            }
+        }
+        let mut out = csv_line(&header);
+        for r in &self.rows {
+            let mut fields = Vec::new();
+            for (i, cell) in r.iter().enumerate() {
+                match cell {
+                    Cell::Text(s) => fields.push(s.clone()),
+                    Cell::Num(v) => fields.push(v.map(|v| v.to_string()).unwrap_or_default()),
+                    Cell::Stat(s) => {
+                        fields.push(s.map(|s| s.mean.to_string()).unwrap_or_default());
+                        fields.push(
+                            s.filter(|s| s.n > 1)
+                                .map(|s| s.sd.to_string())
+                                .unwrap_or_default(),
+                        );
+                    }
+                }
+                if self.is_stat_column(i) && !matches!(cell, Cell::Stat(_)) {
+                    fields.push(String::new());
+                }
+            }
+            out += &csv_line(&fields);
+        }
+        out
+    }
+
+    fn is_stat_column(&self, i: usize) -> bool {
+        self.rows
+            .iter()
+            .any(|r| matches!(r.get(i), Some(Cell::Stat(_))))
+    }
+
+    /// An HTML `<table>` (no surrounding page); `class` goes on the element.
+    pub fn to_html(&self, class: &str) -> String {
+        let mut out = format!("<table class=\"{}\">\n<thead><tr>", escape(class));
+        for c in &self.columns {
+            out += &format!(
+                "<th{}>{}</th>",
+                if c.numeric { " class=\"num\"" } else { "" },
+                escape(&c.name)
+            );
+        }
+        out += "</tr></thead>\n<tbody>\n";
+        for r in &self.rows {
+            out += "<tr>";
+            for (i, cell) in r.iter().enumerate() {
+                let numeric = self.columns[i].numeric;
+                let text = match cell {
+                    Cell::Stat(Some(s)) if s.n > 1 => format!(
+                        "{}<span class=\"sd\"> ± {}</span>",
+                        fmt_num(s.mean),
+                        fmt_like(s.sd, s.mean)
+                    ),
+                    _ => escape(&cell_text(cell)),
+                };
+                out += &format!(
+                    "<td{}>{text}</td>",
+                    if numeric { " class=\"num\"" } else { "" }
+                );
+            }
+            out += "</tr>\n";
+        }
+        out += "</tbody>\n</table>\n";
+        for n in &self.notes {
+            out += &format!("<p class=\"note\">{}</p>\n", escape(n));
+        }
+        out
+    }
+}
+
+fn csv_line(fields: &[String]) -> String {
+    let quoted: Vec<String> = fields
+        .iter()
+        .map(|f| {
+            if f.contains([',', '"', '\n', '\r']) {
+                format!("\"{}\"", f.replace('"', "\"\""))
+            } else {
+                f.clone()
+            }
+        })
+        .collect();
+    quoted.join(",") + "\r\n"
+}
+
+fn cell_text(c: &Cell) -> String {
+    match c {
+        Cell::Text(s) => s.clone(),
+        Cell::Num(None) | Cell::Stat(None) => "–".to_string(),
+        Cell::Num(Some(v)) => fmt_num(*v),
+        Cell::Stat(Some(s)) if s.n > 1 => {
+            format!("{} ± {}", fmt_num(s.mean), fmt_like(s.sd, s.mean))
+        }
+        Cell::Stat(Some(s)) => fmt_num(s.mean),
+    }
+}
+
+/// Decimals for a value: enough to show ~3-4 significant digits, as sysbench
+/// shows 2 decimals for MiB/s but latencies go down to microseconds.
+fn decimals(x: f64) -> usize {
+    let a = x.abs();
+    if a == 0.0 || !a.is_finite() || a >= 100.0 {
+        if a >= 1000.0 {
+            0
+        } else {
+            1
+        }
+    } else if a >= 1.0 {
+        2
+    } else {
+        ((2.0 - a.log10().floor()) as usize).min(6)
+    }
+}
+
+/// A number with [`decimals`] places.
+pub fn fmt_num(x: f64) -> String {
+    if x == 0.0 {
+        return "0".to_string();
+    }
+    format!("{:.*}", decimals(x), x)
+}
+
+/// `x` with the decimals of `like`, so `12.34 ± 0.56` lines up.
+fn fmt_like(x: f64, like: f64) -> String {
+    format!("{:.*}", decimals(like).max(decimals(x).min(3)), x)
+}
+
+/// The metric the latency column shows: event latency at the first requested
+/// percentile (sysbench's default is 95), found in the first run that has one.
+fn latency_percentile(runs: &[&RunResult]) -> Option<f64> {
+    runs.iter()
+        .filter_map(|r| r.latency.get("event"))
+        .find_map(|l| l.percentiles.first().map(|p| p.p))
+}
+
+fn event_latency_at(run: &RunResult, p: f64) -> Option<f64> {
+    let l = run.latency.get("event")?;
+    l.percentiles.iter().find(|q| q.p == p).map(|q| q.ms)
+}
+
+/// The report's main table: one row per configuration, read and write MiB/s as
+/// columns (the reference user's table), plus fsyncs/s and event latency when
+/// any run has them.
+pub fn grouped_table(g: &Grouping) -> Table {
+    let all: Vec<&RunResult> = g.runs.iter().map(|r| &r.result).collect();
+    let fsyncs = all.iter().any(|r| r.rates.fsyncs_per_s > 0.0);
+    let pct = latency_percentile(&all);
+    let pct_name = pct.map(|p| format!("latency p{} ms", trim_float(p)));
+
+    let mut cols: Vec<(&str, bool)> = g.columns.iter().map(|c| (c.as_str(), false)).collect();
+    cols.push(("runs", true));
+    cols.push(("read MiB/s", true));
+    cols.push(("write MiB/s", true));
+    if fsyncs {
+        cols.push(("fsyncs/s", true));
+    }
+    if let Some(name) = &pct_name {
+        cols.push((name.as_str(), true));
+    }
+    cols.push(("warnings", true));
+    let mut t = Table::new(&cols);
+
+    for grp in &g.groups {
+        let mut row: Vec<Cell> = grp.key.iter().map(|v| Cell::Text(v.clone())).collect();
+        row.push(Cell::Num(Some(grp.runs.len() as f64)));
+        row.push(Cell::Stat(g.summary(grp, |r| Some(r.rates.read_mib_per_s))));
+        row.push(Cell::Stat(
+            g.summary(grp, |r| Some(r.rates.written_mib_per_s)),
+        ));
+        if fsyncs {
+            row.push(Cell::Stat(g.summary(grp, |r| Some(r.rates.fsyncs_per_s))));
+        }
+        if let Some(p) = pct {
+            row.push(Cell::Stat(g.summary(grp, |r| event_latency_at(r, p))));
+        }
+        let warnings: usize = g.results(grp).iter().map(|r| r.warnings.len()).sum();
+        row.push(Cell::Num(Some(warnings as f64)));
+        t.rows.push(row);
+    }
+    if !g.common.is_empty() {
+        t.notes.push(format!(
+            "All runs: {}",
+            g.common
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if g.groups.iter().any(|x| x.runs.len() > 1) {
+        t.notes
+            .push("Values with ± are mean ± sample standard deviation over the repeats.".into());
+    }
+    t
+}
+
+/// `tankbench results`: one row per stored run.
+pub fn runs_table(runs: &[StoredRun]) -> Table {
+    let mut t = Table::new(&[
+        ("id", false),
+        ("started", false),
+        ("labels", false),
+        ("workload", false),
+        ("read MiB/s", true),
+        ("write MiB/s", true),
+        ("warnings", true),
+    ]);
+    for r in runs {
+        let res = &r.result;
+        t.rows.push(vec![
+            Cell::Text(r.id.clone()),
+            Cell::Text(res.started_at.clone()),
+            Cell::Text(labels_text(&res.labels)),
+            Cell::Text(workload_name(res)),
+            Cell::Num(Some(res.rates.read_mib_per_s)),
+            Cell::Num(Some(res.rates.written_mib_per_s)),
+            Cell::Num(Some(res.warnings.len() as f64)),
+        ]);
+    }
+    t
+}
+
+/// 95.0 -> "95", 99.9 -> "99.9".
+pub fn trim_float(x: f64) -> String {
+    let s = format!("{x}");
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Table {
+        let mut t = Table::new(&[("layout", false), ("read MiB/s", true)]);
+        t.rows.push(vec![
+            Cell::Text("2x, raidz2".into()),
+            Cell::Stat(Summary::of(&[10.0, 12.0])),
+        ]);
+        t.rows.push(vec![
+            Cell::Text("a|b".into()),
+            Cell::Stat(Summary::of(&[3.25])),
+        ]);
+        t
+    }
+
+    #[test]
+    fn csv_splits_stats_and_quotes() {
+        let csv = sample().to_csv();
+        let lines: Vec<&str> = csv.split("\r\n").collect();
+        assert_eq!(lines[0], "layout,read MiB/s,read MiB/s sd");
+        assert_eq!(lines[1], format!("\"2x, raidz2\",11,{}", 2f64.sqrt()));
+        assert_eq!(lines[2], "a|b,3.25,");
+    }
+
+    #[test]
+    fn markdown_escapes_pipes_and_aligns_numbers() {
+        let md = sample().to_markdown();
+        assert!(md.starts_with(MARKDOWN_MARKER));
+        assert!(md.contains("| layout | read MiB/s |\n|---|---:|\n"));
+        assert!(md.contains("| a\\|b | 3.25 |"));
+        assert!(md.contains("| 2x, raidz2 | 11.00 ± 1.41 |"));
+    }
+
+    #[test]
+    fn terminal_aligns_columns() {
+        let text = sample().to_terminal();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "layout        read MiB/s");
+        assert_eq!(lines[2], "2x, raidz2  11.00 ± 1.41");
+        assert_eq!(lines[3], "a|b                 3.25");
+    }
+
+    #[test]
+    fn number_formatting() {
+        assert_eq!(fmt_num(1234.567), "1235");
+        assert_eq!(fmt_num(123.456), "123.5");
+        assert_eq!(fmt_num(12.3456), "12.35");
+        assert_eq!(fmt_num(0.012345), "0.0123");
+        assert_eq!(fmt_num(0.0), "0");
+        assert_eq!(trim_float(95.0), "95");
+        assert_eq!(trim_float(99.9), "99.9");
+    }
+}
