@@ -1,7 +1,20 @@
 //! fileio: a sysbench-compatible file I/O benchmark.
 //!
-//! Data flows one way: command-line words -> [`options::Options`] (typed, validated
-//! once) -> [`workload::Workload`] -> runner with an engine -> statistics ->
-//! [`result::RunResult`] -> reports (sysbench text, JSON).
+//! Data flows one way: command-line words ([`args`]) -> typed, validated options
+//! ([`options::Workload`]) -> [`runner`] with an [`engine`] and the request
+//! [`generator`] -> [`stats`] -> [`result::RunResult`] -> [`report`] (sysbench text,
+//! JSON). [`cli`] is the sysbench-compatible front end that ties them together.
 
+pub mod args;
+pub mod cli;
+pub mod engine;
+pub mod environment;
+pub mod fileset;
+pub mod generator;
+pub mod options;
+pub mod report;
 pub mod result;
+pub mod rng;
+pub mod runner;
+pub mod stats;
+pub mod warnings;

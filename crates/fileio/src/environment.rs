@@ -1,0 +1,194 @@
+//! Where a run happens: kernel, CPUs, memory, and the file system under the
+//! target directory (type, mount options, backing device, rotational or not).
+
+use crate::result::Environment;
+use std::path::Path;
+
+fn read_trimmed(path: &str) -> String {
+    std::fs::read_to_string(path)
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// (MemTotal, MemAvailable) in bytes.
+pub fn memory() -> (u64, u64) {
+    let text = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let field = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+            .map(|kib| kib * 1024)
+            .unwrap_or(0)
+    };
+    (field("MemTotal:"), field("MemAvailable:"))
+}
+
+/// One line of /proc/self/mountinfo.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MountEntry {
+    pub major_minor: String,
+    pub mount_point: String,
+    pub options: String,
+    pub fs_type: String,
+    pub source: String,
+    pub super_options: String,
+}
+
+/// Parse mountinfo text (fields are separated by spaces; octal escapes for spaces
+/// in paths are decoded).
+pub fn parse_mountinfo(text: &str) -> Vec<MountEntry> {
+    text.lines()
+        .filter_map(|line| {
+            let (left, right) = line.split_once(" - ")?;
+            let l: Vec<&str> = left.split(' ').collect();
+            let r: Vec<&str> = right.split(' ').collect();
+            Some(MountEntry {
+                major_minor: l.get(2)?.to_string(),
+                mount_point: unescape(l.get(4)?),
+                options: l.get(5)?.to_string(),
+                fs_type: r.first()?.to_string(),
+                source: unescape(r.get(1).unwrap_or(&"")),
+                super_options: r.get(2).unwrap_or(&"").to_string(),
+            })
+        })
+        .collect()
+}
+
+fn unescape(s: &str) -> String {
+    let mut out = String::new();
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\'
+            && i + 3 < b.len() + 0
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
+            let v = u8::from_str_radix(&s[i + 1..i + 4], 8).unwrap_or(b'?');
+            out.push(v as char);
+            i += 4;
+        } else {
+            out.push(b[i] as char);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The mount that holds `dir` (longest mount point prefix; later entries win
+/// ties, as they are mounted on top).
+pub fn mount_of(dir: &Path) -> Option<MountEntry> {
+    let canon = std::fs::canonicalize(dir).ok()?;
+    let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let mut best: Option<MountEntry> = None;
+    for m in parse_mountinfo(&text) {
+        let mp = Path::new(&m.mount_point);
+        if canon.starts_with(mp)
+            && best
+                .as_ref()
+                .is_none_or(|b| m.mount_point.len() >= b.mount_point.len())
+        {
+            best = Some(m);
+        }
+    }
+    best
+}
+
+/// Whether the block device `major:minor` spins (None when unknown: network,
+/// FUSE, ZFS, tmpfs).
+pub fn rotational(major_minor: &str) -> Option<bool> {
+    let base = format!("/sys/dev/block/{major_minor}");
+    for candidate in [
+        format!("{base}/queue/rotational"),
+        format!("{base}/../queue/rotational"),
+    ] {
+        if let Ok(v) = std::fs::read_to_string(&candidate) {
+            return Some(v.trim() == "1");
+        }
+    }
+    None
+}
+
+/// Logical sector size of the device under `major:minor`, when known.
+pub fn logical_block_size(major_minor: &str) -> Option<u64> {
+    let base = format!("/sys/dev/block/{major_minor}");
+    for candidate in [
+        format!("{base}/queue/logical_block_size"),
+        format!("{base}/../queue/logical_block_size"),
+    ] {
+        if let Ok(v) = std::fs::read_to_string(&candidate) {
+            return v.trim().parse().ok();
+        }
+    }
+    None
+}
+
+/// Capture the environment of a run on `dir`.
+pub fn capture(dir: &Path, caches_dropped: bool) -> Environment {
+    let (mem_total, mem_available) = memory();
+    let mount = mount_of(dir).unwrap_or_default();
+    Environment {
+        hostname: read_trimmed("/proc/sys/kernel/hostname"),
+        kernel: read_trimmed("/proc/sys/kernel/osrelease"),
+        cpus: std::thread::available_parallelism()
+            .map(|n| n.get() as u32)
+            .unwrap_or(1),
+        mem_total_bytes: mem_total,
+        mem_available_bytes: mem_available,
+        fs_type: mount.fs_type.clone(),
+        mount_point: mount.mount_point.clone(),
+        mount_options: if mount.super_options.is_empty() {
+            mount.options.clone()
+        } else {
+            format!("{},{}", mount.options, mount.super_options)
+        },
+        device: mount.source.clone(),
+        rotational: if mount.major_minor.is_empty() {
+            None
+        } else {
+            rotational(&mount.major_minor)
+        },
+        caches_dropped,
+    }
+}
+
+/// Drop the page cache (needs root). Returns whether it worked.
+pub fn drop_caches() -> bool {
+    // SAFETY: sync(2) has no arguments.
+    unsafe { libc::sync() };
+    std::fs::write("/proc/sys/vm/drop_caches", "3").is_ok()
+}
+
+/// Whether the file system compresses data written as zeros (ZFS with
+/// compression, btrfs with compress, or zfs-fuse pools).
+pub fn fs_may_compress(env: &Environment) -> bool {
+    let t = env.fs_type.as_str();
+    t == "zfs"
+        || t.contains("zfs")
+        || (t == "btrfs" && env.mount_options.contains("compress"))
+        || (t.starts_with("fuse") && env.device.contains('/') && !env.device.starts_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mountinfo_parses() {
+        let text = "36 35 98:0 /mnt1 /mnt/a\\040b rw,noatime master:1 - ext4 /dev/root rw,errors=continue\n";
+        let m = parse_mountinfo(text);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].mount_point, "/mnt/a b");
+        assert_eq!(m[0].fs_type, "ext4");
+        assert_eq!(m[0].source, "/dev/root");
+        assert_eq!(m[0].major_minor, "98:0");
+    }
+
+    #[test]
+    fn capture_finds_root() {
+        let e = capture(Path::new("/"), false);
+        assert!(!e.fs_type.is_empty());
+        assert!(e.mem_total_bytes > 0);
+        assert!(e.cpus >= 1);
+    }
+}

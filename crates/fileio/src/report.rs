@@ -1,0 +1,548 @@
+//! Reports: the sysbench 1.0.20 text layout (spec §5), byte for byte apart from
+//! timings, then tankbench's additions after it, so parsers of sysbench output
+//! keep working. Also builds the [`RunResult`] from a run's figures.
+
+use crate::fileset::format_size;
+use crate::options::{GeneralOptions, IoMode, Workload};
+use crate::result::{
+    Counts, Environment, IntervalSample, LatencySummary, Percentile, Rates, ResultKind, RunResult,
+    ThreadSummary, ToolInfo, Warning, WorkloadSummary, SCHEMA_VERSION,
+};
+use crate::runner::{IntervalStats, PeriodStats, RunOutcome};
+use crate::stats::{population_stddev, sb_bucket_value_ms, sb_percentile_ms};
+use hdrhistogram::Histogram;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// First line of every sysbench-style output; scripts parse its first token.
+pub fn banner() -> String {
+    format!("sysbench 1.0.20 (using tankbench {TOOL_VERSION})")
+}
+
+/// The `Running the test with following options:` block, up to `Doing … test`.
+pub fn run_header(w: &Workload, g: &GeneralOptions, engine_note: Option<&str>) -> String {
+    let mut s = String::new();
+    let mode = w.mode();
+    s.push_str("Running the test with following options:\n");
+    let _ = writeln!(s, "Number of threads: {}", w.threads);
+    if w.rate > 0 {
+        let _ = writeln!(s, "Target transaction rate: {}/sec", w.rate);
+    }
+    if g.report_interval_s > 0 {
+        let _ = writeln!(
+            s,
+            "Report intermediate results every {} second(s)",
+            g.report_interval_s
+        );
+    }
+    if !g.report_checkpoints_s.is_empty() {
+        let list: Vec<String> = g.report_checkpoints_s.iter().map(u64::to_string).collect();
+        let _ = writeln!(s, "Report checkpoint(s) at {} seconds", list.join(", "));
+    }
+    if g.debug {
+        s.push_str("Debug mode enabled.\n\n");
+    }
+    if g.validate {
+        s.push_str("Validation checks: on.\n\n");
+    }
+    if w.rand_seed == 0 {
+        s.push_str("Initializing random number generator from current time\n\n");
+    } else {
+        let _ = writeln!(
+            s,
+            "Initializing random number generator from seed ({}).\n",
+            w.rand_seed
+        );
+    }
+    if let Some(f) = g.forced_shutdown_s {
+        let _ = writeln!(s, "Forcing shutdown in {} seconds", w.time_s + f);
+    }
+    s.push('\n');
+    let _ = writeln!(s, "Extra file open flags: {}", w.extra_flags.describe());
+    let _ = writeln!(
+        s,
+        "{} files, {}B each",
+        w.file_num,
+        format_size(w.file_size)
+    );
+    let _ = writeln!(
+        s,
+        "{}B total file size",
+        format_size(w.file_num * w.file_size)
+    );
+    let _ = writeln!(s, "Block size {}B", format_size(w.block_size));
+    if w.merged_requests > 0 && !mode.is_random() {
+        let _ = writeln!(
+            s,
+            "Merging requests up to {}B for sequential IO.",
+            format_size(w.request_size())
+        );
+    }
+    if mode.is_random() {
+        let _ = writeln!(s, "Number of IO requests: {}", w.events);
+        let _ = writeln!(
+            s,
+            "Read/Write ratio for combined random IO test: {:2.2}",
+            w.rw_ratio
+        );
+    }
+    if w.fsync_freq > 0 {
+        let _ = writeln!(
+            s,
+            "Periodic FSYNC enabled, calling fsync() each {} requests.",
+            w.fsync_freq
+        );
+    }
+    if w.fsync_end {
+        s.push_str("Calling fsync() at the end of test, Enabled.\n");
+    }
+    if w.fsync_all {
+        s.push_str("Calling fsync() after each write operation.\n");
+    }
+    match w.io_mode {
+        IoMode::Sync => s.push_str("Using synchronous I/O mode\n"),
+        IoMode::Async => {
+            let _ = writeln!(
+                s,
+                "Using asynchronous I/O mode (io_uring, queue depth {} per thread)",
+                w.async_backlog
+            );
+        }
+        IoMode::Mmap => s.push_str("Using fast mmaped I/O mode\n"),
+    }
+    if let Some(note) = engine_note {
+        let _ = writeln!(s, "{note}");
+    }
+    if g.validate {
+        s.push_str("Using checksums validation.\n");
+    }
+    let _ = writeln!(s, "Doing {} test", mode.long_name());
+    s
+}
+
+/// `[ 1s ] reads: … MiB/s writes: … MiB/s fsyncs: …/s latency (ms,95%): …`
+pub fn interval_line(i: &IntervalStats) -> String {
+    let secs = if i.seconds > 0.0 { i.seconds } else { 1.0 };
+    format!(
+        "[ {:.0}s ] reads: {:4.2} MiB/s writes: {:4.2} MiB/s fsyncs: {:4.2}/s latency (ms,{}%): {:4.3}",
+        i.elapsed_s,
+        i.delta.bytes_read as f64 / 1048576.0 / secs,
+        i.delta.bytes_written as f64 / 1048576.0 / secs,
+        i.delta.fsyncs as f64 / secs,
+        i.percentile,
+        i.latency_ms
+    )
+}
+
+/// `--histogram` block (spec §5.4).
+pub fn histogram_text(counts: &[u64]) -> String {
+    let mut s = String::from("Latency histogram (values are in milliseconds)\n");
+    let max = counts.iter().copied().max().unwrap_or(0);
+    if max > 0 {
+        s.push_str("       value  ------------- distribution ------------- count\n");
+        for (i, &c) in counts.iter().enumerate() {
+            if c == 0 {
+                continue;
+            }
+            let stars = ((c as f64 * 40.0 / max as f64) + 0.5).floor() as usize;
+            let _ = writeln!(
+                s,
+                "{:12.3} |{:<40} {}",
+                sb_bucket_value_ms(i),
+                "*".repeat(stars),
+                c
+            );
+        }
+    }
+    s.push_str(" \n");
+    s
+}
+
+/// The cumulative report (spec §5.1/§5.2), starting with its blank line.
+pub fn sysbench_report(p: &PeriodStats, percentile: u32) -> String {
+    let t = if p.seconds > 0.0 {
+        p.seconds
+    } else {
+        f64::MIN_POSITIVE
+    };
+    let c = &p.counts;
+    let mut s = String::from("\nFile operations:\n");
+    let _ = writeln!(s, "{:<34}{:4.2}", "    reads/s:", c.reads as f64 / t);
+    let _ = writeln!(s, "{:<34}{:4.2}", "    writes/s:", c.writes as f64 / t);
+    let _ = writeln!(s, "{:<34}{:4.2}", "    fsyncs/s:", c.fsyncs as f64 / t);
+    s.push_str("\nThroughput:\n");
+    let _ = writeln!(
+        s,
+        "{:<34}{:4.2}",
+        "    read, MiB/s:",
+        c.bytes_read as f64 / 1048576.0 / t
+    );
+    let _ = writeln!(
+        s,
+        "{:<34}{:4.2}",
+        "    written, MiB/s:",
+        c.bytes_written as f64 / 1048576.0 / t
+    );
+    s.push_str("\nGeneral statistics:\n");
+    let _ = writeln!(s, "{:<41}{:.4}s", "    total time:", p.total_time_s);
+    let _ = writeln!(s, "{:<41}{}", "    total number of events:", c.events);
+    s.push_str("\nLatency (ms):\n");
+    let avg_ns = c.latency_sum_ns.checked_div(c.events).unwrap_or(0);
+    let _ = writeln!(s, "         min: {:39.2}", p.min_ns as f64 / 1e6);
+    let _ = writeln!(s, "         avg: {:39.2}", avg_ns as f64 / 1e6);
+    let _ = writeln!(s, "         max: {:39.2}", p.max_ns as f64 / 1e6);
+    if percentile > 0 {
+        let _ = writeln!(
+            s,
+            "        {:3}th percentile: {:27.2}",
+            percentile,
+            sb_percentile_ms(&p.histogram, percentile as f64)
+        );
+    } else {
+        s.push_str("         percentile stats:               disabled\n");
+    }
+    let _ = writeln!(s, "         sum: {:39.2}", c.latency_sum_ns as f64 / 1e6);
+    s.push_str("\nThreads fairness:\n");
+    let events: Vec<f64> = p.threads.iter().map(|t| t.0 as f64).collect();
+    let busy: Vec<f64> = p.threads.iter().map(|t| t.1 as f64 / 1e9).collect();
+    let (em, es) = population_stddev(&events);
+    let (bm, bs) = population_stddev(&busy);
+    let _ = writeln!(s, "{:<35}{:.4}/{:3.2}", "    events (avg/stddev):", em, es);
+    let _ = writeln!(
+        s,
+        "{:<35}{:.4}/{:3.2}",
+        "    execution time (avg/stddev):", bm, bs
+    );
+    s.push('\n');
+    s
+}
+
+/// tankbench's latency section per operation type, after the sysbench sections.
+pub fn latency_section(r: &RunResult) -> String {
+    let rows: Vec<(&str, &LatencySummary)> = ["read", "write", "fsync", "event", "event_response"]
+        .iter()
+        .filter_map(|k| r.latency.get(*k).filter(|l| l.count > 0).map(|l| (*k, l)))
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let pcts: Vec<f64> = rows[0].1.percentiles.iter().map(|p| p.p).collect();
+    let mut s = String::from("Latency by operation (ms):\n");
+    let mut head = format!(
+        "    {:<15}{:>10} {:>9} {:>9}",
+        "operation", "count", "min", "avg"
+    );
+    for p in &pcts {
+        head.push_str(&format!(" {:>9}", format!("p{}", trim_float(*p))));
+    }
+    head.push_str(&format!(" {:>9}", "max"));
+    s.push_str(&head);
+    s.push('\n');
+    for (name, l) in rows {
+        let label = match name {
+            "event" if r.workload.rate > 0 => "event service",
+            "event_response" => "event response",
+            other => other,
+        };
+        let mut line = format!(
+            "    {:<15}{:>10} {:>9.3} {:>9.3}",
+            label, l.count, l.min_ms, l.mean_ms
+        );
+        for p in &l.percentiles {
+            line.push_str(&format!(" {:>9.3}", p.ms));
+        }
+        line.push_str(&format!(" {:>9.3}", l.max_ms));
+        s.push_str(&line);
+        s.push('\n');
+    }
+    s.push('\n');
+    s
+}
+
+/// `99.9` stays `99.9`, `95.0` prints `95`.
+pub fn trim_float(v: f64) -> String {
+    let s = format!("{v}");
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+}
+
+/// Summarise one HDR histogram.
+pub fn summarize(h: &Histogram<u64>, percentiles: &[f64]) -> LatencySummary {
+    if h.is_empty() {
+        return LatencySummary {
+            percentiles: percentiles
+                .iter()
+                .map(|&p| Percentile { p, ms: 0.0 })
+                .collect(),
+            ..LatencySummary::default()
+        };
+    }
+    let ms = |ns: u64| ns as f64 / 1e6;
+    LatencySummary {
+        count: h.len(),
+        min_ms: ms(h.min()),
+        mean_ms: h.mean() / 1e6,
+        max_ms: ms(h.max()),
+        stddev_ms: h.stdev() / 1e6,
+        sum_ms: h.mean() * h.len() as f64 / 1e6,
+        percentiles: percentiles
+            .iter()
+            .map(|&p| Percentile {
+                p,
+                ms: ms(h.value_at_percentile(p)),
+            })
+            .collect(),
+        histogram: h
+            .iter_recorded()
+            .map(|v| {
+                (
+                    h.highest_equivalent(v.value_iterated_to()),
+                    v.count_at_value(),
+                )
+            })
+            .collect(),
+    }
+}
+
+/// UTC now, RFC 3339.
+pub fn utc_now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let days = secs.div_euclid(86400);
+    let rem = secs.rem_euclid(86400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+pub fn workload_summary(w: &Workload, engine: &str) -> WorkloadSummary {
+    WorkloadSummary {
+        mode: w.mode().short_name().to_string(),
+        io_mode: w.io_mode.name().to_string(),
+        engine: engine.to_string(),
+        threads: w.threads,
+        file_num: w.file_num,
+        file_size: w.file_size,
+        total_size: w.total_size,
+        block_size: w.block_size,
+        request_size: w.request_size(),
+        rw_ratio: w.rw_ratio,
+        fsync_freq: w.fsync_freq,
+        fsync_all: w.fsync_all,
+        fsync_end: w.fsync_end,
+        fsync_mode: match w.fsync_mode {
+            crate::options::FsyncMode::Fsync => "fsync",
+            crate::options::FsyncMode::Fdatasync => "fdatasync",
+        }
+        .to_string(),
+        extra_flags: w.extra_flags.names(),
+        events_limit: w.events,
+        time_limit_s: w.time_s,
+        rate: w.rate,
+        queue_depth: if w.io_mode == IoMode::Async {
+            w.async_backlog
+        } else {
+            1
+        },
+        data: match w.data {
+            crate::options::DataPattern::Zero => "zero",
+            crate::options::DataPattern::Random => "random",
+        }
+        .to_string(),
+        directory: std::fs::canonicalize(&w.dir)
+            .unwrap_or_else(|_| w.dir.clone())
+            .to_string_lossy()
+            .into_owned(),
+    }
+}
+
+/// Build the result of a measured run.
+pub fn build_result(
+    w: &Workload,
+    outcome: &RunOutcome,
+    started_at: String,
+    environment: Environment,
+    warnings: Vec<Warning>,
+) -> RunResult {
+    let p = &outcome.period;
+    let t = if p.seconds > 0.0 {
+        p.seconds
+    } else {
+        f64::MIN_POSITIVE
+    };
+    let c = &p.counts;
+    let mut latency = BTreeMap::new();
+    let pcts = &w.percentiles;
+    // The event summary keeps sysbench's exact min/avg/max/sum (ns counters), with
+    // HDR percentiles and histogram.
+    let mut event = summarize(
+        if w.rate > 0 {
+            &outcome.histograms.response
+        } else {
+            &outcome.histograms.event
+        },
+        pcts,
+    );
+    event.count = c.events;
+    event.min_ms = p.min_ns as f64 / 1e6;
+    event.max_ms = p.max_ns as f64 / 1e6;
+    event.sum_ms = c.latency_sum_ns as f64 / 1e6;
+    event.mean_ms = c.latency_sum_ns.checked_div(c.events).unwrap_or(0) as f64 / 1e6;
+    latency.insert("event".to_string(), event);
+    latency.insert(
+        "read".to_string(),
+        summarize(&outcome.histograms.read, pcts),
+    );
+    latency.insert(
+        "write".to_string(),
+        summarize(&outcome.histograms.write, pcts),
+    );
+    latency.insert(
+        "fsync".to_string(),
+        summarize(&outcome.histograms.fsync, pcts),
+    );
+    if w.rate > 0 {
+        latency.insert(
+            "event_service".to_string(),
+            summarize(&outcome.histograms.event, pcts),
+        );
+    }
+    RunResult {
+        schema_version: SCHEMA_VERSION,
+        tool: ToolInfo {
+            name: "tankbench".to_string(),
+            version: TOOL_VERSION.to_string(),
+        },
+        kind: ResultKind::Measured,
+        started_at,
+        labels: BTreeMap::new(),
+        workload: workload_summary(w, outcome.engine),
+        interrupted: outcome.interrupted,
+        total_time_s: p.total_time_s,
+        counts: Counts {
+            events: c.events,
+            reads: c.reads,
+            writes: c.writes,
+            fsyncs: c.fsyncs,
+            bytes_read: c.bytes_read,
+            bytes_written: c.bytes_written,
+        },
+        rates: Rates {
+            reads_per_s: c.reads as f64 / t,
+            writes_per_s: c.writes as f64 / t,
+            fsyncs_per_s: c.fsyncs as f64 / t,
+            read_mib_per_s: c.bytes_read as f64 / 1048576.0 / t,
+            written_mib_per_s: c.bytes_written as f64 / 1048576.0 / t,
+        },
+        latency,
+        threads: p
+            .threads
+            .iter()
+            .map(|&(events, busy)| ThreadSummary {
+                events,
+                busy_time_s: busy as f64 / 1e9,
+            })
+            .collect(),
+        intervals: outcome
+            .intervals
+            .iter()
+            .map(|i| {
+                let s = if i.seconds > 0.0 { i.seconds } else { 1.0 };
+                IntervalSample {
+                    t_s: i.elapsed_s,
+                    reads_per_s: i.delta.reads as f64 / s,
+                    writes_per_s: i.delta.writes as f64 / s,
+                    fsyncs_per_s: i.delta.fsyncs as f64 / s,
+                    read_mib_per_s: i.delta.bytes_read as f64 / 1048576.0 / s,
+                    written_mib_per_s: i.delta.bytes_written as f64 / 1048576.0 / s,
+                    latency_ms: i.latency_ms,
+                    latency_percentile: i.percentile as f64,
+                }
+            })
+            .collect(),
+        environment,
+        warnings,
+        ranks: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::CountSnapshot;
+
+    #[test]
+    fn report_layout_matches_sysbench_columns() {
+        let p = PeriodStats {
+            seconds: 2.0,
+            total_time_s: 2.0019,
+            counts: CountSnapshot {
+                events: 126461,
+                reads: 70122,
+                writes: 46748,
+                fsyncs: 9350,
+                bytes_read: 70122 * 16384,
+                bytes_written: 46748 * 16384,
+                latency_sum_ns: 1_947_080_000,
+            },
+            histogram: vec![0; crate::stats::SB_BUCKETS],
+            min_ns: 1000,
+            max_ns: 3_390_000,
+            threads: vec![(126461, 1_947_080_000)],
+        };
+        let s = sysbench_report(&p, 95);
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines[0], "");
+        assert_eq!(lines[1], "File operations:");
+        assert_eq!(lines[2], "    reads/s:                      35061.00");
+        assert_eq!(lines[10], "General statistics:");
+        assert_eq!(
+            lines[11],
+            "    total time:                          2.0019s"
+        );
+        assert_eq!(lines[12], "    total number of events:              126461");
+        assert_eq!(
+            lines[15],
+            "         min:                                    0.00"
+        );
+        assert_eq!(
+            lines[17],
+            "         max:                                    3.39"
+        );
+        assert_eq!(lines[18].len(), 53);
+        assert!(lines[18].starts_with("         95th percentile:"));
+        assert_eq!(
+            lines[19],
+            "         sum:                                 1947.08"
+        );
+        assert_eq!(
+            lines[22],
+            "    events (avg/stddev):           126461.0000/0.00"
+        );
+        assert_eq!(lines[23], "    execution time (avg/stddev):   1.9471/0.00");
+    }
+
+    #[test]
+    fn rfc3339_is_well_formed() {
+        let s = utc_now_rfc3339();
+        assert_eq!(s.len(), 20);
+        assert!(s.ends_with('Z') && s.as_bytes()[10] == b'T');
+    }
+}

@@ -1,0 +1,769 @@
+//! The runner: worker threads, stop conditions, open-loop arrivals, interval
+//! samples, and the end-of-thread fsyncs (spec §4.2, §4.7).
+//!
+//! Workers count into single-writer atomics ([`ThreadCounters`]) that the main
+//! thread reads for `--report-interval` lines without stopping anyone; per-op HDR
+//! histograms stay thread-local and are merged once at the end.
+
+use crate::engine::{
+    Engine, InjectedEngine, IoError, MmapEngine, OpenFiles, PsyncEngine, Submitted, UringEngine,
+};
+use crate::fileset::{check_block, fill_checked_block, fill_random};
+use crate::generator::{Generator, Op, Request};
+use crate::options::{DataPattern, Failure, IoMode, Workload};
+use crate::rng::{GlibcRandom, Xoroshiro};
+use crate::stats::{
+    hdr_record, sb_percentile_ms, CountSnapshot, OpHistograms, ThreadCounters, SB_BUCKETS,
+};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Barrier, Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    INTERRUPTED.store(true, Relaxed);
+}
+
+/// Make SIGINT end a run cleanly (report of what was done, marked interrupted)
+/// instead of killing the process. A second SIGINT kills as usual.
+pub fn install_sigint_handler() {
+    // SAFETY: the handler only stores to an atomic; SA_RESETHAND restores the
+    // default so a second Ctrl-C still kills.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_sigint as *const () as usize;
+        sa.sa_flags = libc::SA_RESETHAND;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGINT, &sa, std::ptr::null_mut());
+    }
+}
+
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Relaxed)
+}
+
+/// How the main thread reports while a run goes on.
+pub trait RunObserver: Sync {
+    /// A `--debug` line from a worker (sysbench prints one per request).
+    fn debug(&self, _line: &str) {}
+    /// All threads passed the start barrier; the clock runs.
+    fn started(&self) {}
+    /// One `--report-interval` sample.
+    fn interval(&self, _sample: &IntervalStats) {}
+    /// A `--report-checkpoints` report of the period that just ended.
+    fn checkpoint(&self, _at_s: u64, _period: &PeriodStats) {}
+    /// Called a few times a second (live progress).
+    fn tick(&self, _elapsed: Duration, _totals: &CountSnapshot) {}
+    /// The forced-shutdown deadline passed; `period` holds what was counted.
+    fn forced_shutdown(&self, _period: &PeriodStats) {}
+}
+
+/// Rates over one report interval.
+#[derive(Debug, Clone)]
+pub struct IntervalStats {
+    pub elapsed_s: f64,
+    pub seconds: f64,
+    pub delta: CountSnapshot,
+    /// Event latency at the sysbench percentile, ms, over the interval.
+    pub latency_ms: f64,
+    pub percentile: u32,
+}
+
+/// Figures of a period (a checkpoint's or, at the end, the whole run's since the
+/// last checkpoint).
+#[derive(Debug, Clone)]
+pub struct PeriodStats {
+    pub seconds: f64,
+    /// Run time from the start (sysbench measures "total time" from the start).
+    pub total_time_s: f64,
+    pub counts: CountSnapshot,
+    pub histogram: Vec<u64>,
+    pub min_ns: u64,
+    pub max_ns: u64,
+    /// Per thread: (events, busy ns).
+    pub threads: Vec<(u64, u64)>,
+}
+
+/// Everything a finished run produced.
+pub struct RunOutcome {
+    pub period: PeriodStats,
+    pub histograms: OpHistograms,
+    pub intervals: Vec<IntervalStats>,
+    pub interrupted: bool,
+    pub forced: bool,
+    pub engine: &'static str,
+}
+
+/// Settings of the runner beyond the workload.
+#[derive(Debug, Clone, Default)]
+pub struct RunSettings {
+    pub report_interval_s: u64,
+    pub checkpoints_s: Vec<u64>,
+    pub forced_shutdown_s: Option<u64>,
+    pub debug: bool,
+    /// Background threads sysbench would start before the workers; each draws 4
+    /// values from the seeding stream, which shifts the workers' seeds.
+    pub background_threads: u32,
+}
+
+struct Shared {
+    generator: Generator,
+    counters: Vec<ThreadCounters>,
+    stop: AtomicBool,
+    failure: Mutex<Option<Failure>>,
+    failed: AtomicBool,
+    tickets: AtomicU64,
+    start: OnceLock<Instant>,
+    /// Open loop: next arrival, ns from start, and the RNG of the arrival process.
+    arrivals: Mutex<(f64, Xoroshiro)>,
+    finished: Mutex<usize>,
+    finished_cv: Condvar,
+}
+
+struct WorkerResult {
+    histograms: OpHistograms,
+    end: Instant,
+}
+
+/// Seeds for the worker threads, drawn in thread order from the process-wide
+/// stream seeded like sysbench (spec §6). Deterministic for any thread count.
+pub fn worker_seeds(w: &Workload, background_threads: u32) -> Vec<Xoroshiro> {
+    let seed = if w.rand_seed == 0 {
+        // SAFETY: time(NULL).
+        unsafe { libc::time(std::ptr::null_mut()) as u32 }
+    } else {
+        w.rand_seed as u32
+    };
+    let mut g = GlibcRandom::new(seed);
+    for _ in 0..background_threads {
+        Xoroshiro::from_glibc(&mut g);
+    }
+    (0..w.threads)
+        .map(|_| Xoroshiro::from_glibc(&mut g))
+        .collect()
+}
+
+/// Run the workload on open files.
+pub fn run(
+    w: &Workload,
+    files: OpenFiles,
+    settings: &RunSettings,
+    observer: &dyn RunObserver,
+) -> Result<RunOutcome, Failure> {
+    let files = Arc::new(files);
+    let threads = w.threads as usize;
+    let seeds = worker_seeds(w, settings.background_threads);
+    let shared = Arc::new(Shared {
+        generator: Generator::new(w),
+        counters: (0..threads).map(|_| ThreadCounters::new()).collect(),
+        stop: AtomicBool::new(false),
+        failure: Mutex::new(None),
+        failed: AtomicBool::new(false),
+        tickets: AtomicU64::new(0),
+        start: OnceLock::new(),
+        arrivals: Mutex::new((
+            0.0,
+            Xoroshiro::from_state(0x2545_f491_4f6c_dd1d, 0x1234_5678_9abc_def1),
+        )),
+        finished: Mutex::new(0),
+        finished_cv: Condvar::new(),
+    });
+    let barrier = Arc::new(Barrier::new(threads + 1));
+    // Engines are built before the threads start so a setup error (io_uring
+    // unavailable, say) is reported before anything runs.
+    let mut engines: Vec<AnyEngine> = Vec::with_capacity(threads);
+    for t in 0..threads {
+        engines.push(make_engine(w, &files, t)?);
+    }
+    let engine_name = engines.first().map(|e| e.name()).unwrap_or("psync");
+
+    let outcome = std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(threads);
+        for (tid, (engine, rng)) in engines.into_iter().zip(seeds).enumerate() {
+            let shared = Arc::clone(&shared);
+            let barrier = Arc::clone(&barrier);
+            let debug = settings.debug;
+            handles.push(scope.spawn(move || {
+                let r = match engine {
+                    AnyEngine::Psync(e) => {
+                        worker(w, &shared, &barrier, tid, e, rng, debug, observer)
+                    }
+                    AnyEngine::Mmap(e) => {
+                        worker(w, &shared, &barrier, tid, e, rng, debug, observer)
+                    }
+                    AnyEngine::Uring(e) => {
+                        worker(w, &shared, &barrier, tid, e, rng, debug, observer)
+                    }
+                    AnyEngine::Injected(e) => {
+                        worker(w, &shared, &barrier, tid, e, rng, debug, observer)
+                    }
+                };
+                let mut n = shared.finished.lock().expect("finished lock");
+                *n += 1;
+                shared.finished_cv.notify_all();
+                r
+            }));
+        }
+        barrier.wait();
+        let start = Instant::now();
+        let _ = shared.start.set(start);
+        observer.started();
+        let control = supervise(w, settings, &shared, start, observer);
+        if control.forced {
+            // Workers may be stuck in I/O: report what was counted. The observer
+            // normally ends the process here (exit code 2, like sysbench); if it
+            // returns, stop the workers and wait for them.
+            let period = period_since(
+                &shared,
+                &control.baseline,
+                control.period_start,
+                Instant::now(),
+                start,
+            );
+            observer.forced_shutdown(&period);
+            shared.stop.store(true, Relaxed);
+        }
+        let mut histograms = OpHistograms::default();
+        let mut end = start;
+        for h in handles {
+            let r = h.join().expect("worker thread panicked");
+            histograms.merge(&r.histograms);
+            end = end.max(r.end);
+        }
+        if let Some(f) = shared.failure.lock().expect("failure lock").take() {
+            return Err(f);
+        }
+        let period = period_since(&shared, &control.baseline, control.period_start, end, start);
+        Ok(RunOutcome {
+            period,
+            histograms,
+            intervals: control.intervals,
+            interrupted: control.interrupted,
+            forced: control.forced,
+            engine: engine_name,
+        })
+    });
+    outcome
+}
+
+/// What the main thread saw while supervising.
+struct Control {
+    intervals: Vec<IntervalStats>,
+    interrupted: bool,
+    forced: bool,
+    /// Counters at the last checkpoint (zero without checkpoints).
+    baseline: Baseline,
+    period_start: Instant,
+}
+
+#[derive(Clone)]
+struct Baseline {
+    counts: Vec<CountSnapshot>,
+    histogram: Vec<u64>,
+}
+
+fn sum_counts(shared: &Shared) -> (Vec<CountSnapshot>, CountSnapshot) {
+    let per: Vec<CountSnapshot> = shared
+        .counters
+        .iter()
+        .map(ThreadCounters::snapshot)
+        .collect();
+    let mut total = CountSnapshot::default();
+    for c in &per {
+        total.add(c);
+    }
+    (per, total)
+}
+
+fn sum_histogram(shared: &Shared) -> Vec<u64> {
+    let mut h = vec![0u64; SB_BUCKETS];
+    for c in &shared.counters {
+        for (d, s) in h.iter_mut().zip(c.histogram.snapshot()) {
+            *d += s;
+        }
+    }
+    h
+}
+
+fn period_since(
+    shared: &Shared,
+    base: &Baseline,
+    period_start: Instant,
+    end: Instant,
+    start: Instant,
+) -> PeriodStats {
+    let (per, _) = sum_counts(shared);
+    let mut counts = CountSnapshot::default();
+    let mut threads = Vec::with_capacity(per.len());
+    for (c, b) in per.iter().zip(&base.counts) {
+        let d = c.minus(b);
+        threads.push((d.events, d.latency_sum_ns));
+        counts.add(&d);
+    }
+    let histogram: Vec<u64> = sum_histogram(shared)
+        .iter()
+        .zip(&base.histogram)
+        .map(|(a, b)| a - b)
+        .collect();
+    let fresh = base.counts.iter().all(|c| *c == CountSnapshot::default());
+    let (min_ns, max_ns) = if fresh {
+        let min = shared
+            .counters
+            .iter()
+            .map(|c| c.latency_min_ns.get())
+            .min()
+            .unwrap_or(0);
+        let max = shared
+            .counters
+            .iter()
+            .map(|c| c.latency_max_ns.get())
+            .max()
+            .unwrap_or(0);
+        (if counts.events == 0 { 0 } else { min }, max)
+    } else {
+        // After a checkpoint the exact extremes of the period are not kept; the
+        // histogram's outermost buckets bound them.
+        let first = histogram.iter().position(|&c| c > 0);
+        let last = histogram.iter().rposition(|&c| c > 0);
+        match (first, last) {
+            (Some(f), Some(l)) => (
+                (crate::stats::sb_bucket_value_ms(f) * 1e6) as u64,
+                (crate::stats::sb_bucket_value_ms(l) * 1e6) as u64,
+            ),
+            _ => (0, 0),
+        }
+    };
+    PeriodStats {
+        seconds: end.saturating_duration_since(period_start).as_secs_f64(),
+        total_time_s: end.saturating_duration_since(start).as_secs_f64(),
+        counts,
+        histogram,
+        min_ns,
+        max_ns,
+        threads,
+    }
+}
+
+/// The main thread's loop: time limit, interval lines, checkpoints, SIGINT,
+/// forced shutdown; returns when every worker has finished.
+fn supervise(
+    w: &Workload,
+    settings: &RunSettings,
+    shared: &Shared,
+    start: Instant,
+    observer: &dyn RunObserver,
+) -> Control {
+    let threads = w.threads as usize;
+    let time_limit = (w.time_s > 0).then(|| start + Duration::from_secs(w.time_s));
+    let forced_at = settings
+        .forced_shutdown_s
+        .map(|s| start + Duration::from_secs(w.time_s + s));
+    let interval =
+        (settings.report_interval_s > 0).then(|| Duration::from_secs(settings.report_interval_s));
+    let mut next_interval = interval.map(|d| start + d);
+    let mut checkpoints = settings.checkpoints_s.iter().copied().peekable();
+    let mut last_interval_counts = CountSnapshot::default();
+    let mut last_interval_hist = vec![0u64; SB_BUCKETS];
+    let mut last_interval_at = start;
+    let mut control = Control {
+        intervals: Vec::new(),
+        interrupted: false,
+        forced: false,
+        baseline: Baseline {
+            counts: vec![CountSnapshot::default(); threads],
+            histogram: vec![0; SB_BUCKETS],
+        },
+        period_start: start,
+    };
+    let tick = Duration::from_millis(100);
+    loop {
+        let now = Instant::now();
+        let mut wake = now + tick;
+        for t in [time_limit, next_interval, forced_at].into_iter().flatten() {
+            wake = wake.min(t);
+        }
+        if let Some(&c) = checkpoints.peek() {
+            wake = wake.min(start + Duration::from_secs(c));
+        }
+        {
+            let n = shared.finished.lock().expect("finished lock");
+            if *n == threads {
+                break;
+            }
+            let timeout = wake.saturating_duration_since(Instant::now());
+            let (n, _) = shared
+                .finished_cv
+                .wait_timeout(n, timeout)
+                .expect("finished lock");
+            if *n == threads {
+                break;
+            }
+        }
+        let now = Instant::now();
+        if time_limit.is_some_and(|t| now >= t) {
+            shared.stop.store(true, Relaxed);
+        }
+        if interrupted() && !control.interrupted {
+            control.interrupted = true;
+            shared.stop.store(true, Relaxed);
+        }
+        if let Some(t) = next_interval {
+            if now >= t {
+                let (_, total) = sum_counts(shared);
+                let hist = sum_histogram(shared);
+                let delta_hist: Vec<u64> = hist
+                    .iter()
+                    .zip(&last_interval_hist)
+                    .map(|(a, b)| a - b)
+                    .collect();
+                let sample = IntervalStats {
+                    elapsed_s: now.duration_since(start).as_secs_f64(),
+                    seconds: now.duration_since(last_interval_at).as_secs_f64(),
+                    delta: total.minus(&last_interval_counts),
+                    latency_ms: if w.percentile > 0 {
+                        sb_percentile_ms(&delta_hist, w.percentile as f64)
+                    } else {
+                        0.0
+                    },
+                    percentile: w.percentile,
+                };
+                observer.interval(&sample);
+                control.intervals.push(sample);
+                last_interval_counts = total;
+                last_interval_hist = hist;
+                last_interval_at = now;
+                next_interval = interval.map(|d| t + d);
+            }
+        }
+        if let Some(&c) = checkpoints.peek() {
+            if now >= start + Duration::from_secs(c) {
+                checkpoints.next();
+                let period =
+                    period_since(shared, &control.baseline, control.period_start, now, start);
+                observer.checkpoint(c, &period);
+                let (per, _) = sum_counts(shared);
+                control.baseline = Baseline {
+                    counts: per,
+                    histogram: sum_histogram(shared),
+                };
+                control.period_start = now;
+                shared.generator.reset_completions();
+            }
+        }
+        if forced_at.is_some_and(|t| now >= t) {
+            control.forced = true;
+            return control;
+        }
+        let (_, total) = sum_counts(shared);
+        observer.tick(now.duration_since(start), &total);
+    }
+    control
+}
+
+enum AnyEngine {
+    Psync(PsyncEngine),
+    Mmap(MmapEngine),
+    Uring(UringEngine),
+    Injected(InjectedEngine),
+}
+
+impl AnyEngine {
+    fn name(&self) -> &'static str {
+        match self {
+            AnyEngine::Psync(e) => e.name(),
+            AnyEngine::Mmap(e) => e.name(),
+            AnyEngine::Uring(e) => e.name(),
+            AnyEngine::Injected(e) => e.name(),
+        }
+    }
+}
+
+fn make_engine(w: &Workload, files: &Arc<OpenFiles>, tid: usize) -> Result<AnyEngine, Failure> {
+    let size = w.buffer_size();
+    if let Some(model) = w.inject_latency {
+        return Ok(AnyEngine::Injected(InjectedEngine::new(
+            model,
+            tid as u64 + 1,
+            size,
+        )));
+    }
+    Ok(match w.io_mode {
+        IoMode::Sync => AnyEngine::Psync(PsyncEngine::new(Arc::clone(files), size)),
+        IoMode::Mmap => AnyEngine::Mmap(MmapEngine::new(Arc::clone(files), size)),
+        IoMode::Async => AnyEngine::Uring(
+            UringEngine::new(Arc::clone(files), size, w.async_backlog).map_err(|e| {
+                Failure::fatal(format!(
+                    "io_uring is not available ({e}); --file-io-mode=async needs Linux 5.6 or later with io_uring enabled (try --file-io-mode=sync)"
+                ))
+            })?,
+        ),
+    })
+}
+
+fn fail(shared: &Shared, f: Failure) {
+    let mut slot = shared.failure.lock().expect("failure lock");
+    if slot.is_none() {
+        *slot = Some(f);
+    }
+    shared.failed.store(true, Relaxed);
+}
+
+fn io_failure(e: &IoError) -> Failure {
+    Failure::fatal(e.message())
+}
+
+/// Record a finished read or write in counters and histograms.
+#[inline]
+fn count_transfer(shared: &Shared, c: &ThreadCounters, op: Op, bytes: u64) {
+    match op {
+        Op::Read => {
+            c.reads.add(1);
+            c.bytes_read.add(bytes);
+        }
+        Op::Write => {
+            c.writes.add(1);
+            c.bytes_written.add(bytes);
+        }
+        Op::Fsync => c.fsyncs.add(1),
+    }
+    if shared.generator.tracks_completions() {
+        shared.generator.complete(op);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn worker<E: Engine>(
+    w: &Workload,
+    shared: &Shared,
+    barrier: &Barrier,
+    tid: usize,
+    mut engine: E,
+    mut rng: Xoroshiro,
+    debug: bool,
+    observer: &dyn RunObserver,
+) -> WorkerResult {
+    let c = &shared.counters[tid];
+    let mut hist = OpHistograms::default();
+    let with_sb_hist = w.percentile > 0;
+    let events_limit = w.events;
+    let block = w.block_size as usize;
+    if w.data == DataPattern::Random && !w.validate {
+        let mut data_rng = Xoroshiro::from_state(0xdead_beef ^ tid as u64, 0x5851_f42d_4c95_7f2d);
+        fill_random(engine.buffer_mut(), &mut data_rng);
+    }
+    if debug {
+        observer.debug(&format!("DEBUG: Worker thread (#{tid}) started"));
+        observer.debug(&format!("DEBUG: Worker thread (#{tid}) initialized"));
+    }
+    let depth = engine.depth();
+    barrier.wait();
+    let start = *wait_for_start(shared);
+    loop {
+        if shared.stop.load(Relaxed) || shared.failed.load(Relaxed) {
+            break;
+        }
+        if events_limit > 0 && shared.tickets.fetch_add(1, Relaxed) >= events_limit {
+            break;
+        }
+        let arrival = if w.rate > 0 {
+            Some(next_arrival(shared, w.rate, start))
+        } else {
+            None
+        };
+        let req = shared.generator.next(&mut rng, tid);
+        if debug {
+            observer.debug(&format!(
+                "DEBUG: Executing request, operation: {}, file_id: {}, pos: {}, size: {}",
+                req.op.code(),
+                req.file,
+                req.pos,
+                req.size
+            ));
+        }
+        if w.validate && req.op == Op::Write {
+            let buf = engine.buffer_mut();
+            for (k, b) in buf[..req.size as usize].chunks_mut(block).enumerate() {
+                fill_checked_block(b, req.pos + (k * block) as u64, &mut rng);
+            }
+        }
+        let t0 = Instant::now();
+        let result = execute(w, shared, c, &mut engine, &mut hist, &req, depth, t0);
+        let t1 = Instant::now();
+        if let Err(f) = result {
+            fail(shared, f);
+            break;
+        }
+        let service_ns = t1.duration_since(t0).as_nanos() as u64;
+        let event_ns = match arrival {
+            Some(at) => {
+                let response = t1.saturating_duration_since(at).as_nanos() as u64;
+                hdr_record(&mut hist.response, response);
+                response
+            }
+            None => service_ns,
+        };
+        hdr_record(&mut hist.event, service_ns);
+        c.record_event(event_ns, with_sb_hist);
+        if with_sb_hist {
+            // sysbench picks a histogram stripe with one draw per event; drawing
+            // too keeps offsets bit-exact with it.
+            rng.next_u64();
+        }
+        if w.validate && req.op == Op::Read {
+            let buf = engine.buffer_mut();
+            for (k, b) in buf[..req.size as usize].chunks(block).enumerate() {
+                if let Err(lines) = check_block(b, req.pos + (k * block) as u64, req.file) {
+                    let mut f = Failure::fatal(lines[0].clone());
+                    for l in &lines[1..] {
+                        f = f.then(crate::options::Stream::Stdout, format!("FATAL: {l}"));
+                    }
+                    fail(shared, f);
+                    break;
+                }
+            }
+        }
+    }
+    // Drain what is still in flight, then the end-of-thread fsyncs: each thread
+    // syncs every file (T x N), before the clock stops.
+    if engine.in_flight() > 0 && !shared.failed.load(Relaxed) {
+        let n = engine.in_flight();
+        let mut done = |comp: crate::engine::Completion| {
+            hdr_record(
+                if comp.op == Op::Read {
+                    &mut hist.read
+                } else {
+                    &mut hist.write
+                },
+                comp.submitted_at.elapsed().as_nanos() as u64,
+            );
+            count_transfer(shared, c, comp.op, comp.bytes);
+        };
+        if let Err(e) = engine.reap(n, &mut done) {
+            fail(shared, io_failure(&e));
+        }
+    }
+    if w.fsync_end && w.mode().writes() && !shared.failed.load(Relaxed) {
+        for f in 0..w.file_num as u32 {
+            let t = Instant::now();
+            if let Err(e) = engine.sync(f, w.fsync_mode) {
+                fail(shared, io_failure(&e));
+                break;
+            }
+            hdr_record(&mut hist.fsync, t.elapsed().as_nanos() as u64);
+            c.fsyncs.add(1);
+        }
+    }
+    WorkerResult {
+        histograms: hist,
+        end: Instant::now(),
+    }
+}
+
+fn wait_for_start(shared: &Shared) -> &Instant {
+    loop {
+        if let Some(s) = shared.start.get() {
+            return s;
+        }
+        std::hint::spin_loop();
+    }
+}
+
+/// Open loop: take the next scheduled arrival (Poisson process at `rate`/s) and
+/// wait for it; a late worker starts at once and the delay shows in the
+/// response time, so coordinated omission is visible.
+fn next_arrival(shared: &Shared, rate: u64, start: Instant) -> Instant {
+    let at_ns = {
+        let mut a = shared.arrivals.lock().expect("arrival lock");
+        let u = a.1.next_f64();
+        let gap_ns = -(1.0 - u).ln() / rate as f64 * 1e9;
+        a.0 += gap_ns;
+        a.0
+    };
+    let at = start + Duration::from_nanos(at_ns as u64);
+    let now = Instant::now();
+    if at > now {
+        std::thread::sleep(at - now);
+    }
+    at
+}
+
+/// Execute one event; counts and per-op latency are recorded here.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn execute<E: Engine>(
+    w: &Workload,
+    shared: &Shared,
+    c: &ThreadCounters,
+    engine: &mut E,
+    hist: &mut OpHistograms,
+    req: &Request,
+    depth: usize,
+    t0: Instant,
+) -> Result<(), Failure> {
+    match req.op {
+        Op::Fsync => {
+            engine
+                .sync(req.file, w.fsync_mode)
+                .map_err(|e| io_failure(&e))?;
+            hdr_record(&mut hist.fsync, t0.elapsed().as_nanos() as u64);
+            c.fsyncs.add(1);
+            Ok(())
+        }
+        op => {
+            match engine.submit(req).map_err(|e| io_failure(&e))? {
+                Submitted::Done(bytes) => {
+                    let t = Instant::now();
+                    hdr_record(
+                        if op == Op::Read {
+                            &mut hist.read
+                        } else {
+                            &mut hist.write
+                        },
+                        t.duration_since(t0).as_nanos() as u64,
+                    );
+                    count_transfer(shared, c, op, bytes);
+                    if op == Op::Write && w.fsync_all {
+                        engine
+                            .sync(req.file, w.fsync_mode)
+                            .map_err(|e| io_failure(&e))?;
+                        hdr_record(&mut hist.fsync, t.elapsed().as_nanos() as u64);
+                        c.fsyncs.add(1);
+                    }
+                }
+                Submitted::Queued => {
+                    let mut done = |comp: crate::engine::Completion| {
+                        hdr_record(
+                            if comp.op == Op::Read {
+                                &mut hist.read
+                            } else {
+                                &mut hist.write
+                            },
+                            comp.submitted_at.elapsed().as_nanos() as u64,
+                        );
+                        count_transfer(shared, c, comp.op, comp.bytes);
+                    };
+                    // With fsync after every write, wait for the write to land
+                    // first (sysbench may fsync before it does, spec §9 Q18).
+                    let min = if op == Op::Write && w.fsync_all {
+                        engine.in_flight()
+                    } else if engine.in_flight() >= depth {
+                        1
+                    } else {
+                        0
+                    };
+                    engine.reap(min, &mut done).map_err(|e| io_failure(&e))?;
+                    if op == Op::Write && w.fsync_all {
+                        let t = Instant::now();
+                        engine
+                            .sync(req.file, w.fsync_mode)
+                            .map_err(|e| io_failure(&e))?;
+                        hdr_record(&mut hist.fsync, t.elapsed().as_nanos() as u64);
+                        c.fsyncs.add(1);
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! Statistics: what a run counted and how long things took.
+//!
+//! Two kinds of latency record, for two purposes:
+//! - [`SysbenchHistogram`]: sysbench's own 1024-bucket log histogram, so the
+//!   printed percentile and `--histogram` are quantised exactly as sysbench does.
+//!   It is made of single-writer atomic counters so the interval reporter can read
+//!   it while the worker writes, without locks.
+//! - [`OpHistograms`]: HDR histograms per operation type (1 µs to 1 h, 3
+//!   significant digits), owned by one thread and merged at the end; mergeable
+//!   across threads and processes.
+
+use hdrhistogram::Histogram;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// Number of buckets of sysbench's latency histogram.
+pub const SB_BUCKETS: usize = 1024;
+const SB_MIN_MS: f64 = 0.001;
+const SB_MAX_MS: f64 = 100_000.0;
+
+/// Multiplier M = (buckets - 1) / ln(max / min).
+fn sb_multiplier() -> f64 {
+    (SB_BUCKETS as f64 - 1.0) / (SB_MAX_MS / SB_MIN_MS).ln()
+}
+
+/// Bucket of a latency given in nanoseconds.
+#[inline]
+pub fn sb_bucket(ns: u64) -> usize {
+    let ms = ns as f64 / 1e6;
+    if ms <= SB_MIN_MS {
+        return 0;
+    }
+    let i = ((ms.ln() - SB_MIN_MS.ln()) * sb_multiplier() + 0.5).floor();
+    (i.max(0.0) as usize).min(SB_BUCKETS - 1)
+}
+
+/// The value (ms) a bucket stands for.
+pub fn sb_bucket_value_ms(i: usize) -> f64 {
+    SB_MIN_MS * (i as f64 / sb_multiplier()).exp()
+}
+
+/// A counter written by one thread and read by any: plain load + store, no
+/// read-modify-write, so the hot path pays no locked instruction.
+#[derive(Default, Debug)]
+pub struct Counter(AtomicU64);
+
+impl Counter {
+    #[inline]
+    pub fn add(&self, v: u64) {
+        self.0.store(self.0.load(Relaxed).wrapping_add(v), Relaxed);
+    }
+    #[inline]
+    pub fn set(&self, v: u64) {
+        self.0.store(v, Relaxed);
+    }
+    #[inline]
+    pub fn get(&self) -> u64 {
+        self.0.load(Relaxed)
+    }
+}
+
+/// sysbench's latency histogram.
+pub struct SysbenchHistogram {
+    buckets: Box<[Counter]>,
+}
+
+impl Default for SysbenchHistogram {
+    fn default() -> Self {
+        SysbenchHistogram {
+            buckets: (0..SB_BUCKETS).map(|_| Counter::default()).collect(),
+        }
+    }
+}
+
+impl SysbenchHistogram {
+    #[inline]
+    pub fn record(&self, ns: u64) {
+        self.buckets[sb_bucket(ns)].add(1);
+    }
+    pub fn snapshot(&self) -> Vec<u64> {
+        self.buckets.iter().map(Counter::get).collect()
+    }
+}
+
+/// Percentile over bucket counts, sysbench's algorithm: the first bucket where the
+/// running total reaches floor(n·p/100 + 0.5). 0.001 ms with no samples.
+pub fn sb_percentile_ms(counts: &[u64], p: f64) -> f64 {
+    let n: u64 = counts.iter().sum();
+    if n == 0 {
+        return SB_MIN_MS;
+    }
+    let target = (n as f64 * p / 100.0 + 0.5).floor() as u64;
+    let mut running = 0;
+    for (i, &c) in counts.iter().enumerate() {
+        running += c;
+        if running >= target {
+            return sb_bucket_value_ms(i);
+        }
+    }
+    sb_bucket_value_ms(SB_BUCKETS - 1)
+}
+
+/// Live counters of one worker thread.
+#[derive(Default)]
+pub struct ThreadCounters {
+    pub events: Counter,
+    pub reads: Counter,
+    pub writes: Counter,
+    pub fsyncs: Counter,
+    pub bytes_read: Counter,
+    pub bytes_written: Counter,
+    /// Sum of event latencies, ns.
+    pub latency_sum_ns: Counter,
+    pub latency_min_ns: Counter,
+    pub latency_max_ns: Counter,
+    pub histogram: SysbenchHistogram,
+}
+
+impl ThreadCounters {
+    pub fn new() -> ThreadCounters {
+        let c = ThreadCounters::default();
+        c.latency_min_ns.set(u64::MAX);
+        c
+    }
+
+    #[inline]
+    pub fn record_event(&self, ns: u64, with_histogram: bool) {
+        self.events.add(1);
+        self.latency_sum_ns.add(ns);
+        if ns < self.latency_min_ns.get() {
+            self.latency_min_ns.set(ns);
+        }
+        if ns > self.latency_max_ns.get() {
+            self.latency_max_ns.set(ns);
+        }
+        if with_histogram {
+            self.histogram.record(ns);
+        }
+    }
+
+    pub fn snapshot(&self) -> CountSnapshot {
+        CountSnapshot {
+            events: self.events.get(),
+            reads: self.reads.get(),
+            writes: self.writes.get(),
+            fsyncs: self.fsyncs.get(),
+            bytes_read: self.bytes_read.get(),
+            bytes_written: self.bytes_written.get(),
+            latency_sum_ns: self.latency_sum_ns.get(),
+        }
+    }
+}
+
+/// Counter values at one moment (for interval deltas and the final report).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CountSnapshot {
+    pub events: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub fsyncs: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub latency_sum_ns: u64,
+}
+
+impl CountSnapshot {
+    pub fn add(&mut self, o: &CountSnapshot) {
+        self.events += o.events;
+        self.reads += o.reads;
+        self.writes += o.writes;
+        self.fsyncs += o.fsyncs;
+        self.bytes_read += o.bytes_read;
+        self.bytes_written += o.bytes_written;
+        self.latency_sum_ns += o.latency_sum_ns;
+    }
+    pub fn minus(&self, o: &CountSnapshot) -> CountSnapshot {
+        CountSnapshot {
+            events: self.events - o.events,
+            reads: self.reads - o.reads,
+            writes: self.writes - o.writes,
+            fsyncs: self.fsyncs - o.fsyncs,
+            bytes_read: self.bytes_read - o.bytes_read,
+            bytes_written: self.bytes_written - o.bytes_written,
+            latency_sum_ns: self.latency_sum_ns - o.latency_sum_ns,
+        }
+    }
+}
+
+/// Lowest and highest trackable latency of the HDR histograms, ns.
+pub const HDR_LOW_NS: u64 = 1_000;
+pub const HDR_HIGH_NS: u64 = 3_600_000_000_000;
+pub const HDR_SIGFIG: u8 = 3;
+
+pub fn new_hdr() -> Histogram<u64> {
+    Histogram::new_with_bounds(HDR_LOW_NS, HDR_HIGH_NS, HDR_SIGFIG)
+        .expect("static histogram bounds are valid")
+}
+
+/// Latency per operation type, owned by one thread.
+pub struct OpHistograms {
+    /// Whole events as sysbench times them (includes fsync-all).
+    pub event: Histogram<u64>,
+    pub read: Histogram<u64>,
+    pub write: Histogram<u64>,
+    pub fsync: Histogram<u64>,
+    /// Open-loop runs: from scheduled arrival to completion (queueing included).
+    pub response: Histogram<u64>,
+}
+
+impl Default for OpHistograms {
+    fn default() -> Self {
+        OpHistograms {
+            event: new_hdr(),
+            read: new_hdr(),
+            write: new_hdr(),
+            fsync: new_hdr(),
+            response: new_hdr(),
+        }
+    }
+}
+
+/// Record clamped into the trackable range (sub-µs values count as 1 µs bucket).
+#[inline]
+pub fn hdr_record(h: &mut Histogram<u64>, ns: u64) {
+    h.saturating_record(ns.clamp(HDR_LOW_NS, HDR_HIGH_NS));
+}
+
+impl OpHistograms {
+    pub fn merge(&mut self, o: &OpHistograms) {
+        // Same bounds everywhere, so add cannot fail.
+        self.event.add(&o.event).expect("same bounds");
+        self.read.add(&o.read).expect("same bounds");
+        self.write.add(&o.write).expect("same bounds");
+        self.fsync.add(&o.fsync).expect("same bounds");
+        self.response.add(&o.response).expect("same bounds");
+    }
+}
+
+/// Population standard deviation (sysbench's "Threads fairness").
+pub fn population_stddev(values: &[f64]) -> (f64, f64) {
+    if values.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+    (mean, var.sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_follow_the_log_scale() {
+        assert_eq!(sb_bucket(0), 0);
+        assert_eq!(sb_bucket(1_000), 0); // 0.001 ms
+        assert_eq!(sb_bucket(100_000_000_000_000), SB_BUCKETS - 1);
+        let i = sb_bucket(1_000_000); // 1 ms
+        let v = sb_bucket_value_ms(i);
+        assert!((v - 1.0).abs() / 1.0 < 0.01, "{v}");
+    }
+
+    #[test]
+    fn percentile_walks_buckets() {
+        let mut counts = vec![0u64; SB_BUCKETS];
+        counts[sb_bucket(1_000_000)] = 95;
+        counts[sb_bucket(10_000_000)] = 5;
+        assert!((sb_percentile_ms(&counts, 95.0) - 1.0).abs() < 0.02);
+        assert!((sb_percentile_ms(&counts, 96.0) - 10.0).abs() < 0.2);
+        assert_eq!(sb_percentile_ms(&vec![0; SB_BUCKETS], 95.0), 0.001);
+    }
+
+    #[test]
+    fn stddev_is_population() {
+        let (m, s) = population_stddev(&[1.0, 3.0]);
+        assert_eq!(m, 2.0);
+        assert_eq!(s, 1.0);
+    }
+}
