@@ -12,7 +12,11 @@ pub mod disk;
 pub mod error;
 pub mod estimate;
 pub mod layout;
+pub mod network;
+pub mod perf;
+pub mod reliability;
 pub mod rules;
 pub mod units;
+pub mod workload;
 
 pub use error::{ModelError, Result};
