@@ -1,1 +1,82 @@
-//! Software storage lab: latency-injecting FUSE disks, zfs pools, network links, matrix runs
+//! Software storage lab: latency-injecting FUSE disks, ZFS pools, network
+//! links, remote mounts and matrix runs, all built from real parts on one Linux
+//! machine and torn down again.
+//!
+//! Flow: [`spec::LabSpec`] (TOML, validated once) -> [`lab::Lab::up`] (disks,
+//! pool, link, remote mount; each object recorded in a state file as it is
+//! made) -> workloads ([`run`]) -> [`lab::Lab::down`] (reverse order). The
+//! [`matrix`] runner repeats that for every combination of a matrix file.
+
+pub mod diskfs;
+pub mod diskmodel;
+pub mod lab;
+pub mod matrix;
+pub mod net;
+pub mod remote;
+pub mod run;
+pub mod spec;
+pub mod state;
+pub mod sys;
+
+pub use lab::{Lab, LabInfo, UpOptions};
+pub use spec::LabSpec;
+
+#[derive(Debug, thiserror::Error)]
+pub enum LabError {
+    /// The spec (or a matrix file) is invalid; the message names the option.
+    #[error("{0}")]
+    Spec(String),
+    /// Something the lab needs is not installed or not permitted.
+    #[error("{0}")]
+    Missing(String),
+    #[error("`{command}` failed (exit {status}): {stderr}")]
+    Command {
+        command: String,
+        status: i32,
+        stderr: String,
+    },
+    #[error("cannot run `{command}`: {source}")]
+    Spawn {
+        command: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("interrupted")]
+    Interrupted,
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Entry point of the lab's helper daemons (`tankbench lab __daemon KIND
+/// CONFIG`): the disk file system and the delaying relay. They are separate
+/// processes so that `lab up` can return while the lab keeps running.
+pub fn daemon_main(args: &[String]) -> Result<(), LabError> {
+    let usage = || LabError::Other("usage: tankbench lab __daemon disks|relay CONFIG.json".into());
+    let kind = args.first().ok_or_else(usage)?;
+    let cfg_path = args.get(1).ok_or_else(usage)?;
+    let text = std::fs::read_to_string(cfg_path).map_err(|e| LabError::Io {
+        what: format!("read {cfg_path}"),
+        source: e,
+    })?;
+    let bad = |e: serde_json::Error| LabError::Other(format!("{cfg_path}: {e}"));
+    match kind.as_str() {
+        "disks" => {
+            let cfg: diskfs::DiskSetConfig = serde_json::from_str(&text).map_err(bad)?;
+            diskfs::serve(&cfg).map_err(|e| LabError::Io {
+                what: format!("serve disks at {}", cfg.mountpoint.display()),
+                source: e,
+            })
+        }
+        "relay" => {
+            let cfg: net::RelayConfig = serde_json::from_str(&text).map_err(bad)?;
+            net::serve_relay(&cfg)
+        }
+        _ => Err(usage()),
+    }
+}

@@ -1,5 +1,224 @@
-//! `tankbench lab` front end (being built; see the open issue).
+//! `tankbench lab`: thin front end of the `lab` crate (build, run, status,
+//! teardown and matrix of software storage labs).
 
-pub fn lab_main(_args: Vec<String>) -> anyhow::Result<i32> {
-    anyhow::bail!("this command is not built yet")
+use anyhow::{bail, Context};
+use clap::{Parser, Subcommand};
+use lab::lab::{down_all, Lab, UpOptions};
+use lab::matrix::Matrix;
+use lab::spec::{self, default_root};
+use lab::sys;
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "tankbench lab",
+    about = "Build a storage lab in software and run benchmarks over it"
+)]
+struct LabCli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Build the lab described by SPEC.toml and leave it running.
+    Up {
+        spec: PathBuf,
+        /// Skip measuring the link's round trip and bandwidth.
+        #[arg(long)]
+        no_measure: bool,
+    },
+    /// Build the lab (unless it is up), run a fileio workload, tear down what
+    /// this command built. Options after `--` go to `tankbench fileio`.
+    Run {
+        spec: PathBuf,
+        /// Write the RunResult JSON here as well.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[arg(last = true)]
+        fileio: Vec<String>,
+    },
+    /// Show the labs that are up.
+    Status,
+    /// Tear down a lab (by name or spec file), or with --all every lab and
+    /// every leftover with the tb- prefix.
+    Down {
+        /// Lab name or SPEC.toml.
+        lab: Option<String>,
+        #[arg(long)]
+        all: bool,
+    },
+    /// Build, run and tear down every configuration of MATRIX.toml; writes a
+    /// Markdown and a JSON table.
+    Matrix { matrix: PathBuf },
+    /// Internal: the lab's helper daemons.
+    #[command(name = "__daemon", hide = true)]
+    Daemon { args: Vec<String> },
+}
+
+pub fn lab_main(args: Vec<String>) -> anyhow::Result<i32> {
+    let cli = match LabCli::try_parse_from(std::iter::once("tankbench lab".to_string()).chain(args))
+    {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 1 } else { 0 };
+            e.print()?;
+            return Ok(code);
+        }
+    };
+    if let Cmd::Daemon { args } = &cli.cmd {
+        lab::daemon_main(args)?;
+        return Ok(0);
+    }
+    sys::install_interrupt_handler();
+    let progress = || -> Box<dyn Fn(&str)> { Box::new(|s: &str| eprintln!("{s}")) };
+    let opts = |measure: bool| -> anyhow::Result<UpOptions> {
+        Ok(UpOptions {
+            tankbench: std::env::current_exe().context("locate the tankbench binary")?,
+            measure_link: measure,
+            progress: progress(),
+        })
+    };
+    match cli.cmd {
+        Cmd::Up { spec, no_measure } => {
+            let spec = spec::load(&spec)?;
+            let lab = Lab::up(&spec, &opts(!no_measure)?)?;
+            print_status(&lab);
+            Ok(0)
+        }
+        Cmd::Run { spec, json, fileio } => {
+            let spec = spec::load(&spec)?;
+            let args = if fileio.is_empty() {
+                spec.workload.clone()
+            } else {
+                fileio
+            };
+            if args.is_empty() {
+                bail!("lab run: no workload; give fileio options after `--` or set `workload = [...]` in the spec");
+            }
+            let o = opts(true)?;
+            // Reuse a lab that is already up; otherwise build one for this run
+            // and tear it down afterwards, whatever happens.
+            let (lab, built) = match Lab::open(&spec.root, &spec.name) {
+                Ok(l) => (l, false),
+                Err(_) => (Lab::up(&spec, &o)?, true),
+            };
+            let outcome = lab::run::run_workload(&lab, &o.tankbench, &args);
+            let down = if built { lab.down() } else { Ok(()) };
+            let outcome = outcome?;
+            down?;
+            let doc = match &outcome.result {
+                Some(r) => serde_json::to_string_pretty(r)?,
+                None => serde_json::to_string_pretty(&outcome)?,
+            };
+            if let Some(p) = json {
+                std::fs::write(&p, &doc).with_context(|| format!("write {}", p.display()))?;
+            }
+            println!("{doc}");
+            Ok(0)
+        }
+        Cmd::Status => {
+            let labs = Lab::list(&default_root());
+            if labs.is_empty() {
+                println!("no labs are up (root {})", default_root().display());
+            }
+            for l in &labs {
+                print_status(l);
+            }
+            Ok(0)
+        }
+        Cmd::Down { lab, all } => {
+            if all {
+                let sweep = down_all(&default_root());
+                for r in &sweep.removed {
+                    eprintln!("removed {r}");
+                }
+                for k in &sweep.kept {
+                    eprintln!("left {k}");
+                }
+                if sweep.removed.is_empty() && sweep.kept.is_empty() {
+                    eprintln!("nothing to remove");
+                }
+                return Ok(if sweep.kept.is_empty() { 0 } else { 1 });
+            }
+            let Some(which) = lab else {
+                bail!("lab down: name the lab (or its SPEC.toml), or use --all");
+            };
+            let (root, name) = if which.ends_with(".toml") {
+                let s = spec::load(&PathBuf::from(&which))?;
+                (s.root, s.name)
+            } else {
+                (default_root(), which.trim_start_matches("tb-").to_string())
+            };
+            match Lab::open(&root, &name) {
+                Ok(l) => {
+                    l.down()?;
+                    eprintln!("lab tb-{name} is down");
+                }
+                // Idempotent: a lab that is not up is already down.
+                Err(_) => eprintln!("lab tb-{name} is not up"),
+            }
+            Ok(0)
+        }
+        Cmd::Matrix { matrix } => {
+            let m = Matrix::load(&matrix)?;
+            let results = m.run(&opts(true)?, &|s| eprintln!("{s}"))?;
+            print!("{}", lab::matrix::markdown(&m.workload, &results));
+            eprintln!(
+                "tables: {} and {}",
+                m.output.with_extension("md").display(),
+                m.output.with_extension("json").display()
+            );
+            Ok(if results.iter().any(|r| r.error.is_some()) {
+                1
+            } else {
+                0
+            })
+        }
+        Cmd::Daemon { .. } => unreachable!("handled above"),
+    }
+}
+
+fn print_status(l: &Lab) {
+    let s = &l.state.spec;
+    println!("lab {}  ({})", l.state.id, l.dir.display());
+    println!(
+        "  pool     {} on {} x {} {}{}",
+        s.pool.layout_text,
+        s.pool.disk_count(),
+        lab::run::human_bytes(s.pool.disk_size),
+        s.pool.disk_model_name,
+        s.pool
+            .log
+            .as_ref()
+            .map(|g| format!(", log {} {}", lab::run::human_bytes(g.size), g.model_name))
+            .unwrap_or_default()
+    );
+    match l.info() {
+        Some(i) => {
+            println!(
+                "  backend  {:?}, mounted at {}",
+                i.backend,
+                i.pool_mountpoint.display()
+            );
+            println!(
+                "  workdir  {}{}",
+                i.workdir.display(),
+                i.client_netns
+                    .as_ref()
+                    .map(|n| format!(" (in netns {n})"))
+                    .unwrap_or_default()
+            );
+            if let (Some(link), Some(m)) = (&s.link, &i.link) {
+                println!(
+                    "  link     {}: rtt {:.3} ms (min {:.3}), one flow {:.0} Mbit/s, all members {:.0} Mbit/s",
+                    link.label, m.rtt_ms_median, m.rtt_ms_min, m.single_flow_mbit_s, m.aggregate_mbit_s
+                );
+            }
+        }
+        None => println!(
+            "  (incomplete: build did not finish; `tankbench lab down {}` removes it)",
+            s.name
+        ),
+    }
 }

@@ -1,0 +1,456 @@
+//! The disk file system: a FUSE mount with one regular file per emulated disk.
+//! Each file is backed by a sparse file; every read, write and fsync is done on
+//! the backing file at once and its reply is held back until the disk model says
+//! the operation would have completed.
+//!
+//! zfs-fuse (and kernel OpenZFS) use these files as vdevs: a vdev cache flush
+//! becomes `fsync` on the file, which the model charges as a disk cache flush.
+//! Files are opened with FOPEN_DIRECT_IO so the kernel page cache never answers
+//! for the disk: every access reaches the model.
+
+use crate::diskmodel::{Disk, ModelParams, Nanos, Op};
+use fuser::{
+    FileAttr, FileType, Filesystem, MountOption, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty,
+    ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request,
+};
+use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::ffi::OsStr;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+/// One emulated disk.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct DiskConfig {
+    /// File name inside the mount (`tb-d00`, `tb-log0`, ...).
+    pub name: String,
+    /// Sparse backing file.
+    pub backing: PathBuf,
+    pub size: u64,
+    pub model: ModelParams,
+}
+
+/// Everything the disk server needs; written as JSON by the lab, read by the
+/// daemon process.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct DiskSetConfig {
+    pub mountpoint: PathBuf,
+    /// FUSE file system name shown in the mount table (carries the lab prefix).
+    pub fsname: String,
+    pub disks: Vec<DiskConfig>,
+}
+
+const TTL: Duration = Duration::from_secs(1);
+const ROOT_INO: u64 = 1;
+/// FOPEN_DIRECT_IO: bypass the page cache for this open file.
+const FOPEN_DIRECT_IO: u32 = 1;
+
+type Job = Box<dyn FnOnce() + Send>;
+
+struct Timed {
+    at: Nanos,
+    seq: u64,
+    job: Job,
+}
+
+impl PartialEq for Timed {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+impl Eq for Timed {}
+impl PartialOrd for Timed {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Timed {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // Reversed: BinaryHeap is a max-heap and we want the earliest first.
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+/// Runs jobs (FUSE replies) at given instants on one thread.
+#[derive(Clone)]
+pub struct Delayer {
+    inner: Arc<(Mutex<(BinaryHeap<Timed>, u64, bool)>, Condvar)>,
+    epoch: Instant,
+}
+
+impl Delayer {
+    pub fn start() -> Delayer {
+        let d = Delayer {
+            inner: Arc::new((Mutex::new((BinaryHeap::new(), 0, false)), Condvar::new())),
+            epoch: Instant::now(),
+        };
+        let worker = d.clone();
+        std::thread::Builder::new()
+            .name("tb-delayer".into())
+            .spawn(move || worker.run())
+            .expect("spawn delayer thread");
+        d
+    }
+
+    pub fn now(&self) -> Nanos {
+        self.epoch.elapsed().as_nanos() as Nanos
+    }
+
+    pub fn at(&self, at: Nanos, job: Job) {
+        let (lock, cv) = &*self.inner;
+        let mut g = lock.lock().unwrap();
+        g.1 += 1;
+        let seq = g.1;
+        g.0.push(Timed { at, seq, job });
+        cv.notify_one();
+    }
+
+    fn run(&self) {
+        // The default timer slack (50 µs) would add that much to every delay;
+        // ask the kernel for precise wake-ups on this thread.
+        unsafe {
+            libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong);
+        }
+        let (lock, cv) = &*self.inner;
+        let mut g = lock.lock().unwrap();
+        loop {
+            if g.2 && g.0.is_empty() {
+                return;
+            }
+            let now = self.now();
+            match g.0.peek().map(|t| t.at) {
+                Some(at) if at <= now => {
+                    let t = g.0.pop().unwrap();
+                    drop(g);
+                    (t.job)();
+                    g = lock.lock().unwrap();
+                }
+                Some(at) => {
+                    g = cv
+                        .wait_timeout(g, Duration::from_nanos(at - now))
+                        .unwrap()
+                        .0;
+                }
+                None => {
+                    g = cv.wait(g).unwrap();
+                }
+            }
+        }
+    }
+}
+
+struct DiskState {
+    cfg: DiskConfig,
+    file: File,
+    model: Disk,
+}
+
+/// The FUSE file system of one lab's disks.
+pub struct DiskFs {
+    disks: Vec<DiskState>,
+    delayer: Delayer,
+    uid: u32,
+    gid: u32,
+    started: SystemTime,
+}
+
+impl DiskFs {
+    /// Open (creating if needed) every backing file as a sparse file of the
+    /// configured size.
+    pub fn new(cfg: &DiskSetConfig) -> std::io::Result<DiskFs> {
+        let mut disks = Vec::new();
+        for d in &cfg.disks {
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&d.backing)?;
+            // set_len on a new file makes it sparse: no blocks are allocated.
+            if file.metadata()?.len() != d.size {
+                file.set_len(d.size)?;
+            }
+            disks.push(DiskState {
+                cfg: d.clone(),
+                file,
+                model: d.model.instantiate(d.size),
+            });
+        }
+        Ok(DiskFs {
+            disks,
+            delayer: Delayer::start(),
+            uid: unsafe { libc::getuid() },
+            gid: unsafe { libc::getgid() },
+            started: SystemTime::now(),
+        })
+    }
+
+    fn disk_index(ino: u64) -> Option<usize> {
+        ino.checked_sub(2).map(|i| i as usize)
+    }
+
+    fn attr(&self, ino: u64) -> Option<FileAttr> {
+        let (kind, size, perm, nlink) = if ino == ROOT_INO {
+            (FileType::Directory, 0, 0o755, 2)
+        } else {
+            let d = self.disks.get(Self::disk_index(ino)?)?;
+            (FileType::RegularFile, d.cfg.size, 0o600, 1)
+        };
+        Some(FileAttr {
+            ino,
+            size,
+            blocks: size.div_ceil(512),
+            atime: self.started,
+            mtime: self.started,
+            ctime: self.started,
+            crtime: self.started,
+            kind,
+            perm,
+            nlink,
+            uid: self.uid,
+            gid: self.gid,
+            rdev: 0,
+            blksize: 4096,
+            flags: 0,
+        })
+    }
+
+    /// Charge `op` on disk `idx` and run `reply` when the model says it is done.
+    fn complete_at_model_time(&mut self, idx: usize, op: Op, reply: Job) {
+        let now = self.delayer.now();
+        let done = self.disks[idx].model.submit(now, op);
+        if done <= now {
+            reply();
+        } else {
+            self.delayer.at(done, reply);
+        }
+    }
+}
+
+impl Filesystem for DiskFs {
+    fn lookup(&mut self, _req: &Request<'_>, parent: u64, name: &OsStr, reply: ReplyEntry) {
+        if parent != ROOT_INO {
+            return reply.error(libc::ENOENT);
+        }
+        match self
+            .disks
+            .iter()
+            .position(|d| OsStr::new(&d.cfg.name) == name)
+        {
+            Some(i) => reply.entry(&TTL, &self.attr(i as u64 + 2).unwrap(), 0),
+            None => reply.error(libc::ENOENT),
+        }
+    }
+
+    fn getattr(&mut self, _req: &Request<'_>, ino: u64, _fh: Option<u64>, reply: ReplyAttr) {
+        match self.attr(ino) {
+            Some(a) => reply.attr(&TTL, &a),
+            None => reply.error(libc::ENOENT),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn setattr(
+        &mut self,
+        _req: &Request<'_>,
+        ino: u64,
+        _mode: Option<u32>,
+        _uid: Option<u32>,
+        _gid: Option<u32>,
+        size: Option<u64>,
+        _atime: Option<fuser::TimeOrNow>,
+        _mtime: Option<fuser::TimeOrNow>,
+        _ctime: Option<SystemTime>,
+        _fh: Option<u64>,
+        _crtime: Option<SystemTime>,
+        _chgtime: Option<SystemTime>,
+        _bkuptime: Option<SystemTime>,
+        _flags: Option<u32>,
+        reply: ReplyAttr,
+    ) {
+        // A disk's size is fixed; accept only a no-op size change (open with
+        // O_TRUNC is refused rather than silently wiping a disk).
+        let Some(a) = self.attr(ino) else {
+            return reply.error(libc::ENOENT);
+        };
+        if size.is_some_and(|s| s != a.size) {
+            return reply.error(libc::EPERM);
+        }
+        reply.attr(&TTL, &a)
+    }
+
+    fn open(&mut self, _req: &Request<'_>, ino: u64, _flags: i32, reply: ReplyOpen) {
+        if Self::disk_index(ino)
+            .and_then(|i| self.disks.get(i))
+            .is_none()
+        {
+            return reply.error(libc::EISDIR);
+        }
+        reply.opened(0, FOPEN_DIRECT_IO)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn read(
+        &mut self,
+        _req: &Request<'_>,
+        ino: u64,
+        _fh: u64,
+        offset: i64,
+        size: u32,
+        _flags: i32,
+        _lock_owner: Option<u64>,
+        reply: ReplyData,
+    ) {
+        let Some(idx) = Self::disk_index(ino).filter(|i| *i < self.disks.len()) else {
+            return reply.error(libc::ENOENT);
+        };
+        let disk_size = self.disks[idx].cfg.size;
+        let offset = offset.max(0) as u64;
+        let len = (size as u64).min(disk_size.saturating_sub(offset));
+        let mut buf = vec![0u8; len as usize];
+        let mut got = 0usize;
+        while got < buf.len() {
+            match self.disks[idx]
+                .file
+                .read_at(&mut buf[got..], offset + got as u64)
+            {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return reply.error(e.raw_os_error().unwrap_or(libc::EIO)),
+            }
+        }
+        // Sparse holes past the backing file's end read as zeros.
+        if len == 0 {
+            return reply.data(&[]);
+        }
+        self.complete_at_model_time(
+            idx,
+            Op::Read { offset, len },
+            Box::new(move || reply.data(&buf)),
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write(
+        &mut self,
+        _req: &Request<'_>,
+        ino: u64,
+        _fh: u64,
+        offset: i64,
+        data: &[u8],
+        _write_flags: u32,
+        _flags: i32,
+        _lock_owner: Option<u64>,
+        reply: ReplyWrite,
+    ) {
+        let Some(idx) = Self::disk_index(ino).filter(|i| *i < self.disks.len()) else {
+            return reply.error(libc::ENOENT);
+        };
+        let offset = offset.max(0) as u64;
+        let len = data.len() as u64;
+        if offset + len > self.disks[idx].cfg.size {
+            // A disk does not grow.
+            return reply.error(libc::ENOSPC);
+        }
+        if let Err(e) = self.disks[idx].file.write_all_at(data, offset) {
+            return reply.error(e.raw_os_error().unwrap_or(libc::EIO));
+        }
+        let n = data.len() as u32;
+        self.complete_at_model_time(
+            idx,
+            Op::Write { offset, len },
+            Box::new(move || reply.written(n)),
+        );
+    }
+
+    fn fsync(
+        &mut self,
+        _req: &Request<'_>,
+        ino: u64,
+        _fh: u64,
+        _datasync: bool,
+        reply: ReplyEmpty,
+    ) {
+        let Some(idx) = Self::disk_index(ino).filter(|i| *i < self.disks.len()) else {
+            return reply.error(libc::ENOENT);
+        };
+        // The backing file is not synced: the lab emulates a disk's timing, not
+        // its durability (a host crash loses the lab anyway).
+        self.complete_at_model_time(idx, Op::Flush, Box::new(move || reply.ok()));
+    }
+
+    fn flush(
+        &mut self,
+        _req: &Request<'_>,
+        _ino: u64,
+        _fh: u64,
+        _lock_owner: u64,
+        reply: ReplyEmpty,
+    ) {
+        // close(2), not a cache flush: free.
+        reply.ok()
+    }
+
+    fn readdir(
+        &mut self,
+        _req: &Request<'_>,
+        ino: u64,
+        _fh: u64,
+        offset: i64,
+        mut reply: ReplyDirectory,
+    ) {
+        if ino != ROOT_INO {
+            return reply.error(libc::ENOTDIR);
+        }
+        let mut entries: Vec<(u64, FileType, String)> = vec![
+            (ROOT_INO, FileType::Directory, ".".into()),
+            (ROOT_INO, FileType::Directory, "..".into()),
+        ];
+        for (i, d) in self.disks.iter().enumerate() {
+            entries.push((i as u64 + 2, FileType::RegularFile, d.cfg.name.clone()));
+        }
+        for (i, (ino, kind, name)) in entries.into_iter().enumerate().skip(offset.max(0) as usize) {
+            if reply.add(ino, (i + 1) as i64, kind, name) {
+                break;
+            }
+        }
+        reply.ok()
+    }
+
+    fn statfs(&mut self, _req: &Request<'_>, _ino: u64, reply: ReplyStatfs) {
+        let total: u64 = self.disks.iter().map(|d| d.cfg.size).sum::<u64>() / 4096;
+        reply.statfs(total, 0, 0, self.disks.len() as u64 + 1, 0, 4096, 255, 4096)
+    }
+
+    fn access(&mut self, _req: &Request<'_>, _ino: u64, _mask: i32, reply: ReplyEmpty) {
+        reply.ok()
+    }
+}
+
+/// Mount the disk file system and serve it until it is unmounted. Runs in the
+/// lab's disk daemon process.
+pub fn serve(cfg: &DiskSetConfig) -> std::io::Result<()> {
+    let fs = DiskFs::new(cfg)?;
+    let options = [
+        MountOption::FSName(cfg.fsname.clone()),
+        MountOption::Subtype("tankbench-lab".into()),
+        MountOption::NoAtime,
+        MountOption::NoExec,
+        MountOption::NoSuid,
+        MountOption::NoDev,
+    ];
+    let mut session = fuser::Session::new(fs, &cfg.mountpoint, &options)?;
+    session.run()
+}
+
+/// Whether `path` is the mount point of a FUSE file system right now.
+pub fn is_fuse_mount(path: &Path) -> bool {
+    crate::sys::mounts()
+        .iter()
+        .any(|m| m.target == path && m.fstype.starts_with("fuse"))
+}

@@ -1,0 +1,889 @@
+//! Building and tearing down a lab. Every object is recorded in the state file
+//! before (or as soon as) it exists, and teardown walks the record backwards,
+//! so a failure half-way, Ctrl-C, or a crash followed by `lab down --all`
+//! removes exactly what the lab made.
+
+use crate::diskfs::{DiskConfig, DiskSetConfig};
+use crate::net::{self, LinkMeasurement, RelayConfig};
+use crate::remote::{self, SshFiles};
+use crate::spec::{Access, Backend, LabSpec};
+use crate::state::{Resource, State};
+use crate::sys::{self, Requirement};
+use crate::LabError;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How to build a lab.
+pub struct UpOptions {
+    /// The tankbench binary: started as the lab's helper daemons and as the
+    /// workload.
+    pub tankbench: PathBuf,
+    /// Measure the link's round trip and bandwidth after building it.
+    pub measure_link: bool,
+    /// Progress lines (to stderr in the CLI).
+    pub progress: Box<dyn Fn(&str)>,
+}
+
+/// What was built, for `lab status` and for running workloads.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LabInfo {
+    pub backend: Backend,
+    pub pool: String,
+    pub pool_mountpoint: PathBuf,
+    /// Where workloads run (the sshfs mount, or the pool's mount point).
+    pub workdir: PathBuf,
+    /// Network namespace workloads run in (None: the host's).
+    pub client_netns: Option<String>,
+    pub disk_mount: PathBuf,
+    pub disks: Vec<String>,
+    pub log_disks: Vec<String>,
+    pub link: Option<LinkMeasurement>,
+    pub built_in_s: f64,
+}
+
+pub struct Lab {
+    pub dir: PathBuf,
+    pub state: State,
+    /// Daemons started by this process, reaped at teardown.
+    children: Vec<Child>,
+}
+
+/// Marker in the command line of the lab's daemons (and in nothing else).
+const DAEMON_ARG: &str = "__daemon";
+
+fn io(what: impl Into<String>, e: std::io::Error) -> LabError {
+    LabError::Io {
+        what: what.into(),
+        source: e,
+    }
+}
+
+/// Programs a lab with this spec needs.
+pub fn requirements(spec: &LabSpec) -> Vec<Requirement> {
+    let mut r = vec![
+        Requirement {
+            program: "zpool",
+            package: "zfs-fuse",
+        },
+        Requirement {
+            program: "zfs",
+            package: "zfs-fuse",
+        },
+    ];
+    if spec.pool.backend != Some(Backend::OpenZfs) && !Path::new("/sys/module/zfs").exists() {
+        r.push(Requirement {
+            program: "zfs-fuse",
+            package: "zfs-fuse",
+        });
+    }
+    if spec.link.is_some() {
+        r.push(Requirement {
+            program: "ip",
+            package: "iproute2",
+        });
+        r.push(Requirement {
+            program: "tc",
+            package: "iproute2",
+        });
+    }
+    if spec.access == Access::Sshfs {
+        r.push(Requirement {
+            program: "sshd",
+            package: "openssh-server",
+        });
+        r.push(Requirement {
+            program: "ssh",
+            package: "openssh-client",
+        });
+        r.push(Requirement {
+            program: "ssh-keygen",
+            package: "openssh-client",
+        });
+        r.push(Requirement {
+            program: "sshfs",
+            package: "sshfs",
+        });
+    }
+    r
+}
+
+impl Lab {
+    pub fn dir_for(spec: &LabSpec) -> PathBuf {
+        spec.root.join(spec.id())
+    }
+
+    /// Build the lab. On any error (or Ctrl-C) everything built so far is torn
+    /// down before the error is returned.
+    pub fn up(spec: &LabSpec, opts: &UpOptions) -> Result<Lab, LabError> {
+        sys::check_prerequisites(&requirements(spec))?;
+        let dir = Self::dir_for(spec);
+        if State::path(&dir).exists() {
+            return Err(LabError::Other(format!(
+                "lab {} is already up (state {}); run `tankbench lab down {}` first",
+                spec.id(),
+                State::path(&dir).display(),
+                spec.name
+            )));
+        }
+        if dir.exists() {
+            // Never adopt (and later delete) a directory the lab did not make.
+            return Err(LabError::Other(format!(
+                "{} exists but holds no lab state; remove it yourself if it is a leftover",
+                dir.display()
+            )));
+        }
+        std::fs::create_dir_all(&spec.root)
+            .map_err(|e| io(format!("create {}", spec.root.display()), e))?;
+        std::fs::create_dir(&dir).map_err(|e| io(format!("create {}", dir.display()), e))?;
+        let mut lab = Lab {
+            dir: dir.clone(),
+            state: State {
+                id: spec.id(),
+                spec: spec.clone(),
+                resources: vec![Resource::Dir { path: dir.clone() }],
+                info: None,
+            },
+            children: Vec::new(),
+        };
+        lab.state.save(&dir)?;
+        let started = Instant::now();
+        match lab.build(opts) {
+            Ok(mut info) => {
+                info.built_in_s = started.elapsed().as_secs_f64();
+                lab.state.info = Some(info);
+                lab.state.save(&lab.dir)?;
+                Ok(lab)
+            }
+            Err(e) => {
+                (opts.progress)(&format!("build failed ({e}); tearing down"));
+                if let Err(te) = lab.teardown() {
+                    return Err(LabError::Other(format!("{e}; teardown also failed: {te}")));
+                }
+                Err(e)
+            }
+        }
+    }
+
+    fn record(&mut self, r: Resource) -> Result<(), LabError> {
+        self.state.resources.push(r);
+        self.state.save(&self.dir)
+    }
+
+    fn mkdir(&mut self, path: &Path) -> Result<(), LabError> {
+        std::fs::create_dir(path).map_err(|e| io(format!("create {}", path.display()), e))?;
+        self.record(Resource::Dir {
+            path: path.to_path_buf(),
+        })
+    }
+
+    fn write_file(&mut self, path: &Path, text: &str) -> Result<(), LabError> {
+        std::fs::write(path, text).map_err(|e| io(format!("write {}", path.display()), e))?;
+        self.record(Resource::File {
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Start a helper daemon (`tankbench lab __daemon KIND CONFIG`), optionally
+    /// in a network namespace, in its own session so a Ctrl-C at the terminal
+    /// reaches the lab (which tears down) rather than killing the daemons under
+    /// a live pool.
+    fn spawn_daemon(
+        &mut self,
+        mut cmd: Command,
+        what: &str,
+        tag: &str,
+        log: &Path,
+    ) -> Result<i32, LabError> {
+        let f =
+            std::fs::File::create(log).map_err(|e| io(format!("create {}", log.display()), e))?;
+        self.record(Resource::File {
+            path: log.to_path_buf(),
+        })?;
+        cmd.stdin(Stdio::null())
+            .stdout(f.try_clone().map_err(|e| io("dup log", e))?)
+            .stderr(f);
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+                libc::setsid();
+                Ok(())
+            });
+        }
+        let child = cmd.spawn().map_err(|e| LabError::Spawn {
+            command: sys::describe(&cmd),
+            source: e,
+        })?;
+        let pid = child.id() as i32;
+        self.children.push(child);
+        self.record(Resource::Process {
+            pid,
+            tag: tag.to_string(),
+            what: what.to_string(),
+        })?;
+        Ok(pid)
+    }
+
+    /// Wait until `ready` holds, failing early if daemon `pid` died (its log
+    /// is quoted).
+    fn wait_ready(
+        &mut self,
+        what: &str,
+        pid: i32,
+        log: &Path,
+        mut ready: impl FnMut() -> bool,
+    ) -> Result<(), LabError> {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if ready() {
+                return Ok(());
+            }
+            let exited = self
+                .children
+                .iter_mut()
+                .find(|c| c.id() as i32 == pid)
+                .and_then(|c| c.try_wait().ok().flatten())
+                .is_some();
+            if exited || Instant::now() > deadline {
+                let text = std::fs::read_to_string(log).unwrap_or_default();
+                return Err(LabError::Other(format!(
+                    "{what} did not start{}: {}",
+                    if exited {
+                        " (it exited)"
+                    } else {
+                        " within 20 s"
+                    },
+                    text.trim().lines().last().unwrap_or("no output")
+                )));
+            }
+            sys::check_interrupted()?;
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn build(&mut self, opts: &UpOptions) -> Result<LabInfo, LabError> {
+        let spec = self.state.spec.clone();
+        let id = spec.id();
+        let say = |s: &str| (opts.progress)(&format!("[{id}] {s}"));
+        if !opts.tankbench.is_file() {
+            return Err(LabError::Missing(format!(
+                "tankbench binary not found at {} (set TANKBENCH_BIN or build it: cargo build -p tankbench)",
+                opts.tankbench.display()
+            )));
+        }
+
+        // --- Disks -------------------------------------------------------
+        let backing = self.dir.join("backing");
+        let disk_mount = self.dir.join("disks");
+        self.mkdir(&backing)?;
+        self.mkdir(&disk_mount)?;
+        let mut disks = Vec::new();
+        let n = spec.pool.disk_count();
+        for i in 0..n {
+            disks.push(DiskConfig {
+                name: format!("tb-d{i:02}"),
+                backing: backing.join(format!("tb-d{i:02}.img")),
+                size: spec.pool.disk_size,
+                model: spec.pool.disk_model.clone(),
+            });
+        }
+        let mut log_names = Vec::new();
+        if let Some(log) = &spec.pool.log {
+            for i in 0..if log.mirror { 2 } else { 1 } {
+                let name = format!("tb-log{i}");
+                disks.push(DiskConfig {
+                    name: name.clone(),
+                    backing: backing.join(format!("{name}.img")),
+                    size: log.size,
+                    model: log.model.clone(),
+                });
+                log_names.push(name);
+            }
+        }
+        say(&format!(
+            "disks: {n} x {} {} model{}",
+            crate::run::human_bytes(spec.pool.disk_size),
+            spec.pool.disk_model_name,
+            spec.pool
+                .log
+                .as_ref()
+                .map(|l| format!(", log {} {}", crate::run::human_bytes(l.size), l.model_name))
+                .unwrap_or_default()
+        ));
+        for d in &disks {
+            // Sparse: set_len allocates nothing, so terabytes cost no space.
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&d.backing)
+                .map_err(|e| io(format!("create {}", d.backing.display()), e))?;
+            self.record(Resource::File {
+                path: d.backing.clone(),
+            })?;
+            f.set_len(d.size)
+                .map_err(|e| io(format!("size {}", d.backing.display()), e))?;
+        }
+        let cfg = DiskSetConfig {
+            mountpoint: disk_mount.clone(),
+            fsname: format!("{id}-disks"),
+            disks: disks.clone(),
+        };
+        let cfg_path = self.dir.join("disks.json");
+        self.write_file(
+            &cfg_path,
+            &serde_json::to_string_pretty(&cfg).expect("serializes"),
+        )?;
+        let mut cmd = Command::new(&opts.tankbench);
+        cmd.args(["lab", DAEMON_ARG, "disks"]).arg(&cfg_path);
+        let log = self.dir.join("disks.log");
+        let tag = cfg_path.display().to_string();
+        let pid = self.spawn_daemon(cmd, "disk file system", &tag, &log)?;
+        // Recorded before it exists: teardown unmounts only if mounted.
+        self.record(Resource::Mount {
+            path: disk_mount.clone(),
+        })?;
+        let dm = disk_mount.clone();
+        self.wait_ready("disk file system", pid, &log, || {
+            crate::diskfs::is_fuse_mount(&dm)
+        })?;
+        sys::check_interrupted()?;
+
+        // --- Pool --------------------------------------------------------
+        let backend = choose_backend(&spec)?;
+        if backend == Backend::ZfsFuse {
+            ensure_zfs_fuse()?;
+        }
+        let pool_mp = self.dir.join("pool");
+        self.mkdir(&pool_mp)?;
+        let data_paths: Vec<PathBuf> = disks[..n as usize]
+            .iter()
+            .map(|d| disk_mount.join(&d.name))
+            .collect();
+        let mut args: Vec<String> = vec!["create".into(), "-f".into()];
+        if let Some(a) = spec.pool.ashift {
+            args.push("-o".into());
+            args.push(format!("ashift={a}"));
+        }
+        args.push("-m".into());
+        args.push(pool_mp.display().to_string());
+        if let Some(r) = spec.pool.recordsize {
+            args.push("-O".into());
+            args.push(format!("recordsize={r}"));
+        }
+        if let Some(c) = &spec.pool.compression {
+            args.push("-O".into());
+            args.push(format!("compression={c}"));
+        }
+        if let Some(s) = &spec.pool.sync {
+            // Validated against the backend in choose_backend.
+            args.push("-O".into());
+            args.push(format!("sync={s}"));
+        }
+        args.push(id.clone());
+        args.extend(spec.pool.vdev_args(&data_paths));
+        if !log_names.is_empty() {
+            args.push("log".into());
+            if log_names.len() > 1 {
+                args.push("mirror".into());
+            }
+            for l in &log_names {
+                args.push(disk_mount.join(l).display().to_string());
+            }
+        }
+        say(&format!(
+            "pool {id}: {} on {backend:?}",
+            spec.pool.layout_text
+        ));
+        self.record(Resource::Pool { name: id.clone() })?;
+        sys::run("zpool", &args)?;
+        if !sys::is_mounted(&pool_mp) {
+            return Err(LabError::Other(format!(
+                "pool {id} was created but is not mounted at {}",
+                pool_mp.display()
+            )));
+        }
+        sys::check_interrupted()?;
+
+        // --- Link and remote access --------------------------------------
+        let mut workdir = pool_mp.clone();
+        let mut client_netns = None;
+        let mut link_measured = None;
+        if let Some(link) = &spec.link {
+            say(&format!(
+                "link {}: {} member(s) at {} bit/s, +{} ms round trip",
+                link.label, link.members, link.rate_bps, link.added_rtt_ms
+            ));
+            let mut namespaces = Vec::new();
+            let created = net::create(&id, link, &mut |ns| {
+                namespaces.push(ns);
+                Ok(())
+            });
+            for ns in namespaces {
+                self.record(Resource::Netns { name: ns })?;
+            }
+            created?;
+            sys::check_interrupted()?;
+            // Relay (delay + probe) in the server namespace.
+            let mut forwards = Vec::new();
+            for m in 0..link.members {
+                forwards.push((
+                    format!("{}:{}", net::server_addr(m), net::SSH_PORT),
+                    "127.0.0.1:22".to_string(),
+                ));
+                forwards.push((
+                    format!("{}:{}", net::server_addr(m), net::PROBE_PORT),
+                    net::PROBE_BACKEND.to_string(),
+                ));
+            }
+            let ready = self.dir.join("relay.ready");
+            let rcfg = RelayConfig {
+                forwards,
+                one_way_us: (link.added_rtt_ms * 1000.0 / 2.0).round() as u64,
+                probe_listen: net::PROBE_BACKEND.to_string(),
+                ready_file: ready.clone(),
+            };
+            let rcfg_path = self.dir.join("relay.json");
+            self.write_file(
+                &rcfg_path,
+                &serde_json::to_string_pretty(&rcfg).expect("serializes"),
+            )?;
+            let mut cmd = Command::new(&opts.tankbench);
+            cmd.args(["lab", DAEMON_ARG, "relay"]).arg(&rcfg_path);
+            sys::in_netns(&mut cmd, &net::server_ns(&id))?;
+            let log = self.dir.join("relay.log");
+            let tag = rcfg_path.display().to_string();
+            self.record(Resource::File {
+                path: ready.clone(),
+            })?;
+            let pid = self.spawn_daemon(cmd, "relay", &tag, &log)?;
+            self.wait_ready("relay", pid, &log, || ready.exists())?;
+            sys::check_interrupted()?;
+
+            if spec.access == Access::Sshfs {
+                let ssh_dir = self.dir.join("ssh");
+                self.mkdir(&ssh_dir)?;
+                let files = SshFiles::new(&ssh_dir);
+                let prep = remote::prepare(&files, &id);
+                for f in files.all_files() {
+                    self.record(Resource::File { path: f })?;
+                }
+                prep?;
+                // sshd needs its privilege-separation directory. It is a
+                // system directory other sshd instances share, so it is made
+                // if missing but not recorded (and never removed).
+                std::fs::create_dir_all("/run/sshd").map_err(|e| io("create /run/sshd", e))?;
+                let mut cmd = remote::sshd_command(&files)?;
+                sys::in_netns(&mut cmd, &net::server_ns(&id))?;
+                let log = ssh_dir.join("sshd.stderr");
+                let tag = files.config.display().to_string();
+                let pid = self.spawn_daemon(cmd, "sshd", &tag, &log)?;
+                if !files.log.exists() {
+                    // sshd creates its log file itself; record it for removal.
+                    std::fs::File::create(&files.log).map_err(|e| io("create sshd log", e))?;
+                }
+                self.record(Resource::File {
+                    path: files.log.clone(),
+                })?;
+                let sns = net::server_ns(&id);
+                self.wait_ready("sshd", pid, &log, || {
+                    sys::with_netns(&sns, || {
+                        Ok(std::net::TcpStream::connect("127.0.0.1:22").is_ok())
+                    })
+                    .unwrap_or(false)
+                })?;
+                let client_mp = self.dir.join("client");
+                self.mkdir(&client_mp)?;
+                say("sshfs mount in the client namespace");
+                self.record(Resource::Mount {
+                    path: client_mp.clone(),
+                })?;
+                self.record(Resource::File {
+                    path: ssh_dir.join("sshfs.log"),
+                })?;
+                remote::mount_sshfs(&id, &files, &pool_mp, &client_mp)?;
+                workdir = client_mp;
+                client_netns = Some(net::client_ns(&id));
+            }
+            if opts.measure_link {
+                let m = net::measure(&id, link, 1.0)?;
+                say(&format!(
+                    "measured: rtt {:.3} ms (min {:.3}), one flow {:.0} Mbit/s, all members {:.0} Mbit/s",
+                    m.rtt_ms_median, m.rtt_ms_min, m.single_flow_mbit_s, m.aggregate_mbit_s
+                ));
+                link_measured = Some(m);
+            }
+        }
+        Ok(LabInfo {
+            backend,
+            pool: id.clone(),
+            pool_mountpoint: pool_mp,
+            workdir,
+            client_netns,
+            disk_mount,
+            disks: disks[..n as usize].iter().map(|d| d.name.clone()).collect(),
+            log_disks: log_names,
+            link: link_measured,
+            built_in_s: 0.0,
+        })
+    }
+
+    /// Open a running lab by name.
+    pub fn open(root: &Path, name: &str) -> Result<Lab, LabError> {
+        let dir = root.join(format!("tb-{name}"));
+        if !State::path(&dir).exists() {
+            return Err(LabError::Other(format!(
+                "no lab named '{name}' is up (no state in {})",
+                dir.display()
+            )));
+        }
+        Ok(Lab {
+            state: State::load(&dir)?,
+            dir,
+            children: Vec::new(),
+        })
+    }
+
+    /// Every lab with a state file under `root`.
+    pub fn list(root: &Path) -> Vec<Lab> {
+        let mut out = Vec::new();
+        if let Ok(rd) = std::fs::read_dir(root) {
+            for e in rd.flatten() {
+                let dir = e.path();
+                let is_lab = e.file_name().to_str().is_some_and(|n| n.starts_with("tb-"));
+                if is_lab && State::path(&dir).exists() {
+                    if let Ok(state) = State::load(&dir) {
+                        out.push(Lab {
+                            dir,
+                            state,
+                            children: Vec::new(),
+                        });
+                    }
+                }
+            }
+        }
+        out.sort_by(|a, b| a.state.id.cmp(&b.state.id));
+        out
+    }
+
+    pub fn info(&self) -> Option<&LabInfo> {
+        self.state.info.as_ref()
+    }
+
+    /// Tear the lab down (idempotent per object).
+    pub fn down(mut self) -> Result<(), LabError> {
+        self.teardown()
+    }
+
+    /// Remove every recorded object, newest first. Keeps going after a failure
+    /// so one stuck object does not strand the rest; the objects that could not
+    /// be removed stay in the state file for another `lab down`.
+    fn teardown(&mut self) -> Result<(), LabError> {
+        let mut failures = Vec::new();
+        let mut kept = Vec::new();
+        // resources[0] is the lab directory holding the state file: it goes
+        // last, and only when everything else is gone.
+        while self.state.resources.len() > 1 {
+            let r = self.state.resources.pop().expect("non-empty");
+            if let Err(e) = remove(&r, &mut self.children) {
+                failures.push(format!("{}: {e}", describe(&r)));
+                kept.push(r);
+            }
+            let mut st = self.state.clone();
+            st.resources.extend(kept.iter().rev().cloned());
+            let _ = st.save(&self.dir);
+        }
+        if !failures.is_empty() {
+            kept.reverse();
+            self.state.resources.extend(kept);
+            let _ = self.state.save(&self.dir);
+            return Err(LabError::Other(format!(
+                "teardown left objects behind (run `tankbench lab down` again): {}",
+                failures.join("; ")
+            )));
+        }
+        let _ = std::fs::remove_file(State::path(&self.dir));
+        if let Some(r) = self.state.resources.pop() {
+            remove(&r, &mut self.children)?;
+        }
+        if let Some(root) = self.dir.parent() {
+            // The shared root goes too once empty, if it is the lab's own.
+            if root
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("tb-"))
+            {
+                let _ = std::fs::remove_dir(root);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn describe(r: &Resource) -> String {
+    match r {
+        Resource::Dir { path } => format!("directory {}", path.display()),
+        Resource::File { path } => format!("file {}", path.display()),
+        Resource::Process { pid, what, .. } => format!("{what} (pid {pid})"),
+        Resource::Mount { path } => format!("mount {}", path.display()),
+        Resource::Pool { name } => format!("pool {name}"),
+        Resource::Netns { name } => format!("network namespace {name}"),
+    }
+}
+
+/// Remove one recorded object if it still exists.
+fn remove(r: &Resource, children: &mut Vec<Child>) -> Result<(), LabError> {
+    match r {
+        Resource::Mount { path } => {
+            // A FUSE server may still be finishing requests: retry briefly.
+            let mut last = Ok(());
+            for _ in 0..50 {
+                if !sys::is_mounted(path) {
+                    return Ok(());
+                }
+                last = sys::umount(path);
+                if last.is_ok() {
+                    return Ok(());
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            last
+        }
+        Resource::Process { pid, tag, .. } => {
+            sys::stop_pid(*pid, tag, Duration::from_secs(5));
+            if let Some(i) = children.iter().position(|c| c.id() as i32 == *pid) {
+                let mut c = children.remove(i);
+                let _ = c.wait();
+            }
+            if sys::pid_alive(*pid)
+                && sys::pid_cmdline(*pid)
+                    .iter()
+                    .any(|a| a.contains(tag.as_str()))
+            {
+                return Err(LabError::Other(format!("process {pid} did not exit")));
+            }
+            Ok(())
+        }
+        Resource::Pool { name } => destroy_pool(name),
+        Resource::Netns { name } => {
+            if sys::netns_path(name).exists() {
+                sys::run("ip", ["netns", "del", name.as_str()])?;
+            }
+            Ok(())
+        }
+        Resource::File { path } => match std::fs::remove_file(path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(io(format!("remove {}", path.display()), e)),
+        },
+        Resource::Dir { path } => match std::fs::remove_dir(path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            // Not empty: something the lab did not create is inside; keep it.
+            Err(e) => Err(io(format!("remove {}", path.display()), e)),
+        },
+    }
+}
+
+fn pool_exists(name: &str) -> bool {
+    Command::new("zpool")
+        .args(["list", "-H", "-o", "name", name])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn destroy_pool(name: &str) -> Result<(), LabError> {
+    if !name.starts_with("tb-") {
+        return Err(LabError::Other(format!(
+            "refusing to destroy pool '{name}' without the tb- prefix"
+        )));
+    }
+    if sys::which("zpool").is_none() || !pool_exists(name) {
+        return Ok(());
+    }
+    let mut last = Ok(String::new());
+    for _ in 0..10 {
+        last = sys::run("zpool", ["destroy", "-f", name]);
+        if last.is_ok() || !pool_exists(name) {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    last.map(|_| ())
+}
+
+/// Kernel OpenZFS when its module is loaded (or asked for), else zfs-fuse.
+fn choose_backend(spec: &LabSpec) -> Result<Backend, LabError> {
+    let kernel = Path::new("/sys/module/zfs").exists();
+    let b = match spec.pool.backend {
+        Some(Backend::OpenZfs) if !kernel => {
+            return Err(LabError::Missing(
+                "pool.backend = \"openzfs\" needs the kernel OpenZFS module (modprobe zfs; packages zfs-dkms zfsutils-linux)".into(),
+            ))
+        }
+        Some(Backend::ZfsFuse) if kernel => {
+            return Err(LabError::Spec(
+                "pool.backend = \"zfs-fuse\": the kernel OpenZFS module is loaded and owns the zpool command; use \"openzfs\" or \"auto\"".into(),
+            ))
+        }
+        Some(b) => b,
+        None if kernel => Backend::OpenZfs,
+        None => Backend::ZfsFuse,
+    };
+    if b == Backend::ZfsFuse {
+        if let Some(s) = spec.pool.sync.as_deref().filter(|s| *s != "standard") {
+            return Err(LabError::Spec(format!(
+                "pool.sync: '{s}' is not supported by zfs-fuse (pool version 23 has no sync property); accepted with zfs-fuse: standard"
+            )));
+        }
+    }
+    Ok(b)
+}
+
+/// Start the shared zfs-fuse daemon if it is not answering. The lab never stops
+/// it: other labs and tools on the machine use the same daemon.
+pub fn ensure_zfs_fuse() -> Result<(), LabError> {
+    if pool_list_ok() {
+        return Ok(());
+    }
+    let bin = sys::which("zfs-fuse")
+        .ok_or_else(|| LabError::Missing("program `zfs-fuse` (apt-get install zfs-fuse)".into()))?;
+    for d in ["/var/run/zfs", "/var/lock/zfs", "/etc/zfs"] {
+        let _ = std::fs::create_dir_all(d);
+    }
+    let _ = std::fs::remove_file("/var/run/zfs-fuse.pid");
+    let _ = Command::new(bin)
+        .args(["--pidfile", "/var/run/zfs-fuse.pid", "--no-kstat-mount"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    for _ in 0..100 {
+        if pool_list_ok() {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Err(LabError::Missing("zfs-fuse did not come up (`zpool list` keeps failing); start it with `zfs-fuse` and check syslog".into()))
+}
+
+fn pool_list_ok() -> bool {
+    Command::new("zpool")
+        .arg("list")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// What `lab down --all` found and removed beyond the state files.
+#[derive(Debug, Default)]
+pub struct Sweep {
+    pub removed: Vec<String>,
+    pub kept: Vec<String>,
+}
+
+/// Tear down every lab with a state file under `root`, then remove leftovers of
+/// crashed runs that carry the lab's marks: network namespaces
+/// `tb-*-client`/`tb-*-server`, pools `tb-*` whose disks live under `root`,
+/// mounts under `root/tb-*`, and the lab's own daemons. Nothing without the
+/// prefix is touched.
+pub fn down_all(root: &Path) -> Sweep {
+    let mut sweep = Sweep::default();
+    for lab in Lab::list(root) {
+        let id = lab.state.id.clone();
+        match lab.down() {
+            Ok(()) => sweep.removed.push(format!("lab {id}")),
+            Err(e) => sweep.kept.push(format!("lab {id}: {e}")),
+        }
+    }
+    let root_s = root.display().to_string();
+    let in_root = |p: &str| {
+        Path::new(p)
+            .strip_prefix(root)
+            .ok()
+            .and_then(|rest| rest.components().next())
+            .and_then(|c| c.as_os_str().to_str().map(|s| s.starts_with("tb-")))
+            .unwrap_or(false)
+    };
+    // sshfs mounts first (they hold the pool busy), then pools, then disks.
+    let mut mounts: Vec<PathBuf> = sys::mounts()
+        .into_iter()
+        .filter(|m| in_root(&m.target.display().to_string()) && m.fstype != "fuse.zfs")
+        .map(|m| m.target)
+        .collect();
+    mounts.sort_by_key(|p| std::cmp::Reverse(p.ends_with("client")));
+    for m in mounts.iter().filter(|p| p.ends_with("client")) {
+        match sys::umount(m) {
+            Ok(()) => sweep.removed.push(format!("mount {}", m.display())),
+            Err(e) => sweep.kept.push(format!("mount {}: {e}", m.display())),
+        }
+    }
+    if pool_list_ok() {
+        let names = sys::run("zpool", ["list", "-H", "-o", "name"]).unwrap_or_default();
+        for name in names
+            .lines()
+            .map(str::trim)
+            .filter(|n| n.starts_with("tb-"))
+        {
+            let status = sys::run("zpool", ["status", name]).unwrap_or_default();
+            if status.contains(&root_s) {
+                match destroy_pool(name) {
+                    Ok(()) => sweep.removed.push(format!("pool {name}")),
+                    Err(e) => sweep.kept.push(format!("pool {name}: {e}")),
+                }
+            }
+        }
+    }
+    for m in mounts.iter().filter(|p| !p.ends_with("client")) {
+        if !sys::is_mounted(m) {
+            continue;
+        }
+        match sys::umount(m) {
+            Ok(()) => sweep.removed.push(format!("mount {}", m.display())),
+            Err(e) => sweep.kept.push(format!("mount {}: {e}", m.display())),
+        }
+    }
+    // Daemons: the lab's own (`__daemon` with a config under root/tb-*) and
+    // sshd started with a config there.
+    for pid in sys::all_pids() {
+        let cmd = sys::pid_cmdline(pid);
+        let ours = (cmd.iter().any(|a| a == DAEMON_ARG)
+            || cmd.first().is_some_and(|a| a.ends_with("sshd")))
+            && cmd.iter().any(|a| in_root(a));
+        if ours && pid != std::process::id() as i32 {
+            let tag = cmd.iter().find(|a| in_root(a)).cloned().unwrap_or_default();
+            sys::stop_pid(pid, &tag, Duration::from_secs(3));
+            sweep
+                .removed
+                .push(format!("process {pid} ({})", cmd.join(" ")));
+        }
+    }
+    if let Ok(rd) = std::fs::read_dir("/run/netns") {
+        for e in rd.flatten() {
+            let n = e.file_name().to_string_lossy().into_owned();
+            if n.starts_with("tb-") && (n.ends_with("-client") || n.ends_with("-server")) {
+                match sys::run("ip", ["netns", "del", n.as_str()]) {
+                    Ok(_) => sweep.removed.push(format!("network namespace {n}")),
+                    Err(e) => sweep.kept.push(format!("network namespace {n}: {e}")),
+                }
+            }
+        }
+    }
+    // Directories under root without a state file are reported, not deleted:
+    // without the record the lab cannot prove it made every file inside.
+    if let Ok(rd) = std::fs::read_dir(root) {
+        for e in rd.flatten() {
+            if e.file_name().to_string_lossy().starts_with("tb-") {
+                sweep.kept.push(format!(
+                    "directory {} (no state file; inspect and remove it yourself)",
+                    e.path().display()
+                ));
+            }
+        }
+    }
+    sweep
+}

@@ -1,0 +1,333 @@
+//! Network links: a client and a server network namespace joined by one veth
+//! pair per member link, each end shaped with `tc tbf`. netem is not available
+//! everywhere, so base latency comes from a delaying TCP relay in the server
+//! namespace: it holds every chunk of data for half the added round trip in
+//! each direction (a pipelined delay line, so bandwidth is not reduced).
+//!
+//! Addresses are private 10.77.M.0/24 networks that exist only inside the
+//! lab's own namespaces; nothing is routed anywhere else.
+
+use crate::spec::LinkSpec;
+use crate::sys;
+use crate::LabError;
+use serde::{Deserialize, Serialize};
+use std::io::{Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Port the relay listens on for ssh (forwarded to sshd on the server's
+/// loopback).
+pub const SSH_PORT: u16 = 2222;
+/// Port the relay listens on for the lab's probe service.
+pub const PROBE_PORT: u16 = 7007;
+/// Where the probe service listens inside the server namespace.
+pub const PROBE_BACKEND: &str = "127.0.0.1:7008";
+
+pub fn client_ns(id: &str) -> String {
+    format!("{id}-client")
+}
+pub fn server_ns(id: &str) -> String {
+    format!("{id}-server")
+}
+pub fn client_addr(member: u32) -> String {
+    format!("10.77.{member}.1")
+}
+pub fn server_addr(member: u32) -> String {
+    format!("10.77.{member}.2")
+}
+
+/// Token bucket depth: about 1 ms of traffic at the shaped rate, and at least
+/// a few full frames (tbf needs burst >= rate / timer frequency to reach the
+/// rate).
+fn burst_bytes(rate_bps: u64) -> u64 {
+    (rate_bps / 8 / 1000).max(32 * 1024)
+}
+
+/// Create the namespaces and member links. `record` is called for each
+/// namespace right after it exists, so teardown knows about it even if a later
+/// step fails.
+pub fn create(
+    id: &str,
+    link: &LinkSpec,
+    record: &mut dyn FnMut(String) -> Result<(), LabError>,
+) -> Result<(), LabError> {
+    let (c, s) = (client_ns(id), server_ns(id));
+    for ns in [&c, &s] {
+        sys::run("ip", ["netns", "add", ns.as_str()])?;
+        record(ns.clone())?;
+        sys::run("ip", ["-n", ns.as_str(), "link", "set", "lo", "up"])?;
+    }
+    for m in 0..link.members {
+        let cdev = format!("{id}-c{m}");
+        let sdev = format!("{id}-s{m}");
+        // Created directly inside the namespaces: nothing appears in the
+        // host's namespace even for a moment.
+        sys::run(
+            "ip",
+            [
+                "link", "add", &cdev, "netns", &c, "type", "veth", "peer", "name", &sdev, "netns",
+                &s,
+            ],
+        )?;
+        for (ns, dev, addr) in [(&c, &cdev, client_addr(m)), (&s, &sdev, server_addr(m))] {
+            sys::run(
+                "ip",
+                ["-n", ns, "addr", "add", &format!("{addr}/24"), "dev", dev],
+            )?;
+            sys::run("ip", ["-n", ns, "link", "set", dev, "up"])?;
+            sys::run(
+                "tc",
+                [
+                    "-n",
+                    ns,
+                    "qdisc",
+                    "add",
+                    "dev",
+                    dev,
+                    "root",
+                    "tbf",
+                    "rate",
+                    &format!("{}bit", link.rate_bps),
+                    "burst",
+                    &burst_bytes(link.rate_bps).to_string(),
+                    "latency",
+                    "50ms",
+                ],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// What the relay daemon does, written as JSON by the lab.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RelayConfig {
+    /// (listen, connect) pairs.
+    pub forwards: Vec<(String, String)>,
+    /// Delay added in each direction, µs (half the added round trip).
+    pub one_way_us: u64,
+    /// Address of the probe (echo / sink) service.
+    pub probe_listen: String,
+    /// Created once every listener is bound.
+    pub ready_file: PathBuf,
+}
+
+/// The relay daemon: forwards and delays, plus the probe service. Runs until
+/// killed.
+pub fn serve_relay(cfg: &RelayConfig) -> Result<(), LabError> {
+    let io = |what: &str, e: std::io::Error| LabError::Io {
+        what: what.to_string(),
+        source: e,
+    };
+    let probe = TcpListener::bind(&cfg.probe_listen)
+        .map_err(|e| io(&format!("bind {}", cfg.probe_listen), e))?;
+    std::thread::spawn(move || {
+        for conn in probe.incoming().flatten() {
+            std::thread::spawn(move || probe_session(conn));
+        }
+    });
+    let delay = Duration::from_micros(cfg.one_way_us);
+    for (listen, connect) in &cfg.forwards {
+        let l = TcpListener::bind(listen).map_err(|e| io(&format!("bind {listen}"), e))?;
+        let target: SocketAddr = connect
+            .parse()
+            .map_err(|_| LabError::Other(format!("relay target {connect} is not an address")))?;
+        std::thread::spawn(move || {
+            for conn in l.incoming().flatten() {
+                std::thread::spawn(move || {
+                    if let Ok(up) = TcpStream::connect(target) {
+                        relay_pair(conn, up, delay);
+                    }
+                });
+            }
+        });
+    }
+    std::fs::write(&cfg.ready_file, b"ready\n").map_err(|e| io("write relay ready file", e))?;
+    loop {
+        std::thread::park();
+    }
+}
+
+fn relay_pair(a: TcpStream, b: TcpStream, delay: Duration) {
+    let _ = a.set_nodelay(true);
+    let _ = b.set_nodelay(true);
+    let (a2, b2) = match (a.try_clone(), b.try_clone()) {
+        (Ok(a2), Ok(b2)) => (a2, b2),
+        _ => return,
+    };
+    let t = std::thread::spawn(move || delay_line(a, b2, delay));
+    delay_line(b, a2, delay);
+    let _ = t.join();
+}
+
+/// Copy `from` to `to`, releasing each chunk `delay` after it arrived. A
+/// reader and a writer thread joined by a queue keep chunks in flight
+/// concurrently, as a long cable does.
+fn delay_line(mut from: TcpStream, mut to: TcpStream, delay: Duration) {
+    let (tx, rx) = mpsc::channel::<(Instant, Vec<u8>)>();
+    let writer = std::thread::spawn(move || {
+        precise_timers();
+        while let Ok((due, chunk)) = rx.recv() {
+            let now = Instant::now();
+            if due > now {
+                std::thread::sleep(due - now);
+            }
+            if to.write_all(&chunk).is_err() {
+                break;
+            }
+        }
+        let _ = to.shutdown(Shutdown::Write);
+    });
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        match from.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                if tx
+                    .send((Instant::now() + delay, buf[..n].to_vec()))
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        }
+    }
+    drop(tx);
+    let _ = writer.join();
+}
+
+/// Sleep precisely: the default 50 µs timer slack would distort sub-ms delays.
+fn precise_timers() {
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong);
+    }
+}
+
+const PING_SIZE: usize = 64;
+
+/// The probe protocol: first byte `P` = ping-pong (echo 64-byte messages),
+/// `S` = sink (count bytes until EOF, then answer the count as 8 bytes LE).
+fn probe_session(mut s: TcpStream) {
+    let _ = s.set_nodelay(true);
+    let mut mode = [0u8; 1];
+    if s.read_exact(&mut mode).is_err() {
+        return;
+    }
+    match mode[0] {
+        b'P' => {
+            let mut msg = [0u8; PING_SIZE];
+            while s.read_exact(&mut msg).is_ok() {
+                if s.write_all(&msg).is_err() {
+                    break;
+                }
+            }
+        }
+        b'S' => {
+            let mut buf = vec![0u8; 256 * 1024];
+            let mut total: u64 = 0;
+            loop {
+                match s.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => total += n as u64,
+                }
+            }
+            let _ = s.write_all(&total.to_le_bytes());
+        }
+        _ => {}
+    }
+}
+
+/// The link as measured from the client namespace.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct LinkMeasurement {
+    /// Application round trip of a 64-byte ping-pong over TCP, ms.
+    pub rtt_ms_median: f64,
+    pub rtt_ms_min: f64,
+    /// One TCP flow (uses one member link), Mbit/s of payload.
+    pub single_flow_mbit_s: f64,
+    /// One flow per member link at once, Mbit/s of payload.
+    pub aggregate_mbit_s: f64,
+}
+
+/// Measure RTT and bandwidth through the relay, from the client namespace.
+pub fn measure(id: &str, link: &LinkSpec, seconds: f64) -> Result<LinkMeasurement, LabError> {
+    let ns = client_ns(id);
+    let members = link.members;
+    sys::with_netns(&ns, move || {
+        let io = |what: &str, e: std::io::Error| LabError::Io {
+            what: what.to_string(),
+            source: e,
+        };
+        let target: SocketAddr = format!("{}:{PROBE_PORT}", server_addr(0)).parse().unwrap();
+        let mut s = TcpStream::connect_timeout(&target, Duration::from_secs(5))
+            .map_err(|e| io("connect to the lab probe", e))?;
+        s.set_nodelay(true).ok();
+        s.set_read_timeout(Some(Duration::from_secs(10))).ok();
+        s.write_all(b"P").map_err(|e| io("probe ping", e))?;
+        let mut msg = [7u8; PING_SIZE];
+        let mut rtts = Vec::new();
+        for i in 0..220 {
+            let t = Instant::now();
+            s.write_all(&msg).map_err(|e| io("probe ping", e))?;
+            s.read_exact(&mut msg).map_err(|e| io("probe pong", e))?;
+            // The first exchanges warm up the path (thread wake-ups, caches).
+            if i >= 20 {
+                rtts.push(t.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        drop(s);
+        rtts.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let single = bulk(&[0], seconds)?;
+        let aggregate = if members > 1 {
+            bulk(&(0..members).collect::<Vec<_>>(), seconds)?
+        } else {
+            single
+        };
+        Ok(LinkMeasurement {
+            rtt_ms_median: rtts[rtts.len() / 2],
+            rtt_ms_min: rtts[0],
+            single_flow_mbit_s: single,
+            aggregate_mbit_s: aggregate,
+        })
+    })
+}
+
+/// Send as fast as possible for `seconds` on one flow per listed member;
+/// returns total payload Mbit/s acknowledged by the sink.
+fn bulk(members: &[u32], seconds: f64) -> Result<f64, LabError> {
+    let start = Instant::now();
+    let handles: Vec<_> = members
+        .iter()
+        .map(|m| {
+            let target: SocketAddr = format!("{}:{PROBE_PORT}", server_addr(*m)).parse().unwrap();
+            std::thread::spawn(move || -> std::io::Result<u64> {
+                let mut s = TcpStream::connect_timeout(&target, Duration::from_secs(5))?;
+                s.set_read_timeout(Some(Duration::from_secs(30)))?;
+                s.write_all(b"S")?;
+                let chunk = vec![0x5au8; 256 * 1024];
+                let until = Instant::now() + Duration::from_secs_f64(seconds);
+                while Instant::now() < until {
+                    s.write_all(&chunk)?;
+                }
+                s.shutdown(Shutdown::Write)?;
+                let mut n = [0u8; 8];
+                s.read_exact(&mut n)?;
+                Ok(u64::from_le_bytes(n))
+            })
+        })
+        .collect();
+    let mut total = 0u64;
+    for h in handles {
+        total += h
+            .join()
+            .map_err(|_| LabError::Other("bandwidth probe thread panicked".into()))?
+            .map_err(|e| LabError::Io {
+                what: "bandwidth probe".into(),
+                source: e,
+            })?;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    Ok(total as f64 * 8.0 / secs / 1e6)
+}

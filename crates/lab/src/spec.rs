@@ -1,0 +1,769 @@
+//! `LabSpec`: what a lab is made of, read from TOML and validated once. Every
+//! error names the option and the accepted values.
+
+use crate::diskmodel::{ModelParams, BUILTIN_MODELS};
+use crate::LabError;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Where labs live unless the spec or `TANKBENCH_LAB_ROOT` says otherwise.
+pub const DEFAULT_ROOT: &str = "/var/tmp/tb-lab";
+
+/// The spec as written in TOML (before validation).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSpec {
+    pub name: String,
+    #[serde(default)]
+    pub root: Option<PathBuf>,
+    pub pool: RawPool,
+    #[serde(default)]
+    pub link: Option<RawLink>,
+    #[serde(default)]
+    pub access: Option<String>,
+    /// User-defined or overridden disk models, by name.
+    #[serde(default)]
+    pub models: BTreeMap<String, toml::Value>,
+    /// Default fileio options for `lab run` without options.
+    #[serde(default)]
+    pub workload: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPool {
+    pub layout: String,
+    #[serde(default = "default_disk_model")]
+    pub disk: String,
+    #[serde(default = "default_disk_size")]
+    pub disk_size: String,
+    #[serde(default)]
+    pub backend: Option<String>,
+    #[serde(default)]
+    pub ashift: Option<u32>,
+    #[serde(default)]
+    pub recordsize: Option<String>,
+    #[serde(default)]
+    pub compression: Option<String>,
+    #[serde(default)]
+    pub sync: Option<String>,
+    #[serde(default)]
+    pub log: Option<RawLog>,
+}
+
+fn default_disk_model() -> String {
+    "hdd".into()
+}
+fn default_disk_size() -> String {
+    "8TB".into()
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RawLog {
+    /// "none", "MODEL" or "MODEL:SIZE".
+    Short(String),
+    Full {
+        disk: String,
+        #[serde(default)]
+        size: Option<String>,
+        #[serde(default)]
+        mirror: bool,
+    },
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLink {
+    /// 1G, 10G, lacp, custom.
+    pub kind: String,
+    #[serde(default)]
+    pub rate: Option<String>,
+    #[serde(default)]
+    pub members: Option<u32>,
+    /// Added round-trip time, ms (on top of what the veth pair itself takes).
+    #[serde(default)]
+    pub rtt_ms: Option<f64>,
+}
+
+/// A validated lab specification.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LabSpec {
+    /// Short name; every object is called `tb-<name>...`.
+    pub name: String,
+    pub root: PathBuf,
+    pub pool: PoolSpec,
+    pub link: Option<LinkSpec>,
+    pub access: Access,
+    pub workload: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Backend {
+    ZfsFuse,
+    OpenZfs,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum VdevType {
+    Stripe,
+    Mirror,
+    Raidz1,
+    Raidz2,
+    Raidz3,
+}
+
+impl VdevType {
+    fn zpool_word(self) -> Option<&'static str> {
+        match self {
+            VdevType::Stripe => None,
+            VdevType::Mirror => Some("mirror"),
+            VdevType::Raidz1 => Some("raidz1"),
+            VdevType::Raidz2 => Some("raidz2"),
+            VdevType::Raidz3 => Some("raidz3"),
+        }
+    }
+    fn min_width(self) -> u32 {
+        match self {
+            VdevType::Stripe => 1,
+            VdevType::Mirror => 2,
+            VdevType::Raidz1 => 2,
+            VdevType::Raidz2 => 3,
+            VdevType::Raidz3 => 4,
+        }
+    }
+}
+
+/// `count` top-level vdevs of one type and width.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct VdevGroup {
+    pub count: u32,
+    pub kind: VdevType,
+    pub width: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PoolSpec {
+    /// The layout as written (a label).
+    pub layout_text: String,
+    pub layout: Vec<VdevGroup>,
+    /// `None`: choose at build time (kernel OpenZFS if loaded, else zfs-fuse).
+    pub backend: Option<Backend>,
+    pub disk_model_name: String,
+    pub disk_model: ModelParams,
+    pub disk_size: u64,
+    pub ashift: Option<u32>,
+    pub recordsize: Option<u64>,
+    pub compression: Option<String>,
+    pub sync: Option<String>,
+    pub log: Option<LogSpec>,
+}
+
+impl PoolSpec {
+    pub fn disk_count(&self) -> u32 {
+        self.layout.iter().map(|g| g.count * g.width).sum()
+    }
+
+    /// `zpool create` words for the data vdevs, given the disk paths in order.
+    pub fn vdev_args(&self, disks: &[PathBuf]) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut it = disks.iter();
+        for g in &self.layout {
+            for _ in 0..g.count {
+                if let Some(w) = g.kind.zpool_word() {
+                    out.push(w.to_string());
+                }
+                for _ in 0..g.width {
+                    out.push(
+                        it.next()
+                            .expect("disk count matches layout")
+                            .display()
+                            .to_string(),
+                    );
+                }
+            }
+        }
+        out
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LogSpec {
+    pub model_name: String,
+    pub model: ModelParams,
+    pub size: u64,
+    pub mirror: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LinkSpec {
+    /// Label: 1G, 10G, 2x1G, custom rate.
+    pub label: String,
+    /// Rate of one member link, bits per second.
+    pub rate_bps: u64,
+    /// Member links (LACP); one flow uses one member.
+    pub members: u32,
+    /// Round trip added by the lab's delaying relay, ms.
+    pub added_rtt_ms: f64,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Access {
+    Local,
+    Sshfs,
+}
+
+/// Added round trip for the link presets: typical application-level LAN round
+/// trips are 100-200 µs on 1 GbE and 20-60 µs on 10 GbE (docs/lab.md); the veth
+/// pair and relay contribute a few tens of µs themselves, so the relay adds the
+/// rest.
+const RTT_1G_MS: f64 = 0.1;
+const RTT_10G_MS: f64 = 0.02;
+
+fn bad(option: &str, got: impl std::fmt::Display, accepted: &str) -> LabError {
+    LabError::Spec(format!(
+        "{option}: invalid value '{got}'; accepted: {accepted}"
+    ))
+}
+
+/// Parse a size: a number with an optional unit. K/M/G/T/P (and KiB...) are
+/// binary; KB/MB/GB/TB/PB are decimal, as disk makers use them ("8TB" disk).
+pub fn parse_size(s: &str) -> Option<u64> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let v: f64 = num.parse().ok()?;
+    let mult: f64 = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 1.0,
+        "K" | "KIB" => 1024.0,
+        "M" | "MIB" => 1024f64.powi(2),
+        "G" | "GIB" => 1024f64.powi(3),
+        "T" | "TIB" => 1024f64.powi(4),
+        "P" | "PIB" => 1024f64.powi(5),
+        "KB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "TB" => 1e12,
+        "PB" => 1e15,
+        _ => return None,
+    };
+    let bytes = v * mult;
+    (bytes.is_finite() && bytes >= 1.0).then_some(bytes.round() as u64)
+}
+
+/// Parse a rate like `1gbit`, `2.5gbit`, `100mbit`, `10G` (bits per second).
+pub fn parse_rate(s: &str) -> Option<u64> {
+    let t = s.trim().to_ascii_lowercase();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let v: f64 = num.parse().ok()?;
+    let mult = match unit {
+        "gbit" | "g" | "gbps" | "gbe" => 1e9,
+        "mbit" | "m" | "mbps" => 1e6,
+        "kbit" | "k" | "kbps" => 1e3,
+        "bit" | "bps" | "" => 1.0,
+        _ => return None,
+    };
+    let bps = v * mult;
+    (bps.is_finite() && bps >= 8000.0).then_some(bps.round() as u64)
+}
+
+pub fn format_rate(bps: u64) -> String {
+    if bps % 1_000_000_000 == 0 {
+        format!("{}G", bps / 1_000_000_000)
+    } else if bps >= 1_000_000_000 {
+        format!("{:.1}G", bps as f64 / 1e9)
+    } else {
+        format!("{}M", bps / 1_000_000)
+    }
+}
+
+/// Parse a layout: groups joined by `+`, each `[N x ]TYPE-WIDTH`, e.g.
+/// `raidz2-6`, `2x raidz2-12`, `3 x raidz2-8`, `12x mirror-2`, `stripe-4`,
+/// `raidz2-6 + mirror-2`. `raidz` means raidz1.
+pub fn parse_layout(s: &str) -> Result<Vec<VdevGroup>, String> {
+    let accepted = "groups joined by '+', each '[N x ]TYPE-WIDTH' with TYPE one of stripe, mirror, raidz1 (raidz), raidz2, raidz3, e.g. '2x raidz2-12'";
+    let mut groups = Vec::new();
+    for part in s.split('+') {
+        let part = part.trim().to_ascii_lowercase();
+        let (count, rest) = match part.split_once('x') {
+            Some((n, r))
+                if !n.trim().is_empty() && n.trim().chars().all(|c| c.is_ascii_digit()) =>
+            {
+                (
+                    n.trim().parse::<u32>().map_err(|_| accepted.to_string())?,
+                    r.trim().to_string(),
+                )
+            }
+            _ => (1, part.clone()),
+        };
+        let (ty, width) = rest.rsplit_once('-').ok_or_else(|| accepted.to_string())?;
+        let kind = match ty.trim() {
+            "stripe" | "disk" => VdevType::Stripe,
+            "mirror" => VdevType::Mirror,
+            "raidz" | "raidz1" => VdevType::Raidz1,
+            "raidz2" => VdevType::Raidz2,
+            "raidz3" => VdevType::Raidz3,
+            _ => return Err(accepted.to_string()),
+        };
+        let width: u32 = width.trim().parse().map_err(|_| accepted.to_string())?;
+        if count == 0 {
+            return Err(format!("a group needs at least one vdev; {accepted}"));
+        }
+        if width < kind.min_width() {
+            return Err(format!(
+                "{} needs at least {} disks per vdev, got {width}",
+                ty.trim(),
+                kind.min_width()
+            ));
+        }
+        groups.push(VdevGroup { count, kind, width });
+    }
+    if groups.is_empty() {
+        return Err(accepted.to_string());
+    }
+    Ok(groups)
+}
+
+impl RawSpec {
+    pub fn from_toml(text: &str, origin: &str) -> Result<RawSpec, LabError> {
+        toml::from_str(text)
+            .map_err(|e| LabError::Spec(format!("{origin}: {}", one_line(&e.to_string()))))
+    }
+
+    fn model(&self, name: &str, option: &str) -> Result<ModelParams, LabError> {
+        if let Some(v) = self.models.get(name) {
+            // A user model: a table with `kind` (hdd, ssd, ssd-plp, nvme,
+            // nvme-consumer, none) and any parameters to override.
+            let table = v.as_table().ok_or_else(|| {
+                bad(
+                    &format!("models.{name}"),
+                    v,
+                    "a table with kind = MODEL and parameters",
+                )
+            })?;
+            let base_name = table.get("kind").and_then(|k| k.as_str()).unwrap_or("");
+            let base = ModelParams::builtin(base_name).ok_or_else(|| {
+                bad(
+                    &format!("models.{name}.kind"),
+                    base_name,
+                    &BUILTIN_MODELS.join(", "),
+                )
+            })?;
+            let mut merged =
+                toml::Value::try_from(&base).map_err(|e| LabError::Other(e.to_string()))?;
+            let mt = merged.as_table_mut().expect("model serializes to a table");
+            for (k, val) in table {
+                if k != "kind" {
+                    mt.insert(k.clone(), val.clone());
+                }
+            }
+            let params: ModelParams = merged.try_into().map_err(|e: toml::de::Error| {
+                LabError::Spec(format!("models.{name}: {}", one_line(&e.to_string())))
+            })?;
+            params
+                .validate()
+                .map_err(|e| LabError::Spec(format!("models.{name}: {e}")))?;
+            return Ok(params);
+        }
+        ModelParams::builtin(name).ok_or_else(|| {
+            let mut accepted: Vec<String> = BUILTIN_MODELS.iter().map(|s| s.to_string()).collect();
+            accepted.extend(self.models.keys().cloned());
+            bad(option, name, &accepted.join(", "))
+        })
+    }
+
+    pub fn validate(&self) -> Result<LabSpec, LabError> {
+        let name_ok = !self.name.is_empty()
+            && self.name.len() <= 8
+            && self
+                .name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+        if !name_ok {
+            // Interface names are limited to 15 characters: tb-NAME-c0.
+            return Err(bad(
+                "name",
+                &self.name,
+                "1 to 8 characters from a-z and 0-9",
+            ));
+        }
+        let root = match &self.root {
+            Some(r) => r.clone(),
+            None => default_root(),
+        };
+        if !root.is_absolute() {
+            return Err(bad("root", root.display(), "an absolute path"));
+        }
+        let p = &self.pool;
+        let layout = parse_layout(&p.layout)
+            .map_err(|e| LabError::Spec(format!("pool.layout: '{}': {e}", p.layout)))?;
+        let backend = match p.backend.as_deref() {
+            None | Some("auto") => None,
+            Some("zfs-fuse") => Some(Backend::ZfsFuse),
+            Some("openzfs") | Some("kernel") => Some(Backend::OpenZfs),
+            Some(other) => return Err(bad("pool.backend", other, "auto, zfs-fuse, openzfs")),
+        };
+        let disk_model = self.model(&p.disk, "pool.disk")?;
+        let disk_size = parse_size(&p.disk_size)
+            .filter(|s| *s >= 64 << 20)
+            .ok_or_else(|| {
+                bad(
+                    "pool.disk_size",
+                    &p.disk_size,
+                    "a size of at least 64M, e.g. 8TB, 8T, 100G",
+                )
+            })?;
+        if let Some(a) = p.ashift {
+            if !(9..=16).contains(&a) {
+                return Err(bad("pool.ashift", a, "9 to 16"));
+            }
+        }
+        let recordsize = match &p.recordsize {
+            None => None,
+            Some(r) => Some(
+                parse_size(r)
+                    .filter(|v| v.is_power_of_two() && (512..=1 << 20).contains(v))
+                    .ok_or_else(|| {
+                        bad(
+                            "pool.recordsize",
+                            r,
+                            "a power of two from 512 to 1M, e.g. 128K",
+                        )
+                    })?,
+            ),
+        };
+        let compression = match p.compression.as_deref() {
+            None => None,
+            Some(c) => {
+                let ok = matches!(c, "on" | "off" | "lzjb" | "gzip" | "zle" | "lz4" | "zstd")
+                    || c.strip_prefix("gzip-").is_some_and(|n| {
+                        matches!(n, "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9")
+                    });
+                if !ok {
+                    return Err(bad(
+                        "pool.compression",
+                        c,
+                        "on, off, lzjb, gzip, gzip-1..9, zle, lz4, zstd",
+                    ));
+                }
+                Some(c.to_string())
+            }
+        };
+        let sync = match p.sync.as_deref() {
+            None => None,
+            Some(s @ ("standard" | "always" | "disabled")) => Some(s.to_string()),
+            Some(other) => return Err(bad("pool.sync", other, "standard, always, disabled")),
+        };
+        let log = match &p.log {
+            None => None,
+            Some(RawLog::Short(s)) if s == "none" || s.is_empty() => None,
+            Some(RawLog::Short(s)) => {
+                let (m, size) = match s.split_once(':') {
+                    Some((m, sz)) => (m, Some(sz.to_string())),
+                    None => (s.as_str(), None),
+                };
+                Some(self.log_spec(m, size.as_deref(), false)?)
+            }
+            Some(RawLog::Full { disk, size, mirror }) => {
+                Some(self.log_spec(disk, size.as_deref(), *mirror)?)
+            }
+        };
+        let link = match &self.link {
+            None => None,
+            Some(l) => Some(validate_link(l)?),
+        };
+        let access = match (self.access.as_deref(), &link) {
+            (None, Some(_)) | (Some("sshfs"), Some(_)) => Access::Sshfs,
+            (None, None) | (Some("local"), None) => Access::Local,
+            (Some("local"), Some(_)) => {
+                return Err(LabError::Spec(
+                    "access: 'local' runs on the server side and uses no link; remove [link] or use access = \"sshfs\"".into(),
+                ))
+            }
+            (Some("sshfs"), None) => {
+                return Err(LabError::Spec("access: 'sshfs' needs a [link] (kind = \"1G\", \"10G\", \"lacp\" or \"custom\")".into()))
+            }
+            (Some(other), _) => return Err(bad("access", other, "local, sshfs")),
+        };
+        Ok(LabSpec {
+            name: self.name.clone(),
+            root,
+            pool: PoolSpec {
+                layout_text: p.layout.clone(),
+                layout,
+                backend,
+                disk_model_name: p.disk.clone(),
+                disk_model,
+                disk_size,
+                ashift: p.ashift,
+                recordsize,
+                compression,
+                sync,
+                log,
+            },
+            link,
+            access,
+            workload: self.workload.clone(),
+        })
+    }
+
+    fn log_spec(&self, model: &str, size: Option<&str>, mirror: bool) -> Result<LogSpec, LabError> {
+        let params = self.model(model, "pool.log")?;
+        let size = match size {
+            None => 10_000_000_000,
+            Some(s) => parse_size(s)
+                .filter(|v| *v >= 64 << 20)
+                .ok_or_else(|| bad("pool.log size", s, "a size of at least 64M, e.g. 10GB"))?,
+        };
+        Ok(LogSpec {
+            model_name: model.to_string(),
+            model: params,
+            size,
+            mirror,
+        })
+    }
+}
+
+fn validate_link(l: &RawLink) -> Result<LinkSpec, LabError> {
+    let rate = |default: Option<u64>| -> Result<u64, LabError> {
+        match (&l.rate, default) {
+            (Some(r), _) => parse_rate(r)
+                .ok_or_else(|| bad("link.rate", r, "a rate such as 1gbit, 2.5gbit, 100mbit")),
+            (None, Some(d)) => Ok(d),
+            (None, None) => Err(LabError::Spec(format!(
+                "link.rate: required for link.kind = '{}' (e.g. rate = \"1gbit\")",
+                l.kind
+            ))),
+        }
+    };
+    if let Some(r) = l.rtt_ms {
+        if !(r.is_finite() && (0.0..=1000.0).contains(&r)) {
+            return Err(bad(
+                "link.rtt_ms",
+                r,
+                "0 to 1000 (ms added to the round trip)",
+            ));
+        }
+    }
+    let kind = l.kind.to_ascii_lowercase();
+    let (rate_bps, members, default_rtt) = match kind.as_str() {
+        "1g" | "1gbe" => (1_000_000_000, 1, RTT_1G_MS),
+        "10g" | "10gbe" => (10_000_000_000, 1, RTT_10G_MS),
+        "lacp" => {
+            let m = l.members.unwrap_or(2);
+            if !(2..=8).contains(&m) {
+                return Err(bad("link.members", m, "2 to 8"));
+            }
+            let r = rate(Some(1_000_000_000))?;
+            (
+                r,
+                m,
+                if r >= 10_000_000_000 {
+                    RTT_10G_MS
+                } else {
+                    RTT_1G_MS
+                },
+            )
+        }
+        "custom" => (rate(None)?, 1, 0.0),
+        other => return Err(bad("link.kind", other, "1G, 10G, lacp, custom")),
+    };
+    if l.members.is_some() && kind != "lacp" {
+        return Err(LabError::Spec(
+            "link.members: only for link.kind = \"lacp\"".into(),
+        ));
+    }
+    if l.rate.is_some() && (kind == "1g" || kind == "10g" || kind == "1gbe" || kind == "10gbe") {
+        return Err(LabError::Spec(format!(
+            "link.rate: '{}' fixes the rate; use kind = \"custom\" for another rate",
+            l.kind
+        )));
+    }
+    let label = match kind.as_str() {
+        "lacp" => format!("{members}x{}", format_rate(rate_bps)),
+        "custom" => format_rate(rate_bps),
+        _ => l.kind.to_uppercase().replace("GBE", "G"),
+    };
+    Ok(LinkSpec {
+        label,
+        rate_bps,
+        members,
+        added_rtt_ms: l.rtt_ms.unwrap_or(default_rtt),
+    })
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+pub fn default_root() -> PathBuf {
+    std::env::var_os("TANKBENCH_LAB_ROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_ROOT))
+}
+
+/// Read and validate a spec file.
+pub fn load(path: &Path) -> Result<LabSpec, LabError> {
+    let text = std::fs::read_to_string(path).map_err(|e| LabError::Io {
+        what: format!("read lab spec {}", path.display()),
+        source: e,
+    })?;
+    RawSpec::from_toml(&text, &path.display().to_string())?.validate()
+}
+
+impl LabSpec {
+    pub fn from_toml(text: &str) -> Result<LabSpec, LabError> {
+        RawSpec::from_toml(text, "spec")?.validate()
+    }
+
+    /// The prefixed name of the lab: `tb-<name>`.
+    pub fn id(&self) -> String {
+        format!("tb-{}", self.name)
+    }
+
+    /// Labels describing this configuration, put into each RunResult.
+    pub fn labels(&self) -> BTreeMap<String, String> {
+        let mut m = BTreeMap::new();
+        m.insert("lab".into(), self.id());
+        m.insert("layout".into(), self.pool.layout_text.clone());
+        m.insert("disk".into(), self.pool.disk_model_name.clone());
+        m.insert(
+            "slog".into(),
+            match &self.pool.log {
+                Some(l) => l.model_name.clone(),
+                None => "none".into(),
+            },
+        );
+        m.insert(
+            "link".into(),
+            self.link
+                .as_ref()
+                .map(|l| l.label.clone())
+                .unwrap_or_else(|| "local".into()),
+        );
+        m.insert(
+            "access".into(),
+            match self.access {
+                Access::Local => "local".into(),
+                Access::Sshfs => "sshfs".into(),
+            },
+        );
+        m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_rates() {
+        assert_eq!(parse_size("8TB"), Some(8_000_000_000_000));
+        assert_eq!(parse_size("8T"), Some(8 << 40));
+        assert_eq!(parse_size("4K"), Some(4096));
+        assert_eq!(parse_size("10GB"), Some(10_000_000_000));
+        assert_eq!(parse_size("1.5G"), Some(1_610_612_736));
+        assert_eq!(parse_size("12 parsecs"), None);
+        assert_eq!(parse_rate("1gbit"), Some(1_000_000_000));
+        assert_eq!(parse_rate("2.5gbit"), Some(2_500_000_000));
+        assert_eq!(parse_rate("100mbit"), Some(100_000_000));
+        assert_eq!(parse_rate("fast"), None);
+    }
+
+    #[test]
+    fn layouts() {
+        let l = parse_layout("2x raidz2-12").unwrap();
+        assert_eq!(
+            l,
+            vec![VdevGroup {
+                count: 2,
+                kind: VdevType::Raidz2,
+                width: 12
+            }]
+        );
+        let l = parse_layout("3 x raidz2-8").unwrap();
+        assert_eq!(l[0].count, 3);
+        let l = parse_layout("raidz2-6 + mirror-2").unwrap();
+        assert_eq!(l.len(), 2);
+        assert!(parse_layout("raidz3-3").unwrap_err().contains("at least 4"));
+        assert!(parse_layout("raid5-4").is_err());
+    }
+
+    #[test]
+    fn full_spec() {
+        let s = LabSpec::from_toml(
+            r#"
+name = "ci"
+[pool]
+layout = "raidz2-6"
+disk = "hdd"
+disk_size = "8TB"
+log = "ssd-plp:1G"
+[link]
+kind = "1G"
+[models.slow]
+kind = "hdd"
+rpm = 5400
+"#,
+        )
+        .unwrap();
+        assert_eq!(s.pool.disk_count(), 6);
+        assert_eq!(s.access, Access::Sshfs);
+        assert_eq!(s.link.as_ref().unwrap().label, "1G");
+        assert_eq!(s.pool.log.as_ref().unwrap().size, 1 << 30);
+        let disks: Vec<PathBuf> = (0..6).map(|i| PathBuf::from(format!("/d{i}"))).collect();
+        assert_eq!(s.pool.vdev_args(&disks)[0], "raidz2");
+        assert_eq!(s.labels()["slog"], "ssd-plp");
+    }
+
+    #[test]
+    fn user_model_overrides() {
+        let s = LabSpec::from_toml(
+            "name = \"x\"\n[pool]\nlayout = \"mirror-2\"\ndisk = \"slow\"\n[models.slow]\nkind = \"hdd\"\nrpm = 5400\n",
+        )
+        .unwrap();
+        match s.pool.disk_model {
+            ModelParams::Hdd(h) => {
+                assert_eq!(h.rpm, 5400.0);
+                assert_eq!(h.avg_seek_ms, 8.5);
+            }
+            _ => panic!("expected hdd"),
+        }
+    }
+
+    #[test]
+    fn errors_name_the_option() {
+        let e =
+            LabSpec::from_toml("name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\ndisk = \"floppy\"\n")
+                .unwrap_err();
+        assert!(
+            e.to_string().contains("pool.disk") && e.to_string().contains("ssd-plp"),
+            "{e}"
+        );
+        let e =
+            LabSpec::from_toml("name = \"Bad_Name\"\n[pool]\nlayout = \"raidz2-6\"\n").unwrap_err();
+        assert!(e.to_string().starts_with("name:"), "{e}");
+        let e = LabSpec::from_toml(
+            "name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\n[link]\nkind = \"5G\"\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("link.kind") && e.to_string().contains("lacp"),
+            "{e}"
+        );
+        let e = LabSpec::from_toml(
+            "name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\nsync = \"sometimes\"\n",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("pool.sync"), "{e}");
+    }
+}

@@ -1,0 +1,69 @@
+//! The state file: every object a lab creates, in creation order, written to
+//! disk after each step so that `lab down` (or `lab down --all` after a crash)
+//! can remove exactly what was made and nothing else.
+
+use crate::spec::LabSpec;
+use crate::LabError;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Resource {
+    /// A directory the lab created (removed only when empty).
+    Dir { path: PathBuf },
+    /// A file the lab created.
+    File { path: PathBuf },
+    /// A daemon process the lab started; `tag` must appear in its command line
+    /// before it is signalled (guards against pid reuse).
+    Process { pid: i32, tag: String, what: String },
+    /// A FUSE or sshfs mount the lab made.
+    Mount { path: PathBuf },
+    /// A ZFS pool the lab created.
+    Pool { name: String },
+    /// A network namespace (its veth ends and qdiscs go with it).
+    Netns { name: String },
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct State {
+    pub id: String,
+    pub spec: LabSpec,
+    /// Creation order; teardown walks it backwards.
+    pub resources: Vec<Resource>,
+    /// Filled in once the lab is up.
+    #[serde(default)]
+    pub info: Option<crate::lab::LabInfo>,
+}
+
+pub const STATE_FILE: &str = "state.json";
+
+impl State {
+    pub fn path(dir: &Path) -> PathBuf {
+        dir.join(STATE_FILE)
+    }
+
+    pub fn load(dir: &Path) -> Result<State, LabError> {
+        let p = Self::path(dir);
+        let text = std::fs::read_to_string(&p).map_err(|e| LabError::Io {
+            what: format!("read lab state {}", p.display()),
+            source: e,
+        })?;
+        serde_json::from_str(&text)
+            .map_err(|e| LabError::Other(format!("lab state {} is damaged: {e}", p.display())))
+    }
+
+    /// Write atomically (temp file + rename) so a crash never leaves half a
+    /// state file.
+    pub fn save(&self, dir: &Path) -> Result<(), LabError> {
+        let p = Self::path(dir);
+        let tmp = dir.join("state.json.tmp");
+        let text = serde_json::to_string_pretty(self).expect("state serializes");
+        std::fs::write(&tmp, text)
+            .and_then(|_| std::fs::rename(&tmp, &p))
+            .map_err(|e| LabError::Io {
+                what: format!("write lab state {}", p.display()),
+                source: e,
+            })
+    }
+}

@@ -1,0 +1,321 @@
+//! Small system helpers: running programs with clear errors, the mount table,
+//! network-namespace entry for child processes, prerequisites, and Ctrl-C.
+
+use crate::LabError;
+use std::ffi::OsStr;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Run a program to completion; a non-zero exit becomes an error carrying the
+/// command line and its stderr.
+pub fn run<I, S>(program: &str, args: I) -> Result<String, LabError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut cmd = Command::new(program);
+    cmd.args(args);
+    run_cmd(&mut cmd)
+}
+
+pub fn run_cmd(cmd: &mut Command) -> Result<String, LabError> {
+    let out = output(cmd)?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(LabError::Command {
+            command: describe(cmd),
+            status: out.status.code().unwrap_or(-1),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        })
+    }
+}
+
+pub fn output(cmd: &mut Command) -> Result<Output, LabError> {
+    cmd.stdin(Stdio::null());
+    cmd.output().map_err(|e| LabError::Spawn {
+        command: describe(cmd),
+        source: e,
+    })
+}
+
+pub fn describe(cmd: &Command) -> String {
+    let mut s = cmd.get_program().to_string_lossy().into_owned();
+    for a in cmd.get_args() {
+        s.push(' ');
+        s.push_str(&a.to_string_lossy());
+    }
+    s
+}
+
+/// Make `cmd` run inside network namespace `netns` (a name under
+/// /run/netns) while staying in the host's mount namespace. `ip netns exec`
+/// would also give the child a private mount namespace, and then an sshfs
+/// mount made inside it would be invisible to the workload started next.
+pub fn in_netns(cmd: &mut Command, netns: &str) -> Result<(), LabError> {
+    let path = netns_path(netns);
+    let fd = std::fs::File::open(&path).map_err(|e| LabError::Io {
+        what: format!("open network namespace {}", path.display()),
+        source: e,
+    })?;
+    let raw = std::os::fd::AsRawFd::as_raw_fd(&fd);
+    // The fd must stay open until the child has called setns; keep it alive in
+    // the closure (dropped with the Command).
+    let keep = std::sync::Arc::new(fd);
+    unsafe {
+        cmd.pre_exec(move || {
+            let _hold = &keep;
+            if libc::setns(raw, libc::CLONE_NEWNET) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    Ok(())
+}
+
+pub fn netns_path(netns: &str) -> PathBuf {
+    Path::new("/run/netns").join(netns)
+}
+
+/// Run `f` on a new thread that has joined network namespace `netns`
+/// (namespaces are per thread, so the caller's threads are unaffected).
+pub fn with_netns<T: Send + 'static>(
+    netns: &str,
+    f: impl FnOnce() -> Result<T, LabError> + Send + 'static,
+) -> Result<T, LabError> {
+    let path = netns_path(netns);
+    let fd = std::fs::File::open(&path).map_err(|e| LabError::Io {
+        what: format!("open network namespace {}", path.display()),
+        source: e,
+    })?;
+    std::thread::spawn(move || {
+        let raw = std::os::fd::AsRawFd::as_raw_fd(&fd);
+        if unsafe { libc::setns(raw, libc::CLONE_NEWNET) } != 0 {
+            return Err(LabError::Io {
+                what: "setns into the lab network namespace".into(),
+                source: std::io::Error::last_os_error(),
+            });
+        }
+        f()
+    })
+    .join()
+    .map_err(|_| LabError::Other("a network-namespace worker thread panicked".into()))?
+}
+
+#[derive(Debug, Clone)]
+pub struct MountEntry {
+    pub source: String,
+    pub target: PathBuf,
+    pub fstype: String,
+}
+
+/// The mount table of this process's mount namespace.
+pub fn mounts() -> Vec<MountEntry> {
+    let text = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+    text.lines()
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            let source = unescape(it.next()?);
+            let target = PathBuf::from(unescape(it.next()?));
+            let fstype = it.next()?.to_string();
+            Some(MountEntry {
+                source,
+                target,
+                fstype,
+            })
+        })
+        .collect()
+}
+
+/// /proc/mounts escapes space, tab, newline and backslash as octal.
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\'
+            && i + 3 < b.len() + 0
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
+            let v = (b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0');
+            out.push(v);
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+pub fn is_mounted(path: &Path) -> bool {
+    mounts().iter().any(|m| m.target == path)
+}
+
+/// Unmount `path` (no lazy detach: a busy mount is an error worth seeing).
+pub fn umount(path: &Path) -> Result<(), LabError> {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|_| LabError::Other("path with NUL".into()))?;
+    if unsafe { libc::umount2(c.as_ptr(), 0) } != 0 {
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() == Some(libc::EINVAL) && !is_mounted(path) {
+            return Ok(());
+        }
+        return Err(LabError::Io {
+            what: format!("unmount {}", path.display()),
+            source: e,
+        });
+    }
+    Ok(())
+}
+
+pub fn which(program: &str) -> Option<PathBuf> {
+    if program.contains('/') {
+        return Path::new(program).exists().then(|| PathBuf::from(program));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    // sbin directories are searched too: `ip`, `sshd`, `zpool` live there and a
+    // non-login root shell may not have them on PATH.
+    std::env::split_paths(&path)
+        .chain(
+            ["/usr/sbin", "/sbin", "/usr/bin", "/bin"]
+                .iter()
+                .map(PathBuf::from),
+        )
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+}
+
+/// A program the lab needs, and how to get it.
+pub struct Requirement {
+    pub program: &'static str,
+    pub package: &'static str,
+}
+
+/// Check root, /dev/fuse and the given programs; one error listing everything
+/// missing with the command that installs it.
+pub fn check_prerequisites(programs: &[Requirement]) -> Result<(), LabError> {
+    let mut missing = Vec::new();
+    if unsafe { libc::geteuid() } != 0 {
+        missing.push("root privileges (run as root, e.g. with sudo: the lab creates network namespaces and mounts)".to_string());
+    }
+    if !Path::new("/dev/fuse").exists() {
+        missing.push("/dev/fuse (load the fuse module: modprobe fuse; in a container, pass --device /dev/fuse)".to_string());
+    }
+    let mut packages: Vec<&str> = Vec::new();
+    for r in programs {
+        if which(r.program).is_none() {
+            missing.push(format!("program `{}` (package {})", r.program, r.package));
+            if !packages.contains(&r.package) {
+                packages.push(r.package);
+            }
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let mut msg = format!("the lab cannot run; missing: {}", missing.join("; "));
+    if !packages.is_empty() {
+        msg.push_str(&format!(
+            "; install with: apt-get install {}",
+            packages.join(" ")
+        ));
+    }
+    Err(LabError::Missing(msg))
+}
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_sig: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// Route SIGINT, SIGTERM and SIGHUP to a flag so a build or run in progress can
+/// stop at the next step and tear down instead of dying half-built. Child
+/// processes in the same process group still get the signal themselves.
+pub fn install_interrupt_handler() {
+    unsafe {
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut sa.sa_mask);
+            sa.sa_flags = 0;
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+}
+
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+pub fn check_interrupted() -> Result<(), LabError> {
+    if interrupted() {
+        Err(LabError::Interrupted)
+    } else {
+        Ok(())
+    }
+}
+
+/// Whether process `pid` exists (and is not a zombie we could reap).
+pub fn pid_alive(pid: i32) -> bool {
+    if pid <= 0 {
+        return false;
+    }
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(s) => {
+            // State is the field after the parenthesised command name.
+            let state = s
+                .rsplit_once(')')
+                .and_then(|(_, r)| r.split_whitespace().next());
+            state != Some("Z")
+        }
+        Err(_) => false,
+    }
+}
+
+/// Command line of `pid`, NUL-separated arguments.
+pub fn pid_cmdline(pid: i32) -> Vec<String> {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| {
+            b.split(|c| *c == 0)
+                .filter(|s| !s.is_empty())
+                .map(|s| String::from_utf8_lossy(s).into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Stop a process the lab started: SIGTERM, wait up to `grace`, then SIGKILL.
+/// `expect` guards against pid reuse: the command line must contain it.
+pub fn stop_pid(pid: i32, expect: &str, grace: std::time::Duration) {
+    if !pid_alive(pid) || !pid_cmdline(pid).iter().any(|a| a.contains(expect)) {
+        return;
+    }
+    unsafe {
+        libc::kill(pid, libc::SIGTERM);
+    }
+    let deadline = std::time::Instant::now() + grace;
+    while std::time::Instant::now() < deadline {
+        if !pid_alive(pid) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    unsafe {
+        libc::kill(pid, libc::SIGKILL);
+    }
+}
+
+/// Every process id on the machine.
+pub fn all_pids() -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .map(|rd| {
+            rd.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
