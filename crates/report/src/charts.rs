@@ -94,7 +94,7 @@ pub fn throughput_chart(g: &Grouping) -> Option<String> {
             }
         }
     }
-    let ticks = nice_ticks(max, 6);
+    let ticks = nice_ticks(max, 8);
     let xmax = *ticks.last().unwrap_or(&1.0);
     let x = |v: f64| left + (right - left) * v / xmax;
 
@@ -150,7 +150,8 @@ pub fn throughput_chart(g: &Grouping) -> Option<String> {
         let mid = y0 + series.len() as f64 * (bar_h + 3.0) / 2.0;
         let n = grp.runs.len();
         let runs_note = if n > 1 {
-            format!(r#"<tspan fill="{MUTED}" font-size="10"> ×{n}</tspan>"#)
+            // A no-break space: XML collapses a leading plain space in a tspan.
+            format!("<tspan fill=\"{MUTED}\" font-size=\"10\">\u{a0}×{n}</tspan>")
         } else {
             String::new()
         };
@@ -458,89 +459,126 @@ fn push_point(pts: &mut Vec<(f64, f64)>, p: (f64, f64)) {
     pts.push(p);
 }
 
-/// Throughput over time from the interval samples: one line per run, coloured by
-/// configuration; reads solid, writes dashed.
+/// Throughput over time from the interval samples: a panel for reads and one
+/// for writes (when present), one line per configuration, averaged over its
+/// repeats at each sample time. Per-run lines of a 12 x 3 matrix are unreadable.
 pub fn timeline_chart(g: &Grouping) -> Option<String> {
-    let has = |f: fn(&fileio::result::IntervalSample) -> f64| {
+    type Pick = fn(&fileio::result::IntervalSample) -> f64;
+    let panels: Vec<(&str, Pick)> = [
+        ("read MiB/s", (|s| s.read_mib_per_s) as Pick),
+        ("write MiB/s", (|s| s.written_mib_per_s) as Pick),
+    ]
+    .into_iter()
+    .filter(|(_, f)| {
         g.runs
             .iter()
             .any(|r| r.result.intervals.iter().any(|s| f(s) > 0.0))
-    };
-    let (reads, writes) = (has(|s| s.read_mib_per_s), has(|s| s.written_mib_per_s));
-    if !reads && !writes {
+    })
+    .collect();
+    if panels.is_empty() {
         return None;
     }
-    let mut tmax = 0.0f64;
-    let mut vmax = 0.0f64;
-    for r in g.runs {
-        for s in &r.result.intervals {
-            tmax = tmax.max(s.t_s);
-            vmax = vmax.max(s.read_mib_per_s).max(s.written_mib_per_s);
+    // Per panel, per group: the mean over repeats at each sample time (ms key,
+    // so 1.0 s and 1.0000001 s meet).
+    let mut lines: Vec<Vec<(usize, Vec<(f64, f64)>)>> = Vec::new();
+    let (mut tmax, mut vmax) = (0.0f64, 0.0f64);
+    for (_, f) in &panels {
+        let mut per_group = Vec::new();
+        for (gi, grp) in g.groups.iter().enumerate() {
+            let mut acc: BTreeMap<i64, (f64, u32)> = BTreeMap::new();
+            for r in g.results(grp) {
+                for s in &r.intervals {
+                    let e = acc
+                        .entry((s.t_s * 1000.0).round() as i64)
+                        .or_insert((0.0, 0));
+                    e.0 += f(s);
+                    e.1 += 1;
+                }
+            }
+            let pts: Vec<(f64, f64)> = acc
+                .into_iter()
+                .map(|(t, (sum, n))| (t as f64 / 1000.0, sum / n as f64))
+                .collect();
+            for &(t, v) in &pts {
+                tmax = tmax.max(t);
+                vmax = vmax.max(v);
+            }
+            if !pts.is_empty() {
+                per_group.push((gi, pts));
+            }
         }
+        lines.push(per_group);
     }
     let xt = nice_ticks(tmax, 8);
-    let yt = nice_ticks(vmax, 5);
+    let yt = nice_ticks(vmax, 4);
     let (txmax, yvmax) = (*xt.last().unwrap_or(&1.0), *yt.last().unwrap_or(&1.0));
     let legend_w = 230.0;
-    let (left, right, top, bottom) = (70.0, WIDTH - legend_w, 84.0, 380.0);
+    let (left, right, top) = (70.0, WIDTH - legend_w, 70.0);
+    let panel_h = 170.0;
+    let gap = 34.0;
+    let bottom = top + panels.len() as f64 * panel_h + (panels.len() - 1) as f64 * gap;
     let height = bottom + 56.0;
     let x = |t: f64| left + (right - left) * t / txmax;
-    let y = |v: f64| bottom - (bottom - top) * v / yvmax;
 
     let mut svg = Svg::new(WIDTH, height, "Throughput over time");
     header(&mut svg, "Throughput over time", &subtitle(g));
-    let mut kinds = Vec::new();
-    if reads {
-        kinds.push(("read".to_string(), INK, false));
-    }
-    if writes {
-        kinds.push(("write".to_string(), INK, true));
-    }
-    // Line-style legend: a solid and a dashed sample line.
-    let mut cx = left;
-    for (name, color, dashed) in &kinds {
-        svg.raw(&format!(
-            r#"<line x1="{cx:.1}" y1="60" x2="{:.1}" y2="60" stroke="{color}" stroke-width="2"{}/>"#,
-            cx + 22.0,
-            if *dashed { r#" stroke-dasharray="5 3""# } else { "" }
-        ));
+    for (pi, (name, _)) in panels.iter().enumerate() {
+        let ptop = top + pi as f64 * (panel_h + gap);
+        let pbot = ptop + panel_h;
+        let y = |v: f64| pbot - (pbot - ptop - 8.0) * v / yvmax;
+        for t in &yt {
+            svg.line(left, y(*t), right, y(*t), GRID, 1.0);
+            svg.text(
+                left - 8.0,
+                y(*t) + 4.0,
+                &tick_label(*t),
+                11.0,
+                "end",
+                MUTED,
+                "",
+            );
+        }
+        for t in &xt {
+            svg.line(x(*t), pbot, x(*t), pbot + 4.0, INK, 1.0);
+            svg.text(
+                x(*t),
+                pbot + 17.0,
+                &tick_label(*t),
+                11.0,
+                "middle",
+                MUTED,
+                "",
+            );
+        }
+        svg.line(left, pbot, right, pbot, INK, 1.0);
+        svg.line(left, ptop, left, pbot, INK, 1.0);
         svg.text(
-            cx + 28.0,
-            64.0,
-            &format!("{name} MiB/s"),
+            18.0,
+            (ptop + pbot) / 2.0,
+            name,
             12.0,
-            "start",
-            INK,
-            "",
-        );
-        cx += 120.0;
-    }
-    for t in &yt {
-        svg.line(left, y(*t), right, y(*t), GRID, 1.0);
-        svg.text(
-            left - 8.0,
-            y(*t) + 4.0,
-            &tick_label(*t),
-            11.0,
-            "end",
-            MUTED,
-            "",
-        );
-    }
-    for t in &xt {
-        svg.line(x(*t), bottom, x(*t), bottom + 4.0, INK, 1.0);
-        svg.text(
-            x(*t),
-            bottom + 17.0,
-            &tick_label(*t),
-            11.0,
             "middle",
-            MUTED,
-            "",
+            INK,
+            &format!("transform=\"rotate(-90 18 {:.1})\"", (ptop + pbot) / 2.0),
         );
+        for (gi, pts) in &lines[pi] {
+            let mut d = String::new();
+            for (k, (t, v)) in pts.iter().enumerate() {
+                let _ = write!(
+                    d,
+                    "{}{:.1},{:.1}",
+                    if k == 0 { "M" } else { " L" },
+                    x(*t),
+                    y(*v)
+                );
+            }
+            svg.raw(&format!(
+                r#"<path class="mark" d="{d}" fill="none" stroke="{}" stroke-width="1.8" stroke-linejoin="round"><title>{}</title></path>"#,
+                color(*gi),
+                crate::html::escape(&g.group_name(&g.groups[*gi]))
+            ));
+        }
     }
-    svg.line(left, bottom, right, bottom, INK, 1.0);
-    svg.line(left, top, left, bottom, INK, 1.0);
     svg.text(
         (left + right) / 2.0,
         bottom + 40.0,
@@ -550,56 +588,13 @@ pub fn timeline_chart(g: &Grouping) -> Option<String> {
         INK,
         "",
     );
-    svg.text(
-        18.0,
-        (top + bottom) / 2.0,
-        "MiB/s",
-        12.0,
-        "middle",
-        INK,
-        &format!("transform=\"rotate(-90 18 {:.1})\"", (top + bottom) / 2.0),
-    );
-
-    let mut legend = Vec::new();
-    for (gi, grp) in g.groups.iter().enumerate() {
-        let color = color(gi);
-        let mut drew = false;
-        for r in g.results(grp) {
-            if r.intervals.is_empty() {
-                continue;
-            }
-            let series: [(bool, fn(&fileio::result::IntervalSample) -> f64, &str); 2] = [
-                (reads, |s| s.read_mib_per_s, ""),
-                (
-                    writes,
-                    |s| s.written_mib_per_s,
-                    r#" stroke-dasharray="6 4""#,
-                ),
-            ];
-            for (on, f, dash) in series {
-                if !on {
-                    continue;
-                }
-                let mut d = String::new();
-                for (k, s) in r.intervals.iter().enumerate() {
-                    let _ = write!(
-                        d,
-                        "{}{:.1},{:.1}",
-                        if k == 0 { "M" } else { " L" },
-                        x(s.t_s),
-                        y(f(s))
-                    );
-                }
-                svg.raw(&format!(
-                    r#"<path class="mark" d="{d}" fill="none" stroke="{color}" stroke-width="1.8"{dash} stroke-linejoin="round"/>"#
-                ));
-                drew = true;
-            }
-        }
-        if drew {
-            legend.push((g.group_name(grp), color));
-        }
-    }
+    let legend: Vec<(String, &str)> = g
+        .groups
+        .iter()
+        .enumerate()
+        .filter(|(gi, _)| lines.iter().any(|p| p.iter().any(|(i, _)| i == gi)))
+        .map(|(gi, grp)| (g.group_name(grp), color(gi)))
+        .collect();
     if !g.columns.is_empty() {
         svg.text(
             right + 20.0,

@@ -221,7 +221,7 @@ fn runs_html(runs: &[StoredRun]) -> Table {
             )),
             Cell::Num(Some(res.rates.read_mib_per_s)),
             Cell::Num(Some(res.rates.written_mib_per_s)),
-            Cell::Num(Some(res.warnings.len() as f64)),
+            Cell::Int(res.warnings.len() as u64),
         ]);
     }
     t

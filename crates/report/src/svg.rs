@@ -13,10 +13,11 @@ pub const SVG_MARKER: &str = "<!-- generator: tankbench report -->";
 /// so the PNG and the page look alike; the rest are browser fallbacks.
 pub const FONT_FAMILY: &str = "DejaVu Sans, Verdana, Arial, sans-serif";
 
-/// Tableau 10: distinguishable, and readable on white.
-pub const PALETTE: [&str; 10] = [
+/// Tableau 10 plus two darker hues, so a 12-configuration matrix (the
+/// reference user's) needs no repeated colour.
+pub const PALETTE: [&str; 12] = [
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-    "#9c755f", "#bab0ac",
+    "#9c755f", "#bab0ac", "#1f3b73", "#8c1d40",
 ];
 pub const READ_COLOR: &str = "#4e79a7";
 pub const WRITE_COLOR: &str = "#f28e2b";

@@ -19,6 +19,8 @@ pub enum Cell {
     /// Mean ± sd over repeats; None when no run of the row has the metric.
     Stat(Option<Summary>),
     Num(Option<f64>),
+    /// A count (runs, warnings): no decimals.
+    Int(u64),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -158,6 +160,7 @@ impl Table {
                 match cell {
                     Cell::Text(s) => fields.push(s.clone()),
                     Cell::Num(v) => fields.push(v.map(|v| v.to_string()).unwrap_or_default()),
+                    Cell::Int(n) => fields.push(n.to_string()),
                     Cell::Stat(s) => {
                         fields.push(s.map(|s| s.mean.to_string()).unwrap_or_default());
                         fields.push(
@@ -239,6 +242,7 @@ fn cell_text(c: &Cell) -> String {
         Cell::Text(s) => s.clone(),
         Cell::Num(None) | Cell::Stat(None) => "–".to_string(),
         Cell::Num(Some(v)) => fmt_num(*v),
+        Cell::Int(n) => n.to_string(),
         Cell::Stat(Some(s)) if s.n > 1 => {
             format!("{} ± {}", fmt_num(s.mean), fmt_like(s.sd, s.mean))
         }
@@ -271,9 +275,15 @@ pub fn fmt_num(x: f64) -> String {
     format!("{:.*}", decimals(x), x)
 }
 
-/// `x` with the decimals of `like`, so `12.34 ± 0.56` lines up.
+/// `x` (a spread) with the decimals of `like` (its mean), so `12.34 ± 0.56`
+/// reads as one precision; more decimals only if the spread would show as 0.
 fn fmt_like(x: f64, like: f64) -> String {
-    format!("{:.*}", decimals(like).max(decimals(x).min(3)), x)
+    let d = decimals(like);
+    if x != 0.0 && x.abs() < 0.5 * 10f64.powi(-(d as i32)) {
+        format!("{:.*}", decimals(x), x)
+    } else {
+        format!("{:.*}", d, x)
+    }
 }
 
 /// The metric the latency column shows: event latency at the first requested
@@ -313,7 +323,7 @@ pub fn grouped_table(g: &Grouping) -> Table {
 
     for grp in &g.groups {
         let mut row: Vec<Cell> = grp.key.iter().map(|v| Cell::Text(v.clone())).collect();
-        row.push(Cell::Num(Some(grp.runs.len() as f64)));
+        row.push(Cell::Int(grp.runs.len() as u64));
         row.push(Cell::Stat(g.summary(grp, |r| Some(r.rates.read_mib_per_s))));
         row.push(Cell::Stat(
             g.summary(grp, |r| Some(r.rates.written_mib_per_s)),
@@ -325,7 +335,7 @@ pub fn grouped_table(g: &Grouping) -> Table {
             row.push(Cell::Stat(g.summary(grp, |r| event_latency_at(r, p))));
         }
         let warnings: usize = g.results(grp).iter().map(|r| r.warnings.len()).sum();
-        row.push(Cell::Num(Some(warnings as f64)));
+        row.push(Cell::Int(warnings as u64));
         t.rows.push(row);
     }
     if !g.common.is_empty() {
@@ -365,7 +375,7 @@ pub fn runs_table(runs: &[StoredRun]) -> Table {
             Cell::Text(workload_name(res)),
             Cell::Num(Some(res.rates.read_mib_per_s)),
             Cell::Num(Some(res.rates.written_mib_per_s)),
-            Cell::Num(Some(res.warnings.len() as f64)),
+            Cell::Int(res.warnings.len() as u64),
         ]);
     }
     t

@@ -1,0 +1,232 @@
+//! Test fixtures: `RunResult`s built in code, with latency histograms and
+//! interval samples drawn from a seeded pseudo-random generator, so the report
+//! has realistic, varied and reproducible data to show.
+
+#![allow(dead_code)]
+
+use fileio::result::*;
+use std::collections::BTreeMap;
+
+/// xorshift64*: a tiny deterministic generator for fixture data.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub fn next_f64(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    }
+    /// Standard normal (Box–Muller).
+    pub fn normal(&mut self) -> f64 {
+        let u = self.next_f64().max(1e-12);
+        let v = self.next_f64();
+        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+    }
+}
+
+/// The upper bound of a value's bucket at 3 significant digits, as the stored
+/// histograms use.
+fn bucket(ns: u64) -> u64 {
+    let ns = ns.max(1000);
+    let digits = (ns as f64).log10().floor() as u32;
+    let step = 10u64.pow(digits.saturating_sub(2));
+    ns.div_ceil(step) * step
+}
+
+fn summarize(samples: &[u64]) -> LatencySummary {
+    let mut sorted = samples.to_vec();
+    sorted.sort_unstable();
+    let n = sorted.len() as f64;
+    let ms: Vec<f64> = sorted.iter().map(|&ns| ns as f64 / 1e6).collect();
+    let mean = ms.iter().sum::<f64>() / n;
+    let sd = (ms.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt();
+    let mut hist: BTreeMap<u64, u64> = BTreeMap::new();
+    for &ns in &sorted {
+        *hist.entry(bucket(ns)).or_insert(0) += 1;
+    }
+    let p95 = ms[((0.95 * n).ceil() as usize).saturating_sub(1)];
+    LatencySummary {
+        count: sorted.len() as u64,
+        min_ms: ms[0],
+        mean_ms: mean,
+        max_ms: *ms.last().unwrap(),
+        stddev_ms: sd,
+        sum_ms: ms.iter().sum(),
+        percentiles: vec![Percentile { p: 95.0, ms: p95 }],
+        histogram: hist.into_iter().collect(),
+    }
+}
+
+/// Log-normal latencies around `median_ms` with a slow tail (1% ten times slower).
+fn latencies(rng: &mut Rng, n: usize, median_ms: f64) -> Vec<u64> {
+    (0..n)
+        .map(|_| {
+            let mut ms = median_ms * (0.45 * rng.normal()).exp();
+            if rng.next_f64() < 0.01 {
+                ms *= 10.0;
+            }
+            (ms * 1e6) as u64
+        })
+        .collect()
+}
+
+/// A measured rndrw run with the given labels, throughput and seed.
+pub fn run(labels: &[(&str, &str)], read_mib: f64, write_mib: f64, seed: u64) -> RunResult {
+    let mut rng = Rng::new(seed);
+    let secs = 30.0;
+    let bs = 4096.0;
+    let reads_s = read_mib * 1048576.0 / bs;
+    let writes_s = write_mib * 1048576.0 / bs;
+    let fsyncs_s = writes_s;
+    // Latency follows throughput: slower configurations wait longer.
+    let read_lat = latencies(&mut rng, 4000, 2.0 / read_mib.max(0.5));
+    let write_lat = latencies(&mut rng, 3000, 1.5 / write_mib.max(0.5));
+    let fsync_lat = latencies(&mut rng, 3000, 6.0 / write_mib.max(0.5));
+    let event: Vec<u64> = read_lat
+        .iter()
+        .chain(&write_lat)
+        .chain(&fsync_lat)
+        .copied()
+        .collect();
+    let mut latency = BTreeMap::new();
+    latency.insert("event".to_string(), summarize(&event));
+    latency.insert("read".to_string(), summarize(&read_lat));
+    latency.insert("write".to_string(), summarize(&write_lat));
+    latency.insert("fsync".to_string(), summarize(&fsync_lat));
+    let intervals = (1..=30)
+        .map(|t| {
+            let wobble = 1.0 + 0.08 * rng.normal();
+            let warm = if t < 4 { 0.6 + 0.1 * t as f64 } else { 1.0 };
+            IntervalSample {
+                t_s: t as f64,
+                reads_per_s: reads_s * wobble * warm,
+                writes_per_s: writes_s * wobble,
+                fsyncs_per_s: fsyncs_s * wobble,
+                read_mib_per_s: read_mib * wobble * warm,
+                written_mib_per_s: write_mib * wobble,
+                latency_ms: 1.0,
+                latency_percentile: 95.0,
+            }
+        })
+        .collect();
+    let started = format!("2026-11-30T10:{:02}:{:02}Z", (seed / 60) % 60, seed % 60);
+    RunResult {
+        schema_version: SCHEMA_VERSION,
+        tool: ToolInfo {
+            name: "tankbench".into(),
+            version: "0.1.0".into(),
+        },
+        kind: ResultKind::Measured,
+        started_at: started,
+        labels: labels
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        workload: WorkloadSummary {
+            mode: "rndrw".into(),
+            io_mode: "sync".into(),
+            engine: "psync".into(),
+            threads: 4,
+            file_num: 128,
+            file_size: 32 << 20,
+            total_size: 4 << 30,
+            block_size: 4096,
+            request_size: 4096,
+            rw_ratio: 1.5,
+            fsync_freq: 100,
+            fsync_all: true,
+            fsync_end: true,
+            fsync_mode: "fsync".into(),
+            extra_flags: vec![],
+            events_limit: 0,
+            time_limit_s: 30,
+            rate: 0,
+            queue_depth: 1,
+            data: "zero".into(),
+            directory: "/mnt/tank/bench".into(),
+        },
+        interrupted: false,
+        total_time_s: secs,
+        counts: Counts {
+            events: ((reads_s + writes_s + fsyncs_s) * secs) as u64,
+            reads: (reads_s * secs) as u64,
+            writes: (writes_s * secs) as u64,
+            fsyncs: (fsyncs_s * secs) as u64,
+            bytes_read: (read_mib * 1048576.0 * secs) as u64,
+            bytes_written: (write_mib * 1048576.0 * secs) as u64,
+        },
+        rates: Rates {
+            reads_per_s: reads_s,
+            writes_per_s: writes_s,
+            fsyncs_per_s: fsyncs_s,
+            read_mib_per_s: read_mib,
+            written_mib_per_s: write_mib,
+        },
+        latency,
+        threads: (0..4)
+            .map(|_| ThreadSummary {
+                events: 1000,
+                busy_time_s: 29.9,
+            })
+            .collect(),
+        intervals,
+        environment: Environment {
+            hostname: "freenas-a".into(),
+            kernel: "6.1.0".into(),
+            cpus: 8,
+            mem_total_bytes: 64 << 30,
+            mem_available_bytes: 48 << 30,
+            fs_type: "nfs4".into(),
+            mount_point: "/mnt/tank".into(),
+            mount_options: "rw".into(),
+            device: "tank/bench".into(),
+            rotational: None,
+            caches_dropped: false,
+        },
+        warnings: vec![],
+        ranks: vec![],
+    }
+}
+
+/// The reference user's matrix, reduced: layouts x SLOG x link, with
+/// throughput shaped like their findings, `repeats` runs per configuration
+/// with a few percent of noise, and the page-cache warning on the reads.
+pub fn matrix(repeats: usize) -> Vec<RunResult> {
+    let mut out = Vec::new();
+    let mut seed = 1;
+    for (layout, lay_w) in [("1xraidz3", 0.55), ("2xraidz2", 0.8), ("3xraidz2", 1.0)] {
+        for (slog, slog_w) in [("none", 0.35), ("10G", 1.0)] {
+            for (link, link_w) in [("2x1G", 0.45), ("2x10G", 1.0)] {
+                for _ in 0..repeats {
+                    let mut rng = Rng::new(seed * 7919);
+                    let noise = 1.0 + 0.03 * rng.normal();
+                    let write = 40.0 * lay_w * slog_w * link_w * noise;
+                    let read = 60.0 * lay_w.sqrt() * link_w * noise;
+                    let mut r = run(
+                        &[("layout", layout), ("slog", slog), ("link", link)],
+                        read,
+                        write,
+                        seed,
+                    );
+                    if seed % 3 == 0 {
+                        r.warnings.push(Warning {
+                            code: "reads_from_page_cache".into(),
+                            message: format!(
+                                "The 4 GiB file set fits in this host's 48 GiB of free memory; \
+                                 reads at {read:.1} MiB/s may come from the page cache."
+                            ),
+                            hint: "Use --file-total-size larger than RAM, or drop caches.".into(),
+                        });
+                    }
+                    out.push(r);
+                    seed += 1;
+                }
+            }
+        }
+    }
+    out
+}

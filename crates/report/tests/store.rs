@@ -1,0 +1,169 @@
+//! The result store: saving never overwrites, names sort by start time, and
+//! loading finds runs by file, directory, run id and labels.
+
+mod common;
+
+use report::labels::parse_labels;
+use report::select::select;
+use report::store::{load_file, ResultStore};
+use std::fs;
+
+/// Equal up to float parsing (serde_json may differ in the last bit of an f64);
+/// integers, strings and histograms must match exactly. Compared field by field
+/// so a failure does not print two whole results.
+fn same(a: &fileio::result::RunResult, b: &fileio::result::RunResult) -> bool {
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-12 * x.abs().max(y.abs());
+    a.labels == b.labels
+        && a.started_at == b.started_at
+        && a.counts == b.counts
+        && a.workload.mode == b.workload.mode
+        && close(a.rates.read_mib_per_s, b.rates.read_mib_per_s)
+        && close(a.rates.written_mib_per_s, b.rates.written_mib_per_s)
+        && a.intervals.len() == b.intervals.len()
+        && a.latency.len() == b.latency.len()
+        && a.latency
+            .iter()
+            .zip(&b.latency)
+            .all(|((ka, la), (kb, lb))| {
+                ka == kb && la.histogram == lb.histogram && close(la.mean_ms, lb.mean_ms)
+            })
+}
+
+#[test]
+fn saves_unique_sortable_files_and_lists_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ResultStore::open(dir.path().join("results")).unwrap();
+    assert!(
+        store.list().unwrap().runs.is_empty(),
+        "a missing store lists as empty"
+    );
+
+    let late = common::run(&[("layout", "2xraidz2"), ("slog", "yes")], 50.0, 20.0, 30);
+    let early = common::run(&[("layout", "3xraidz2")], 60.0, 25.0, 10);
+    let p1 = store.save(&late).unwrap();
+    let p2 = store.save(&late).unwrap(); // a repeat started in the same second
+    let p3 = store.save(&early).unwrap();
+    assert_ne!(p1, p2);
+    let name = |p: &std::path::Path| p.file_name().unwrap().to_string_lossy().into_owned();
+    assert_eq!(
+        name(&p1),
+        "20261130T100030Z-001-layout-2xraidz2_slog-yes.json"
+    );
+    assert_eq!(
+        name(&p2),
+        "20261130T100030Z-002-layout-2xraidz2_slog-yes.json"
+    );
+    assert_eq!(name(&p3), "20261130T100010Z-001-layout-3xraidz2.json");
+
+    let listing = store.list().unwrap();
+    let ids: Vec<&str> = listing.runs.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "20261130T100010Z-001-layout-3xraidz2",
+            "20261130T100030Z-001-layout-2xraidz2_slog-yes",
+            "20261130T100030Z-002-layout-2xraidz2_slog-yes",
+        ],
+        "start-time order"
+    );
+    assert!(
+        same(&listing.runs[1].result, &late),
+        "round trip through JSON"
+    );
+}
+
+#[test]
+fn never_overwrites_existing_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ResultStore::open(dir.path()).unwrap();
+    let run = common::run(&[("layout", "x")], 1.0, 1.0, 5);
+    // Someone else's files where our names would go, including a gap in the
+    // sequence: the store must step past all of them.
+    let taken = dir.path().join("20261130T100005Z-001-layout-x.json");
+    fs::write(&taken, "precious").unwrap();
+    fs::write(
+        dir.path().join("20261130T100005Z-003-other.json"),
+        "also precious",
+    )
+    .unwrap();
+    let p = store.save(&run).unwrap();
+    assert_eq!(
+        p.file_name().unwrap().to_string_lossy(),
+        "20261130T100005Z-004-layout-x.json"
+    );
+    assert_eq!(fs::read_to_string(&taken).unwrap(), "precious");
+    assert!(same(&load_file(&p).unwrap().result, &run));
+}
+
+#[test]
+fn unreadable_files_are_skipped_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ResultStore::open(dir.path()).unwrap();
+    store
+        .save(&common::run(&[("a", "1")], 1.0, 1.0, 1))
+        .unwrap();
+    fs::write(dir.path().join("notes.json"), "{\"hello\": 1}").unwrap();
+    fs::write(dir.path().join("readme.txt"), "not json at all").unwrap();
+    let mut newer = serde_json::to_value(common::run(&[], 1.0, 1.0, 2)).unwrap();
+    newer["schema_version"] = 99.into();
+    fs::write(dir.path().join("future.json"), newer.to_string()).unwrap();
+
+    let listing = store.list().unwrap();
+    assert_eq!(listing.runs.len(), 1);
+    assert_eq!(listing.skipped.len(), 2, "{:?}", listing.skipped);
+    let reasons: Vec<&str> = listing.skipped.iter().map(|s| s.reason.as_str()).collect();
+    assert!(reasons
+        .iter()
+        .any(|r| r.contains("future.json") && r.contains("upgrade")));
+    assert!(reasons
+        .iter()
+        .any(|r| r.contains("notes.json") && r.contains("not a tankbench result")));
+}
+
+#[test]
+fn a_file_path_is_not_a_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("file");
+    fs::write(&f, "").unwrap();
+    assert!(ResultStore::open(&f).is_err());
+}
+
+#[test]
+fn selects_by_file_directory_id_and_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ResultStore::open(dir.path()).unwrap();
+    let mut paths = Vec::new();
+    for r in common::matrix(1) {
+        paths.push(store.save(&r).unwrap());
+    }
+    assert_eq!(paths.len(), 12);
+
+    let by_file = select(paths[0].to_str().unwrap(), &store, "A").unwrap();
+    assert_eq!(by_file.runs.len(), 1);
+
+    let by_dir = select(dir.path().to_str().unwrap(), &store, "A").unwrap();
+    assert_eq!(by_dir.runs.len(), 12);
+
+    let by_labels = select("layout=2xraidz2,slog=10G", &store, "A").unwrap();
+    assert_eq!(by_labels.runs.len(), 2);
+    assert!(by_labels.runs.iter().all(|r| r.result.labels == {
+        let mut l = parse_labels("layout=2xraidz2,slog=10G").unwrap();
+        l.insert("link".into(), r.result.labels["link"].clone());
+        l
+    }));
+
+    let id = by_file.runs[0].id.clone();
+    assert_eq!(select(&id, &store, "A").unwrap().runs[0].id, id);
+    // A unique prefix works; an ambiguous one says so; a bad selector names the option.
+    assert_eq!(select(&id[..20], &store, "A").unwrap().runs[0].id, id);
+    let e = select("2026", &store, "compare A").unwrap_err().to_string();
+    assert!(e.contains("matches 12 runs"), "{e}");
+    let e = select("layout=9xmirror", &store, "compare B")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("compare B: no run"), "{e}");
+    let e = select("nonsense", &store, "compare B")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("compare B: 'nonsense' is not a file"), "{e}");
+}
