@@ -261,36 +261,29 @@ pub struct GeneralOptions {
 impl GeneralOptions {
     pub fn from_args(args: &mut ParsedArgs) -> Result<GeneralOptions, Failure> {
         let mut pre_header_warnings = Vec::new();
-        // Legacy aliases: copied only when they change something (1.0.20).
+        // Legacy aliases: copied, with a deprecation warning, only when they
+        // change something (1.0.20): --max-time=0 keeps the 10 s default.
         let num_threads = args.int("num-threads")?;
         if num_threads > 1 {
             args.set("threads", &num_threads.to_string());
-        }
-        if args.is_set("num-threads") {
             pre_header_warnings
                 .push("WARNING: --num-threads is deprecated, use --threads instead".to_string());
         }
         let max_requests = args.int("max-requests")?;
         if max_requests > 0 {
             args.set("events", &max_requests.to_string());
-        }
-        if args.is_set("max-requests") {
             pre_header_warnings
                 .push("WARNING: --max-requests is deprecated, use --events instead".to_string());
         }
         let max_time = args.int("max-time")?;
         if max_time > 0 {
             args.set("time", &max_time.to_string());
-        }
-        if args.is_set("max-time") {
             pre_header_warnings
                 .push("WARNING: --max-time is deprecated, use --time instead".to_string());
         }
         let tx_rate = args.int("tx-rate")?;
         if tx_rate > 0 {
             args.set("rate", &tx_rate.to_string());
-        }
-        if args.is_set("tx-rate") {
             pre_header_warnings
                 .push("WARNING: --tx-rate is deprecated, use --rate instead".to_string());
         }

@@ -33,12 +33,19 @@ pub fn dispatch(args: Vec<String>) -> anyhow::Result<i32> {
         Some("compare") => report::compare_main(strip_first(&rest, "compare")),
         Some("results") => report::results_main(strip_first(&rest, "results")),
         Some("chart") => report::chart_main(strip_first(&rest, "chart")),
-        _ if rest.iter().any(|a| a.starts_with("--test=") || a.starts_with("--test_")) => {
+        _ if rest
+            .iter()
+            .any(|a| a.starts_with("--test=") || a.starts_with("--test_")) =>
+        {
             fileio::sysbench_main(rest)
         }
         Some("help") | None if rest.iter().all(|a| a != "--version") => {
             print!("{}", USAGE);
-            Ok(if first_positional.is_none() && rest.is_empty() { 1 } else { 0 })
+            Ok(if first_positional.is_none() && rest.is_empty() {
+                1
+            } else {
+                0
+            })
         }
         None => {
             println!("tankbench {}", env!("CARGO_PKG_VERSION"));

@@ -1,0 +1,918 @@
+//! tankbench beside the real sysbench 1.0.20, on the same directories: files
+//! after prepare, exact request streams and counts, report layout, errors and
+//! exit codes, cleanup. Also the compatibility cases of the spec (§12).
+
+mod common;
+
+use common::*;
+use std::os::unix::fs::PermissionsExt;
+
+macro_rules! need_sysbench {
+    () => {
+        match sysbench_bin() {
+            Some(p) => p,
+            None => return,
+        }
+    };
+}
+
+/// Run the same words with both programs in two fresh directories, after the
+/// same setup commands; returns both runs and the directories.
+fn side_by_side(
+    setup: &[&[&str]],
+    args: &[&str],
+) -> (Run, Run, tempfile::TempDir, tempfile::TempDir) {
+    let sb = sysbench_bin().expect("checked by caller");
+    let d_sb = scratch();
+    let d_tb = scratch();
+    for s in setup {
+        let a = run_in(&sb, d_sb.path(), s);
+        assert_eq!(a.code, 0, "sysbench setup {s:?}: {}", a.stdout);
+        let b = tb(d_tb.path(), s);
+        assert_eq!(b.code, 0, "tankbench setup {s:?}: {}{}", b.stdout, b.stderr);
+    }
+    let a = run_in(&sb, d_sb.path(), args);
+    let b = tb(d_tb.path(), args);
+    (a, b, d_sb, d_tb)
+}
+
+#[test]
+fn case01_prepare_creates_the_same_files_and_output() {
+    need_sysbench!();
+    let args = [
+        "fileio",
+        "--file-total-size=128M",
+        "--file-num=8",
+        "prepare",
+    ];
+    let (a, b, d_sb, d_tb) = side_by_side(&[], &args);
+    assert_eq!((a.code, b.code), (0, 0));
+    assert_eq!(mask(&a.stdout), mask(&b.stdout));
+    assert_eq!(listing(d_sb.path()), listing(d_tb.path()));
+    for (name, size) in listing(d_tb.path()) {
+        assert_eq!(size, 16777216, "{name}");
+        let meta = std::fs::metadata(d_tb.path().join(&name)).unwrap();
+        assert_eq!(
+            meta.permissions().mode() & 0o777,
+            0o600 & !umask(),
+            "{name}"
+        );
+        let data = std::fs::read(d_tb.path().join(&name)).unwrap();
+        assert!(data.iter().all(|&b| b == 0), "{name} is all zeros");
+    }
+    // Repeating prepare reuses every file.
+    let a2 = run_in(&sysbench_bin().unwrap(), d_sb.path(), &args);
+    let b2 = tb(d_tb.path(), &args);
+    assert_eq!(mask(&a2.stdout), mask(&b2.stdout));
+    assert_eq!(b2.stdout.matches("Reusing existing file").count(), 8);
+    assert!(b2.stdout.contains("No bytes written."));
+}
+
+fn umask() -> u32 {
+    // SAFETY: read and restore the process umask.
+    unsafe {
+        let m = libc::umask(0);
+        libc::umask(m);
+        m
+    }
+}
+
+#[test]
+fn case02_uneven_sizes_round_up_to_blocks() {
+    need_sysbench!();
+    let (a, b, d_sb, d_tb) = side_by_side(
+        &[],
+        &[
+            "fileio",
+            "--file-total-size=100M",
+            "--file-num=3",
+            "prepare",
+        ],
+    );
+    assert_eq!(mask(&a.stdout), mask(&b.stdout));
+    assert!(b.stdout.contains("3 files, 34133Kb each, 99Mb total"));
+    assert_eq!(listing(d_sb.path()), listing(d_tb.path()));
+    assert!(listing(d_tb.path()).iter().all(|(_, s)| *s == 34963456));
+    let run = tb(
+        d_tb.path(),
+        &[
+            "fileio",
+            "--file-total-size=100M",
+            "--file-num=3",
+            "--file-test-mode=rndrd",
+            "--events=10",
+            "run",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(run
+        .stdout
+        .contains("3 files, 33.333MiB each\n100MiB total file size\n"));
+}
+
+#[test]
+fn case03_prepare_extends_a_short_file() {
+    need_sysbench!();
+    let setup: &[&[&str]] = &[&[
+        "fileio",
+        "--file-total-size=128M",
+        "--file-num=8",
+        "prepare",
+    ]];
+    let sb = sysbench_bin().unwrap();
+    let d_sb = scratch();
+    let d_tb = scratch();
+    for d in [d_sb.path(), d_tb.path()] {
+        let r = if d == d_sb.path() {
+            run_in(&sb, d, setup[0])
+        } else {
+            tb(d, setup[0])
+        };
+        assert_eq!(r.code, 0);
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(d.join("test_file.1"))
+            .unwrap();
+        f.set_len(5_000_000).unwrap();
+    }
+    let a = run_in(&sb, d_sb.path(), setup[0]);
+    let b = tb(d_tb.path(), setup[0]);
+    assert_eq!(mask(&a.stdout), mask(&b.stdout));
+    assert!(b.stdout.contains("Extending existing file test_file.1"));
+    assert!(b.stdout.contains("11780096 bytes written"));
+    assert_eq!(listing(d_sb.path()), listing(d_tb.path()));
+    assert_eq!(
+        std::fs::metadata(d_tb.path().join("test_file.1"))
+            .unwrap()
+            .len(),
+        16780096
+    );
+}
+
+#[test]
+fn case04_rndrw_report_layout_ratio_and_intervals() {
+    need_sysbench!();
+    let setup: &[&[&str]] = &[&[
+        "fileio",
+        "--file-total-size=128M",
+        "--file-num=8",
+        "prepare",
+    ]];
+    let args = [
+        "fileio",
+        "--file-total-size=128M",
+        "--file-num=8",
+        "--file-test-mode=rndrw",
+        "--time=2",
+        "--report-interval=1",
+        "--percentile=99",
+        "run",
+    ];
+    let (a, b, _d1, _d2) = side_by_side(setup, &args);
+    assert_eq!((a.code, b.code), (0, 0), "{}", b.stdout);
+    // Line by line, numbers masked, up to the end of the sysbench sections.
+    let sa: Vec<String> = mask(&a.stdout).lines().map(str::to_string).collect();
+    let sb: Vec<String> = mask(&sysbench_part(&b.stdout))
+        .lines()
+        .map(str::to_string)
+        .collect();
+    // Interval lines: sysbench prints one per elapsed second that it reaches;
+    // compare their form, not how many there are.
+    let strip = |v: &[String]| -> Vec<String> {
+        v.iter()
+            .filter(|l| !l.starts_with("[ Ns ]"))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(strip(&sa), strip(&sb));
+    let interval = sb
+        .iter()
+        .find(|l| l.starts_with("[ Ns ]"))
+        .expect("an interval line");
+    assert_eq!(
+        interval,
+        "[ Ns ] reads: N MiB/s writes: N MiB/s fsyncs: N/s latency (ms,N%): N"
+    );
+    assert!(b.stdout.contains("         99th percentile:"));
+    let reads = report_value(&b.stdout, "reads/s:");
+    let writes = report_value(&b.stdout, "writes/s:");
+    let fsyncs = report_value(&b.stdout, "fsyncs/s:");
+    assert!((reads / writes - 1.5).abs() < 0.01, "{reads} / {writes}");
+    // 8 periodic fsyncs per 100 r/w (plus 8 at the end).
+    let expected = 0.08 * (reads + writes);
+    assert!(
+        (fsyncs - expected).abs() / expected < 0.05,
+        "{fsyncs} vs {expected}"
+    );
+}
+
+#[test]
+fn case05_event_stream_and_counts_are_exact() {
+    need_sysbench!();
+    let setup: &[&[&str]] = &[&["fileio", "--file-total-size=64M", "--file-num=4", "prepare"]];
+    let args = [
+        "fileio",
+        "--file-total-size=64M",
+        "--file-num=4",
+        "--file-test-mode=rndrw",
+        "--events=30",
+        "--file-fsync-freq=10",
+        "--rand-seed=5",
+        "--debug",
+        "run",
+    ];
+    let (a, b, _d1, _d2) = side_by_side(setup, &args);
+    assert_eq!((a.code, b.code), (0, 0));
+    let (ra, wa, fa, la) = debug_ops(&a.stdout);
+    let (rb, wb, fb, lb) = debug_ops(&b.stdout);
+    assert_eq!(
+        la, lb,
+        "same requests, offsets included (one thread, same seed)"
+    );
+    assert_eq!((ra, wa, fa), (13, 9, 8));
+    assert_eq!((rb, wb, fb), (13, 9, 8));
+    // Totals: events and the fsync/write ratio of the report (12 fsyncs / 9 writes).
+    for out in [&a.stdout, &b.stdout] {
+        assert_eq!(report_value(out, "total number of events:"), 30.0);
+        let ratio = report_value(out, "fsyncs/s:") / report_value(out, "writes/s:");
+        assert!((ratio - 12.0 / 9.0).abs() < 0.01, "{ratio}");
+    }
+    let json = tb(
+        _d2.path(),
+        &[
+            "fileio",
+            "--file-total-size=64M",
+            "--file-num=4",
+            "--file-test-mode=rndrw",
+            "--events=30",
+            "--file-fsync-freq=10",
+            "--format=json",
+            "run",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON");
+    assert_eq!(v["counts"]["reads"], 13);
+    assert_eq!(v["counts"]["writes"], 9);
+    assert_eq!(v["counts"]["fsyncs"], 12);
+    assert_eq!(v["counts"]["events"], 30);
+}
+
+#[test]
+fn case06_seeded_offsets_are_bit_exact() {
+    need_sysbench!();
+    let setup: &[&[&str]] = &[&["fileio", "--file-total-size=64M", "--file-num=4", "prepare"]];
+    for extra in [
+        &["--file-test-mode=rndrd", "--rand-seed=42"][..],
+        &["--file-test-mode=rndrd", "--rand-seed=7", "--percentile=0"][..],
+        &[
+            "--file-test-mode=rndwr",
+            "--rand-seed=99",
+            "--file-fsync-freq=3",
+        ][..],
+        &[
+            "--file-test-mode=rndrw",
+            "--rand-seed=1234",
+            "--file-block-size=4K",
+        ][..],
+    ] {
+        let mut args = vec![
+            "fileio",
+            "--file-total-size=64M",
+            "--file-num=4",
+            "--events=40",
+            "--debug",
+        ];
+        args.extend_from_slice(extra);
+        args.push("run");
+        let (a, b, _d1, _d2) = side_by_side(setup, &args);
+        assert_eq!((a.code, b.code), (0, 0));
+        let (_, _, _, la) = debug_ops(&a.stdout);
+        let (_, _, _, lb) = debug_ops(&b.stdout);
+        assert_eq!(la.len(), 40);
+        assert_eq!(la, lb, "{extra:?}");
+    }
+    let (_, b, _d1, _d2) = side_by_side(
+        setup,
+        &[
+            "fileio",
+            "--file-total-size=64M",
+            "--file-num=4",
+            "--file-test-mode=rndrd",
+            "--events=5",
+            "--rand-seed=42",
+            "--debug",
+            "run",
+        ],
+    );
+    assert!(b
+        .stdout
+        .contains("Initializing random number generator from seed (42)."));
+    let expected = [
+        (1, 7503872),
+        (2, 16580608),
+        (1, 933888),
+        (3, 6242304),
+        (0, 14974976),
+    ];
+    let (_, _, _, lines) = debug_ops(&b.stdout);
+    for (line, (file, pos)) in lines.iter().zip(expected) {
+        assert!(
+            line.contains(&format!("file_id: {file}, pos: {pos},")),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn case07_seqwr_without_prepare_recreates_and_wraps() {
+    need_sysbench!();
+    let args = [
+        "fileio",
+        "--file-total-size=256K",
+        "--file-num=2",
+        "--file-test-mode=seqwr",
+        "--events=30",
+        "--file-fsync-freq=10",
+        "--debug",
+        "run",
+    ];
+    let (a, b, d_sb, d_tb) = side_by_side(&[], &args);
+    assert_eq!((a.code, b.code), (0, 0), "{}", b.stdout);
+    assert_eq!(debug_ops(&a.stdout).3, debug_ops(&b.stdout).3);
+    let ratio = report_value(&b.stdout, "fsyncs/s:") / report_value(&b.stdout, "writes/s:");
+    assert!((ratio - 6.0 / 26.0).abs() < 0.001, "{ratio}");
+    assert_eq!(listing(d_sb.path()), listing(d_tb.path()));
+    assert_eq!(
+        listing(d_tb.path()),
+        vec![
+            ("test_file.0".into(), 131072),
+            ("test_file.1".into(), 131072)
+        ]
+    );
+}
+
+#[test]
+fn case08_end_fsyncs_per_thread() {
+    need_sysbench!();
+    let setup: &[&[&str]] = &[&["fileio", "--file-total-size=64M", "--file-num=4", "prepare"]];
+    let args = [
+        "fileio",
+        "--file-total-size=64M",
+        "--file-num=4",
+        "--file-test-mode=rndwr",
+        "--events=10",
+        "--threads=2",
+        "--file-fsync-freq=0",
+        "run",
+    ];
+    let (a, b, _d1, _d2) = side_by_side(setup, &args);
+    for out in [&a.stdout, &b.stdout] {
+        let ratio = report_value(out, "fsyncs/s:") / report_value(out, "writes/s:");
+        assert!((ratio - 0.8).abs() < 0.001, "{ratio}");
+    }
+}
+
+#[test]
+fn case09_missing_files_fail_like_sysbench() {
+    need_sysbench!();
+    let args = [
+        "fileio",
+        "--file-total-size=64M",
+        "--file-num=4",
+        "--file-test-mode=rndrd",
+        "run",
+    ];
+    let (a, b, _d1, d_tb) = side_by_side(&[], &args);
+    assert_eq!((a.code, b.code), (1, 1));
+    assert_eq!(mask(&a.stdout), mask(&b.stdout));
+    assert!(b
+        .stdout
+        .contains("FATAL: Cannot open file 'test_file.0' errno = 2 (No such file or directory)"));
+    assert!(b
+        .stdout
+        .contains("WARNING: Did you forget to run the prepare step?"));
+    assert!(!b.stdout.contains("File operations:"));
+    assert!(listing(d_tb.path()).is_empty(), "nothing written");
+}
+
+#[test]
+fn case10_size_mismatch_fails_like_sysbench() {
+    need_sysbench!();
+    let setup: &[&[&str]] = &[&[
+        "fileio",
+        "--file-total-size=128M",
+        "--file-num=8",
+        "prepare",
+    ]];
+    let args = [
+        "fileio",
+        "--file-total-size=256M",
+        "--file-num=8",
+        "--file-test-mode=rndrd",
+        "run",
+    ];
+    let (a, b, _d1, _d2) = side_by_side(setup, &args);
+    assert_eq!((a.code, b.code), (1, 1));
+    assert_eq!(mask(&a.stdout), mask(&b.stdout));
+    assert!(b
+        .stdout
+        .contains("FATAL: Size of file 'test_file.0' is 16MiB, but at least 32MiB is expected."));
+}
+
+#[test]
+fn case11_option_parsing_matches() {
+    need_sysbench!();
+    let setup: &[&[&str]] = &[&["fileio", "--file-total-size=4M", "--file-num=2", "prepare"]];
+    let base = [
+        "fileio",
+        "--file-total-size=4M",
+        "--file-num=2",
+        "--file-test-mode=rndwr",
+        "--events=20",
+    ];
+    let cases: &[&[&str]] = &[
+        &["--file-fsync-all"],
+        &["--file-fsync-all=on"],
+        &["--file-fsync-all=true"],
+        &["--file-fsync-all=1"],
+        &["--file-fsync-all=off"],
+        &["--file-fsync-all=false"],
+        &["--file-fsync-all=0"],
+        &["--file-fsync-all=ON"],
+        &["--file-fsync-all="],
+        &["--file-num=abc"],
+        &["--file-total-size=1.5G"],
+        &["--file-block-size=4K"],
+        &["--file_block_size=8K"],
+        &["--file-fsync-mode=fdatasync"],
+        &["--file-fsync-mode=never"],
+        &["--file-io-mode=foo"],
+        &["--file-fsync-freq=-1"],
+        &["--file-merged-requests=-1"],
+        &["--file-rw-ratio=-1"],
+        &["--file-block-size=0"],
+        &["--threads=0"],
+        &["--percentile=101"],
+        &["--histogram", "--percentile=0"],
+        &["--rand-type=zipf"],
+        &["--time=1.5"],
+        &["--verbosity=6"],
+        &["--warmup-time=10"],
+        &["--init-rng=on"],
+        &["--file-total-size", "4M"],
+        &["--verbosity=1"],
+    ];
+    for extra in cases {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend_from_slice(extra);
+        args.push("run");
+        let (a, b, _d1, _d2) = side_by_side(setup, &args);
+        assert_eq!(
+            a.code, b.code,
+            "{extra:?}\nsysbench:\n{}{}\ntankbench:\n{}{}",
+            a.stdout, a.stderr, b.stdout, b.stderr
+        );
+        assert_eq!(mask(&a.stderr), mask(&b.stderr), "{extra:?} stderr");
+        if a.code == 0 {
+            assert_eq!(
+                mask(&a.stdout),
+                mask(&sysbench_part(&b.stdout)),
+                "{extra:?} stdout"
+            );
+        } else {
+            assert_eq!(mask(&a.stdout), mask(&b.stdout), "{extra:?} stdout");
+        }
+    }
+}
+
+#[test]
+fn case12_missing_and_unknown_mode() {
+    need_sysbench!();
+    let (a, b, _d1, _d2) = side_by_side(
+        &[],
+        &["fileio", "--file-total-size=128M", "--file-num=8", "run"],
+    );
+    assert_eq!((a.code, b.code), (1, 1));
+    assert!(b
+        .stdout
+        .contains("FATAL: Missing required argument: --file-test-mode\n\nfileio options:\n"));
+    // The sysbench option list is the same, line for line (ours adds a section after it).
+    let list_a: Vec<&str> = a
+        .stdout
+        .lines()
+        .skip_while(|l| *l != "fileio options:")
+        .take(15)
+        .collect();
+    let list_b: Vec<&str> = b
+        .stdout
+        .lines()
+        .skip_while(|l| *l != "fileio options:")
+        .take(15)
+        .collect();
+    assert_eq!(list_a, list_b);
+    let (a, b, _d1, _d2) = side_by_side(
+        &[],
+        &[
+            "fileio",
+            "--file-total-size=128M",
+            "--file-num=8",
+            "--file-test-mode=foo",
+            "run",
+        ],
+    );
+    assert_eq!((a.code, b.code), (1, 1));
+    assert_eq!(mask(&a.stdout), mask(&b.stdout));
+    assert!(b.stdout.contains("FATAL: Invalid IO operations mode: foo."));
+}
+
+#[test]
+fn case13_legacy_syntax() {
+    need_sysbench!();
+    let setup: &[&[&str]] = &[&["fileio", "--file-total-size=16M", "--file-num=8", "prepare"]];
+    let args = [
+        "--test=fileio",
+        "--file-total-size=16M",
+        "--file-num=8",
+        "--file-test-mode=rndrd",
+        "--num-threads=2",
+        "--max-time=1",
+        "--max-requests=0",
+        "run",
+    ];
+    let (a, b, _d1, _d2) = side_by_side(setup, &args);
+    assert_eq!((a.code, b.code), (0, 0));
+    assert_eq!(a.stderr, b.stderr);
+    assert!(b
+        .stderr
+        .contains("WARNING: the --test option is deprecated"));
+    assert!(b.stdout.starts_with(
+        "WARNING: --num-threads is deprecated, use --threads instead\nWARNING: --max-time is deprecated, use --time instead\n"
+    ));
+    // --max-requests=0 changes nothing, so it is neither copied nor warned about.
+    assert!(!b.stdout.contains("--max-requests is deprecated"));
+    assert_eq!(mask(&a.stdout), mask(&sysbench_part(&b.stdout)));
+    assert!(b.stdout.contains("Number of threads: 2"));
+    let t = report_value(&b.stdout, "total time:");
+    assert!((0.9..1.5).contains(&t), "{t}");
+    // `run --test=fileio`: run is taken as the test name, then replaced.
+    let (a, b, _d1, _d2) = side_by_side(
+        setup,
+        &[
+            "run",
+            "--test=fileio",
+            "--file-total-size=16M",
+            "--file-num=8",
+        ],
+    );
+    assert_eq!((a.code, b.code), (1, 1));
+    assert_eq!(a.stderr, b.stderr);
+    assert!(b
+        .stderr
+        .contains("The 'fileio' test requires a command argument"));
+}
+
+#[test]
+fn case13_max_time_zero_keeps_the_ten_second_default() {
+    // Legacy --max-time=0 is a no-op: the default --time=10 stays.
+    let d = scratch();
+    assert_eq!(
+        tb(
+            d.path(),
+            &["fileio", "--file-total-size=1M", "--file-num=1", "prepare"]
+        )
+        .code,
+        0
+    );
+    let r = tb(
+        d.path(),
+        &[
+            "--test=fileio",
+            "--file-total-size=1M",
+            "--file-num=1",
+            "--file-test-mode=rndrd",
+            "--max-time=0",
+            "--max-requests=100000000",
+            "--rate=2000",
+            "run",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let t = report_value(&r.stdout, "total time:");
+    assert!((9.9..10.5).contains(&t), "{t}");
+}
+
+#[test]
+fn case14_direct_io_alignment() {
+    need_sysbench!();
+    let d = scratch();
+    assert_eq!(
+        tb(
+            d.path(),
+            &["fileio", "--file-total-size=16M", "--file-num=4", "prepare"]
+        )
+        .code,
+        0
+    );
+    // sysbench fails mid-run with EINVAL; tankbench refuses before any I/O with
+    // the reason, and no report.
+    let r = tb(
+        d.path(),
+        &[
+            "fileio",
+            "--file-total-size=16M",
+            "--file-num=4",
+            "--file-extra-flags=direct",
+            "--file-block-size=1000",
+            "--file-test-mode=rndrd",
+            "--events=10",
+            "run",
+        ],
+    );
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stdout.contains(
+            "FATAL: --file-extra-flags=direct needs --file-block-size to be a multiple of 512"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("File operations:"));
+    // direct with sync works in tankbench (sysbench 1.0.20 fails: "Unknown extra flags value: 5").
+    let r = tb(
+        d.path(),
+        &[
+            "fileio",
+            "--file-total-size=16M",
+            "--file-num=4",
+            "--file-extra-flags=direct,sync",
+            "--file-test-mode=rndrd",
+            "--events=10",
+            "run",
+        ],
+    );
+    if r.code != 0 && r.stdout.contains("errno = 22") {
+        eprintln!("SKIP part: this file system does not support O_DIRECT");
+        return;
+    }
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(r.stdout.contains("Extra file open flags: sync directio"));
+}
+
+#[test]
+fn case15_cleanup_removes_only_its_files() {
+    need_sysbench!();
+    let setup: &[&[&str]] = &[&["fileio", "--file-total-size=64M", "--file-num=4", "prepare"]];
+    let sb = sysbench_bin().unwrap();
+    let d_sb = scratch();
+    let d_tb = scratch();
+    for (i, d) in [d_sb.path(), d_tb.path()].into_iter().enumerate() {
+        let r = if i == 0 {
+            run_in(&sb, d, setup[0])
+        } else {
+            tb(d, setup[0])
+        };
+        assert_eq!(r.code, 0);
+        std::fs::write(d.join("keep.txt"), "mine").unwrap();
+        std::fs::write(d.join("test_file.4"), "not in --file-num range").unwrap();
+    }
+    let args = ["fileio", "--file-total-size=64M", "--file-num=4", "cleanup"];
+    let a = run_in(&sb, d_sb.path(), &args);
+    let b = tb(d_tb.path(), &args);
+    assert_eq!((a.code, b.code), (0, 0));
+    assert_eq!(mask(&a.stdout), mask(&b.stdout));
+    assert_eq!(listing(d_sb.path()), listing(d_tb.path()));
+    assert_eq!(
+        listing(d_tb.path())
+            .iter()
+            .map(|x| x.0.clone())
+            .collect::<Vec<_>>(),
+        vec!["keep.txt", "test_file.4"]
+    );
+    // Again, with the files gone: still exit 0.
+    assert_eq!(tb(d_tb.path(), &args).code, 0);
+}
+
+#[test]
+fn bad_commands_and_positionals_match() {
+    need_sysbench!();
+    for args in [
+        &["fileio"][..],
+        &["fileio", "frobnicate"][..],
+        &["fileio", "run", "extra"][..],
+        &["fileio", "--file-total-size=4M", "--foo=bar", "prepare"][..],
+        &["fileio", "--file-total-size=0", "cleanup"][..],
+        &["fileio", "--file-extra-flags=foo", "cleanup"][..],
+    ] {
+        let (a, b, _d1, _d2) = side_by_side(&[], args);
+        assert_eq!(a.code, b.code, "{args:?}");
+        assert_eq!(mask(&a.stderr), mask(&b.stderr), "{args:?}");
+        assert_eq!(mask(&a.stdout), mask(&b.stdout), "{args:?}");
+    }
+}
+
+#[test]
+fn every_mode_and_io_mode_matches_counts() {
+    need_sysbench!();
+    let setup: &[&[&str]] = &[&["fileio", "--file-total-size=8M", "--file-num=4", "prepare"]];
+    for mode in ["seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw"] {
+        for io in ["sync", "mmap"] {
+            let mode_arg = format!("--file-test-mode={mode}");
+            let io_arg = format!("--file-io-mode={io}");
+            let args = [
+                "fileio",
+                "--file-total-size=8M",
+                "--file-num=4",
+                "--events=200",
+                "--file-fsync-freq=7",
+                "--rand-seed=3",
+                "--debug",
+                &mode_arg,
+                &io_arg,
+                "run",
+            ];
+            let (a, b, _d1, _d2) = side_by_side(setup, &args);
+            assert_eq!((a.code, b.code), (0, 0), "{mode} {io}: {}", b.stdout);
+            assert_eq!(
+                debug_ops(&a.stdout).3,
+                debug_ops(&b.stdout).3,
+                "{mode} {io}"
+            );
+            for label in ["reads/s:", "writes/s:", "fsyncs/s:"] {
+                let ra =
+                    report_value(&a.stdout, "writes/s:").max(report_value(&a.stdout, "reads/s:"));
+                let rb =
+                    report_value(&b.stdout, "writes/s:").max(report_value(&b.stdout, "reads/s:"));
+                let va = report_value(&a.stdout, label) / ra;
+                let vb = report_value(&b.stdout, label) / rb;
+                assert!((va - vb).abs() < 0.001, "{mode} {io} {label}: {va} vs {vb}");
+            }
+        }
+    }
+}
+
+#[test]
+fn async_mode_uses_io_uring_and_counts_everything() {
+    let d = scratch();
+    assert_eq!(
+        tb(
+            d.path(),
+            &["fileio", "--file-total-size=8M", "--file-num=4", "prepare"]
+        )
+        .code,
+        0
+    );
+    let r = tb(
+        d.path(),
+        &[
+            "fileio",
+            "--file-total-size=8M",
+            "--file-num=4",
+            "--file-test-mode=rndrw",
+            "--file-io-mode=async",
+            "--file-async-backlog=16",
+            "--events=1000",
+            "--file-fsync-freq=0",
+            "--format=json",
+            "run",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).expect("JSON");
+    assert_eq!(v["workload"]["engine"], "io_uring");
+    assert_eq!(v["workload"]["queue_depth"], 16);
+    let reads = v["counts"]["reads"].as_u64().unwrap();
+    let writes = v["counts"]["writes"].as_u64().unwrap();
+    assert_eq!(
+        reads + writes,
+        1000,
+        "every submitted request completes and is counted"
+    );
+    let text = tb(
+        d.path(),
+        &[
+            "fileio",
+            "--file-total-size=8M",
+            "--file-num=4",
+            "--file-test-mode=rndrd",
+            "--file-io-mode=async",
+            "--events=10",
+            "run",
+        ],
+    );
+    assert!(text
+        .stdout
+        .contains("Using asynchronous I/O mode (io_uring, queue depth 128 per thread)"));
+}
+
+#[test]
+fn validate_reads_what_sysbench_prepared() {
+    need_sysbench!();
+    let sb = sysbench_bin().unwrap();
+    let d = scratch();
+    // Files prepared by sysbench with checksums pass tankbench's validation, and
+    // blocks tankbench writes pass sysbench's.
+    let prep = [
+        "fileio",
+        "--file-total-size=4M",
+        "--file-num=2",
+        "--validate",
+        "prepare",
+    ];
+    assert_eq!(run_in(&sb, d.path(), &prep).code, 0);
+    let rw = [
+        "fileio",
+        "--file-total-size=4M",
+        "--file-num=2",
+        "--validate",
+        "--file-test-mode=rndrw",
+        "--events=2000",
+        "run",
+    ];
+    let r = tb(d.path(), &rw);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(r.stdout.contains("Validation checks: on.\n\n"));
+    let r = run_in(&sb, d.path(), &rw);
+    assert_eq!(r.code, 0, "sysbench reads tankbench's blocks: {}", r.stdout);
+    // Unvalidated (zero) files fail validation with sysbench's three lines.
+    let d2 = scratch();
+    assert_eq!(
+        tb(
+            d2.path(),
+            &["fileio", "--file-total-size=4M", "--file-num=2", "prepare"]
+        )
+        .code,
+        0
+    );
+    let r = tb(
+        d2.path(),
+        &[
+            "fileio",
+            "--file-total-size=4M",
+            "--file-num=2",
+            "--validate",
+            "--file-test-mode=rndrd",
+            "--events=10",
+            "run",
+        ],
+    );
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stdout
+            .contains("FATAL: Checksum mismatch in block with offset:"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("FATAL:     Calculated value: 0x"));
+    assert!(!r.stdout.contains("File operations:"));
+}
+
+#[test]
+fn invoked_as_sysbench_it_is_sysbench() {
+    let d = scratch();
+    let link = d.path().join("sysbench");
+    std::os::unix::fs::symlink(tankbench_bin(), &link).unwrap();
+    let r = run_in(
+        &link,
+        d.path(),
+        &["fileio", "--file-total-size=1M", "--file-num=1", "prepare"],
+    );
+    assert_eq!(r.code, 0);
+    assert!(r.stdout.starts_with("sysbench 1.0.20 ("));
+    assert!(d.path().join("test_file.0").exists());
+    let r = run_in(
+        &link,
+        d.path(),
+        &[
+            "--test=fileio",
+            "--file-num=1",
+            "--file-total-size=1M",
+            "cleanup",
+        ],
+    );
+    assert_eq!(r.code, 0);
+    assert!(!d.path().join("test_file.0").exists());
+}
+
+#[test]
+fn small_total_size_is_an_error_not_a_crash() {
+    // sysbench divides by zero (SIGFPE) when --file-total-size < --file-num.
+    let d = scratch();
+    let r = tb(
+        d.path(),
+        &[
+            "fileio",
+            "--file-total-size=3",
+            "--file-num=4",
+            "--file-test-mode=rndrd",
+            "run",
+        ],
+    );
+    assert_eq!(r.code, 1);
+    assert!(r
+        .stdout
+        .contains("FATAL: --file-total-size (3 bytes) is smaller than --file-num (4)"));
+    let r = tb(d.path(), &["fileio", "--file-num=-3", "prepare"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("FATAL: Invalid value for file-num: -3"));
+    assert!(listing(d.path()).is_empty(), "nothing written");
+}
