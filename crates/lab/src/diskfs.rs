@@ -41,6 +41,9 @@ pub struct DiskSetConfig {
     pub mountpoint: PathBuf,
     /// FUSE file system name shown in the mount table (carries the lab prefix).
     pub fsname: String,
+    /// Per-disk counters are written here about once a second.
+    #[serde(default)]
+    pub stats_file: Option<PathBuf>,
     pub disks: Vec<DiskConfig>,
 }
 
@@ -147,11 +150,28 @@ struct DiskState {
     cfg: DiskConfig,
     file: File,
     model: Disk,
+    stats: DiskStats,
+}
+
+/// Per-disk counters, written to the stats file so tests and users can see
+/// what the pool did to each disk.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct DiskStats {
+    pub name: String,
+    pub reads: u64,
+    pub writes: u64,
+    pub flushes: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    /// Sum of modelled latencies (completion minus arrival), ms.
+    pub model_ms: f64,
 }
 
 /// The FUSE file system of one lab's disks.
 pub struct DiskFs {
     disks: Vec<DiskState>,
+    stats_file: Option<PathBuf>,
+    stats_written: Instant,
     delayer: Delayer,
     uid: u32,
     gid: u32,
@@ -178,10 +198,16 @@ impl DiskFs {
                 cfg: d.clone(),
                 file,
                 model: d.model.instantiate(d.size),
+                stats: DiskStats {
+                    name: d.name.clone(),
+                    ..Default::default()
+                },
             });
         }
         Ok(DiskFs {
             disks,
+            stats_file: cfg.stats_file.clone(),
+            stats_written: Instant::now(),
             delayer: Delayer::start(),
             uid: unsafe { libc::getuid() },
             gid: unsafe { libc::getgid() },
@@ -223,6 +249,20 @@ impl DiskFs {
     fn complete_at_model_time(&mut self, idx: usize, op: Op, reply: Job) {
         let now = self.delayer.now();
         let done = self.disks[idx].model.submit(now, op);
+        let st = &mut self.disks[idx].stats;
+        match op {
+            Op::Read { len, .. } => {
+                st.reads += 1;
+                st.bytes_read += len;
+            }
+            Op::Write { len, .. } => {
+                st.writes += 1;
+                st.bytes_written += len;
+            }
+            Op::Flush => st.flushes += 1,
+        }
+        st.model_ms += done.saturating_sub(now) as f64 / 1e6;
+        self.maybe_write_stats();
         if done <= now {
             reply();
         } else {
@@ -231,7 +271,36 @@ impl DiskFs {
     }
 }
 
+impl DiskFs {
+    pub fn stats(&self) -> Vec<DiskStats> {
+        self.disks.iter().map(|d| d.stats.clone()).collect()
+    }
+
+    fn maybe_write_stats(&mut self) {
+        if self.stats_written.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        self.write_stats();
+    }
+
+    fn write_stats(&mut self) {
+        self.stats_written = Instant::now();
+        if let Some(p) = &self.stats_file {
+            let tmp = p.with_extension("tmp");
+            let text = serde_json::to_string_pretty(&self.stats()).expect("serializes");
+            if std::fs::write(&tmp, text).is_ok() {
+                let _ = std::fs::rename(&tmp, p);
+            }
+        }
+    }
+}
+
 impl Filesystem for DiskFs {
+    fn destroy(&mut self) {
+        // Final counters when the file system is unmounted.
+        self.write_stats();
+    }
+
     fn lookup(&mut self, _req: &Request<'_>, parent: u64, name: &OsStr, reply: ReplyEntry) {
         if parent != ROOT_INO {
             return reply.error(libc::ENOENT);

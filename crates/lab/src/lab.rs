@@ -323,9 +323,17 @@ impl Lab {
             f.set_len(d.size)
                 .map_err(|e| io(format!("size {}", d.backing.display()), e))?;
         }
+        let stats_file = self.dir.join("disk-stats.json");
+        self.record(Resource::File {
+            path: stats_file.clone(),
+        })?;
+        self.record(Resource::File {
+            path: stats_file.with_extension("tmp"),
+        })?;
         let cfg = DiskSetConfig {
             mountpoint: disk_mount.clone(),
             fsname: format!("{id}-disks"),
+            stats_file: Some(stats_file),
             disks: disks.clone(),
         };
         let cfg_path = self.dir.join("disks.json");
@@ -563,6 +571,14 @@ impl Lab {
         }
         out.sort_by(|a, b| a.state.id.cmp(&b.state.id));
         out
+    }
+
+    /// Per-disk counters of the disk file system (updated about once a second).
+    pub fn disk_stats(&self) -> Vec<crate::diskfs::DiskStats> {
+        std::fs::read_to_string(self.dir.join("disk-stats.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
     }
 
     pub fn info(&self) -> Option<&LabInfo> {
