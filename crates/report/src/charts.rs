@@ -268,7 +268,7 @@ fn legend_column(svg: &mut Svg, x: f64, y: f64, items: &[(String, &str)]) {
     for (i, (name, color)) in items.iter().enumerate() {
         let cy = y + i as f64 * 18.0;
         svg.line(x, cy - 4.0, x + 18.0, cy - 4.0, color, 3.0);
-        svg.text(x + 24.0, cy, &ellipsize(name, 26), 11.5, "start", INK, "");
+        svg.text(x + 24.0, cy, &ellipsize(name, 30), 11.0, "start", INK, "");
     }
 }
 
@@ -480,7 +480,9 @@ pub fn timeline_chart(g: &Grouping) -> Option<String> {
     }
     // Per panel, per group: the mean over repeats at each sample time (ms key,
     // so 1.0 s and 1.0000001 s meet).
-    let mut lines: Vec<Vec<(usize, Vec<(f64, f64)>)>> = Vec::new();
+    // Per panel: (group index, points (t, MiB/s)).
+    type Line = (usize, Vec<(f64, f64)>);
+    let mut lines: Vec<Vec<Line>> = Vec::new();
     let (mut tmax, mut vmax) = (0.0f64, 0.0f64);
     for (_, f) in &panels {
         let mut per_group = Vec::new();

@@ -155,7 +155,7 @@ pub fn size_name(bytes: u64) -> String {
         (1 << 20, "M"),
         (1 << 10, "K"),
     ] {
-        if bytes >= unit && bytes % unit == 0 {
+        if bytes >= unit && bytes.is_multiple_of(unit) {
             return format!("{}{suffix}", bytes / unit);
         }
     }

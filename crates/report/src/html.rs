@@ -71,6 +71,9 @@ figure svg { max-width: 100%; height: auto; border: 1px solid #e4e6ea; border-ra
 .warning code { font-weight: 600; }
 .hint { color: #444; display: block; margin-top: 2px; }
 .runs td { font-size: 13px; }
+.runs td:first-child { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; white-space: nowrap; }
+#warnings h3 { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 13px; font-weight: 600; margin: 16px 0 4px; }
+.hint::before { content: "Hint: "; font-weight: 600; }
 .tag { display: inline-block; background: #eef1f5; border-radius: 3px; padding: 0 5px; margin: 1px 2px 1px 0; font-size: 12px; }
 .flag { color: #b00; font-weight: 600; }
 footer { color: #888; font-size: 12px; margin-top: 40px; }
@@ -192,15 +195,25 @@ pub fn render_html(runs: &[StoredRun], opts: &ReportOptions) -> String {
 /// One row per run, with what a reader needs to judge it: where it ran and
 /// whether it completed.
 fn runs_html(runs: &[StoredRun]) -> Table {
-    let mut t = Table::new(&[
-        ("id", false),
-        ("labels", false),
-        ("workload", false),
+    // The workload column only when it varies; otherwise the "All runs" note
+    // under the main table already says it.
+    let show_workload = runs
+        .iter()
+        .map(|r| workload_name(&r.result))
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+        > 1;
+    let mut cols = vec![("id", false), ("labels", false)];
+    if show_workload {
+        cols.push(("workload", false));
+    }
+    cols.extend([
         ("where", false),
         ("read MiB/s", true),
         ("write MiB/s", true),
         ("warnings", true),
     ]);
+    let mut t = Table::new(&cols);
     for r in runs {
         let res = &r.result;
         let env = &res.environment;
@@ -208,10 +221,11 @@ fn runs_html(runs: &[StoredRun]) -> Table {
         if res.interrupted {
             id.push_str(" (interrupted)");
         }
-        t.rows.push(vec![
-            Cell::Text(id),
-            Cell::Text(labels_text(&res.labels)),
-            Cell::Text(workload_name(res)),
+        let mut row = vec![Cell::Text(id), Cell::Text(labels_text(&res.labels))];
+        if show_workload {
+            row.push(Cell::Text(workload_name(res)));
+        }
+        row.extend([
             Cell::Text(format!(
                 "{} · {} {} · {} s",
                 env.hostname,
@@ -223,6 +237,7 @@ fn runs_html(runs: &[StoredRun]) -> Table {
             Cell::Num(Some(res.rates.written_mib_per_s)),
             Cell::Int(res.warnings.len() as u64),
         ]);
+        t.rows.push(row);
     }
     t
 }

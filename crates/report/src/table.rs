@@ -286,12 +286,19 @@ fn fmt_like(x: f64, like: f64) -> String {
     }
 }
 
-/// The metric the latency column shows: event latency at the first requested
-/// percentile (sysbench's default is 95), found in the first run that has one.
+/// The metric the latency column shows: event latency at the 95th percentile
+/// (sysbench's default, so it matches the text report) when the runs recorded
+/// it, else at the first percentile the first run recorded.
 fn latency_percentile(runs: &[&RunResult]) -> Option<f64> {
-    runs.iter()
+    let mut recorded = runs.iter().filter_map(|r| r.latency.get("event"));
+    if runs
+        .iter()
         .filter_map(|r| r.latency.get("event"))
-        .find_map(|l| l.percentiles.first().map(|p| p.p))
+        .any(|l| l.percentiles.iter().any(|p| p.p == 95.0))
+    {
+        return Some(95.0);
+    }
+    recorded.find_map(|l| l.percentiles.first().map(|p| p.p))
 }
 
 fn event_latency_at(run: &RunResult, p: f64) -> Option<f64> {

@@ -186,6 +186,7 @@ pub fn run(labels: &[(&str, &str)], read_mib: f64, write_mib: f64, seed: u64) ->
             device: "tank/bench".into(),
             rotational: None,
             caches_dropped: false,
+            compression: None,
         },
         warnings: vec![],
         ranks: vec![],

@@ -1,17 +1,355 @@
-//! `tankbench report` front end (being built; see the open issue).
+//! `tankbench results | compare | report | chart`: argument parsing and output
+//! only; the store, statistics, tables and charts live in the `report` crate.
 
-pub fn report_main(_args: Vec<String>) -> anyhow::Result<i32> {
-    anyhow::bail!("this command is not built yet")
+use anyhow::{bail, Context};
+use clap::{Parser, ValueEnum};
+use report::charts::{latency_chart, latency_ops, throughput_chart, timeline_chart, ChartKind};
+use report::compare::{Comparison, DEFAULT_ALPHA};
+use report::group::Grouping;
+use report::html::{render_html, ReportOptions};
+use report::output::write_output;
+use report::select::{select, select_all, Selection};
+use report::store::{ResultStore, Skipped, DEFAULT_DIR};
+use report::table::{grouped_table, runs_table, Table};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TableFormat {
+    /// Aligned text for a terminal.
+    Table,
+    Markdown,
+    Csv,
 }
 
-pub fn compare_main(_args: Vec<String>) -> anyhow::Result<i32> {
-    anyhow::bail!("this command is not built yet")
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ReportFormat {
+    /// The self-contained HTML page (needs -o).
+    Html,
+    Table,
+    Markdown,
+    Csv,
 }
 
-pub fn results_main(_args: Vec<String>) -> anyhow::Result<i32> {
-    anyhow::bail!("this command is not built yet")
+/// List the runs in a result store.
+#[derive(Debug, Parser)]
+#[command(name = "tankbench results")]
+struct ResultsArgs {
+    /// Result directory [default: ./tankbench-results]
+    dir: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TableFormat::Table)]
+    format: TableFormat,
 }
 
-pub fn chart_main(_args: Vec<String>) -> anyhow::Result<i32> {
-    anyhow::bail!("this command is not built yet")
+/// Compare two sets of runs metric by metric, with Welch's t-test over repeats.
+#[derive(Debug, Parser)]
+#[command(name = "tankbench compare")]
+struct CompareArgs {
+    /// Baseline: a result file, a directory, a run id or labels (layout=2xraidz2,slog=no).
+    a: String,
+    /// Candidate, in the same forms as A.
+    b: String,
+    /// Store that run ids and label selectors are looked up in.
+    #[arg(long, default_value = DEFAULT_DIR)]
+    dir: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TableFormat::Table)]
+    format: TableFormat,
+    /// Significance level for "larger than the noise" (0 < alpha < 1).
+    #[arg(long, default_value_t = DEFAULT_ALPHA)]
+    alpha: f64,
+}
+
+/// Build the report: the grouped table, charts and warnings of all runs.
+#[derive(Debug, Parser)]
+#[command(name = "tankbench report")]
+struct ReportArgs {
+    /// Result directories, files, run ids or label selectors [default: ./tankbench-results]
+    sources: Vec<String>,
+    /// Output file ("-" for stdout). Replaces only a file tankbench wrote.
+    #[arg(short = 'o', long = "output")]
+    output: Option<PathBuf>,
+    /// Output format: the HTML page, or the table alone.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Html)]
+    format: ReportFormat,
+    /// Page title.
+    #[arg(long, default_value = "tankbench report")]
+    title: String,
+    /// Store that run ids and label selectors are looked up in.
+    #[arg(long, default_value = DEFAULT_DIR)]
+    dir: PathBuf,
+}
+
+/// Draw one chart as SVG or PNG (chosen by the -o extension).
+#[derive(Debug, Parser)]
+#[command(name = "tankbench chart")]
+struct ChartArgs {
+    /// Chart kind: throughput, latency or timeline.
+    kind: String,
+    /// Result directories, files, run ids or label selectors [default: ./tankbench-results]
+    sources: Vec<String>,
+    /// Output file ending in .svg or .png. Replaces only a file tankbench wrote.
+    #[arg(short = 'o', long = "output")]
+    output: PathBuf,
+    /// For `latency`: the operation (event, read, write, fsync) [default: event].
+    #[arg(long)]
+    op: Option<String>,
+    /// PNG pixels per SVG pixel.
+    #[arg(long, default_value_t = 2.0)]
+    scale: f32,
+    /// Store that run ids and label selectors are looked up in.
+    #[arg(long, default_value = DEFAULT_DIR)]
+    dir: PathBuf,
+}
+
+/// Parse with clap, turning its multi-line errors into the one line tankbench
+/// prints ("compare: invalid value 'x' for '--format <FORMAT>' [possible
+/// values: table, markdown, csv]"). `--help` prints and exits 0.
+fn parse<T: Parser>(cmd: &str, args: Vec<String>) -> anyhow::Result<Result<T, i32>> {
+    match T::try_parse_from(std::iter::once(format!("tankbench {cmd}")).chain(args)) {
+        Ok(parsed) => Ok(Ok(parsed)),
+        Err(e) => {
+            use clap::error::ErrorKind::*;
+            if matches!(
+                e.kind(),
+                DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = e.print();
+                return Ok(Err(
+                    if e.kind() == DisplayHelpOnMissingArgumentOrSubcommand {
+                        1
+                    } else {
+                        0
+                    },
+                ));
+            }
+            let text = e.render().to_string();
+            let line = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| {
+                    !l.is_empty()
+                        && !l.starts_with("Usage:")
+                        && !l.starts_with("For more information")
+                })
+                .map(|l| l.strip_prefix("error: ").unwrap_or(l))
+                .collect::<Vec<_>>()
+                .join(" ");
+            bail!("{cmd}: {line}")
+        }
+    }
+}
+
+/// Print to stdout, treating a closed pipe (`| head`) as success.
+fn emit(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e).context("writing to stdout"),
+        _ => Ok(()),
+    }
+}
+
+fn warn_skipped(skipped: &[Skipped]) {
+    for s in skipped {
+        eprintln!("tankbench: skipped {}", s.reason);
+    }
+}
+
+fn render_table(t: &Table, format: TableFormat) -> String {
+    match format {
+        TableFormat::Table => t.to_terminal(),
+        TableFormat::Markdown => t.to_markdown(),
+        TableFormat::Csv => t.to_csv(),
+    }
+}
+
+pub fn results_main(args: Vec<String>) -> anyhow::Result<i32> {
+    let a: ResultsArgs = match parse("results", args)? {
+        Ok(a) => a,
+        Err(code) => return Ok(code),
+    };
+    let explicit = a.dir.is_some();
+    let dir = a.dir.unwrap_or_else(|| PathBuf::from(DEFAULT_DIR));
+    if explicit && !dir.is_dir() {
+        bail!("results: {} is not a directory", dir.display());
+    }
+    let listing = ResultStore::open(&dir)?.list()?;
+    warn_skipped(&listing.skipped);
+    if listing.runs.is_empty() {
+        eprintln!(
+            "tankbench: no results in {} (save runs with `tankbench fileio ... run --save`)",
+            dir.display()
+        );
+        return Ok(0);
+    }
+    emit(&render_table(&runs_table(&listing.runs), a.format))?;
+    Ok(0)
+}
+
+pub fn compare_main(args: Vec<String>) -> anyhow::Result<i32> {
+    let a: CompareArgs = match parse("compare", args)? {
+        Ok(a) => a,
+        Err(code) => return Ok(code),
+    };
+    if !(a.alpha > 0.0 && a.alpha < 1.0) {
+        bail!(
+            "compare: --alpha={} is out of range; accepted: 0 < alpha < 1 (e.g. 0.05)",
+            a.alpha
+        );
+    }
+    let store = ResultStore::open(&a.dir)?;
+    let sa = select(&a.a, &store, "compare A")?;
+    let sb = select(&a.b, &store, "compare B")?;
+    warn_skipped(&sa.skipped);
+    if sb.skipped.len() != sa.skipped.len() {
+        warn_skipped(&sb.skipped);
+    }
+    let cmp = Comparison::new(&sa, &sb, a.alpha);
+    emit(&render_table(&cmp.table(), a.format))?;
+    Ok(0)
+}
+
+/// The runs named on a report/chart command line, or the default store.
+fn gather(cmd: &str, sources: &[String], dir: &Path) -> anyhow::Result<Selection> {
+    let store = ResultStore::open(dir)?;
+    let sel = if sources.is_empty() {
+        if !dir.is_dir() {
+            bail!(
+                "{cmd}: no results: {} does not exist (name a result directory, or save runs with \
+                 `tankbench fileio ... run --save`)",
+                dir.display()
+            );
+        }
+        select_all(&[dir.display().to_string()], &store, cmd)?
+    } else {
+        select_all(sources, &store, cmd)?
+    };
+    warn_skipped(&sel.skipped);
+    Ok(sel)
+}
+
+/// Write to -o, or to stdout for "-".
+fn write_to(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    if path == Path::new("-") {
+        let mut out = std::io::stdout().lock();
+        return match out.write_all(bytes).and_then(|_| out.flush()) {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                Err(e).context("writing to stdout")
+            }
+            _ => Ok(()),
+        };
+    }
+    write_output(path, bytes)?;
+    eprintln!("tankbench: wrote {}", path.display());
+    Ok(())
+}
+
+pub fn report_main(args: Vec<String>) -> anyhow::Result<i32> {
+    let a: ReportArgs = match parse("report", args)? {
+        Ok(a) => a,
+        Err(code) => return Ok(code),
+    };
+    let sel = gather("report", &a.sources, &a.dir)?;
+    let text = match a.format {
+        ReportFormat::Html => {
+            if a.output.is_none() {
+                bail!(
+                    "report: --format=html needs -o FILE (e.g. -o report.html, or -o - for stdout)"
+                );
+            }
+            let sources = if a.sources.is_empty() {
+                vec![a.dir.display().to_string()]
+            } else {
+                a.sources.clone()
+            };
+            render_html(
+                &sel.runs,
+                &ReportOptions {
+                    title: a.title.clone(),
+                    sources,
+                    skipped: sel.skipped.clone(),
+                },
+            )
+        }
+        ReportFormat::Table => grouped_table(&Grouping::new(&sel.runs)).to_terminal(),
+        ReportFormat::Markdown => grouped_table(&Grouping::new(&sel.runs)).to_markdown(),
+        ReportFormat::Csv => grouped_table(&Grouping::new(&sel.runs)).to_csv(),
+    };
+    match &a.output {
+        Some(path) => write_to(path, text.as_bytes())?,
+        None => emit(&text)?,
+    }
+    Ok(0)
+}
+
+pub fn chart_main(args: Vec<String>) -> anyhow::Result<i32> {
+    let a: ChartArgs = match parse("chart", args)? {
+        Ok(a) => a,
+        Err(code) => return Ok(code),
+    };
+    let Some(kind) = ChartKind::parse(&a.kind) else {
+        bail!(
+            "chart: unknown chart kind '{}'; accepted: {}",
+            a.kind,
+            ChartKind::NAMES
+        );
+    };
+    let ext = a
+        .output
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if ext != "svg" && ext != "png" {
+        bail!(
+            "chart: -o {}: the file name must end in .svg or .png",
+            a.output.display()
+        );
+    }
+    if !(a.scale > 0.0 && a.scale <= 8.0) {
+        bail!(
+            "chart: --scale={} is out of range; accepted: 0 < scale <= 8",
+            a.scale
+        );
+    }
+    if a.op.is_some() && kind != ChartKind::Latency {
+        bail!("chart: --op applies only to the latency chart");
+    }
+    let sel = gather("chart", &a.sources, &a.dir)?;
+    let g = Grouping::new(&sel.runs);
+    let svg = match kind {
+        ChartKind::Throughput => throughput_chart(&g).context("chart: the runs moved no data")?,
+        ChartKind::Timeline => timeline_chart(&g).context(
+            "chart: the runs have no interval samples; run with --report-interval=1 to record them",
+        )?,
+        ChartKind::Latency => {
+            let ops = latency_ops(&g);
+            let op = match &a.op {
+                Some(op) => op.clone(),
+                None if ops.iter().any(|o| o == "event") => "event".into(),
+                None => ops
+                    .first()
+                    .cloned()
+                    .context("chart: the runs stored no latency histograms")?,
+            };
+            if !ops.contains(&op) {
+                bail!(
+                    "chart: --op={op}: no latency histogram for it; accepted: {}",
+                    if ops.is_empty() {
+                        "(none stored)".into()
+                    } else {
+                        ops.join(", ")
+                    }
+                );
+            }
+            latency_chart(&g, &op).context("chart: no latency data")?
+        }
+    };
+    let bytes = if ext == "png" {
+        report::png::svg_to_png(&svg, a.scale)?
+    } else {
+        svg.into_bytes()
+    };
+    write_to(&a.output, &bytes)?;
+    Ok(0)
 }

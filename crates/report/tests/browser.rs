@@ -1,0 +1,664 @@
+//! End to end: build HTML reports, open them in headless Chromium over the
+//! DevTools protocol, and check what a person would see: no console errors, no
+//! network requests, every run in the tables, a drawing in every chart. A
+//! screenshot is kept in target/test-artifacts/.
+//!
+//! Two reports are checked: one from fixture results built in code, and one
+//! from short real workloads run by the `tankbench` binary with labels (through
+//! its CLI: `fileio ... run --format=json`, then `tankbench report`). Without
+//! Chromium the tests say why they skip; under CI (`CI` set) a missing Chromium
+//! is a failure, since CI installs it.
+
+mod common;
+
+use serde_json::{json, Value};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use tungstenite::{Message, WebSocket};
+
+/// One browser at a time: the machine has two cores.
+static BROWSER_LOCK: Mutex<()> = Mutex::new(());
+
+fn artifacts() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("test-artifacts");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn find_chromium() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    [
+        "/usr/bin/chromium",
+        "/usr/bin/chromium-browser",
+        "/usr/bin/google-chrome",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.exists())
+}
+
+/// Chromium, or None with the reason printed (a failure under CI).
+fn chromium_or_skip(test: &str) -> Option<PathBuf> {
+    match find_chromium() {
+        Some(p) => Some(p),
+        None if std::env::var_os("CI").is_some() => {
+            panic!("{test}: Chromium not found and CI is set: install it (apt-get install -y chromium)")
+        }
+        None => {
+            eprintln!(
+                "SKIPPED {test}: Chromium not found at /usr/bin/chromium (install the Debian \
+                 package `chromium`, or set CHROMIUM=/path/to/chrome)"
+            );
+            None
+        }
+    }
+}
+
+/// A headless Chromium we started, driven over one DevTools websocket in
+/// "flattened" session mode (page commands carry a sessionId).
+struct Browser {
+    child: Child,
+    ws: WebSocket<TcpStream>,
+    next_id: u64,
+    session: String,
+    /// Events of the page session not consumed yet, in arrival order.
+    events: Vec<Value>,
+    _profile: tempfile::TempDir,
+}
+
+impl Browser {
+    fn launch(chromium: &Path) -> Browser {
+        let profile = tempfile::tempdir().unwrap();
+        let child = Command::new(chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-dev-shm-usage",
+                "--hide-scrollbars",
+                "--remote-debugging-port=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start chromium");
+        // Port 0 lets Chromium pick a free port; it writes it to this file.
+        let port_file = profile.path().join("DevToolsActivePort");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let (port, path) = loop {
+            if let Ok(text) = std::fs::read_to_string(&port_file) {
+                let mut lines = text.lines();
+                if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
+                    break (port.to_string(), path.to_string());
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "Chromium did not open its DevTools port"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        let stream = TcpStream::connect(format!("127.0.0.1:{port}")).expect("connect DevTools");
+        stream
+            .set_read_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
+        let (ws, _) = tungstenite::client(format!("ws://127.0.0.1:{port}{path}"), stream)
+            .expect("DevTools websocket handshake");
+        let mut b = Browser {
+            child,
+            ws,
+            next_id: 0,
+            session: String::new(),
+            events: Vec::new(),
+            _profile: profile,
+        };
+        let target = b.call_browser("Target.createTarget", json!({"url": "about:blank"}));
+        let target_id = target["targetId"].as_str().unwrap().to_string();
+        let attached = b.call_browser(
+            "Target.attachToTarget",
+            json!({"targetId": target_id, "flatten": true}),
+        );
+        b.session = attached["sessionId"].as_str().unwrap().to_string();
+        for domain in [
+            "Page.enable",
+            "Runtime.enable",
+            "Log.enable",
+            "Network.enable",
+        ] {
+            b.call(domain, json!({}));
+        }
+        b.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": 1100, "height": 900, "deviceScaleFactor": 1, "mobile": false}),
+        );
+        b
+    }
+
+    fn send(&mut self, method: &str, params: Value, session: Option<String>) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let mut msg = json!({"id": id, "method": method, "params": params});
+        if let Some(s) = session {
+            msg["sessionId"] = Value::String(s);
+        }
+        self.ws
+            .send(Message::text(msg.to_string()))
+            .expect("send to DevTools");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let v = self
+                .read(deadline)
+                .unwrap_or_else(|| panic!("no answer to {method}"));
+            if v["id"] == id {
+                if let Some(err) = v.get("error") {
+                    panic!("{method} failed: {err}");
+                }
+                return v["result"].clone();
+            }
+            if v.get("method").is_some() {
+                self.events.push(v);
+            }
+        }
+    }
+
+    fn call_browser(&mut self, method: &str, params: Value) -> Value {
+        self.send(method, params, None)
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let s = self.session.clone();
+        self.send(method, params, Some(s))
+    }
+
+    /// The next message, or None at the deadline.
+    fn read(&mut self, deadline: Instant) -> Option<Value> {
+        while Instant::now() < deadline {
+            match self.ws.read() {
+                Ok(Message::Text(t)) => return Some(serde_json::from_str(t.as_str()).unwrap()),
+                Ok(_) => {}
+                Err(tungstenite::Error::Io(e))
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(e) => panic!("DevTools connection: {e}"),
+            }
+        }
+        None
+    }
+
+    /// Collect events until `method` arrives (returned) or the timeout passes.
+    fn wait_for(&mut self, method: &str, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        if self.events.iter().any(|e| e["method"] == method) {
+            return true;
+        }
+        while let Some(v) = self.read(deadline) {
+            let hit = v["method"] == method;
+            if v.get("method").is_some() {
+                self.events.push(v);
+            }
+            if hit {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Keep collecting events for a while (late console messages, requests).
+    fn settle(&mut self, time: Duration) {
+        let deadline = Instant::now() + time;
+        while let Some(v) = self.read(deadline) {
+            if v.get("method").is_some() {
+                self.events.push(v);
+            }
+        }
+    }
+
+    fn eval(&mut self, expr: &str) -> Value {
+        let r = self.call(
+            "Runtime.evaluate",
+            json!({"expression": expr, "returnByValue": true, "awaitPromise": true}),
+        );
+        if let Some(e) = r.get("exceptionDetails") {
+            panic!("page script failed: {e}");
+        }
+        r["result"]["value"].clone()
+    }
+
+    /// Open `file`, wait for it to load, and report what a person would notice.
+    fn visit(&mut self, file: &Path) -> Visit {
+        self.events.clear();
+        let url = format!("file://{}", file.canonicalize().unwrap().display());
+        self.call("Page.navigate", json!({"url": url}));
+        assert!(
+            self.wait_for("Page.loadEventFired", Duration::from_secs(30)),
+            "page did not load"
+        );
+        self.settle(Duration::from_millis(700));
+        let mut v = Visit {
+            url: url.clone(),
+            ..Default::default()
+        };
+        for e in &self.events {
+            let p = &e["params"];
+            match e["method"].as_str().unwrap_or("") {
+                "Runtime.consoleAPICalled"
+                    if matches!(p["type"].as_str(), Some("error" | "assert")) =>
+                {
+                    v.errors.push(format!("console.error: {}", p["args"]));
+                }
+                "Runtime.exceptionThrown" => v
+                    .errors
+                    .push(format!("exception: {}", p["exceptionDetails"])),
+                "Log.entryAdded" if p["entry"]["level"] == "error" => {
+                    v.errors.push(format!("log: {}", p["entry"]["text"]))
+                }
+                "Network.requestWillBeSent" => {
+                    let req = p["request"]["url"].as_str().unwrap_or("").to_string();
+                    if req != url {
+                        v.requests.push(req);
+                    }
+                }
+                _ => {}
+            }
+        }
+        v
+    }
+
+    /// A full-page PNG.
+    fn screenshot(&mut self, out: &Path) {
+        let h = self
+            .eval("document.documentElement.scrollHeight")
+            .as_f64()
+            .unwrap();
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": 1100, "height": h.ceil() as u64, "deviceScaleFactor": 1, "mobile": false}),
+        );
+        let shot = self.call("Page.captureScreenshot", json!({"format": "png"}));
+        let bytes = data_encoding::BASE64
+            .decode(shot["data"].as_str().unwrap().as_bytes())
+            .unwrap();
+        assert!(bytes.starts_with(b"\x89PNG"), "screenshot is not a PNG");
+        std::fs::write(out, bytes).unwrap();
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": 1100, "height": 900, "deviceScaleFactor": 1, "mobile": false}),
+        );
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        // Ask politely, then make sure: only the process we started.
+        self.next_id += 1;
+        let _ = self.ws.send(Message::text(
+            json!({"id": self.next_id, "method": "Browser.close"}).to_string(),
+        ));
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[derive(Debug, Default)]
+struct Visit {
+    url: String,
+    errors: Vec<String>,
+    /// Requests other than the page itself.
+    requests: Vec<String>,
+}
+
+/// What the page shows, read from the DOM after layout.
+const INSPECT: &str = r#"(() => {
+  const runIds = [...document.querySelectorAll('table.runs tbody tr')].map(tr => tr.cells[0].textContent);
+  const heads = [...document.querySelectorAll('table.grouped thead th')].map(th => th.textContent);
+  const runsCol = heads.indexOf('runs');
+  const grouped = [...document.querySelectorAll('table.grouped tbody tr')];
+  const groupedRuns = grouped.reduce((s, tr) => s + Number(tr.cells[runsCol].textContent), 0);
+  const charts = [...document.querySelectorAll('svg.chart')].map(svg => {
+    const r = svg.getBoundingClientRect();
+    const marks = [...svg.querySelectorAll('.mark')].filter(m => {
+      const b = m.getBBox();
+      return b.width > 0 || b.height > 0;
+    }).length;
+    return { id: svg.parentElement.id, width: r.width, height: r.height, marks };
+  });
+  const warnings = document.querySelectorAll('#warnings .warning').length;
+  return { runIds, groupedRows: grouped.length, groupedRuns, charts, warnings };
+})()"#;
+
+/// The checks common to both reports.
+fn check_page(
+    b: &mut Browser,
+    page: &Path,
+    ids: &[String],
+    configs: usize,
+    warnings: usize,
+    shot: &str,
+) {
+    let visit = b.visit(page);
+    assert!(
+        visit.errors.is_empty(),
+        "console errors: {:#?}",
+        visit.errors
+    );
+    assert!(
+        visit.requests.is_empty(),
+        "network requests: {:#?}",
+        visit.requests
+    );
+    let seen = b.eval(INSPECT);
+    let shown: Vec<String> = seen["runIds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    for id in ids {
+        assert!(
+            shown.contains(id),
+            "run {id} is not in the runs table: {shown:?}"
+        );
+    }
+    assert_eq!(shown.len(), ids.len());
+    assert_eq!(seen["groupedRows"], configs, "{seen}");
+    assert_eq!(
+        seen["groupedRuns"],
+        ids.len(),
+        "grouped table counts every run once: {seen}"
+    );
+    let charts = seen["charts"].as_array().unwrap();
+    assert!(
+        charts.len() >= 3,
+        "throughput, latency and timeline charts: {seen}"
+    );
+    for c in charts {
+        assert!(
+            c["marks"].as_u64().unwrap() > 0,
+            "chart {} draws nothing: {c}",
+            c["id"]
+        );
+        assert!(
+            c["width"].as_f64().unwrap() > 300.0 && c["height"].as_f64().unwrap() > 200.0,
+            "{c}"
+        );
+    }
+    assert_eq!(seen["warnings"], warnings, "{seen}");
+    let out = artifacts().join(shot);
+    b.screenshot(&out);
+    eprintln!(
+        "screenshot: {}  ({} runs, {} charts, url {})",
+        out.display(),
+        ids.len(),
+        charts.len(),
+        visit.url
+    );
+}
+
+#[test]
+fn fixture_report_renders_in_chromium() {
+    let Some(chromium) = chromium_or_skip("fixture_report_renders_in_chromium") else {
+        return;
+    };
+    let _one = BROWSER_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let store = report::store::ResultStore::open(dir.path().join("results")).unwrap();
+    let fixtures = common::matrix(3);
+    let warnings: usize = fixtures.iter().map(|r| r.warnings.len()).sum();
+    for r in &fixtures {
+        store.save(r).unwrap();
+    }
+    let listing = store.list().unwrap();
+    let page = dir.path().join("report.html");
+    let html = report::html::render_html(
+        &listing.runs,
+        &report::html::ReportOptions {
+            title: "Pool layouts for the FreeNAS pair".into(),
+            sources: vec!["tankbench-results".into()],
+            skipped: vec![],
+        },
+    );
+    std::fs::write(&page, html).unwrap();
+    let ids: Vec<String> = listing.runs.iter().map(|r| r.id.clone()).collect();
+
+    let mut b = Browser::launch(&chromium);
+    check_page(&mut b, &page, &ids, 12, warnings, "report.png");
+
+    // The checks must be able to fail: a page that loads something and logs an
+    // error is caught. (Port 9 on loopback: nothing listens; only the attempt
+    // matters.)
+    let bad = dir.path().join("bad.html");
+    std::fs::write(
+        &bad,
+        "<!DOCTYPE html><html><body><img src=\"http://127.0.0.1:9/x.png\">\
+         <script>console.error('boom')</script></body></html>",
+    )
+    .unwrap();
+    let v = b.visit(&bad);
+    assert!(
+        v.requests
+            .iter()
+            .any(|r| r.starts_with("http://127.0.0.1:9/")),
+        "{v:?}"
+    );
+    assert!(v.errors.iter().any(|e| e.contains("boom")), "{v:?}");
+}
+
+/// The `tankbench` binary next to this test's target directory (or
+/// $TANKBENCH_BIN), if it has been built.
+fn tankbench_bin() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("TANKBENCH_BIN") {
+        return Some(PathBuf::from(p));
+    }
+    let p = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .parent()?
+        .join("debug/tankbench");
+    p.exists().then_some(p)
+}
+
+fn tb(bin: &Path, dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run tankbench")
+}
+
+#[test]
+fn real_workloads_report_renders_in_chromium() {
+    let test = "real_workloads_report_renders_in_chromium";
+    let Some(bin) = tankbench_bin() else {
+        eprintln!(
+            "SKIPPED {test}: no tankbench binary at target/debug/tankbench; build it first \
+             (cargo build -p tankbench) or set TANKBENCH_BIN"
+        );
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    let size = [
+        "--file-total-size=8M",
+        "--file-num=4",
+        "--file-block-size=4K",
+    ];
+    let out = tb(&bin, w, &[&["fileio"][..], &size, &["prepare"]].concat());
+    assert!(
+        out.status.success(),
+        "prepare: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // Two "configurations" of a real workload (fsync after every write or not),
+    // two repeats each, labelled; saved through the library's store exactly as
+    // `--save --label` does.
+    let store_dir = w.join("tankbench-results");
+    let store = report::store::ResultStore::open(&store_dir).unwrap();
+    for (sync, flag) in [
+        ("each-write", "--file-fsync-all=on"),
+        ("periodic", "--file-fsync-all=off"),
+    ] {
+        for _ in 0..2 {
+            let args = [
+                &["fileio"][..],
+                &size,
+                &[
+                    "--file-test-mode=rndrw",
+                    "--time=2",
+                    "--threads=2",
+                    "--report-interval=1",
+                    "--percentiles=50,95,99",
+                    "--format=json",
+                    "--progress=off",
+                    flag,
+                    "run",
+                ],
+            ]
+            .concat();
+            let out = tb(&bin, w, &args);
+            assert!(
+                out.status.success(),
+                "run: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let mut r: fileio::result::RunResult = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("run --format=json is not a RunResult: {e}"));
+            r.labels = report::labels::parse_labels(&format!("fsync={sync},disk=tmp")).unwrap();
+            store.save(&r).unwrap();
+        }
+    }
+    let _ = tb(&bin, w, &[&["fileio"][..], &size, &["cleanup"]].concat());
+
+    // The CLI front end: results, compare, report, chart.
+    let out = tb(&bin, w, &["results"]);
+    assert!(
+        out.status.success(),
+        "results: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        listed.lines().filter(|l| l.contains("fsync=")).count(),
+        4,
+        "{listed}"
+    );
+
+    let out = tb(
+        &bin,
+        w,
+        &[
+            "compare",
+            "fsync=each-write",
+            "fsync=periodic",
+            "--format=markdown",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "compare: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cmp = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        cmp.contains("| write MiB/s |") && cmp.contains("Welch"),
+        "{cmp}"
+    );
+
+    let out = tb(
+        &bin,
+        w,
+        &[
+            "report",
+            "tankbench-results",
+            "-o",
+            "report.html",
+            "--title",
+            "Real runs",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "report: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Running it again replaces our own report; a foreign file is left alone.
+    assert!(tb(&bin, w, &["report", "-o", "report.html"])
+        .status
+        .success());
+    std::fs::write(w.join("mine.html"), "<p>mine</p>").unwrap();
+    let out = tb(&bin, w, &["report", "-o", "mine.html"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to overwrite"));
+    assert_eq!(
+        std::fs::read_to_string(w.join("mine.html")).unwrap(),
+        "<p>mine</p>"
+    );
+
+    for (kind, file) in [
+        ("throughput", "t.png"),
+        ("latency", "l.svg"),
+        ("timeline", "tl.svg"),
+    ] {
+        let out = tb(&bin, w, &["chart", kind, "-o", file]);
+        assert!(
+            out.status.success(),
+            "chart {kind}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(report::output::is_tankbench_file(&w.join(file)).unwrap());
+    }
+    let out = tb(&bin, w, &["chart", "pie", "-o", "p.svg"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("accepted: throughput, latency, timeline"),
+        "{err}"
+    );
+
+    let Some(chromium) = chromium_or_skip(test) else {
+        return;
+    };
+    let _one = BROWSER_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let listing = store.list().unwrap();
+    let ids: Vec<String> = listing.runs.iter().map(|r| r.id.clone()).collect();
+    let warnings = listing
+        .runs
+        .iter()
+        .map(|r| r.result.warnings.len())
+        .sum::<usize>();
+    let mut b = Browser::launch(&chromium);
+    check_page(
+        &mut b,
+        &w.join("report.html"),
+        &ids,
+        2,
+        warnings,
+        "report-real.png",
+    );
+}
