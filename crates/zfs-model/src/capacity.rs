@@ -139,7 +139,9 @@ pub struct Capacity {
 
 impl Capacity {
     pub fn block(&self, block_bytes: u64) -> Option<&BlockUsage> {
-        self.blocks.iter().find(|b| b.cost.block_bytes == block_bytes)
+        self.blocks
+            .iter()
+            .find(|b| b.cost.block_bytes == block_bytes)
     }
 }
 
@@ -153,7 +155,12 @@ pub struct CapacityOptions {
 
 /// Run the capacity model (spec §1.9) for `layout` on `groups`, reporting usable
 /// space for each of `block_sizes`.
-pub fn capacity(groups: &[DiskGroup], layout: &Layout, options: &CapacityOptions, block_sizes: &[u64]) -> Capacity {
+pub fn capacity(
+    groups: &[DiskGroup],
+    layout: &Layout,
+    options: &CapacityOptions,
+    block_sizes: &[u64],
+) -> Capacity {
     let shape = layout.shape;
     let ashift = options.ashift;
     let rules = options.rules;
@@ -206,7 +213,10 @@ pub fn capacity(groups: &[DiskGroup], layout: &Layout, options: &CapacityOptions
         })
         .collect();
 
-    let zpool_size: u64 = vdevs.iter().map(|v| v.metaslab_bytes * v.vdevs as u64).sum();
+    let zpool_size: u64 = vdevs
+        .iter()
+        .map(|v| v.metaslab_bytes * v.vdevs as u64)
+        .sum();
     let dspace_total: u64 = vdevs.iter().map(|v| v.deflated * v.vdevs as u64).sum();
     let embedded_log: u64 = vdevs.iter().map(|v| v.embedded_log * v.vdevs as u64).sum();
     let dspace = dspace_total - embedded_log;
@@ -245,7 +255,13 @@ pub fn capacity(groups: &[DiskGroup], layout: &Layout, options: &CapacityOptions
 }
 
 /// Usable space for blocks of `block_bytes`: L(B) = AVAIL × 512 × B / (R × asize(B)).
-pub fn block_usage(shape: &Shape, ashift: u32, ratio: u64, avail: u64, block_bytes: u64) -> BlockUsage {
+pub fn block_usage(
+    shape: &Shape,
+    ashift: u32,
+    ratio: u64,
+    avail: u64,
+    block_bytes: u64,
+) -> BlockUsage {
     let cost = block_cost(shape, ashift, block_bytes);
     let usable = (avail as u128 * 512 * block_bytes as u128) / (ratio as u128 * cost.asize as u128);
     BlockUsage {
@@ -302,15 +318,52 @@ mod tests {
     /// Spec §1.5: deflate ratio R for ashift 12, every listed width.
     #[test]
     fn deflate_ratio_lists() {
-        let expected: [(u32, &[(std::ops::RangeInclusive<u32>, u64)]); 3] = [
-            (1, &[(3..=3, 341), (4..=4, 372), (5..=6, 409), (7..=8, 431), (9..=16, 455), (17..=24, 481)]),
-            (2, &[(4..=4, 248), (5..=5, 303), (6..=7, 341), (8..=8, 364), (9..=12, 390), (13..=17, 420), (18..=24, 455)]),
-            (3, &[(5..=5, 204), (6..=6, 240), (7..=8, 292), (9..=9, 315), (10..=10, 341), (11..=18, 372), (19..=24, 409)]),
+        type WidthBands = &'static [(std::ops::RangeInclusive<u32>, u64)];
+        let expected: [(u32, WidthBands); 3] = [
+            (
+                1,
+                &[
+                    (3..=3, 341),
+                    (4..=4, 372),
+                    (5..=6, 409),
+                    (7..=8, 431),
+                    (9..=16, 455),
+                    (17..=24, 481),
+                ],
+            ),
+            (
+                2,
+                &[
+                    (4..=4, 248),
+                    (5..=5, 303),
+                    (6..=7, 341),
+                    (8..=8, 364),
+                    (9..=12, 390),
+                    (13..=17, 420),
+                    (18..=24, 455),
+                ],
+            ),
+            (
+                3,
+                &[
+                    (5..=5, 204),
+                    (6..=6, 240),
+                    (7..=8, 292),
+                    (9..=9, 315),
+                    (10..=10, 341),
+                    (11..=18, 372),
+                    (19..=24, 409),
+                ],
+            ),
         ];
         for (parity, bands) in expected {
             for (widths, ratio) in bands.iter() {
                 for width in widths.clone() {
-                    assert_eq!(deflate_ratio(&raidz(parity, width), 12), *ratio, "raidz{parity}-{width}");
+                    assert_eq!(
+                        deflate_ratio(&raidz(parity, width), 12),
+                        *ratio,
+                        "raidz{parity}-{width}"
+                    );
                 }
             }
         }
@@ -321,20 +374,37 @@ mod tests {
     }
 
     fn disks(count: u32, size: &str) -> Vec<DiskGroup> {
-        vec![DiskGroup::parse(&format!("{count}x{size}"), DiskClass::Hdd7200, &PerfOverrides::default()).unwrap()]
+        vec![DiskGroup::parse(
+            &format!("{count}x{size}"),
+            DiskClass::Hdd7200,
+            &PerfOverrides::default(),
+        )
+        .unwrap()]
     }
 
-    fn run(groups: &[DiskGroup], layout: &str, rules: RuleSet, partitioning: OsPartitioning) -> Capacity {
+    fn run(
+        groups: &[DiskGroup],
+        layout: &str,
+        rules: RuleSet,
+        partitioning: OsPartitioning,
+    ) -> Capacity {
         let layout = Layout::fit(Shape::parse(layout).unwrap(), groups, 0).unwrap();
         let options = CapacityOptions {
             rules,
             ashift: 12,
             partitioning,
         };
-        capacity(groups, &layout, &options, &[4 * KIB, 8 * KIB, 16 * KIB, 128 * KIB, 1024 * KIB])
+        capacity(
+            groups,
+            &layout,
+            &options,
+            &[4 * KIB, 8 * KIB, 16 * KIB, 128 * KIB, 1024 * KIB],
+        )
     }
 
-    const LINUX: OsPartitioning = OsPartitioning::LinuxWholeDisk { logical_sector: 512 };
+    const LINUX: OsPartitioning = OsPartitioning::LinuxWholeDisk {
+        logical_sector: 512,
+    };
 
     /// Spec §1.10: 24 × "8 TB", Linux whole disks, OpenZFS ≥ 2.1.
     #[test]
@@ -342,11 +412,41 @@ mod tests {
         let groups = disks(24, "8TB");
         // (layout, vdev asize, metaslabs per vdev, R, AVAIL bytes)
         let cases = [
-            ("1xraidz3-24", 192_037_169_135_616u64, 11_178u64, 409u64, 153_266_780_372_992u64),
-            ("2xraidz2-12", 96_018_584_567_808, 5_589, 390, 146_140_422_995_968),
-            ("3xraidz2-8", 64_012_389_711_872, 3_726, 364, 136_388_565_532_672),
-            ("12xmirror-2", 8_001_548_713_984, 465, 512, 95_588_792_139_776),
-            ("4xraidz1-6", 48_009_292_283_904, 2_794, 409, 153_239_332_847_616),
+            (
+                "1xraidz3-24",
+                192_037_169_135_616u64,
+                11_178u64,
+                409u64,
+                153_266_780_372_992u64,
+            ),
+            (
+                "2xraidz2-12",
+                96_018_584_567_808,
+                5_589,
+                390,
+                146_140_422_995_968,
+            ),
+            (
+                "3xraidz2-8",
+                64_012_389_711_872,
+                3_726,
+                364,
+                136_388_565_532_672,
+            ),
+            (
+                "12xmirror-2",
+                8_001_548_713_984,
+                465,
+                512,
+                95_588_792_139_776,
+            ),
+            (
+                "4xraidz1-6",
+                48_009_292_283_904,
+                2_794,
+                409,
+                153_239_332_847_616,
+            ),
         ];
         for (layout, vdev_asize, count, ratio, avail) in cases {
             let c = run(&groups, layout, RuleSet::OpenZfs21, LINUX);
@@ -368,29 +468,108 @@ mod tests {
         let gib = |b: u64| b as f64 / GIB as f64;
         // (layout, SIZE, rd, slop GiB, L(1M), L(128K), L(16K), L(8K), L(4K), naive)
         let cases = [
-            ("1xraidz3-24", 174.66, 139.51, 115.2, 150.9, 139.6, 87.2, 43.6, 43.6, 152.8),
-            ("2xraidz2-12", 174.66, 133.02, 103.6, 144.6, 132.9, 116.3, 58.2, 58.2, 145.5),
-            ("3xraidz2-8", 174.66, 124.14, 93.9, 130.6, 124.1, 116.3, 58.2, 58.2, 131.0),
-            ("12xmirror-2", 87.19, 87.00, 64.0, 86.9, 86.9, 86.9, 86.9, 86.9, 87.3),
-            ("4xraidz1-6", 174.63, 139.45, 76.9, 145.0, 139.6, 116.3, 87.2, 87.2, 145.5),
+            (
+                "1xraidz3-24",
+                174.66,
+                139.51,
+                115.2,
+                150.9,
+                139.6,
+                87.2,
+                43.6,
+                43.6,
+                152.8,
+            ),
+            (
+                "2xraidz2-12",
+                174.66,
+                133.02,
+                103.6,
+                144.6,
+                132.9,
+                116.3,
+                58.2,
+                58.2,
+                145.5,
+            ),
+            (
+                "3xraidz2-8",
+                174.66,
+                124.14,
+                93.9,
+                130.6,
+                124.1,
+                116.3,
+                58.2,
+                58.2,
+                131.0,
+            ),
+            (
+                "12xmirror-2",
+                87.19,
+                87.00,
+                64.0,
+                86.9,
+                86.9,
+                86.9,
+                86.9,
+                86.9,
+                87.3,
+            ),
+            (
+                "4xraidz1-6",
+                174.63,
+                139.45,
+                76.9,
+                145.0,
+                139.6,
+                116.3,
+                87.2,
+                87.2,
+                145.5,
+            ),
         ];
         for (layout, size, rd, slop, l1m, l128, l16, l8, l4, naive) in cases {
             let c = run(&groups, layout, RuleSet::OpenZfs21, LINUX);
-            let close = |got: f64, want: f64, digits: i32| (got - want).abs() <= 0.5 * 10f64.powi(-digits) + 1e-9;
-            assert!(close(tib(c.zpool_size), size, 2), "{layout} SIZE {}", tib(c.zpool_size));
+            let close = |got: f64, want: f64, digits: i32| {
+                (got - want).abs() <= 0.5 * 10f64.powi(-digits) + 1e-9
+            };
+            assert!(
+                close(tib(c.zpool_size), size, 2),
+                "{layout} SIZE {}",
+                tib(c.zpool_size)
+            );
             assert!(close(tib(c.dspace), rd, 2), "{layout} rd {}", tib(c.dspace));
             assert!(close(gib(c.slop), slop, 1), "{layout} slop {}", gib(c.slop));
             let usable = |kib: u64| tib(c.block(kib * KIB).unwrap().usable_bytes);
-            assert!(close(usable(1024), l1m, 1), "{layout} L(1M) {}", usable(1024));
-            assert!(close(usable(128), l128, 1), "{layout} L(128K) {}", usable(128));
+            assert!(
+                close(usable(1024), l1m, 1),
+                "{layout} L(1M) {}",
+                usable(1024)
+            );
+            assert!(
+                close(usable(128), l128, 1),
+                "{layout} L(128K) {}",
+                usable(128)
+            );
             assert!(close(usable(16), l16, 1), "{layout} L(16K) {}", usable(16));
             assert!(close(usable(8), l8, 1), "{layout} L(8K) {}", usable(8));
             assert!(close(usable(4), l4, 1), "{layout} L(4K) {}", usable(4));
-            assert!(close(tib(c.naive), naive, 1), "{layout} naive {}", tib(c.naive));
+            assert!(
+                close(tib(c.naive), naive, 1),
+                "{layout} naive {}",
+                tib(c.naive)
+            );
         }
         // zpool list prints "175T" for (a)-(c) and (e), "87.2T" for (d) (errata 5).
-        assert_eq!(run(&groups, "1xraidz3-24", RuleSet::OpenZfs21, LINUX).zpool_size_printed, "175T");
-        assert_eq!(run(&groups, "12xmirror-2", RuleSet::OpenZfs21, LINUX).zpool_size_printed, "87.2T");
+        assert_eq!(
+            run(&groups, "1xraidz3-24", RuleSet::OpenZfs21, LINUX).zpool_size_printed,
+            "175T"
+        );
+        assert_eq!(
+            run(&groups, "12xmirror-2", RuleSet::OpenZfs21, LINUX).zpool_size_printed,
+            "87.2T"
+        );
     }
 
     /// Spec §1.10: charge multipliers m(B) quoted with the L(B) row.
@@ -429,7 +608,9 @@ mod tests {
             let b = run(&groups, layout, RuleSet::PoolV23, LINUX).avail as f64 / TIB as f64;
             assert!((a - oz08).abs() <= 0.005, "{layout} 0.8: {a}");
             assert!((b - v23).abs() <= 0.005, "{layout} v23: {b}");
-            assert_eq!(run(&groups, layout, RuleSet::PoolV23, LINUX).zpool_size_printed.ends_with('T'), true);
+            assert!(run(&groups, layout, RuleSet::PoolV23, LINUX)
+                .zpool_size_printed
+                .ends_with('T'));
         }
     }
 
@@ -439,11 +620,46 @@ mod tests {
         let groups = disks(24, "8TiB");
         // (layout, vdev asize, shift, count, SIZE printed, AVAIL+USED)
         let cases = [
-            ("1xraidz3-24", 211_106_119_286_784u64, 40u32, 191u64, "191T", 165_138_036_424_704u64),
-            ("2xraidz2-12", 105_553_059_643_392, 39, 191, "191T", 157_466_587_299_840),
-            ("3xraidz2-8", 70_368_706_428_928, 39, 127, "190T", 146_584_079_695_872),
-            ("12xmirror-2", 8_796_088_303_616, 36, 127, "95.2T", 103_092_100_005_888),
-            ("24xstripe", 8_796_088_303_616, 36, 127, "190T", 206_184_200_011_776),
+            (
+                "1xraidz3-24",
+                211_106_119_286_784u64,
+                40u32,
+                191u64,
+                "191T",
+                165_138_036_424_704u64,
+            ),
+            (
+                "2xraidz2-12",
+                105_553_059_643_392,
+                39,
+                191,
+                "191T",
+                157_466_587_299_840,
+            ),
+            (
+                "3xraidz2-8",
+                70_368_706_428_928,
+                39,
+                127,
+                "190T",
+                146_584_079_695_872,
+            ),
+            (
+                "12xmirror-2",
+                8_796_088_303_616,
+                36,
+                127,
+                "95.2T",
+                103_092_100_005_888,
+            ),
+            (
+                "24xstripe",
+                8_796_088_303_616,
+                36,
+                127,
+                "190T",
+                206_184_200_011_776,
+            ),
         ];
         for (layout, asize, shift, count, size, avail) in cases {
             let c = run(&groups, layout, RuleSet::PoolV23, OsPartitioning::None);
@@ -495,7 +711,11 @@ mod tests {
     fn ten_tib_thick_zvol_reservation() {
         // Spec §1.10: a 10 TiB zvol with volblocksize 8 KiB reserves 32 / 22.9 / 21.3 TiB.
         let groups = disks(24, "8TB");
-        for (layout, want) in [("1xraidz3-24", 32.0), ("2xraidz2-12", 22.9), ("3xraidz2-8", 21.3)] {
+        for (layout, want) in [
+            ("1xraidz3-24", 32.0),
+            ("2xraidz2-12", 22.9),
+            ("3xraidz2-8", 21.3),
+        ] {
             let c = run(&groups, layout, RuleSet::OpenZfs21, LINUX);
             let reserved = 10.0 * c.block(8 * KIB).unwrap().charge;
             assert!((reserved - want).abs() < 0.05, "{layout}: {reserved}");

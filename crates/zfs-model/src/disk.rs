@@ -201,12 +201,15 @@ pub enum OsPartitioning {
 }
 
 impl OsPartitioning {
-    pub const ACCEPTED: &'static str = "linux, linux-4kn, none, truenas-core (2 GiB swap), freebsd-swap=GiB";
+    pub const ACCEPTED: &'static str =
+        "linux, linux-4kn, none, truenas-core (2 GiB swap), freebsd-swap=GiB";
 
     pub fn parse(input: &str) -> Result<OsPartitioning> {
         let text = input.trim().to_ascii_lowercase();
         let parsed = match text.as_str() {
-            "linux" => Some(OsPartitioning::LinuxWholeDisk { logical_sector: 512 }),
+            "linux" => Some(OsPartitioning::LinuxWholeDisk {
+                logical_sector: 512,
+            }),
             "linux-4kn" => Some(OsPartitioning::LinuxWholeDisk {
                 logical_sector: 4096,
             }),
@@ -285,6 +288,9 @@ pub struct DiskGroup {
     pub bytes: u64,
     /// What the user typed, kept for display.
     pub label: String,
+    /// Set when the size was a marketed decimal figure turned into bytes by the
+    /// IDEMA rule (kept so the capacity walkthrough can show that step).
+    pub marketed_gb: Option<u64>,
     pub class: DiskClass,
     pub perf: DiskPerf,
 }
@@ -292,7 +298,11 @@ pub struct DiskGroup {
 impl DiskGroup {
     /// Parse "24x8TB", "8TB" (one disk) or "12x4TiB:ssd-sata"; the class after
     /// a colon overrides `default_class`.
-    pub fn parse(input: &str, default_class: DiskClass, overrides: &PerfOverrides) -> Result<DiskGroup> {
+    pub fn parse(
+        input: &str,
+        default_class: DiskClass,
+        overrides: &PerfOverrides,
+    ) -> Result<DiskGroup> {
         let text = input.trim();
         let (spec, class) = match text.split_once(':') {
             Some((spec, class)) => (spec, DiskClass::parse(class)?),
@@ -300,10 +310,14 @@ impl DiskGroup {
         };
         let (count, size_text) = match spec.split_once(['x', 'X', '*']) {
             Some((count, size)) => {
-                let count: u32 = count.trim().parse().map_err(|_| ModelError::InvalidDiskGroup {
-                    input: input.to_string(),
-                    reason: "expected COUNTxSIZE, e.g. 24x8TB".into(),
-                })?;
+                let count: u32 =
+                    count
+                        .trim()
+                        .parse()
+                        .map_err(|_| ModelError::InvalidDiskGroup {
+                            input: input.to_string(),
+                            reason: "expected COUNTxSIZE, e.g. 24x8TB".into(),
+                        })?;
                 (count, size)
             }
             None => (1, spec),
@@ -312,6 +326,8 @@ impl DiskGroup {
             return Err(ModelError::NoDisks);
         }
         let bytes = units::parse_size(size_text, SizeMeaning::MarketedDisk)?;
+        let as_typed = units::parse_size(size_text, SizeMeaning::Exact)?;
+        let marketed_gb = (as_typed != bytes).then_some(as_typed / 1_000_000_000);
         if leaf_asize(bytes) < 64 * MIB {
             return Err(ModelError::InvalidDiskGroup {
                 input: input.to_string(),
@@ -322,6 +338,7 @@ impl DiskGroup {
             count,
             bytes,
             label: size_text.trim().to_string(),
+            marketed_gb,
             class,
             perf: overrides.apply(class.default_perf()),
         })
@@ -335,7 +352,9 @@ mod tests {
     #[test]
     fn linux_partition_of_the_8tb_drive_matches_the_spec() {
         let disk = 8_001_563_222_016;
-        let linux = OsPartitioning::LinuxWholeDisk { logical_sector: 512 };
+        let linux = OsPartitioning::LinuxWholeDisk {
+            logical_sector: 512,
+        };
         let partition = linux.partition_bytes(disk);
         assert_eq!(partition, 15_628_034_048 * 512);
         assert_eq!(partition, 8_001_553_432_576);
@@ -351,14 +370,27 @@ mod tests {
     #[test]
     fn disk_groups_parse_with_class_and_count() {
         let g = DiskGroup::parse("24x8TB", DiskClass::Hdd7200, &PerfOverrides::default()).unwrap();
-        assert_eq!((g.count, g.bytes, g.class), (24, 8_001_563_222_016, DiskClass::Hdd7200));
-        let g = DiskGroup::parse("4x1.92TB:ssd-sata", DiskClass::Hdd7200, &PerfOverrides::default()).unwrap();
+        assert_eq!(
+            (g.count, g.bytes, g.class),
+            (24, 8_001_563_222_016, DiskClass::Hdd7200)
+        );
+        let g = DiskGroup::parse(
+            "4x1.92TB:ssd-sata",
+            DiskClass::Hdd7200,
+            &PerfOverrides::default(),
+        )
+        .unwrap();
         assert_eq!((g.count, g.class), (4, DiskClass::SsdSata));
         assert_eq!(
             DiskGroup::parse("0x8TB", DiskClass::Hdd7200, &PerfOverrides::default()),
             Err(ModelError::NoDisks)
         );
-        let err = DiskGroup::parse("2x8TB:floppy", DiskClass::Hdd7200, &PerfOverrides::default()).unwrap_err();
+        let err = DiskGroup::parse(
+            "2x8TB:floppy",
+            DiskClass::Hdd7200,
+            &PerfOverrides::default(),
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("hdd-7200, hdd-5400"), "{err}");
     }
 

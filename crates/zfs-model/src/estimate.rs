@@ -46,7 +46,7 @@ impl Estimate {
         self.map(|v| v * factor)
     }
 
-    pub fn add(self, other: Estimate) -> Self {
+    pub fn plus(self, other: Estimate) -> Self {
         self.zip(other, |a, b| a + b)
     }
 

@@ -97,8 +97,13 @@ impl Shape {
             reason: reason.to_string(),
         };
         let (count, vdev) = match text.split_once('x') {
-            Some((count, vdev)) if !count.is_empty() && count.chars().all(|c| c.is_ascii_digit()) => {
-                (count.parse::<u32>().map_err(|_| bad("bad vdev count"))?, vdev)
+            Some((count, vdev))
+                if !count.is_empty() && count.chars().all(|c| c.is_ascii_digit()) =>
+            {
+                (
+                    count.parse::<u32>().map_err(|_| bad("bad vdev count"))?,
+                    vdev,
+                )
             }
             _ => (1, text.as_str()),
         };
@@ -114,9 +119,18 @@ impl Shape {
         let (kind, width) = match kind_text {
             "stripe" | "disk" => (VdevKind::Stripe, width.unwrap_or(1)),
             "mirror" => (VdevKind::Mirror, width.unwrap_or(2)),
-            "raidz" | "raidz1" => (VdevKind::Raidz { parity: 1 }, width.ok_or_else(|| bad(expected))?),
-            "raidz2" => (VdevKind::Raidz { parity: 2 }, width.ok_or_else(|| bad(expected))?),
-            "raidz3" => (VdevKind::Raidz { parity: 3 }, width.ok_or_else(|| bad(expected))?),
+            "raidz" | "raidz1" => (
+                VdevKind::Raidz { parity: 1 },
+                width.ok_or_else(|| bad(expected))?,
+            ),
+            "raidz2" => (
+                VdevKind::Raidz { parity: 2 },
+                width.ok_or_else(|| bad(expected))?,
+            ),
+            "raidz3" => (
+                VdevKind::Raidz { parity: 3 },
+                width.ok_or_else(|| bad(expected))?,
+            ),
             _ => return Err(bad(expected)),
         };
         Shape::new(kind, width, count).map_err(|e| match e {
@@ -163,7 +177,10 @@ impl Layout {
         for (index, group) in groups.iter().enumerate() {
             let vdevs = (group.count / shape.width).min(remaining);
             if vdevs > 0 {
-                placements.push(VdevPlacement { group: index, vdevs });
+                placements.push(VdevPlacement {
+                    group: index,
+                    vdevs,
+                });
             }
             remaining -= vdevs;
             spares.push(group.count - vdevs * shape.width);
@@ -224,7 +241,13 @@ mod tests {
 
     #[test]
     fn shapes_parse_and_name_round_trip() {
-        for text in ["3xraidz2-8", "1xraidz3-24", "12xmirror-2", "8xmirror-3", "24xstripe"] {
+        for text in [
+            "3xraidz2-8",
+            "1xraidz3-24",
+            "12xmirror-2",
+            "8xmirror-3",
+            "24xstripe",
+        ] {
             assert_eq!(Shape::parse(text).unwrap().name(), text);
         }
         assert_eq!(Shape::parse("12xmirror").unwrap().width, 2);
@@ -240,7 +263,10 @@ mod tests {
         let l = Layout::fit(Shape::parse("3xraidz2-7").unwrap(), &groups, 0).unwrap();
         assert_eq!(l.spare_count(), 3);
         let err = Layout::fit(Shape::parse("4xraidz2-8").unwrap(), &groups, 0).unwrap_err();
-        assert!(err.to_string().contains("needs 32 disks, there are 24"), "{err}");
+        assert!(
+            err.to_string().contains("needs 32 disks, there are 24"),
+            "{err}"
+        );
         assert!(Layout::fit(Shape::parse("3xraidz2-8").unwrap(), &groups, 1).is_err());
 
         let mixed = disks("12x8TB,12x4TB");

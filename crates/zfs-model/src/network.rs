@@ -23,7 +23,8 @@ pub struct Link {
 }
 
 impl Link {
-    pub const ACCEPTED: &'static str = "[COUNTx]SPEED with SPEED 1G, 2.5G, 5G, 10G, 25G, 40G, 100G (e.g. 2x10G), or none";
+    pub const ACCEPTED: &'static str =
+        "[COUNTx]SPEED with SPEED 1G, 2.5G, 5G, 10G, 25G, 40G, 100G (e.g. 2x10G), or none";
 
     /// Parse "2x10G", "10G", "1GbE", "2x1G"; `None` for "none"/"local".
     pub fn parse(input: &str) -> Result<Option<Link>> {

@@ -5,11 +5,12 @@
 use serde::Serialize;
 
 use crate::capacity::block_cost;
-use crate::disk::{DiskClass, DiskGroup, DiskPerf};
+use crate::disk::{leaf_asize, DiskClass, DiskGroup, DiskPerf};
+use crate::error::{ModelError, Result};
 use crate::estimate::Estimate;
 use crate::layout::{Layout, Shape, VdevKind};
 use crate::network::{Link, Protocol, WIRE_BYTES_4K_WRITE};
-use crate::units::{human_binary, KIB};
+use crate::units::{human_binary, parse_size, SizeMeaning, KIB, MIB};
 
 /// A performance figure with the assumptions it rests on.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -28,6 +29,42 @@ pub struct LogDevice {
     pub devices: u32,
     pub class: DiskClass,
     pub perf: DiskPerf,
+}
+
+impl LogDevice {
+    /// Parse "10GB" (one device) or "2x10GB" (a mirror). Log sizes are plain
+    /// byte counts: the IDEMA rule is for whole disks, and a log is usually a
+    /// partition.
+    pub fn parse(input: &str, class: DiskClass, perf: DiskPerf) -> Result<LogDevice> {
+        let text = input.trim();
+        let (devices, size) = match text.split_once(['x', 'X']) {
+            Some((count, size))
+                if count.chars().all(|c| c.is_ascii_digit()) && !count.is_empty() =>
+            {
+                (count.parse::<u32>().unwrap_or(0), size)
+            }
+            _ => (1, text),
+        };
+        if devices == 0 {
+            return Err(ModelError::InvalidValue {
+                input: input.to_string(),
+                reason: "a log needs at least one device".into(),
+            });
+        }
+        let bytes = parse_size(size, SizeMeaning::Exact)?;
+        if leaf_asize(bytes) < 64 * MIB {
+            return Err(ModelError::InvalidValue {
+                input: input.to_string(),
+                reason: "ZFS needs devices of at least 64 MiB".into(),
+            });
+        }
+        Ok(LogDevice {
+            bytes,
+            devices,
+            class,
+            perf,
+        })
+    }
 }
 
 /// Inputs of the performance model other than the layout.
@@ -90,10 +127,17 @@ pub fn disks_written_per_block(shape: &Shape, ashift: u32, block_bytes: u64) -> 
     }
 }
 
-fn sum_over_vdevs(layout: &Layout, groups: &[DiskGroup], per_vdev: impl Fn(&DiskPerf) -> Estimate) -> Estimate {
-    layout.placements.iter().fold(Estimate::exact(0.0), |total, p| {
-        total.add(per_vdev(&groups[p.group].perf).scale(p.vdevs as f64))
-    })
+fn sum_over_vdevs(
+    layout: &Layout,
+    groups: &[DiskGroup],
+    per_vdev: impl Fn(&DiskPerf) -> Estimate,
+) -> Estimate {
+    layout
+        .placements
+        .iter()
+        .fold(Estimate::exact(0.0), |total, p| {
+            total.plus(per_vdev(&groups[p.group].perf).scale(p.vdevs as f64))
+        })
 }
 
 /// Network + protocol part of one synchronous write, ms.
@@ -121,7 +165,7 @@ fn transport_ms(link: Option<Link>, protocol: Protocol) -> (Estimate, Vec<String
             if link.members > 1 {
                 notes.push("LACP pins one connection to one member: a single client gets one link's bandwidth and latency".into());
             }
-            (stack.add(rtt.map(|r| r + wire)), notes)
+            (stack.plus(rtt.map(|r| r + wire)), notes)
         }
         _ => (stack, notes),
     }
@@ -131,7 +175,8 @@ fn sync_iops(latency: &Estimate, threads: u32, link: Option<Link>) -> (Estimate,
     let t = threads.max(1) as f64;
     // Batching lets T waiting writers share log blocks (OpenZFS 8585, 0.8+):
     // up to T / latency. Without it (older ZFS) commits run one at a time.
-    let mut iops = Estimate::new(1.0 / latency.high, t / latency.typical, t / latency.low).map(|v| v * 1e3);
+    let mut iops =
+        Estimate::new(1.0 / latency.high, t / latency.typical, t / latency.low).map(|v| v * 1e3);
     let mut notes = vec![format!(
         "{threads} writer(s); typical = threads / latency (commits batched, OpenZFS 0.8+); low = one commit at a time at the slow latency"
     )];
@@ -187,7 +232,11 @@ pub fn performance(groups: &[DiskGroup], layout: &Layout, options: &PerfOptions)
     let random_write = sum_over_vdevs(layout, groups, |perf| {
         let seek_bound = perf.random_iops.scale(write_factor);
         let streamed = perf.seq_mb_s.typical * 1e6 * shape.width as f64 / raw_per_block as f64;
-        Estimate::new(seek_bound.low, seek_bound.typical, seek_bound.high.max(streamed))
+        Estimate::new(
+            seek_bound.low,
+            seek_bound.typical,
+            seek_bound.high.max(streamed),
+        )
     });
     let random_write_iops = Figure {
         estimate: random_write,
@@ -203,7 +252,10 @@ pub fn performance(groups: &[DiskGroup], layout: &Layout, options: &PerfOptions)
     // block's space efficiency; mirrors read from k children, write at one disk.
     let efficiency = block as f64 / block_cost(&shape, ashift, block).asize as f64;
     let (read_disks_seq, write_disks_seq) = match shape.kind {
-        VdevKind::Raidz { parity } => ((shape.width - parity) as f64, shape.width as f64 * efficiency),
+        VdevKind::Raidz { parity } => (
+            (shape.width - parity) as f64,
+            shape.width as f64 * efficiency,
+        ),
         VdevKind::Mirror => (shape.width as f64, 1.0),
         VdevKind::Stripe => (1.0, 1.0),
     };
@@ -217,7 +269,9 @@ pub fn performance(groups: &[DiskGroup], layout: &Layout, options: &PerfOptions)
         estimate: seq_read,
         unit: "MB/s",
         assumptions: [
-            vec![format!("{read_disks_seq:.0} disk(s) stream data per vdev, {vdevs} vdev(s)")],
+            vec![format!(
+                "{read_disks_seq:.0} disk(s) stream data per vdev, {vdevs} vdev(s)"
+            )],
             seq_notes.clone(),
         ]
         .concat(),
@@ -244,7 +298,7 @@ pub fn performance(groups: &[DiskGroup], layout: &Layout, options: &PerfOptions)
     let zil_shape_disks = disks_written_per_block(&shape, ashift, ZIL_BLOCK_FOR_4K);
     let first_group = &groups[layout.placements[0].group];
     let in_pool = first_group.perf.sync_write_ms(zil_shape_disks);
-    let latency = transport.add(in_pool);
+    let latency = transport.plus(in_pool);
     let mut latency_notes = vec![format!(
         "no log device: the ZIL block (~8 KiB) goes to a {} vdev and waits for {zil_shape_disks} {} disk(s) to write and flush: {:.2}-{:.2} ms",
         shape.vdev_name(),
@@ -261,10 +315,14 @@ pub fn performance(groups: &[DiskGroup], layout: &Layout, options: &PerfOptions)
     let (slog_latency, slog_iops) = match &options.log {
         Some(log) => {
             let device = log.perf.sync_write_ms(log.devices);
-            let total = transport.add(device);
+            let total = transport.plus(device);
             let mut notes = vec![format!(
                 "log device: {} {} ({}), write + flush {:.2}-{:.2} ms",
-                if log.devices > 1 { format!("{}-way mirror of", log.devices) } else { "one".into() },
+                if log.devices > 1 {
+                    format!("{}-way mirror of", log.devices)
+                } else {
+                    "one".into()
+                },
                 log.class.name(),
                 human_binary(log.bytes),
                 device.low,
@@ -319,7 +377,10 @@ mod tests {
     use crate::disk::PerfOverrides;
 
     fn run(layout: &str, link: &str, log: Option<DiskClass>) -> Performance {
-        let groups = vec![DiskGroup::parse("24x8TB", DiskClass::Hdd7200, &PerfOverrides::default()).unwrap()];
+        let groups =
+            vec![
+                DiskGroup::parse("24x8TB", DiskClass::Hdd7200, &PerfOverrides::default()).unwrap(),
+            ];
         let layout = Layout::fit(Shape::parse(layout).unwrap(), &groups, 0).unwrap();
         let options = PerfOptions {
             block_bytes: 128 * KIB,
@@ -340,11 +401,19 @@ mod tests {
     /// Spec §3.1 worked example: random-read IOPS at 150 IOPS per disk.
     #[test]
     fn random_read_iops_of_the_reference_layouts() {
-        for (layout, want) in [("1xraidz3-24", 171.0), ("2xraidz2-12", 360.0), ("3xraidz2-8", 600.0), ("12xmirror-2", 3600.0)] {
+        for (layout, want) in [
+            ("1xraidz3-24", 171.0),
+            ("2xraidz2-12", 360.0),
+            ("3xraidz2-8", 600.0),
+            ("12xmirror-2", 3600.0),
+        ] {
             let got = run(layout, "10G", None).random_read_iops.estimate.typical;
             assert!((got - want).abs() < 1.0, "{layout}: {got}");
         }
-        let mirror_writes = run("12xmirror-2", "10G", None).random_write_iops.estimate.typical;
+        let mirror_writes = run("12xmirror-2", "10G", None)
+            .random_write_iops
+            .estimate
+            .typical;
         assert!((mirror_writes - 1800.0).abs() < 1.0, "{mirror_writes}");
     }
 
@@ -361,22 +430,52 @@ mod tests {
     #[test]
     fn sync_write_latency_with_and_without_slog() {
         let hdd = run("3xraidz2-8", "1G", None).sync_write_latency_ms.estimate;
-        assert!(hdd.low > 5.0 && hdd.typical > 10.0 && hdd.typical < 14.0 && hdd.high < 20.0, "{hdd:?}");
-        let one = run("3xraidz2-8", "1G", Some(DiskClass::SsdSata)).slog_sync_write_latency_ms.unwrap().estimate;
-        let ten = run("3xraidz2-8", "10G", Some(DiskClass::SsdSata)).slog_sync_write_latency_ms.unwrap().estimate;
-        assert!(one.low < 0.24 && 0.24 < one.high && (one.typical - 0.24).abs() < 0.1, "{one:?}");
-        assert!(ten.low < 0.18 && 0.18 < ten.high && (ten.typical - 0.18).abs() < 0.05, "{ten:?}");
-        let nvme = run("3xraidz2-8", "10G", Some(DiskClass::Nvme)).slog_sync_write_latency_ms.unwrap().estimate;
+        assert!(
+            hdd.low > 5.0 && hdd.typical > 10.0 && hdd.typical < 14.0 && hdd.high < 20.0,
+            "{hdd:?}"
+        );
+        let one = run("3xraidz2-8", "1G", Some(DiskClass::SsdSata))
+            .slog_sync_write_latency_ms
+            .unwrap()
+            .estimate;
+        let ten = run("3xraidz2-8", "10G", Some(DiskClass::SsdSata))
+            .slog_sync_write_latency_ms
+            .unwrap()
+            .estimate;
+        assert!(
+            one.low < 0.24 && 0.24 < one.high && (one.typical - 0.24).abs() < 0.1,
+            "{one:?}"
+        );
+        assert!(
+            ten.low < 0.18 && 0.18 < ten.high && (ten.typical - 0.18).abs() < 0.05,
+            "{ten:?}"
+        );
+        let nvme = run("3xraidz2-8", "10G", Some(DiskClass::Nvme))
+            .slog_sync_write_latency_ms
+            .unwrap()
+            .estimate;
         assert!(nvme.typical < ten.typical);
-        let no_plp = run("3xraidz2-8", "10G", Some(DiskClass::NvmeNoPlp)).slog_sync_write_latency_ms.unwrap().estimate;
+        let no_plp = run("3xraidz2-8", "10G", Some(DiskClass::NvmeNoPlp))
+            .slog_sync_write_latency_ms
+            .unwrap()
+            .estimate;
         assert!(no_plp.typical > 2.0);
     }
 
     #[test]
     fn wider_raidz_waits_for_more_disks_on_the_zil() {
-        let z3 = run("1xraidz3-24", "10G", None).sync_write_latency_ms.estimate.typical;
-        let z2 = run("3xraidz2-8", "10G", None).sync_write_latency_ms.estimate.typical;
-        let mirror = run("12xmirror-2", "10G", None).sync_write_latency_ms.estimate.typical;
+        let z3 = run("1xraidz3-24", "10G", None)
+            .sync_write_latency_ms
+            .estimate
+            .typical;
+        let z2 = run("3xraidz2-8", "10G", None)
+            .sync_write_latency_ms
+            .estimate
+            .typical;
+        let mirror = run("12xmirror-2", "10G", None)
+            .sync_write_latency_ms
+            .estimate
+            .typical;
         assert!(mirror < z2 && z2 < z3, "{mirror} {z2} {z3}");
     }
 }

@@ -72,7 +72,9 @@ pub fn kill_probability(vdevs: &[(u32, u32)], failures: u32) -> f64 {
     // that no vdev exceeds its tolerance.
     let mut survivable: Vec<u128> = vec![1];
     for &(width, tolerance) in vdevs {
-        let factor: Vec<u128> = (0..=tolerance.min(width)).map(|i| choose(width, i)).collect();
+        let factor: Vec<u128> = (0..=tolerance.min(width))
+            .map(|i| choose(width, i))
+            .collect();
         let mut next = vec![0u128; survivable.len() + factor.len() - 1];
         for (i, a) in survivable.iter().enumerate() {
             for (j, b) in factor.iter().enumerate() {
@@ -131,13 +133,18 @@ pub fn resilver_hours(allocated_bytes: f64, segment_bytes: u64, perf: &DiskPerf)
 
 /// Risk figures for `layout` on `groups`; `spares` decides whether a repair
 /// waits for a replacement disk.
-pub fn reliability(groups: &[DiskGroup], layout: &Layout, leaf_asizes: &[u64], options: &RiskOptions) -> Reliability {
+pub fn reliability(
+    groups: &[DiskGroup],
+    layout: &Layout,
+    leaf_asizes: &[u64],
+    options: &RiskOptions,
+) -> Reliability {
     let shape = layout.shape;
     let tolerance = shape.vdev_tolerance();
     let vdev_list: Vec<(u32, u32)> = layout
         .placements
         .iter()
-        .flat_map(|p| std::iter::repeat((shape.width, tolerance)).take(p.vdevs as usize))
+        .flat_map(|p| std::iter::repeat_n((shape.width, tolerance), p.vdevs as usize))
         .collect();
     let vdev_count = vdev_list.len() as u32;
     let disks = shape.width * vdev_count;
@@ -149,7 +156,11 @@ pub fn reliability(groups: &[DiskGroup], layout: &Layout, leaf_asizes: &[u64], o
         .map(|f| (f, kill_probability(&vdev_list, f)))
         .collect();
 
-    let wait = if layout.spare_count() > 0 { 0.0 } else { options.replace_hours };
+    let wait = if layout.spare_count() > 0 {
+        0.0
+    } else {
+        options.replace_hours
+    };
     let segment = resilver_segment_bytes(&shape, options.ashift, options.block_bytes);
 
     // Per disk group: resilver time and MTTDL of its vdevs at each repair bound.
@@ -163,8 +174,16 @@ pub fn reliability(groups: &[DiskGroup], layout: &Layout, leaf_asizes: &[u64], o
             resilver = hours;
         }
         let repair = hours.map(|h| h + wait);
-        for (slot, repair_hours) in [repair.low, repair.typical, repair.high].into_iter().enumerate() {
-            let mttdl = vdev_mttdl_hours(shape.width, tolerance, group.perf.mtbf_hours(), repair_hours);
+        for (slot, repair_hours) in [repair.low, repair.typical, repair.high]
+            .into_iter()
+            .enumerate()
+        {
+            let mttdl = vdev_mttdl_hours(
+                shape.width,
+                tolerance,
+                group.perf.mtbf_hours(),
+                repair_hours,
+            );
             rates[slot] += placement.vdevs as f64 / mttdl;
         }
     }
@@ -214,7 +233,9 @@ mod tests {
     /// Spec §2.1: P_kill(f) for the five reference layouts.
     #[test]
     fn kill_probability_table() {
-        let layouts: [(&str, Vec<(u32, u32)>, [f64; 3]); 5] = [
+        // (name, vdevs as (width, tolerance), P_kill for f = 2, 3, 4)
+        type Row = (&'static str, Vec<(u32, u32)>, [f64; 3]);
+        let layouts: [Row; 5] = [
             ("1xZ3-24", vec![(24, 3)], [0.0, 0.0, 1.0]),
             ("2xZ2-12", vec![(12, 2); 2], [0.0, 0.217, 0.590]),
             ("3xZ2-8", vec![(8, 2); 3], [0.0, 0.083, 0.273]),
@@ -244,12 +265,15 @@ mod tests {
         for (name, width, tolerance, vdevs, expected) in layouts {
             for (mttr, want) in [24.0, 72.0, 168.0].into_iter().zip(expected) {
                 let vdev = vdev_mttdl_hours(width, tolerance, mtbf, mttr);
-                let pool = pool_mttdl_hours(std::iter::repeat(vdev).take(vdevs as usize));
+                let pool = pool_mttdl_hours(std::iter::repeat_n(vdev, vdevs as usize));
                 let got = annual_loss_probability(pool);
                 // Round to one significant digit as the table does.
                 let magnitude = 10f64.powf(got.log10().floor());
                 let rounded = (got / magnitude).round() * magnitude;
-                assert!((rounded - want).abs() / want < 1e-9, "{name} MTTR {mttr}: {got:e}");
+                assert!(
+                    (rounded - want).abs() / want < 1e-9,
+                    "{name} MTTR {mttr}: {got:e}"
+                );
             }
         }
     }
@@ -274,7 +298,10 @@ mod tests {
         assert!((mirror.low - 9.9).abs() < 0.1, "{mirror:?}");
         assert!((mirror.high / 24.0 - 3.7).abs() < 0.1, "{mirror:?}");
         let z2 = hours("3xraidz2-8", 128 * 1024);
-        assert_eq!(resilver_segment_bytes(&Shape::parse("3xraidz2-8").unwrap(), 12, 128 * 1024), 24 * 1024);
+        assert_eq!(
+            resilver_segment_bytes(&Shape::parse("3xraidz2-8").unwrap(), 12, 128 * 1024),
+            24 * 1024
+        );
         assert!((z2.high / 24.0 - 20.0).abs() < 0.5, "{z2:?}");
         let z3 = hours("1xraidz3-24", 128 * 1024);
         assert!((z3.high / 24.0 / 30.0 - 2.0).abs() < 0.1, "{z3:?}");

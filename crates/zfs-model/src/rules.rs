@@ -227,6 +227,9 @@ mod tests {
         assert_eq!(RuleSet::parse("zfs-fuse").unwrap(), RuleSet::PoolV23);
         assert_eq!(RuleSet::parse("current").unwrap(), RuleSet::OpenZfs21);
         let err = RuleSet::parse("solaris-11").unwrap_err().to_string();
-        assert!(err.contains("pool-v23") && err.contains("openzfs-2.1"), "{err}");
+        assert!(
+            err.contains("pool-v23") && err.contains("openzfs-2.1"),
+            "{err}"
+        );
     }
 }

@@ -42,7 +42,9 @@ fn parse_exact_decimal(text: &str) -> Option<ExactDecimal> {
     if int_part.is_empty() && frac_part.is_empty() {
         return None;
     }
-    if !int_part.chars().all(|c| c.is_ascii_digit()) || !frac_part.chars().all(|c| c.is_ascii_digit()) {
+    if !int_part.chars().all(|c| c.is_ascii_digit())
+        || !frac_part.chars().all(|c| c.is_ascii_digit())
+    {
         return None;
     }
     if frac_part.len() > 12 {
@@ -125,6 +127,33 @@ pub fn parse_size(input: &str, meaning: SizeMeaning) -> Result<u64> {
     })
 }
 
+/// Parse a ZFS block size ("128K", "1M", "16KiB", "4096"): K and M mean KiB
+/// and MiB as in `zfs set recordsize=`. Must be a power of two in `min..=max`.
+pub fn parse_block_size(input: &str, min: u64, max: u64) -> Result<u64> {
+    let text = input.trim();
+    let normalised = match text.to_ascii_lowercase().as_str() {
+        t if t.ends_with('k') => format!("{}KiB", &text[..text.len() - 1]),
+        t if t.ends_with('m') => format!("{}MiB", &text[..text.len() - 1]),
+        _ => text.to_string(),
+    };
+    let bytes =
+        parse_size(&normalised, SizeMeaning::Exact).map_err(|_| ModelError::InvalidSize {
+            input: input.to_string(),
+            reason: "expected a block size such as 4K, 16K, 128K or 1M".into(),
+        })?;
+    if !bytes.is_power_of_two() || bytes < min || bytes > max {
+        return Err(ModelError::InvalidSize {
+            input: input.to_string(),
+            reason: format!(
+                "must be a power of two from {} to {}",
+                human_binary(min),
+                human_binary(max)
+            ),
+        });
+    }
+    Ok(bytes)
+}
+
 /// Print a byte count the way `zpool list` / `zfs list` do (`zfs_nicenum`):
 /// divide by 1024 while the value is at least 1024 to choose the unit; an exact
 /// multiple of the unit prints without decimals; otherwise the first of
@@ -144,7 +173,7 @@ pub fn zpool_nicenum(bytes: u64) -> String {
     }
     let suffix = SUFFIXES[index];
     let unit = 1u128 << (10 * index);
-    if (bytes as u128) % unit == 0 {
+    if (bytes as u128).is_multiple_of(unit) {
         return format!("{reduced}{suffix}");
     }
     let value = bytes as f64 / unit as f64;
@@ -173,7 +202,7 @@ pub fn group_digits(value: u128) -> String {
     let digits = value.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);
@@ -192,6 +221,8 @@ pub fn human_binary(bytes: u64) -> String {
     }
     if index == 0 {
         format!("{bytes} B")
+    } else if value.fract() == 0.0 {
+        format!("{value:.0} {}", units[index])
     } else {
         format!("{value:.1} {}", units[index])
     }
@@ -224,7 +255,10 @@ mod tests {
             parse_size("8001563222016", SizeMeaning::MarketedDisk).unwrap(),
             8_001_563_222_016
         );
-        assert_eq!(parse_size("10GB", SizeMeaning::Exact).unwrap(), 10_000_000_000);
+        assert_eq!(
+            parse_size("10GB", SizeMeaning::Exact).unwrap(),
+            10_000_000_000
+        );
         assert_eq!(parse_size("1.5KiB", SizeMeaning::Exact).unwrap(), 1536);
         assert_eq!(
             parse_size("1.92TB", SizeMeaning::MarketedDisk).unwrap(),
@@ -254,6 +288,16 @@ mod tests {
         assert_eq!(zpool_nicenum(143 * (1u64 << 37)), "17.9T");
         assert_eq!(zpool_nicenum(512), "512");
         assert_eq!(zpool_nicenum(1_363_968), "1.30M");
+    }
+
+    #[test]
+    fn block_sizes_use_zfs_suffixes() {
+        assert_eq!(parse_block_size("128K", 512, 16 * MIB).unwrap(), 128 * KIB);
+        assert_eq!(parse_block_size("1M", 512, 16 * MIB).unwrap(), MIB);
+        assert_eq!(parse_block_size("16KiB", 512, 16 * MIB).unwrap(), 16 * KIB);
+        assert!(parse_block_size("100K", 512, 16 * MIB).is_err());
+        assert!(parse_block_size("32M", 512, 16 * MIB).is_err());
+        assert!(parse_block_size("fast", 512, 16 * MIB).is_err());
     }
 
     #[test]

@@ -1,9 +1,307 @@
-//! `tankbench plan` front end (being built; see the open issue).
+//! `tankbench plan`: parse the command line into a `PlanRequest`, run the
+//! planner of the `zfs-model` crate and print its table, walkthrough or JSON.
+//! Every figure and every rule lives in the library.
 
-pub fn plan_main(_args: Vec<String>) -> anyhow::Result<i32> {
-    anyhow::bail!("this command is not built yet")
+use anyhow::{anyhow, Context};
+use clap::{Parser, ValueEnum};
+
+use zfs_model::capacity::CapacityOptions;
+use zfs_model::disk::{DiskClass, DiskGroup, OsPartitioning, PerfOverrides};
+use zfs_model::layout::{Layout, Shape};
+use zfs_model::network::{Link, Protocol};
+use zfs_model::perf::LogDevice;
+use zfs_model::plan::{plan, PlanRequest};
+use zfs_model::present;
+use zfs_model::rules::RuleSet;
+use zfs_model::units::{parse_block_size, parse_size, SizeMeaning, KIB, MIB};
+use zfs_model::workload::Workload;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+/// Every sensible ZFS layout for a set of disks, with capacity, risk and speed, ranked.
+#[derive(Debug, Parser)]
+#[command(name = "tankbench plan", version, about, long_about = None)]
+struct PlanArgs {
+    /// Disk groups: COUNTxSIZE[:CLASS], comma-separated or repeated (24x8TB, 12x8TB,12x10TB).
+    /// TB/GB sizes are marketed capacities (IDEMA rule); TiB/GiB or bytes are exact.
+    #[arg(long, value_name = "GROUPS", required = true, value_delimiter = ',')]
+    disks: Vec<String>,
+
+    /// Disk class: hdd-7200, hdd-5400, ssd-sata, nvme, nvme-noplp.
+    #[arg(long, value_name = "CLASS", default_value = "hdd-7200")]
+    class: String,
+
+    /// Override the class's annualised failure rate, percent per year.
+    #[arg(long, value_name = "PCT")]
+    afr: Option<f64>,
+    /// Override the disk's sustained transfer rate, MB/s.
+    #[arg(long, value_name = "MB/S")]
+    disk_mbps: Option<f64>,
+    /// Override the disk's small random IOPS.
+    #[arg(long, value_name = "IOPS")]
+    disk_iops: Option<f64>,
+    /// Override the disk's small write + cache flush time, ms.
+    #[arg(long, value_name = "MS")]
+    disk_sync_ms: Option<f64>,
+    /// Override unrecoverable read errors per bit (e.g. 1e-15).
+    #[arg(long, value_name = "RATE")]
+    uer: Option<f64>,
+
+    /// Evaluate only these layouts (repeatable): COUNTxVDEV, e.g. 3xraidz2-8, 12xmirror-2.
+    #[arg(long = "layout", value_name = "LAYOUT", value_delimiter = ',')]
+    layouts: Vec<String>,
+    /// Walk through the capacity arithmetic of one layout step by step.
+    #[arg(long, value_name = "LAYOUT")]
+    explain: Option<String>,
+    /// Hot spares to keep (at least).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    spares: u32,
+    /// Enumerated layouts may leave this many extra disks as spares.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    max_idle: u32,
+    /// Also list stripes (no redundancy).
+    #[arg(long)]
+    stripes: bool,
+
+    /// ZFS rule set: openzfs-2.1 (current), openzfs-2.0.6, openzfs-0.8, zol-0.7, zol-0.6.4, pool-v23 (zfs-fuse).
+    #[arg(long, value_name = "RULES", default_value = "openzfs-2.1")]
+    rules: String,
+    /// Sector size exponent (12 = 4 KiB sectors).
+    #[arg(long, value_name = "N", default_value_t = 12)]
+    ashift: u32,
+    /// How the OS partitions each disk: linux, linux-4kn, none, truenas-core, freebsd-swap=GiB.
+    #[arg(long = "os", value_name = "PARTITIONING", default_value = "linux")]
+    partitioning: String,
+    /// Dataset recordsize.
+    #[arg(long, value_name = "SIZE", default_value = "128K")]
+    recordsize: String,
+    /// zvol volblocksize (16K since OpenZFS 2.2, 8K before).
+    #[arg(long, value_name = "SIZE", default_value = "16K")]
+    volblocksize: String,
+
+    /// Separate intent-log device (SLOG): SIZE or COUNTxSIZE for a mirror, e.g. 10GB.
+    #[arg(long, value_name = "SIZE")]
+    log: Option<String>,
+    /// Class of the log device.
+    #[arg(long, value_name = "CLASS", default_value = "ssd-sata")]
+    log_class: String,
+    /// Client link: [COUNTx]SPEED, e.g. 2x10G (LACP), 1G, or none.
+    #[arg(long, value_name = "LINK", default_value = "none")]
+    link: String,
+    /// Client protocol: nfs, iscsi, smb, local (default: nfs with a link, else local).
+    #[arg(long, value_name = "PROTOCOL")]
+    protocol: Option<String>,
+    /// Workload to rank by: sync-4k, sequential, vm.
+    #[arg(long, value_name = "WORKLOAD", default_value = "sync-4k")]
+    workload: String,
+    /// Concurrent synchronous writers.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    threads: u32,
+    /// Pool fill when a disk fails, percent (drives resilver time).
+    #[arg(long, value_name = "PCT", default_value_t = 80.0)]
+    fill: f64,
+    /// Hours to get a replacement disk in when there is no hot spare.
+    #[arg(long, value_name = "HOURS", default_value_t = 24.0)]
+    replace_hours: f64,
+    /// Server RAM (bounds the sync data a log device can hold).
+    #[arg(long, value_name = "SIZE", default_value = "64GiB")]
+    ram: String,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Rows to show in the table (0 = all).
+    #[arg(long, value_name = "N", default_value_t = 15)]
+    top: usize,
+}
+
+/// Turn what was typed into the library's request; every error names its option.
+fn build_request(args: &PlanArgs) -> anyhow::Result<PlanRequest> {
+    let class = DiskClass::parse(&args.class).context("--class")?;
+    let percent = |name: &str, value: f64, max: f64| -> anyhow::Result<f64> {
+        if value.is_finite() && value > 0.0 && value <= max {
+            Ok(value)
+        } else {
+            Err(anyhow!(
+                "{name} {value}: must be greater than 0 and at most {max}"
+            ))
+        }
+    };
+    let overrides = PerfOverrides {
+        afr: args
+            .afr
+            .map(|v| percent("--afr", v, 100.0))
+            .transpose()?
+            .map(|p| p / 100.0),
+        seq_mb_s: args
+            .disk_mbps
+            .map(|v| percent("--disk-mbps", v, 1e6))
+            .transpose()?,
+        random_iops: args
+            .disk_iops
+            .map(|v| percent("--disk-iops", v, 1e8))
+            .transpose()?,
+        sync_write_ms: args
+            .disk_sync_ms
+            .map(|v| percent("--disk-sync-ms", v, 1e4))
+            .transpose()?,
+        uer_per_bit: args.uer.map(|v| percent("--uer", v, 1e-6)).transpose()?,
+    };
+    let groups = args
+        .disks
+        .iter()
+        .filter(|g| !g.trim().is_empty())
+        .map(|g| DiskGroup::parse(g, class, &overrides).context("--disks"))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut layouts = args
+        .layouts
+        .iter()
+        .map(|l| Shape::parse(l).context("--layout"))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    if let Some(explain) = &args.explain {
+        layouts = vec![Shape::parse(explain).context("--explain")?];
+    }
+    if !(9..=16).contains(&args.ashift) {
+        return Err(anyhow!(
+            "--ashift {}: accepted values are 9 to 16",
+            args.ashift
+        ));
+    }
+    // A layout the user named must fit the disks; say which option it came from.
+    let option = if args.explain.is_some() {
+        "--explain"
+    } else {
+        "--layout"
+    };
+    for shape in &layouts {
+        Layout::fit(*shape, &groups, args.spares).context(option)?;
+    }
+    let link = Link::parse(&args.link).context("--link")?;
+    let protocol = match &args.protocol {
+        Some(p) => Protocol::parse(p).context("--protocol")?,
+        None if link.is_some() => Protocol::Nfs,
+        None => Protocol::Local,
+    };
+    let log = match &args.log {
+        Some(text) => {
+            let log_class = DiskClass::parse(&args.log_class).context("--log-class")?;
+            Some(LogDevice::parse(text, log_class, log_class.default_perf()).context("--log")?)
+        }
+        None => None,
+    };
+    if !(args.fill > 0.0 && args.fill <= 100.0) {
+        return Err(anyhow!(
+            "--fill {}: a percentage greater than 0 and at most 100",
+            args.fill
+        ));
+    }
+    if !(args.replace_hours >= 0.0 && args.replace_hours.is_finite()) {
+        return Err(anyhow!(
+            "--replace-hours {}: hours, 0 or more",
+            args.replace_hours
+        ));
+    }
+    if args.threads == 0 {
+        return Err(anyhow!("--threads 0: at least one writer"));
+    }
+    Ok(PlanRequest {
+        groups,
+        spares: args.spares,
+        max_extra_spares: args.max_idle,
+        include_stripes: args.stripes,
+        layouts,
+        capacity: CapacityOptions {
+            rules: RuleSet::parse(&args.rules).context("--rules")?,
+            ashift: args.ashift,
+            partitioning: OsPartitioning::parse(&args.partitioning).context("--os")?,
+        },
+        recordsize: parse_block_size(&args.recordsize, 512, 16 * MIB).context("--recordsize")?,
+        volblocksize: parse_block_size(&args.volblocksize, 512, 128 * KIB)
+            .context("--volblocksize")?,
+        log,
+        link,
+        protocol,
+        workload: Workload::parse(&args.workload).context("--workload")?,
+        threads: args.threads,
+        fill: args.fill / 100.0,
+        replace_hours: args.replace_hours,
+        ram_bytes: parse_size(&args.ram, SizeMeaning::Exact).context("--ram")?,
+    })
+}
+
+pub fn plan_main(args: Vec<String>) -> anyhow::Result<i32> {
+    let parsed =
+        match PlanArgs::try_parse_from(std::iter::once("tankbench plan".to_string()).chain(args)) {
+            Ok(parsed) => parsed,
+            Err(err) if !err.use_stderr() => {
+                // --help / --version
+                print!("{err}");
+                return Ok(0);
+            }
+            Err(err) => {
+                // clap's first line names the option and the problem; the usage
+                // block after it is noise for a one-line diagnostic.
+                let rendered = err.to_string();
+                let message: Vec<&str> = rendered
+                    .lines()
+                    .take_while(|line| !line.trim().is_empty())
+                    .map(str::trim)
+                    .collect();
+                let message = message.join(" ");
+                return Err(anyhow!("plan: {}", message.trim_start_matches("error: ")));
+            }
+        };
+    let request = build_request(&parsed)?;
+    let explain_shape = request
+        .layouts
+        .first()
+        .copied()
+        .filter(|_| parsed.explain.is_some());
+    let plan = plan(request)?;
+    for warning in &plan.warnings {
+        eprintln!("tankbench: warning: {warning}");
+    }
+
+    if let Some(shape) = explain_shape {
+        let entry = plan
+            .entries
+            .first()
+            .context("--explain: the layout could not be evaluated")?;
+        let layout = Layout::fit(shape, &plan.request.groups, plan.request.spares)?;
+        match parsed.format {
+            Format::Json => {
+                let steps = zfs_model::explain::explain_capacity(
+                    &plan.request.groups,
+                    &layout,
+                    &entry.capacity,
+                );
+                let doc = serde_json::json!({
+                    "schema_version": plan.schema_version,
+                    "layout": entry.layout,
+                    "steps": steps,
+                    "entry": entry,
+                });
+                println!("{}", serde_json::to_string_pretty(&doc)?);
+            }
+            Format::Text => print!("{}", present::explain(&plan, entry, &layout)),
+        }
+        return Ok(0);
+    }
+
+    match parsed.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&plan)?),
+        Format::Text => {
+            print!("{}", present::table(&plan, parsed.top));
+            print!("{}", present::summary(&plan, parsed.top));
+        }
+    }
+    Ok(0)
 }
 
 pub fn simulate_main(_args: Vec<String>) -> anyhow::Result<i32> {
-    anyhow::bail!("this command is not built yet")
+    anyhow::bail!("simulate: not built yet (the discrete-event simulator is a later issue; `tankbench plan` gives analytic estimates)")
 }
