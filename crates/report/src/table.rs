@@ -278,6 +278,9 @@ pub fn fmt_num(x: f64) -> String {
 /// `x` (a spread) with the decimals of `like` (its mean), so `12.34 ± 0.56`
 /// reads as one precision; more decimals only if the spread would show as 0.
 fn fmt_like(x: f64, like: f64) -> String {
+    if x == 0.0 {
+        return "0".to_string();
+    }
     let d = decimals(like);
     if x != 0.0 && x.abs() < 0.5 * 10f64.powi(-(d as i32)) {
         format!("{:.*}", decimals(x), x)
