@@ -6,7 +6,7 @@
 use crate::charts::{latency_chart, latency_ops, throughput_chart, timeline_chart};
 use crate::group::{labels_text, workload_name, Grouping};
 use crate::store::{utc_now_rfc3339, Skipped, StoredRun};
-use crate::table::{fmt_num, grouped_table, Cell, Table};
+use crate::table::{fmt_num, grouped_table};
 use std::fmt::Write;
 
 /// The generator mark in every page we write; `output` looks for it.
@@ -71,7 +71,7 @@ figure svg { max-width: 100%; height: auto; border: 1px solid #e4e6ea; border-ra
 .warning code { font-weight: 600; }
 .hint { color: #444; display: block; margin-top: 2px; }
 .runs td { font-size: 13px; }
-.runs td:first-child { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; white-space: nowrap; }
+.runs .id { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; }
 #warnings h3 { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 13px; font-weight: 600; margin: 16px 0 4px; }
 .hint::before { content: "Hint: "; font-weight: 600; }
 .tag { display: inline-block; background: #eef1f5; border-radius: 3px; padding: 0 5px; margin: 1px 2px 1px 0; font-size: 12px; }
@@ -142,7 +142,7 @@ pub fn render_html(runs: &[StoredRun], opts: &ReportOptions) -> String {
     body += "</section>\n";
 
     body += "<section id=\"runs\">\n<h2>Runs</h2>\n";
-    body += &runs_html(runs).to_html("runs");
+    body += &runs_html(runs);
     if !opts.skipped.is_empty() {
         body += "<h3>Files left out</h3>\n<ul>\n";
         for s in &opts.skipped {
@@ -192,9 +192,10 @@ pub fn render_html(runs: &[StoredRun], opts: &ReportOptions) -> String {
     )
 }
 
-/// One row per run, with what a reader needs to judge it: where it ran and
-/// whether it completed.
-fn runs_html(runs: &[StoredRun]) -> Table {
+/// One row per run, with what a reader needs to judge it: which configuration,
+/// where it ran, whether it completed. Written by hand rather than through
+/// `Table` so the labels sit under the id as tags and the columns stay narrow.
+fn runs_html(runs: &[StoredRun]) -> String {
     // The workload column only when it varies; otherwise the "All runs" note
     // under the main table already says it.
     let show_workload = runs
@@ -203,41 +204,45 @@ fn runs_html(runs: &[StoredRun]) -> Table {
         .collect::<std::collections::BTreeSet<_>>()
         .len()
         > 1;
-    let mut cols = vec![("id", false), ("labels", false)];
+    let mut out = String::from("<table class=\"runs\">\n<thead><tr><th>run</th>");
     if show_workload {
-        cols.push(("workload", false));
+        out += "<th>workload</th>";
     }
-    cols.extend([
-        ("where", false),
-        ("read MiB/s", true),
-        ("write MiB/s", true),
-        ("warnings", true),
-    ]);
-    let mut t = Table::new(&cols);
+    out += "<th>where</th><th class=\"num\">read MiB/s</th><th class=\"num\">write MiB/s</th>\
+            <th class=\"num\">warnings</th></tr></thead>\n<tbody>\n";
     for r in runs {
         let res = &r.result;
         let env = &res.environment;
-        let mut id = r.id.clone();
+        let _ = write!(out, "<tr><td><span class=\"id\">{}</span>", escape(&r.id));
         if res.interrupted {
-            id.push_str(" (interrupted)");
+            out += " <span class=\"flag\">interrupted</span>";
         }
-        let mut row = vec![Cell::Text(id), Cell::Text(labels_text(&res.labels))];
+        out += "<br>";
+        for (k, v) in &res.labels {
+            let _ = write!(
+                out,
+                "<span class=\"tag\">{}={}</span>",
+                escape(k),
+                escape(v)
+            );
+        }
+        out += "</td>";
         if show_workload {
-            row.push(Cell::Text(workload_name(res)));
+            let _ = write!(out, "<td>{}</td>", escape(&workload_name(res)));
         }
-        row.extend([
-            Cell::Text(format!(
-                "{} · {} {} · {} s",
-                env.hostname,
-                env.fs_type,
-                env.mount_point,
-                fmt_num(res.total_time_s)
-            )),
-            Cell::Num(Some(res.rates.read_mib_per_s)),
-            Cell::Num(Some(res.rates.written_mib_per_s)),
-            Cell::Int(res.warnings.len() as u64),
-        ]);
-        t.rows.push(row);
+        let _ = writeln!(
+            out,
+            "<td>{} · {} on {} · {} s</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td></tr>",
+            escape(&env.hostname),
+            escape(&env.fs_type),
+            escape(&env.mount_point),
+            fmt_num(res.total_time_s),
+            fmt_num(res.rates.read_mib_per_s),
+            fmt_num(res.rates.written_mib_per_s),
+            res.warnings.len()
+        );
     }
-    t
+    out += "</tbody>\n</table>\n";
+    out
 }

@@ -17,7 +17,10 @@
 //!
 //! # How `tankbench fileio ... run` saves results
 //!
-//! `--save[=DIR] --label=K=V,... --repeat=N` map onto this crate like so:
+//! This crate depends on `fileio` (to read `RunResult`), so `fileio` cannot call
+//! it: the binary does (`crates/tankbench/src/cmd/fileio.rs`). `fileio` parses
+//! `--save[=DIR]`, `--label=K=V,...` and `--repeat=N`, runs the workload N times
+//! and hands back the N results; the binary then maps them onto this crate:
 //!
 //! ```no_run
 //! use report::labels::{merge_labels, parse_labels, Labels};

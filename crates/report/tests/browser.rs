@@ -335,7 +335,7 @@ struct Visit {
 
 /// What the page shows, read from the DOM after layout.
 const INSPECT: &str = r#"(() => {
-  const runIds = [...document.querySelectorAll('table.runs tbody tr')].map(tr => tr.cells[0].textContent);
+  const runIds = [...document.querySelectorAll('table.runs tbody tr')].map(tr => tr.querySelector('.id').textContent);
   const heads = [...document.querySelectorAll('table.grouped thead th')].map(th => th.textContent);
   const runsCol = heads.indexOf('runs');
   const grouped = [...document.querySelectorAll('table.grouped tbody tr')];
@@ -514,43 +514,53 @@ fn real_workloads_report_renders_in_chromium() {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    // Two "configurations" of a real workload (fsync after every write or not),
-    // two repeats each, labelled; saved through the library's store exactly as
-    // `--save --label` does.
-    let store_dir = w.join("tankbench-results");
-    let store = report::store::ResultStore::open(&store_dir).unwrap();
+    // Two "configurations" of a real workload (fsync after every write or
+    // not), two repeats each, labelled and saved by the binary itself:
+    // `--save --label --repeat`, which goes through this crate's store.
     for (sync, flag) in [
         ("each-write", "--file-fsync-all=on"),
         ("periodic", "--file-fsync-all=off"),
     ] {
-        for _ in 0..2 {
-            let args = [
-                &["fileio"][..],
-                &size,
-                &[
-                    "--file-test-mode=rndrw",
-                    "--time=2",
-                    "--threads=2",
-                    "--report-interval=1",
-                    "--percentiles=50,95,99",
-                    "--format=json",
-                    "--progress=off",
-                    flag,
-                    "run",
-                ],
-            ]
-            .concat();
-            let out = tb(&bin, w, &args);
-            assert!(
-                out.status.success(),
-                "run: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let mut r: fileio::result::RunResult = serde_json::from_slice(&out.stdout)
-                .unwrap_or_else(|e| panic!("run --format=json is not a RunResult: {e}"));
-            r.labels = report::labels::parse_labels(&format!("fsync={sync},disk=tmp")).unwrap();
-            store.save(&r).unwrap();
-        }
+        let label = format!("--label=fsync={sync},disk=tmp");
+        let args = [
+            &["fileio"][..],
+            &size,
+            &[
+                "--file-test-mode=rndrw",
+                "--time=2",
+                "--threads=2",
+                "--report-interval=1",
+                "--percentiles=50,95,99",
+                "--progress=off",
+                "--save",
+                &label,
+                "--repeat=2",
+                flag,
+                "run",
+            ],
+        ]
+        .concat();
+        let out = tb(&bin, w, &args);
+        assert!(
+            out.status.success(),
+            "run: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let store = report::store::ResultStore::open(w.join(report::store::DEFAULT_DIR)).unwrap();
+    let listing = store.list().unwrap();
+    assert_eq!(
+        listing.runs.len(),
+        4,
+        "two configurations x --repeat=2 saved"
+    );
+    assert!(listing.skipped.is_empty(), "{:?}", listing.skipped);
+    for r in &listing.runs {
+        assert_eq!(r.result.labels["disk"], "tmp");
+        assert!(
+            !r.result.intervals.is_empty(),
+            "--report-interval samples are stored"
+        );
     }
     let _ = tb(&bin, w, &[&["fileio"][..], &size, &["cleanup"]].concat());
 
