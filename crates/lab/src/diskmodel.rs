@@ -16,6 +16,10 @@ pub type Nanos = u64;
 
 const NS_PER_MS: f64 = 1e6;
 
+/// A sequential access arriving within this time of the previous one is
+/// streamed (the drive's look-ahead and write-behind keep the head busy).
+const STREAM_WINDOW_MS: f64 = 0.1;
+
 /// One operation as the disk sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
@@ -268,6 +272,9 @@ pub struct Hdd {
     capacity: u64,
     /// Byte position under the head after the last media access.
     head: u64,
+    /// When that access ended: the platter keeps turning, so a later access
+    /// to the following sector waits for it to come round again.
+    head_time: Nanos,
     /// When the actuator is free again.
     busy_until: Nanos,
     /// Written but not yet on the platters: offset -> length, merged.
@@ -291,6 +298,7 @@ impl Hdd {
             p,
             capacity: capacity.max(1),
             head: 0,
+            head_time: 0,
             busy_until: 0,
             dirty: BTreeMap::new(),
             dirty_bytes: 0,
@@ -333,23 +341,32 @@ impl Hdd {
         }
     }
 
-    /// Time for a media access at `offset` of `len` bytes from the current head
-    /// position, ms; moves the head. A transfer that starts where the previous
-    /// one ended needs neither seek nor rotational delay (the sector is
-    /// arriving under the head).
-    fn media_access_ms(&mut self, offset: u64, len: u64) -> f64 {
+    /// Time for a media access at `offset` of `len` bytes starting at `at`,
+    /// ms; moves the head. An access that continues where the previous one
+    /// ended needs no seek; if it follows at once (streaming) it needs no
+    /// rotational delay either, otherwise the sector has passed under the head
+    /// and comes round again after the rest of a revolution.
+    fn media_access_ms(&mut self, offset: u64, len: u64, at: Nanos) -> f64 {
         let positioning = if offset == self.head {
-            0.0
+            let gap_ms = at.saturating_sub(self.head_time) as f64 / NS_PER_MS;
+            let rev = self.revolution_ms();
+            if gap_ms <= STREAM_WINDOW_MS {
+                0.0
+            } else {
+                rev - (gap_ms % rev)
+            }
         } else {
             self.seek_ms(offset.abs_diff(self.head)) + self.rotation_ms()
         };
+        let total = positioning + transfer_ms(len, self.p.media_mb_s);
         self.head = offset.saturating_add(len);
-        positioning + transfer_ms(len, self.p.media_mb_s)
+        self.head_time = at + ms(total);
+        total
     }
 
     /// Write the cached extents to the platters in one elevator sweep starting
     /// at the head (C-SCAN), as a drive does on a flush; returns the time, ms.
-    fn destage_all_ms(&mut self) -> f64 {
+    fn destage_all_ms(&mut self, at: Nanos) -> f64 {
         let mut total = 0.0;
         let extents: Vec<(u64, u64)> = self
             .dirty
@@ -358,7 +375,7 @@ impl Hdd {
             .map(|(o, l)| (*o, *l))
             .collect();
         for (o, l) in extents {
-            total += self.media_access_ms(o, l);
+            total += self.media_access_ms(o, l, at + ms(total));
         }
         self.dirty.clear();
         self.dirty_bytes = 0;
@@ -377,11 +394,12 @@ impl Hdd {
                 .or_else(|| self.dirty.iter().next())
                 .map(|(o, l)| (*o, *l));
             let Some((o, l)) = next else { break };
-            let (head, rng) = (self.head, self.rng);
-            let cost = ms(self.media_access_ms(o, l));
+            let (head, head_time, rng) = (self.head, self.head_time, self.rng);
+            let cost = ms(self.media_access_ms(o, l, self.busy_until));
             if self.busy_until + cost > now {
                 // Does not fit: undo the head move and the rotation draw.
                 self.head = head;
+                self.head_time = head_time;
                 self.rng = rng;
                 break;
             }
@@ -426,12 +444,13 @@ impl Hdd {
         }
         let start = self.busy_until.max(now);
         let overhead = self.p.overhead_ms;
+        let media_at = start + ms(overhead);
         let service_ms = match op {
             Op::Read { offset, len } => {
                 if self.in_cache(offset, len) {
                     overhead + transfer_ms(len, self.p.interface_mb_s)
                 } else {
-                    overhead + self.media_access_ms(offset, len)
+                    overhead + self.media_access_ms(offset, len, media_at)
                 }
             }
             Op::Write { offset, len } => {
@@ -439,15 +458,15 @@ impl Hdd {
                     let mut t = overhead + transfer_ms(len, self.p.interface_mb_s);
                     if self.dirty_bytes + len > self.p.cache_bytes {
                         // Cache full: the write waits for the cache to drain.
-                        t += self.destage_all_ms();
+                        t += self.destage_all_ms(media_at);
                     }
                     self.add_dirty(offset, len);
                     t
                 } else {
-                    overhead + self.media_access_ms(offset, len)
+                    overhead + self.media_access_ms(offset, len, media_at)
                 }
             }
-            Op::Flush => overhead + self.destage_all_ms(),
+            Op::Flush => overhead + self.destage_all_ms(media_at),
         };
         self.busy_until = start + ms(service_ms);
         self.busy_until
@@ -578,6 +597,35 @@ mod tests {
             },
         );
         assert!((to_ms(t2 - t) - (0.05 + 4096.0 / 180e6 * 1e3)).abs() < 1e-3);
+    }
+
+    #[test]
+    fn a_late_sequential_access_waits_for_the_sector_to_come_round() {
+        let mut d = hdd(Rotation::Average, false);
+        let t = d.submit(
+            0,
+            Op::Write {
+                offset: 1 << 30,
+                len: 4096,
+            },
+        );
+        // 2 ms later the next sector has moved on: wait the rest of the
+        // revolution (8.33 - 2 ms), minus the command overhead already spent.
+        let t2 = t + ms(2.0);
+        let done = d.submit(
+            t2,
+            Op::Write {
+                offset: (1 << 30) + 4096,
+                len: 4096,
+            },
+        );
+        let rev = 60_000.0 / 7200.0;
+        let expect = 0.05 + (rev - (2.0 + 0.05)) + 4096.0 / 180e6 * 1e3;
+        assert!(
+            (to_ms(done - t2) - expect).abs() < 0.01,
+            "{} vs {expect}",
+            to_ms(done - t2)
+        );
     }
 
     #[test]
