@@ -281,7 +281,14 @@ pub fn general_help() -> String {
 
 /// Run one sysbench-style invocation. `words` excludes the program name.
 pub fn execute(words: &[String]) -> Invocation {
-    let mut args = ParsedArgs::parse(words);
+    let words = match with_config_file(words) {
+        Ok(w) => w,
+        Err(msg) => {
+            eprintln!("{msg}");
+            return Invocation::code(1);
+        }
+    };
+    let mut args = ParsedArgs::parse(&words);
     for note in &args.stderr_notes {
         eprintln!("{note}");
     }
@@ -449,6 +456,49 @@ fn run_command(console: &Console, w: &Workload, g: &GeneralOptions, ext: Extensi
     }
 }
 
+/// `--config-file=FILE`: lines `name = value[, value...]`, `#` comments, values
+/// optionally quoted; they go before the command-line words, so the command line
+/// wins (last one wins).
+fn with_config_file(words: &[String]) -> Result<Vec<String>, String> {
+    let Some(path) = words
+        .iter()
+        .filter_map(|w| {
+            w.strip_prefix("--config-file=")
+                .or_else(|| w.strip_prefix("--config_file="))
+        })
+        .next_back()
+    else {
+        return Ok(words.to_vec());
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("--config-file={path}: cannot read it: {e}"))?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let Some((name, value)) = line.split_once('=') else {
+            return Err(format!(
+                "--config-file={path}: line {}: expected 'name = value'",
+                n + 1
+            ));
+        };
+        let values: Vec<String> = value
+            .split(',')
+            .map(|v| v.trim().trim_matches('"').trim_matches('\'').to_string())
+            .collect();
+        out.push(format!("--{}={}", name.trim(), values.join(",")));
+    }
+    out.extend(
+        words
+            .iter()
+            .filter(|w| !w.starts_with("--config-file=") && !w.starts_with("--config_file="))
+            .cloned(),
+    );
+    Ok(out)
+}
+
 /// Write a JSON result file, refusing to overwrite a file that is not a
 /// tankbench result (tankbench never overwrites files it did not create).
 fn write_new_or_own_json(path: &str, doc: &str) -> Result<(), String> {
@@ -469,26 +519,52 @@ fn write_new_or_own_json(path: &str, doc: &str) -> Result<(), String> {
     std::fs::write(path, format!("{doc}\n")).map_err(|e| e.to_string())
 }
 
-/// One run: header, files, workers, report. Err carries the exit code.
+/// Run a validated workload with the given console (quick and other callers use
+/// a silent one) and default extensions.
+pub fn run_workload_quietly(
+    console: &Console,
+    w: &Workload,
+    g: &GeneralOptions,
+) -> Result<RunResult, Failure> {
+    w.check_runnable()?;
+    let ext = Extensions {
+        format: Format::Text,
+        json_path: None,
+        progress: Progress::Off,
+        drop_caches: false,
+        save: None,
+        labels: Vec::new(),
+        repeat: 1,
+    };
+    measure(console, w, g, &ext)
+}
+
+/// One run, printing a failure's lines. Err carries the exit code.
 fn run_once(
     console: &Console,
     w: &Workload,
     g: &GeneralOptions,
     ext: &Extensions,
 ) -> Result<RunResult, i32> {
+    measure(console, w, g, ext).map_err(|f| {
+        console.failure(&f);
+        f.exit_code
+    })
+}
+
+/// One run: header, files, workers, report.
+fn measure(
+    console: &Console,
+    w: &Workload,
+    g: &GeneralOptions,
+    ext: &Extensions,
+) -> Result<RunResult, Failure> {
     let caches_dropped = ext.drop_caches && crate::environment::drop_caches();
     if ext.drop_caches && !caches_dropped {
         console.warning("WARNING: --drop-caches: could not drop the page cache (needs root); reads may come from cache");
     }
     console.notice_raw(&report::run_header(w, g, None));
-    let files =
-        match crate::fileset::open_for_run(w, &mut |l| console.debug(&format!("DEBUG: {l}"))) {
-            Ok(f) => f,
-            Err(f) => {
-                console.failure(&f);
-                return Err(1);
-            }
-        };
+    let files = crate::fileset::open_for_run(w, &mut |l| console.debug(&format!("DEBUG: {l}")))?;
     console.notice("Initializing worker threads...\n");
     let started_at = report::utc_now_rfc3339();
     let environment = crate::environment::capture(&w.dir, caches_dropped);
@@ -514,15 +590,9 @@ fn run_once(
             + (!g.report_checkpoints_s.is_empty()) as u32,
     };
     runner::install_sigint_handler();
-    let outcome = match runner::run(w, files, &settings, &observer) {
-        Ok(o) => o,
-        Err(f) => {
-            console.end_progress();
-            console.failure(&f);
-            return Err(1);
-        }
-    };
+    let outcome = runner::run(w, files, &settings, &observer);
     console.end_progress();
+    let outcome = outcome?;
     if !outcome.intervals.is_empty() {
         console.notice_raw("");
     }

@@ -149,7 +149,23 @@ pub fn capture(dir: &Path, caches_dropped: bool) -> Environment {
             rotational(&mount.major_minor)
         },
         caches_dropped,
+        compression: zfs_compression(&mount),
     }
+}
+
+/// The `compression` property of a ZFS dataset (kernel OpenZFS or zfs-fuse), by
+/// asking `zfs get`; None when not on ZFS or when `zfs` cannot answer.
+fn zfs_compression(mount: &MountEntry) -> Option<String> {
+    if !mount.fs_type.contains("zfs") || mount.source.is_empty() {
+        return None;
+    }
+    let out = std::process::Command::new("zfs")
+        .args(["get", "-H", "-o", "value", "compression", &mount.source])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (out.status.success() && !v.is_empty()).then_some(v)
 }
 
 /// Drop the page cache (needs root). Returns whether it worked.
@@ -162,6 +178,9 @@ pub fn drop_caches() -> bool {
 /// Whether the file system compresses data written as zeros (ZFS with
 /// compression, btrfs with compress, or zfs-fuse pools).
 pub fn fs_may_compress(env: &Environment) -> bool {
+    if let Some(c) = &env.compression {
+        return c != "off";
+    }
     let t = env.fs_type.as_str();
     t == "zfs"
         || t.contains("zfs")

@@ -12,6 +12,7 @@ pub mod environment;
 pub mod fileset;
 pub mod generator;
 pub mod options;
+pub mod quick;
 pub mod report;
 pub mod result;
 pub mod rng;

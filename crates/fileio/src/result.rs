@@ -182,6 +182,10 @@ pub struct Environment {
     pub rotational: Option<bool>,
     /// Whether the page cache was dropped before the run.
     pub caches_dropped: bool,
+    /// ZFS `compression` property of the dataset (`off`, `lz4`, ...), when the
+    /// target is on ZFS and the property could be read.
+    #[serde(default)]
+    pub compression: Option<String>,
 }
 
 /// A condition that changes how the figures should be read, with advice.

@@ -83,8 +83,10 @@ pub fn analyze(ctx: &Context, r: &RunResult) -> Vec<Warning> {
         out.push(warning(
             codes::ZERO_DATA_COMPRESSING_FS,
             format!(
-                "Written blocks are all zeros and the target file system ({}) can compress them away: write figures ({:.2} MiB/s) may be far higher than real data allows.",
-                env.fs_type, r.rates.written_mib_per_s
+                "Written blocks are all zeros and the target file system ({}{}) can compress them away: write figures ({:.2} MiB/s) may be far higher than real data allows.",
+                env.fs_type,
+                env.compression.as_deref().map(|c| format!(", compression={c}")).unwrap_or_default(),
+                r.rates.written_mib_per_s
             ),
             "Use --file-data=random for incompressible data (sysbench always writes zeros).",
         ));
