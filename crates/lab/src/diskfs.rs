@@ -78,10 +78,13 @@ impl Ord for Timed {
     }
 }
 
+/// Pending jobs, the last sequence number, and whether to stop.
+type Queue = Mutex<(BinaryHeap<Timed>, u64, bool)>;
+
 /// Runs jobs (FUSE replies) at given instants on one thread.
 #[derive(Clone)]
 pub struct Delayer {
-    inner: Arc<(Mutex<(BinaryHeap<Timed>, u64, bool)>, Condvar)>,
+    inner: Arc<(Queue, Condvar)>,
     epoch: Instant,
 }
 

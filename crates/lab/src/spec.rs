@@ -277,7 +277,7 @@ pub fn parse_rate(s: &str) -> Option<u64> {
 }
 
 pub fn format_rate(bps: u64) -> String {
-    if bps % 1_000_000_000 == 0 {
+    if bps.is_multiple_of(1_000_000_000) {
         format!("{}G", bps / 1_000_000_000)
     } else if bps >= 1_000_000_000 {
         format!("{:.1}G", bps as f64 / 1e9)
