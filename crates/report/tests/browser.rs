@@ -469,15 +469,15 @@ fn fixture_report_renders_in_chromium() {
     assert!(v.errors.iter().any(|e| e.contains("boom")), "{v:?}");
 }
 
-/// The `tankbench` binary next to this test's target directory (or
-/// $TANKBENCH_BIN), if it has been built.
+/// The `tankbench` binary of the same build profile as this test (the test runs
+/// from target/<profile>/deps/), or $TANKBENCH_BIN, if it has been built.
+/// `cargo test --workspace` builds it, as the tankbench package has tests.
 fn tankbench_bin() -> Option<PathBuf> {
     if let Ok(p) = std::env::var("TANKBENCH_BIN") {
         return Some(PathBuf::from(p));
     }
-    let p = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .parent()?
-        .join("debug/tankbench");
+    let exe = std::env::current_exe().ok()?;
+    let p = exe.parent()?.parent()?.join("tankbench");
     p.exists().then_some(p)
 }
 
@@ -494,9 +494,14 @@ fn tb(bin: &Path, dir: &Path, args: &[&str]) -> std::process::Output {
 fn real_workloads_report_renders_in_chromium() {
     let test = "real_workloads_report_renders_in_chromium";
     let Some(bin) = tankbench_bin() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{test}: no tankbench binary and CI is set: run `cargo build -p tankbench` (or \
+             `cargo test --workspace`) before this test, or set TANKBENCH_BIN"
+        );
         eprintln!(
-            "SKIPPED {test}: no tankbench binary at target/debug/tankbench; build it first \
-             (cargo build -p tankbench) or set TANKBENCH_BIN"
+            "SKIPPED {test}: no tankbench binary beside the test's target directory; build it \
+             first (cargo build -p tankbench) or set TANKBENCH_BIN"
         );
         return;
     };
