@@ -5,7 +5,7 @@
 use crate::group::workload_name;
 use crate::select::Selection;
 use crate::stats::{welch_t_test, Summary, Welch};
-use crate::table::{fmt_num, trim_float, Cell, Table};
+use crate::table::{trim_float, Cell, Table};
 use fileio::result::RunResult;
 use std::collections::BTreeSet;
 
@@ -204,15 +204,8 @@ impl Comparison {
                 Cell::Text(row.metric.clone()),
                 Cell::Stat(Some(row.a)),
                 Cell::Stat(Some(row.b)),
-                Cell::Text(match row.change {
-                    Some(c) => format!("{:+.1}%", c * 100.0),
-                    None => "–".into(),
-                }),
-                Cell::Text(match row.test {
-                    Some(w) if w.p < 0.0001 => "<0.0001".into(),
-                    Some(w) => fmt_num(w.p),
-                    None => "–".into(),
-                }),
+                Cell::Percent(row.change),
+                Cell::Num(row.test.map(|w| w.p)),
                 Cell::Text(verdict.into()),
             ]);
         }

@@ -38,11 +38,11 @@ pub enum Error {
     #[error("{0}")]
     NoMatch(String),
 
+    /// `-o` names an existing file we may not replace; `reason` says why.
     #[error(
-        "refusing to overwrite {0}: it exists and was not written by tankbench \
-         (choose another -o path or move the file away)"
+        "refusing to overwrite {path}: {reason} (choose another -o path or move the file away)"
     )]
-    WouldOverwrite(PathBuf),
+    WouldOverwrite { path: PathBuf, reason: String },
 
     #[error("{0}")]
     Render(String),

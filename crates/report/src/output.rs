@@ -54,8 +54,27 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
         Err(e) => return Err(io(path)(e)),
         Ok(_) => {}
     }
+    let refuse = |reason: &str| Error::WouldOverwrite {
+        path: path.to_path_buf(),
+        reason: reason.to_string(),
+    };
+    if fs::symlink_metadata(path)
+        .map_err(io(path))?
+        .file_type()
+        .is_symlink()
+    {
+        return Err(refuse("it is a symbolic link"));
+    }
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+    {
+        return Err(refuse(
+            "CSV carries no tankbench mark, so an existing CSV file is never replaced",
+        ));
+    }
     if !is_tankbench_file(path)? {
-        return Err(Error::WouldOverwrite(path.to_path_buf()));
+        return Err(refuse("it exists and was not written by tankbench"));
     }
     let dir = path
         .parent()
@@ -95,7 +114,7 @@ mod tests {
         let theirs = dir.path().join("notes.html");
         fs::write(&theirs, "<html>my notes</html>").unwrap();
         let e = write_output(&theirs, page.as_bytes()).unwrap_err();
-        assert!(matches!(e, Error::WouldOverwrite(_)), "{e}");
+        assert!(e.to_string().contains("not written by tankbench"), "{e}");
         assert_eq!(
             fs::read_to_string(&theirs).unwrap(),
             "<html>my notes</html>"
@@ -103,10 +122,8 @@ mod tests {
 
         let csv = dir.path().join("t.csv");
         write_output(&csv, b"a,b\r\n").unwrap();
-        assert!(
-            write_output(&csv, b"a,b\r\n").is_err(),
-            "CSV carries no mark"
-        );
+        let e = write_output(&csv, b"a,b\r\n").unwrap_err().to_string();
+        assert!(e.contains("CSV carries no tankbench mark"), "{e}");
 
         let svg = dir.path().join("c.svg");
         write_output(&svg, format!("{SVG_MARKER}\n<svg/>").as_bytes()).unwrap();

@@ -21,6 +21,9 @@ pub enum Cell {
     Num(Option<f64>),
     /// A count (runs, warnings): no decimals.
     Int(u64),
+    /// A relative change as a fraction (0.25 = +25%); "+25.0%" in text, the
+    /// percentage as a plain number in CSV (column name gets " %").
+    Percent(Option<f64>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -148,7 +151,15 @@ impl Table {
     pub fn to_csv(&self) -> String {
         let mut header = Vec::new();
         for (i, c) in self.columns.iter().enumerate() {
-            header.push(c.name.clone());
+            if self
+                .rows
+                .iter()
+                .any(|r| matches!(r.get(i), Some(Cell::Percent(_))))
+            {
+                header.push(format!("{} %", c.name));
+            } else {
+                header.push(c.name.clone());
+            }
             if self.is_stat_column(i) {
                 header.push(format!("{} sd", c.name));
             }
@@ -161,6 +172,9 @@ impl Table {
                     Cell::Text(s) => fields.push(s.clone()),
                     Cell::Num(v) => fields.push(v.map(|v| v.to_string()).unwrap_or_default()),
                     Cell::Int(n) => fields.push(n.to_string()),
+                    Cell::Percent(v) => {
+                        fields.push(v.map(|v| (v * 100.0).to_string()).unwrap_or_default())
+                    }
                     Cell::Stat(s) => {
                         fields.push(s.map(|s| s.mean.to_string()).unwrap_or_default());
                         fields.push(
@@ -240,7 +254,8 @@ fn csv_line(fields: &[String]) -> String {
 fn cell_text(c: &Cell) -> String {
     match c {
         Cell::Text(s) => s.clone(),
-        Cell::Num(None) | Cell::Stat(None) => "–".to_string(),
+        Cell::Num(None) | Cell::Stat(None) | Cell::Percent(None) => "–".to_string(),
+        Cell::Percent(Some(v)) => format!("{:+.1}%", v * 100.0),
         Cell::Num(Some(v)) => fmt_num(*v),
         Cell::Int(n) => n.to_string(),
         Cell::Stat(Some(s)) if s.n > 1 => {
