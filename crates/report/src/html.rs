@@ -71,7 +71,7 @@ figure svg { max-width: 100%; height: auto; border: 1px solid #e4e6ea; border-ra
 .warning code { font-weight: 600; }
 .hint { color: #444; display: block; margin-top: 2px; }
 .runs td { font-size: 13px; }
-.runs .id { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; }
+.runs .id { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; white-space: nowrap; }
 #warnings h3 { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 13px; font-weight: 600; margin: 16px 0 4px; }
 .hint::before { content: "Hint: "; font-weight: 600; }
 .tag { display: inline-block; background: #eef1f5; border-radius: 3px; padding: 0 5px; margin: 1px 2px 1px 0; font-size: 12px; }
