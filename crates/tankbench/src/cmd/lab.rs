@@ -115,7 +115,9 @@ pub fn lab_main(args: Vec<String>) -> anyhow::Result<i32> {
                 std::fs::write(&p, &doc).with_context(|| format!("write {}", p.display()))?;
             }
             println!("{doc}");
-            Ok(0)
+            // Interrupted: the partial result is printed and the lab is torn
+            // down; the exit status tells the caller it was cut short.
+            Ok(if sys::interrupted() { 130 } else { 0 })
         }
         Cmd::Status => {
             let labs = Lab::list(&default_root());
