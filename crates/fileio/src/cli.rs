@@ -588,6 +588,7 @@ fn measure(
         background_threads: (g.report_interval_s > 0) as u32
             + (w.rate > 0) as u32
             + (!g.report_checkpoints_s.is_empty()) as u32,
+        injected_trace: None,
     };
     runner::install_sigint_handler();
     let outcome = runner::run(w, files, &settings, &observer);

@@ -495,14 +495,36 @@ pub struct InjectedEngine {
     model: InjectedLatency,
     rng: Xoroshiro,
     buf: AlignedBuf,
+    /// Where the waits actually produced go (tests compare the statistics with
+    /// them: on a busy machine the realised waits drift from the model, and the
+    /// statistics must follow what really happened).
+    trace: Option<Arc<std::sync::Mutex<Vec<u64>>>>,
+    realised: Vec<u64>,
+}
+
+impl Drop for InjectedEngine {
+    fn drop(&mut self) {
+        if let Some(t) = &self.trace {
+            t.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend(self.realised.drain(..));
+        }
+    }
 }
 
 impl InjectedEngine {
-    pub fn new(model: InjectedLatency, seed: u64, buffer_size: usize) -> InjectedEngine {
+    pub fn new(
+        model: InjectedLatency,
+        seed: u64,
+        buffer_size: usize,
+        trace: Option<Arc<std::sync::Mutex<Vec<u64>>>>,
+    ) -> InjectedEngine {
         InjectedEngine {
             model,
             rng: Xoroshiro::from_state(seed | 1, 0x9e37_79b9_7f4a_7c15 ^ seed),
             buf: AlignedBuf::new(buffer_size),
+            trace,
+            realised: Vec::new(),
         }
     }
     fn wait(&mut self) {
@@ -520,7 +542,11 @@ impl InjectedEngine {
                 }
             }
         };
+        let t = Instant::now();
         precise_wait(Duration::from_nanos(ns));
+        if self.trace.is_some() {
+            self.realised.push(t.elapsed().as_nanos() as u64);
+        }
     }
 }
 

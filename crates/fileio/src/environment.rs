@@ -61,7 +61,7 @@ fn unescape(s: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'\\'
-            && i + 3 < b.len() + 0
+            && i + 3 < b.len()
             && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
         {
             let v = u8::from_str_radix(&s[i + 1..i + 4], 8).unwrap_or(b'?');

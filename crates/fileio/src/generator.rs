@@ -209,7 +209,7 @@ impl Generator {
         // Sequential reads never dirty anything, so the check never fires there.
         if self.fsync_freq > 0
             && c.is_dirty
-            && c.req_performed % self.fsync_freq == 0
+            && c.req_performed.is_multiple_of(self.fsync_freq)
             && (self.mode.is_random() || op == Op::Write)
         {
             let file = c.fsynced_file;

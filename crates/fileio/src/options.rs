@@ -656,7 +656,8 @@ impl Workload {
         }
         if self.extra_flags.direct {
             let align = 512;
-            if self.request_size() % align != 0 || self.block_size % align != 0 {
+            if !self.request_size().is_multiple_of(align) || !self.block_size.is_multiple_of(align)
+            {
                 return Err(Failure::fatal(format!(
                     "--file-extra-flags=direct needs --file-block-size to be a multiple of {align} bytes (the smallest logical sector size); {} is not",
                     self.block_size

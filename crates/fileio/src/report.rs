@@ -9,7 +9,7 @@ use crate::result::{
     ThreadSummary, ToolInfo, Warning, WorkloadSummary, SCHEMA_VERSION,
 };
 use crate::runner::{IntervalStats, PeriodStats, RunOutcome};
-use crate::stats::{population_stddev, sb_bucket_value_ms, sb_percentile_ms};
+use crate::stats::{population_stddev, sb_bucket_value_ms, sb_percentile_ms, LatencyKind};
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -394,9 +394,9 @@ pub fn build_result(
     // HDR percentiles and histogram.
     let mut event = summarize(
         if w.rate > 0 {
-            &outcome.histograms.response
+            outcome.histograms.get(LatencyKind::Response)
         } else {
-            &outcome.histograms.event
+            outcome.histograms.get(LatencyKind::Event)
         },
         pcts,
     );
@@ -408,20 +408,20 @@ pub fn build_result(
     latency.insert("event".to_string(), event);
     latency.insert(
         "read".to_string(),
-        summarize(&outcome.histograms.read, pcts),
+        summarize(outcome.histograms.get(LatencyKind::Read), pcts),
     );
     latency.insert(
         "write".to_string(),
-        summarize(&outcome.histograms.write, pcts),
+        summarize(outcome.histograms.get(LatencyKind::Write), pcts),
     );
     latency.insert(
         "fsync".to_string(),
-        summarize(&outcome.histograms.fsync, pcts),
+        summarize(outcome.histograms.get(LatencyKind::Fsync), pcts),
     );
     if w.rate > 0 {
         latency.insert(
             "event_service".to_string(),
-            summarize(&outcome.histograms.event, pcts),
+            summarize(outcome.histograms.get(LatencyKind::Event), pcts),
         );
     }
     RunResult {

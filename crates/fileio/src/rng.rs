@@ -51,7 +51,7 @@ impl GlibcRandom {
     }
 
     /// Next value in [0, 2^31).
-    pub fn next(&mut self) -> u32 {
+    pub fn next_value(&mut self) -> u32 {
         self.step() >> 1
     }
 }
@@ -66,10 +66,10 @@ pub struct Xoroshiro {
 impl Xoroshiro {
     /// Seed from four consecutive `random()` outputs, as sysbench's threads do.
     pub fn from_glibc(g: &mut GlibcRandom) -> Xoroshiro {
-        let r1 = g.next() as u64;
-        let r2 = g.next() as u64;
-        let r3 = g.next() as u64;
-        let r4 = g.next() as u64;
+        let r1 = g.next_value() as u64;
+        let r2 = g.next_value() as u64;
+        let r3 = g.next_value() as u64;
+        let r4 = g.next_value() as u64;
         Xoroshiro {
             s0: (r1 << 32) | r2,
             s1: (r3 << 32) | r4,
@@ -106,7 +106,7 @@ mod tests {
     fn glibc_random_matches_known_outputs() {
         // srandom(1); random() x 5 on glibc.
         let mut g = GlibcRandom::new(1);
-        let got: Vec<u32> = (0..5).map(|_| g.next()).collect();
+        let got: Vec<u32> = (0..5).map(|_| g.next_value()).collect();
         assert_eq!(
             got,
             vec![1804289383, 846930886, 1681692777, 1714636915, 1957747793]

@@ -13,7 +13,8 @@ use crate::generator::{Generator, Op, Request};
 use crate::options::{DataPattern, Failure, IoMode, Workload};
 use crate::rng::{GlibcRandom, Xoroshiro};
 use crate::stats::{
-    hdr_record, sb_percentile_ms, CountSnapshot, OpHistograms, ThreadCounters, SB_BUCKETS,
+    sb_percentile_ms, CountSnapshot, LatencyKind, OpHistograms, ThreadCounters, ThreadHistograms,
+    SB_BUCKETS,
 };
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Barrier, Condvar, Mutex, OnceLock};
@@ -89,6 +90,8 @@ pub struct PeriodStats {
 pub struct RunOutcome {
     pub period: PeriodStats,
     pub histograms: OpHistograms,
+    /// Each thread's histograms (their bucket-wise sum is `histograms`).
+    pub thread_histograms: Vec<ThreadHistograms>,
     pub intervals: Vec<IntervalStats>,
     pub interrupted: bool,
     pub forced: bool,
@@ -105,6 +108,8 @@ pub struct RunSettings {
     /// Background threads sysbench would start before the workers; each draws 4
     /// values from the seeding stream, which shifts the workers' seeds.
     pub background_threads: u32,
+    /// With an injected latency model: collects every wait actually produced.
+    pub injected_trace: Option<Arc<Mutex<Vec<u64>>>>,
 }
 
 struct Shared {
@@ -122,7 +127,7 @@ struct Shared {
 }
 
 struct WorkerResult {
-    histograms: OpHistograms,
+    histograms: ThreadHistograms,
     end: Instant,
 }
 
@@ -174,7 +179,7 @@ pub fn run(
     // unavailable, say) is reported before anything runs.
     let mut engines: Vec<AnyEngine> = Vec::with_capacity(threads);
     for t in 0..threads {
-        engines.push(make_engine(w, &files, t)?);
+        engines.push(make_engine(w, &files, t, settings)?);
     }
     let engine_name = engines.first().map(|e| e.name()).unwrap_or("psync");
 
@@ -193,7 +198,7 @@ pub fn run(
                         worker(w, &shared, &barrier, tid, e, rng, debug, observer)
                     }
                     AnyEngine::Uring(e) => {
-                        worker(w, &shared, &barrier, tid, e, rng, debug, observer)
+                        worker(w, &shared, &barrier, tid, *e, rng, debug, observer)
                     }
                     AnyEngine::Injected(e) => {
                         worker(w, &shared, &barrier, tid, e, rng, debug, observer)
@@ -225,10 +230,12 @@ pub fn run(
             shared.stop.store(true, Relaxed);
         }
         let mut histograms = OpHistograms::default();
+        let mut thread_histograms = Vec::with_capacity(threads);
         let mut end = start;
         for h in handles {
             let r = h.join().expect("worker thread panicked");
-            histograms.merge(&r.histograms);
+            histograms.add_thread(&r.histograms);
+            thread_histograms.push(r.histograms);
             end = end.max(r.end);
         }
         if let Some(f) = shared.failure.lock().expect("failure lock").take() {
@@ -238,6 +245,7 @@ pub fn run(
         Ok(RunOutcome {
             period,
             histograms,
+            thread_histograms,
             intervals: control.intervals,
             interrupted: control.interrupted,
             forced: control.forced,
@@ -461,10 +469,12 @@ fn supervise(
     control
 }
 
+/// The engines a run can use; each worker gets its own and runs a loop
+/// monomorphised for it. (Boxing the large io_uring one keeps the enum small.)
 enum AnyEngine {
     Psync(PsyncEngine),
     Mmap(MmapEngine),
-    Uring(UringEngine),
+    Uring(Box<UringEngine>),
     Injected(InjectedEngine),
 }
 
@@ -479,25 +489,31 @@ impl AnyEngine {
     }
 }
 
-fn make_engine(w: &Workload, files: &Arc<OpenFiles>, tid: usize) -> Result<AnyEngine, Failure> {
+fn make_engine(
+    w: &Workload,
+    files: &Arc<OpenFiles>,
+    tid: usize,
+    settings: &RunSettings,
+) -> Result<AnyEngine, Failure> {
     let size = w.buffer_size();
     if let Some(model) = w.inject_latency {
         return Ok(AnyEngine::Injected(InjectedEngine::new(
             model,
             tid as u64 + 1,
             size,
+            settings.injected_trace.clone(),
         )));
     }
     Ok(match w.io_mode {
         IoMode::Sync => AnyEngine::Psync(PsyncEngine::new(Arc::clone(files), size)),
         IoMode::Mmap => AnyEngine::Mmap(MmapEngine::new(Arc::clone(files), size)),
-        IoMode::Async => AnyEngine::Uring(
+        IoMode::Async => AnyEngine::Uring(Box::new(
             UringEngine::new(Arc::clone(files), size, w.async_backlog).map_err(|e| {
                 Failure::fatal(format!(
                     "io_uring is not available ({e}); --file-io-mode=async needs Linux 5.6 or later with io_uring enabled (try --file-io-mode=sync)"
                 ))
             })?,
-        ),
+        )),
     })
 }
 
@@ -544,7 +560,7 @@ fn worker<E: Engine>(
     observer: &dyn RunObserver,
 ) -> WorkerResult {
     let c = &shared.counters[tid];
-    let mut hist = OpHistograms::default();
+    let mut hist = ThreadHistograms::default();
     let with_sb_hist = w.percentile > 0;
     let events_limit = w.events;
     let block = w.block_size as usize;
@@ -598,12 +614,12 @@ fn worker<E: Engine>(
         let event_ns = match arrival {
             Some(at) => {
                 let response = t1.saturating_duration_since(at).as_nanos() as u64;
-                hdr_record(&mut hist.response, response);
+                hist.record(LatencyKind::Response, response);
                 response
             }
             None => service_ns,
         };
-        hdr_record(&mut hist.event, service_ns);
+        hist.record(LatencyKind::Event, service_ns);
         c.record_event(event_ns, with_sb_hist);
         if with_sb_hist {
             // sysbench picks a histogram stripe with one draw per event; drawing
@@ -629,12 +645,8 @@ fn worker<E: Engine>(
     if engine.in_flight() > 0 && !shared.failed.load(Relaxed) {
         let n = engine.in_flight();
         let mut done = |comp: crate::engine::Completion| {
-            hdr_record(
-                if comp.op == Op::Read {
-                    &mut hist.read
-                } else {
-                    &mut hist.write
-                },
+            hist.record(
+                LatencyKind::of_transfer(comp.op),
                 comp.submitted_at.elapsed().as_nanos() as u64,
             );
             count_transfer(shared, c, comp.op, comp.bytes);
@@ -650,7 +662,7 @@ fn worker<E: Engine>(
                 fail(shared, io_failure(&e));
                 break;
             }
-            hdr_record(&mut hist.fsync, t.elapsed().as_nanos() as u64);
+            hist.record(LatencyKind::Fsync, t.elapsed().as_nanos() as u64);
             c.fsyncs.add(1);
         }
     }
@@ -696,7 +708,7 @@ fn execute<E: Engine>(
     shared: &Shared,
     c: &ThreadCounters,
     engine: &mut E,
-    hist: &mut OpHistograms,
+    hist: &mut ThreadHistograms,
     req: &Request,
     depth: usize,
     t0: Instant,
@@ -706,7 +718,7 @@ fn execute<E: Engine>(
             engine
                 .sync(req.file, w.fsync_mode)
                 .map_err(|e| io_failure(&e))?;
-            hdr_record(&mut hist.fsync, t0.elapsed().as_nanos() as u64);
+            hist.record(LatencyKind::Fsync, t0.elapsed().as_nanos() as u64);
             c.fsyncs.add(1);
             Ok(())
         }
@@ -714,12 +726,8 @@ fn execute<E: Engine>(
             match engine.submit(req).map_err(|e| io_failure(&e))? {
                 Submitted::Done(bytes) => {
                     let t = Instant::now();
-                    hdr_record(
-                        if op == Op::Read {
-                            &mut hist.read
-                        } else {
-                            &mut hist.write
-                        },
+                    hist.record(
+                        LatencyKind::of_transfer(op),
                         t.duration_since(t0).as_nanos() as u64,
                     );
                     count_transfer(shared, c, op, bytes);
@@ -727,18 +735,14 @@ fn execute<E: Engine>(
                         engine
                             .sync(req.file, w.fsync_mode)
                             .map_err(|e| io_failure(&e))?;
-                        hdr_record(&mut hist.fsync, t.elapsed().as_nanos() as u64);
+                        hist.record(LatencyKind::Fsync, t.elapsed().as_nanos() as u64);
                         c.fsyncs.add(1);
                     }
                 }
                 Submitted::Queued => {
                     let mut done = |comp: crate::engine::Completion| {
-                        hdr_record(
-                            if comp.op == Op::Read {
-                                &mut hist.read
-                            } else {
-                                &mut hist.write
-                            },
+                        hist.record(
+                            LatencyKind::of_transfer(comp.op),
                             comp.submitted_at.elapsed().as_nanos() as u64,
                         );
                         count_transfer(shared, c, comp.op, comp.bytes);
@@ -758,7 +762,7 @@ fn execute<E: Engine>(
                         engine
                             .sync(req.file, w.fsync_mode)
                             .map_err(|e| io_failure(&e))?;
-                        hdr_record(&mut hist.fsync, t.elapsed().as_nanos() as u64);
+                        hist.record(LatencyKind::Fsync, t.elapsed().as_nanos() as u64);
                         c.fsyncs.add(1);
                     }
                 }

@@ -195,43 +195,100 @@ pub fn new_hdr() -> Histogram<u64> {
         .expect("static histogram bounds are valid")
 }
 
-/// Latency per operation type, owned by one thread.
-pub struct OpHistograms {
-    /// Whole events as sysbench times them (includes fsync-all).
-    pub event: Histogram<u64>,
-    pub read: Histogram<u64>,
-    pub write: Histogram<u64>,
-    pub fsync: Histogram<u64>,
+/// Which latency a sample belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LatencyKind {
+    /// Whole events as sysbench times them (includes fsync-all); service time.
+    Event = 0,
+    Read = 1,
+    Write = 2,
+    Fsync = 3,
     /// Open-loop runs: from scheduled arrival to completion (queueing included).
-    pub response: Histogram<u64>,
+    Response = 4,
+}
+
+impl LatencyKind {
+    pub const ALL: [LatencyKind; 5] = [
+        LatencyKind::Event,
+        LatencyKind::Read,
+        LatencyKind::Write,
+        LatencyKind::Fsync,
+        LatencyKind::Response,
+    ];
+    /// Read or write, by operation.
+    #[inline]
+    pub fn of_transfer(op: crate::generator::Op) -> LatencyKind {
+        match op {
+            crate::generator::Op::Read => LatencyKind::Read,
+            crate::generator::Op::Fsync => LatencyKind::Fsync,
+            crate::generator::Op::Write => LatencyKind::Write,
+        }
+    }
+}
+
+/// Per-thread latency histograms. 32-bit counts and allocation on first use
+/// keep a thread's share small (about 100 KiB per kind in use), so 64 threads
+/// stay within tens of MiB; they are merged into 64-bit [`OpHistograms`].
+#[derive(Default)]
+pub struct ThreadHistograms {
+    kinds: [Option<Box<Histogram<u32>>>; 5],
+}
+
+impl ThreadHistograms {
+    #[inline]
+    pub fn record(&mut self, kind: LatencyKind, ns: u64) {
+        let h = self.kinds[kind as usize].get_or_insert_with(|| {
+            Box::new(
+                Histogram::new_with_bounds(HDR_LOW_NS, HDR_HIGH_NS, HDR_SIGFIG)
+                    .expect("static histogram bounds are valid"),
+            )
+        });
+        h.saturating_record(ns.clamp(HDR_LOW_NS, HDR_HIGH_NS));
+    }
+
+    pub fn get(&self, kind: LatencyKind) -> Option<&Histogram<u32>> {
+        self.kinds[kind as usize].as_deref()
+    }
+}
+
+/// Latency per operation type, merged over threads (and, under MPI, ranks).
+pub struct OpHistograms {
+    kinds: [Histogram<u64>; 5],
 }
 
 impl Default for OpHistograms {
     fn default() -> Self {
         OpHistograms {
-            event: new_hdr(),
-            read: new_hdr(),
-            write: new_hdr(),
-            fsync: new_hdr(),
-            response: new_hdr(),
+            kinds: std::array::from_fn(|_| new_hdr()),
         }
     }
 }
 
-/// Record clamped into the trackable range (sub-µs values count as 1 µs bucket).
-#[inline]
-pub fn hdr_record(h: &mut Histogram<u64>, ns: u64) {
-    h.saturating_record(ns.clamp(HDR_LOW_NS, HDR_HIGH_NS));
-}
-
 impl OpHistograms {
+    pub fn get(&self, kind: LatencyKind) -> &Histogram<u64> {
+        &self.kinds[kind as usize]
+    }
+
+    /// Add one thread's histograms (bucket by bucket, nothing lost).
+    pub fn add_thread(&mut self, t: &ThreadHistograms) {
+        for kind in LatencyKind::ALL {
+            if let Some(h) = t.get(kind) {
+                let into = &mut self.kinds[kind as usize];
+                // Same bounds and precision: a bucket's value lands in the same
+                // bucket, so this is an exact bucket-wise sum.
+                for v in h.iter_recorded() {
+                    into.saturating_record_n(v.value_iterated_to(), v.count_at_value() as u64);
+                }
+            }
+        }
+    }
+
     pub fn merge(&mut self, o: &OpHistograms) {
-        // Same bounds everywhere, so add cannot fail.
-        self.event.add(&o.event).expect("same bounds");
-        self.read.add(&o.read).expect("same bounds");
-        self.write.add(&o.write).expect("same bounds");
-        self.fsync.add(&o.fsync).expect("same bounds");
-        self.response.add(&o.response).expect("same bounds");
+        for kind in LatencyKind::ALL {
+            self.kinds[kind as usize]
+                .add(o.get(kind))
+                .expect("same bounds everywhere");
+        }
     }
 }
 

@@ -153,9 +153,9 @@ pub fn analyze(ctx: &Context, r: &RunResult) -> Vec<Warning> {
 
     if w.extra_flags.direct {
         let sector = ctx.logical_block_size.unwrap_or(512);
-        let misaligned_block = w.block_size % sector != 0;
-        let misaligned_file = mode.is_random() && w.file_size % w.block_size != 0;
-        let misaligned_seq = !mode.is_random() && w.file_size % w.request_size() != 0;
+        let misaligned_block = !w.block_size.is_multiple_of(sector);
+        let misaligned_file = mode.is_random() && !w.file_size.is_multiple_of(w.block_size);
+        let misaligned_seq = !mode.is_random() && !w.file_size.is_multiple_of(w.request_size());
         if misaligned_block || misaligned_file || misaligned_seq {
             out.push(warning(
                 codes::DIRECT_IO_ALIGNMENT,

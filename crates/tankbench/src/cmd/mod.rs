@@ -53,7 +53,7 @@ pub fn dispatch(args: Vec<String>) -> anyhow::Result<i32> {
         }
         Some(other) => {
             anyhow::bail!(
-                "unknown command '{other}'; accepted: fileio, quick, help (see `tankbench help`)"
+                "unknown command '{other}'; accepted: fileio, quick, plan, lab, results, compare, report, chart, help"
             )
         }
     }
@@ -80,6 +80,12 @@ Usage:
   tankbench quick [DIR]                 one-command benchmark: prepare, run, cleanup
   tankbench fileio [options] COMMAND    drop-in for `sysbench fileio` (prepare|run|cleanup|help)
   tankbench --test=fileio [options] COMMAND   legacy sysbench 0.4/0.5 syntax
+  tankbench plan --disks 24x8TB ...     every ZFS layout for a set of disks, ranked
+  tankbench lab up|run|status|down|matrix   a storage lab in software (root)
+  tankbench results [DIR]               stored results
+  tankbench compare A B                 compare runs with significance
+  tankbench report DIR -o report.html   tables and charts of many runs
+  tankbench chart KIND DIR -o out.svg   one chart (throughput, latency, timeline)
   tankbench help                        this text
 
 A copy or symlink of the binary named `sysbench` behaves as `sysbench`.

@@ -1,0 +1,300 @@
+//! Measurement that explains itself: JSON output, warnings, SIGINT, progress.
+
+mod common;
+
+use common::*;
+use std::process::{Command, Stdio};
+
+fn prepared(size: &str, files: &str) -> tempfile::TempDir {
+    let d = scratch();
+    let r = tb(
+        d.path(),
+        &[
+            "fileio",
+            &format!("--file-total-size={size}"),
+            &format!("--file-num={files}"),
+            "prepare",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    d
+}
+
+#[test]
+fn json_is_one_strict_document_with_the_schema() {
+    let d = prepared("8M", "4");
+    let r = tb(
+        d.path(),
+        &[
+            "fileio",
+            "--file-total-size=8M",
+            "--file-num=4",
+            "--file-test-mode=rndrw",
+            "--events=2000",
+            "--report-interval=1",
+            "--percentiles=50,99,99.9",
+            "--format=json",
+            "run",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // serde_json rejects anything but one JSON value (trailing text included).
+    let v: serde_json::Value =
+        serde_json::from_str(&r.stdout).expect("stdout is exactly one JSON document");
+    let typed: fileio::result::RunResult =
+        serde_json::from_value(v.clone()).expect("matches RunResult");
+    assert_eq!(typed.schema_version, fileio::result::SCHEMA_VERSION);
+    for key in [
+        "schema_version",
+        "tool",
+        "kind",
+        "started_at",
+        "labels",
+        "workload",
+        "interrupted",
+        "total_time_s",
+        "counts",
+        "rates",
+        "latency",
+        "threads",
+        "intervals",
+        "environment",
+        "warnings",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["kind"], "measured");
+    assert_eq!(v["workload"]["mode"], "rndrw");
+    assert_eq!(v["workload"]["engine"], "psync");
+    for op in ["event", "read", "write", "fsync"] {
+        let l = &v["latency"][op];
+        assert!(l["count"].as_u64().is_some(), "{op}");
+        let p: Vec<f64> = l["percentiles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["p"].as_f64().unwrap())
+            .collect();
+        assert_eq!(p, vec![50.0, 99.0, 99.9], "{op}");
+        let hist_total: u64 = l["histogram"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b[1].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            hist_total,
+            l["count"].as_u64().unwrap(),
+            "{op}: histogram holds every sample"
+        );
+    }
+    assert_eq!(typed.counts.events, 2000);
+    assert_eq!(typed.latency["read"].count, typed.counts.reads);
+    let env = &typed.environment;
+    assert!(
+        !env.kernel.is_empty()
+            && env.cpus > 0
+            && env.mem_total_bytes > 0
+            && !env.fs_type.is_empty()
+    );
+    assert!(typed.started_at.ends_with('Z'));
+    // Text mode prints the latency section after the sysbench report.
+    let text = tb(
+        d.path(),
+        &[
+            "fileio",
+            "--file-total-size=8M",
+            "--file-num=4",
+            "--file-test-mode=rndrw",
+            "--events=200",
+            "run",
+        ],
+    );
+    let fairness = text.stdout.find("Threads fairness:").unwrap();
+    let section = text.stdout.find("Latency by operation (ms):").unwrap();
+    assert!(section > fairness);
+    // --json=FILE writes the same document beside the text report.
+    let r = tb(
+        d.path(),
+        &[
+            "fileio",
+            "--file-total-size=8M",
+            "--file-num=4",
+            "--file-test-mode=rndrd",
+            "--events=100",
+            "--json=out.json",
+            "run",
+        ],
+    );
+    assert_eq!(r.code, 0);
+    assert!(r.stdout.contains("File operations:"));
+    let doc: fileio::result::RunResult =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("out.json")).unwrap()).unwrap();
+    assert_eq!(doc.counts.events, 100);
+    // ... and never overwrites a file that is not a tankbench result.
+    std::fs::write(d.path().join("notes.txt"), "precious").unwrap();
+    let r = tb(
+        d.path(),
+        &[
+            "fileio",
+            "--file-total-size=8M",
+            "--file-num=4",
+            "--file-test-mode=rndrd",
+            "--events=10",
+            "--json=notes.txt",
+            "run",
+        ],
+    );
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("notes.txt")).unwrap(),
+        "precious"
+    );
+}
+
+fn warning_codes(d: &std::path::Path, args: &[&str]) -> Vec<String> {
+    let mut a = args.to_vec();
+    a.push("--format=json");
+    a.push("run");
+    let r = tb(d, &a);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: fileio::result::RunResult = serde_json::from_str(&r.stdout).unwrap();
+    v.warnings.into_iter().map(|w| w.code).collect()
+}
+
+#[test]
+fn warnings_fire_when_their_condition_holds_and_only_then() {
+    let d = prepared("8M", "4");
+    let base = [
+        "fileio",
+        "--file-total-size=8M",
+        "--file-num=4",
+        "--events=500",
+    ];
+    let with = |extra: &[&str]| {
+        let mut a = base.to_vec();
+        a.extend_from_slice(extra);
+        warning_codes(d.path(), &a)
+    };
+    // Reads from a file set far smaller than RAM: page cache.
+    assert!(with(&["--file-test-mode=rndrd"]).contains(&"reads_from_page_cache".into()));
+    assert!(!with(&["--file-test-mode=rndwr"]).contains(&"reads_from_page_cache".into()));
+    // Periodic fsync bursts across several files in a write mode.
+    assert!(with(&["--file-test-mode=rndwr"]).contains(&"fsync_bursts".into()));
+    assert!(
+        !with(&["--file-test-mode=rndwr", "--file-fsync-freq=0"]).contains(&"fsync_bursts".into())
+    );
+    assert!(!with(&["--file-test-mode=rndrd"]).contains(&"fsync_bursts".into()));
+    // Sequential runs that go round the file set more than once.
+    assert!(with(&["--file-test-mode=seqrd", "--events=2000"])
+        .contains(&"sequential_wraparound".into()));
+    assert!(!with(&["--file-test-mode=seqrd", "--events=100"])
+        .contains(&"sequential_wraparound".into()));
+    // Reads paced by sync writes in rndrw (the reference user's surprise).
+    assert!(with(&["--file-test-mode=rndrw", "--file-fsync-all"])
+        .contains(&"reads_paced_by_writes".into()));
+    assert!(!with(&["--file-test-mode=rndrw", "--file-fsync-freq=0"])
+        .contains(&"reads_paced_by_writes".into()));
+}
+
+#[test]
+fn sigint_ends_the_run_with_a_report_marked_interrupted() {
+    let d = prepared("8M", "4");
+    let child = Command::new(tankbench_bin())
+        .args([
+            "fileio",
+            "--file-total-size=8M",
+            "--file-num=4",
+            "--file-test-mode=rndrd",
+            "--time=60",
+            "--json=r.json",
+            "run",
+        ])
+        .current_dir(d.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let t = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(t.elapsed().as_secs() < 5, "stopped promptly");
+    assert_eq!(out.status.code(), Some(130));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("File operations:"), "{stdout}");
+    assert!(stdout.contains("Run interrupted (SIGINT)"));
+    let total = report_value(&stdout, "total time:");
+    assert!((1.0..4.0).contains(&total), "{total}");
+    let v: fileio::result::RunResult =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("r.json")).unwrap()).unwrap();
+    assert!(v.interrupted);
+    assert!(v.warnings.iter().any(|w| w.code == "interrupted"));
+}
+
+#[test]
+fn progress_goes_to_stderr_only_when_asked_or_on_a_terminal() {
+    let d = prepared("8M", "4");
+    let args = [
+        "fileio",
+        "--file-total-size=8M",
+        "--file-num=4",
+        "--file-test-mode=rndrd",
+        "--time=1",
+    ];
+    let mut on = args.to_vec();
+    on.extend(["--progress=on", "run"]);
+    let r = tb(d.path(), &on);
+    assert!(r.stderr.contains("ops/s"), "{}", r.stderr);
+    assert!(!r.stdout.contains("ops/s ("), "progress never on stdout");
+    let mut auto = args.to_vec();
+    auto.push("run");
+    let r = tb(d.path(), &auto);
+    assert!(
+        !r.stderr.contains("ops/s"),
+        "stderr is not a terminal here: no progress"
+    );
+}
+
+#[test]
+fn bad_extension_values_are_one_line_errors() {
+    let d = prepared("1M", "1");
+    for (arg, needle) in [
+        (
+            "--format=xml",
+            "Invalid value for --format: xml (accepted: text, json)",
+        ),
+        (
+            "--file-data=ones",
+            "Invalid value for --file-data: ones (accepted: zero, random)",
+        ),
+        (
+            "--percentiles=50,abc",
+            "Invalid value for --percentiles: 'abc'",
+        ),
+        (
+            "--repeat=0",
+            "Invalid value for --repeat: 0 (accepted: 1 or more)",
+        ),
+    ] {
+        let r = tb(
+            d.path(),
+            &[
+                "fileio",
+                "--file-total-size=1M",
+                "--file-num=1",
+                "--file-test-mode=rndrd",
+                arg,
+                "run",
+            ],
+        );
+        assert_eq!(r.code, 1, "{arg}");
+        assert!(
+            r.stdout.contains(needle) || r.stderr.contains(needle),
+            "{arg}: {}{}",
+            r.stdout,
+            r.stderr
+        );
+    }
+}
