@@ -305,3 +305,80 @@ pub fn plan_main(args: Vec<String>) -> anyhow::Result<i32> {
 pub fn simulate_main(_args: Vec<String>) -> anyhow::Result<i32> {
     anyhow::bail!("simulate: not built yet (the discrete-event simulator is a later issue; `tankbench plan` gives analytic estimates)")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(args: &[&str]) -> anyhow::Result<PlanRequest> {
+        let parsed = PlanArgs::try_parse_from(
+            std::iter::once("tankbench plan").chain(args.iter().copied()),
+        )?;
+        build_request(&parsed)
+    }
+
+    #[test]
+    fn the_reference_command_builds_the_reference_request() {
+        let r = request(&["--disks", "24x8TB", "--log", "10GB", "--link", "2x10G"]).unwrap();
+        assert_eq!(r.disk_count(), 24);
+        assert_eq!(r.groups[0].bytes, 8_001_563_222_016);
+        assert_eq!(
+            r.log.as_ref().map(|l| (l.bytes, l.devices)),
+            Some((10_000_000_000, 1))
+        );
+        assert_eq!(r.link.map(|l| (l.members, l.gbit_per_s)), Some((2, 10.0)));
+        assert_eq!(r.protocol, Protocol::Nfs);
+        assert_eq!(r.capacity.rules, RuleSet::OpenZfs21);
+        assert_eq!((r.recordsize, r.volblocksize), (128 * KIB, 16 * KIB));
+        assert!(r.layouts.is_empty());
+    }
+
+    #[test]
+    fn explain_and_layout_select_shapes() {
+        let r = request(&["--disks", "24x8TB", "--layout", "1xraidz3-24,3xraidz2-8"]).unwrap();
+        assert_eq!(r.layouts.len(), 2);
+        let r = request(&["--disks", "24x8TB", "--explain", "2xraidz2-12"]).unwrap();
+        assert_eq!(r.layouts, vec![Shape::parse("2xraidz2-12").unwrap()]);
+    }
+
+    #[test]
+    fn bad_input_names_the_option() {
+        let cases: [(&[&str], &str); 9] = [
+            (&["--disks", "0x8TB"], "--disks"),
+            (&["--disks", "24x8XB"], "--disks"),
+            (&["--disks", "24x8TB", "--class", "floppy"], "--class"),
+            (&["--disks", "24x8TB", "--layout", "4xraidz2-8"], "--layout"),
+            (&["--disks", "24x8TB", "--explain", "raidz9-3"], "--explain"),
+            (&["--disks", "24x8TB", "--rules", "solaris"], "--rules"),
+            (
+                &["--disks", "24x8TB", "--recordsize", "100K"],
+                "--recordsize",
+            ),
+            (&["--disks", "24x8TB", "--ashift", "20"], "--ashift"),
+            (&["--disks", "24x8TB", "--fill", "0"], "--fill"),
+        ];
+        for (args, option) in cases {
+            let message = format!("{:#}", request(args).unwrap_err());
+            assert!(message.starts_with(option), "{args:?}: {message}");
+            assert!(!message.contains('\n'), "{args:?}: {message}");
+        }
+    }
+
+    #[test]
+    fn clap_errors_become_one_line() {
+        let err = plan_main(vec![
+            "--disks".into(),
+            "24x8TB".into(),
+            "--threads".into(),
+            "x".into(),
+        ])
+        .unwrap_err();
+        let message = format!("{err:#}");
+        assert!(
+            message.contains("--threads") && !message.contains('\n'),
+            "{message}"
+        );
+        let err = plan_main(vec![]).unwrap_err();
+        assert!(format!("{err:#}").contains("--disks"), "{err:#}");
+    }
+}
