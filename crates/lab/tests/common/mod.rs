@@ -31,6 +31,7 @@ pub fn skip_reason(programs: &[&str]) -> Option<String> {
     Some(reason)
 }
 
+#[allow(unused_macros)]
 macro_rules! require_lab {
     ($($p:expr),*) => {
         if let Some(reason) = common::skip_reason(&[$($p),*]) {
@@ -39,6 +40,7 @@ macro_rules! require_lab {
         }
     };
 }
+#[allow(unused_imports)]
 pub(crate) use require_lab;
 
 /// The tankbench binary, built if needed: `TANKBENCH_BIN`, else

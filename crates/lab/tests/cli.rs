@@ -1,0 +1,76 @@
+//! The `tankbench lab` command line: bad input gets one line naming the option
+//! and the accepted values, and exit status 1; nothing is built.
+
+mod common;
+
+use std::process::Command;
+
+fn lab(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(common::tankbench())
+        .arg("lab")
+        .args(args)
+        .env("TANKBENCH_LAB_ROOT", "/var/tmp/tb-lab-clitest-none")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn bad_specs_fail_with_one_line_naming_the_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\ndisk = \"floppy\"\n",
+            "pool.disk",
+            "ssd-plp",
+        ),
+        (
+            "name = \"x\"\n[pool]\nlayout = \"raidz7-6\"\n",
+            "pool.layout",
+            "raidz3",
+        ),
+        (
+            "name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\n[link]\nkind = \"40G\"\n",
+            "link.kind",
+            "lacp",
+        ),
+        (
+            "name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\ncompression = \"brotli\"\n",
+            "pool.compression",
+            "lz4",
+        ),
+        (
+            "name = \"x\"\naccess = \"nfs\"\n[pool]\nlayout = \"raidz2-6\"\n",
+            "access",
+            "sshfs",
+        ),
+    ];
+    for (i, (text, option, accepted)) in cases.iter().enumerate() {
+        let p = dir.path().join(format!("bad{i}.toml"));
+        std::fs::write(&p, text).unwrap();
+        let (code, stdout, stderr) = lab(&["up", p.to_str().unwrap()]);
+        assert_eq!(code, 1, "{stderr}");
+        assert!(stdout.is_empty());
+        assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+        assert!(
+            stderr.contains(option) && stderr.contains(accepted),
+            "{stderr}"
+        );
+    }
+    assert!(!std::path::Path::new("/var/tmp/tb-lab-clitest-none").exists());
+}
+
+#[test]
+fn status_and_down_of_nothing_succeed() {
+    let (code, stdout, _) = lab(&["status"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("no labs are up"), "{stdout}");
+    let (code, _, stderr) = lab(&["down", "nosuch"]);
+    assert_eq!(code, 0, "down is idempotent: {stderr}");
+    let (code, _, stderr) = lab(&["frobnicate"]);
+    assert_eq!(code, 1, "{stderr}");
+}
