@@ -114,9 +114,9 @@ struct PlanArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Rows to show in the table (0 = all).
-    #[arg(long, value_name = "N", default_value_t = 15)]
-    top: usize,
+    /// Rows to show in the table (0 = all; default: all up to 30 layouts, else 15).
+    #[arg(long, value_name = "N")]
+    top: Option<usize>,
 }
 
 /// Turn what was typed into the library's request; every error names its option.
@@ -295,8 +295,13 @@ pub fn plan_main(args: Vec<String>) -> anyhow::Result<i32> {
     match parsed.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&plan)?),
         Format::Text => {
-            print!("{}", present::table(&plan, parsed.top));
-            print!("{}", present::summary(&plan, parsed.top));
+            // A table of up to 30 layouts still reads well; beyond that the
+            // top of the ranking is what matters.
+            let top = parsed
+                .top
+                .unwrap_or(if plan.entries.len() <= 30 { 0 } else { 15 });
+            print!("{}", present::table(&plan, top));
+            print!("{}", present::summary(&plan, top));
         }
     }
     Ok(0)
