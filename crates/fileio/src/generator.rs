@@ -39,6 +39,38 @@ pub struct Request {
     pub size: u64,
 }
 
+/// Division by a run constant: a shift when it is a power of two (the usual
+/// block and file sizes), a hardware divide otherwise. Divides cost tens of
+/// cycles, a noticeable share of a request from page cache.
+#[derive(Clone, Copy)]
+struct FastDiv {
+    divisor: u64,
+    shift: Option<u32>,
+}
+
+impl FastDiv {
+    fn new(divisor: u64) -> FastDiv {
+        FastDiv {
+            divisor,
+            shift: divisor.is_power_of_two().then(|| divisor.trailing_zeros()),
+        }
+    }
+    #[inline]
+    fn div(self, x: u64) -> u64 {
+        match self.shift {
+            Some(s) => x >> s,
+            None => x / self.divisor,
+        }
+    }
+    #[inline]
+    fn rem(self, x: u64) -> u64 {
+        match self.shift {
+            Some(_) => x & (self.divisor - 1),
+            None => x % self.divisor,
+        }
+    }
+}
+
 /// State behind the lock (only used when semantics need it).
 struct Cursor {
     current_file: u64,
@@ -54,7 +86,6 @@ pub struct Generator {
     mode: Mode,
     file_num: u64,
     file_size: u64,
-    total_size: u64,
     block_size: u64,
     request_size: u64,
     fsync_freq: u64,
@@ -62,6 +93,9 @@ pub struct Generator {
     validate: bool,
     threads: usize,
     locked: bool,
+    total_size_f64: f64,
+    block_div: FastDiv,
+    file_div: FastDiv,
     cursor: Mutex<Cursor>,
     /// Lock-free sequential ticket (request index since start).
     seq_ticket: AtomicU64,
@@ -78,7 +112,6 @@ impl Generator {
             mode,
             file_num: w.file_num,
             file_size: w.file_size,
-            total_size: w.total_size,
             block_size: w.block_size,
             request_size: w.request_size(),
             fsync_freq: w.fsync_freq,
@@ -86,6 +119,9 @@ impl Generator {
             validate: w.validate,
             threads,
             locked: w.fsync_freq > 0 || (w.validate && threads > 1),
+            total_size_f64: w.total_size as f64,
+            block_div: FastDiv::new(w.block_size),
+            file_div: FastDiv::new(w.file_size.max(1)),
             cursor: Mutex::new(Cursor {
                 current_file: 0,
                 position: 0,
@@ -144,13 +180,13 @@ impl Generator {
     fn random_location(&self, rng: &mut Xoroshiro) -> (u64, u64, u64) {
         loop {
             let u = rng.next_f64();
-            let mut t = (u * self.total_size as f64) as u64;
-            t -= t % self.block_size;
-            let file = t / self.file_size;
+            let t = (u * self.total_size_f64) as u64;
+            let t = t - self.block_div.rem(t);
+            let file = self.file_div.div(t);
             if file >= self.file_num {
                 continue;
             }
-            let pos = t % self.file_size;
+            let pos = t - file * self.file_size;
             let size = self.block_size.min(self.file_size - pos);
             return (file, pos, size);
         }

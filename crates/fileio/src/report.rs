@@ -416,7 +416,7 @@ pub fn build_result(
     );
     latency.insert(
         "fsync".to_string(),
-        summarize(outcome.histograms.get(LatencyKind::Fsync), pcts),
+        summarize(&outcome.histograms.all_fsyncs(), pcts),
     );
     if w.rate > 0 {
         latency.insert(

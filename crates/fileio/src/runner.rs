@@ -119,7 +119,8 @@ struct Shared {
     failure: Mutex<Option<Failure>>,
     failed: AtomicBool,
     tickets: AtomicU64,
-    start: OnceLock<Instant>,
+    /// The clock's start, as an `Instant` and on the [`now_ns`] clock.
+    start: OnceLock<(Instant, u64)>,
     /// Open loop: next arrival, ns from start, and the RNG of the arrival process.
     arrivals: Mutex<(f64, Xoroshiro)>,
     finished: Mutex<usize>,
@@ -182,6 +183,11 @@ pub fn run(
         engines.push(make_engine(w, &files, t, settings)?);
     }
     let engine_name = engines.first().map(|e| e.name()).unwrap_or("psync");
+    let recording = Recording {
+        event_is_op: !w.fsync_all && w.io_mode != IoMode::Async,
+        live_sysbench_histogram: settings.report_interval_s > 0
+            || !settings.checkpoints_s.is_empty(),
+    };
 
     let outcome = std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads);
@@ -191,18 +197,18 @@ pub fn run(
             let debug = settings.debug;
             handles.push(scope.spawn(move || {
                 let r = match engine {
-                    AnyEngine::Psync(e) => {
-                        worker(w, &shared, &barrier, tid, e, rng, debug, observer)
-                    }
-                    AnyEngine::Mmap(e) => {
-                        worker(w, &shared, &barrier, tid, e, rng, debug, observer)
-                    }
-                    AnyEngine::Uring(e) => {
-                        worker(w, &shared, &barrier, tid, *e, rng, debug, observer)
-                    }
-                    AnyEngine::Injected(e) => {
-                        worker(w, &shared, &barrier, tid, e, rng, debug, observer)
-                    }
+                    AnyEngine::Psync(e) => worker(
+                        w, &shared, &barrier, tid, e, rng, debug, observer, recording,
+                    ),
+                    AnyEngine::Mmap(e) => worker(
+                        w, &shared, &barrier, tid, e, rng, debug, observer, recording,
+                    ),
+                    AnyEngine::Uring(e) => worker(
+                        w, &shared, &barrier, tid, *e, rng, debug, observer, recording,
+                    ),
+                    AnyEngine::Injected(e) => worker(
+                        w, &shared, &barrier, tid, e, rng, debug, observer, recording,
+                    ),
                 };
                 let mut n = shared.finished.lock().expect("finished lock");
                 *n += 1;
@@ -212,7 +218,7 @@ pub fn run(
         }
         barrier.wait();
         let start = Instant::now();
-        let _ = shared.start.set(start);
+        let _ = shared.start.set((start, now_ns()));
         observer.started();
         let control = supervise(w, settings, &shared, start, observer);
         if control.forced {
@@ -241,7 +247,17 @@ pub fn run(
         if let Some(f) = shared.failure.lock().expect("failure lock").take() {
             return Err(f);
         }
-        let period = period_since(&shared, &control.baseline, control.period_start, end, start);
+        if recording.event_is_op {
+            histograms.derive_event_from_operations();
+        }
+        let mut period = period_since(&shared, &control.baseline, control.period_start, end, start);
+        if !recording.live_sysbench_histogram {
+            period.histogram = crate::stats::sysbench_histogram_of(histograms.get(if w.rate > 0 {
+                LatencyKind::Response
+            } else {
+                LatencyKind::Event
+            }));
+        }
         Ok(RunOutcome {
             period,
             histograms,
@@ -548,6 +564,31 @@ fn count_transfer(shared: &Shared, c: &ThreadCounters, op: Op, bytes: u64) {
     }
 }
 
+/// Monotonic clock in nanoseconds: the same clock as `Instant`, read without the
+/// `Timespec` arithmetic, because the hot path reads it twice per request.
+#[inline]
+pub fn now_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// How latencies are recorded on the hot path.
+#[derive(Clone, Copy)]
+struct Recording {
+    /// Every event is exactly one operation timed end to end (synchronous
+    /// engine, no fsync after writes): record only the per-operation histogram
+    /// and derive the event histogram at the end (one record per event).
+    event_is_op: bool,
+    /// Keep sysbench's histogram live (interval lines and checkpoints read it);
+    /// otherwise it is derived from the event histogram at the end.
+    live_sysbench_histogram: bool,
+}
+
 #[allow(clippy::too_many_arguments)]
 fn worker<E: Engine>(
     w: &Workload,
@@ -558,10 +599,11 @@ fn worker<E: Engine>(
     mut rng: Xoroshiro,
     debug: bool,
     observer: &dyn RunObserver,
+    recording: Recording,
 ) -> WorkerResult {
     let c = &shared.counters[tid];
     let mut hist = ThreadHistograms::default();
-    let with_sb_hist = w.percentile > 0;
+    let stripe_draw = w.percentile > 0;
     let events_limit = w.events;
     let block = w.block_size as usize;
     if w.data == DataPattern::Random && !w.validate {
@@ -574,7 +616,7 @@ fn worker<E: Engine>(
     }
     let depth = engine.depth();
     barrier.wait();
-    let start = *wait_for_start(shared);
+    let start_ns = wait_for_start(shared).1;
     loop {
         if shared.stop.load(Relaxed) || shared.failed.load(Relaxed) {
             break;
@@ -582,8 +624,8 @@ fn worker<E: Engine>(
         if events_limit > 0 && shared.tickets.fetch_add(1, Relaxed) >= events_limit {
             break;
         }
-        let arrival = if w.rate > 0 {
-            Some(next_arrival(shared, w.rate, start))
+        let arrival_ns = if w.rate > 0 {
+            Some(next_arrival(shared, w.rate, start_ns))
         } else {
             None
         };
@@ -603,25 +645,29 @@ fn worker<E: Engine>(
                 fill_checked_block(b, req.pos + (k * block) as u64, &mut rng);
             }
         }
-        let t0 = Instant::now();
-        let result = execute(w, shared, c, &mut engine, &mut hist, &req, depth, t0);
-        let t1 = Instant::now();
+        let t0 = now_ns();
+        let result = execute(w, shared, c, &mut engine, &mut hist, &req, depth, recording);
+        let t1 = now_ns();
         if let Err(f) = result {
             fail(shared, f);
             break;
         }
-        let service_ns = t1.duration_since(t0).as_nanos() as u64;
-        let event_ns = match arrival {
+        let service_ns = t1 - t0;
+        if recording.event_is_op {
+            hist.record(LatencyKind::of_transfer(req.op), service_ns);
+        } else {
+            hist.record(LatencyKind::Event, service_ns);
+        }
+        let event_ns = match arrival_ns {
             Some(at) => {
-                let response = t1.saturating_duration_since(at).as_nanos() as u64;
+                let response = t1.saturating_sub(at);
                 hist.record(LatencyKind::Response, response);
                 response
             }
             None => service_ns,
         };
-        hist.record(LatencyKind::Event, service_ns);
-        c.record_event(event_ns, with_sb_hist);
-        if with_sb_hist {
+        c.record_event(event_ns, recording.live_sysbench_histogram);
+        if stripe_draw {
             // sysbench picks a histogram stripe with one draw per event; drawing
             // too keeps offsets bit-exact with it.
             rng.next_u64();
@@ -641,13 +687,14 @@ fn worker<E: Engine>(
         }
     }
     // Drain what is still in flight, then the end-of-thread fsyncs: each thread
-    // syncs every file (T x N), before the clock stops.
+    // syncs every file (T x N), before the clock stops. They are not events, so
+    // they go to their own histogram.
     if engine.in_flight() > 0 && !shared.failed.load(Relaxed) {
         let n = engine.in_flight();
         let mut done = |comp: crate::engine::Completion| {
             hist.record(
                 LatencyKind::of_transfer(comp.op),
-                comp.submitted_at.elapsed().as_nanos() as u64,
+                now_ns() - comp.submitted_ns,
             );
             count_transfer(shared, c, comp.op, comp.bytes);
         };
@@ -657,12 +704,12 @@ fn worker<E: Engine>(
     }
     if w.fsync_end && w.mode().writes() && !shared.failed.load(Relaxed) {
         for f in 0..w.file_num as u32 {
-            let t = Instant::now();
+            let t = now_ns();
             if let Err(e) = engine.sync(f, w.fsync_mode) {
                 fail(shared, io_failure(&e));
                 break;
             }
-            hist.record(LatencyKind::Fsync, t.elapsed().as_nanos() as u64);
+            hist.record(LatencyKind::FsyncEnd, now_ns() - t);
             c.fsyncs.add(1);
         }
     }
@@ -672,7 +719,7 @@ fn worker<E: Engine>(
     }
 }
 
-fn wait_for_start(shared: &Shared) -> &Instant {
+fn wait_for_start(shared: &Shared) -> &(Instant, u64) {
     loop {
         if let Some(s) = shared.start.get() {
             return s;
@@ -683,24 +730,27 @@ fn wait_for_start(shared: &Shared) -> &Instant {
 
 /// Open loop: take the next scheduled arrival (Poisson process at `rate`/s) and
 /// wait for it; a late worker starts at once and the delay shows in the
-/// response time, so coordinated omission is visible.
-fn next_arrival(shared: &Shared, rate: u64, start: Instant) -> Instant {
-    let at_ns = {
+/// response time, so coordinated omission is visible. Returns the arrival time
+/// on the [`now_ns`] clock.
+fn next_arrival(shared: &Shared, rate: u64, start_ns: u64) -> u64 {
+    let offset_ns = {
         let mut a = shared.arrivals.lock().expect("arrival lock");
         let u = a.1.next_f64();
         let gap_ns = -(1.0 - u).ln() / rate as f64 * 1e9;
         a.0 += gap_ns;
         a.0
     };
-    let at = start + Duration::from_nanos(at_ns as u64);
-    let now = Instant::now();
+    let at = start_ns + offset_ns as u64;
+    let now = now_ns();
     if at > now {
-        std::thread::sleep(at - now);
+        std::thread::sleep(Duration::from_nanos(at - now));
     }
     at
 }
 
-/// Execute one event; counts and per-op latency are recorded here.
+/// Execute one event and count it. Per-operation latency is recorded here only
+/// where an event holds more than one operation (fsync after a write) or
+/// completes later (async); otherwise the caller records the event time.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn execute<E: Engine>(
@@ -711,39 +761,42 @@ fn execute<E: Engine>(
     hist: &mut ThreadHistograms,
     req: &Request,
     depth: usize,
-    t0: Instant,
+    recording: Recording,
 ) -> Result<(), Failure> {
     match req.op {
         Op::Fsync => {
+            let t = (!recording.event_is_op).then(now_ns);
             engine
                 .sync(req.file, w.fsync_mode)
                 .map_err(|e| io_failure(&e))?;
-            hist.record(LatencyKind::Fsync, t0.elapsed().as_nanos() as u64);
+            if let Some(t) = t {
+                hist.record(LatencyKind::Fsync, now_ns() - t);
+            }
             c.fsyncs.add(1);
             Ok(())
         }
         op => {
+            let t = (!recording.event_is_op).then(now_ns);
             match engine.submit(req).map_err(|e| io_failure(&e))? {
                 Submitted::Done(bytes) => {
-                    let t = Instant::now();
-                    hist.record(
-                        LatencyKind::of_transfer(op),
-                        t.duration_since(t0).as_nanos() as u64,
-                    );
                     count_transfer(shared, c, op, bytes);
-                    if op == Op::Write && w.fsync_all {
-                        engine
-                            .sync(req.file, w.fsync_mode)
-                            .map_err(|e| io_failure(&e))?;
-                        hist.record(LatencyKind::Fsync, t.elapsed().as_nanos() as u64);
-                        c.fsyncs.add(1);
+                    if let Some(t) = t {
+                        let mid = now_ns();
+                        hist.record(LatencyKind::of_transfer(op), mid - t);
+                        if op == Op::Write && w.fsync_all {
+                            engine
+                                .sync(req.file, w.fsync_mode)
+                                .map_err(|e| io_failure(&e))?;
+                            hist.record(LatencyKind::Fsync, now_ns() - mid);
+                            c.fsyncs.add(1);
+                        }
                     }
                 }
                 Submitted::Queued => {
                     let mut done = |comp: crate::engine::Completion| {
                         hist.record(
                             LatencyKind::of_transfer(comp.op),
-                            comp.submitted_at.elapsed().as_nanos() as u64,
+                            now_ns() - comp.submitted_ns,
                         );
                         count_transfer(shared, c, comp.op, comp.bytes);
                     };
@@ -758,11 +811,11 @@ fn execute<E: Engine>(
                     };
                     engine.reap(min, &mut done).map_err(|e| io_failure(&e))?;
                     if op == Op::Write && w.fsync_all {
-                        let t = Instant::now();
+                        let t = now_ns();
                         engine
                             .sync(req.file, w.fsync_mode)
                             .map_err(|e| io_failure(&e))?;
-                        hist.record(LatencyKind::Fsync, t.elapsed().as_nanos() as u64);
+                        hist.record(LatencyKind::Fsync, now_ns() - t);
                         c.fsyncs.add(1);
                     }
                 }

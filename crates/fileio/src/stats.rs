@@ -205,15 +205,18 @@ pub enum LatencyKind {
     Fsync = 3,
     /// Open-loop runs: from scheduled arrival to completion (queueing included).
     Response = 4,
+    /// End-of-thread fsyncs (not events).
+    FsyncEnd = 5,
 }
 
 impl LatencyKind {
-    pub const ALL: [LatencyKind; 5] = [
+    pub const ALL: [LatencyKind; 6] = [
         LatencyKind::Event,
         LatencyKind::Read,
         LatencyKind::Write,
         LatencyKind::Fsync,
         LatencyKind::Response,
+        LatencyKind::FsyncEnd,
     ];
     /// Read or write, by operation.
     #[inline]
@@ -231,7 +234,7 @@ impl LatencyKind {
 /// stay within tens of MiB; they are merged into 64-bit [`OpHistograms`].
 #[derive(Default)]
 pub struct ThreadHistograms {
-    kinds: [Option<Box<Histogram<u32>>>; 5],
+    kinds: [Option<Box<Histogram<u32>>>; 6],
 }
 
 impl ThreadHistograms {
@@ -253,7 +256,7 @@ impl ThreadHistograms {
 
 /// Latency per operation type, merged over threads (and, under MPI, ranks).
 pub struct OpHistograms {
-    kinds: [Histogram<u64>; 5],
+    kinds: [Histogram<u64>; 6],
 }
 
 impl Default for OpHistograms {
@@ -283,6 +286,25 @@ impl OpHistograms {
         }
     }
 
+    /// When every event was one operation timed end to end, the event
+    /// histogram is the sum of the per-operation ones (periodic fsyncs
+    /// included, end-of-thread fsyncs not: they are not events).
+    pub fn derive_event_from_operations(&mut self) {
+        let mut event = new_hdr();
+        for kind in [LatencyKind::Read, LatencyKind::Write, LatencyKind::Fsync] {
+            event.add(self.get(kind)).expect("same bounds everywhere");
+        }
+        self.kinds[LatencyKind::Event as usize] = event;
+    }
+
+    /// All fsyncs: in events, after writes, and at the end of each thread.
+    pub fn all_fsyncs(&self) -> Histogram<u64> {
+        let mut h = self.get(LatencyKind::Fsync).clone();
+        h.add(self.get(LatencyKind::FsyncEnd))
+            .expect("same bounds everywhere");
+        h
+    }
+
     pub fn merge(&mut self, o: &OpHistograms) {
         for kind in LatencyKind::ALL {
             self.kinds[kind as usize]
@@ -290,6 +312,17 @@ impl OpHistograms {
                 .expect("same bounds everywhere");
         }
     }
+}
+
+/// sysbench's histogram rebuilt from an HDR histogram (each HDR bucket, 0.1 %
+/// wide, goes whole into the sysbench bucket of its value; the sysbench buckets
+/// are 1.8 % wide, so at most samples right at a boundary move by one bucket).
+pub fn sysbench_histogram_of(h: &Histogram<u64>) -> Vec<u64> {
+    let mut counts = vec![0u64; SB_BUCKETS];
+    for v in h.iter_recorded() {
+        counts[sb_bucket(h.median_equivalent(v.value_iterated_to()))] += v.count_at_value();
+    }
+    counts
 }
 
 /// Population standard deviation (sysbench's "Threads fairness").

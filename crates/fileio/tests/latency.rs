@@ -137,7 +137,7 @@ fn merged_histograms_are_the_sum_of_the_threads() {
         ],
     );
     assert_eq!(out.thread_histograms.len(), 3);
-    for kind in [LatencyKind::Read, LatencyKind::Write, LatencyKind::Event] {
+    for kind in [LatencyKind::Read, LatencyKind::Write] {
         let merged = out.histograms.get(kind);
         let mut sum = 0u64;
         for t in &out.thread_histograms {

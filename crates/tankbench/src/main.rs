@@ -6,6 +6,12 @@ mod cmd;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Die quietly on a closed pipe (`tankbench ... | head`), as C tools do,
+    // instead of panicking on the failed write.
+    // SAFETY: setting a signal disposition before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let args: Vec<String> = std::env::args().collect();
     let code = match cmd::dispatch(args) {
         Ok(code) => code,
