@@ -180,7 +180,10 @@ impl Generator {
     fn random_location(&self, rng: &mut Xoroshiro) -> (u64, u64, u64) {
         loop {
             let u = rng.next_f64();
-            let t = (u * self.total_size_f64) as u64;
+            // 0 <= u < 1 and the total size is below 2^63, so the product is a
+            // finite non-negative value that fits i64: the plain conversion
+            // needs none of the saturation checks of `as u64`.
+            let t = (u * self.total_size_f64) as i64 as u64;
             let t = t - self.block_div.rem(t);
             let file = self.file_div.div(t);
             if file >= self.file_num {
