@@ -48,8 +48,16 @@ pub fn interrupted() -> bool {
 pub trait RunObserver: Sync {
     /// A `--debug` line from a worker (sysbench prints one per request).
     fn debug(&self, _line: &str) {}
+    /// The workers are up and about to be released; the clock starts when this
+    /// returns. A distributed job holds its cross-process start barrier here.
+    fn before_start(&self) {}
     /// All threads passed the start barrier; the clock runs.
     fn started(&self) {}
+    /// Polled by the main thread during the run: true stops the workers as the
+    /// time limit does (a distributed job's stonewall).
+    fn stop_requested(&self) -> bool {
+        false
+    }
     /// One `--report-interval` sample.
     fn interval(&self, _sample: &IntervalStats) {}
     /// A `--report-checkpoints` report of the period that just ended.
@@ -216,6 +224,7 @@ pub fn run(
                 r
             }));
         }
+        observer.before_start();
         barrier.wait();
         let start = Instant::now();
         let _ = shared.start.set((start, now_ns()));
@@ -430,6 +439,9 @@ fn supervise(
         }
         if interrupted() && !control.interrupted {
             control.interrupted = true;
+            shared.stop.store(true, Relaxed);
+        }
+        if observer.stop_requested() {
             shared.stop.store(true, Relaxed);
         }
         if let Some(t) = next_interval {
