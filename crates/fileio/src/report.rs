@@ -480,6 +480,7 @@ pub fn build_result(
         environment,
         warnings,
         ranks: Vec::new(),
+        distributed: None,
     }
 }
 

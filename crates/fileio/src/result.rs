@@ -44,6 +44,47 @@ pub struct RunResult {
     /// empty for a single process.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ranks: Vec<RunResult>,
+    /// Where this result sits in a distributed job (the job's merged result, or
+    /// one rank's); absent for a single process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distributed: Option<Distributed>,
+}
+
+/// Timing and layout of a distributed (MPI) job. Times are seconds from the
+/// job's start barrier, each measured on its own rank's monotonic clock (so
+/// hosts' wall clocks need not agree); the job starts with its earliest rank.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Distributed {
+    /// Number of ranks (processes) in the job.
+    pub size: u32,
+    /// This rank's number; absent on the job's merged result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u32>,
+    /// `per_rank` (each rank its own `rank-N` subdirectory) or `shared` (the
+    /// ranks split one file set).
+    pub file_layout: String,
+    /// Whether every rank stopped as soon as the first one finished.
+    pub stonewall: bool,
+    /// Clock start, seconds after the job's start (the job: earliest rank, 0).
+    pub start_s: f64,
+    /// End of the last thread, seconds after the job's start (the job: latest rank).
+    pub end_s: f64,
+    /// Job only: when the first and the last rank finished, seconds after its start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_done_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_done_s: Option<f64>,
+    /// Wall clock (CLOCK_REALTIME) when the rank left the start barrier, ns since
+    /// the Unix epoch; on the job, the earliest rank's. A cross-check only.
+    pub barrier_unix_ns: u64,
+    /// Job only: spread (max - min) of the ranks' `barrier_unix_ns`, seconds:
+    /// how far the hosts' wall clocks disagree, plus the barrier's exit skew.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_spread_s: Option<f64>,
+    /// Rank only: the test files it used, as (path, size in bytes) when it
+    /// reached the start barrier.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub test_files: Vec<(String, u64)>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
