@@ -276,7 +276,7 @@ pub fn open_for_run(w: &Workload, debug: &mut dyn FnMut(&str)) -> Result<OpenFil
     for i in 0..w.file_num {
         let path = w.file_path(i);
         let c = cpath(&path);
-        let name = crate::options::file_name(i);
+        let name = crate::options::file_name(w.first_file + i);
         if mode == Mode::SeqWr {
             // SAFETY: unlink/open on our own test file name.
             unsafe {

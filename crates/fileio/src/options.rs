@@ -456,6 +456,9 @@ pub struct Workload {
     /// Percentiles for the per-operation latency section.
     pub percentiles: Vec<f64>,
     pub inject_latency: Option<InjectedLatency>,
+    /// Number of the first test file: a rank of a distributed job that shares
+    /// one file set uses `test_file.<first_file>` onwards; 0 otherwise.
+    pub first_file: u64,
 }
 
 impl Workload {
@@ -641,6 +644,7 @@ impl Workload {
             percentile: general.percentile,
             percentiles,
             inject_latency,
+            first_file: 0,
         };
         Ok(workload)
     }
@@ -682,7 +686,7 @@ impl Workload {
     }
 
     pub fn file_path(&self, index: u64) -> PathBuf {
-        self.dir.join(file_name(index))
+        self.dir.join(file_name(self.first_file + index))
     }
 
     /// Buffer size a thread needs: the largest single transfer.
