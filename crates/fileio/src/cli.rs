@@ -6,6 +6,7 @@
 //! results to a store).
 
 use crate::args::{ParsedArgs, Section, OPTIONS};
+use crate::job::{Job, JobOptions};
 use crate::options::{
     Command, Failure, Format, GeneralOptions, IoMode, Progress, Stream, Workload,
 };
@@ -281,6 +282,15 @@ pub fn general_help() -> String {
 
 /// Run one sysbench-style invocation. `words` excludes the program name.
 pub fn execute(words: &[String]) -> Invocation {
+    // Before anything prints: under an MPI launcher only rank 0 may print.
+    let coordinator = match crate::coordinator::for_this_process() {
+        Ok(c) => c,
+        Err(msg) => {
+            eprintln!("{msg}");
+            return Invocation::code(1);
+        }
+    };
+    crate::job::silence_stdout_unless_root(coordinator.as_ref());
     let words = match with_config_file(words) {
         Ok(w) => w,
         Err(msg) => {
@@ -311,7 +321,7 @@ pub fn execute(words: &[String]) -> Invocation {
             return Invocation::code(f.exit_code);
         }
     };
-    let ext = match Extensions::from_args(&args) {
+    let mut ext = match Extensions::from_args(&args) {
         Ok(e) => e,
         Err(f) => {
             Console::new(3, false).failure(&f);
@@ -365,6 +375,19 @@ pub fn execute(words: &[String]) -> Invocation {
             return Invocation::code(1);
         }
     };
+    let job = match JobOptions::from_args(&args) {
+        Ok(opts) => Job::new(coordinator.as_ref(), opts),
+        Err(f) => {
+            console.failure(&f);
+            return Invocation::code(f.exit_code);
+        }
+    };
+    if let Some(w) = job.single_process_warning() {
+        console.warning(&w);
+    }
+    if !job.is_root() {
+        ext.progress = Progress::Off;
+    }
     let workload = match Workload::from_args(&args, &general, command) {
         Ok(w) => w,
         Err(f) => {
@@ -376,6 +399,12 @@ pub fn execute(words: &[String]) -> Invocation {
         }
     };
     match command {
+        Command::Prepare if job.is_distributed() => {
+            Invocation::code(job.prepare(&console, &workload))
+        }
+        Command::Cleanup if job.is_distributed() => {
+            Invocation::code(job.cleanup(&console, &workload))
+        }
         Command::Prepare => {
             let mut progress =
                 PrepareProgress::new(&console, &ext, workload.file_num * workload.file_size);
@@ -394,12 +423,18 @@ pub fn execute(words: &[String]) -> Invocation {
             crate::fileset::cleanup(&workload, &mut |l| console.notice(l));
             Invocation::code(0)
         }
-        Command::Run => run_command(&console, &workload, &general, ext),
+        Command::Run => run_command(&console, &workload, &general, ext, &job),
     }
 }
 
-fn run_command(console: &Console, w: &Workload, g: &GeneralOptions, ext: Extensions) -> Invocation {
-    if let Err(f) = w.check_runnable() {
+fn run_command(
+    console: &Console,
+    w: &Workload,
+    g: &GeneralOptions,
+    ext: Extensions,
+    job: &Job,
+) -> Invocation {
+    if let Err(f) = w.check_runnable().and_then(|_| job.check_run_options(g)) {
         console.failure(&f);
         return Invocation::code(1);
     }
@@ -410,7 +445,7 @@ fn run_command(console: &Console, w: &Workload, g: &GeneralOptions, ext: Extensi
     let mut results = Vec::new();
     let mut exit_code = 0;
     for _ in 0..ext.repeat {
-        match run_once(console, w, g, &ext) {
+        match run_once(console, w, g, &ext, job) {
             Ok(r) => {
                 let interrupted = r.interrupted;
                 results.push(r);
@@ -424,6 +459,10 @@ fn run_command(console: &Console, w: &Workload, g: &GeneralOptions, ext: Extensi
                 break;
             }
         }
+    }
+    if !job.is_root() {
+        // Rank 0 writes, prints and stores the job's result.
+        return Invocation::code(exit_code);
     }
     if exit_code != 1 {
         if let Some(path) = &ext.json_path {
@@ -536,7 +575,7 @@ pub fn run_workload_quietly(
         labels: Vec::new(),
         repeat: 1,
     };
-    measure(console, w, g, &ext)
+    measure(console, w, g, &ext, &Job::solo())
 }
 
 /// One run, printing a failure's lines. Err carries the exit code.
@@ -545,8 +584,9 @@ fn run_once(
     w: &Workload,
     g: &GeneralOptions,
     ext: &Extensions,
+    job: &Job,
 ) -> Result<RunResult, i32> {
-    measure(console, w, g, ext).map_err(|f| {
+    measure(console, w, g, ext, job).map_err(|f| {
         console.failure(&f);
         f.exit_code
     })
@@ -558,13 +598,20 @@ fn measure(
     w: &Workload,
     g: &GeneralOptions,
     ext: &Extensions,
+    job: &Job,
 ) -> Result<RunResult, Failure> {
     let caches_dropped = ext.drop_caches && crate::environment::drop_caches();
     if ext.drop_caches && !caches_dropped {
         console.warning("WARNING: --drop-caches: could not drop the page cache (needs root); reads may come from cache");
     }
     console.notice_raw(&report::run_header(w, g, None));
-    let files = crate::fileset::open_for_run(w, &mut |l| console.debug(&format!("DEBUG: {l}")))?;
+    console.notice_raw(&job.header_note(w));
+    // From here on `w` is this rank's share of a distributed job.
+    let local = job.agree(job.local_workload(w, w.mode() == crate::options::Mode::SeqWr))?;
+    let w = &local;
+    let files = job.agree(crate::fileset::open_for_run(w, &mut |l| {
+        console.debug(&format!("DEBUG: {l}"))
+    }))?;
     console.notice("Initializing worker threads...\n");
     let started_at = report::utc_now_rfc3339();
     let environment = crate::environment::capture(&w.dir, caches_dropped);
@@ -590,14 +637,15 @@ fn measure(
             + (!g.report_checkpoints_s.is_empty()) as u32,
         injected_trace: None,
     };
+    let observer = job.observer(&observer, w);
     runner::install_sigint_handler();
     let outcome = runner::run(w, files, &settings, &observer);
     console.end_progress();
-    let outcome = outcome?;
+    let outcome = job.after_run(&observer, outcome)?;
     if !outcome.intervals.is_empty() {
         console.notice_raw("");
     }
-    if g.histogram {
+    if g.histogram && !job.is_distributed() {
         console.notice_raw(&report::histogram_text(&outcome.period.histogram));
     }
     let mut result = report::build_result(w, &outcome, started_at, environment, Vec::new());
@@ -609,6 +657,9 @@ fn measure(
             .and_then(|m| crate::environment::logical_block_size(&m.major_minor)),
     };
     result.warnings = crate::warnings::analyze(&ctx, &result);
+    if job.is_distributed() {
+        return job.finish(console, w, g, &observer, &outcome, result);
+    }
     console.notice_raw(&report::sysbench_report(&outcome.period, w.percentile));
     console.notice_raw(&report::latency_section(&result));
     if outcome.interrupted {
