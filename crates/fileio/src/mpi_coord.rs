@@ -80,6 +80,17 @@ impl MpiCoordinator {
     }
 }
 
+impl Drop for MpiCoordinator {
+    /// A last barrier before MPI_Finalize: a launcher ends the whole job as
+    /// soon as one rank exits with a non-zero status, so a rank with nothing
+    /// to say must not exit (after a failure) before rank 0 has printed it.
+    fn drop(&mut self) {
+        if std::thread::current().id() == self.thread {
+            self.world.barrier();
+        }
+    }
+}
+
 fn count_of(bytes: &[u8]) -> Count {
     Count::try_from(bytes.len()).expect("a rank's message fits in 2 GiB")
 }
