@@ -908,7 +908,7 @@ pub fn job_section(job: &RunResult, percentile: u32) -> String {
         d.clock_spread_s.unwrap_or(0.0) * 1e3
     );
     s.push_str("\nPer rank (seconds from the job's start; latency of events, ms):\n");
-    let pct = (percentile > 0).then(|| percentile as f64);
+    let pct = (percentile > 0).then_some(percentile as f64);
     let mut head = format!(
         "    {:>4}  {:<16} {:>8} {:>8} {:>10} {:>10} {:>10} {:>11} {:>11} {:>8}",
         "rank",
