@@ -235,7 +235,7 @@ def main():
 
 
 def fs_type(directory):
-    out = subprocess.run(["stat", "-f", "-c", "%T", directory], capture_output=True, text=True).stdout.strip()
+    out = subprocess.run(["findmnt", "-n", "-o", "FSTYPE", "--target", directory], capture_output=True, text=True).stdout.strip()
     return out or "?"
 
 

@@ -76,6 +76,11 @@ pub fn fill_random(buf: &mut [u8], rng: &mut Xoroshiro) {
     }
 }
 
+/// Bytes per write call of prepare (rounded down to whole blocks).
+const PREPARE_CHUNK: usize = 256 << 10;
+/// Prepare starts writeback after every this many bytes of a file.
+const WRITEBACK_STEP: u64 = 8 << 20;
+
 /// Progress of prepare, for a live line.
 pub trait PrepareObserver {
     fn file_started(&mut self, _index: u64, _of: u64) {}
@@ -110,9 +115,10 @@ pub fn prepare(
         w.extra_flags.describe()
     ));
     let block = w.block_size as usize;
-    // Write in chunks of whole blocks, up to ~1 MiB per call: the final size is the
-    // same as with block-sized writes, with far fewer system calls.
-    let blocks_per_chunk = (1 << 20) / block;
+    // Write in chunks of whole blocks, up to 256 KiB per call: the final size is
+    // the same as with block-sized writes, with far fewer system calls. (Measured
+    // on ext4 over virtio: 256 KiB beat both 16 KiB and 1 MiB chunks.)
+    let blocks_per_chunk = PREPARE_CHUNK / block;
     let blocks_per_chunk = blocks_per_chunk.max(1);
     let mut buf = AlignedBuf::new(block * blocks_per_chunk);
     // sysbench's prepare never seeds its RNG, so validated content is the same on
@@ -189,6 +195,21 @@ pub fn prepare(
             offset += rc as u64;
             total += rc as u64;
             observer.bytes_written(total);
+            if offset / WRITEBACK_STEP > (offset - rc as u64) / WRITEBACK_STEP {
+                // Start writeback of the step just completed so the disk works
+                // while we fill the next one; the fsync at the end of the file
+                // then waits for little. Advisory: errors surface at fsync.
+                let step_start = (offset / WRITEBACK_STEP - 1) * WRITEBACK_STEP;
+                // SAFETY: plain syscall on our fd.
+                unsafe {
+                    libc::sync_file_range(
+                        fd,
+                        step_start as libc::off64_t,
+                        WRITEBACK_STEP as libc::off64_t,
+                        libc::SYNC_FILE_RANGE_WRITE,
+                    )
+                };
+            }
             if (rc as usize) < len {
                 // A short write leaves the rest for the next call (disk full shows
                 // up as an error there), rather than sysbench's silent truncation.
