@@ -160,6 +160,20 @@ impl Drop for OpenFiles {
     }
 }
 
+impl OpenFiles {
+    /// fsync/fdatasync one file of the set.
+    pub fn sync(&self, file: u32, mode: FsyncMode) -> Result<(), IoError> {
+        let fd = self.fds[file as usize];
+        sync_fd(fd, mode).map_err(|errno| IoError {
+            op: Op::Fsync,
+            fd,
+            pos: 0,
+            errno,
+            short: None,
+        })
+    }
+}
+
 pub fn sync_fd(fd: RawFd, mode: FsyncMode) -> Result<(), i32> {
     // SAFETY: plain syscalls on a descriptor we own.
     let rc = unsafe {
@@ -262,14 +276,7 @@ impl Engine for PsyncEngine {
         check_transfer(req, fd, rc)
     }
     fn sync(&mut self, file: u32, mode: FsyncMode) -> Result<(), IoError> {
-        let fd = self.files.fds[file as usize];
-        sync_fd(fd, mode).map_err(|errno| IoError {
-            op: Op::Fsync,
-            fd,
-            pos: 0,
-            errno,
-            short: None,
-        })
+        self.files.sync(file, mode)
     }
 }
 
@@ -528,14 +535,7 @@ impl Engine for UringEngine {
     }
     fn sync(&mut self, file: u32, mode: FsyncMode) -> Result<(), IoError> {
         // Synchronous, like sysbench's async mode (its AIO fsync path is dead code).
-        let fd = self.files.fds[file as usize];
-        sync_fd(fd, mode).map_err(|errno| IoError {
-            op: Op::Fsync,
-            fd,
-            pos: 0,
-            errno,
-            short: None,
-        })
+        self.files.sync(file, mode)
     }
 }
 
