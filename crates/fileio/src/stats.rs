@@ -99,8 +99,11 @@ pub fn sb_percentile_ms(counts: &[u64], p: f64) -> f64 {
     sb_bucket_value_ms(SB_BUCKETS - 1)
 }
 
-/// Live counters of one worker thread.
+/// Live counters of one worker thread. Aligned to two cache lines so threads
+/// writing their own counters never share a line (false sharing would make
+/// every event of one thread invalidate the other's cache).
 #[derive(Default)]
+#[repr(align(128))]
 pub struct ThreadCounters {
     pub events: Counter,
     pub reads: Counter,
