@@ -27,7 +27,6 @@ pub fn dispatch(args: Vec<String>) -> anyhow::Result<i32> {
         Some("fileio") => fileio::sysbench_main(rest),
         Some("quick") => fileio::quick_main(strip_first(&rest, "quick")),
         Some("plan") => plan::plan_main(strip_first(&rest, "plan")),
-        Some("simulate") => plan::simulate_main(strip_first(&rest, "simulate")),
         Some("lab") => lab::lab_main(strip_first(&rest, "lab")),
         Some("report") => report::report_main(strip_first(&rest, "report")),
         Some("compare") => report::compare_main(strip_first(&rest, "compare")),

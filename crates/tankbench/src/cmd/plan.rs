@@ -307,10 +307,6 @@ pub fn plan_main(args: Vec<String>) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-pub fn simulate_main(_args: Vec<String>) -> anyhow::Result<i32> {
-    anyhow::bail!("simulate: not built yet (the discrete-event simulator is a later issue; `tankbench plan` gives analytic estimates)")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
