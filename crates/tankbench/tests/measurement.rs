@@ -298,3 +298,57 @@ fn bad_extension_values_are_one_line_errors() {
         );
     }
 }
+
+#[test]
+fn quick_runs_the_suite_and_leaves_nothing_behind() {
+    let d = scratch();
+    std::fs::write(d.path().join("mine.txt"), "keep").unwrap();
+    let dir = d.path().to_string_lossy().into_owned();
+    let r = tb(
+        d.path(),
+        &["quick", &dir, "--size", "16M", "--time", "1", "--json"],
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let results: Vec<fileio::result::RunResult> =
+        serde_json::from_str(&r.stdout).expect("a JSON array");
+    assert_eq!(results.len(), fileio::quick::SUITE.len());
+    assert_eq!(results[0].workload.mode, "rndrw");
+    assert!(results[0].workload.fsync_all);
+    assert_eq!(results[0].workload.threads, 4);
+    assert!(results.iter().all(|x| x.counts.events > 0));
+    // Only what was there before remains: the scratch directory is gone.
+    assert_eq!(listing(d.path()), vec![("mine.txt".to_string(), 4)]);
+    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    // Bad input: one line naming the option, exit 1, nothing created.
+    let r = tb(d.path(), &["quick", &dir, "--size", "lots"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("--size"), "{}", r.stderr);
+    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn config_file_options_apply_and_the_command_line_wins() {
+    let d = prepared("4M", "2");
+    std::fs::write(
+        d.path().join("bench.cfg"),
+        "# sysbench-style options\nfile-total-size = 4M\nfile_num = 2\nfile-test-mode = \"rndwr\"\nevents = 50\n",
+    )
+    .unwrap();
+    let r = tb(
+        d.path(),
+        &[
+            "fileio",
+            "--config-file=bench.cfg",
+            "--events=20",
+            "--format=json",
+            "run",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let v: fileio::result::RunResult = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v.workload.mode, "rndwr");
+    assert_eq!(v.counts.events, 20, "the command line overrides the file");
+    let r = tb(d.path(), &["fileio", "--config-file=missing.cfg", "run"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("--config-file=missing.cfg"));
+}
