@@ -724,13 +724,7 @@ pub fn merge(
 
     let mut counts = crate::result::Counts::default();
     for r in &ranks {
-        let c = &r.counts;
-        counts.events += c.events;
-        counts.reads += c.reads;
-        counts.writes += c.writes;
-        counts.fsyncs += c.fsyncs;
-        counts.bytes_read += c.bytes_read;
-        counts.bytes_written += c.bytes_written;
+        counts.add(&r.counts);
     }
 
     let keys: BTreeSet<&String> = ranks.iter().flat_map(|r| r.latency.keys()).collect();
@@ -852,13 +846,7 @@ pub fn merge(
         workload,
         interrupted: ranks.iter().any(|r| r.interrupted),
         total_time_s: total,
-        rates: Rates {
-            reads_per_s: counts.reads as f64 / t,
-            writes_per_s: counts.writes as f64 / t,
-            fsyncs_per_s: counts.fsyncs as f64 / t,
-            read_mib_per_s: counts.bytes_read as f64 / 1048576.0 / t,
-            written_mib_per_s: counts.bytes_written as f64 / 1048576.0 / t,
-        },
+        rates: Rates::of(&counts, t),
         counts,
         latency,
         threads: ranks.iter().flat_map(|r| r.threads.clone()).collect(),

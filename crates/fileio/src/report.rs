@@ -5,7 +5,7 @@
 use crate::fileset::format_size;
 use crate::options::{GeneralOptions, IoMode, Workload};
 use crate::result::{
-    Counts, Environment, IntervalSample, LatencySummary, Percentile, Rates, ResultKind, RunResult,
+    Environment, IntervalSample, LatencySummary, Percentile, Rates, ResultKind, RunResult,
     ThreadSummary, ToolInfo, Warning, WorkloadSummary, SCHEMA_VERSION,
 };
 use crate::runner::{IntervalStats, PeriodStats, RunOutcome};
@@ -388,6 +388,7 @@ pub fn build_result(
         f64::MIN_POSITIVE
     };
     let c = &p.counts;
+    let counts = c.as_counts();
     let mut latency = BTreeMap::new();
     let pcts = &w.percentiles;
     // The event summary keeps sysbench's exact min/avg/max/sum (ns counters), with
@@ -436,21 +437,8 @@ pub fn build_result(
         workload: workload_summary(w, outcome.engine),
         interrupted: outcome.interrupted,
         total_time_s: p.total_time_s,
-        counts: Counts {
-            events: c.events,
-            reads: c.reads,
-            writes: c.writes,
-            fsyncs: c.fsyncs,
-            bytes_read: c.bytes_read,
-            bytes_written: c.bytes_written,
-        },
-        rates: Rates {
-            reads_per_s: c.reads as f64 / t,
-            writes_per_s: c.writes as f64 / t,
-            fsyncs_per_s: c.fsyncs as f64 / t,
-            read_mib_per_s: c.bytes_read as f64 / 1048576.0 / t,
-            written_mib_per_s: c.bytes_written as f64 / 1048576.0 / t,
-        },
+        rates: Rates::of(&counts, t),
+        counts,
         latency,
         threads: p
             .threads
@@ -464,14 +452,14 @@ pub fn build_result(
             .intervals
             .iter()
             .map(|i| {
-                let s = if i.seconds > 0.0 { i.seconds } else { 1.0 };
+                let r = Rates::of(&i.delta.as_counts(), i.seconds);
                 IntervalSample {
                     t_s: i.elapsed_s,
-                    reads_per_s: i.delta.reads as f64 / s,
-                    writes_per_s: i.delta.writes as f64 / s,
-                    fsyncs_per_s: i.delta.fsyncs as f64 / s,
-                    read_mib_per_s: i.delta.bytes_read as f64 / 1048576.0 / s,
-                    written_mib_per_s: i.delta.bytes_written as f64 / 1048576.0 / s,
+                    reads_per_s: r.reads_per_s,
+                    writes_per_s: r.writes_per_s,
+                    fsyncs_per_s: r.fsyncs_per_s,
+                    read_mib_per_s: r.read_mib_per_s,
+                    written_mib_per_s: r.written_mib_per_s,
                     latency_ms: i.latency_ms,
                     latency_percentile: i.percentile as f64,
                 }

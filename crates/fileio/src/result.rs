@@ -150,6 +150,18 @@ pub struct Counts {
     pub bytes_written: u64,
 }
 
+impl Counts {
+    /// Add another run's counts (threads, ranks).
+    pub fn add(&mut self, o: &Counts) {
+        self.events += o.events;
+        self.reads += o.reads;
+        self.writes += o.writes;
+        self.fsyncs += o.fsyncs;
+        self.bytes_read += o.bytes_read;
+        self.bytes_written += o.bytes_written;
+    }
+}
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Rates {
     pub reads_per_s: f64,
@@ -158,6 +170,25 @@ pub struct Rates {
     /// MiB = 2^20 bytes.
     pub read_mib_per_s: f64,
     pub written_mib_per_s: f64,
+}
+
+impl Rates {
+    /// Counts per second over `seconds` (a zero time gives zero rates' limit:
+    /// the division uses the smallest positive time instead of 0).
+    pub fn of(c: &Counts, seconds: f64) -> Rates {
+        let t = if seconds > 0.0 {
+            seconds
+        } else {
+            f64::MIN_POSITIVE
+        };
+        Rates {
+            reads_per_s: c.reads as f64 / t,
+            writes_per_s: c.writes as f64 / t,
+            fsyncs_per_s: c.fsyncs as f64 / t,
+            read_mib_per_s: c.bytes_read as f64 / 1048576.0 / t,
+            written_mib_per_s: c.bytes_written as f64 / 1048576.0 / t,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

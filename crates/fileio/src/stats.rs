@@ -166,6 +166,18 @@ pub struct CountSnapshot {
 }
 
 impl CountSnapshot {
+    /// The result's counts (without the latency sum).
+    pub fn as_counts(&self) -> crate::result::Counts {
+        crate::result::Counts {
+            events: self.events,
+            reads: self.reads,
+            writes: self.writes,
+            fsyncs: self.fsyncs,
+            bytes_read: self.bytes_read,
+            bytes_written: self.bytes_written,
+        }
+    }
+
     pub fn add(&mut self, o: &CountSnapshot) {
         self.events += o.events;
         self.reads += o.reads;
