@@ -244,28 +244,88 @@ impl LatencyKind {
     }
 }
 
-/// Per-thread latency histograms. 32-bit counts and allocation on first use
-/// keep a thread's share small (about 100 KiB per kind in use), so 64 threads
-/// stay within tens of MiB; they are merged into 64-bit [`OpHistograms`].
+/// A log-linear latency recorder for the hot path: 1024 sub-buckets per
+/// power of two (0.1 % resolution, like the HDR histograms' 3 significant
+/// digits), indexed with a leading-zero count and two shifts. It is turned into
+/// an HDR histogram when the run ends; recording into `hdrhistogram` directly
+/// cost about 80 instructions per sample, a measurable share of a request
+/// served from page cache.
+pub struct FastHistogram {
+    counts: Box<[u32]>,
+}
+
+const FAST_SUB: u32 = 10; // 2^10 sub-buckets per octave
+const FAST_LEN: usize = fast_index(HDR_HIGH_NS) + 1;
+
+/// Bucket of a value already clamped to the HDR range.
+#[inline]
+const fn fast_index(v: u64) -> usize {
+    if v < (2 << FAST_SUB) {
+        v as usize
+    } else {
+        let shift = 63 - v.leading_zeros() - FAST_SUB;
+        (((shift + 1) as usize) << FAST_SUB) + ((v >> shift) as usize & ((1 << FAST_SUB) - 1))
+    }
+}
+
+/// Middle value of a bucket.
+fn fast_value(index: usize) -> u64 {
+    if index < (2 << FAST_SUB) {
+        return index as u64;
+    }
+    let shift = (index >> FAST_SUB) as u32 - 1;
+    let low = (((1 << FAST_SUB) + (index & ((1 << FAST_SUB) - 1))) as u64) << shift;
+    low + ((1u64 << shift) >> 1)
+}
+
+impl Default for FastHistogram {
+    fn default() -> Self {
+        FastHistogram {
+            counts: vec![0u32; FAST_LEN].into_boxed_slice(),
+        }
+    }
+}
+
+impl FastHistogram {
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        let i = fast_index(ns.clamp(HDR_LOW_NS, HDR_HIGH_NS));
+        self.counts[i] = self.counts[i].saturating_add(1);
+    }
+
+    /// The samples as an HDR histogram (each bucket at its middle value).
+    pub fn to_hdr(&self) -> Histogram<u64> {
+        let mut h = new_hdr();
+        for (i, &c) in self.counts.iter().enumerate() {
+            if c > 0 {
+                h.saturating_record_n(fast_value(i).clamp(HDR_LOW_NS, HDR_HIGH_NS), c as u64);
+            }
+        }
+        h
+    }
+}
+
+/// Per-thread latency histograms, allocated on first use (about 130 KiB per
+/// operation type in use), so 64 threads stay within tens of MiB; merged into
+/// [`OpHistograms`] when the run ends.
 #[derive(Default)]
 pub struct ThreadHistograms {
-    kinds: [Option<Box<Histogram<u32>>>; 6],
+    kinds: [Option<Box<FastHistogram>>; 6],
 }
 
 impl ThreadHistograms {
     #[inline]
     pub fn record(&mut self, kind: LatencyKind, ns: u64) {
-        let h = self.kinds[kind as usize].get_or_insert_with(|| {
-            Box::new(
-                Histogram::new_with_bounds(HDR_LOW_NS, HDR_HIGH_NS, HDR_SIGFIG)
-                    .expect("static histogram bounds are valid"),
-            )
-        });
-        h.saturating_record(ns.clamp(HDR_LOW_NS, HDR_HIGH_NS));
+        self.kinds[kind as usize]
+            .get_or_insert_with(Default::default)
+            .record(ns);
     }
 
-    pub fn get(&self, kind: LatencyKind) -> Option<&Histogram<u32>> {
-        self.kinds[kind as usize].as_deref()
+    /// One kind's samples as an HDR histogram, if any were recorded.
+    pub fn get(&self, kind: LatencyKind) -> Option<Histogram<u64>> {
+        self.kinds[kind as usize]
+            .as_deref()
+            .map(FastHistogram::to_hdr)
     }
 }
 
@@ -291,12 +351,9 @@ impl OpHistograms {
     pub fn add_thread(&mut self, t: &ThreadHistograms) {
         for kind in LatencyKind::ALL {
             if let Some(h) = t.get(kind) {
-                let into = &mut self.kinds[kind as usize];
-                // Same bounds and precision: a bucket's value lands in the same
-                // bucket, so this is an exact bucket-wise sum.
-                for v in h.iter_recorded() {
-                    into.saturating_record_n(v.value_iterated_to(), v.count_at_value() as u64);
-                }
+                self.kinds[kind as usize]
+                    .add(&h)
+                    .expect("same bounds everywhere");
             }
         }
     }
@@ -373,6 +430,37 @@ mod tests {
         assert!((sb_percentile_ms(&counts, 95.0) - 1.0).abs() < 0.02);
         assert!((sb_percentile_ms(&counts, 96.0) - 10.0).abs() < 0.2);
         assert_eq!(sb_percentile_ms(&vec![0; SB_BUCKETS], 95.0), 0.001);
+    }
+
+    #[test]
+    fn fast_histogram_buckets_are_contiguous_and_precise() {
+        let mut prev = 0;
+        for v in [
+            1_000u64,
+            2_047,
+            2_048,
+            2_049,
+            4_095,
+            4_096,
+            1_000_000,
+            123_456_789,
+            HDR_HIGH_NS,
+        ] {
+            let i = fast_index(v);
+            assert!(i >= prev && i < FAST_LEN, "{v}");
+            prev = i;
+            let mid = fast_value(i) as f64;
+            assert!((mid - v as f64).abs() / (v as f64) < 0.001, "{v} -> {mid}");
+        }
+        let mut h = FastHistogram::default();
+        for v in [5_000_000u64; 99] {
+            h.record(v);
+        }
+        h.record(50_000_000);
+        let hdr = h.to_hdr();
+        assert_eq!(hdr.len(), 100);
+        let p50 = hdr.value_at_percentile(50.0) as f64;
+        assert!((p50 - 5e6).abs() / 5e6 < 0.002, "{p50}");
     }
 
     #[test]

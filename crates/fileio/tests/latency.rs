@@ -145,7 +145,7 @@ fn merged_histograms_are_the_sum_of_the_threads() {
                 sum += h.len();
                 // Every bucket of every thread is in the merged histogram.
                 for v in h.iter_recorded() {
-                    assert!(merged.count_at(v.value_iterated_to()) >= v.count_at_value() as u64);
+                    assert!(merged.count_at(v.value_iterated_to()) >= v.count_at_value());
                 }
             }
         }
@@ -156,7 +156,7 @@ fn merged_histograms_are_the_sum_of_the_threads() {
                 .thread_histograms
                 .iter()
                 .filter_map(|t| t.get(kind))
-                .map(|h| h.count_at(v.value_iterated_to()) as u64)
+                .map(|h| h.count_at(v.value_iterated_to()))
                 .sum();
             assert_eq!(
                 v.count_at_value(),
