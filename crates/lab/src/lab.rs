@@ -300,16 +300,7 @@ impl Lab {
                 log_names.push(name);
             }
         }
-        say(&format!(
-            "disks: {n} x {} {} model{}",
-            crate::run::human_bytes(spec.pool.disk_size),
-            spec.pool.disk_model_name,
-            spec.pool
-                .log
-                .as_ref()
-                .map(|l| format!(", log {} {}", crate::run::human_bytes(l.size), l.model_name))
-                .unwrap_or_default()
-        ));
+        say(&format!("disks: {n} x {}", spec.pool.disks_summary()));
         for d in &disks {
             // Sparse: set_len allocates nothing, so terabytes cost no space.
             let f = std::fs::OpenOptions::new()

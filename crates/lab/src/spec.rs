@@ -163,6 +163,20 @@ pub struct PoolSpec {
 }
 
 impl PoolSpec {
+    /// `8TiB hdd-7200, log 10GiB ssd-plp`: disk size and model, and the log
+    /// device if any (shown by `lab up` and `lab status`).
+    pub fn disks_summary(&self) -> String {
+        format!(
+            "{} {}{}",
+            crate::run::human_bytes(self.disk_size),
+            self.disk_model_name,
+            self.log
+                .as_ref()
+                .map(|l| format!(", log {} {}", crate::run::human_bytes(l.size), l.model_name))
+                .unwrap_or_default()
+        )
+    }
+
     pub fn disk_count(&self) -> u32 {
         self.layout.iter().map(|g| g.count * g.width).sum()
     }

@@ -185,16 +185,10 @@ fn print_status(l: &Lab) {
     let s = &l.state.spec;
     println!("lab {}  ({})", l.state.id, l.dir.display());
     println!(
-        "  pool     {} on {} x {} {}{}",
+        "  pool     {} on {} x {}",
         s.pool.layout_text,
         s.pool.disk_count(),
-        lab::run::human_bytes(s.pool.disk_size),
-        s.pool.disk_model_name,
-        s.pool
-            .log
-            .as_ref()
-            .map(|g| format!(", log {} {}", lab::run::human_bytes(g.size), g.model_name))
-            .unwrap_or_default()
+        s.pool.disks_summary()
     );
     match l.info() {
         Some(i) => {
