@@ -222,7 +222,7 @@ def main():
                 try:
                     rows += seed_case("seed-zfs", "seed rndrw 4K 4 thr fsync-all, writes/s (zfs-fuse raidz+log)", pool[1])
                 finally:
-                    subprocess.run(["zpool", "destroy", "-f", pool[0]], check=False)
+                    destroy_pool(*pool)
         if "prepare" in wanted:
             rows += prepare_case(disk, args.rounds)
         if "rss" in wanted:
@@ -237,6 +237,21 @@ def main():
 def fs_type(directory):
     out = subprocess.run(["findmnt", "-n", "-o", "FSTYPE", "--target", directory], capture_output=True, text=True).stdout.strip()
     return out or "?"
+
+
+def destroy_pool(name, mountpoint):
+    """zfs-fuse may refuse a destroy while it is still busy with the pool: retry."""
+    for _ in range(40):
+        if subprocess.run(["zpool", "destroy", "-f", name], capture_output=True).returncode == 0:
+            break
+        listed = subprocess.run(["zpool", "list", "-H", "-o", "name"], capture_output=True, text=True).stdout.split()
+        if name not in listed:
+            break
+        time.sleep(0.5)
+    else:
+        note(f"WARNING: could not destroy pool {name}")
+        return
+    shutil.rmtree(os.path.dirname(mountpoint), ignore_errors=True)
 
 
 def zfs_pool():
