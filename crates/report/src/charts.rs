@@ -262,6 +262,23 @@ fn legend_row(svg: &mut Svg, x: f64, y: f64, items: &[(String, &str, bool)]) {
     }
 }
 
+/// The legend at the right of a line chart: the grouping's key title (when
+/// runs are grouped by labels), then one entry per group.
+fn keyed_legend(svg: &mut Svg, g: &Grouping, x: f64, top: f64, items: &[(String, &str)]) {
+    if !g.columns.is_empty() {
+        svg.text(
+            x,
+            top + 4.0,
+            &ellipsize(&g.key_title(), 30),
+            11.0,
+            "start",
+            MUTED,
+            "font-style=\"italic\"",
+        );
+    }
+    legend_column(svg, x, top + 24.0, items);
+}
+
 /// A vertical legend of groups at the right of a line chart; returns nothing,
 /// draws one coloured line and name per entry.
 fn legend_column(svg: &mut Svg, x: f64, y: f64, items: &[(String, &str)]) {
@@ -433,18 +450,7 @@ pub fn latency_chart(g: &Grouping, op: &str) -> Option<String> {
         ));
         legend.push((name, color));
     }
-    if !g.columns.is_empty() {
-        svg.text(
-            right + 20.0,
-            top + 4.0,
-            &ellipsize(&g.key_title(), 30),
-            11.0,
-            "start",
-            MUTED,
-            "font-style=\"italic\"",
-        );
-    }
-    legend_column(&mut svg, right + 20.0, top + 24.0, &legend);
+    keyed_legend(&mut svg, g, right + 20.0, top, &legend);
     Some(svg.finish())
 }
 
@@ -597,17 +603,6 @@ pub fn timeline_chart(g: &Grouping) -> Option<String> {
         .filter(|(gi, _)| lines.iter().any(|p| p.iter().any(|(i, _)| i == gi)))
         .map(|(gi, grp)| (g.group_name(grp), color(gi)))
         .collect();
-    if !g.columns.is_empty() {
-        svg.text(
-            right + 20.0,
-            top + 4.0,
-            &ellipsize(&g.key_title(), 30),
-            11.0,
-            "start",
-            MUTED,
-            "font-style=\"italic\"",
-        );
-    }
-    legend_column(&mut svg, right + 20.0, top + 24.0, &legend);
+    keyed_legend(&mut svg, g, right + 20.0, top, &legend);
     Some(svg.finish())
 }
