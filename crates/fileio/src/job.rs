@@ -799,12 +799,7 @@ pub fn merge(
         seconds: total,
         total_time_s: total,
         counts: CountSnapshot {
-            events: counts.events,
-            reads: counts.reads,
-            writes: counts.writes,
-            fsyncs: counts.fsyncs,
-            bytes_read: counts.bytes_read,
-            bytes_written: counts.bytes_written,
+            counts,
             latency_sum_ns: ns_of_ms(event.sum_ms),
         },
         histogram: sysbench_histogram_of(&event_histogram),

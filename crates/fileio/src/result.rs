@@ -138,7 +138,7 @@ pub struct WorkloadSummary {
     pub directory: String,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Counts {
     /// Events as sysbench counts them: reads, writes and periodic fsync requests.
     pub events: u64,
@@ -159,6 +159,18 @@ impl Counts {
         self.fsyncs += o.fsyncs;
         self.bytes_read += o.bytes_read;
         self.bytes_written += o.bytes_written;
+    }
+
+    /// What happened between an earlier snapshot `o` and this one.
+    pub fn minus(&self, o: &Counts) -> Counts {
+        Counts {
+            events: self.events - o.events,
+            reads: self.reads - o.reads,
+            writes: self.writes - o.writes,
+            fsyncs: self.fsyncs - o.fsyncs,
+            bytes_read: self.bytes_read - o.bytes_read,
+            bytes_written: self.bytes_written - o.bytes_written,
+        }
     }
 }
 

@@ -142,59 +142,50 @@ impl ThreadCounters {
 
     pub fn snapshot(&self) -> CountSnapshot {
         CountSnapshot {
-            events: self.events.get(),
-            reads: self.reads.get(),
-            writes: self.writes.get(),
-            fsyncs: self.fsyncs.get(),
-            bytes_read: self.bytes_read.get(),
-            bytes_written: self.bytes_written.get(),
+            counts: crate::result::Counts {
+                events: self.events.get(),
+                reads: self.reads.get(),
+                writes: self.writes.get(),
+                fsyncs: self.fsyncs.get(),
+                bytes_read: self.bytes_read.get(),
+                bytes_written: self.bytes_written.get(),
+            },
             latency_sum_ns: self.latency_sum_ns.get(),
         }
     }
 }
 
-/// Counter values at one moment (for interval deltas and the final report).
+/// Counter values at one moment (for interval deltas and the final report):
+/// the result's [`Counts`](crate::result::Counts) plus the event latency sum,
+/// which only the live statistics need. Reads of the counts go through
+/// `Deref`, so `snapshot.reads` works as on `Counts`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CountSnapshot {
-    pub events: u64,
-    pub reads: u64,
-    pub writes: u64,
-    pub fsyncs: u64,
-    pub bytes_read: u64,
-    pub bytes_written: u64,
+    pub counts: crate::result::Counts,
     pub latency_sum_ns: u64,
+}
+
+impl std::ops::Deref for CountSnapshot {
+    type Target = crate::result::Counts;
+    fn deref(&self) -> &crate::result::Counts {
+        &self.counts
+    }
 }
 
 impl CountSnapshot {
     /// The result's counts (without the latency sum).
     pub fn as_counts(&self) -> crate::result::Counts {
-        crate::result::Counts {
-            events: self.events,
-            reads: self.reads,
-            writes: self.writes,
-            fsyncs: self.fsyncs,
-            bytes_read: self.bytes_read,
-            bytes_written: self.bytes_written,
-        }
+        self.counts
     }
 
     pub fn add(&mut self, o: &CountSnapshot) {
-        self.events += o.events;
-        self.reads += o.reads;
-        self.writes += o.writes;
-        self.fsyncs += o.fsyncs;
-        self.bytes_read += o.bytes_read;
-        self.bytes_written += o.bytes_written;
+        self.counts.add(&o.counts);
         self.latency_sum_ns += o.latency_sum_ns;
     }
+
     pub fn minus(&self, o: &CountSnapshot) -> CountSnapshot {
         CountSnapshot {
-            events: self.events - o.events,
-            reads: self.reads - o.reads,
-            writes: self.writes - o.writes,
-            fsyncs: self.fsyncs - o.fsyncs,
-            bytes_read: self.bytes_read - o.bytes_read,
-            bytes_written: self.bytes_written - o.bytes_written,
+            counts: self.counts.minus(&o.counts),
             latency_sum_ns: self.latency_sum_ns - o.latency_sum_ns,
         }
     }
