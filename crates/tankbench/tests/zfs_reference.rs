@@ -68,9 +68,42 @@ impl Pool {
 
 impl Drop for Pool {
     fn drop(&mut self) {
-        let _ = Command::new("zpool")
-            .args(["destroy", "-f", &self.name])
-            .status();
+        // zfs-fuse refuses a destroy while it is still busy with the pool
+        // (syncing after the run): retry, and say so if the pool stays, so a
+        // leak never goes unnoticed.
+        let mut last_error = String::new();
+        for _ in 0..40 {
+            match Command::new("zpool")
+                .args(["destroy", "-f", &self.name])
+                .output()
+            {
+                Ok(out) if out.status.success() && !self.listed() => return,
+                Ok(out) => last_error = String::from_utf8_lossy(&out.stderr).into_owned(),
+                Err(e) => last_error = e.to_string(),
+            }
+            if !self.listed() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+        eprintln!(
+            "WARNING: could not destroy pool {}: {last_error}",
+            self.name
+        );
+    }
+}
+
+impl Pool {
+    fn listed(&self) -> bool {
+        Command::new("zpool")
+            .args(["list", "-H", "-o", "name"])
+            .output()
+            .map(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .any(|l| l == self.name)
+            })
+            .unwrap_or(true)
     }
 }
 
