@@ -16,10 +16,66 @@ fn main() -> ExitCode {
     let code = match cmd::dispatch(args) {
         Ok(code) => code,
         Err(err) => {
-            // One line, naming what went wrong; the chain of causes follows on it.
-            eprintln!("tankbench: {err:#}");
+            eprintln!("tankbench: {}", one_line(&err));
             1
         }
     };
     ExitCode::from(code.clamp(0, 255) as u8)
+}
+
+/// The error and its chain of causes on one line, each cause once.
+///
+/// Library errors often quote their source in their own message
+/// (`"{path}: {source}"`) and also return it as `source()`, so anyhow's `{:#}`
+/// would print "x: No such file or directory (os error 2): No such file or
+/// directory (os error 2)". A cause already contained in the text so far adds
+/// nothing and is left out.
+fn one_line(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let part = cause.to_string();
+        let part = part.trim();
+        if part.is_empty() || text.contains(part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(part);
+    }
+    // A multi-line message (a wrapped clap or library error) still ends up on one line.
+    text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[derive(Debug)]
+    struct Quoting(std::io::Error);
+    impl std::fmt::Display for Quoting {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "open /x/y.json: {}", self.0)
+        }
+    }
+    impl std::error::Error for Quoting {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn a_cause_quoted_by_its_parent_is_printed_once() {
+        let io = std::io::Error::from_raw_os_error(libc::ENOENT);
+        let err = anyhow::Error::new(Quoting(io)).context("--save");
+        let line = one_line(&err);
+        assert_eq!(line.matches("os error 2").count(), 1, "{line}");
+        assert!(line.starts_with("--save: open /x/y.json: "), "{line}");
+    }
+
+    #[test]
+    fn distinct_causes_are_all_kept() {
+        let err = anyhow::anyhow!("inner cause").context("outer");
+        assert_eq!(one_line(&err), "outer: inner cause");
+    }
 }
