@@ -431,7 +431,8 @@ fn non_negative(args: &ParsedArgs, name: &str, accepted: &str) -> Result<u64, Fa
 /// `--forced-shutdown`: `off` (any case), N seconds after --time, or N% of
 /// --time after it. Read like sysbench (`strtol`, then `%` or the end); a
 /// negative N is refused: sysbench shuts down N seconds *before* the time limit
-/// (exit code 2), or wraps a larger N into some 4294967290 seconds. An empty
+/// (exit code 2), or, when N exceeds --time, wraps the sum into an unsigned
+/// number (`-20` with the default 10 s waits 4294967286 s). An empty
 /// value means off (sysbench then forces a shutdown exactly at --time, racing
 /// the normal end).
 fn forced_shutdown(args: &ParsedArgs, time_s: u64) -> Result<Option<u64>, Failure> {
