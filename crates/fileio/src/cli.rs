@@ -177,13 +177,14 @@ pub struct Extensions {
 }
 
 impl Extensions {
-    fn from_args(a: &ParsedArgs) -> Result<Extensions, Failure> {
+    pub(crate) fn from_args(a: &ParsedArgs) -> Result<Extensions, Failure> {
         let format = match a.string("format").as_deref() {
             Some("text") | None => Format::Text,
             Some("json") => Format::Json,
             Some(other) => {
                 return Err(Failure::fatal(format!(
-                    "Invalid value for --format: {other} (accepted: text, json)"
+                    "Invalid value for --format: {} (accepted: text, json)",
+                    crate::args::printable_word(other)
                 )))
             }
         };
@@ -193,7 +194,8 @@ impl Extensions {
             Some("off") => Progress::Off,
             Some(other) => {
                 return Err(Failure::fatal(format!(
-                    "Invalid value for --progress: {other} (accepted: auto, on, off)"
+                    "Invalid value for --progress: {} (accepted: auto, on, off)",
+                    crate::args::printable_word(other)
                 )))
             }
         };
@@ -280,6 +282,24 @@ pub fn general_help() -> String {
     s
 }
 
+/// `--version`. Scripts compare sysbench's whole line (`sysbench 1.0.20`), so
+/// under that name it is exactly that; as `tankbench fileio` it names both.
+pub fn version_line(as_sysbench: bool) -> String {
+    if as_sysbench {
+        "sysbench 1.0.20".to_string()
+    } else {
+        format!("sysbench 1.0.20 (tankbench {})", report::TOOL_VERSION)
+    }
+}
+
+/// Whether this process was started under the name `sysbench` (a copy or a
+/// symlink of the binary).
+fn invoked_as_sysbench() -> bool {
+    std::env::args_os()
+        .next()
+        .is_some_and(|a| std::path::Path::new(&a).file_name() == Some("sysbench".as_ref()))
+}
+
 /// Run one sysbench-style invocation. `words` excludes the program name.
 pub fn execute(words: &[String]) -> Invocation {
     // Before anything prints: under an MPI launcher only rank 0 may print.
@@ -303,7 +323,10 @@ pub fn execute(words: &[String]) -> Invocation {
         eprintln!("{note}");
     }
     if let Some(extra) = &args.extra_positional {
-        eprintln!("Unrecognized command line argument: {extra}");
+        eprintln!(
+            "Unrecognized command line argument: {}",
+            crate::args::printable_word(extra)
+        );
         return Invocation::code(1);
     }
     if matches!(args.bool("help"), Ok(true)) {
@@ -311,7 +334,7 @@ pub fn execute(words: &[String]) -> Invocation {
         return Invocation::code(0);
     }
     if matches!(args.bool("version"), Ok(true)) {
-        println!("sysbench 1.0.20 (tankbench {})", report::TOOL_VERSION);
+        println!("{}", version_line(invoked_as_sysbench()));
         return Invocation::code(0);
     }
     let general = match GeneralOptions::from_args(&mut args) {
@@ -333,46 +356,15 @@ pub fn execute(words: &[String]) -> Invocation {
         console.warning(w);
     }
     console.notice(&format!("{}\n", report::banner()));
-    if let Some(unknown) = args.unknown.first() {
-        console.stderr(&format!("invalid option: {unknown}"));
-        return Invocation::code(1);
-    }
-    if let Err(e) = args.check_bools() {
-        console.stderr(&e.to_string());
-        return Invocation::code(1);
-    }
-    match args.test.as_deref() {
-        Some("fileio") => {}
-        Some(other) => {
-            console.stderr(&format!(
-                "tankbench implements only the fileio test; '{other}' is not available (accepted: fileio)"
-            ));
-            return Invocation::code(1);
-        }
-        None => {
-            console.stderr(
-                "The 'fileio' test requires a command argument. See 'sysbench fileio help'",
-            );
-            return Invocation::code(1);
-        }
-    }
-    let command = match args.command.as_deref() {
-        None => {
-            console.stderr(
-                "The 'fileio' test requires a command argument. See 'sysbench fileio help'",
-            );
-            return Invocation::code(1);
-        }
-        Some("help") => {
+    let command = match crate::options::command_of(&args) {
+        Ok(Some(c)) => c,
+        Ok(None) => {
             console.notice_raw(&format!("{}\n", fileio_help()));
             return Invocation::code(0);
         }
-        Some("prepare") => Command::Prepare,
-        Some("run") => Command::Run,
-        Some("cleanup") => Command::Cleanup,
-        Some(other) => {
-            console.stderr(&format!("Unknown command: {other}"));
-            return Invocation::code(1);
+        Err(f) => {
+            console.failure(&f);
+            return Invocation::code(f.exit_code);
         }
     };
     let job = match JobOptions::from_args(&args) {

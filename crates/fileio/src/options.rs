@@ -5,7 +5,7 @@
 //! produces the same output. Where sysbench crashes or silently misbehaves we
 //! refuse with a clear message instead (see docs/compatibility.md).
 
-use crate::args::{ParsedArgs, ValueError};
+use crate::args::{parse_c_int, printable, printable_word, ParsedArgs, ValueError};
 use std::path::PathBuf;
 
 /// Where a message goes. sysbench's logger writes to stdout; its command-line
@@ -56,7 +56,15 @@ impl Failure {
 
 impl From<ValueError> for Failure {
     fn from(e: ValueError) -> Failure {
-        Failure::stderr(e.to_string())
+        match e {
+            // sysbench's option parser writes these to stderr.
+            ValueError::BadInt { .. } | ValueError::BadBool { .. } => {
+                Failure::stderr(e.to_string())
+            }
+            // Found where the option is checked, like sysbench's own
+            // `FATAL: Invalid value for ...` of the same option.
+            ValueError::SizeTooLarge { .. } => Failure::fatal(e.to_string()),
+        }
     }
 }
 
@@ -259,6 +267,8 @@ pub struct GeneralOptions {
 }
 
 impl GeneralOptions {
+    /// Read and check the general options in sysbench 1.0.20's order (observed:
+    /// with several bad values, the first one in this order is reported).
     pub fn from_args(args: &mut ParsedArgs) -> Result<GeneralOptions, Failure> {
         let mut pre_header_warnings = Vec::new();
         // Legacy aliases: copied, with a deprecation warning, only when they
@@ -281,12 +291,6 @@ impl GeneralOptions {
             pre_header_warnings
                 .push("WARNING: --max-time is deprecated, use --time instead".to_string());
         }
-        let tx_rate = args.int("tx-rate")?;
-        if tx_rate > 0 {
-            args.set("rate", &tx_rate.to_string());
-            pre_header_warnings
-                .push("WARNING: --tx-rate is deprecated, use --rate instead".to_string());
-        }
 
         let threads = args.int("threads")?;
         if threads <= 0 {
@@ -295,53 +299,54 @@ impl GeneralOptions {
                     .then(Stream::Stdout, ""),
             );
         }
-        let events = args.int("events")?;
-        if events < 0 {
-            return Err(Failure::fatal(format!(
-                "Invalid value for --events: {events}."
-            )));
+        // Negative limits: sysbench takes them as huge unsigned numbers
+        // (`--events=-1` prints `Number of IO requests: 18446744073709551615`,
+        // `--time=-1` silently runs without a time limit). We refuse them and
+        // point to the spelling that means "no limit".
+        let events = non_negative(args, "events", "0 for no limit, or a number of events")?;
+        let time = non_negative(args, "time", "0 for no limit, or a number of seconds")?;
+        let forced_shutdown_s = forced_shutdown(args, time)?;
+        // Read by sysbench's thread setup, which runs before the header; fileio
+        // does not use it, but the same values are refused with the same message.
+        let stack = args
+            .size("thread-stack-size", i32::MAX as u64)
+            .map_err(|e| Failure::from(e).then(Stream::Stdout, ""))?;
+        if stack == 0 {
+            return Err(
+                Failure::fatal("Invalid value for thread-stack-size: 0.").then(Stream::Stdout, "")
+            );
         }
-        let time = args.int("time")?;
-        if time < 0 {
-            return Err(Failure::fatal(format!("Invalid value for --time: {time}.")));
+        let tx_rate = args.int("tx-rate")?;
+        if tx_rate > 0 {
+            args.set("rate", &tx_rate.to_string());
+            pre_header_warnings
+                .push("WARNING: --tx-rate is deprecated, use --rate instead".to_string());
         }
-        let rate = args.int("rate")?;
-        if rate < 0 {
-            return Err(Failure::fatal(format!("Invalid value for --rate: {rate}.")));
-        }
-        let report_interval = args.int("report-interval")?;
-        if report_interval < 0 {
-            return Err(Failure::fatal(format!(
-                "Invalid value for --report-interval: {report_interval}."
-            )));
-        }
+        // sysbench fails a run with a negative rate after starting its threads,
+        // without a message.
+        let rate = non_negative(args, "rate", "0 for no rate limit, or events per second")?;
+        // sysbench prints `every -1 second(s)` and then never reports.
+        let report_interval = non_negative(
+            args,
+            "report-interval",
+            "0 for no intermediate reports, or a number of seconds",
+        )?;
         let mut report_checkpoints_s = Vec::new();
         for item in args.list("report-checkpoints") {
-            match item.parse::<u64>() {
-                Ok(v) if v > 0 => report_checkpoints_s.push(v),
+            match parse_c_int(&item) {
+                // sysbench accepts 0 and lists it in the header, but never
+                // reports at 0 s; it cannot mean anything, so we refuse it.
+                Some(v) if v > 0 => report_checkpoints_s.push(v as u64),
                 _ => {
                     return Err(Failure::fatal(format!(
-                        "Invalid value for --report-checkpoints: '{item}' (expected positive whole seconds)"
+                        "Invalid value for --report-checkpoints: '{}' (accepted: comma-separated whole seconds from 1 to {})",
+                        printable(&item),
+                        i32::MAX
                     )))
                 }
             }
         }
         report_checkpoints_s.sort_unstable();
-        let forced_shutdown_s = match args.string("forced-shutdown").as_deref() {
-            None | Some("off") | Some("") => None,
-            Some(v) => {
-                let (num, pct) = match v.strip_suffix('%') {
-                    Some(n) => (n, true),
-                    None => (v, false),
-                };
-                let n: u64 = num.parse().map_err(|_| {
-                    Failure::fatal(format!(
-                        "Invalid value for --forced-shutdown: '{v}' (accepted: off, N seconds, or N%)"
-                    ))
-                })?;
-                Some(if pct { time as u64 * n / 100 } else { n })
-            }
-        };
         let verbosity = args.int("verbosity")?;
         if !(0..=5).contains(&verbosity) {
             return Err(Failure {
@@ -367,23 +372,23 @@ impl GeneralOptions {
             ));
         }
         let rand_type = args.string("rand-type").unwrap_or_default();
+        if rand_type.is_empty() {
+            // sysbench dereferences the missing value and crashes (SIGSEGV).
+            return Err(Failure::fatal(
+                "Invalid value for --rand-type: '' (accepted: uniform, gaussian, special, pareto)",
+            ));
+        }
         if !matches!(
             rand_type.as_str(),
             "uniform" | "gaussian" | "special" | "pareto"
         ) {
             return Err(Failure::fatal(format!(
-                "Invalid random numbers distribution: {rand_type}."
+                "Invalid random numbers distribution: {}.",
+                printable(&rand_type)
             )));
         }
-        for name in [
-            "rand-spec-iter",
-            "rand-spec-pct",
-            "rand-spec-res",
-            "thread-init-timeout",
-        ] {
-            if crate::args::find_option(name).is_some() {
-                args.int(name)?;
-            }
+        for name in ["rand-spec-iter", "rand-spec-pct", "rand-spec-res"] {
+            args.int(name)?;
         }
         let rand_seed = args.int("rand-seed")?;
         if events == 0 && time == 0 {
@@ -394,10 +399,10 @@ impl GeneralOptions {
         }
         Ok(GeneralOptions {
             threads: threads as u32,
-            events: events as u64,
-            time_s: time as u64,
-            rate: rate as u64,
-            report_interval_s: report_interval as u64,
+            events,
+            time_s: time,
+            rate,
+            report_interval_s: report_interval,
             report_checkpoints_s,
             forced_shutdown_s,
             debug,
@@ -411,12 +416,145 @@ impl GeneralOptions {
     }
 }
 
+/// An INT option that must not be negative; `accepted` says what it takes.
+fn non_negative(args: &ParsedArgs, name: &str, accepted: &str) -> Result<u64, Failure> {
+    let v = args.int(name)?;
+    if v < 0 {
+        return Err(Failure::fatal(format!(
+            "Invalid value for --{name}: {v} (accepted: {accepted}, up to {})",
+            i32::MAX
+        )));
+    }
+    Ok(v as u64)
+}
+
+/// `--forced-shutdown`: `off` (any case), N seconds after --time, or N% of
+/// --time after it. Read like sysbench (`strtol`, then `%` or the end); a
+/// negative N is refused: sysbench shuts down N seconds *before* the time limit
+/// (exit code 2), or, when N exceeds --time, wraps the sum into an unsigned
+/// number (`-20` with the default 10 s waits 4294967286 s). An empty
+/// value means off (sysbench then forces a shutdown exactly at --time, racing
+/// the normal end).
+fn forced_shutdown(args: &ParsedArgs, time_s: u64) -> Result<Option<u64>, Failure> {
+    let Some(v) = args.string("forced-shutdown") else {
+        return Ok(None);
+    };
+    if v.is_empty() || v.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    let (number, percent) = match v.find('%') {
+        // sysbench ignores whatever follows the `%`.
+        Some(i) => (&v[..i], true),
+        None => (v.as_str(), false),
+    };
+    match parse_c_int(number) {
+        Some(n) if n >= 0 => {
+            let n = n as u64;
+            Ok(Some(if percent { time_s * n / 100 } else { n }))
+        }
+        _ => Err(Failure::fatal(format!(
+            "Invalid value for --forced-shutdown: '{}' (accepted: off, or N seconds or N% of --time after the time limit, N from 0 to {})",
+            printable(&v),
+            i32::MAX
+        ))),
+    }
+}
+
 /// The sysbench command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
     Prepare,
     Run,
     Cleanup,
+}
+
+/// What the positional words ask for, checked after the header like sysbench
+/// does: the first invalid option, then the test name, then the command.
+/// `Ok(None)` is `fileio help`.
+pub fn command_of(args: &ParsedArgs) -> Result<Option<Command>, Failure> {
+    if let Some(word) = args.unknown.first() {
+        return Err(Failure::stderr(format!(
+            "invalid option: {}",
+            printable(word)
+        )));
+    }
+    let no_command = || {
+        Failure::stderr("The 'fileio' test requires a command argument. See 'sysbench fileio help'")
+    };
+    match args.test.as_deref() {
+        Some("fileio") => {}
+        Some(other) => {
+            return Err(Failure::stderr(format!(
+            "tankbench implements only the fileio test; '{}' is not available (accepted: fileio)",
+            printable(other)
+        )))
+        }
+        None => return Err(no_command()),
+    }
+    match args.command.as_deref() {
+        None => Err(no_command()),
+        Some("help") => Ok(None),
+        Some("prepare") => Ok(Some(Command::Prepare)),
+        Some("run") => Ok(Some(Command::Run)),
+        Some("cleanup") => Ok(Some(Command::Cleanup)),
+        Some(other) => Err(Failure::stderr(format!(
+            "Unknown command: {}",
+            printable_word(other)
+        ))),
+    }
+}
+
+/// A command line that [`check_command_line`] accepted.
+#[derive(Debug)]
+pub enum CommandLine {
+    /// `--help`
+    Help,
+    /// `--version`
+    Version,
+    /// `fileio help`
+    FileioHelp,
+    /// `prepare`, `run` or `cleanup`, with every option checked.
+    Command {
+        general: Box<GeneralOptions>,
+        command: Command,
+        workload: Box<Workload>,
+    },
+}
+
+/// The fileio parser: words (after the program name) to validated options,
+/// without printing, touching files or reading a `--config-file`. It makes the
+/// checks of [`crate::cli::execute`], in its order (which prints the header
+/// between the general options and the rest), so a command line it accepts
+/// gets as far as the I/O.
+pub fn check_command_line<S: AsRef<str>>(words: &[S]) -> Result<CommandLine, Failure> {
+    let mut args = ParsedArgs::parse(words.iter().map(AsRef::as_ref));
+    if let Some(extra) = &args.extra_positional {
+        return Err(Failure::stderr(format!(
+            "Unrecognized command line argument: {}",
+            printable_word(extra)
+        )));
+    }
+    if args.bool("help") == Ok(true) {
+        return Ok(CommandLine::Help);
+    }
+    if args.bool("version") == Ok(true) {
+        return Ok(CommandLine::Version);
+    }
+    let general = GeneralOptions::from_args(&mut args)?;
+    crate::cli::Extensions::from_args(&args)?;
+    let Some(command) = command_of(&args)? else {
+        return Ok(CommandLine::FileioHelp);
+    };
+    crate::job::JobOptions::from_args(&args)?;
+    let workload = Workload::from_args(&args, &general, command)?;
+    if command == Command::Run {
+        workload.check_runnable()?;
+    }
+    Ok(CommandLine::Command {
+        general: Box::new(general),
+        command,
+        workload: Box::new(workload),
+    })
 }
 
 /// The validated file workload: everything that decides which I/O happens.
@@ -476,19 +614,23 @@ impl Workload {
             )));
         }
         let file_num = file_num as u64;
-        let block_size = args.size("file-block-size");
-        if block_size == 0 || block_size > i32::MAX as u64 {
-            return Err(Failure::fatal(format!(
-                "Invalid value for file-block-size: {}.",
-                block_size as i64 as i32
-            )));
+        // sysbench keeps the block size in a C int and the total in a long long:
+        // larger values wrap around, to a negative number it then refuses or to
+        // a different size it silently uses (4294971392 runs with 4096-byte
+        // blocks). We refuse anything that does not fit, naming the limit.
+        let block_size = args.size("file-block-size", i32::MAX as u64)?;
+        if block_size == 0 {
+            return Err(Failure::fatal("Invalid value for file-block-size: 0."));
         }
-        let total_size = args.size("file-total-size");
+        let total_size = args.size("file-total-size", i64::MAX as u64)?;
         if total_size == 0 {
             return Err(Failure::fatal("Invalid value for file-total-size: 0"));
         }
         let mode = if command == Command::Run {
-            match args.string("file-test-mode") {
+            // An empty value is no value in sysbench (the option is unset), so
+            // `--file-test-mode=` is the missing-argument case, with the list of
+            // modes after it.
+            match args.string("file-test-mode").filter(|m| !m.is_empty()) {
                 None => {
                     let mut f = Failure::fatal("Missing required argument: --file-test-mode");
                     f.show_fileio_help = true;
@@ -497,7 +639,10 @@ impl Workload {
                 Some(m) => match Mode::parse(&m) {
                     Some(mode) => Some(mode),
                     None => {
-                        return Err(Failure::fatal(format!("Invalid IO operations mode: {m}.")))
+                        return Err(Failure::fatal(format!(
+                            "Invalid IO operations mode: {}.",
+                            printable(&m)
+                        )))
                     }
                 },
             }
@@ -505,13 +650,14 @@ impl Workload {
             None
         };
         let io_mode = match args.string("file-io-mode").as_deref() {
-            Some("sync") => IoMode::Sync,
+            // Empty: unset in sysbench, which then runs its default, sync.
+            Some("sync" | "") | None => IoMode::Sync,
             Some("async") => IoMode::Async,
             Some("mmap") => IoMode::Mmap,
-            other => {
+            Some(other) => {
                 return Err(Failure::fatal(format!(
                     "unknown I/O mode: {}",
-                    other.unwrap_or_default()
+                    printable(other)
                 )))
             }
         };
@@ -540,7 +686,8 @@ impl Workload {
                 // sysbench names the first list item here; we name the bad one.
                 _ => {
                     return Err(Failure::fatal(format!(
-                        "Invalid value for file-extra-flags: {item}"
+                        "Invalid value for file-extra-flags: {}",
+                        printable(&item)
                     )))
                 }
             }
@@ -556,10 +703,16 @@ impl Workload {
         let fsync_mode = match args.string("file-fsync-mode").as_deref() {
             Some("fsync") => FsyncMode::Fsync,
             Some("fdatasync") => FsyncMode::Fdatasync,
-            other => {
+            // sysbench dereferences the missing value and crashes (SIGSEGV).
+            Some("") | None => {
+                return Err(Failure::fatal(
+                    "Invalid value for --file-fsync-mode: '' (accepted: fsync, fdatasync)",
+                ))
+            }
+            Some(other) => {
                 return Err(Failure::fatal(format!(
                     "Invalid fsync mode: {}.",
-                    other.unwrap_or_default()
+                    printable(other)
                 )))
             }
         };
@@ -581,7 +734,7 @@ impl Workload {
             other => {
                 return Err(Failure::fatal(format!(
                     "Invalid value for --file-data: {} (accepted: zero, random)",
-                    other.unwrap_or_default()
+                    printable_word(other.unwrap_or_default())
                 )))
             }
         };
@@ -602,7 +755,8 @@ impl Workload {
                     Ok(p) if p > 0.0 && p <= 100.0 => percentiles.push(p),
                     _ => {
                         return Err(Failure::fatal(format!(
-                            "Invalid value for --percentiles: '{item}' (accepted: numbers in (0, 100], e.g. 50,95,99,99.9)"
+                            "Invalid value for --percentiles: '{}' (accepted: numbers in (0, 100], e.g. 50,95,99,99.9)",
+                            printable(&item)
                         )))
                     }
                 }
@@ -612,7 +766,8 @@ impl Workload {
             None => None,
             Some(spec) => Some(parse_injected_latency(&spec).ok_or_else(|| {
                 Failure::fatal(format!(
-                    "Invalid value for --tb-inject-latency: '{spec}' (accepted: fixed:DURATION or bimodal:FAST:SLOW:P_SLOW, durations like 500us or 2ms)"
+                    "Invalid value for --tb-inject-latency: '{}' (accepted: fixed:DURATION or bimodal:FAST:SLOW:P_SLOW, durations like 500us or 2ms, at most 1h)",
+                    printable(&spec)
                 ))
             })?),
         };
@@ -652,6 +807,16 @@ impl Workload {
     /// Checks that only matter once the mode is known (run), fixing sysbench's
     /// crashes and endless loops with a clear message.
     pub fn check_runnable(&self) -> Result<(), Failure> {
+        // sysbench computes the request size in a C int and fails to allocate
+        // its buffer (`Failed to allocate a memory buffer`) from 2 GiB on.
+        // (Both factors fit a C int, so the product cannot overflow.)
+        let request_size = self.request_size();
+        if request_size > i32::MAX as u64 {
+            return Err(Failure::fatal(format!(
+                "--file-block-size ({}) x --file-merged-requests ({}) is {} bytes per request; at most {} are accepted",
+                self.block_size, self.merged_requests, request_size, i32::MAX
+            )));
+        }
         if self.file_size == 0 {
             return Err(Failure::fatal(format!(
                 "--file-total-size ({} bytes) is smaller than --file-num ({}): every test file would be empty; make the total at least {} bytes or use fewer files",
@@ -713,7 +878,9 @@ fn parse_duration_ns(s: &str) -> Option<u64> {
         return None;
     };
     let v: f64 = num.parse().ok()?;
-    (v >= 0.0 && v.is_finite()).then(|| (v * mult).round() as u64)
+    let ns = v * mult;
+    // Longer delays would only make a test run that never ends.
+    (v >= 0.0 && ns <= 3600e9).then(|| ns.round() as u64)
 }
 
 /// `fixed:2ms` or `bimodal:1ms:10ms:0.1`.
@@ -735,5 +902,298 @@ pub fn parse_injected_latency(spec: &str) -> Option<InjectedLatency> {
             })
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(words: &[&str]) -> Result<CommandLine, Failure> {
+        check_command_line(words)
+    }
+
+    fn refusal(words: &[&str]) -> Failure {
+        match check(words) {
+            Err(f) => f,
+            Ok(c) => panic!("{words:?} accepted: {c:?}"),
+        }
+    }
+
+    fn stdout_lines(f: &Failure) -> Vec<&str> {
+        f.lines
+            .iter()
+            .filter(|(s, _)| *s == Stream::Stdout)
+            .map(|(_, l)| l.as_str())
+            .collect()
+    }
+
+    const RUN: [&str; 4] = [
+        "fileio",
+        "--file-total-size=16K",
+        "--file-num=1",
+        "--file-test-mode=rndrd",
+    ];
+
+    fn run_with(extra: &[&str]) -> Vec<String> {
+        let mut v: Vec<String> = RUN.iter().map(|s| s.to_string()).collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v.push("run".into());
+        v
+    }
+
+    fn run_refusal(extra: &[&str]) -> Failure {
+        let words = run_with(extra);
+        match check_command_line(&words) {
+            Err(f) => f,
+            Ok(c) => panic!("{extra:?} accepted: {c:?}"),
+        }
+    }
+
+    #[test]
+    fn sizes_above_what_the_option_holds_are_refused() {
+        for (word, name) in [
+            ("--file-total-size=18446744073709551616", "file-total-size"),
+            ("--file-total-size=18446744073709551615", "file-total-size"),
+            ("--file-total-size=9223372036854775808", "file-total-size"),
+            ("--file-total-size=16777216T", "file-total-size"),
+            ("--file-block-size=2147483648", "file-block-size"),
+            ("--file-block-size=4294971392", "file-block-size"),
+        ] {
+            let f = run_refusal(&[word]);
+            let value = word.split_once('=').unwrap().1;
+            assert_eq!(f.exit_code, 1);
+            assert_eq!(
+                stdout_lines(&f),
+                vec![format!(
+                    "FATAL: Invalid value for {name}: {value} (too large; accepted: 1 to {} bytes, digits with an optional K, M, G or T suffix)",
+                    if name == "file-total-size" { i64::MAX as u64 } else { i32::MAX as u64 }
+                )],
+                "{word}"
+            );
+        }
+        // The largest values still fit.
+        assert!(check(&[
+            "fileio",
+            "--file-total-size=9223372036854775807",
+            "--file-block-size=2147483647",
+            "prepare"
+        ])
+        .is_ok());
+    }
+
+    #[test]
+    fn thread_stack_size_is_checked_like_sysbench() {
+        for v in ["1Q", "0", "", "abc"] {
+            let f = run_refusal(&[&format!("--thread-stack-size={v}")]);
+            assert_eq!(
+                stdout_lines(&f),
+                vec!["FATAL: Invalid value for thread-stack-size: 0.", ""],
+                "{v}"
+            );
+        }
+        let f = run_refusal(&["--thread-stack-size=2147483648"]);
+        assert!(stdout_lines(&f)[0]
+            .starts_with("FATAL: Invalid value for thread-stack-size: 2147483648 (too large"));
+        // Before the checks that follow it in sysbench, after those before it.
+        let f = run_refusal(&["--thread-stack-size=0", "--percentile=101"]);
+        assert!(stdout_lines(&f)[0].contains("thread-stack-size"));
+        let f = run_refusal(&["--thread-stack-size=0", "--threads=0"]);
+        assert!(stdout_lines(&f)[0].contains("--threads"));
+        assert!(check(
+            &run_with(&["--thread-stack-size=16K"])
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn negative_limits_are_refused_with_what_is_accepted() {
+        for (word, start) in [
+            (
+                "--events=-1",
+                "FATAL: Invalid value for --events: -1 (accepted: 0 for no limit",
+            ),
+            (
+                "--time=-1",
+                "FATAL: Invalid value for --time: -1 (accepted: 0 for no limit",
+            ),
+            (
+                "--rate=-1",
+                "FATAL: Invalid value for --rate: -1 (accepted: 0 for no rate limit",
+            ),
+            (
+                "--report-interval=-1",
+                "FATAL: Invalid value for --report-interval: -1 (accepted: 0 for no intermediate",
+            ),
+            (
+                "--forced-shutdown=-1",
+                "FATAL: Invalid value for --forced-shutdown: '-1' (accepted: off, or N seconds",
+            ),
+            (
+                "--forced-shutdown=-50%",
+                "FATAL: Invalid value for --forced-shutdown: '-50%' (accepted: off",
+            ),
+            (
+                "--forced-shutdown=99999999999",
+                "FATAL: Invalid value for --forced-shutdown: '99999999999' (accepted: off",
+            ),
+            (
+                "--report-checkpoints=0",
+                "FATAL: Invalid value for --report-checkpoints: '0' (accepted:",
+            ),
+            (
+                "--report-checkpoints=2147483648",
+                "FATAL: Invalid value for --report-checkpoints: '2147483648' (accepted:",
+            ),
+        ] {
+            let f = run_refusal(&[word]);
+            let lines = stdout_lines(&f);
+            assert_eq!(lines.len(), 1, "{word}: {lines:?}");
+            assert!(lines[0].starts_with(start), "{word}: {}", lines[0]);
+        }
+    }
+
+    #[test]
+    fn forced_shutdown_reads_like_strtol() {
+        let general = |extra: &[&str]| match check(
+            &run_with(extra)
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+        ) {
+            Ok(CommandLine::Command { general, .. }) => general,
+            other => panic!("{extra:?}: {other:?}"),
+        };
+        assert_eq!(general(&["--forced-shutdown=OFF"]).forced_shutdown_s, None);
+        assert_eq!(general(&["--forced-shutdown="]).forced_shutdown_s, None);
+        assert_eq!(
+            general(&["--forced-shutdown= 5"]).forced_shutdown_s,
+            Some(5)
+        );
+        assert_eq!(
+            general(&["--forced-shutdown=+5"]).forced_shutdown_s,
+            Some(5)
+        );
+        assert_eq!(
+            general(&["--time=20", "--forced-shutdown=50%x"]).forced_shutdown_s,
+            Some(10),
+            "sysbench ignores what follows the %"
+        );
+        assert_eq!(
+            general(&["--report-checkpoints=+5, 3"]).report_checkpoints_s,
+            vec![3, 5]
+        );
+        match check(
+            &run_with(&["--file-num= 3"])
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+        ) {
+            Ok(CommandLine::Command { workload, .. }) => {
+                assert_eq!(workload.file_num, 3, "INT takes leading white space")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn empty_values_are_unset_values() {
+        // sysbench: `--x=` removes the value, default included.
+        let f = run_refusal(&["--file-test-mode="]);
+        assert_eq!(
+            stdout_lines(&f),
+            vec!["FATAL: Missing required argument: --file-test-mode"]
+        );
+        assert!(f.show_fileio_help, "the option list names the modes");
+        match check(
+            &run_with(&["--file-io-mode="])
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+        ) {
+            Ok(CommandLine::Command { workload, .. }) => assert_eq!(workload.io_mode, IoMode::Sync),
+            other => panic!("{other:?}"),
+        }
+        // Where sysbench crashes, we name the option and what it accepts.
+        assert_eq!(
+            stdout_lines(&run_refusal(&["--file-fsync-mode="])),
+            vec!["FATAL: Invalid value for --file-fsync-mode: '' (accepted: fsync, fdatasync)"]
+        );
+        assert_eq!(
+            stdout_lines(&run_refusal(&["--rand-type="])),
+            vec!["FATAL: Invalid value for --rand-type: '' (accepted: uniform, gaussian, special, pareto)"]
+        );
+    }
+
+    #[test]
+    fn huge_sequential_requests_are_refused_before_allocating() {
+        let f = refusal(&[
+            "fileio",
+            "--file-total-size=16K",
+            "--file-num=1",
+            "--file-test-mode=seqrd",
+            "--file-merged-requests=131072",
+            "run",
+        ]);
+        assert_eq!(
+            stdout_lines(&f),
+            vec!["FATAL: --file-block-size (16384) x --file-merged-requests (131072) is 2147483648 bytes per request; at most 2147483647 are accepted"]
+        );
+        // Random modes do not merge.
+        assert!(check(&[
+            "fileio",
+            "--file-total-size=16K",
+            "--file-num=1",
+            "--file-test-mode=rndrd",
+            "--file-merged-requests=131072",
+            "run",
+        ])
+        .is_ok());
+    }
+
+    #[test]
+    fn positional_errors_name_the_word() {
+        let f = refusal(&["fileio", "bogus"]);
+        assert_eq!(
+            f.lines,
+            vec![(Stream::Stderr, "Unknown command: bogus".into())]
+        );
+        let f = refusal(&["fileio", "run", "again"]);
+        assert_eq!(
+            f.lines,
+            vec![(
+                Stream::Stderr,
+                "Unrecognized command line argument: again".into()
+            )]
+        );
+        let f = refusal(&["fileio", "--foo=1", "--debug=x", "run"]);
+        assert_eq!(
+            f.lines,
+            vec![(Stream::Stderr, "invalid option: --foo=1".into())]
+        );
+        let f = refusal(&["fileio", "--debug=on", "--debug=x", "run"]);
+        assert_eq!(
+            f.lines,
+            vec![(Stream::Stderr, "invalid option: --debug=x".into())]
+        );
+        assert!(matches!(
+            check(&["fileio", "help"]),
+            Ok(CommandLine::FileioHelp)
+        ));
+        assert!(matches!(
+            check(&["--version", "--threads=0"]),
+            Ok(CommandLine::Version)
+        ));
+    }
+
+    #[test]
+    fn injected_latency_cannot_stall_a_run() {
+        assert!(parse_injected_latency("fixed:3600s").is_some());
+        assert!(parse_injected_latency("fixed:3601s").is_none());
+        assert!(parse_injected_latency("fixed:1e300s").is_none());
+        assert!(parse_injected_latency("bimodal:1ms:inf:0.1").is_none());
     }
 }

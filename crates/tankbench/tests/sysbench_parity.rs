@@ -916,3 +916,392 @@ fn small_total_size_is_an_error_not_a_crash() {
     assert!(r.stdout.contains("FATAL: Invalid value for file-num: -3"));
     assert!(listing(d.path()).is_empty(), "nothing written");
 }
+
+/// The same comparison as case 11, for one list of extra words each: exit code
+/// and stderr equal, stdout equal (for a run, up to the end of sysbench's report).
+fn assert_same_as_sysbench(setup: &[&[&str]], base: &[&str], cases: &[&[&str]]) {
+    for extra in cases {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend_from_slice(extra);
+        args.push("run");
+        let (a, b, _d1, _d2) = side_by_side(setup, &args);
+        assert_eq!(
+            a.code, b.code,
+            "{extra:?}\nsysbench:\n{}{}\ntankbench:\n{}{}",
+            a.stdout, a.stderr, b.stdout, b.stderr
+        );
+        assert_eq!(mask(&a.stderr), mask(&b.stderr), "{extra:?} stderr");
+        if a.code == 0 {
+            assert_eq!(
+                mask(&a.stdout),
+                mask(&sysbench_part(&b.stdout)),
+                "{extra:?} stdout"
+            );
+        } else {
+            assert_eq!(mask(&a.stdout), mask(&b.stdout), "{extra:?} stdout");
+        }
+    }
+}
+
+const SMALL_SET: &[&[&str]] = &[&["fileio", "--file-total-size=4M", "--file-num=2", "prepare"]];
+const SMALL_RUN: [&str; 5] = [
+    "fileio",
+    "--file-total-size=4M",
+    "--file-num=2",
+    "--file-test-mode=rndwr",
+    "--events=20",
+];
+
+#[test]
+fn database_options_are_accepted_and_ignored_like_sysbench() {
+    need_sysbench!();
+    // sysbench registers its database options for every test (observed with
+    // 1.0.20: all of `sysbench --help`'s database sections pass with fileio);
+    // booleans are still checked, INT values are never read.
+    assert_same_as_sysbench(
+        SMALL_SET,
+        &SMALL_RUN,
+        &[
+            &["--db-driver=pgsql", "--db-ps-mode=disable", "--db-debug"],
+            &[
+                "--mysql-host=a,b",
+                "--mysql-port=1,2",
+                "--mysql-socket=/tmp/s",
+                "--mysql-user=u",
+                "--mysql-password=p",
+                "--mysql-db=d",
+            ],
+            &[
+                "--mysql-ssl",
+                "--mysql-ssl-cipher=x",
+                "--mysql-compression=on",
+                "--mysql-debug=off",
+                "--mysql-ignore-errors=all",
+                "--mysql-dry-run",
+            ],
+            &[
+                "--pgsql-host=h",
+                "--pgsql-port=abc",
+                "--pgsql-user=u",
+                "--pgsql-password=p",
+                "--pgsql-db=d",
+            ],
+            &["--mysql-ssl=ON"],
+            &["--db-debug="],
+            &["--cpu-max-prime=5"],
+            &["--mysql-table-engine=innodb"],
+        ],
+    );
+}
+
+#[test]
+fn value_edges_match_sysbench() {
+    need_sysbench!();
+    assert_same_as_sysbench(
+        SMALL_SET,
+        &SMALL_RUN,
+        &[
+            // SIZE: an unknown suffix or no digits read as 0; checked before the header.
+            &["--thread-stack-size=1Q"],
+            &["--thread-stack-size=0"],
+            &["--thread-stack-size="],
+            &["--thread-stack-size=abc"],
+            &["--thread-stack-size=1M"],
+            &["--thread-stack-size=0", "--percentile=101"],
+            &["--thread-stack-size=0", "--foo=1"],
+            &["--file-block-size=1Q"],
+            &["--file-block-size="],
+            &["--file-total-size=1Q"],
+            // INT: strtol (leading white space and a sign), whole text, C int.
+            &["--file-num= 2"],
+            &["--file-num=+2"],
+            &["--file-num=2 "],
+            &["--events=2147483648"],
+            // Empty: no value (file-io-mode falls back to sync).
+            &["--file-io-mode="],
+            // BOOL: the first bad word is reported, even if set again later.
+            &["--debug=x"],
+            &["--debug=on", "--debug=x"],
+            &["--validate=x", "--foo=1"],
+            &["--foo=1", "--validate=x"],
+            // forced-shutdown: off in any case, strtol, text after % ignored.
+            &["--forced-shutdown=OFF"],
+            &["--forced-shutdown=+5"],
+            &["--forced-shutdown=50%x"],
+            &["--report-checkpoints=+5, 7"],
+        ],
+    );
+}
+
+#[test]
+fn empty_test_mode_is_the_missing_argument() {
+    need_sysbench!();
+    // sysbench treats `--x=` as "no value", so the empty mode is reported as
+    // missing, followed by the option list that names the modes.
+    let mut args = SMALL_RUN.to_vec();
+    args[3] = "--file-test-mode=";
+    args.push("run");
+    let (a, b, _d1, _d2) = side_by_side(SMALL_SET, &args);
+    assert_eq!((a.code, b.code), (1, 1));
+    assert_eq!(a.stderr, b.stderr);
+    let upto_list = |s: &str| -> Vec<String> {
+        s.lines()
+            .take_while(|l| *l != "tankbench extensions:")
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        mask(&upto_list(&a.stdout).join("\n")).trim_end(),
+        mask(&upto_list(&b.stdout).join("\n")).trim_end()
+    );
+    assert!(b
+        .stdout
+        .contains("FATAL: Missing required argument: --file-test-mode\n\nfileio options:\n"));
+    assert!(b
+        .stdout
+        .contains("test mode {seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw}"));
+}
+
+#[test]
+fn sizes_beyond_what_sysbench_can_hold_are_refused_and_nothing_is_touched() {
+    need_sysbench!();
+    // sysbench computes sizes modulo 2^64 and keeps the block size in a C int:
+    // these wrap to 0 or a negative number, which it refuses (values that wrap
+    // to a positive size it accepts, and fills the disk: never run here).
+    for (word, name, sysbench_says) in [
+        (
+            "--file-total-size=18446744073709551616",
+            "file-total-size",
+            "0",
+        ),
+        (
+            "--file-total-size=18446744073709551615",
+            "file-total-size",
+            "-1",
+        ),
+        ("--file-total-size=16777216T", "file-total-size", "0"),
+        (
+            "--file-block-size=2147483648",
+            "file-block-size",
+            "-2147483648.",
+        ),
+        ("--file-block-size=4294967296", "file-block-size", "0."),
+    ] {
+        let sb = sysbench_bin().unwrap();
+        let (d_sb, d_tb) = (scratch(), scratch());
+        for d in [d_sb.path(), d_tb.path()] {
+            // The user's own file, under the name prepare would extend.
+            std::fs::write(d.join("test_file.0"), b"keep me").unwrap();
+        }
+        let args = ["fileio", "--file-num=1", word, "prepare"];
+        let a = run_in(&sb, d_sb.path(), &args);
+        let b = tb(d_tb.path(), &args);
+        assert_eq!((a.code, b.code), (1, 1), "{word}: {}", b.stdout);
+        assert_eq!((a.stderr.as_str(), b.stderr.as_str()), ("", ""), "{word}");
+        let value = word.split_once('=').unwrap().1;
+        assert!(
+            a.stdout.ends_with(&format!(
+                "FATAL: Invalid value for {name}: {sysbench_says}\n"
+            )),
+            "{word}: {}",
+            a.stdout
+        );
+        // Same place and prefix, but the value as typed and the limit.
+        let (a_lines, b_lines): (Vec<&str>, Vec<&str>) =
+            (a.stdout.lines().collect(), b.stdout.lines().collect());
+        assert_eq!(a_lines.len(), b_lines.len(), "{word}: {}", b.stdout);
+        assert_eq!(
+            mask(a_lines[..a_lines.len() - 1].join("\n").as_str()),
+            mask(b_lines[..b_lines.len() - 1].join("\n").as_str())
+        );
+        let last = b_lines.last().unwrap();
+        assert!(
+            last.starts_with(&format!(
+                "FATAL: Invalid value for {name}: {value} (too large; accepted: 1 to "
+            )),
+            "{word}: {last}"
+        );
+        for d in [d_sb.path(), d_tb.path()] {
+            assert_eq!(std::fs::read(d.join("test_file.0")).unwrap(), b"keep me");
+            assert_eq!(listing(d).len(), 1);
+        }
+    }
+}
+
+#[test]
+fn sizes_that_sysbench_wraps_into_a_valid_size_are_refused() {
+    // Not run with sysbench: it would take 99999999999999999999999 as
+    // 99999999999999999999999 mod 2^64 bytes (about 5 EiB) and extend
+    // test_file.0 until the disk is full; 4294971392 runs with 4096-byte blocks.
+    for (word, name) in [
+        (
+            "--file-total-size=99999999999999999999999",
+            "file-total-size",
+        ),
+        ("--file-total-size=9223372036854775808", "file-total-size"),
+        ("--file-block-size=4294971392", "file-block-size"),
+    ] {
+        let d = scratch();
+        std::fs::write(d.path().join("test_file.0"), b"keep me").unwrap();
+        let r = tb(d.path(), &["fileio", "--file-num=1", word, "prepare"]);
+        assert_eq!(r.code, 1, "{word}");
+        let value = word.split_once('=').unwrap().1;
+        assert!(
+            r.stdout.contains(&format!(
+                "FATAL: Invalid value for {name}: {value} (too large; accepted: 1 to "
+            )),
+            "{word}: {}",
+            r.stdout
+        );
+        assert_eq!(
+            std::fs::read(d.path().join("test_file.0")).unwrap(),
+            b"keep me"
+        );
+        assert_eq!(listing(d.path()).len(), 1);
+    }
+}
+
+#[test]
+fn negative_limits_are_refused_where_sysbench_wraps_them() {
+    need_sysbench!();
+    // Observed sysbench 1.0.20 behaviour (the reason for refusing), then ours:
+    // one FATAL line before the header naming the option, the value and what
+    // is accepted; exit code 1; nothing written.
+    let cases: &[(&[&str], i32, &str)] = &[
+        (
+            &["--events=-1", "--time=1"],
+            0,
+            "Number of IO requests: 18446744073709551615\n",
+        ),
+        (
+            &["--events=20", "--time=-1"],
+            0,
+            "Number of IO requests: 20\n",
+        ),
+        (
+            &["--events=20", "--report-interval=-1"],
+            0,
+            "Report intermediate results every -1 second(s)\n",
+        ),
+        // T = --time + N: a second *before* the 10 s default time limit.
+        (
+            &["--events=20", "--forced-shutdown=-1"],
+            0,
+            "Forcing shutdown in 9 seconds\n",
+        ),
+        (
+            &["--events=20", "--forced-shutdown=-20"],
+            0,
+            "Forcing shutdown in 4294967286 seconds\n",
+        ),
+        // Fails after starting its threads, without a message.
+        (&["--events=20", "--rate=-1"], 1, "Threads started!\n"),
+    ];
+    for (extra, sysbench_code, sysbench_says) in cases {
+        let mut args: Vec<&str> = SMALL_RUN[..4].to_vec();
+        args.extend_from_slice(extra);
+        args.push("run");
+        let (a, b, _d_sb, d_tb) = side_by_side(SMALL_SET, &args);
+        assert_eq!(a.code, *sysbench_code, "{extra:?}: {}", a.stdout);
+        assert!(a.stdout.contains(sysbench_says), "{extra:?}: {}", a.stdout);
+        let bad = extra.iter().find(|w| w.contains("=-")).unwrap();
+        let (name, value) = bad.split_once('=').unwrap();
+        assert_eq!(b.code, 1, "{extra:?}: {}", b.stdout);
+        assert_eq!(b.stderr, "", "{extra:?}");
+        let quoted = if name == "--forced-shutdown" {
+            format!("'{value}'")
+        } else {
+            value.to_string()
+        };
+        assert!(
+            b.stdout.starts_with(&format!(
+                "FATAL: Invalid value for {name}: {quoted} (accepted: "
+            )),
+            "{extra:?}: {}",
+            b.stdout
+        );
+        assert_eq!(b.stdout.lines().count(), 1, "{extra:?}: {}", b.stdout);
+        assert!(
+            listing(d_tb.path()).iter().all(|(_, s)| *s == 2 << 20),
+            "untouched"
+        );
+    }
+}
+
+#[test]
+fn huge_merged_requests_are_refused_like_sysbench() {
+    need_sysbench!();
+    // sysbench fails to allocate its request buffer from 2 GiB on (the size is
+    // a C int); tankbench refuses before starting, naming both options.
+    let mut args: Vec<&str> = SMALL_RUN.to_vec();
+    args[3] = "--file-test-mode=seqrd";
+    args.push("--file-merged-requests=131072");
+    args.push("run");
+    let (a, b, _d1, _d2) = side_by_side(SMALL_SET, &args);
+    assert_eq!((a.code, b.code), (1, 1));
+    assert!(a
+        .stdout
+        .contains("FATAL: Failed to allocate a memory buffer"));
+    assert!(b.stdout.contains(
+        "FATAL: --file-block-size (16384) x --file-merged-requests (131072) is 2147483648 bytes per request"
+    ), "{}", b.stdout);
+    assert!(!b.stdout.contains("Threads started!"));
+}
+
+#[test]
+fn empty_values_where_sysbench_crashes_name_the_option() {
+    // sysbench 1.0.20 dies with SIGSEGV on these (it reads the missing value).
+    let d = scratch();
+    for (word, message) in [
+        (
+            "--file-fsync-mode=",
+            "FATAL: Invalid value for --file-fsync-mode: '' (accepted: fsync, fdatasync)\n",
+        ),
+        (
+            "--rand-type=",
+            "FATAL: Invalid value for --rand-type: '' (accepted: uniform, gaussian, special, pareto)\n",
+        ),
+    ] {
+        let r = tb(d.path(), &["fileio", word, "prepare"]);
+        assert_eq!(r.code, 1, "{word}");
+        assert!(r.stdout.ends_with(message), "{word}: {}", r.stdout);
+        assert!(listing(d.path()).is_empty());
+    }
+}
+
+#[test]
+fn version_through_the_sysbench_name_is_exactly_sysbench_s() {
+    let d = scratch();
+    let link = d.path().join("sysbench");
+    std::os::unix::fs::symlink(tankbench_bin(), &link).unwrap();
+    let cases: &[&[&str]] = &[
+        &["--version"],
+        &["fileio", "--version"],
+        &["--version=1", "fileio", "run"],
+        &["--version", "--threads=0", "--foo=1"],
+    ];
+    for args in cases {
+        let r = run_in(&link, d.path(), args);
+        assert_eq!(
+            (r.code, r.stdout.as_str()),
+            (0, "sysbench 1.0.20\n"),
+            "{args:?}"
+        );
+        if let Some(sb) = sysbench_bin() {
+            let a = run_in(&sb, d.path(), args);
+            assert_eq!(
+                (a.code, a.stdout, a.stderr),
+                (r.code, r.stdout, r.stderr),
+                "{args:?}"
+            );
+        }
+    }
+    // Under its own name it says which program answers.
+    let r = tb(d.path(), &["fileio", "--version"]);
+    assert_eq!(r.code, 0);
+    assert!(
+        r.stdout.starts_with("sysbench 1.0.20 (tankbench "),
+        "{}",
+        r.stdout
+    );
+}
