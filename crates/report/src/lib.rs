@@ -14,6 +14,8 @@
 //! - [`charts`], [`svg`], [`png`]: our own SVG charts, and PNG via resvg.
 //! - [`html`]: the self-contained report page.
 //! - [`output`]: `-o` files that never replace a file tankbench did not write.
+//! - [`escape`]: strings from result files (untrusted) in HTML, SVG, Markdown,
+//!   CSV and on a terminal.
 //!
 //! # How `tankbench fileio ... run` saves results
 //!
@@ -52,6 +54,7 @@
 pub mod charts;
 pub mod compare;
 pub mod error;
+pub mod escape;
 pub mod group;
 pub mod html;
 pub mod labels;

@@ -232,3 +232,56 @@ pub fn matrix(repeats: usize) -> Vec<RunResult> {
     }
     out
 }
+
+/// Markup that, reaching a page unescaped, would redirect it (a meta refresh to
+/// a port where nothing listens) and add an element; the trailing comment
+/// opener would swallow the rest of the page.
+pub const HOSTILE_MARKUP: &str = "\"'><meta http-equiv=\"refresh\" \
+     content=\"0;url=http://127.0.0.1:9/redirected\"><b class=\"injected\">injected</b><!--";
+
+/// A result file as a hostile or careless colleague could share it: markup,
+/// Markdown, spreadsheet formulas, terminal escapes and characters XML forbids
+/// in every string the report shows, including the latency operation name
+/// that issue 11 found written raw into an `id` attribute. `variant` makes
+/// the varying labels differ, so they become table columns and chart names;
+/// the rest are common to all runs and land in the "All runs" notes.
+pub fn hostile(seed: u64, variant: &str) -> RunResult {
+    let mut r = run(&[], 30.0, 10.0, seed);
+    for (k, v) in [
+        (
+            HOSTILE_MARKUP.to_string(),
+            format!("{variant}{HOSTILE_MARKUP}"),
+        ),
+        (
+            "=cmd|' /C calc'!A0".to_string(),
+            format!("=HYPERLINK(\"http://127.0.0.1:9/\",\"{variant}\")"),
+        ),
+        ("plus".to_string(), format!("+{variant}")),
+        ("at".to_string(), format!("@SUM({variant})")),
+        ("tab".to_string(), format!("\t={variant}")),
+        ("cr".to_string(), format!("\r={variant}")),
+        (
+            "md".to_string(),
+            "a|b `code` <i>x</i> [link](http://127.0.0.1:9/) *b* _i_\n# heading\r\n- item".into(),
+        ),
+        (
+            "term".to_string(),
+            "\u{1b}]0;retitled\u{7}\u{1b}[2J\u{1b}[31mred".into(),
+        ),
+        ("xml".to_string(), "nul\u{0}bell\u{7}vt\u{b}".into()),
+    ] {
+        r.labels.insert(k, v);
+    }
+    let event = r.latency["event"].clone();
+    r.latency.insert(HOSTILE_MARKUP.to_string(), event);
+    r.workload.mode = format!("rndrw{HOSTILE_MARKUP}");
+    r.environment.hostname = HOSTILE_MARKUP.into();
+    r.environment.fs_type = "=1+1".into();
+    r.environment.mount_point = "</td></tr></table><b class=\"injected\">mount</b>".into();
+    r.warnings.push(Warning {
+        code: HOSTILE_MARKUP.into(),
+        message: "<script>document.title='ran'</script>".into(),
+        hint: "<img src=\"http://127.0.0.1:9/img.png\">".into(),
+    });
+    r
+}
