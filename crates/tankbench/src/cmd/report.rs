@@ -150,9 +150,12 @@ fn emit(text: &str) -> anyhow::Result<()> {
     }
 }
 
+/// One line per store entry that was left out, naming it and why. File names
+/// and parser messages quote the untrusted entry, so control characters are
+/// replaced before they reach the terminal.
 fn warn_skipped(skipped: &[Skipped]) {
     for s in skipped {
-        eprintln!("tankbench: skipped {}", s.reason);
+        eprintln!("tankbench: skipped {}", report::escape::terminal(&s.reason));
     }
 }
 
