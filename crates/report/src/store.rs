@@ -3,19 +3,21 @@
 //! File names are `<UTC start>-<seq>-<labels>.json`, e.g.
 //! `20261130T233303Z-001-layout-2xraidz2_slog-yes.json`: they sort by start time
 //! (then by the sequence number that separates repeats started in the same
-//! second), and a person can tell the runs apart in `ls`. A file is created with
-//! `create_new`, so saving never replaces anything already in the directory.
+//! second), and a person can tell the runs apart in `ls`. A file is published
+//! whole under a name that was free ([`crate::atomic`]), so saving never
+//! replaces anything already in the directory and never leaves half a record.
 //!
 //! Reading treats the directory as untrusted: an entry that is not a regular
 //! file (a FIFO, a device, a dangling symbolic link), an unreadable or oversized
 //! file, or one that is not a result is skipped with its reason, and the other
 //! runs are still listed.
 
+use crate::atomic::{Existing, Staged};
 use crate::error::{io, Error, Result};
 use crate::labels::Labels;
 use fileio::result::{RunResult, SCHEMA_VERSION};
 use std::fs;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
@@ -81,7 +83,9 @@ impl ResultStore {
     }
 
     /// Write `run` as a new file and return its path. Never overwrites: if the
-    /// chosen name is taken (a concurrent save), the next sequence number is tried.
+    /// chosen name is taken (a concurrent save), the next sequence number is
+    /// tried. The record appears whole or not at all (a full file system leaves
+    /// nothing behind).
     pub fn save(&self, run: &RunResult) -> Result<PathBuf> {
         fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
         let stamp = compact_timestamp(&run.started_at).unwrap_or_else(|| {
@@ -89,27 +93,21 @@ impl ResultStore {
             compact_timestamp(&utc_now_rfc3339()).expect("own timestamp format")
         });
         let slug = label_slug(&run.labels);
-        let json = serde_json::to_vec_pretty(run).map_err(|e| Error::Render(e.to_string()))?;
+        let mut json = serde_json::to_vec_pretty(run).map_err(|e| Error::Render(e.to_string()))?;
+        json.push(b'\n');
         let mut seq = self.next_seq(&stamp)?;
-        loop {
-            let name = if slug.is_empty() {
+        let name = |seq: u32| {
+            self.dir.join(if slug.is_empty() {
                 format!("{stamp}-{seq:03}.json")
             } else {
                 format!("{stamp}-{seq:03}-{slug}.json")
-            };
-            let path = self.dir.join(name);
-            match fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(mut f) => {
-                    f.write_all(&json)
-                        .and_then(|_| f.write_all(b"\n"))
-                        .and_then(|_| f.sync_all())
-                        .map_err(io(&path))?;
-                    return Ok(path);
-                }
+            })
+        };
+        let mut staged = Staged::new(&name(seq), &json).map_err(io(name(seq)))?;
+        loop {
+            let path = name(seq);
+            match staged.publish(&path, Existing::Keep) {
+                Ok(()) => return Ok(path),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && seq < 99_999 => {
                     seq += 1;
                 }

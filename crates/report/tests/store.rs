@@ -254,3 +254,39 @@ fn entries_that_are_not_regular_files_are_skipped_without_hanging() {
     assert_eq!(by_dir.runs.len(), 2);
     assert_eq!(by_dir.skipped.len(), 5);
 }
+
+/// Issue 11: `--save` on a full file system left a truncated record that every
+/// later listing tripped over, and `report -o` a partial page. Now nothing is
+/// left (not even a temporary file), the error says why, and a report being
+/// replaced keeps its old content.
+#[test]
+fn a_full_file_system_leaves_no_partial_file() {
+    let Some(full) = common::FullFs::mount("a_full_file_system_leaves_no_partial_file", |p| {
+        fs::create_dir(p.join("results")).unwrap();
+        let page = format!("<html><head>{}</head>old</html>", report::html::HTML_MARKER);
+        fs::write(p.join("own.html"), page).unwrap();
+    }) else {
+        return;
+    };
+    let store = ResultStore::open(full.path().join("results")).unwrap();
+    let e = store
+        .save(&common::run(&[("a", "1")], 1.0, 1.0, 1))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("No space left on device"), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+
+    let big = vec![b'x'; 16 << 10];
+    let e = report::output::write_output(&full.path().join("report.html"), &big)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("No space left on device"), "{e}");
+    let before = fs::read(full.path().join("own.html")).unwrap();
+    let mut page = before.clone();
+    page.extend_from_slice(&big);
+    report::output::write_output(&full.path().join("own.html"), &page).unwrap_err();
+    assert_eq!(fs::read(full.path().join("own.html")).unwrap(), before);
+
+    assert_eq!(full.names(), ["filler", "own.html", "results"]);
+    assert!(store.list().unwrap().runs.is_empty());
+}
