@@ -302,6 +302,20 @@ fn invoked_as_sysbench() -> bool {
 
 /// Run one sysbench-style invocation. `words` excludes the program name.
 pub fn execute(words: &[String]) -> Invocation {
+    execute_checked(words, &|_| Ok(()))
+}
+
+/// Checks the caller makes of the tankbench extensions once they are parsed
+/// and before a `run` starts: the result destinations (`--save`, `--json`,
+/// `--label`), which this crate cannot judge because the result store lives in
+/// a crate that depends on this one. An `Err` is printed as one line on stderr
+/// and ends the invocation with exit code 1 before any file is touched.
+pub type DestinationCheck<'a> = &'a dyn Fn(&Extensions) -> Result<(), String>;
+
+/// [`execute`] with the caller's checks of the result destinations. The caller
+/// also writes `--json` and `--save` from [`Invocation::results`]; this crate
+/// only prints.
+pub fn execute_checked(words: &[String], check_destinations: DestinationCheck) -> Invocation {
     // Before anything prints: under an MPI launcher only rank 0 may print.
     let coordinator = match crate::coordinator::for_this_process() {
         Ok(c) => c,
@@ -415,7 +429,7 @@ pub fn execute(words: &[String]) -> Invocation {
             crate::fileset::cleanup(&workload, &mut |l| console.notice(l));
             Invocation::code(0)
         }
-        Command::Run => run_command(&console, &workload, &general, ext, &job),
+        Command::Run => run_command(&console, &workload, &general, ext, &job, check_destinations),
     }
 }
 
@@ -425,6 +439,7 @@ fn run_command(
     g: &GeneralOptions,
     ext: Extensions,
     job: &Job,
+    check_destinations: DestinationCheck,
 ) -> Invocation {
     if let Err(f) = w.check_runnable().and_then(|_| job.check_run_options(g)) {
         console.failure(&f);
@@ -432,6 +447,18 @@ fn run_command(
     }
     if w.validate && w.io_mode == IoMode::Async {
         console.fatal("FATAL: --validate cannot be used with --file-io-mode=async: in-flight requests share one buffer, so checksums would be compared against other requests' data (use sync or mmap)");
+        return Invocation::code(1);
+    }
+    // Where the results go is checked before the run, so a typo in --save or
+    // --json does not cost the run. Rank 0 writes them; `agree` stops every
+    // rank of a distributed job together.
+    let destinations = if job.is_root() {
+        check_destinations(&ext).map_err(Failure::stderr)
+    } else {
+        Ok(())
+    };
+    if let Err(f) = job.agree(destinations) {
+        console.failure(&f);
         return Invocation::code(1);
     }
     let mut results = Vec::new();
@@ -456,29 +483,15 @@ fn run_command(
         // Rank 0 writes, prints and stores the job's result.
         return Invocation::code(exit_code);
     }
-    if exit_code != 1 {
-        if let Some(path) = &ext.json_path {
-            let doc = if results.len() == 1 {
-                serde_json::to_string_pretty(&results[0])
-            } else {
-                serde_json::to_string_pretty(&results)
-            };
-            if let Err(e) = doc
-                .map_err(|e| e.to_string())
-                .and_then(|d| write_new_or_own_json(path, &d))
-            {
-                console.stderr(&format!("tankbench: --json={path}: {e}"));
-                exit_code = 1;
-            }
-        }
-        if ext.format == Format::Json && !results.is_empty() {
-            let doc = if results.len() == 1 {
-                serde_json::to_string_pretty(&results[0])
-            } else {
-                serde_json::to_string_pretty(&results)
-            };
-            println!("{}", doc.expect("results serialize"));
-        }
+    // `--json=FILE` and `--save` are written by the caller (see
+    // `execute_checked`), from `results`.
+    if exit_code != 1 && ext.format == Format::Json && !results.is_empty() {
+        let doc = if results.len() == 1 {
+            serde_json::to_string_pretty(&results[0])
+        } else {
+            serde_json::to_string_pretty(&results)
+        };
+        println!("{}", doc.expect("results serialize"));
     }
     Invocation {
         exit_code,
@@ -528,26 +541,6 @@ fn with_config_file(words: &[String]) -> Result<Vec<String>, String> {
             .cloned(),
     );
     Ok(out)
-}
-
-/// Write a JSON result file, refusing to overwrite a file that is not a
-/// tankbench result (tankbench never overwrites files it did not create).
-fn write_new_or_own_json(path: &str, doc: &str) -> Result<(), String> {
-    if let Ok(existing) = std::fs::read_to_string(path) {
-        let ours = existing.contains("\"schema_version\"") && existing.contains("\"tankbench\"");
-        if !ours {
-            return Err(
-                "the file exists and is not a tankbench result; refusing to overwrite it"
-                    .to_string(),
-            );
-        }
-    } else if std::path::Path::new(path).exists() {
-        return Err(
-            "the path exists and is not a readable tankbench result; refusing to overwrite it"
-                .to_string(),
-        );
-    }
-    std::fs::write(path, format!("{doc}\n")).map_err(|e| e.to_string())
 }
 
 /// Run a validated workload with the given console (quick and other callers use

@@ -159,7 +159,7 @@ pub fn throughput_chart(g: &Grouping) -> Option<String> {
             r#"<text x="{:.1}" y="{:.1}" font-size="12" text-anchor="end" fill="{INK}">{}{runs_note}</text>"#,
             left - 12.0,
             mid + 4.0,
-            crate::html::escape(&names[gi])
+            crate::escape::html(&names[gi])
         ));
         for (si, s) in series.iter().enumerate() {
             let y = y0 + si as f64 * (bar_h + 3.0);
@@ -170,7 +170,7 @@ pub fn throughput_chart(g: &Grouping) -> Option<String> {
             svg.raw(&format!(
                 r#"<rect class="mark" x="{left:.1}" y="{y:.1}" width="{w:.1}" height="{bar_h}" fill="{}"><title>{}: {} ({})</title></rect>"#,
                 s.color,
-                crate::html::escape(&g.group_name(grp)),
+                crate::escape::html(&g.group_name(grp)),
                 fmt_num(sum.mean),
                 s.name
             ));
@@ -446,7 +446,7 @@ pub fn latency_chart(g: &Grouping, op: &str) -> Option<String> {
         let name = g.group_name(&g.groups[*i]);
         svg.raw(&format!(
             r#"<path class="mark" d="{d}" fill="none" stroke="{color}" stroke-width="2" stroke-linejoin="round"><title>{}</title></path>"#,
-            crate::html::escape(&name)
+            crate::escape::html(&name)
         ));
         legend.push((name, color));
     }
@@ -583,7 +583,7 @@ pub fn timeline_chart(g: &Grouping) -> Option<String> {
             svg.raw(&format!(
                 r#"<path class="mark" d="{d}" fill="none" stroke="{}" stroke-width="1.8" stroke-linejoin="round"><title>{}</title></path>"#,
                 color(*gi),
-                crate::html::escape(&g.group_name(&g.groups[*gi]))
+                crate::escape::html(&g.group_name(&g.groups[*gi]))
             ));
         }
     }

@@ -12,20 +12,10 @@ use std::fmt::Write;
 /// The generator mark in every page we write; `output` looks for it.
 pub const HTML_MARKER: &str = r#"<meta name="generator" content="tankbench report">"#;
 
-/// Escape text for HTML and XML (element content and quoted attributes).
+/// Escape text for HTML and XML (element content and quoted attributes); see
+/// [`crate::escape::html`].
 pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
+    crate::escape::html(s)
 }
 
 #[derive(Debug, Clone)]
@@ -105,6 +95,8 @@ pub fn render_html(runs: &[StoredRun], opts: &ReportOptions) -> String {
     body += "</section>\n";
 
     body += "<section id=\"charts\">\n<h2>Charts</h2>\n";
+    // `id` is ours or passed through `escape::html_id` (the latency operation
+    // names come from the result files).
     let mut figure = |id: &str, svg: Option<String>, missing: &str| match svg {
         Some(svg) => {
             let _ = write!(body, "<figure id=\"{id}\">\n{svg}</figure>\n");
@@ -131,7 +123,11 @@ pub fn render_html(runs: &[StoredRun], opts: &ReportOptions) -> String {
         );
     }
     for op in &ops {
-        figure(&format!("chart-latency-{op}"), latency_chart(&g, op), "");
+        figure(
+            &format!("chart-latency-{}", crate::escape::html_id(op)),
+            latency_chart(&g, op),
+            "",
+        );
     }
     figure(
         "chart-timeline",
@@ -164,7 +160,7 @@ pub fn render_html(runs: &[StoredRun], opts: &ReportOptions) -> String {
         let _ = writeln!(
             body,
             "<h3 id=\"warn-{}\">{} <span class=\"sd\">{}</span></h3>",
-            escape(&r.id),
+            crate::escape::html_id(&r.id),
             escape(&r.id),
             escape(&labels_text(&r.result.labels))
         );

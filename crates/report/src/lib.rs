@@ -14,6 +14,9 @@
 //! - [`charts`], [`svg`], [`png`]: our own SVG charts, and PNG via resvg.
 //! - [`html`]: the self-contained report page.
 //! - [`output`]: `-o` files that never replace a file tankbench did not write.
+//! - [`atomic`]: every result and report file is published whole or not at all.
+//! - [`escape`]: strings from result files (untrusted) in HTML, SVG, Markdown,
+//!   CSV and on a terminal.
 //!
 //! # How `tankbench fileio ... run` saves results
 //!
@@ -49,9 +52,11 @@
 //! `save` creates the directory if needed and names files
 //! `<UTC start>-<seq>-<labels>.json`, which sort by start time.
 
+pub mod atomic;
 pub mod charts;
 pub mod compare;
 pub mod error;
+pub mod escape;
 pub mod group;
 pub mod html;
 pub mod labels;

@@ -5,17 +5,21 @@
 //! generator mark: `<meta name="generator" content="tankbench report">` in HTML,
 //! the `<!-- generator: tankbench report -->` comment that starts our SVG and
 //! Markdown, or the `Software: tankbench report` text chunk of our PNG. CSV has
-//! nowhere to put a mark, so an existing CSV file is never replaced. Replacement
-//! writes a temporary file beside the target and renames it over, so a reader
-//! never sees half a report.
+//! nowhere to put a mark, so an existing CSV file is never replaced.
+//!
+//! Either way the file is written through [`crate::atomic`]: a temporary file
+//! beside the target, flushed, then renamed into place, so a reader, a crash or
+//! a full file system never leaves half a report under the target's name.
 
+use crate::atomic::{write_atomically, Existing};
 use crate::error::{io, Error, Result};
 use crate::html::HTML_MARKER;
 use crate::png::is_tankbench_png;
 use crate::svg::SVG_MARKER;
 use crate::table::MARKDOWN_MARKER;
 use std::fs;
-use std::io::{Read, Write};
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// Whether the file at `path` was written by tankbench (by its generator mark).
@@ -25,7 +29,12 @@ pub fn is_tankbench_file(path: &Path) -> Result<bool> {
         return Ok(false);
     }
     let mut head = Vec::with_capacity(8192);
-    fs::File::open(path)
+    // Non-blocking: should the path be swapped for a FIFO after the check above,
+    // reading it returns at once instead of waiting for a writer.
+    fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
         .map_err(io(path))?
         .take(8192)
         .read_to_end(&mut head)
@@ -41,23 +50,23 @@ pub fn is_tankbench_file(path: &Path) -> Result<bool> {
 
 /// Write `bytes` to `path` under the rule above.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
-    match fs::symlink_metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let mut f = fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(path)
-                .map_err(io(path))?;
-            f.write_all(bytes).map_err(io(path))?;
-            return Ok(());
-        }
-        Err(e) => return Err(io(path)(e)),
-        Ok(_) => {}
-    }
     let refuse = |reason: &str| Error::WouldOverwrite {
         path: path.to_path_buf(),
         reason: reason.to_string(),
     };
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return write_atomically(path, bytes, Existing::Keep).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::AlreadyExists {
+                    refuse("it appeared while the report was being written")
+                } else {
+                    io(path)(e)
+                }
+            });
+        }
+        Err(e) => return Err(io(path)(e)),
+        Ok(_) => {}
+    }
     if fs::symlink_metadata(path)
         .map_err(io(path))?
         .file_type()
@@ -76,26 +85,7 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
     if !is_tankbench_file(path)? {
         return Err(refuse("it exists and was not written by tankbench"));
     }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = dir.join(format!(".{name}.tankbench-{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .map_err(io(&tmp))?;
-        f.write_all(bytes).map_err(io(&tmp))?;
-        f.sync_all().map_err(io(&tmp))?;
-        fs::rename(&tmp, path).map_err(io(path))
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+    write_atomically(path, bytes, Existing::Replace).map_err(io(path))
 }
 
 #[cfg(test)]

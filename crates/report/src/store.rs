@@ -3,15 +3,27 @@
 //! File names are `<UTC start>-<seq>-<labels>.json`, e.g.
 //! `20261130T233303Z-001-layout-2xraidz2_slog-yes.json`: they sort by start time
 //! (then by the sequence number that separates repeats started in the same
-//! second), and a person can tell the runs apart in `ls`. A file is created with
-//! `create_new`, so saving never replaces anything already in the directory.
+//! second), and a person can tell the runs apart in `ls`. A file is published
+//! whole under a name that was free ([`crate::atomic`]), so saving never
+//! replaces anything already in the directory and never leaves half a record.
+//!
+//! Reading treats the directory as untrusted: an entry that is not a regular
+//! file (a FIFO, a device, a dangling symbolic link), an unreadable or oversized
+//! file, or one that is not a result is skipped with its reason, and the other
+//! runs are still listed.
 
+use crate::atomic::{Existing, Staged};
 use crate::error::{io, Error, Result};
 use crate::labels::Labels;
 use fileio::result::{RunResult, SCHEMA_VERSION};
 use std::fs;
-use std::io::Write;
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+
+/// Result files larger than this are not read. A day of one-second interval
+/// samples is about 20 MB; this bounds the memory one stray file can take.
+pub const MAX_RESULT_BYTES: u64 = 256 << 20;
 
 /// Where runs go when `--save` is given without a directory.
 pub const DEFAULT_DIR: &str = "tankbench-results";
@@ -71,7 +83,9 @@ impl ResultStore {
     }
 
     /// Write `run` as a new file and return its path. Never overwrites: if the
-    /// chosen name is taken (a concurrent save), the next sequence number is tried.
+    /// chosen name is taken (a concurrent save), the next sequence number is
+    /// tried. The record appears whole or not at all (a full file system leaves
+    /// nothing behind).
     pub fn save(&self, run: &RunResult) -> Result<PathBuf> {
         fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
         let stamp = compact_timestamp(&run.started_at).unwrap_or_else(|| {
@@ -79,27 +93,21 @@ impl ResultStore {
             compact_timestamp(&utc_now_rfc3339()).expect("own timestamp format")
         });
         let slug = label_slug(&run.labels);
-        let json = serde_json::to_vec_pretty(run).map_err(|e| Error::Render(e.to_string()))?;
+        let mut json = serde_json::to_vec_pretty(run).map_err(|e| Error::Render(e.to_string()))?;
+        json.push(b'\n');
         let mut seq = self.next_seq(&stamp)?;
-        loop {
-            let name = if slug.is_empty() {
+        let name = |seq: u32| {
+            self.dir.join(if slug.is_empty() {
                 format!("{stamp}-{seq:03}.json")
             } else {
                 format!("{stamp}-{seq:03}-{slug}.json")
-            };
-            let path = self.dir.join(name);
-            match fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(mut f) => {
-                    f.write_all(&json)
-                        .and_then(|_| f.write_all(b"\n"))
-                        .and_then(|_| f.sync_all())
-                        .map_err(io(&path))?;
-                    return Ok(path);
-                }
+            })
+        };
+        let mut staged = Staged::new(&name(seq), &json).map_err(io(name(seq)))?;
+        loop {
+            let path = name(seq);
+            match staged.publish(&path, Existing::Keep) {
+                Ok(()) => return Ok(path),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && seq < 99_999 => {
                     seq += 1;
                 }
@@ -135,9 +143,84 @@ impl ResultStore {
     }
 }
 
+/// What kind of file system object `t` (not a regular file, and with links
+/// followed) is, for a message.
+fn kind_name(t: fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_block_device() || t.is_char_device() {
+        "a device"
+    } else {
+        "an object of unknown type"
+    }
+}
+
+/// The bytes of `path`, which must be a regular file (a symbolic link to one is
+/// fine) of at most [`MAX_RESULT_BYTES`]. Anything else is refused before it is
+/// opened: opening a FIFO for reading blocks until a writer comes, and opening
+/// a device can have effects. The open itself is non-blocking and the type is
+/// checked again on the open file, so a swap in between cannot make it hang.
+pub fn read_regular_file(path: &Path) -> Result<Vec<u8>> {
+    let refuse = |why: String| Error::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(why),
+    };
+    let meta = match fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(match fs::symlink_metadata(path) {
+                Ok(l) if l.file_type().is_symlink() => {
+                    refuse("a symbolic link to a file that does not exist (dangling link)".into())
+                }
+                _ => io(path)(e),
+            });
+        }
+        Err(e) => return Err(io(path)(e)),
+    };
+    let check = |meta: &fs::Metadata| -> Result<()> {
+        if !meta.file_type().is_file() {
+            return Err(refuse(format!(
+                "{}, not a regular file",
+                kind_name(meta.file_type())
+            )));
+        }
+        if meta.len() > MAX_RESULT_BYTES {
+            return Err(refuse(format!(
+                "{} bytes, larger than any result tankbench reads ({} MiB)",
+                meta.len(),
+                MAX_RESULT_BYTES >> 20
+            )));
+        }
+        Ok(())
+    };
+    check(&meta)?;
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(io(path))?;
+    check(&file.metadata().map_err(io(path))?)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_RESULT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io(path))?;
+    if bytes.len() as u64 > MAX_RESULT_BYTES {
+        return Err(refuse(format!(
+            "larger than any result tankbench reads ({} MiB)",
+            MAX_RESULT_BYTES >> 20
+        )));
+    }
+    Ok(bytes)
+}
+
 /// Read one result file.
 pub fn load_file(path: &Path) -> Result<StoredRun> {
-    let bytes = fs::read(path).map_err(io(path))?;
+    let bytes = read_regular_file(path)?;
     // Check the version before the full parse, so a newer file says "upgrade"
     // rather than failing on whichever field changed.
     #[derive(serde::Deserialize)]
@@ -171,42 +254,70 @@ pub fn load_file(path: &Path) -> Result<StoredRun> {
 }
 
 /// Read every `*.json` result under `dir`, recursively, skipping hidden entries.
+///
+/// Only `dir` itself must be readable. Each entry that cannot be read as a
+/// result (not a regular file, a dangling link, unreadable, not a result, from
+/// a newer tankbench, an unreadable subdirectory) is left out and listed in
+/// [`Listing::skipped`] with the reason; the rest are still read. Symbolic links
+/// to directories are not followed (no loops).
 pub fn load_dir(dir: &Path) -> Result<Listing> {
     let mut files = Vec::new();
-    collect_json(dir, &mut files)?;
-    files.sort();
     let mut listing = Listing::default();
+    for entry in fs::read_dir(dir).map_err(io(dir))? {
+        collect_json(entry.map_err(io(dir)), &mut files, &mut listing.skipped);
+    }
+    files.sort();
     for path in files {
         match load_file(&path) {
             Ok(run) => listing.runs.push(run),
-            Err(e @ (Error::Parse { .. } | Error::Schema { .. })) => {
-                listing.skipped.push(Skipped {
-                    path,
-                    reason: e.to_string(),
-                })
-            }
-            Err(e) => return Err(e),
+            Err(e) => listing.skipped.push(Skipped {
+                path,
+                reason: e.to_string(),
+            }),
         }
     }
+    listing.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(listing)
 }
 
-fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    for entry in fs::read_dir(dir).map_err(io(dir))? {
-        let entry = entry.map_err(io(dir))?;
-        let name = entry.file_name();
-        if name.to_string_lossy().starts_with('.') {
-            continue;
+/// One directory entry: a `*.json` name goes to `out`, a subdirectory is
+/// searched, and what cannot be read goes to `skipped`.
+fn collect_json(entry: Result<fs::DirEntry>, out: &mut Vec<PathBuf>, skipped: &mut Vec<Skipped>) {
+    let entry = match entry {
+        Ok(e) => e,
+        Err(e) => {
+            let path = match &e {
+                Error::Io { path, .. } => path.clone(),
+                _ => PathBuf::new(),
+            };
+            skipped.push(Skipped {
+                path,
+                reason: e.to_string(),
+            });
+            return;
         }
-        let path = entry.path();
-        let ty = entry.file_type().map_err(io(&path))?;
-        if ty.is_dir() {
-            collect_json(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "json") {
-            out.push(path);
-        }
+    };
+    if entry.file_name().as_encoded_bytes().starts_with(b".") {
+        return;
     }
-    Ok(())
+    let path = entry.path();
+    // The entry's own type: a symbolic link is not followed here.
+    let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+    if is_dir {
+        match fs::read_dir(&path) {
+            Ok(entries) => {
+                for e in entries {
+                    collect_json(e.map_err(io(&path)), out, skipped);
+                }
+            }
+            Err(e) => skipped.push(Skipped {
+                reason: io(&path)(e).to_string(),
+                path,
+            }),
+        }
+    } else if path.extension().is_some_and(|e| e == "json") {
+        out.push(path);
+    }
 }
 
 /// `2026-11-30T23:33:03Z` (any fraction or offset ignored) -> `20261130T233303Z`.

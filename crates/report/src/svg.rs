@@ -2,7 +2,7 @@
 //! rather than a plotting crate so the output is small, stable, readable SVG
 //! that renders the same in a browser, in resvg (PNG) and in a wiki.
 
-use crate::html::escape;
+use crate::escape::html as escape;
 use std::fmt::Write;
 
 /// First line of every SVG tankbench writes; `output` looks for it before

@@ -4,8 +4,8 @@
 //! export gets mean and standard deviation in separate machine-readable columns
 //! while the terminal and the page show `123.45 ± 1.20`.
 
+use crate::escape;
 use crate::group::{labels_text, workload_name, Grouping};
-use crate::html::escape;
 use crate::stats::Summary;
 use crate::store::StoredRun;
 use fileio::result::RunResult;
@@ -62,17 +62,26 @@ impl Table {
             .collect()
     }
 
-    /// Aligned plain text for a terminal.
+    /// Aligned plain text for a terminal. Text from result files has its
+    /// control characters replaced ([`escape::terminal`]).
     pub fn to_terminal(&self) -> String {
-        let rows = self.texts();
-        let widths: Vec<usize> = self
+        let rows: Vec<Vec<String>> = self
+            .texts()
+            .iter()
+            .map(|r| r.iter().map(|s| escape::terminal(s)).collect())
+            .collect();
+        let names: Vec<String> = self
             .columns
             .iter()
+            .map(|c| escape::terminal(&c.name))
+            .collect();
+        let widths: Vec<usize> = names
+            .iter()
             .enumerate()
-            .map(|(i, c)| {
+            .map(|(i, name)| {
                 rows.iter()
                     .map(|r| r[i].chars().count())
-                    .chain([c.name.chars().count()])
+                    .chain([name.chars().count()])
                     .max()
                     .unwrap_or(0)
             })
@@ -92,7 +101,7 @@ impl Table {
                 .collect();
             parts.join("  ").trim_end().to_string() + "\n"
         };
-        let mut out = line(self.columns.iter().map(|c| c.name.as_str()).collect());
+        let mut out = line(names.iter().map(|s| s.as_str()).collect());
         out += &line(
             widths
                 .iter()
@@ -106,7 +115,7 @@ impl Table {
             out += &line(r.iter().map(|s| s.as_str()).collect());
         }
         for n in &self.notes {
-            out += &format!("\n{n}");
+            out += &format!("\n{}", escape::terminal(n));
         }
         if !self.notes.is_empty() {
             out.push('\n');
@@ -114,9 +123,11 @@ impl Table {
         out
     }
 
-    /// GitHub-flavoured Markdown, marked as tankbench output.
+    /// GitHub-flavoured Markdown, marked as tankbench output. Column names,
+    /// text cells and notes can hold text from result files, so they are
+    /// escaped ([`escape::markdown`]); numbers are ours and stay as they are.
     pub fn to_markdown(&self) -> String {
-        let esc = |s: &str| s.replace('|', "\\|");
+        let esc = escape::markdown;
         let mut out = format!("{MARKDOWN_MARKER}\n\n");
         out += &format!(
             "| {} |\n",
@@ -134,11 +145,15 @@ impl Table {
                 .collect::<Vec<_>>()
                 .join("|")
         );
-        for r in self.texts() {
-            out += &format!(
-                "| {} |\n",
-                r.iter().map(|s| esc(s)).collect::<Vec<_>>().join(" | ")
-            );
+        for r in &self.rows {
+            let cells: Vec<String> = r
+                .iter()
+                .map(|c| match c {
+                    Cell::Text(s) => esc(s),
+                    other => cell_text(other),
+                })
+                .collect();
+            out += &format!("| {} |\n", cells.join(" | "));
         }
         for n in &self.notes {
             out += &format!("\n{}\n", esc(n));
@@ -148,6 +163,8 @@ impl Table {
 
     /// RFC 4180 CSV. Stat columns become two columns, `NAME` (mean) and `NAME sd`,
     /// with full precision, so a spreadsheet gets numbers, not `12 ± 3` strings.
+    /// Column names and text cells go through [`escape::csv_text`] (quoted, and
+    /// never read as a formula); numbers are written bare so they stay numbers.
     pub fn to_csv(&self) -> String {
         let mut header = Vec::new();
         for (i, c) in self.columns.iter().enumerate() {
@@ -164,12 +181,13 @@ impl Table {
                 header.push(format!("{} sd", c.name));
             }
         }
+        let header: Vec<String> = header.iter().map(|h| escape::csv_text(h)).collect();
         let mut out = csv_line(&header);
         for r in &self.rows {
             let mut fields = Vec::new();
             for (i, cell) in r.iter().enumerate() {
                 match cell {
-                    Cell::Text(s) => fields.push(s.clone()),
+                    Cell::Text(s) => fields.push(escape::csv_text(s)),
                     Cell::Num(v) => fields.push(v.map(|v| v.to_string()).unwrap_or_default()),
                     Cell::Int(n) => fields.push(n.to_string()),
                     Cell::Percent(v) => {
@@ -201,12 +219,12 @@ impl Table {
 
     /// An HTML `<table>` (no surrounding page); `class` goes on the element.
     pub fn to_html(&self, class: &str) -> String {
-        let mut out = format!("<table class=\"{}\">\n<thead><tr>", escape(class));
+        let mut out = format!("<table class=\"{}\">\n<thead><tr>", escape::html(class));
         for c in &self.columns {
             out += &format!(
                 "<th{}>{}</th>",
                 if c.numeric { " class=\"num\"" } else { "" },
-                escape(&c.name)
+                escape::html(&c.name)
             );
         }
         out += "</tr></thead>\n<tbody>\n";
@@ -220,7 +238,7 @@ impl Table {
                         fmt_num(s.mean),
                         fmt_like(s.sd, s.mean)
                     ),
-                    _ => escape(&cell_text(cell)),
+                    _ => escape::html(&cell_text(cell)),
                 };
                 out += &format!(
                     "<td{}>{text}</td>",
@@ -231,24 +249,16 @@ impl Table {
         }
         out += "</tbody>\n</table>\n";
         for n in &self.notes {
-            out += &format!("<p class=\"note\">{}</p>\n", escape(n));
+            out += &format!("<p class=\"note\">{}</p>\n", escape::html(n));
         }
         out
     }
 }
 
+/// One CSV record of fields that are already encoded: text by
+/// [`escape::csv_text`], numbers by `f64::to_string` (which never needs quotes).
 fn csv_line(fields: &[String]) -> String {
-    let quoted: Vec<String> = fields
-        .iter()
-        .map(|f| {
-            if f.contains([',', '"', '\n', '\r']) {
-                format!("\"{}\"", f.replace('"', "\"\""))
-            } else {
-                f.clone()
-            }
-        })
-        .collect();
-    quoted.join(",") + "\r\n"
+    fields.join(",") + "\r\n"
 }
 
 fn cell_text(c: &Cell) -> String {
@@ -433,9 +443,9 @@ mod tests {
     fn csv_splits_stats_and_quotes() {
         let csv = sample().to_csv();
         let lines: Vec<&str> = csv.split("\r\n").collect();
-        assert_eq!(lines[0], "layout,read MiB/s,read MiB/s sd");
+        assert_eq!(lines[0], "\"layout\",\"read MiB/s\",\"read MiB/s sd\"");
         assert_eq!(lines[1], format!("\"2x, raidz2\",11,{}", 2f64.sqrt()));
-        assert_eq!(lines[2], "a|b,3.25,");
+        assert_eq!(lines[2], "\"a|b\",3.25,");
     }
 
     #[test]

@@ -469,6 +469,77 @@ fn fixture_report_renders_in_chromium() {
     assert!(v.errors.iter().any(|e| e.contains("boom")), "{v:?}");
 }
 
+/// Issue 11: a shared result file whose latency operation name held a meta
+/// refresh redirected the report page in Chromium. With hostile strings in
+/// every field the page must stay where it is, fetch nothing, gain no element,
+/// and show the strings as text.
+#[test]
+fn hostile_result_files_neither_redirect_nor_inject_in_chromium() {
+    let test = "hostile_result_files_neither_redirect_nor_inject_in_chromium";
+    let Some(chromium) = chromium_or_skip(test) else {
+        return;
+    };
+    let _one = BROWSER_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let store = report::store::ResultStore::open(dir.path().join("results")).unwrap();
+    for (seed, variant) in [(1, "A"), (2, "B")] {
+        store.save(&common::hostile(seed, variant)).unwrap();
+    }
+    let listing = store.list().unwrap();
+    let page = dir.path().join("hostile.html");
+    std::fs::write(
+        &page,
+        report::html::render_html(&listing.runs, &report::html::ReportOptions::default()),
+    )
+    .unwrap();
+
+    let mut b = Browser::launch(&chromium);
+    let visit = b.visit(&page);
+    // The refresh points at 127.0.0.1:9, so following it shows up as a request.
+    // (Cut: after a redirect Chromium's error page loads long data: URLs.)
+    let requests: Vec<String> = visit
+        .requests
+        .iter()
+        .map(|r| r.chars().take(100).collect())
+        .collect();
+    assert!(
+        requests.is_empty(),
+        "the page fetched or navigated: {requests:#?}"
+    );
+    assert!(
+        visit.errors.is_empty(),
+        "console errors: {:#?}",
+        visit.errors
+    );
+    let seen = b.eval(
+        r#"(() => ({
+          href: location.href,
+          injected: document.querySelectorAll(
+            '.injected, script, img, iframe, object, embed, a, i, link, base, form').length,
+          refresh: document.querySelectorAll('meta[http-equiv="refresh" i]').length,
+          metas: document.querySelectorAll('meta').length,
+          title: document.title,
+          shown: document.body.innerText.includes('<meta http-equiv="refresh"'),
+          runs: document.querySelectorAll('table.runs tbody tr').length,
+          sections: [...document.querySelectorAll('main > section')].map(s => s.id),
+        }))()"#,
+    );
+    assert_eq!(seen["href"], visit.url.as_str(), "navigated away: {seen}");
+    assert_eq!(seen["injected"], 0, "injected elements: {seen}");
+    assert_eq!(seen["refresh"], 0, "{seen}");
+    // charset, generator, Content-Security-Policy, viewport: ours only.
+    assert_eq!(seen["metas"], 4, "{seen}");
+    assert_eq!(seen["title"], "tankbench report", "{seen}");
+    assert_eq!(seen["shown"], true, "the markup shows as text: {seen}");
+    assert_eq!(seen["runs"], 2, "{seen}");
+    assert_eq!(
+        seen["sections"],
+        json!(["summary", "charts", "runs", "warnings"]),
+        "no section swallowed by an injected comment: {seen}"
+    );
+    b.screenshot(&artifacts().join("report-hostile.png"));
+}
+
 /// The `tankbench` binary of the same build profile as this test (the test runs
 /// from target/<profile>/deps/), or $TANKBENCH_BIN, if it has been built.
 /// `cargo test --workspace` builds it, as the tankbench package has tests.

@@ -51,7 +51,9 @@ fn grouped_table_has_one_row_per_configuration() {
     let csv = t.to_csv();
     let lines: Vec<&str> = csv.trim_end().split("\r\n").collect();
     assert_eq!(lines.len(), 13, "{csv}");
-    assert!(lines[0].starts_with("layout,link,slog,runs,read MiB/s,read MiB/s sd,write MiB/s,"));
+    assert!(lines[0].starts_with(
+        "\"layout\",\"link\",\"slog\",\"runs\",\"read MiB/s\",\"read MiB/s sd\",\"write MiB/s\","
+    ));
     let md = t.to_markdown();
     assert!(md.contains("| 3xraidz2 | 2x10G | 10G | 3 |"), "{md}");
     let text = t.to_terminal();
@@ -181,4 +183,190 @@ fn html_page_is_self_contained_and_holds_every_run() {
     assert!(page.contains("reads_from_page_cache"));
     assert_eq!(page.matches("<svg").count(), 1 + 4 + 1);
     std::fs::write(artifacts().join("report-fixtures.html"), &page).unwrap();
+}
+
+/// Occurrences of `c` in `line` that are not backslash-escaped.
+fn unescaped(line: &str, c: char) -> usize {
+    let mut n = 0;
+    let mut backslashes = 0;
+    for ch in line.chars() {
+        if ch == c && backslashes % 2 == 0 {
+            n += 1;
+        }
+        backslashes = if ch == '\\' { backslashes + 1 } else { 0 };
+    }
+    n
+}
+
+/// RFC 4180 records: fields unquoted, `""` as `"`; CRLF ends a record only
+/// outside quotes.
+fn parse_csv(text: &str) -> Vec<Vec<String>> {
+    let (mut records, mut record, mut field) = (Vec::new(), Vec::new(), String::new());
+    let (mut quoted, mut chars) = (false, text.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => field.push(c),
+            (false, '"') => quoted = true,
+            (false, ',') => record.push(std::mem::take(&mut field)),
+            (false, '\r') if chars.peek() == Some(&'\n') => {
+                chars.next();
+                record.push(std::mem::take(&mut field));
+                records.push(std::mem::take(&mut record));
+            }
+            (false, c) => field.push(c),
+        }
+    }
+    records
+}
+
+/// Issue 11: every string of a result file is untrusted. Markup, Markdown,
+/// formulas, terminal escapes and characters XML forbids must come out as the
+/// same text in every format, never as structure. Two hostile runs that differ
+/// in some labels, and a copy under a hostile file name (the run id).
+fn hostile_runs() -> (tempfile::TempDir, Vec<StoredRun>) {
+    let (dir, _) = stored(vec![common::hostile(1, "A"), common::hostile(2, "B")]);
+    // Run ids are file names, which the sharer chose as well.
+    let first = std::fs::read_dir(dir.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::copy(
+        first,
+        dir.path().join("\"'><b class=\"injected\">id<!--.json"),
+    )
+    .unwrap();
+    let listing = report::store::load_dir(dir.path()).unwrap();
+    assert!(listing.skipped.is_empty(), "{:?}", listing.skipped);
+    assert_eq!(listing.runs.len(), 3);
+    (dir, listing.runs)
+}
+
+/// HTML: nothing of the markup survives as markup, and every id attribute keeps
+/// to a safe character set.
+#[test]
+fn result_strings_stay_text_in_html() {
+    let (_d, runs) = hostile_runs();
+    let page = render_html(&runs, &ReportOptions::default());
+    std::fs::write(artifacts().join("report-hostile.html"), &page).unwrap();
+    for raw in [
+        "http-equiv=\"refresh\"",
+        "<b class=\"injected\"",
+        "<script",
+        "<img",
+        "<i>",
+        "</td></tr></table><b",
+    ] {
+        assert!(!page.contains(raw), "page contains {raw}");
+    }
+    // Our only comments are the generator marks at the top of each chart.
+    assert_eq!(
+        page.matches("<!--").count(),
+        page.matches(report::svg::SVG_MARKER).count()
+    );
+    assert!(!page.contains(['\u{0}', '\u{7}', '\u{b}', '\u{1b}']));
+    let mut ids = 0;
+    for (i, _) in page.match_indices(" id=\"") {
+        let value = page[i + 5..].split('"').next().unwrap();
+        assert!(
+            value
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),
+            "unsafe id {value:?}"
+        );
+        ids += 1;
+    }
+    assert!(ids > 5, "{ids} ids");
+    assert!(page.contains("&lt;meta http-equiv=&quot;refresh&quot;"));
+}
+
+/// SVG: the same, and each chart stays well-formed XML, which resvg (like a
+/// browser opening a .svg file) needs to draw it at all.
+#[test]
+fn result_strings_stay_text_in_svg_charts() {
+    let (_d, runs) = hostile_runs();
+    let g = Grouping::new(&runs);
+    let charts = [
+        throughput_chart(&g),
+        latency_chart(&g, common::HOSTILE_MARKUP),
+        timeline_chart(&g),
+    ];
+    for svg in charts.into_iter().map(|c| c.expect("a chart")) {
+        assert!(!svg.contains("<b class=\"injected\"") && !svg.contains("<meta"));
+        assert!(!svg.contains(['\u{0}', '\u{7}', '\u{b}', '\u{1b}']));
+        svg_to_png(&svg, 1.0).expect("the chart SVG parses as XML");
+    }
+}
+
+/// Markdown: each row has exactly its cell separators, on one line, and no raw
+/// HTML, code span, emphasis or link.
+#[test]
+fn result_strings_stay_text_in_markdown() {
+    let (_d, runs) = hostile_runs();
+    let g = Grouping::new(&runs);
+    let table = grouped_table(&g);
+    let md = table.to_markdown();
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
+    assert_eq!(rows.len(), 2 + g.groups.len(), "{md}");
+    for row in &rows {
+        assert_eq!(
+            unescaped(row, '|'),
+            table.columns.len() + 1,
+            "cells broken in {row:?}"
+        );
+    }
+    for line in md.lines().skip(1) {
+        for c in ['<', '`', '[', '*', '_'] {
+            assert_eq!(unescaped(line, c), 0, "unescaped {c} in {line:?}");
+        }
+        assert!(!line.starts_with(['#', '-']), "{line:?}");
+    }
+}
+
+/// CSV: every record has the header's fields, and no field a spreadsheet would
+/// read as a formula unless it is one of our numbers (OWASP, CSV injection).
+#[test]
+fn result_strings_are_never_formulas_in_csv() {
+    let (_d, runs) = hostile_runs();
+    let g = Grouping::new(&runs);
+    let table = grouped_table(&g);
+    let csv = table.to_csv();
+    let records = parse_csv(&csv);
+    assert_eq!(records.len(), 1 + g.groups.len(), "{csv}");
+    for r in &records {
+        assert_eq!(r.len(), records[0].len(), "{r:?}");
+        for f in r {
+            let formula = f
+                .trim_start_matches([' ', '\n'])
+                .starts_with(['=', '+', '-', '@', '\t', '\r']);
+            assert!(!formula || f.parse::<f64>().is_ok(), "formula field {f:?}");
+        }
+    }
+    assert!(records
+        .iter()
+        .flatten()
+        .any(|f| f == "'=HYPERLINK(\"http://127.0.0.1:9/\",\"A\")"));
+}
+
+/// Terminal: no control character but the line breaks, so printing a shared
+/// result cannot retitle the window or rewrite the screen.
+#[test]
+fn result_strings_cannot_drive_a_terminal() {
+    let (_d, runs) = hostile_runs();
+    let table = grouped_table(&Grouping::new(&runs));
+    for text in [
+        table.to_terminal(),
+        report::table::runs_table(&runs).to_terminal(),
+    ] {
+        assert!(
+            !text.contains(|c: char| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+    }
 }

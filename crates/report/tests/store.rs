@@ -167,3 +167,126 @@ fn selects_by_file_directory_id_and_labels() {
         .to_string();
     assert!(e.starts_with("compare B: 'nonsense' is not a file"), "{e}");
 }
+
+/// Runs `f` on its own thread and fails if it has not returned within a minute.
+/// Not a speed check: before issue 11 was fixed, listing a store that held a
+/// FIFO blocked forever in open(2), and a test must fail rather than hang.
+fn without_hanging<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(v) => v,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("still blocked after a minute: something opened a FIFO")
+        }
+        Err(e) => panic!("the work panicked (see above): {e}"),
+    }
+}
+
+fn mkfifo(path: &std::path::Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
+}
+
+/// Issue 11: a dangling symbolic link named `*.json` made every command fail,
+/// and a FIFO made them hang. Each bad entry is skipped with its reason; the
+/// good runs are still listed; nothing that is not a regular file is opened.
+#[test]
+fn entries_that_are_not_regular_files_are_skipped_without_hanging() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_path_buf();
+    let store = ResultStore::open(&d).unwrap();
+    let good = store
+        .save(&common::run(&[("a", "1")], 1.0, 1.0, 1))
+        .unwrap();
+    symlink(d.join("gone.json"), d.join("dangling.json")).unwrap();
+    mkfifo(&d.join("pipe.json"));
+    symlink(d.join("pipe.json"), d.join("to-pipe.json")).unwrap();
+    // A link to a regular result is still a result.
+    symlink(&good, d.join("alias.json")).unwrap();
+    fs::create_dir(d.join("sub")).unwrap();
+    mkfifo(&d.join("sub/deep.json"));
+    // Sparse: more than any result is, without using the disk.
+    fs::File::create(d.join("huge.json"))
+        .unwrap()
+        .set_len(report::store::MAX_RESULT_BYTES + 1)
+        .unwrap();
+
+    let listing = without_hanging(move || ResultStore::open(d).unwrap().list().unwrap());
+    assert_eq!(listing.runs.len(), 2, "the result and its alias");
+    let reasons: Vec<(String, String)> = listing
+        .skipped
+        .iter()
+        .map(|s| {
+            (
+                s.path.file_name().unwrap().to_string_lossy().into_owned(),
+                s.reason.clone(),
+            )
+        })
+        .collect();
+    let reason_of = |name: &str| {
+        reasons
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, r)| r.clone())
+            .unwrap_or_else(|| panic!("{name} not among the skipped: {reasons:?}"))
+    };
+    assert!(reason_of("dangling.json").contains("dangling"));
+    assert!(reason_of("pipe.json").contains("FIFO"));
+    assert!(reason_of("to-pipe.json").contains("FIFO"));
+    assert!(reason_of("deep.json").contains("FIFO"));
+    assert!(reason_of("huge.json").contains("larger than any result"));
+    assert_eq!(reasons.len(), 5, "{reasons:?}");
+    for (name, reason) in &reasons {
+        assert!(reason.contains(name.as_str()), "{reason} names {name}");
+        assert_eq!(reason.lines().count(), 1, "{reason}");
+    }
+
+    // A FIFO given as a file, and the directory as a selection, do not block.
+    let pipe = dir.path().join("pipe.json");
+    let e = without_hanging(move || load_file(&pipe).unwrap_err().to_string());
+    assert!(e.contains("FIFO"), "{e}");
+    let by_dir = select(dir.path().to_str().unwrap(), &store, "A").unwrap();
+    assert_eq!(by_dir.runs.len(), 2);
+    assert_eq!(by_dir.skipped.len(), 5);
+}
+
+/// Issue 11: `--save` on a full file system left a truncated record that every
+/// later listing tripped over, and `report -o` a partial page. Now nothing is
+/// left (not even a temporary file), the error says why, and a report being
+/// replaced keeps its old content.
+#[test]
+fn a_full_file_system_leaves_no_partial_file() {
+    let Some(full) = common::FullFs::mount("a_full_file_system_leaves_no_partial_file", |p| {
+        fs::create_dir(p.join("results")).unwrap();
+        let page = format!("<html><head>{}</head>old</html>", report::html::HTML_MARKER);
+        fs::write(p.join("own.html"), page).unwrap();
+    }) else {
+        return;
+    };
+    let store = ResultStore::open(full.path().join("results")).unwrap();
+    let e = store
+        .save(&common::run(&[("a", "1")], 1.0, 1.0, 1))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("No space left on device"), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+
+    let big = vec![b'x'; 16 << 10];
+    let e = report::output::write_output(&full.path().join("report.html"), &big)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("No space left on device"), "{e}");
+    let before = fs::read(full.path().join("own.html")).unwrap();
+    let mut page = before.clone();
+    page.extend_from_slice(&big);
+    report::output::write_output(&full.path().join("own.html"), &page).unwrap_err();
+    assert_eq!(fs::read(full.path().join("own.html")).unwrap(), before);
+
+    assert_eq!(full.names(), ["filler", "own.html", "results"]);
+    assert!(store.list().unwrap().runs.is_empty());
+}

@@ -232,3 +232,148 @@ pub fn matrix(repeats: usize) -> Vec<RunResult> {
     }
     out
 }
+
+/// Markup that, reaching a page unescaped, would redirect it (a meta refresh to
+/// a port where nothing listens) and add an element; the trailing comment
+/// opener would swallow the rest of the page.
+pub const HOSTILE_MARKUP: &str = "\"'><meta http-equiv=\"refresh\" \
+     content=\"0;url=http://127.0.0.1:9/redirected\"><b class=\"injected\">injected</b><!--";
+
+/// A result file as a hostile or careless colleague could share it: markup,
+/// Markdown, spreadsheet formulas, terminal escapes and characters XML forbids
+/// in every string the report shows, including the latency operation name
+/// that issue 11 found written raw into an `id` attribute. `variant` makes
+/// the varying labels differ, so they become table columns and chart names;
+/// the rest are common to all runs and land in the "All runs" notes.
+pub fn hostile(seed: u64, variant: &str) -> RunResult {
+    let mut r = run(&[], 30.0, 10.0, seed);
+    for (k, v) in [
+        (
+            HOSTILE_MARKUP.to_string(),
+            format!("{variant}{HOSTILE_MARKUP}"),
+        ),
+        (
+            "=cmd|' /C calc'!A0".to_string(),
+            format!("=HYPERLINK(\"http://127.0.0.1:9/\",\"{variant}\")"),
+        ),
+        ("plus".to_string(), format!("+{variant}")),
+        ("at".to_string(), format!("@SUM({variant})")),
+        ("tab".to_string(), format!("\t={variant}")),
+        ("cr".to_string(), format!("\r={variant}")),
+        (
+            "md".to_string(),
+            "a|b `code` <i>x</i> [link](http://127.0.0.1:9/) *b* _i_\n# heading\r\n- item".into(),
+        ),
+        (
+            "term".to_string(),
+            "\u{1b}]0;retitled\u{7}\u{1b}[2J\u{1b}[31mred".into(),
+        ),
+        ("xml".to_string(), "nul\u{0}bell\u{7}vt\u{b}".into()),
+    ] {
+        r.labels.insert(k, v);
+    }
+    let event = r.latency["event"].clone();
+    r.latency.insert(HOSTILE_MARKUP.to_string(), event);
+    r.workload.mode = format!("rndrw{HOSTILE_MARKUP}");
+    r.environment.hostname = HOSTILE_MARKUP.into();
+    r.environment.fs_type = "=1+1".into();
+    r.environment.mount_point = "</td></tr></table><b class=\"injected\">mount</b>".into();
+    r.warnings.push(Warning {
+        code: HOSTILE_MARKUP.into(),
+        message: "<script>document.title='ran'</script>".into(),
+        hint: "<img src=\"http://127.0.0.1:9/img.png\">".into(),
+    });
+    r
+}
+
+/// Whether this process runs as root (mounting a file system needs it).
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// A 64 KiB tmpfs mounted for one test and filled to the last block, so that
+/// any write of data fails with ENOSPC. Unmounted on drop.
+pub struct FullFs {
+    dir: tempfile::TempDir,
+}
+
+impl FullFs {
+    /// The mount, or None with the reason printed when this machine cannot
+    /// mount (not root): a skip, except under `TANKBENCH_LAB_REQUIRED=1` (CI,
+    /// which runs as root), where it is a failure. `prepare` runs on the empty
+    /// file system before it is filled.
+    pub fn mount(test: &str, prepare: impl FnOnce(&std::path::Path)) -> Option<FullFs> {
+        let required = std::env::var("TANKBENCH_LAB_REQUIRED").is_ok_and(|v| v == "1");
+        let skip = |reason: String| {
+            assert!(!required, "{test}: TANKBENCH_LAB_REQUIRED=1 but {reason}");
+            eprintln!("SKIPPED {test}: {reason}");
+        };
+        if !is_root() {
+            skip("mounting a small tmpfs to fill it needs root".into());
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+            .arg(dir.path())
+            .output();
+        match out {
+            Ok(o) if o.status.success() => {}
+            Ok(o) => {
+                skip(format!(
+                    "mount -t tmpfs failed: {}",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                ));
+                return None;
+            }
+            Err(e) => {
+                skip(format!("cannot run mount: {e}"));
+                return None;
+            }
+        }
+        let fs = FullFs { dir };
+        prepare(fs.path());
+        let mut filler = std::fs::File::create(fs.path().join("filler")).unwrap();
+        let block = [0u8; 4096];
+        loop {
+            use std::io::Write;
+            match filler.write(&block) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => break,
+                Err(e) => panic!("filling the tmpfs: {e}"),
+            }
+        }
+        Some(fs)
+    }
+
+    pub fn path(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+
+    /// Every name under the mount (recursively), filler included, sorted.
+    pub fn names(&self) -> Vec<String> {
+        fn walk(base: &std::path::Path, dir: &std::path::Path, out: &mut Vec<String>) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                out.push(p.strip_prefix(base).unwrap().display().to_string());
+                if p.is_dir() {
+                    walk(base, &p, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(self.path(), self.path(), &mut out);
+        out.sort();
+        out
+    }
+}
+
+impl Drop for FullFs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(self.dir.path())
+            .status();
+    }
+}

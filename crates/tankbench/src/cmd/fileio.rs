@@ -2,8 +2,12 @@
 
 use anyhow::Context as _;
 use clap::Parser;
+use fileio::cli::Extensions;
+use fileio::result::RunResult;
+use report::atomic::{check_can_create_in, check_new_file, write_atomically, Existing};
 use report::labels::{merge_labels, parse_labels, Labels};
-use report::store::ResultStore;
+use report::store::{ResultStore, DEFAULT_DIR};
+use std::path::Path;
 
 /// Labels from every `--label=` word (repeatable; merged), checked before
 /// anything runs so a typo costs nothing.
@@ -17,27 +21,77 @@ fn labels_of(args: &[String]) -> anyhow::Result<Labels> {
     Ok(labels)
 }
 
+/// The store directory `--save[=DIR]` names.
+fn save_dir(save: &Option<String>) -> &Path {
+    Path::new(save.as_deref().unwrap_or(DEFAULT_DIR))
+}
+
+/// Where the results will go, checked after the options parse and before the
+/// run starts: a 240 s run must not be lost to a typo found afterwards.
+fn check_destinations(ext: &Extensions, labels: &Labels) -> Result<(), String> {
+    match &ext.save {
+        Some(save) => {
+            let dir = save_dir(save);
+            check_can_create_in(dir)
+                .map_err(|e| format!("tankbench: --save={}: {e}", dir.display()))?;
+        }
+        None if !labels.is_empty() => {
+            return Err(
+                "tankbench: --label needs --save: labels are kept with stored results".into(),
+            )
+        }
+        None => {}
+    }
+    if let Some(path) = &ext.json_path {
+        check_new_file(Path::new(path)).map_err(|e| format!("tankbench: --json={path}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// `--json=FILE`: the result (an array with `--repeat`), published whole as a
+/// new file. It never replaces a file, a stored record least of all.
+fn write_json(path: &str, results: &[RunResult]) -> anyhow::Result<()> {
+    let mut doc = if results.len() == 1 {
+        serde_json::to_string_pretty(&results[0])
+    } else {
+        serde_json::to_string_pretty(results)
+    }?;
+    doc.push('\n');
+    write_atomically(Path::new(path), doc.as_bytes(), Existing::Keep).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            anyhow::anyhow!("--json={path}: refusing to overwrite a file created during the run")
+        } else {
+            anyhow::anyhow!("--json={path}: {e}")
+        }
+    })
+}
+
 /// The sysbench-compatible front end; `args` are the words after the program name.
 pub fn sysbench_main(args: Vec<String>) -> anyhow::Result<i32> {
     let labels = labels_of(&args)?;
-    let mut invocation = fileio::cli::execute(&args);
+    let check = |ext: &Extensions| check_destinations(ext, &labels);
+    let mut invocation = fileio::cli::execute_checked(&args, &check);
     let Some(ext) = invocation.extensions.take() else {
         return Ok(invocation.exit_code);
     };
-    if let Some(dir) = &ext.save {
-        let store = match dir {
-            Some(d) => ResultStore::open(d),
-            None => ResultStore::open_default(),
-        }?;
+    let mut exit_code = invocation.exit_code;
+    // A failed run (exit 1) writes no --json file, but repeats that completed
+    // are still saved.
+    if let (Some(path), true) = (&ext.json_path, exit_code != 1) {
+        if let Err(e) = write_json(path, &invocation.results) {
+            eprintln!("tankbench: {e:#}");
+            exit_code = 1;
+        }
+    }
+    if let Some(save) = &ext.save {
+        let store = ResultStore::open(save_dir(save)).context("--save")?;
         for r in &mut invocation.results {
             r.labels.extend(labels.clone());
             let path = store.save(r).context("--save")?;
             eprintln!("saved {}", path.display());
         }
-    } else if !labels.is_empty() {
-        anyhow::bail!("--label needs --save: labels are kept with stored results");
     }
-    Ok(invocation.exit_code)
+    Ok(exit_code)
 }
 
 /// `tankbench quick`: prepare, run a short suite, clean up, print a summary.
@@ -88,6 +142,13 @@ pub fn quick_main(args: Vec<String>) -> anyhow::Result<i32> {
     if q.time == 0 {
         anyhow::bail!("--time: must be at least 1 second");
     }
+    let save_dir = q.save.as_deref().map(|d| match d {
+        "" => Path::new(DEFAULT_DIR),
+        d => Path::new(d),
+    });
+    if let Some(dir) = save_dir {
+        check_can_create_in(dir).map_err(|e| anyhow::anyhow!("--save={}: {e}", dir.display()))?;
+    }
     fileio::runner::install_sigint_handler();
     let settings = fileio::quick::QuickSettings {
         parent: q.dir.clone(),
@@ -110,14 +171,10 @@ pub fn quick_main(args: Vec<String>) -> anyhow::Result<i32> {
         }
     })
     .map_err(|f| anyhow::anyhow!("{}", f.summary().trim_start_matches("FATAL: ")))?;
-    if let Some(dir) = &q.save {
-        let store = if dir.is_empty() {
-            ResultStore::open_default()
-        } else {
-            ResultStore::open(dir)
-        }?;
+    if let Some(dir) = save_dir {
+        let store = ResultStore::open(dir).context("--save")?;
         for (_, r) in &results {
-            let path = store.save(r)?;
+            let path = store.save(r).context("--save")?;
             eprintln!("saved {}", path.display());
         }
     }

@@ -150,9 +150,12 @@ fn emit(text: &str) -> anyhow::Result<()> {
     }
 }
 
+/// One line per store entry that was left out, naming it and why. File names
+/// and parser messages quote the untrusted entry, so control characters are
+/// replaced before they reach the terminal.
 fn warn_skipped(skipped: &[Skipped]) {
     for s in skipped {
-        eprintln!("tankbench: skipped {}", s.reason);
+        eprintln!("tankbench: skipped {}", report::escape::terminal(&s.reason));
     }
 }
 
@@ -229,8 +232,8 @@ fn gather(cmd: &str, sources: &[String], dir: &Path) -> anyhow::Result<Selection
     Ok(sel)
 }
 
-/// Write to -o, or to stdout for "-".
-fn write_to(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+/// Write to -o (whole or not at all, see `report::atomic`), or to stdout for "-".
+fn write_to(cmd: &str, path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     if path == Path::new("-") {
         let mut out = std::io::stdout().lock();
         return match out.write_all(bytes).and_then(|_| out.flush()) {
@@ -240,7 +243,7 @@ fn write_to(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
             _ => Ok(()),
         };
     }
-    write_output(path, bytes)?;
+    write_output(path, bytes).with_context(|| format!("{cmd} -o"))?;
     eprintln!("tankbench: wrote {}", path.display());
     Ok(())
 }
@@ -277,7 +280,7 @@ pub fn report_main(args: Vec<String>) -> anyhow::Result<i32> {
         ReportFormat::Csv => grouped_table(&Grouping::new(&sel.runs)).to_csv(),
     };
     match &a.output {
-        Some(path) => write_to(path, text.as_bytes())?,
+        Some(path) => write_to("report", path, text.as_bytes())?,
         None => emit(&text)?,
     }
     Ok(0)
@@ -350,6 +353,6 @@ pub fn chart_main(args: Vec<String>) -> anyhow::Result<i32> {
     } else {
         svg.into_bytes()
     };
-    write_to(&a.output, &bytes)?;
+    write_to("chart", &a.output, &bytes)?;
     Ok(0)
 }
