@@ -5,6 +5,7 @@
 use crate::error::{Error, Result};
 use crate::labels::{format_labels, matches, parse_labels_for};
 use crate::store::{load_dir, load_file, ResultStore, Skipped, StoredRun};
+use std::ffi::{OsStr, OsString};
 use std::path::Path;
 
 /// The runs one word selects, and the files it had to leave out.
@@ -17,11 +18,14 @@ pub struct Selection {
 }
 
 /// Resolve `word` against the file system first, then against `store`.
-/// `option` names the argument in errors (`compare A`).
-pub fn select(word: &str, store: &ResultStore, option: &str) -> Result<Selection> {
+/// `option` names the argument in errors (`compare A`). A word is taken as it
+/// was typed, bytes and all: file names need not be UTF-8, but run ids and
+/// label selectors are text.
+pub fn select(word: &OsStr, store: &ResultStore, option: &str) -> Result<Selection> {
     let path = Path::new(word);
+    let shown = word.to_string_lossy();
     let mut sel = Selection {
-        name: word.to_string(),
+        name: shown.to_string(),
         ..Default::default()
     };
     if path.is_file() {
@@ -32,7 +36,7 @@ pub fn select(word: &str, store: &ResultStore, option: &str) -> Result<Selection
         let listing = load_dir(path)?;
         if listing.runs.is_empty() {
             return Err(Error::NoMatch(format!(
-                "{option}: no tankbench results in directory {word}{}",
+                "{option}: no tankbench results in directory {shown}{}",
                 skipped_hint(&listing.skipped)
             )));
         }
@@ -40,6 +44,12 @@ pub fn select(word: &str, store: &ResultStore, option: &str) -> Result<Selection
         sel.skipped = listing.skipped;
         return Ok(sel);
     }
+    let Some(word) = word.to_str() else {
+        return Err(Error::NoMatch(format!(
+            "{option}: '{shown}' is not a file or a directory, and a run id or label \
+             selector is UTF-8 text"
+        )));
+    };
     let listing = store.list()?;
     sel.skipped = listing.skipped;
     if word.contains('=') {
@@ -92,9 +102,13 @@ fn skipped_hint(skipped: &[Skipped]) -> String {
 }
 
 /// Resolve several words and concatenate the runs, dropping a run selected twice.
-pub fn select_all(words: &[String], store: &ResultStore, option: &str) -> Result<Selection> {
+pub fn select_all(words: &[OsString], store: &ResultStore, option: &str) -> Result<Selection> {
     let mut all = Selection {
-        name: words.join(" "),
+        name: words
+            .iter()
+            .map(|w| w.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" "),
         ..Default::default()
     };
     for w in words {

@@ -138,13 +138,13 @@ fn selects_by_file_directory_id_and_labels() {
     }
     assert_eq!(paths.len(), 12);
 
-    let by_file = select(paths[0].to_str().unwrap(), &store, "A").unwrap();
+    let by_file = select(paths[0].as_os_str(), &store, "A").unwrap();
     assert_eq!(by_file.runs.len(), 1);
 
-    let by_dir = select(dir.path().to_str().unwrap(), &store, "A").unwrap();
+    let by_dir = select(dir.path().as_os_str(), &store, "A").unwrap();
     assert_eq!(by_dir.runs.len(), 12);
 
-    let by_labels = select("layout=2xraidz2,slog=10G", &store, "A").unwrap();
+    let by_labels = select("layout=2xraidz2,slog=10G".as_ref(), &store, "A").unwrap();
     assert_eq!(by_labels.runs.len(), 2);
     assert!(by_labels.runs.iter().all(|r| r.result.labels == {
         let mut l = parse_labels("layout=2xraidz2,slog=10G").unwrap();
@@ -153,16 +153,21 @@ fn selects_by_file_directory_id_and_labels() {
     }));
 
     let id = by_file.runs[0].id.clone();
-    assert_eq!(select(&id, &store, "A").unwrap().runs[0].id, id);
+    assert_eq!(select(id.as_ref(), &store, "A").unwrap().runs[0].id, id);
     // A unique prefix works; an ambiguous one says so; a bad selector names the option.
-    assert_eq!(select(&id[..20], &store, "A").unwrap().runs[0].id, id);
-    let e = select("2026", &store, "compare A").unwrap_err().to_string();
+    assert_eq!(
+        select(id[..20].as_ref(), &store, "A").unwrap().runs[0].id,
+        id
+    );
+    let e = select("2026".as_ref(), &store, "compare A")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("matches 12 runs"), "{e}");
-    let e = select("layout=9xmirror", &store, "compare B")
+    let e = select("layout=9xmirror".as_ref(), &store, "compare B")
         .unwrap_err()
         .to_string();
     assert!(e.starts_with("compare B: no run"), "{e}");
-    let e = select("nonsense", &store, "compare B")
+    let e = select("nonsense".as_ref(), &store, "compare B")
         .unwrap_err()
         .to_string();
     assert!(e.starts_with("compare B: 'nonsense' is not a file"), "{e}");
@@ -250,7 +255,7 @@ fn entries_that_are_not_regular_files_are_skipped_without_hanging() {
     let pipe = dir.path().join("pipe.json");
     let e = without_hanging(move || load_file(&pipe).unwrap_err().to_string());
     assert!(e.contains("FIFO"), "{e}");
-    let by_dir = select(dir.path().to_str().unwrap(), &store, "A").unwrap();
+    let by_dir = select(dir.path().as_os_str(), &store, "A").unwrap();
     assert_eq!(by_dir.runs.len(), 2);
     assert_eq!(by_dir.skipped.len(), 5);
 }

@@ -12,7 +12,9 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let args: Vec<String> = std::env::args().collect();
+    // `args_os`, not `args`: a file name that is not UTF-8 is a valid argument,
+    // and `args` would panic on it.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let code = match cmd::dispatch(args) {
         Ok(code) => code,
         Err(err) => {
@@ -44,7 +46,11 @@ fn one_line(err: &anyhow::Error) -> String {
         text.push_str(part);
     }
     // A multi-line message (a wrapped clap or library error) still ends up on one line.
-    text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]

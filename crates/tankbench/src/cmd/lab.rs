@@ -56,9 +56,10 @@ enum Cmd {
     Daemon { args: Vec<String> },
 }
 
-pub fn lab_main(args: Vec<String>) -> anyhow::Result<i32> {
-    let cli = match LabCli::try_parse_from(std::iter::once("tankbench lab".to_string()).chain(args))
-    {
+pub fn lab_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
+    let cli = match LabCli::try_parse_from(
+        std::iter::once(std::ffi::OsString::from("tankbench lab")).chain(args),
+    ) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 1 } else { 0 };

@@ -1,6 +1,9 @@
 //! Subcommand dispatch. Each subcommand lives in its own module and receives the
 //! arguments after its name; it returns the process exit code.
 
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
+
 pub mod fileio;
 pub mod lab;
 pub mod plan;
@@ -12,20 +15,29 @@ pub mod report;
 /// command line that selects the fileio test the sysbench way (`fileio` as the
 /// first positional, or the legacy `--test=fileio`) goes to the sysbench-compatible
 /// front end.
-pub fn dispatch(args: Vec<String>) -> anyhow::Result<i32> {
+///
+/// Arguments arrive as the operating system gave them: file names are bytes and
+/// need not be UTF-8, so each subcommand decides which words must be text.
+pub fn dispatch(args: Vec<OsString>) -> anyhow::Result<i32> {
     let argv0 = args.first().cloned().unwrap_or_default();
-    let rest: Vec<String> = args.into_iter().skip(1).collect();
+    let rest: Vec<OsString> = args.into_iter().skip(1).collect();
     let invoked_as = std::path::Path::new(&argv0)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     if invoked_as == "sysbench" {
-        return fileio::sysbench_main(rest);
+        return fileio::sysbench_main(text_words(rest)?);
     }
-    let first_positional = rest.iter().find(|a| !a.starts_with("--")).cloned();
+    let starts_with = |a: &OsString, prefix: &str| a.as_bytes().starts_with(prefix.as_bytes());
+    // A word that is not UTF-8 is never a subcommand name; it can still be a
+    // file name further on.
+    let first_positional = rest
+        .iter()
+        .find(|a| !starts_with(a, "--"))
+        .map(|a| a.to_string_lossy().into_owned());
     match first_positional.as_deref() {
-        Some("fileio") => fileio::sysbench_main(rest),
-        Some("quick") => fileio::quick_main(strip_first(&rest, "quick")),
+        Some("fileio") => fileio::sysbench_main(text_words(rest)?),
+        Some("quick") => fileio::quick_main(text_words(strip_first(&rest, "quick"))?),
         Some("plan") => plan::plan_main(strip_first(&rest, "plan")),
         Some("lab") => lab::lab_main(strip_first(&rest, "lab")),
         Some("report") => report::report_main(strip_first(&rest, "report")),
@@ -34,9 +46,9 @@ pub fn dispatch(args: Vec<String>) -> anyhow::Result<i32> {
         Some("chart") => report::chart_main(strip_first(&rest, "chart")),
         _ if rest
             .iter()
-            .any(|a| a.starts_with("--test=") || a.starts_with("--test_")) =>
+            .any(|a| starts_with(a, "--test=") || starts_with(a, "--test_")) =>
         {
-            fileio::sysbench_main(rest)
+            fileio::sysbench_main(text_words(rest)?)
         }
         Some("help") | None if rest.iter().all(|a| a != "--version") => {
             print!("{}", USAGE);
@@ -58,12 +70,27 @@ pub fn dispatch(args: Vec<String>) -> anyhow::Result<i32> {
     }
 }
 
+/// Words of a front end that reads text only: a word that is not UTF-8 is
+/// refused with one line naming it (shown with the bad bytes replaced).
+fn text_words(args: Vec<OsString>) -> anyhow::Result<Vec<String>> {
+    args.into_iter()
+        .map(|a| {
+            a.into_string().map_err(|bad| {
+                anyhow::anyhow!(
+                    "argument '{}' is not valid UTF-8; this command accepts text only",
+                    bad.to_string_lossy()
+                )
+            })
+        })
+        .collect()
+}
+
 /// The arguments with the first occurrence of the subcommand word removed.
-fn strip_first(args: &[String], word: &str) -> Vec<String> {
+fn strip_first(args: &[OsString], word: &str) -> Vec<OsString> {
     let mut out = Vec::with_capacity(args.len());
     let mut removed = false;
     for a in args {
-        if !removed && a == word {
+        if !removed && a.as_bytes() == word.as_bytes() {
             removed = true;
             continue;
         }

@@ -233,28 +233,29 @@ fn build_request(args: &PlanArgs) -> anyhow::Result<PlanRequest> {
     })
 }
 
-pub fn plan_main(args: Vec<String>) -> anyhow::Result<i32> {
-    let parsed =
-        match PlanArgs::try_parse_from(std::iter::once("tankbench plan".to_string()).chain(args)) {
-            Ok(parsed) => parsed,
-            Err(err) if !err.use_stderr() => {
-                // --help / --version
-                print!("{err}");
-                return Ok(0);
-            }
-            Err(err) => {
-                // clap's first line names the option and the problem; the usage
-                // block after it is noise for a one-line diagnostic.
-                let rendered = err.to_string();
-                let message: Vec<&str> = rendered
-                    .lines()
-                    .take_while(|line| !line.trim().is_empty())
-                    .map(str::trim)
-                    .collect();
-                let message = message.join(" ");
-                return Err(anyhow!("plan: {}", message.trim_start_matches("error: ")));
-            }
-        };
+pub fn plan_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
+    let parsed = match PlanArgs::try_parse_from(
+        std::iter::once(std::ffi::OsString::from("tankbench plan")).chain(args),
+    ) {
+        Ok(parsed) => parsed,
+        Err(err) if !err.use_stderr() => {
+            // --help / --version
+            print!("{err}");
+            return Ok(0);
+        }
+        Err(err) => {
+            // clap's first line names the option and the problem; the usage
+            // block after it is noise for a one-line diagnostic.
+            let rendered = err.to_string();
+            let message: Vec<&str> = rendered
+                .lines()
+                .take_while(|line| !line.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            let message = message.join(" ");
+            return Err(anyhow!("plan: {}", message.trim_start_matches("error: ")));
+        }
+    };
     let request = build_request(&parsed)?;
     let explain_shape = request
         .layouts

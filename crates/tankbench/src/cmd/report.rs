@@ -11,6 +11,7 @@ use report::output::write_output;
 use report::select::{select, select_all, Selection};
 use report::store::{ResultStore, Skipped, DEFAULT_DIR};
 use report::table::{grouped_table, runs_table, Table};
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -47,9 +48,9 @@ struct ResultsArgs {
 #[command(name = "tankbench compare")]
 struct CompareArgs {
     /// Baseline: a result file, a directory, a run id or labels (layout=2xraidz2,slog=no).
-    a: String,
+    a: OsString,
     /// Candidate, in the same forms as A.
-    b: String,
+    b: OsString,
     /// Store that run ids and label selectors are looked up in.
     #[arg(long, default_value = DEFAULT_DIR)]
     dir: PathBuf,
@@ -66,7 +67,7 @@ struct CompareArgs {
 #[command(name = "tankbench report")]
 struct ReportArgs {
     /// Result directories, files, run ids or label selectors [default: ./tankbench-results]
-    sources: Vec<String>,
+    sources: Vec<OsString>,
     /// Output file ("-" for stdout). Replaces only a file tankbench wrote.
     #[arg(short = 'o', long = "output")]
     output: Option<PathBuf>,
@@ -88,7 +89,7 @@ struct ChartArgs {
     /// Chart kind: throughput, latency or timeline.
     kind: String,
     /// Result directories, files, run ids or label selectors [default: ./tankbench-results]
-    sources: Vec<String>,
+    sources: Vec<OsString>,
     /// Output file ending in .svg or .png. Replaces only a file tankbench wrote.
     #[arg(short = 'o', long = "output")]
     output: PathBuf,
@@ -106,8 +107,9 @@ struct ChartArgs {
 /// Parse with clap, turning its multi-line errors into the one line tankbench
 /// prints ("compare: invalid value 'x' for '--format <FORMAT>' [possible
 /// values: table, markdown, csv]"). `--help` prints and exits 0.
-fn parse<T: Parser>(cmd: &str, args: Vec<String>) -> anyhow::Result<Result<T, i32>> {
-    match T::try_parse_from(std::iter::once(format!("tankbench {cmd}")).chain(args)) {
+fn parse<T: Parser>(cmd: &str, args: Vec<OsString>) -> anyhow::Result<Result<T, i32>> {
+    match T::try_parse_from(std::iter::once(OsString::from(format!("tankbench {cmd}"))).chain(args))
+    {
         Ok(parsed) => Ok(Ok(parsed)),
         Err(e) => {
             use clap::error::ErrorKind::*;
@@ -167,7 +169,7 @@ fn render_table(t: &Table, format: TableFormat) -> String {
     }
 }
 
-pub fn results_main(args: Vec<String>) -> anyhow::Result<i32> {
+pub fn results_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     let a: ResultsArgs = match parse("results", args)? {
         Ok(a) => a,
         Err(code) => return Ok(code),
@@ -190,7 +192,7 @@ pub fn results_main(args: Vec<String>) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-pub fn compare_main(args: Vec<String>) -> anyhow::Result<i32> {
+pub fn compare_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     let a: CompareArgs = match parse("compare", args)? {
         Ok(a) => a,
         Err(code) => return Ok(code),
@@ -214,7 +216,7 @@ pub fn compare_main(args: Vec<String>) -> anyhow::Result<i32> {
 }
 
 /// The runs named on a report/chart command line, or the default store.
-fn gather(cmd: &str, sources: &[String], dir: &Path) -> anyhow::Result<Selection> {
+fn gather(cmd: &str, sources: &[OsString], dir: &Path) -> anyhow::Result<Selection> {
     let store = ResultStore::open(dir)?;
     let sel = if sources.is_empty() {
         if !dir.is_dir() {
@@ -224,7 +226,7 @@ fn gather(cmd: &str, sources: &[String], dir: &Path) -> anyhow::Result<Selection
                 dir.display()
             );
         }
-        select_all(&[dir.display().to_string()], &store, cmd)?
+        select_all(&[dir.as_os_str().to_owned()], &store, cmd)?
     } else {
         select_all(sources, &store, cmd)?
     };
@@ -248,7 +250,7 @@ fn write_to(cmd: &str, path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn report_main(args: Vec<String>) -> anyhow::Result<i32> {
+pub fn report_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     let a: ReportArgs = match parse("report", args)? {
         Ok(a) => a,
         Err(code) => return Ok(code),
@@ -264,7 +266,10 @@ pub fn report_main(args: Vec<String>) -> anyhow::Result<i32> {
             let sources = if a.sources.is_empty() {
                 vec![a.dir.display().to_string()]
             } else {
-                a.sources.clone()
+                a.sources
+                    .iter()
+                    .map(|w| w.to_string_lossy().into_owned())
+                    .collect()
             };
             render_html(
                 &sel.runs,
@@ -286,7 +291,7 @@ pub fn report_main(args: Vec<String>) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-pub fn chart_main(args: Vec<String>) -> anyhow::Result<i32> {
+pub fn chart_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     let a: ChartArgs = match parse("chart", args)? {
         Ok(a) => a,
         Err(code) => return Ok(code),
