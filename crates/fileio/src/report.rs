@@ -219,6 +219,31 @@ pub fn sysbench_report(p: &PeriodStats, percentile: u32) -> String {
     s
 }
 
+/// `--debug`'s per-thread statistics, printed after the report like sysbench
+/// 1.0.20 does (its format strings: `    thread #%3d: min: %.4fs  avg:
+/// %.4fs  max: %.4fs  events: %lu` and `total time taken by event execution:
+/// %.4fs`). The DEBUG lines, in order; a blank NOTICE line follows them.
+pub fn thread_debug_lines(p: &PeriodStats) -> Vec<String> {
+    let mut lines = vec!["DEBUG: Verbose per-thread statistics:\n".to_string()];
+    for (i, &(events, sum_ns)) in p.threads.iter().enumerate() {
+        let (min_ns, max_ns) = p.thread_extremes_ns.get(i).copied().unwrap_or((0, 0));
+        let avg_ns = sum_ns.checked_div(events).unwrap_or(0);
+        lines.push(format!(
+            "DEBUG:     thread #{:3}: min: {:.4}s  avg: {:.4}s  max: {:.4}s  events: {}",
+            i,
+            min_ns as f64 / 1e9,
+            avg_ns as f64 / 1e9,
+            max_ns as f64 / 1e9,
+            events
+        ));
+        lines.push(format!(
+            "DEBUG:                  total time taken by event execution: {:.4}s",
+            sum_ns as f64 / 1e9
+        ));
+    }
+    lines
+}
+
 /// tankbench's latency section per operation type, after the sysbench sections.
 pub fn latency_section(r: &RunResult) -> String {
     let rows: Vec<(&str, &LatencySummary)> = ["read", "write", "fsync", "event", "event_response"]
@@ -497,6 +522,7 @@ mod tests {
             min_ns: 1000,
             max_ns: 3_390_000,
             threads: vec![(126461, 1_947_080_000)],
+            thread_extremes_ns: vec![(1000, 3_390_000)],
         };
         let s = sysbench_report(&p, 95);
         let lines: Vec<&str> = s.lines().collect();
@@ -528,6 +554,48 @@ mod tests {
             "    events (avg/stddev):           126461.0000/0.00"
         );
         assert_eq!(lines[23], "    execution time (avg/stddev):   1.9471/0.00");
+    }
+
+    /// A period with one event of `ns` and its sysbench histogram.
+    fn one_event_period(ns: u64) -> PeriodStats {
+        let mut histogram = vec![0; crate::stats::SB_BUCKETS];
+        histogram[crate::stats::sb_bucket(ns)] = 1;
+        PeriodStats {
+            seconds: 1.0,
+            total_time_s: 1.0,
+            counts: CountSnapshot {
+                counts: crate::result::Counts {
+                    events: 1,
+                    reads: 1,
+                    bytes_read: 16384,
+                    ..Default::default()
+                },
+                latency_sum_ns: ns,
+            },
+            histogram,
+            min_ns: ns,
+            max_ns: ns,
+            threads: vec![(1, ns)],
+            thread_extremes_ns: vec![(ns, ns)],
+        }
+    }
+
+    #[test]
+    fn per_thread_debug_lines_have_sysbench_layout() {
+        let mut p = one_event_period(800_000);
+        p.threads.push((0, 0));
+        p.thread_extremes_ns.push((0, 0));
+        let lines = thread_debug_lines(&p);
+        assert_eq!(
+            lines,
+            vec![
+                "DEBUG: Verbose per-thread statistics:\n",
+                "DEBUG:     thread #  0: min: 0.0008s  avg: 0.0008s  max: 0.0008s  events: 1",
+                "DEBUG:                  total time taken by event execution: 0.0008s",
+                "DEBUG:     thread #  1: min: 0.0000s  avg: 0.0000s  max: 0.0000s  events: 0",
+                "DEBUG:                  total time taken by event execution: 0.0000s",
+            ]
+        );
     }
 
     #[test]
