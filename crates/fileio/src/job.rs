@@ -754,6 +754,9 @@ pub fn merge(
             } else {
                 0.0
             };
+            // The ranks' percentiles are kept within their exact extremes;
+            // the job's too.
+            report::clamp_percentiles(&mut summary);
             event_histogram = h;
         }
         latency.insert(key.clone(), summary);

@@ -194,12 +194,17 @@ pub fn sysbench_report(p: &PeriodStats, percentile: u32) -> String {
     let _ = writeln!(s, "         avg: {:39.2}", avg_ns as f64 / 1e6);
     let _ = writeln!(s, "         max: {:39.2}", p.max_ns as f64 / 1e6);
     if percentile > 0 {
-        let _ = writeln!(
-            s,
-            "        {:3}th percentile: {:27.2}",
-            percentile,
-            sb_percentile_ms(&p.histogram, percentile as f64)
+        // sysbench prints the value its log-scale bucket stands for, which can
+        // lie above the maximum (or below the minimum) by up to half a bucket
+        // (observed with 1.0.20: "max: 1.36", "95th percentile: 1.37" on a
+        // 2-event run). No percentile is outside the range of the samples, so
+        // it is kept within them.
+        let pct = within(
+            sb_percentile_ms(&p.histogram, percentile as f64),
+            p.min_ns as f64 / 1e6,
+            p.max_ns as f64 / 1e6,
         );
+        let _ = writeln!(s, "        {:3}th percentile: {:27.2}", percentile, pct);
     } else {
         s.push_str("         percentile stats:               disabled\n");
     }
@@ -217,6 +222,24 @@ pub fn sysbench_report(p: &PeriodStats, percentile: u32) -> String {
     );
     s.push('\n');
     s
+}
+
+/// `v` brought within `[lo, hi]`; unlike `f64::clamp` it never panics (an
+/// empty range, `lo > hi`, leaves `v` at `hi`).
+pub fn within(v: f64, lo: f64, hi: f64) -> f64 {
+    v.max(lo).min(hi)
+}
+
+/// Keep a summary's percentiles within its min and max. HDR buckets report a
+/// bucket's highest equivalent value, which can lie above the exact maximum
+/// kept by the event counters (on a one-event run, p50 came out above max).
+pub fn clamp_percentiles(l: &mut LatencySummary) {
+    if l.count == 0 {
+        return;
+    }
+    for p in &mut l.percentiles {
+        p.ms = within(p.ms, l.min_ms, l.max_ms);
+    }
 }
 
 /// `--debug`'s per-thread statistics, printed after the report like sysbench
@@ -304,7 +327,7 @@ pub fn summarize(h: &Histogram<u64>, percentiles: &[f64]) -> LatencySummary {
         };
     }
     let ms = |ns: u64| ns as f64 / 1e6;
-    LatencySummary {
+    let mut summary = LatencySummary {
         count: h.len(),
         min_ms: ms(h.min()),
         mean_ms: h.mean() / 1e6,
@@ -327,7 +350,9 @@ pub fn summarize(h: &Histogram<u64>, percentiles: &[f64]) -> LatencySummary {
                 )
             })
             .collect(),
-    }
+    };
+    clamp_percentiles(&mut summary);
+    summary
 }
 
 /// UTC now, RFC 3339.
@@ -431,6 +456,9 @@ pub fn build_result(
     event.max_ms = p.max_ns as f64 / 1e6;
     event.sum_ms = c.latency_sum_ns as f64 / 1e6;
     event.mean_ms = c.latency_sum_ns.checked_div(c.events).unwrap_or(0) as f64 / 1e6;
+    // The percentiles come from the HDR buckets, min and max from the exact
+    // counters: keep the former within the latter.
+    clamp_percentiles(&mut event);
     latency.insert("event".to_string(), event);
     latency.insert(
         "read".to_string(),
@@ -578,6 +606,94 @@ mod tests {
             threads: vec![(1, ns)],
             thread_extremes_ns: vec![(ns, ns)],
         }
+    }
+
+    fn report_line<'a>(report: &'a str, label: &str) -> &'a str {
+        report
+            .lines()
+            .find(|l| l.trim_start().starts_with(label))
+            .and_then(|l| l.split(':').nth(1))
+            .map(str::trim)
+            .unwrap_or_else(|| panic!("no {label} in {report}"))
+    }
+
+    #[test]
+    fn the_printed_percentile_stays_within_min_and_max() {
+        // A latency half a percent under the value its bucket stands for:
+        // sysbench's bucket walk alone would print the bucket value, above max.
+        let bucket = crate::stats::sb_bucket(10_000_000);
+        let bucket_ms = sb_bucket_value_ms(bucket);
+        let ns = (bucket_ms * 0.995 * 1e6) as u64;
+        assert_eq!(crate::stats::sb_bucket(ns), bucket);
+        let p = one_event_period(ns);
+        assert!(sb_percentile_ms(&p.histogram, 95.0) > ns as f64 / 1e6 + 0.01);
+        let s = sysbench_report(&p, 95);
+        assert_eq!(report_line(&s, "max"), report_line(&s, "95th percentile"));
+        // And above the bucket value: not under the minimum.
+        let ns = (bucket_ms * 1.005 * 1e6) as u64;
+        assert_eq!(crate::stats::sb_bucket(ns), bucket);
+        let s = sysbench_report(&one_event_period(ns), 95);
+        assert_eq!(report_line(&s, "min"), report_line(&s, "95th percentile"));
+    }
+
+    #[test]
+    fn event_percentiles_stay_within_the_exact_min_and_max() {
+        // One read at the start of a histogram bucket: the HDR percentiles
+        // report a value higher in the bucket, the counters the exact one.
+        let ns = 1 << 20;
+        let mut thread = crate::stats::ThreadHistograms::default();
+        thread.record(LatencyKind::Read, ns);
+        let mut histograms = crate::stats::OpHistograms::default();
+        histograms.add_thread(&thread);
+        histograms.derive_event_from_operations();
+        let hdr_p50 = histograms.get(LatencyKind::Event).value_at_percentile(50.0);
+        assert!(hdr_p50 > ns, "the case needs an HDR value above the sample");
+        let outcome = RunOutcome {
+            period: one_event_period(ns),
+            histograms,
+            thread_histograms: Vec::new(),
+            intervals: Vec::new(),
+            interrupted: false,
+            forced: false,
+            engine: "psync",
+        };
+        let mut a = crate::args::ParsedArgs::parse(
+            ["fileio", "--file-test-mode=rndrd", "--percentiles=50,99.9"].map(String::from),
+        );
+        let g = GeneralOptions::from_args(&mut a).unwrap();
+        let w = Workload::from_args(&a, &g, crate::options::Command::Run).unwrap();
+        let r = build_result(
+            &w,
+            &outcome,
+            String::new(),
+            Environment::default(),
+            Vec::new(),
+        );
+        let event = &r.latency["event"];
+        assert_eq!(event.max_ms, ns as f64 / 1e6);
+        assert_eq!(event.percentiles.len(), 2);
+        for p in &event.percentiles {
+            assert!(
+                p.ms >= event.min_ms && p.ms <= event.max_ms,
+                "p{} = {} outside [{}, {}]",
+                p.p,
+                p.ms,
+                event.min_ms,
+                event.max_ms
+            );
+        }
+        for (name, l) in &r.latency {
+            for p in &l.percentiles {
+                assert!(p.ms <= l.max_ms && p.ms >= l.min_ms, "{name}: {l:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn within_never_panics_on_an_empty_range() {
+        assert_eq!(within(5.0, 1.0, 3.0), 3.0);
+        assert_eq!(within(0.5, 1.0, 3.0), 1.0);
+        assert_eq!(within(2.0, 3.0, 1.0), 1.0);
     }
 
     #[test]
