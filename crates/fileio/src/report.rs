@@ -73,11 +73,15 @@ pub fn run_header(w: &Workload, g: &GeneralOptions, engine_note: Option<&str>) -
         format_size(w.file_num * w.file_size)
     );
     let _ = writeln!(s, "Block size {}B", format_size(w.block_size));
-    if w.merged_requests > 0 && !mode.is_random() {
+    // sysbench 1.0.20 prints this line whenever --file-merged-requests > 0,
+    // in random modes too (where merging does not apply), with block size x
+    // merged requests (observed: rndrd with 16K blocks and 4 merged requests
+    // prints "Merging requests up to 64KiB for sequential IO.").
+    if w.merged_requests > 0 {
         let _ = writeln!(
             s,
             "Merging requests up to {}B for sequential IO.",
-            format_size(w.request_size())
+            format_size(w.block_size.saturating_mul(w.merged_requests))
         );
     }
     if mode.is_random() {
@@ -712,6 +716,39 @@ mod tests {
                 "DEBUG:                  total time taken by event execution: 0.0000s",
             ]
         );
+    }
+
+    #[test]
+    fn merging_line_is_printed_in_random_modes_too() {
+        for (mode, merged, expect) in [
+            (
+                "rndrd",
+                "4",
+                Some("Merging requests up to 64KiB for sequential IO."),
+            ),
+            (
+                "seqrd",
+                "4",
+                Some("Merging requests up to 64KiB for sequential IO."),
+            ),
+            (
+                "rndrw",
+                "1",
+                Some("Merging requests up to 16KiB for sequential IO."),
+            ),
+            ("rndrd", "0", None),
+        ] {
+            let mut a = crate::args::ParsedArgs::parse(&[
+                "fileio".to_string(),
+                format!("--file-test-mode={mode}"),
+                format!("--file-merged-requests={merged}"),
+            ]);
+            let g = GeneralOptions::from_args(&mut a).unwrap();
+            let w = Workload::from_args(&a, &g, crate::options::Command::Run).unwrap();
+            let h = run_header(&w, &g, None);
+            let line = h.lines().find(|l| l.starts_with("Merging"));
+            assert_eq!(line, expect, "{mode} {merged}");
+        }
     }
 
     #[test]
