@@ -123,6 +123,23 @@ impl Console {
         self.log(WARNING, text, true)
     }
 
+    /// One of tankbench's analysis warnings about a result. They belong to the
+    /// report tankbench adds, so they are NOTICE level: `--verbosity=2` or less
+    /// silences them as it silences the report (sysbench prints nothing at all
+    /// for a successful run then). In JSON mode they go to stderr, beside the
+    /// document that also holds them.
+    pub fn result_warning(&self, text: &str) {
+        if NOTICE > self.verbosity {
+            return;
+        }
+        if self.json {
+            self.clear_progress();
+            eprintln!("{text}");
+            return;
+        }
+        self.log(NOTICE, text, true)
+    }
+
     pub fn fatal(&self, text: &str) {
         self.log(FATAL, text, true)
     }
@@ -684,7 +701,7 @@ fn measure(
         console.notice("Run interrupted (SIGINT): the report covers the part that ran.\n");
     }
     for warning in &result.warnings {
-        console.warning(&format!(
+        console.result_warning(&format!(
             "WARNING: {}\n  hint: {}",
             warning.message, warning.hint
         ));
