@@ -21,16 +21,21 @@ use std::time::Duration;
 const FATAL: u32 = 0;
 const WARNING: u32 = 2;
 const NOTICE: u32 = 3;
+const INFO: u32 = 4;
 const DEBUG: u32 = 5;
 
 /// Output with sysbench's rules: the logger writes to stdout, filtered by
-/// verbosity; identical consecutive debug lines are folded. In JSON mode stdout
-/// carries only the JSON document, so log lines move to stderr (warnings and
-/// errors) or are dropped (notices).
+/// verbosity. Like sysbench's logger (sb_logger.c, text_handler_process), a
+/// message identical to the previous one is not printed but counted, and the
+/// count comes out as `(last message repeated N times)` just before the next
+/// different message. In JSON mode stdout carries only the JSON document, so
+/// log lines move to stderr (warnings and errors) or are dropped (the rest).
 pub struct Console {
     verbosity: u32,
     json: bool,
-    debug_state: Mutex<(Option<String>, u64)>,
+    /// The last message and how many times it came again since. Held while
+    /// printing, so lines from several threads come out whole and in order.
+    log: Mutex<(Option<String>, u64)>,
     /// A live progress line is on stderr and must be cleared before printing.
     progress_shown: Mutex<bool>,
 }
@@ -40,25 +45,38 @@ impl Console {
         Console {
             verbosity,
             json,
-            debug_state: Mutex::new((None, 0)),
+            log: Mutex::new((None, 0)),
             progress_shown: Mutex::new(false),
         }
     }
 
     fn clear_progress(&self) {
-        let mut shown = self.progress_shown.lock().expect("console lock");
+        let mut shown = self
+            .progress_shown
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         if *shown {
             eprint!("\r\x1b[2K");
             *shown = false;
         }
     }
 
-    fn emit(&self, level: u32, text: &str) {
+    /// Print one message at `level`. `fold`: an identical repeat is counted
+    /// instead of printed (sysbench's log_text); raw blocks (header, reports)
+    /// and timestamped lines are never folded but still end a repeat count, so
+    /// its notice comes right after the line it folds.
+    fn log(&self, level: u32, text: &str, fold: bool) {
         if level > self.verbosity {
             return;
         }
+        let mut last = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        if fold && last.0.as_deref() == Some(text) {
+            last.1 += 1;
+            return;
+        }
         self.clear_progress();
-        self.flush_repeats();
+        let repeats = std::mem::take(&mut last.1);
+        last.0 = fold.then(|| text.to_string());
         if self.json {
             if level <= WARNING {
                 eprintln!("{text}");
@@ -66,32 +84,64 @@ impl Console {
             return;
         }
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{text}");
+        if repeats > 0 {
+            let _ = writeln!(out, "(last message repeated {repeats} times)");
+        }
+        if fold {
+            let _ = writeln!(out, "{text}");
+        } else {
+            let _ = out.write_all(text.as_bytes());
+        }
         let _ = out.flush();
     }
 
     /// A NOTICE line (normal output); may hold several lines.
     pub fn notice(&self, text: &str) {
-        self.emit(NOTICE, text)
+        self.log(NOTICE, text, true)
     }
 
     /// Raw text (already formatted, with its own newlines) at NOTICE level.
     pub fn notice_raw(&self, text: &str) {
-        if NOTICE > self.verbosity || self.json {
+        if text.is_empty() {
             return;
         }
-        self.clear_progress();
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
+        self.log(NOTICE, text, false)
+    }
+
+    /// A timestamped NOTICE line (`--report-interval`): sysbench never folds
+    /// those.
+    pub fn notice_timestamped(&self, text: &str) {
+        self.log(NOTICE, &format!("{text}\n"), false)
+    }
+
+    /// An INFO line (`--verbosity=4`): `Done.`, `Time limit exceeded, exiting...`.
+    pub fn info(&self, text: &str) {
+        self.log(INFO, text, true)
     }
 
     pub fn warning(&self, text: &str) {
-        self.emit(WARNING, text)
+        self.log(WARNING, text, true)
+    }
+
+    /// One of tankbench's analysis warnings about a result. They belong to the
+    /// report tankbench adds, so they are NOTICE level: `--verbosity=2` or less
+    /// silences them as it silences the report (sysbench prints nothing at all
+    /// for a successful run then). In JSON mode they go to stderr, beside the
+    /// document that also holds them.
+    pub fn result_warning(&self, text: &str) {
+        if NOTICE > self.verbosity {
+            return;
+        }
+        if self.json {
+            self.clear_progress();
+            eprintln!("{text}");
+            return;
+        }
+        self.log(NOTICE, text, true)
     }
 
     pub fn fatal(&self, text: &str) {
-        self.emit(FATAL, text)
+        self.log(FATAL, text, true)
     }
 
     pub fn stderr(&self, text: &str) {
@@ -99,39 +149,9 @@ impl Console {
         eprintln!("{text}");
     }
 
-    fn flush_repeats(&self) {
-        let mut st = self.debug_state.lock().expect("console lock");
-        if st.1 > 0 {
-            let n = st.1;
-            st.1 = 0;
-            drop(st);
-            if !self.json {
-                println!("(last message repeated {n} times)");
-            }
-        }
-    }
-
-    /// A DEBUG line; identical consecutive lines are folded like sysbench's logger.
+    /// A DEBUG line (`--verbosity=5`, `--debug`).
     pub fn debug(&self, text: &str) {
-        if DEBUG > self.verbosity {
-            return;
-        }
-        {
-            let mut st = self.debug_state.lock().expect("console lock");
-            if st.0.as_deref() == Some(text) {
-                st.1 += 1;
-                return;
-            }
-        }
-        self.flush_repeats();
-        let mut st = self.debug_state.lock().expect("console lock");
-        st.0 = Some(text.to_string());
-        drop(st);
-        if self.json {
-            return;
-        }
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{text}");
+        self.log(DEBUG, text, true)
     }
 
     /// Print a failure's lines to their streams.
@@ -152,7 +172,10 @@ impl Console {
 
     /// A live progress line on stderr (only when stderr is a terminal).
     pub fn progress(&self, text: &str) {
-        let mut shown = self.progress_shown.lock().expect("console lock");
+        let mut shown = self
+            .progress_shown
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         eprint!("\r\x1b[2K{text}");
         let _ = std::io::stderr().flush();
         *shown = true;
@@ -560,7 +583,7 @@ pub fn run_workload_quietly(
         labels: Vec::new(),
         repeat: 1,
     };
-    measure(console, w, g, &ext, &Job::solo())
+    measure(console, w, g, &ext, &Job::solo(), &mut false)
 }
 
 /// One run, printing a failure's lines. Err carries the exit code.
@@ -571,19 +594,27 @@ fn run_once(
     ext: &Extensions,
     job: &Job,
 ) -> Result<RunResult, i32> {
-    measure(console, w, g, ext, job).map_err(|f| {
+    let mut ran = false;
+    measure(console, w, g, ext, job, &mut ran).map_err(|f| {
         console.failure(&f);
+        if ran {
+            // A failure during the run: sysbench prints the FATAL line when it
+            // happens, then "Done." once the threads are joined (INFO level).
+            console.info("Done.\n");
+        }
         f.exit_code
     })
 }
 
-/// One run: header, files, workers, report.
+/// One run: header, files, workers, report. `ran` tells whether the clock
+/// started (so a failure came during the run).
 fn measure(
     console: &Console,
     w: &Workload,
     g: &GeneralOptions,
     ext: &Extensions,
     job: &Job,
+    ran: &mut bool,
 ) -> Result<RunResult, Failure> {
     let caches_dropped = ext.drop_caches && crate::environment::drop_caches();
     if ext.drop_caches && !caches_dropped {
@@ -607,6 +638,8 @@ fn measure(
     };
     let observer = CliObserver {
         console,
+        debug: g.debug,
+        started: std::sync::atomic::AtomicBool::new(false),
         percentile: w.percentile,
         show_progress,
         time_s: w.time_s,
@@ -622,14 +655,13 @@ fn measure(
             + (!g.report_checkpoints_s.is_empty()) as u32,
         injected_trace: None,
     };
-    let observer = job.observer(&observer, w);
+    let job_observer = job.observer(&observer, w);
     runner::install_sigint_handler();
-    let outcome = runner::run(w, files, &settings, &observer);
+    let outcome = runner::run(w, files, &settings, &job_observer);
     console.end_progress();
-    let outcome = job.after_run(&observer, outcome)?;
-    if !outcome.intervals.is_empty() {
-        console.notice_raw("");
-    }
+    *ran = observer.started.load(std::sync::atomic::Ordering::Relaxed);
+    let outcome = job.after_run(&job_observer, outcome)?;
+    console.info("Done.\n");
     if g.histogram && !job.is_distributed() {
         console.notice_raw(&report::histogram_text(&outcome.period.histogram));
     }
@@ -643,15 +675,18 @@ fn measure(
     };
     result.warnings = crate::warnings::analyze(&ctx, &result);
     if job.is_distributed() {
-        return job.finish(console, w, g, &observer, &outcome, result);
+        return job.finish(console, w, g, &job_observer, &outcome, result);
     }
     console.notice_raw(&report::sysbench_report(&outcome.period, w.percentile));
+    if g.debug {
+        thread_statistics(console, &outcome.period);
+    }
     console.notice_raw(&report::latency_section(&result));
     if outcome.interrupted {
         console.notice("Run interrupted (SIGINT): the report covers the part that ran.\n");
     }
     for warning in &result.warnings {
-        console.warning(&format!(
+        console.result_warning(&format!(
             "WARNING: {}\n  hint: {}",
             warning.message, warning.hint
         ));
@@ -659,9 +694,22 @@ fn measure(
     Ok(result)
 }
 
+/// `--debug`'s per-thread statistics after a report, as sysbench prints them:
+/// DEBUG lines, then a blank NOTICE line.
+fn thread_statistics(console: &Console, period: &PeriodStats) {
+    for line in report::thread_debug_lines(period) {
+        console.debug(&line);
+    }
+    console.notice("");
+}
+
 /// Reports run progress through the console.
 struct CliObserver<'a> {
     console: &'a Console,
+    /// `--debug`: checkpoint reports carry the per-thread statistics too.
+    debug: bool,
+    /// The clock has started (so a failure happened during the run).
+    started: std::sync::atomic::AtomicBool,
     percentile: u32,
     show_progress: bool,
     time_s: u64,
@@ -672,17 +720,29 @@ impl RunObserver for CliObserver<'_> {
     fn debug(&self, line: &str) {
         self.console.debug(line);
     }
+    fn info(&self, line: &str) {
+        self.console.info(line);
+    }
     fn started(&self) {
+        self.started
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         self.console.notice("Threads started!\n");
     }
     fn interval(&self, sample: &IntervalStats) {
-        self.console.notice(&report::interval_line(sample));
+        self.console
+            .notice_timestamped(&report::interval_line(sample));
     }
     fn checkpoint(&self, at_s: u64, period: &PeriodStats) {
+        // Observed with 1.0.20: the timestamped line follows the previous
+        // output directly (no blank line before it); the report's own blank
+        // line comes after it.
         self.console
-            .notice(&format!("\n[ {at_s}s ] Checkpoint report:"));
+            .notice_timestamped(&format!("[ {at_s}s ] Checkpoint report:"));
         self.console
             .notice_raw(&report::sysbench_report(period, self.percentile));
+        if self.debug {
+            thread_statistics(self.console, period);
+        }
     }
     fn tick(&self, elapsed: Duration, totals: &crate::stats::CountSnapshot) {
         if !self.show_progress {

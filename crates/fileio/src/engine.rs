@@ -91,12 +91,16 @@ const PAGE: usize = 4096;
 
 impl AlignedBuf {
     pub fn new(len: usize) -> AlignedBuf {
+        AlignedBuf::try_new(len).expect("out of memory allocating an I/O buffer")
+    }
+    /// None when the memory cannot be had (a buffer per thread times many
+    /// threads can exceed the address space or the memory limits).
+    pub fn try_new(len: usize) -> Option<AlignedBuf> {
         let len = len.max(1);
-        let layout = std::alloc::Layout::from_size_align(len, PAGE).expect("buffer layout");
+        let layout = std::alloc::Layout::from_size_align(len, PAGE).ok()?;
         // SAFETY: layout has non-zero size.
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        assert!(!ptr.is_null(), "out of memory allocating an I/O buffer");
-        AlignedBuf { ptr, len }
+        (!ptr.is_null()).then_some(AlignedBuf { ptr, len })
     }
     pub fn as_slice(&self) -> &[u8] {
         // SAFETY: ptr/len describe our allocation.
@@ -219,11 +223,8 @@ pub struct PsyncEngine {
 }
 
 impl PsyncEngine {
-    pub fn new(files: Arc<OpenFiles>, buffer_size: usize) -> PsyncEngine {
-        PsyncEngine {
-            files,
-            buf: AlignedBuf::new(buffer_size),
-        }
+    pub fn new(files: Arc<OpenFiles>, buf: AlignedBuf) -> PsyncEngine {
+        PsyncEngine { files, buf }
     }
 }
 
@@ -287,11 +288,8 @@ pub struct MmapEngine {
 }
 
 impl MmapEngine {
-    pub fn new(files: Arc<OpenFiles>, buffer_size: usize) -> MmapEngine {
-        MmapEngine {
-            files,
-            buf: AlignedBuf::new(buffer_size),
-        }
+    pub fn new(files: Arc<OpenFiles>, buf: AlignedBuf) -> MmapEngine {
+        MmapEngine { files, buf }
     }
 }
 
@@ -380,11 +378,7 @@ pub struct UringEngine {
 impl UringEngine {
     /// Make the ring (disabled: it is enabled by the thread that will use it,
     /// which single-issuer rings require).
-    pub fn new(
-        files: Arc<OpenFiles>,
-        buffer_size: usize,
-        depth: u32,
-    ) -> std::io::Result<UringEngine> {
+    pub fn new(files: Arc<OpenFiles>, buf: AlignedBuf, depth: u32) -> std::io::Result<UringEngine> {
         let entries = depth.next_power_of_two().max(1);
         let ring = io_uring::IoUring::builder()
             .setup_r_disabled()
@@ -393,7 +387,6 @@ impl UringEngine {
             .setup_defer_taskrun()
             .build(entries)
             .or_else(|_| io_uring::IoUring::new(entries))?;
-        let buf = AlignedBuf::new(buffer_size);
         let fixed_files = ring.submitter().register_files(&files.fds).is_ok();
         let iov = libc::iovec {
             iov_base: buf.as_ptr() as *mut libc::c_void,
@@ -566,13 +559,13 @@ impl InjectedEngine {
     pub fn new(
         model: InjectedLatency,
         seed: u64,
-        buffer_size: usize,
+        buf: AlignedBuf,
         trace: Option<Arc<std::sync::Mutex<Vec<u64>>>>,
     ) -> InjectedEngine {
         InjectedEngine {
             model,
             rng: Xoroshiro::from_state(seed | 1, 0x9e37_79b9_7f4a_7c15 ^ seed),
-            buf: AlignedBuf::new(buffer_size),
+            buf,
             trace,
             realised: Vec::new(),
         }

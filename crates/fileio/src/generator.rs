@@ -39,6 +39,25 @@ pub struct Request {
     pub size: u64,
 }
 
+impl Request {
+    /// The `--debug` line sysbench 1.0.20 prints before executing a request.
+    /// Its format string uses `%d` for every field (strings in the 1.0.20
+    /// binary: `Executing request, operation: %d, file_id: %d, pos: %d, size: %d`),
+    /// and on x86-64 a 64-bit offset passed to `%d` prints as its low 32 bits
+    /// read as a signed int: positions from 2 GiB on come out negative and
+    /// wrap every 4 GiB (observed with the real binary on a 3 GiB file:
+    /// `pos: -1764409344`). Printed the same way so the lines compare.
+    pub fn debug_line(&self) -> String {
+        format!(
+            "DEBUG: Executing request, operation: {}, file_id: {}, pos: {}, size: {}",
+            self.op.code(),
+            self.file as i32,
+            self.pos as u32 as i32,
+            self.size as u32 as i32
+        )
+    }
+}
+
 /// Division by a run constant: a shift when it is a power of two (the usual
 /// block and file sizes), a hardware divide otherwise. Divides cost tens of
 /// cycles, a noticeable share of a request from page cache.
@@ -317,6 +336,37 @@ mod tests {
     use super::*;
     use crate::args::ParsedArgs;
     use crate::options::{Command, GeneralOptions};
+
+    #[test]
+    fn debug_lines_print_positions_as_sysbench_32_bit_ints() {
+        let line = |pos: u64| {
+            Request {
+                op: Op::Read,
+                file: 0,
+                pos,
+                size: 16384,
+            }
+            .debug_line()
+        };
+        assert_eq!(
+            line(2_041_446_400),
+            "DEBUG: Executing request, operation: 1, file_id: 0, pos: 2041446400, size: 16384"
+        );
+        // 2 GiB and beyond: the low 32 bits as a signed int, as sysbench prints.
+        assert!(line(2_530_557_952).ends_with("pos: -1764409344, size: 16384"));
+        assert!(line(1 << 31).ends_with("pos: -2147483648, size: 16384"));
+        assert!(line((4 << 30) + 16384).ends_with("pos: 16384, size: 16384"));
+        let fsync = Request {
+            op: Op::Fsync,
+            file: 3,
+            pos: 0,
+            size: 0,
+        };
+        assert_eq!(
+            fsync.debug_line(),
+            "DEBUG: Executing request, operation: 3, file_id: 3, pos: 0, size: 0"
+        );
+    }
 
     fn workload(words: &[&str]) -> Workload {
         let mut a = ParsedArgs::parse(words.iter().copied());

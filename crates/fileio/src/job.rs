@@ -598,6 +598,10 @@ impl RunObserver for JobObserver<'_> {
         self.inner.debug(line)
     }
 
+    fn info(&self, line: &str) {
+        self.inner.info(line)
+    }
+
     fn before_start(&self) {
         self.inner.before_start();
         if !self.distributed {
@@ -750,6 +754,9 @@ pub fn merge(
             } else {
                 0.0
             };
+            // The ranks' percentiles are kept within their exact extremes;
+            // the job's too.
+            report::clamp_percentiles(&mut summary);
             event_histogram = h;
         }
         latency.insert(key.clone(), summary);
@@ -810,6 +817,9 @@ pub fn merge(
             .flat_map(|r| &r.threads)
             .map(|t| (t.events, (t.busy_time_s * 1e9).round() as u64))
             .collect(),
+        // Results carry no per-thread extremes; `--debug`'s per-thread block
+        // is a single-process report.
+        thread_extremes_ns: Vec::new(),
     };
     let distributed = Distributed {
         size: ranks.len() as u32,

@@ -73,11 +73,15 @@ pub fn run_header(w: &Workload, g: &GeneralOptions, engine_note: Option<&str>) -
         format_size(w.file_num * w.file_size)
     );
     let _ = writeln!(s, "Block size {}B", format_size(w.block_size));
-    if w.merged_requests > 0 && !mode.is_random() {
+    // sysbench 1.0.20 prints this line whenever --file-merged-requests > 0,
+    // in random modes too (where merging does not apply), with block size x
+    // merged requests (observed: rndrd with 16K blocks and 4 merged requests
+    // prints "Merging requests up to 64KiB for sequential IO.").
+    if w.merged_requests > 0 {
         let _ = writeln!(
             s,
             "Merging requests up to {}B for sequential IO.",
-            format_size(w.request_size())
+            format_size(w.block_size.saturating_mul(w.merged_requests))
         );
     }
     if mode.is_random() {
@@ -194,12 +198,17 @@ pub fn sysbench_report(p: &PeriodStats, percentile: u32) -> String {
     let _ = writeln!(s, "         avg: {:39.2}", avg_ns as f64 / 1e6);
     let _ = writeln!(s, "         max: {:39.2}", p.max_ns as f64 / 1e6);
     if percentile > 0 {
-        let _ = writeln!(
-            s,
-            "        {:3}th percentile: {:27.2}",
-            percentile,
-            sb_percentile_ms(&p.histogram, percentile as f64)
+        // sysbench prints the value its log-scale bucket stands for, which can
+        // lie above the maximum (or below the minimum) by up to half a bucket
+        // (observed with 1.0.20: "max: 1.36", "95th percentile: 1.37" on a
+        // 2-event run). No percentile is outside the range of the samples, so
+        // it is kept within them.
+        let pct = within(
+            sb_percentile_ms(&p.histogram, percentile as f64),
+            p.min_ns as f64 / 1e6,
+            p.max_ns as f64 / 1e6,
         );
+        let _ = writeln!(s, "        {:3}th percentile: {:27.2}", percentile, pct);
     } else {
         s.push_str("         percentile stats:               disabled\n");
     }
@@ -217,6 +226,49 @@ pub fn sysbench_report(p: &PeriodStats, percentile: u32) -> String {
     );
     s.push('\n');
     s
+}
+
+/// `v` brought within `[lo, hi]`; unlike `f64::clamp` it never panics (an
+/// empty range, `lo > hi`, leaves `v` at `hi`).
+pub fn within(v: f64, lo: f64, hi: f64) -> f64 {
+    v.max(lo).min(hi)
+}
+
+/// Keep a summary's percentiles within its min and max. HDR buckets report a
+/// bucket's highest equivalent value, which can lie above the exact maximum
+/// kept by the event counters (on a one-event run, p50 came out above max).
+pub fn clamp_percentiles(l: &mut LatencySummary) {
+    if l.count == 0 {
+        return;
+    }
+    for p in &mut l.percentiles {
+        p.ms = within(p.ms, l.min_ms, l.max_ms);
+    }
+}
+
+/// `--debug`'s per-thread statistics, printed after the report like sysbench
+/// 1.0.20 does (its format strings: `    thread #%3d: min: %.4fs  avg:
+/// %.4fs  max: %.4fs  events: %lu` and `total time taken by event execution:
+/// %.4fs`). The DEBUG lines, in order; a blank NOTICE line follows them.
+pub fn thread_debug_lines(p: &PeriodStats) -> Vec<String> {
+    let mut lines = vec!["DEBUG: Verbose per-thread statistics:\n".to_string()];
+    for (i, &(events, sum_ns)) in p.threads.iter().enumerate() {
+        let (min_ns, max_ns) = p.thread_extremes_ns.get(i).copied().unwrap_or((0, 0));
+        let avg_ns = sum_ns.checked_div(events).unwrap_or(0);
+        lines.push(format!(
+            "DEBUG:     thread #{:3}: min: {:.4}s  avg: {:.4}s  max: {:.4}s  events: {}",
+            i,
+            min_ns as f64 / 1e9,
+            avg_ns as f64 / 1e9,
+            max_ns as f64 / 1e9,
+            events
+        ));
+        lines.push(format!(
+            "DEBUG:                  total time taken by event execution: {:.4}s",
+            sum_ns as f64 / 1e9
+        ));
+    }
+    lines
 }
 
 /// tankbench's latency section per operation type, after the sysbench sections.
@@ -279,7 +331,7 @@ pub fn summarize(h: &Histogram<u64>, percentiles: &[f64]) -> LatencySummary {
         };
     }
     let ms = |ns: u64| ns as f64 / 1e6;
-    LatencySummary {
+    let mut summary = LatencySummary {
         count: h.len(),
         min_ms: ms(h.min()),
         mean_ms: h.mean() / 1e6,
@@ -302,7 +354,9 @@ pub fn summarize(h: &Histogram<u64>, percentiles: &[f64]) -> LatencySummary {
                 )
             })
             .collect(),
-    }
+    };
+    clamp_percentiles(&mut summary);
+    summary
 }
 
 /// UTC now, RFC 3339.
@@ -406,6 +460,9 @@ pub fn build_result(
     event.max_ms = p.max_ns as f64 / 1e6;
     event.sum_ms = c.latency_sum_ns as f64 / 1e6;
     event.mean_ms = c.latency_sum_ns.checked_div(c.events).unwrap_or(0) as f64 / 1e6;
+    // The percentiles come from the HDR buckets, min and max from the exact
+    // counters: keep the former within the latter.
+    clamp_percentiles(&mut event);
     latency.insert("event".to_string(), event);
     latency.insert(
         "read".to_string(),
@@ -497,6 +554,7 @@ mod tests {
             min_ns: 1000,
             max_ns: 3_390_000,
             threads: vec![(126461, 1_947_080_000)],
+            thread_extremes_ns: vec![(1000, 3_390_000)],
         };
         let s = sysbench_report(&p, 95);
         let lines: Vec<&str> = s.lines().collect();
@@ -528,6 +586,169 @@ mod tests {
             "    events (avg/stddev):           126461.0000/0.00"
         );
         assert_eq!(lines[23], "    execution time (avg/stddev):   1.9471/0.00");
+    }
+
+    /// A period with one event of `ns` and its sysbench histogram.
+    fn one_event_period(ns: u64) -> PeriodStats {
+        let mut histogram = vec![0; crate::stats::SB_BUCKETS];
+        histogram[crate::stats::sb_bucket(ns)] = 1;
+        PeriodStats {
+            seconds: 1.0,
+            total_time_s: 1.0,
+            counts: CountSnapshot {
+                counts: crate::result::Counts {
+                    events: 1,
+                    reads: 1,
+                    bytes_read: 16384,
+                    ..Default::default()
+                },
+                latency_sum_ns: ns,
+            },
+            histogram,
+            min_ns: ns,
+            max_ns: ns,
+            threads: vec![(1, ns)],
+            thread_extremes_ns: vec![(ns, ns)],
+        }
+    }
+
+    fn report_line<'a>(report: &'a str, label: &str) -> &'a str {
+        report
+            .lines()
+            .find(|l| l.trim_start().starts_with(label))
+            .and_then(|l| l.split(':').nth(1))
+            .map(str::trim)
+            .unwrap_or_else(|| panic!("no {label} in {report}"))
+    }
+
+    #[test]
+    fn the_printed_percentile_stays_within_min_and_max() {
+        // A latency half a percent under the value its bucket stands for:
+        // sysbench's bucket walk alone would print the bucket value, above max.
+        let bucket = crate::stats::sb_bucket(10_000_000);
+        let bucket_ms = sb_bucket_value_ms(bucket);
+        let ns = (bucket_ms * 0.995 * 1e6) as u64;
+        assert_eq!(crate::stats::sb_bucket(ns), bucket);
+        let p = one_event_period(ns);
+        assert!(sb_percentile_ms(&p.histogram, 95.0) > ns as f64 / 1e6 + 0.01);
+        let s = sysbench_report(&p, 95);
+        assert_eq!(report_line(&s, "max"), report_line(&s, "95th percentile"));
+        // And above the bucket value: not under the minimum.
+        let ns = (bucket_ms * 1.005 * 1e6) as u64;
+        assert_eq!(crate::stats::sb_bucket(ns), bucket);
+        let s = sysbench_report(&one_event_period(ns), 95);
+        assert_eq!(report_line(&s, "min"), report_line(&s, "95th percentile"));
+    }
+
+    #[test]
+    fn event_percentiles_stay_within_the_exact_min_and_max() {
+        // One read at the start of a histogram bucket: the HDR percentiles
+        // report a value higher in the bucket, the counters the exact one.
+        let ns = 1 << 20;
+        let mut thread = crate::stats::ThreadHistograms::default();
+        thread.record(LatencyKind::Read, ns);
+        let mut histograms = crate::stats::OpHistograms::default();
+        histograms.add_thread(&thread);
+        histograms.derive_event_from_operations();
+        let hdr_p50 = histograms.get(LatencyKind::Event).value_at_percentile(50.0);
+        assert!(hdr_p50 > ns, "the case needs an HDR value above the sample");
+        let outcome = RunOutcome {
+            period: one_event_period(ns),
+            histograms,
+            thread_histograms: Vec::new(),
+            intervals: Vec::new(),
+            interrupted: false,
+            forced: false,
+            engine: "psync",
+        };
+        let mut a = crate::args::ParsedArgs::parse(
+            ["fileio", "--file-test-mode=rndrd", "--percentiles=50,99.9"].map(String::from),
+        );
+        let g = GeneralOptions::from_args(&mut a).unwrap();
+        let w = Workload::from_args(&a, &g, crate::options::Command::Run).unwrap();
+        let r = build_result(
+            &w,
+            &outcome,
+            String::new(),
+            Environment::default(),
+            Vec::new(),
+        );
+        let event = &r.latency["event"];
+        assert_eq!(event.max_ms, ns as f64 / 1e6);
+        assert_eq!(event.percentiles.len(), 2);
+        for p in &event.percentiles {
+            assert!(
+                p.ms >= event.min_ms && p.ms <= event.max_ms,
+                "p{} = {} outside [{}, {}]",
+                p.p,
+                p.ms,
+                event.min_ms,
+                event.max_ms
+            );
+        }
+        for (name, l) in &r.latency {
+            for p in &l.percentiles {
+                assert!(p.ms <= l.max_ms && p.ms >= l.min_ms, "{name}: {l:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn within_never_panics_on_an_empty_range() {
+        assert_eq!(within(5.0, 1.0, 3.0), 3.0);
+        assert_eq!(within(0.5, 1.0, 3.0), 1.0);
+        assert_eq!(within(2.0, 3.0, 1.0), 1.0);
+    }
+
+    #[test]
+    fn per_thread_debug_lines_have_sysbench_layout() {
+        let mut p = one_event_period(800_000);
+        p.threads.push((0, 0));
+        p.thread_extremes_ns.push((0, 0));
+        let lines = thread_debug_lines(&p);
+        assert_eq!(
+            lines,
+            vec![
+                "DEBUG: Verbose per-thread statistics:\n",
+                "DEBUG:     thread #  0: min: 0.0008s  avg: 0.0008s  max: 0.0008s  events: 1",
+                "DEBUG:                  total time taken by event execution: 0.0008s",
+                "DEBUG:     thread #  1: min: 0.0000s  avg: 0.0000s  max: 0.0000s  events: 0",
+                "DEBUG:                  total time taken by event execution: 0.0000s",
+            ]
+        );
+    }
+
+    #[test]
+    fn merging_line_is_printed_in_random_modes_too() {
+        for (mode, merged, expect) in [
+            (
+                "rndrd",
+                "4",
+                Some("Merging requests up to 64KiB for sequential IO."),
+            ),
+            (
+                "seqrd",
+                "4",
+                Some("Merging requests up to 64KiB for sequential IO."),
+            ),
+            (
+                "rndrw",
+                "1",
+                Some("Merging requests up to 16KiB for sequential IO."),
+            ),
+            ("rndrd", "0", None),
+        ] {
+            let mut a = crate::args::ParsedArgs::parse(&[
+                "fileio".to_string(),
+                format!("--file-test-mode={mode}"),
+                format!("--file-merged-requests={merged}"),
+            ]);
+            let g = GeneralOptions::from_args(&mut a).unwrap();
+            let w = Workload::from_args(&a, &g, crate::options::Command::Run).unwrap();
+            let h = run_header(&w, &g, None);
+            let line = h.lines().find(|l| l.starts_with("Merging"));
+            assert_eq!(line, expect, "{mode} {merged}");
+        }
     }
 
     #[test]

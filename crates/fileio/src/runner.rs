@@ -6,7 +6,8 @@
 //! histograms stay thread-local and are merged once at the end.
 
 use crate::engine::{
-    Engine, InjectedEngine, IoError, MmapEngine, OpenFiles, PsyncEngine, Submitted, UringEngine,
+    AlignedBuf, Engine, InjectedEngine, IoError, MmapEngine, OpenFiles, PsyncEngine, Submitted,
+    UringEngine,
 };
 use crate::fileset::{check_block, fill_checked_block, fill_random};
 use crate::generator::{Generator, Op, Request};
@@ -16,8 +17,11 @@ use crate::stats::{
     sb_percentile_ms, CountSnapshot, LatencyKind, OpHistograms, ThreadCounters, ThreadHistograms,
     SB_BUCKETS,
 };
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Barrier, Condvar, Mutex, OnceLock};
+use std::sync::atomic::{
+    AtomicBool, AtomicU64,
+    Ordering::{Acquire, Relaxed, Release},
+};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -46,8 +50,11 @@ pub fn interrupted() -> bool {
 
 /// How the main thread reports while a run goes on.
 pub trait RunObserver: Sync {
-    /// A `--debug` line from a worker (sysbench prints one per request).
+    /// A DEBUG-level line from a worker: thread start-up, and with `--debug`
+    /// one per request (the console filters by verbosity).
     fn debug(&self, _line: &str) {}
+    /// An INFO-level line from a worker (`Time limit exceeded, exiting...`).
+    fn info(&self, _line: &str) {}
     /// The workers are up and about to be released; the clock starts when this
     /// returns. A distributed job holds its cross-process start barrier here.
     fn before_start(&self) {}
@@ -92,6 +99,9 @@ pub struct PeriodStats {
     pub max_ns: u64,
     /// Per thread: (events, busy ns).
     pub threads: Vec<(u64, u64)>,
+    /// Per thread: (min, max) event latency in ns, (0, 0) without events (for
+    /// `--debug`'s per-thread statistics).
+    pub thread_extremes_ns: Vec<(u64, u64)>,
 }
 
 /// Everything a finished run produced.
@@ -124,6 +134,8 @@ struct Shared {
     generator: Generator,
     counters: Vec<ThreadCounters>,
     stop: AtomicBool,
+    /// The stop came from the time limit (workers then say so at INFO level).
+    time_up: AtomicBool,
     failure: Mutex<Option<Failure>>,
     failed: AtomicBool,
     tickets: AtomicU64,
@@ -135,9 +147,146 @@ struct Shared {
     finished_cv: Condvar,
 }
 
+/// Where the workers wait for the start. Unlike `std::sync::Barrier` it can
+/// be cancelled: when a thread cannot be created, or Ctrl-C comes while they
+/// start, the ones already waiting are sent home instead of waiting forever.
+#[derive(Default)]
+struct StartGate {
+    state: Mutex<GateState>,
+    cv: Condvar,
+}
+
+#[derive(Default)]
+struct GateState {
+    /// Workers that have arrived.
+    ready: usize,
+    /// None while closed; Some(true) to run, Some(false) when cancelled.
+    open: Option<bool>,
+}
+
+impl StartGate {
+    fn lock(&self) -> std::sync::MutexGuard<'_, GateState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A worker arrives and waits; true when the run starts.
+    fn arrive_and_wait(&self) -> bool {
+        let mut st = self.lock();
+        st.ready += 1;
+        self.cv.notify_all();
+        while st.open.is_none() {
+            st = self.cv.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        st.open == Some(true)
+    }
+
+    /// Wait until `n` workers have arrived; false if `stop()` turned true
+    /// first (checked a few times a second).
+    fn wait_until_ready(&self, n: usize, stop: impl Fn() -> bool) -> bool {
+        let mut st = self.lock();
+        while st.ready < n {
+            if stop() {
+                return false;
+            }
+            st = self
+                .cv
+                .wait_timeout(st, Duration::from_millis(100))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        true
+    }
+
+    fn open(&self) {
+        self.lock().open = Some(true);
+        self.cv.notify_all();
+    }
+
+    fn cancel(&self) {
+        self.lock().open = Some(false);
+        self.cv.notify_all();
+    }
+}
+
+/// sysbench's message when a worker thread cannot be created (its log_errno
+/// format; observed: `FATAL: sb_thread_create() for thread #199 failed. errno =
+/// 11 (Resource temporarily unavailable)` under RLIMIT_NPROC 200).
+fn spawn_failure(tid: usize, e: &std::io::Error) -> Failure {
+    let errno = e.raw_os_error().unwrap_or(libc::EAGAIN);
+    Failure::fatal(format!(
+        "sb_thread_create() for thread #{tid} failed. errno = {errno} ({})",
+        crate::engine::strerror(errno)
+    ))
+}
+
+/// Ctrl-C while the workers were starting: nothing was measured.
+fn interrupted_before_start() -> Failure {
+    Failure {
+        lines: vec![(
+            crate::options::Stream::Stdout,
+            "Run interrupted (SIGINT) while the worker threads were starting; nothing was measured."
+                .to_string(),
+        )],
+        exit_code: 130,
+        show_fileio_help: false,
+    }
+}
+
 struct WorkerResult {
     histograms: ThreadHistograms,
     end: Instant,
+}
+
+/// Memory maps each worker thread adds: its stack and guard page, and the
+/// signal stack and guard page the Rust runtime gives every thread (counted
+/// on Linux 6.18: 1000 workers added 4024 maps); an io_uring ring maps its
+/// submission and completion queues and its entries.
+fn maps_per_thread(w: &Workload) -> usize {
+    4 + if w.io_mode == IoMode::Async { 3 } else { 0 }
+}
+
+/// Maps that are not per worker and come on top of those already there:
+/// malloc arenas (glibc makes up to 8 per core) and, in mmap mode, the files.
+fn spare_maps(w: &Workload) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    64 + 2 * 8 * cores
+        + if w.io_mode == IoMode::Mmap {
+            w.file_num as usize
+        } else {
+            0
+        }
+}
+
+/// How many worker threads fit under the map limit, given the maps in use.
+fn threads_that_fit(max_maps: usize, maps_in_use: usize, per_thread: usize, spare: usize) -> usize {
+    max_maps.saturating_sub(maps_in_use + spare) / per_thread.max(1)
+}
+
+/// Refuse a thread count that would run the process out of memory maps
+/// (vm.max_map_count). sysbench then gets EAGAIN from pthread_create, but a
+/// Rust thread that gets its stack and then fails to map its signal stack
+/// aborts the whole process, before any code of ours runs in it: so the limit
+/// is checked before the first thread starts. RLIMIT_NPROC and the kernel's
+/// thread limit make the thread creation itself fail, which `run` reports.
+fn check_map_budget(w: &Workload) -> Result<(), Failure> {
+    let Some(max_maps) = std::fs::read_to_string("/proc/sys/vm/max_map_count")
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok())
+    else {
+        return Ok(());
+    };
+    let in_use = std::fs::read_to_string("/proc/self/maps")
+        .map(|s| s.lines().count())
+        .unwrap_or(0);
+    let per_thread = maps_per_thread(w);
+    let fit = threads_that_fit(max_maps, in_use, per_thread, spare_maps(w));
+    if (w.threads as usize) > fit {
+        return Err(Failure::fatal(format!(
+            "Invalid value for --threads: {}: each worker thread needs {per_thread} memory maps and vm.max_map_count allows {max_maps}, so at most {fit} threads fit (lower --threads, or raise vm.max_map_count)",
+            w.threads
+        )));
+    }
+    Ok(())
 }
 
 /// Seeds for the worker threads, drawn in thread order from the process-wide
@@ -165,13 +314,15 @@ pub fn run(
     settings: &RunSettings,
     observer: &dyn RunObserver,
 ) -> Result<RunOutcome, Failure> {
-    let files = Arc::new(files);
     let threads = w.threads as usize;
+    check_map_budget(w)?;
+    let files = Arc::new(files);
     let seeds = worker_seeds(w, settings.background_threads);
     let shared = Arc::new(Shared {
         generator: Generator::new(w),
         counters: (0..threads).map(|_| ThreadCounters::new()).collect(),
         stop: AtomicBool::new(false),
+        time_up: AtomicBool::new(false),
         failure: Mutex::new(None),
         failed: AtomicBool::new(false),
         tickets: AtomicU64::new(0),
@@ -183,7 +334,7 @@ pub fn run(
         finished: Mutex::new(0),
         finished_cv: Condvar::new(),
     });
-    let barrier = Arc::new(Barrier::new(threads + 1));
+    let gate = StartGate::default();
     // Engines are built before the threads start so a setup error (io_uring
     // unavailable, say) is reported before anything runs.
     let mut engines: Vec<AnyEngine> = Vec::with_capacity(threads);
@@ -201,45 +352,72 @@ pub fn run(
         let mut handles = Vec::with_capacity(threads);
         for (tid, (engine, rng)) in engines.into_iter().zip(seeds).enumerate() {
             let shared = Arc::clone(&shared);
-            let barrier = Arc::clone(&barrier);
+            let gate = &gate;
             let debug = settings.debug;
-            handles.push(scope.spawn(move || {
-                let r = match engine {
-                    AnyEngine::Psync(e) => worker(
-                        w, &shared, &barrier, tid, e, rng, debug, observer, recording,
-                    ),
-                    AnyEngine::Mmap(e) => worker(
-                        w, &shared, &barrier, tid, e, rng, debug, observer, recording,
-                    ),
-                    AnyEngine::Uring(e) => worker(
-                        w, &shared, &barrier, tid, *e, rng, debug, observer, recording,
-                    ),
-                    AnyEngine::Injected(e) => worker(
-                        w, &shared, &barrier, tid, e, rng, debug, observer, recording,
-                    ),
-                };
-                let mut n = shared.finished.lock().expect("finished lock");
-                *n += 1;
-                shared.finished_cv.notify_all();
-                r
-            }));
+            // The fallible spawn: the OS can refuse a thread (RLIMIT_NPROC, the
+            // kernel's thread or map limits), and that must end the run with
+            // sysbench's message, not a panic that leaves the started threads
+            // waiting for a start that never comes.
+            let spawned = std::thread::Builder::new()
+                .name(format!("worker-{tid}"))
+                .spawn_scoped(scope, move || {
+                    let r = match engine {
+                        AnyEngine::Psync(e) => {
+                            worker(w, &shared, gate, tid, e, rng, debug, observer, recording)
+                        }
+                        AnyEngine::Mmap(e) => {
+                            worker(w, &shared, gate, tid, e, rng, debug, observer, recording)
+                        }
+                        AnyEngine::Uring(e) => {
+                            worker(w, &shared, gate, tid, *e, rng, debug, observer, recording)
+                        }
+                        AnyEngine::Injected(e) => {
+                            worker(w, &shared, gate, tid, e, rng, debug, observer, recording)
+                        }
+                    };
+                    let mut n = shared.finished.lock().unwrap_or_else(|e| e.into_inner());
+                    *n += 1;
+                    shared.finished_cv.notify_all();
+                    r
+                });
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    // The threads already started are waiting at the gate:
+                    // cancelling it lets them return, and the scope joins them.
+                    gate.cancel();
+                    return Err(spawn_failure(tid, &e));
+                }
+            }
+            if interrupted() {
+                gate.cancel();
+                return Err(interrupted_before_start());
+            }
+        }
+        if !gate.wait_until_ready(threads, interrupted) {
+            gate.cancel();
+            return Err(interrupted_before_start());
         }
         observer.before_start();
-        barrier.wait();
+        // As sysbench does when the last thread reaches its start barrier: start
+        // the clock, print "Threads started!", and only then let the workers go,
+        // so no request line can come before it.
         let start = Instant::now();
         let _ = shared.start.set((start, now_ns()));
         observer.started();
+        gate.open();
         let control = supervise(w, settings, &shared, start, observer);
         if control.forced {
             // Workers may be stuck in I/O: report what was counted. The observer
             // normally ends the process here (exit code 2, like sysbench); if it
             // returns, stop the workers and wait for them.
-            let period = period_since(
+            let (period, _) = period_since(
                 &shared,
                 &control.baseline,
                 control.period_start,
                 Instant::now(),
                 start,
+                false,
             );
             observer.forced_shutdown(&period);
             shared.stop.store(true, Relaxed);
@@ -248,7 +426,11 @@ pub fn run(
         let mut thread_histograms = Vec::with_capacity(threads);
         let mut end = start;
         for h in handles {
-            let r = h.join().expect("worker thread panicked");
+            let r = match h.join() {
+                Ok(r) => r,
+                // A worker's panic is a bug; carry it on with its own message.
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
             histograms.add_thread(&r.histograms);
             thread_histograms.push(r.histograms);
             end = end.max(r.end);
@@ -259,7 +441,14 @@ pub fn run(
         if recording.event_is_op {
             histograms.derive_event_from_operations();
         }
-        let mut period = period_since(&shared, &control.baseline, control.period_start, end, start);
+        let (mut period, _) = period_since(
+            &shared,
+            &control.baseline,
+            control.period_start,
+            end,
+            start,
+            false,
+        );
         if !recording.live_sysbench_histogram {
             period.histogram = crate::stats::sysbench_histogram_of(histograms.get(if w.rate > 0 {
                 LatencyKind::Response
@@ -290,10 +479,12 @@ struct Control {
     period_start: Instant,
 }
 
-#[derive(Clone)]
+/// The counters at the last checkpoint (empty before the first one).
+#[derive(Clone, Default)]
 struct Baseline {
     counts: Vec<CountSnapshot>,
-    histogram: Vec<u64>,
+    /// Per thread: sysbench histogram counts.
+    histograms: Vec<Vec<u64>>,
 }
 
 fn sum_counts(shared: &Shared) -> (Vec<CountSnapshot>, CountSnapshot) {
@@ -319,55 +510,84 @@ fn sum_histogram(shared: &Shared) -> Vec<u64> {
     h
 }
 
+/// The values (ns) of the lowest and highest non-empty buckets: bounds of the
+/// extremes when the exact ones are not kept (after a checkpoint).
+fn bucket_extremes_ns(h: &[u64]) -> (u64, u64) {
+    let first = h.iter().position(|&c| c > 0);
+    let last = h.iter().rposition(|&c| c > 0);
+    match (first, last) {
+        (Some(f), Some(l)) => (
+            (crate::stats::sb_bucket_value_ms(f) * 1e6) as u64,
+            (crate::stats::sb_bucket_value_ms(l) * 1e6) as u64,
+        ),
+        _ => (0, 0),
+    }
+}
+
+/// The figures since `base`. With `next_baseline` (a checkpoint), also the
+/// counters they were computed from, the next period's baseline, so no event
+/// falls between two periods; otherwise an empty baseline (the per-thread
+/// histograms are not worth keeping when nothing follows).
 fn period_since(
     shared: &Shared,
     base: &Baseline,
     period_start: Instant,
     end: Instant,
     start: Instant,
-) -> PeriodStats {
-    let (per, _) = sum_counts(shared);
+    next_baseline: bool,
+) -> (PeriodStats, Baseline) {
+    let n = shared.counters.len();
+    let fresh = base.counts.is_empty();
+    let mut now = Baseline::default();
     let mut counts = CountSnapshot::default();
-    let mut threads = Vec::with_capacity(per.len());
-    for (c, b) in per.iter().zip(&base.counts) {
-        let d = c.minus(b);
-        threads.push((d.events, d.latency_sum_ns));
-        counts.add(&d);
-    }
-    let histogram: Vec<u64> = sum_histogram(shared)
-        .iter()
-        .zip(&base.histogram)
-        .map(|(a, b)| a - b)
-        .collect();
-    let fresh = base.counts.iter().all(|c| *c == CountSnapshot::default());
-    let (min_ns, max_ns) = if fresh {
-        let min = shared
-            .counters
-            .iter()
-            .map(|c| c.latency_min_ns.get())
-            .min()
-            .unwrap_or(0);
-        let max = shared
-            .counters
-            .iter()
-            .map(|c| c.latency_max_ns.get())
-            .max()
-            .unwrap_or(0);
-        (if counts.events == 0 { 0 } else { min }, max)
-    } else {
-        // After a checkpoint the exact extremes of the period are not kept; the
-        // histogram's outermost buckets bound them.
-        let first = histogram.iter().position(|&c| c > 0);
-        let last = histogram.iter().rposition(|&c| c > 0);
-        match (first, last) {
-            (Some(f), Some(l)) => (
-                (crate::stats::sb_bucket_value_ms(f) * 1e6) as u64,
-                (crate::stats::sb_bucket_value_ms(l) * 1e6) as u64,
-            ),
-            _ => (0, 0),
+    let mut threads = Vec::with_capacity(n);
+    let mut thread_extremes_ns = Vec::with_capacity(n);
+    let mut histogram = vec![0u64; SB_BUCKETS];
+    for (t, c) in shared.counters.iter().enumerate() {
+        let snap = c.snapshot();
+        let d = match base.counts.get(t) {
+            Some(b) => snap.minus(b),
+            None => snap,
+        };
+        let hist = c.histogram.snapshot();
+        let since_base: Vec<u64>;
+        let delta = match base.histograms.get(t) {
+            Some(b) => {
+                since_base = hist.iter().zip(b).map(|(a, b)| a - b).collect();
+                &since_base
+            }
+            None => &hist,
+        };
+        for (sum, v) in histogram.iter_mut().zip(delta) {
+            *sum += v;
         }
-    };
-    PeriodStats {
+        let extremes = if d.events == 0 {
+            (0, 0)
+        } else if fresh {
+            // Read while the worker may still write them: a minimum not yet
+            // lowered from its initial u64::MAX must not show.
+            let max = c.latency_max_ns.get();
+            (c.latency_min_ns.get().min(max), max)
+        } else {
+            // After a checkpoint the exact extremes of the period are not
+            // kept; the histogram's outermost buckets bound them.
+            bucket_extremes_ns(delta)
+        };
+        threads.push((d.events, d.latency_sum_ns));
+        thread_extremes_ns.push(extremes);
+        counts.add(&d);
+        if next_baseline {
+            now.counts.push(snap);
+            now.histograms.push(hist);
+        }
+    }
+    let busy = threads
+        .iter()
+        .zip(&thread_extremes_ns)
+        .filter(|((events, _), _)| *events > 0);
+    let min_ns = busy.clone().map(|(_, e)| e.0).min().unwrap_or(0);
+    let max_ns = busy.map(|(_, e)| e.1).max().unwrap_or(0);
+    let period = PeriodStats {
         seconds: end.saturating_duration_since(period_start).as_secs_f64(),
         total_time_s: end.saturating_duration_since(start).as_secs_f64(),
         counts,
@@ -375,7 +595,9 @@ fn period_since(
         min_ns,
         max_ns,
         threads,
-    }
+        thread_extremes_ns,
+    };
+    (period, now)
 }
 
 /// The main thread's loop: time limit, interval lines, checkpoints, SIGINT,
@@ -403,10 +625,7 @@ fn supervise(
         intervals: Vec::new(),
         interrupted: false,
         forced: false,
-        baseline: Baseline {
-            counts: vec![CountSnapshot::default(); threads],
-            histogram: vec![0; SB_BUCKETS],
-        },
+        baseline: Baseline::default(),
         period_start: start,
     };
     let tick = Duration::from_millis(100);
@@ -435,7 +654,9 @@ fn supervise(
         }
         let now = Instant::now();
         if time_limit.is_some_and(|t| now >= t) {
-            shared.stop.store(true, Relaxed);
+            shared.time_up.store(true, Relaxed);
+            // Release: a worker that sees the stop also sees why.
+            shared.stop.store(true, Release);
         }
         if interrupted() && !control.interrupted {
             control.interrupted = true;
@@ -475,14 +696,16 @@ fn supervise(
         if let Some(&c) = checkpoints.peek() {
             if now >= start + Duration::from_secs(c) {
                 checkpoints.next();
-                let period =
-                    period_since(shared, &control.baseline, control.period_start, now, start);
+                let (period, counted) = period_since(
+                    shared,
+                    &control.baseline,
+                    control.period_start,
+                    now,
+                    start,
+                    true,
+                );
                 observer.checkpoint(c, &period);
-                let (per, _) = sum_counts(shared);
-                control.baseline = Baseline {
-                    counts: per,
-                    histogram: sum_histogram(shared),
-                };
+                control.baseline = counted;
                 control.period_start = now;
                 shared.generator.reset_completions();
             }
@@ -523,20 +746,22 @@ fn make_engine(
     tid: usize,
     settings: &RunSettings,
 ) -> Result<AnyEngine, Failure> {
-    let size = w.buffer_size();
+    // sysbench's message when a thread's buffer cannot be allocated.
+    let buf = AlignedBuf::try_new(w.buffer_size())
+        .ok_or_else(|| Failure::fatal(format!("Failed to allocate buffer for thread #{tid}!")))?;
     if let Some(model) = w.inject_latency {
         return Ok(AnyEngine::Injected(InjectedEngine::new(
             model,
             tid as u64 + 1,
-            size,
+            buf,
             settings.injected_trace.clone(),
         )));
     }
     Ok(match w.io_mode {
-        IoMode::Sync => AnyEngine::Psync(PsyncEngine::new(Arc::clone(files), size)),
-        IoMode::Mmap => AnyEngine::Mmap(MmapEngine::new(Arc::clone(files), size)),
+        IoMode::Sync => AnyEngine::Psync(PsyncEngine::new(Arc::clone(files), buf)),
+        IoMode::Mmap => AnyEngine::Mmap(MmapEngine::new(Arc::clone(files), buf)),
         IoMode::Async => AnyEngine::Uring(Box::new(
-            UringEngine::new(Arc::clone(files), size, w.async_backlog).map_err(|e| {
+            UringEngine::new(Arc::clone(files), buf, w.async_backlog).map_err(|e| {
                 Failure::fatal(format!(
                     "io_uring is not available ({e}); --file-io-mode=async needs Linux 5.6 or later with io_uring enabled (try --file-io-mode=sync)"
                 ))
@@ -605,7 +830,7 @@ struct Recording {
 fn worker<E: Engine>(
     w: &Workload,
     shared: &Shared,
-    barrier: &Barrier,
+    gate: &StartGate,
     tid: usize,
     mut engine: E,
     mut rng: Xoroshiro,
@@ -622,18 +847,34 @@ fn worker<E: Engine>(
         let mut data_rng = Xoroshiro::from_state(0xdead_beef ^ tid as u64, 0x5851_f42d_4c95_7f2d);
         fill_random(engine.buffer_mut(), &mut data_rng);
     }
-    if debug {
-        observer.debug(&format!("DEBUG: Worker thread (#{tid}) started"));
-        observer.debug(&format!("DEBUG: Worker thread (#{tid}) initialized"));
-    }
+    // DEBUG level, printed at --verbosity=5 with or without --debug, as
+    // sysbench's worker threads do.
+    observer.debug(&format!("DEBUG: Worker thread (#{tid}) started"));
+    observer.debug(&format!("DEBUG: Worker thread (#{tid}) initialized"));
     let depth = engine.depth();
-    barrier.wait();
-    let start_ns = wait_for_start(shared).1;
+    if !gate.arrive_and_wait() {
+        return WorkerResult {
+            histograms: hist,
+            end: Instant::now(),
+        };
+    }
+    let start_ns = match shared.start.get() {
+        Some(s) => s.1,
+        // The gate opens only after the clock is set.
+        None => now_ns(),
+    };
     loop {
-        if shared.stop.load(Relaxed) || shared.failed.load(Relaxed) {
+        if shared.failed.load(Relaxed) {
+            break;
+        }
+        if shared.stop.load(Acquire) {
+            if shared.time_up.load(Relaxed) {
+                observer.info("Time limit exceeded, exiting...");
+            }
             break;
         }
         if events_limit > 0 && shared.tickets.fetch_add(1, Relaxed) >= events_limit {
+            observer.info("Event limit exceeded, exiting...");
             break;
         }
         let arrival_ns = if w.rate > 0 {
@@ -643,13 +884,7 @@ fn worker<E: Engine>(
         };
         let req = shared.generator.next(&mut rng, tid);
         if debug {
-            observer.debug(&format!(
-                "DEBUG: Executing request, operation: {}, file_id: {}, pos: {}, size: {}",
-                req.op.code(),
-                req.file,
-                req.pos,
-                req.size
-            ));
+            observer.debug(&req.debug_line());
         }
         if w.validate && req.op == Op::Write {
             let buf = engine.buffer_mut();
@@ -728,15 +963,6 @@ fn worker<E: Engine>(
     WorkerResult {
         histograms: hist,
         end: Instant::now(),
-    }
-}
-
-fn wait_for_start(shared: &Shared) -> &(Instant, u64) {
-    loop {
-        if let Some(s) = shared.start.get() {
-            return s;
-        }
-        std::hint::spin_loop();
     }
 }
 
@@ -834,5 +1060,50 @@ fn execute<E: Engine>(
             }
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_budget_leaves_room_for_the_maps_in_use() {
+        // 65530 is Linux's default vm.max_map_count.
+        assert_eq!(threads_that_fit(65530, 42, 4, 96), 16348);
+        assert_eq!(threads_that_fit(100, 200, 4, 10), 0);
+        assert_eq!(threads_that_fit(1000, 0, 0, 0), 1000);
+    }
+
+    #[test]
+    fn a_cancelled_gate_sends_the_waiting_workers_home() {
+        let gate = StartGate::default();
+        let results = std::thread::scope(|s| {
+            let waiting: Vec<_> = (0..3).map(|_| s.spawn(|| gate.arrive_and_wait())).collect();
+            assert!(gate.wait_until_ready(3, || false));
+            gate.cancel();
+            waiting
+                .into_iter()
+                .map(|h| h.join().unwrap())
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(results, vec![false; 3]);
+    }
+
+    #[test]
+    fn an_open_gate_starts_the_workers_and_waiting_can_be_stopped() {
+        let gate = StartGate::default();
+        let results = std::thread::scope(|s| {
+            let waiting: Vec<_> = (0..2).map(|_| s.spawn(|| gate.arrive_and_wait())).collect();
+            assert!(gate.wait_until_ready(2, || false));
+            gate.open();
+            waiting
+                .into_iter()
+                .map(|h| h.join().unwrap())
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(results, vec![true; 2]);
+        // Nobody arrives: the stop condition ends the wait.
+        assert!(!StartGate::default().wait_until_ready(1, || true));
     }
 }
