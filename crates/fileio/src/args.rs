@@ -8,6 +8,9 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
 
 /// Value types of sysbench options; they decide how a value is parsed and how a
 /// parse failure is reported.
@@ -187,6 +190,67 @@ pub struct ParsedArgs {
     pub stderr_notes: Vec<String>,
     /// A third positional (sysbench refuses it).
     pub extra_positional: Option<String>,
+    /// The exact bytes of the file-name options typed on the command line
+    /// (see [`FILE_NAME_OPTIONS`]), by canonical name; `values` holds their
+    /// text, which is lossy when the name is not UTF-8.
+    file_names: HashMap<String, OsString>,
+}
+
+/// Options whose values are file or directory names. A file name is bytes and
+/// need not be UTF-8, so these keep the exact bytes typed; every other option
+/// value is text.
+pub const FILE_NAME_OPTIONS: [&str; 4] = ["config-file", "file-dir", "json", "save"];
+
+/// Command-line words as text, with the exact bytes of file-name values.
+#[derive(Debug, Clone, Default)]
+pub struct CommandWords {
+    pub text: Vec<String>,
+    /// Canonical option name -> the bytes of its last value on the command line.
+    pub file_names: HashMap<String, OsString>,
+}
+
+impl CommandWords {
+    /// Split the words the operating system gave into text and file names. A
+    /// word that is not UTF-8 is accepted only as the value of a file-name
+    /// option; anything else is refused with one line naming the word.
+    pub fn from_os(words: &[OsString]) -> Result<CommandWords, String> {
+        let mut out = CommandWords::default();
+        for word in words {
+            let bytes = word.as_bytes();
+            let option_value = bytes
+                .strip_prefix(b"--")
+                .and_then(|body| {
+                    body.iter()
+                        .position(|&b| b == b'=')
+                        .map(|i| (&body[..i], &body[i + 1..]))
+                })
+                .and_then(|(name, value)| {
+                    let name = std::str::from_utf8(name).ok()?;
+                    let canonical = canonical_name(name);
+                    FILE_NAME_OPTIONS
+                        .contains(&canonical.as_str())
+                        .then(|| (name.to_string(), canonical, OsStr::from_bytes(value)))
+                });
+            match (word.to_str(), option_value) {
+                (text, Some((name, canonical, value))) => {
+                    out.file_names.insert(canonical, value.to_owned());
+                    out.text.push(match text {
+                        Some(t) => t.to_string(),
+                        None => format!("--{name}={}", value.to_string_lossy()),
+                    });
+                }
+                (Some(text), None) => out.text.push(text.to_string()),
+                (None, None) => {
+                    return Err(format!(
+                        "FATAL: argument '{}' is not valid UTF-8 (only the file names of --{} may be other bytes)",
+                        printable(&word.to_string_lossy()),
+                        FILE_NAME_OPTIONS.join(", --")
+                    ))
+                }
+            }
+        }
+        Ok(out)
+    }
 }
 
 impl ParsedArgs {
@@ -237,6 +301,21 @@ impl ParsedArgs {
             }
         }
         parsed
+    }
+
+    /// Attach the exact bytes of the file-name options (from [`CommandWords`]).
+    pub fn with_file_names(mut self, file_names: HashMap<String, OsString>) -> ParsedArgs {
+        self.file_names = file_names;
+        self
+    }
+
+    /// A file-name option's value as a path: the exact bytes typed on the
+    /// command line, else its text (a config file's value, or a default).
+    pub fn path(&self, name: &str) -> Option<PathBuf> {
+        match self.file_names.get(name) {
+            Some(bytes) => Some(PathBuf::from(bytes)),
+            None => self.string(name).map(PathBuf::from),
+        }
     }
 
     /// The raw value: `None` if not given, `Some(None)` for a bare flag.

@@ -5,7 +5,7 @@
 //! The binary calls [`execute`] and then does what needs other crates (saving
 //! results to a store).
 
-use crate::args::{ParsedArgs, Section, OPTIONS};
+use crate::args::{CommandWords, ParsedArgs, Section, OPTIONS};
 use crate::job::{Job, JobOptions};
 use crate::options::{
     Command, Failure, Format, GeneralOptions, IoMode, Progress, Stream, Workload,
@@ -13,7 +13,9 @@ use crate::options::{
 use crate::report;
 use crate::result::RunResult;
 use crate::runner::{self, IntervalStats, PeriodStats, RunObserver, RunSettings};
+use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -190,11 +192,11 @@ impl Console {
 #[derive(Debug, Clone)]
 pub struct Extensions {
     pub format: Format,
-    pub json_path: Option<String>,
+    pub json_path: Option<PathBuf>,
     pub progress: Progress,
     pub drop_caches: bool,
     /// `--save` given: `Some(None)` for the default directory.
-    pub save: Option<Option<String>>,
+    pub save: Option<Option<PathBuf>>,
     pub labels: Vec<String>,
     pub repeat: u32,
 }
@@ -229,7 +231,7 @@ impl Extensions {
             )));
         }
         let json_path = match a.raw("json") {
-            Some(Some(p)) if !p.is_empty() => Some(p.to_string()),
+            Some(Some(p)) if !p.is_empty() => a.path("json"),
             Some(_) => return Err(Failure::fatal("--json needs a file name: --json=FILE")),
             None => None,
         };
@@ -240,7 +242,7 @@ impl Extensions {
             drop_caches: a.bool("drop-caches")?,
             save: a
                 .raw("save")
-                .map(|v| v.filter(|s| !s.is_empty()).map(str::to_string)),
+                .map(|v| v.filter(|s| !s.is_empty()).and_then(|_| a.path("save"))),
             labels: a.list("label"),
             repeat: repeat as u32,
         })
@@ -325,7 +327,8 @@ fn invoked_as_sysbench() -> bool {
 
 /// Run one sysbench-style invocation. `words` excludes the program name.
 pub fn execute(words: &[String]) -> Invocation {
-    execute_checked(words, &|_| Ok(()))
+    let words: Vec<OsString> = words.iter().map(OsString::from).collect();
+    execute_checked(&words, &|_| Ok(()))
 }
 
 /// Checks the caller makes of the tankbench extensions once they are parsed
@@ -338,7 +341,11 @@ pub type DestinationCheck<'a> = &'a dyn Fn(&Extensions) -> Result<(), String>;
 /// [`execute`] with the caller's checks of the result destinations. The caller
 /// also writes `--json` and `--save` from [`Invocation::results`]; this crate
 /// only prints.
-pub fn execute_checked(words: &[String], check_destinations: DestinationCheck) -> Invocation {
+///
+/// `words` are the operating system's: the file names of `--json`, `--save`,
+/// `--config-file` and `--file-dir` are used byte for byte, every other word
+/// must be text.
+pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck) -> Invocation {
     // Before anything prints: under an MPI launcher only rank 0 may print.
     let coordinator = match crate::coordinator::for_this_process() {
         Ok(c) => c,
@@ -348,14 +355,21 @@ pub fn execute_checked(words: &[String], check_destinations: DestinationCheck) -
         }
     };
     crate::job::silence_stdout_unless_root(coordinator.as_ref());
-    let words = match with_config_file(words) {
+    let words = match CommandWords::from_os(words) {
         Ok(w) => w,
         Err(msg) => {
             eprintln!("{msg}");
             return Invocation::code(1);
         }
     };
-    let mut args = ParsedArgs::parse(&words);
+    let text = match with_config_file(&words) {
+        Ok(w) => w,
+        Err(msg) => {
+            eprintln!("{msg}");
+            return Invocation::code(1);
+        }
+    };
+    let mut args = ParsedArgs::parse(&text).with_file_names(words.file_names);
     for note in &args.stderr_notes {
         eprintln!("{note}");
     }
@@ -526,18 +540,12 @@ fn run_command(
 /// `--config-file=FILE`: lines `name = value[, value...]`, `#` comments, values
 /// optionally quoted; they go before the command-line words, so the command line
 /// wins (last one wins).
-fn with_config_file(words: &[String]) -> Result<Vec<String>, String> {
-    let Some(path) = words
-        .iter()
-        .filter_map(|w| {
-            w.strip_prefix("--config-file=")
-                .or_else(|| w.strip_prefix("--config_file="))
-        })
-        .next_back()
-    else {
-        return Ok(words.to_vec());
+fn with_config_file(words: &CommandWords) -> Result<Vec<String>, String> {
+    let Some(file) = words.file_names.get("config-file") else {
+        return Ok(words.text.clone());
     };
-    let text = std::fs::read_to_string(path)
+    let path = std::path::Path::new(file).display();
+    let text = std::fs::read_to_string(file)
         .map_err(|e| format!("--config-file={path}: cannot read it: {e}"))?;
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -559,6 +567,7 @@ fn with_config_file(words: &[String]) -> Result<Vec<String>, String> {
     }
     out.extend(
         words
+            .text
             .iter()
             .filter(|w| !w.starts_with("--config-file=") && !w.starts_with("--config_file="))
             .cloned(),

@@ -771,7 +771,7 @@ impl Workload {
                 ))
             })?),
         };
-        let dir = PathBuf::from(args.string("file-dir").unwrap_or_else(|| ".".into()));
+        let dir = args.path("file-dir").unwrap_or_else(|| PathBuf::from("."));
         let file_size = total_size / file_num;
         let workload = Workload {
             dir,

@@ -69,3 +69,50 @@ fn a_result_directory_whose_name_is_not_utf8_is_read() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
 }
+
+#[test]
+fn fileio_file_names_that_are_not_utf8_are_used_byte_for_byte() {
+    let dir = scratch();
+    let target = dir.path().join(not_utf8());
+    std::fs::create_dir(&target).unwrap();
+    let json = target.join(not_utf8()).with_extension("json");
+    let mut file_dir = OsString::from("--file-dir=");
+    file_dir.push(&target);
+    let mut json_arg = OsString::from("--json=");
+    json_arg.push(&json);
+    let fileio = |extra: &[&OsStr]| {
+        let out = Command::new(tankbench_bin())
+            .args(["fileio", "--file-total-size=64K", "--file-num=2"])
+            .arg(&file_dir)
+            .args(extra)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{extra:?}: {stderr}");
+    };
+    fileio(&["prepare".as_ref()]);
+    assert!(target.join("test_file.1").is_file());
+    fileio(&[
+        "--file-test-mode=rndrd".as_ref(),
+        "--events=10".as_ref(),
+        &json_arg,
+        "run".as_ref(),
+    ]);
+    assert!(json.is_file(), "--json wrote its file under the exact name");
+    fileio(&["cleanup".as_ref()]);
+    assert!(!target.join("test_file.0").exists());
+}
+
+#[test]
+fn fileio_option_values_that_are_not_file_names_must_be_text() {
+    let mut mode = OsString::from("--file-test-mode=");
+    mode.push(not_utf8());
+    let (code, stderr) = run(&["fileio".as_ref(), &mode, "run".as_ref()]);
+    assert_eq!(code, 1);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--file-test-mode=") && stderr.contains("not valid UTF-8"),
+        "{stderr}"
+    );
+}

@@ -7,14 +7,17 @@ use fileio::result::RunResult;
 use report::atomic::{check_can_create_in, check_new_file, write_atomically, Existing};
 use report::labels::{merge_labels, parse_labels, Labels};
 use report::store::{ResultStore, DEFAULT_DIR};
-use std::path::Path;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 /// Labels from every `--label=` word (repeatable; merged), checked before
 /// anything runs so a typo costs nothing.
-fn labels_of(args: &[String]) -> anyhow::Result<Labels> {
+fn labels_of(args: &[OsString]) -> anyhow::Result<Labels> {
     let mut labels = Labels::new();
     for a in args {
-        if let Some(text) = a.strip_prefix("--label=") {
+        // A label that is not text is refused by the front end's own check of
+        // the words, with the rest of them.
+        if let Some(text) = a.to_str().and_then(|a| a.strip_prefix("--label=")) {
             merge_labels(&mut labels, parse_labels(text)?)?;
         }
     }
@@ -22,8 +25,8 @@ fn labels_of(args: &[String]) -> anyhow::Result<Labels> {
 }
 
 /// The store directory `--save[=DIR]` names.
-fn save_dir(save: &Option<String>) -> &Path {
-    Path::new(save.as_deref().unwrap_or(DEFAULT_DIR))
+fn save_dir(save: &Option<PathBuf>) -> &Path {
+    save.as_deref().unwrap_or(Path::new(DEFAULT_DIR))
 }
 
 /// Where the results will go, checked after the options parse and before the
@@ -43,21 +46,22 @@ fn check_destinations(ext: &Extensions, labels: &Labels) -> Result<(), String> {
         None => {}
     }
     if let Some(path) = &ext.json_path {
-        check_new_file(Path::new(path)).map_err(|e| format!("tankbench: --json={path}: {e}"))?;
+        check_new_file(path).map_err(|e| format!("tankbench: --json={}: {e}", path.display()))?;
     }
     Ok(())
 }
 
 /// `--json=FILE`: the result (an array with `--repeat`), published whole as a
 /// new file. It never replaces a file, a stored record least of all.
-fn write_json(path: &str, results: &[RunResult]) -> anyhow::Result<()> {
+fn write_json(path: &Path, results: &[RunResult]) -> anyhow::Result<()> {
     let mut doc = if results.len() == 1 {
         serde_json::to_string_pretty(&results[0])
     } else {
         serde_json::to_string_pretty(results)
     }?;
     doc.push('\n');
-    write_atomically(Path::new(path), doc.as_bytes(), Existing::Keep).map_err(|e| {
+    write_atomically(path, doc.as_bytes(), Existing::Keep).map_err(|e| {
+        let path = path.display();
         if e.kind() == std::io::ErrorKind::AlreadyExists {
             anyhow::anyhow!("--json={path}: refusing to overwrite a file created during the run")
         } else {
@@ -67,7 +71,7 @@ fn write_json(path: &str, results: &[RunResult]) -> anyhow::Result<()> {
 }
 
 /// The sysbench-compatible front end; `args` are the words after the program name.
-pub fn sysbench_main(args: Vec<String>) -> anyhow::Result<i32> {
+pub fn sysbench_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     let labels = labels_of(&args)?;
     let check = |ext: &Extensions| check_destinations(ext, &labels);
     let mut invocation = fileio::cli::execute_checked(&args, &check);

@@ -26,7 +26,7 @@ pub fn dispatch(args: Vec<OsString>) -> anyhow::Result<i32> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     if invoked_as == "sysbench" {
-        return fileio::sysbench_main(text_words(rest)?);
+        return fileio::sysbench_main(rest);
     }
     let starts_with = |a: &OsString, prefix: &str| a.as_bytes().starts_with(prefix.as_bytes());
     // A word that is not UTF-8 is never a subcommand name; it can still be a
@@ -36,7 +36,7 @@ pub fn dispatch(args: Vec<OsString>) -> anyhow::Result<i32> {
         .find(|a| !starts_with(a, "--"))
         .map(|a| a.to_string_lossy().into_owned());
     match first_positional.as_deref() {
-        Some("fileio") => fileio::sysbench_main(text_words(rest)?),
+        Some("fileio") => fileio::sysbench_main(rest),
         Some("quick") => fileio::quick_main(text_words(strip_first(&rest, "quick"))?),
         Some("plan") => plan::plan_main(strip_first(&rest, "plan")),
         Some("lab") => lab::lab_main(strip_first(&rest, "lab")),
@@ -48,7 +48,7 @@ pub fn dispatch(args: Vec<OsString>) -> anyhow::Result<i32> {
             .iter()
             .any(|a| starts_with(a, "--test=") || starts_with(a, "--test_")) =>
         {
-            fileio::sysbench_main(text_words(rest)?)
+            fileio::sysbench_main(rest)
         }
         Some("help") | None if rest.iter().all(|a| a != "--version") => {
             print!("{}", USAGE);
