@@ -2,8 +2,10 @@
 
 use anyhow::Context as _;
 use clap::Parser;
+use fileio::quick::Step;
 use report::labels::{merge_labels, parse_labels, Labels};
 use report::store::ResultStore;
+use std::io::Write as _;
 
 /// Labels from every `--label=` word (repeatable; merged), checked before
 /// anything runs so a typo costs nothing.
@@ -88,49 +90,81 @@ pub fn quick_main(args: Vec<String>) -> anyhow::Result<i32> {
     if q.time == 0 {
         anyhow::bail!("--time: must be at least 1 second");
     }
-    fileio::runner::install_sigint_handler();
+    // SIGINT, SIGTERM and SIGHUP (also a second one) stop quick and remove
+    // its scratch directory; the exit status is then 128 + the signal.
+    fileio::quick::install_signal_handlers();
     let settings = fileio::quick::QuickSettings {
         parent: q.dir.clone(),
         size: q.size.clone(),
         seconds: q.time,
     };
+    // After SIGHUP the terminal is gone and writes to it fail: nothing here
+    // may panic on a failed write (println! would), so write and ignore errors.
+    let mut out = std::io::stdout();
     if !q.json {
-        println!(
+        let _ = writeln!(
+            out,
             "tankbench quick: {} file set in {}, {} s per workload\n",
             q.size,
             q.dir.display(),
             q.time
         );
+        let _ = out.flush();
     }
     let total = fileio::quick::SUITE.len();
     let json = q.json;
-    let results = fileio::quick::run(&settings, &mut |i, case| {
-        if !json {
-            eprintln!("[{}/{}] {}", i + 1, total, case.name);
+    let outcome = fileio::quick::run(&settings, &mut |step| {
+        if json {
+            return;
         }
+        let mut err = std::io::stderr();
+        let _ = match step {
+            Step::Prepare { dir } => writeln!(err, "preparing the file set in {}", dir.display()),
+            Step::Case { index, case } => writeln!(err, "[{}/{}] {}", index + 1, total, case.name),
+        };
     })
     .map_err(|f| anyhow::anyhow!("{}", f.summary().trim_start_matches("FATAL: ")))?;
+    let results = &outcome.results;
+    if let Some(sig) = outcome.stopped_by {
+        let _ = writeln!(
+            std::io::stderr(),
+            "tankbench quick: stopped by {}; the scratch directory is removed{}",
+            signal_name(sig),
+            if results.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; {} of {total} workloads ran (the last one cut short)",
+                    results.len()
+                )
+            }
+        );
+    }
     if let Some(dir) = &q.save {
         let store = if dir.is_empty() {
             ResultStore::open_default()
         } else {
             ResultStore::open(dir)
         }?;
-        for (_, r) in &results {
+        for (_, r) in results {
             let path = store.save(r)?;
-            eprintln!("saved {}", path.display());
+            let _ = writeln!(std::io::stderr(), "saved {}", path.display());
         }
     }
     if q.json {
         let list: Vec<&fileio::result::RunResult> = results.iter().map(|(_, r)| r).collect();
-        println!("{}", serde_json::to_string_pretty(&list)?);
-        return Ok(0);
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&list)?);
+        return Ok(outcome.exit_code());
     }
-    println!(
+    if results.is_empty() {
+        return Ok(outcome.exit_code());
+    }
+    let _ = writeln!(
+        out,
         "{:<62} {:>10} {:>10} {:>10} {:>10} {:>10}",
         "workload", "ops/s", "MiB/s", "p50 ms", "p99 ms", "p99.9 ms"
     );
-    for (name, r) in &results {
+    for (name, r) in results {
         let ops = r.rates.reads_per_s + r.rates.writes_per_s;
         let mib = r.rates.read_mib_per_s + r.rates.written_mib_per_s;
         let pct = |p: f64| {
@@ -140,7 +174,13 @@ pub fn quick_main(args: Vec<String>) -> anyhow::Result<i32> {
                 .map(|x| x.ms)
                 .unwrap_or(0.0)
         };
-        println!(
+        let name = if r.interrupted {
+            format!("{name} (interrupted)")
+        } else {
+            name.clone()
+        };
+        let _ = writeln!(
+            out,
             "{:<62} {:>10.0} {:>10.2} {:>10.3} {:>10.3} {:>10.3}",
             name,
             ops,
@@ -151,7 +191,8 @@ pub fn quick_main(args: Vec<String>) -> anyhow::Result<i32> {
         );
     }
     let env = &results[0].1.environment;
-    println!(
+    let _ = writeln!(
+        out,
         "\nfile system: {} on {} ({}), kernel {}, {} CPUs, {:.1} GiB RAM",
         env.fs_type,
         env.device,
@@ -165,12 +206,21 @@ pub fn quick_main(args: Vec<String>) -> anyhow::Result<i32> {
         env.mem_total_bytes as f64 / (1u64 << 30) as f64
     );
     let mut seen = std::collections::BTreeSet::new();
-    for (_, r) in &results {
+    for (_, r) in results {
         for w in &r.warnings {
             if seen.insert(w.code.clone()) {
-                println!("\nWARNING: {}\n  hint: {}", w.message, w.hint);
+                let _ = writeln!(out, "\nWARNING: {}\n  hint: {}", w.message, w.hint);
             }
         }
     }
-    Ok(0)
+    Ok(outcome.exit_code())
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGHUP => "SIGHUP",
+        _ => "a signal",
+    }
 }

@@ -1,0 +1,195 @@
+//! `tankbench quick` under signals: SIGINT, SIGTERM and SIGHUP (and a second
+//! signal) stop it, it removes the scratch directory it made and nothing else,
+//! and it exits with 128 + the signal. Signals are sent at moments read from
+//! its own progress lines on stderr, not after guessed sleeps.
+
+mod common;
+
+use common::*;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::Duration;
+
+/// Only a guard against a hang, never a measure of speed.
+const PATIENCE: Duration = Duration::from_secs(180);
+
+struct Quick {
+    child: Child,
+    lines: Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Quick {
+    /// `tankbench quick DIR --size SIZE --time SECONDS` with stderr read line
+    /// by line (the progress lines are printed in text mode).
+    fn start(dir: &Path, size: &str, seconds: &str) -> Quick {
+        let mut child = Command::new(tankbench_bin())
+            .args([
+                "quick",
+                dir.to_str().unwrap(),
+                "--size",
+                size,
+                "--time",
+                seconds,
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start tankbench quick");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Quick {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Wait for a stderr line containing `needle`.
+    fn wait_for(&mut self, needle: &str) {
+        loop {
+            match self.lines.recv_timeout(PATIENCE) {
+                Ok(line) => {
+                    let found = line.contains(needle);
+                    self.seen.push(line);
+                    if found {
+                        return;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => {
+                    let _ = self.child.kill();
+                    panic!("no line with {needle:?}; stderr so far: {:#?}", self.seen);
+                }
+            }
+        }
+    }
+
+    fn signal(&self, sig: i32) {
+        // SAFETY: signalling our own child (not yet reaped, so the pid is its).
+        unsafe { libc::kill(self.child.id() as i32, sig) };
+    }
+
+    /// Exit code, stdout and the whole of stderr.
+    fn finish(mut self) -> (Option<i32>, String, String) {
+        let mut stdout = self.child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = std::io::Read::read_to_string(&mut stdout, &mut s);
+            s
+        });
+        let deadline = std::time::Instant::now() + PATIENCE;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("quick did not exit; stderr: {:#?}", self.seen);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let stdout = reader.join().unwrap();
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
+            self.seen.push(line);
+        }
+        (status.code(), stdout, self.seen.join("\n"))
+    }
+}
+
+/// A parent directory with files that are not quick's, including one named
+/// like a test file: they must all survive.
+fn parent_with_foreign_files() -> tempfile::TempDir {
+    let d = scratch();
+    std::fs::write(d.path().join("mine.txt"), "keep").unwrap();
+    std::fs::write(d.path().join("test_file.0"), "not quick's").unwrap();
+    d
+}
+
+fn assert_only_foreign_files_remain(parent: &Path, stderr: &str) {
+    let names: Vec<String> = std::fs::read_dir(parent)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted,
+        vec!["mine.txt".to_string(), "test_file.0".to_string()],
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(parent.join("test_file.0")).unwrap(),
+        "not quick's"
+    );
+}
+
+#[test]
+fn sigint_during_prepare_stops_it_and_removes_the_scratch_directory() {
+    let d = parent_with_foreign_files();
+    let mut q = Quick::start(d.path(), "1G", "5");
+    q.wait_for("preparing the file set in");
+    q.signal(libc::SIGINT);
+    let (code, stdout, stderr) = q.finish();
+    assert_eq!(code, Some(130), "{stdout}{stderr}");
+    // Stopped inside prepare: no workload started.
+    assert!(!stderr.contains("[1/5]"), "{stderr}");
+    assert!(stderr.contains("stopped by SIGINT"), "{stderr}");
+    assert!(
+        !stdout.contains("ops/s"),
+        "no table without results: {stdout}"
+    );
+    assert_only_foreign_files_remain(d.path(), &stderr);
+}
+
+#[test]
+fn sighup_during_prepare_removes_the_scratch_directory() {
+    let d = parent_with_foreign_files();
+    let mut q = Quick::start(d.path(), "1G", "5");
+    q.wait_for("preparing the file set in");
+    q.signal(libc::SIGHUP);
+    let (code, stdout, stderr) = q.finish();
+    assert_eq!(code, Some(128 + libc::SIGHUP), "{stdout}{stderr}");
+    assert!(stderr.contains("stopped by SIGHUP"), "{stderr}");
+    assert_only_foreign_files_remain(d.path(), &stderr);
+}
+
+#[test]
+fn sigterm_during_a_workload_reports_what_ran_and_removes_the_scratch_directory() {
+    let d = parent_with_foreign_files();
+    let mut q = Quick::start(d.path(), "16M", "30");
+    q.wait_for("[1/5]");
+    q.signal(libc::SIGTERM);
+    let (code, stdout, stderr) = q.finish();
+    assert_eq!(code, Some(128 + libc::SIGTERM), "{stdout}{stderr}");
+    assert!(stderr.contains("stopped by SIGTERM"), "{stderr}");
+    assert!(!stderr.contains("[2/5]"), "{stderr}");
+    // The workload that was cut short is in the table, marked.
+    assert!(stdout.contains("(interrupted)"), "{stdout}");
+    assert_only_foreign_files_remain(d.path(), &stderr);
+}
+
+#[test]
+fn a_second_sigint_stops_at_once_and_still_removes_the_scratch_directory() {
+    let d = parent_with_foreign_files();
+    let mut q = Quick::start(d.path(), "16M", "30");
+    q.wait_for("[1/5]");
+    q.signal(libc::SIGINT);
+    // The first signal is acknowledged by the handler itself.
+    q.wait_for("a second signal stops at once");
+    // quick may already be gone (its own cleanup was quick); the child is not
+    // reaped yet, so the pid is still ours either way.
+    q.signal(libc::SIGINT);
+    let (code, stdout, stderr) = q.finish();
+    assert_eq!(code, Some(130), "{stdout}{stderr}");
+    assert_only_foreign_files_remain(d.path(), &stderr);
+}
