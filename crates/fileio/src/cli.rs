@@ -427,6 +427,8 @@ pub fn execute(words: &[String]) -> Invocation {
     }
 }
 
+const VALIDATE_ASYNC: &str = "--validate cannot be used with --file-io-mode=async: in-flight requests share one buffer, so checksums would be compared against other requests' data (use sync or mmap)";
+
 fn run_command(
     console: &Console,
     w: &Workload,
@@ -439,7 +441,7 @@ fn run_command(
         return Invocation::code(1);
     }
     if w.validate && w.io_mode == IoMode::Async {
-        console.fatal("FATAL: --validate cannot be used with --file-io-mode=async: in-flight requests share one buffer, so checksums would be compared against other requests' data (use sync or mmap)");
+        console.fatal(&format!("FATAL: {VALIDATE_ASYNC}"));
         return Invocation::code(1);
     }
     let mut results = Vec::new();
@@ -493,6 +495,52 @@ fn run_command(
         results,
         extensions: Some(ext),
     }
+}
+
+/// Check a command line as [`execute`] would parse it, without printing,
+/// running or touching a file; the first problem as one line. For callers that
+/// run fileio later and must refuse bad options before doing anything costly
+/// (`lab run` builds a pool first).
+pub fn check_words(words: &[String]) -> Result<(), String> {
+    // A failure's lines as one, without sysbench's "FATAL: " prefix.
+    let line = |f: Failure| {
+        f.lines
+            .iter()
+            .map(|(_, l)| l.trim().trim_start_matches("FATAL: ").trim_end_matches(';'))
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let words = with_config_file(words)?;
+    let mut args = ParsedArgs::parse(&words);
+    if let Some(extra) = &args.extra_positional {
+        return Err(format!("Unrecognized command line argument: {extra}"));
+    }
+    let general = GeneralOptions::from_args(&mut args).map_err(line)?;
+    Extensions::from_args(&args).map_err(line)?;
+    if let Some(unknown) = args.unknown.first() {
+        return Err(format!("invalid option: {unknown}"));
+    }
+    args.check_bools().map_err(|e| e.to_string())?;
+    if args.test.as_deref() != Some("fileio") {
+        return Err("the command line does not select the fileio test".into());
+    }
+    let command = match args.command.as_deref() {
+        Some("prepare") => Command::Prepare,
+        Some("run") => Command::Run,
+        Some("cleanup") => Command::Cleanup,
+        Some(other) => return Err(format!("Unknown command: {other}")),
+        None => return Err("no command (prepare, run or cleanup)".into()),
+    };
+    JobOptions::from_args(&args).map_err(line)?;
+    let workload = Workload::from_args(&args, &general, command).map_err(line)?;
+    if command == Command::Run {
+        workload.check_runnable().map_err(line)?;
+        if workload.validate && workload.io_mode == IoMode::Async {
+            return Err(VALIDATE_ASYNC.into());
+        }
+    }
+    Ok(())
 }
 
 /// `--config-file=FILE`: lines `name = value[, value...]`, `#` comments, values

@@ -74,3 +74,72 @@ fn status_and_down_of_nothing_succeed() {
     let (code, _, stderr) = lab(&["frobnicate"]);
     assert_eq!(code, 1, "{stderr}");
 }
+
+#[test]
+fn bad_fileio_options_fail_before_anything_is_built() {
+    // Runs without root: the options are checked before the lab is built (or
+    // even its prerequisites looked at), so nothing is made.
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("ok.toml");
+    std::fs::write(&spec, "name = \"x\"\n[pool]\nlayout = \"mirror-2\"\n").unwrap();
+    let spec = spec.to_str().unwrap();
+    let cases: [(&[&str], &str); 6] = [
+        (&["--file-test-mode=bogus"], "bogus"),
+        (
+            &["--file-test-mode=rndrw", "--frobnicate=1"],
+            "--frobnicate",
+        ),
+        (&["--file-test-mode=rndrw", "--threads=0"], "--threads"),
+        (&["--file-test-mode=rndrw", "run"], "'run'"),
+        (
+            &[
+                "--file-test-mode=rndrw",
+                "--file-total-size=1",
+                "--file-num=4",
+            ],
+            "--file-num",
+        ),
+        (
+            &[
+                "--file-test-mode=rndrw",
+                "--validate=on",
+                "--file-io-mode=async",
+            ],
+            "--validate",
+        ),
+    ];
+    for (options, needle) in cases {
+        let mut args = vec!["run", spec, "--"];
+        args.extend_from_slice(options);
+        let (code, stdout, stderr) = lab(&args);
+        assert_eq!(code, 1, "{options:?}: {stderr}");
+        assert!(stdout.is_empty(), "{options:?}: {stdout}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{options:?}: {stderr}");
+        assert!(
+            stderr.contains("fileio options") && stderr.contains(needle),
+            "{options:?}: {stderr}"
+        );
+    }
+    // The spec's default workload is checked the same way.
+    let with_workload = dir.path().join("workload.toml");
+    std::fs::write(
+        &with_workload,
+        "name = \"x\"\nworkload = [\"--file-block-size=abc\"]\n[pool]\nlayout = \"mirror-2\"\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = lab(&["run", with_workload.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("file-block-size"), "{stderr}");
+    // And a matrix's workload, before its first cell is built.
+    let matrix = dir.path().join("m.toml");
+    std::fs::write(
+        &matrix,
+        "workload = [\"--file-test-mode=rndrw\", \"--time=-5\"]\n[base]\nname = \"x\"\n[base.pool]\nlayout = \"mirror-2\"\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = lab(&["matrix", matrix.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--time"), "{stderr}");
+    assert!(!std::path::Path::new("/var/tmp/tb-lab-clitest-none").exists());
+}

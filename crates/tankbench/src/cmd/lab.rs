@@ -96,6 +96,8 @@ pub fn lab_main(args: Vec<String>) -> anyhow::Result<i32> {
             if args.is_empty() {
                 bail!("lab run: no workload; give fileio options after `--` or set `workload = [...]` in the spec");
             }
+            // Before anything is built: a bad option costs nothing.
+            lab::run::check_workload(&args)?;
             let o = opts(true)?;
             // Reuse a lab that is already up; otherwise build one for this run
             // and tear it down afterwards, whatever happens.
@@ -164,6 +166,8 @@ pub fn lab_main(args: Vec<String>) -> anyhow::Result<i32> {
         }
         Cmd::Matrix { matrix } => {
             let m = Matrix::load(&matrix)?;
+            lab::run::check_workload(&m.workload)
+                .with_context(|| format!("{}: workload", matrix.display()))?;
             let results = m.run(&opts(true)?, &|s| eprintln!("{s}"))?;
             print!("{}", lab::matrix::markdown(&m.workload, &results));
             eprintln!(
