@@ -48,6 +48,27 @@ fn bad_specs_fail_with_one_line_naming_the_option() {
             "access",
             "sshfs",
         ),
+        // Numbers out of their ranges (each range has a reason, docs/lab.md).
+        (
+            "name = \"x\"\n[pool]\nlayout = \"raidz2-300\"\n",
+            "pool.layout",
+            "3 to 255",
+        ),
+        (
+            "name = \"x\"\n[pool]\nlayout = \"2000x mirror-2\"\n",
+            "pool.layout",
+            "at most 1024 disks",
+        ),
+        (
+            "name = \"x\"\n[pool]\nlayout = \"mirror-2\"\ndisk_size = \"2P\"\n",
+            "pool.disk_size",
+            "1P",
+        ),
+        (
+            "name = \"x\"\n[pool]\nlayout = \"mirror-2\"\ndisk = \"slow\"\n[models.slow]\nkind = \"hdd\"\nrpm = 1\n",
+            "models.slow.rpm",
+            "3600 to 20000",
+        ),
     ];
     for (i, (text, option, accepted)) in cases.iter().enumerate() {
         let p = dir.path().join(format!("bad{i}.toml"));

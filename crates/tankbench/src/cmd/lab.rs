@@ -168,6 +168,11 @@ pub fn lab_main(args: Vec<String>) -> anyhow::Result<i32> {
             let m = Matrix::load(&matrix)?;
             lab::run::check_workload(&m.workload)
                 .with_context(|| format!("{}: workload", matrix.display()))?;
+            // Every cell's sizes against this host's file system, before the
+            // first cell is built.
+            for cell in m.cells()? {
+                cell.raw.validate()?.check_host()?;
+            }
             let results = m.run(&opts(true)?, &|s| eprintln!("{s}"))?;
             print!("{}", lab::matrix::markdown(&m.workload, &results));
             eprintln!(
