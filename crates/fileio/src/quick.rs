@@ -252,6 +252,37 @@ impl PrepareObserver for StopOnSignal {
     }
 }
 
+/// quick leaves this share of the free space untouched, so the file system
+/// stays usable for everything else on it while the benchmark runs.
+const FREE_SPACE_KEPT: u64 = 10;
+
+/// The file set must fit in the free space of `parent`, less a tenth: a
+/// newcomer's `--size 1T` (or a typo like `100000G`) must not fill the disk.
+fn check_free_space(parent: &Path, size_text: &str, bytes: u64) -> Result<(), Failure> {
+    let Ok(c) = CString::new(parent.as_os_str().as_bytes()) else {
+        return Ok(());
+    };
+    // SAFETY: statvfs(3) fills the zeroed struct we own.
+    let free = unsafe {
+        let mut st: libc::statvfs = std::mem::zeroed();
+        if libc::statvfs(c.as_ptr(), &mut st) != 0 {
+            // Unknown: prepare reports a full disk itself.
+            return Ok(());
+        }
+        (st.f_bavail as u64).saturating_mul(st.f_frsize as u64)
+    };
+    let usable = free - free / FREE_SPACE_KEPT;
+    if bytes > usable {
+        return Err(Failure::fatal(format!(
+            "--size {size_text}: {bytes} bytes do not fit in the free space of {} ({:.1} GiB free; quick keeps a tenth of it free); accepted there: up to {}M",
+            parent.display(),
+            free as f64 / (1u64 << 30) as f64,
+            usable >> 20
+        )));
+    }
+    Ok(())
+}
+
 fn words(dir: &Path, size: &str, seconds: u64, extra: &[&str]) -> Vec<String> {
     let mut v = vec![
         "fileio".to_string(),
@@ -295,6 +326,12 @@ pub fn run(
     let (prep, _) = workload(
         &words(&dir, &settings.size, settings.seconds, &[]),
         Command::Prepare,
+    )?;
+    prep.check_runnable()?;
+    check_free_space(
+        &settings.parent,
+        &settings.size,
+        prep.file_num * prep.file_size,
     )?;
     let scratch = Scratch::create(dir)?;
     let mut outcome = QuickOutcome {

@@ -54,10 +54,10 @@ struct QuickArgs {
     #[arg(default_value = ".")]
     dir: std::path::PathBuf,
     /// Size of the file set (K/M/G/T suffixes, like --file-total-size).
-    #[arg(long, default_value = "1G")]
+    #[arg(long, default_value = "1G", allow_hyphen_values = true)]
     size: String,
     /// Seconds per workload.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, allow_negative_numbers = true)]
     time: u64,
     /// Print the results as one JSON array instead of the table.
     #[arg(long)]
@@ -84,11 +84,16 @@ pub fn quick_main(args: Vec<String>) -> anyhow::Result<i32> {
             std::process::exit(0)
         }
     })?;
+    if !(1..=3600).contains(&q.time) {
+        // quick is a first look: five workloads of an hour each already take
+        // five hours; longer runs are what `tankbench fileio` is for.
+        anyhow::bail!(
+            "--time {}: accepted: 1 to 3600 seconds per workload",
+            q.time
+        );
+    }
     if fileio::args::parse_size(&q.size) == 0 {
         anyhow::bail!("--size: '{}' is not a size (accepted: a number with an optional K, M, G or T suffix, e.g. 1G)", q.size);
-    }
-    if q.time == 0 {
-        anyhow::bail!("--time: must be at least 1 second");
     }
     // SIGINT, SIGTERM and SIGHUP (also a second one) stop quick and remove
     // its scratch directory; the exit status is then 128 + the signal.

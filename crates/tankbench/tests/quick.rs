@@ -1,7 +1,8 @@
-//! `tankbench quick` under signals: SIGINT, SIGTERM and SIGHUP (and a second
-//! signal) stop it, it removes the scratch directory it made and nothing else,
-//! and it exits with 128 + the signal. Signals are sent at moments read from
-//! its own progress lines on stderr, not after guessed sleeps.
+//! `tankbench quick` under signals and bad input. SIGINT, SIGTERM and SIGHUP
+//! (and a second signal) stop it, it removes the scratch directory it made and
+//! nothing else, and it exits with 128 + the signal. Signals are sent at
+//! moments read from its own progress lines on stderr, not after guessed
+//! sleeps. Bad input is one line naming the option, exit 1, nothing made.
 
 mod common;
 
@@ -192,4 +193,38 @@ fn a_second_sigint_stops_at_once_and_still_removes_the_scratch_directory() {
     let (code, stdout, stderr) = q.finish();
     assert_eq!(code, Some(130), "{stdout}{stderr}");
     assert_only_foreign_files_remain(d.path(), &stderr);
+}
+
+#[test]
+fn bad_sizes_and_times_are_refused_before_anything_is_made() {
+    let d = parent_with_foreign_files();
+    let dir = d.path().to_str().unwrap();
+    let cases: [(&[&str], &str); 6] = [
+        // Far more than any disk: it must not start filling this one.
+        (&["--size", "1000000T"], "--size 1000000T"),
+        (
+            &["--size", "99999999999999999999T"],
+            "--size 99999999999999999999T",
+        ),
+        (&["--size", "-1"], "--size"),
+        // --time is checked before --size, so the size that is no size
+        // after it keeps anything from starting if the time were taken.
+        (&["--time", "0", "--size", "0"], "--time 0"),
+        (&["--time", "-1", "--size", "0"], "--time"),
+        (&["--time", "86400", "--size", "0"], "--time 86400"),
+    ];
+    for (args, needle) in cases {
+        let r = tb(d.path(), &[&["quick", dir][..], args].concat());
+        assert_eq!(r.code, 1, "{args:?}: {}{}", r.stdout, r.stderr);
+        assert_eq!(r.stderr.trim().lines().count(), 1, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains(needle), "{args:?}: {}", r.stderr);
+        assert_only_foreign_files_remain(d.path(), &r.stderr);
+    }
+    // The free-space refusal says how much would fit.
+    let r = tb(d.path(), &["quick", dir, "--size", "1000000T"]);
+    assert!(
+        r.stderr.contains("free space") && r.stderr.contains("accepted there: up to"),
+        "{}",
+        r.stderr
+    );
 }
