@@ -158,12 +158,20 @@ extern "C" fn on_stop_signal(sig: libc::c_int) {
 const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
 /// Route SIGINT, SIGTERM and SIGHUP to quick's handler (every time, not just
-/// once) and keep runs from replacing it.
+/// once) and keep runs from replacing it. A signal the parent set to be
+/// ignored stays ignored: `nohup tankbench quick` must survive the hangup,
+/// and a shell starts background jobs with SIGINT ignored.
 pub fn install_signal_handlers() {
     crate::runner::leave_signals_to_caller();
     // SAFETY: the handler does only async-signal-safe work (see above).
     unsafe {
         for sig in STOP_SIGNALS {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction == libc::SIG_IGN
+            {
+                continue;
+            }
             let mut sa: libc::sigaction = std::mem::zeroed();
             sa.sa_sigaction = on_stop_signal as extern "C" fn(libc::c_int) as usize;
             libc::sigemptyset(&mut sa.sa_mask);

@@ -26,7 +26,23 @@ impl Quick {
     /// `tankbench quick DIR --size SIZE --time SECONDS` with stderr read line
     /// by line (the progress lines are printed in text mode).
     fn start(dir: &Path, size: &str, seconds: &str) -> Quick {
-        let mut child = Command::new(tankbench_bin())
+        Self::start_with(dir, size, seconds, None)
+    }
+
+    /// The same, started with `ignored` set to be ignored (as `nohup` does).
+    fn start_with(dir: &Path, size: &str, seconds: &str, ignored: Option<i32>) -> Quick {
+        let mut command = Command::new(tankbench_bin());
+        if let Some(sig) = ignored {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: only signal(2) between fork and exec.
+            unsafe {
+                command.pre_exec(move || {
+                    libc::signal(sig, libc::SIG_IGN);
+                    Ok(())
+                });
+            }
+        }
+        let mut child = command
             .args([
                 "quick",
                 dir.to_str().unwrap(),
@@ -176,6 +192,21 @@ fn sigterm_during_a_workload_reports_what_ran_and_removes_the_scratch_directory(
     assert!(!stderr.contains("[2/5]"), "{stderr}");
     // The workload that was cut short is in the table, marked.
     assert!(stdout.contains("(interrupted)"), "{stdout}");
+    assert_only_foreign_files_remain(d.path(), &stderr);
+}
+
+#[test]
+fn an_ignored_sighup_stays_ignored_as_under_nohup() {
+    let d = parent_with_foreign_files();
+    let mut q = Quick::start_with(d.path(), "16M", "30", Some(libc::SIGHUP));
+    q.wait_for("[1/5]");
+    q.signal(libc::SIGHUP);
+    // Still running: the hangup changed nothing, so a later SIGTERM is what
+    // stops it.
+    q.signal(libc::SIGTERM);
+    let (code, stdout, stderr) = q.finish();
+    assert_eq!(code, Some(128 + libc::SIGTERM), "{stdout}{stderr}");
+    assert!(stderr.contains("stopped by SIGTERM"), "{stderr}");
     assert_only_foreign_files_remain(d.path(), &stderr);
 }
 
