@@ -137,7 +137,13 @@ extern "C" fn on_stop_signal(sig: libc::c_int) {
     let _ = STOP_SIGNAL.compare_exchange(0, sig, SeqCst, SeqCst);
     crate::runner::request_stop();
     if SIGNALS_SEEN.fetch_add(1, SeqCst) == 0 {
+        // The interrupted code may be about to read errno (after a failed
+        // write, say): the note's write must not change it.
+        // SAFETY: errno is thread-local; reading and restoring it is safe.
+        let errno = unsafe { *libc::__errno_location() };
         note(b"\ntankbench quick: stopping; removing the scratch directory (a second signal stops at once)\n");
+        // SAFETY: as above.
+        unsafe { *libc::__errno_location() = errno };
         return;
     }
     note(b"tankbench quick: second signal: removing the scratch directory now\n");
