@@ -470,6 +470,8 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
     }
 }
 
+const VALIDATE_ASYNC: &str = "--validate cannot be used with --file-io-mode=async: in-flight requests share one buffer, so checksums would be compared against other requests' data (use sync or mmap)";
+
 fn run_command(
     console: &Console,
     w: &Workload,
@@ -483,7 +485,7 @@ fn run_command(
         return Invocation::code(1);
     }
     if w.validate && w.io_mode == IoMode::Async {
-        console.fatal("FATAL: --validate cannot be used with --file-io-mode=async: in-flight requests share one buffer, so checksums would be compared against other requests' data (use sync or mmap)");
+        console.fatal(&format!("FATAL: {VALIDATE_ASYNC}"));
         return Invocation::code(1);
     }
     // Where the results go is checked before the run, so a typo in --save or
@@ -534,6 +536,35 @@ fn run_command(
         exit_code,
         results,
         extensions: Some(ext),
+    }
+}
+
+/// Check a command line as [`execute`] would parse it, without printing,
+/// running or touching a file; the first problem as one line. For callers that
+/// run fileio later and must refuse bad options before doing anything costly
+/// (`lab run` builds a pool first).
+pub fn check_words(words: &[String]) -> Result<(), String> {
+    // A failure's lines as one, without sysbench's "FATAL: " prefix.
+    let line = |f: Failure| {
+        f.lines
+            .iter()
+            .map(|(_, l)| l.trim().trim_start_matches("FATAL: ").trim_end_matches(';'))
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let words: Vec<OsString> = words.iter().map(OsString::from).collect();
+    let text = with_config_file(&CommandWords::from_os(&words)?)?;
+    match crate::options::check_command_line(&text).map_err(line)? {
+        crate::options::CommandLine::Command {
+            command, workload, ..
+        } => {
+            if command == Command::Run && workload.validate && workload.io_mode == IoMode::Async {
+                return Err(VALIDATE_ASYNC.into());
+            }
+            Ok(())
+        }
+        _ => Err("no command (prepare, run or cleanup)".into()),
     }
 }
 

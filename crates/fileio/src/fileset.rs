@@ -81,10 +81,17 @@ const PREPARE_CHUNK: usize = 256 << 10;
 /// Prepare starts writeback after every this many bytes of a file.
 const WRITEBACK_STEP: u64 = 8 << 20;
 
-/// Progress of prepare, for a live line.
+/// Progress of prepare, for a live line, and a way to stop it.
 pub trait PrepareObserver {
     fn file_started(&mut self, _index: u64, _of: u64) {}
     fn bytes_written(&mut self, _total: u64) {}
+    /// Asked before each file and after each chunk written: true stops
+    /// prepare there (the files keep what was written so far). sysbench's
+    /// prepare cannot be stopped short of being killed; this is for callers
+    /// that must clean up after a signal, such as `quick`.
+    fn stop_requested(&mut self) -> bool {
+        false
+    }
 }
 
 impl PrepareObserver for () {}
@@ -94,6 +101,8 @@ impl PrepareObserver for () {}
 pub struct PrepareSummary {
     pub bytes_written: u64,
     pub seconds: f64,
+    /// The observer asked to stop before every file was complete.
+    pub stopped: bool,
 }
 
 /// `prepare`: create or extend every file by appending whole blocks (files are
@@ -132,7 +141,12 @@ pub fn prepare(
     }
     let start = Instant::now();
     let mut total: u64 = 0;
-    for i in 0..w.file_num {
+    let mut stopped = false;
+    'files: for i in 0..w.file_num {
+        if observer.stop_requested() {
+            stopped = true;
+            break;
+        }
         observer.file_started(i, w.file_num);
         let path = w.file_path(i);
         let c = cpath(&path);
@@ -210,6 +224,14 @@ pub fn prepare(
                     )
                 };
             }
+            if observer.stop_requested() {
+                // Unflushed data needs no fsync: the caller is about to give
+                // the files up (quick removes them).
+                // SAFETY: closing our fd.
+                unsafe { libc::close(fd) };
+                stopped = true;
+                break 'files;
+            }
             if (rc as usize) < len {
                 // A short write leaves the rest for the next call (disk full shows
                 // up as an error there), rather than sysbench's silent truncation.
@@ -223,7 +245,9 @@ pub fn prepare(
         }
     }
     let seconds = start.elapsed().as_secs_f64();
-    if total > 0 {
+    if stopped {
+        say(&format!("Stopped after {total} bytes."));
+    } else if total > 0 {
         say(&format!(
             "{} bytes written in {:.2} seconds ({:.2} MiB/sec).",
             total,
@@ -236,6 +260,7 @@ pub fn prepare(
     Ok(PrepareSummary {
         bytes_written: total,
         seconds,
+        stopped,
     })
 }
 
@@ -396,6 +421,53 @@ mod tests {
         assert_eq!(format_size(68266), "66.666Ki");
         assert_eq!(format_size(128 << 20), "128Mi");
         assert_eq!(format_size(4 << 30), "4Gi");
+    }
+
+    /// Asks to stop after `chunks` chunks have been written.
+    struct StopAfter {
+        chunks: u32,
+        asked_after_write: u32,
+    }
+
+    impl PrepareObserver for StopAfter {
+        fn bytes_written(&mut self, _total: u64) {
+            self.asked_after_write += 1;
+        }
+        fn stop_requested(&mut self) -> bool {
+            self.asked_after_write >= self.chunks
+        }
+    }
+
+    #[test]
+    fn prepare_stops_between_chunks_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let words: Vec<String> = [
+            "fileio".to_string(),
+            format!("--file-dir={}", dir.path().display()),
+            "--file-total-size=8M".into(),
+            "--file-num=2".into(),
+        ]
+        .into();
+        let mut a = crate::args::ParsedArgs::parse(&words);
+        let g = crate::options::GeneralOptions::from_args(&mut a).unwrap();
+        let w = Workload::from_args(&a, &g, crate::options::Command::Prepare).unwrap();
+        let mut observer = StopAfter {
+            chunks: 2,
+            asked_after_write: 0,
+        };
+        let summary = prepare(&w, &mut |_| {}, &mut observer).unwrap();
+        assert!(summary.stopped);
+        // Two chunks of 256 KiB, then nothing more: the second file was never begun.
+        assert_eq!(summary.bytes_written, 2 * PREPARE_CHUNK as u64);
+        assert_eq!(
+            std::fs::metadata(w.file_path(0)).unwrap().len(),
+            2 * PREPARE_CHUNK as u64
+        );
+        assert!(!w.file_path(1).exists());
+        // Without a stop, every file is complete.
+        let summary = prepare(&w, &mut |_| {}, &mut ()).unwrap();
+        assert!(!summary.stopped);
+        assert_eq!(std::fs::metadata(w.file_path(1)).unwrap().len(), 4 << 20);
     }
 
     #[test]

@@ -5,9 +5,13 @@
 
 use crate::args::ParsedArgs;
 use crate::cli::{run_workload_quietly, Console};
+use crate::fileset::PrepareObserver;
 use crate::options::{Command, Failure, GeneralOptions, Workload};
 use crate::result::RunResult;
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU32, Ordering::SeqCst};
 
 /// One workload of the suite.
 pub struct QuickCase {
@@ -68,22 +72,229 @@ pub struct QuickSettings {
     pub seconds: u64,
 }
 
-/// A scratch directory that quick created, removed with its contents on drop.
-struct Scratch(PathBuf);
+/// Files of the suite's file set (`--file-num`).
+const FILE_NUM: u64 = 16;
+
+/// What quick is doing, for a progress line.
+pub enum Step<'a> {
+    /// Writing the file set into the scratch directory.
+    Prepare { dir: &'a Path },
+    /// Workload `index` of [`SUITE`] starts.
+    Case { index: usize, case: &'a QuickCase },
+}
+
+/// What a quick run produced.
+pub struct QuickOutcome {
+    /// One result per workload that ran; an interrupted workload's result is
+    /// last and marked `interrupted`.
+    pub results: Vec<(String, RunResult)>,
+    /// The signal that stopped the run early (SIGINT, SIGTERM or SIGHUP).
+    pub stopped_by: Option<i32>,
+}
+
+impl QuickOutcome {
+    /// The exit status: 0, or 128 + the signal that stopped the run, the
+    /// shell's convention (130 for Ctrl-C, as `fileio run` uses).
+    pub fn exit_code(&self) -> i32 {
+        self.stopped_by.map(|sig| 128 + sig).unwrap_or(0)
+    }
+}
+
+// --- Signals ---------------------------------------------------------------
+//
+// quick owns a scratch directory full of large files, so no stop signal may
+// leave it behind. The first SIGINT, SIGTERM or SIGHUP asks every step to
+// stop (prepare between chunks, a run at its next tick); the main thread then
+// removes the directory and quick exits with 128 + that signal. A second
+// signal means "now": the handler itself unlinks the files and the directory
+// (unlink, rmdir, write and _exit are async-signal-safe, signal-safety(7))
+// and exits, even if the main thread is stuck in a long fsync.
+
+/// The first stop signal received (0: none yet).
+static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
+/// Stop signals received so far.
+static SIGNALS_SEEN: AtomicU32 = AtomicU32::new(0);
+/// What the handler removes on a second signal: set only while a scratch
+/// directory of ours exists. The lists are leaked, never freed, so a handler
+/// running on another thread can never read freed memory.
+static CLEANUP: AtomicPtr<CleanupPaths> = AtomicPtr::new(std::ptr::null_mut());
+
+struct CleanupPaths {
+    files: Vec<CString>,
+    dir: CString,
+}
+
+/// Write to stderr from a signal handler (errors ignored: after SIGHUP the
+/// terminal may be gone).
+fn note(text: &[u8]) {
+    // SAFETY: write(2) is async-signal-safe; the buffer is static.
+    unsafe {
+        libc::write(2, text.as_ptr() as *const libc::c_void, text.len());
+    }
+}
+
+extern "C" fn on_stop_signal(sig: libc::c_int) {
+    let _ = STOP_SIGNAL.compare_exchange(0, sig, SeqCst, SeqCst);
+    crate::runner::request_stop();
+    if SIGNALS_SEEN.fetch_add(1, SeqCst) == 0 {
+        // The interrupted code may be about to read errno (after a failed
+        // write, say): the note's write must not change it.
+        // SAFETY: errno is thread-local; reading and restoring it is safe.
+        let errno = unsafe { *libc::__errno_location() };
+        note(b"\ntankbench quick: stopping; removing the scratch directory (a second signal stops at once)\n");
+        // SAFETY: as above.
+        unsafe { *libc::__errno_location() = errno };
+        return;
+    }
+    note(b"tankbench quick: second signal: removing the scratch directory now\n");
+    let paths = CLEANUP.load(SeqCst);
+    // SAFETY: only async-signal-safe calls; `paths` is null or a leaked,
+    // never-freed list.
+    unsafe {
+        if let Some(p) = paths.as_ref() {
+            for f in &p.files {
+                libc::unlink(f.as_ptr());
+            }
+            libc::rmdir(p.dir.as_ptr());
+        }
+        libc::_exit(128 + STOP_SIGNAL.load(SeqCst));
+    }
+}
+
+const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+/// Route SIGINT, SIGTERM and SIGHUP to quick's handler (every time, not just
+/// once) and keep runs from replacing it. A signal the parent set to be
+/// ignored stays ignored: `nohup tankbench quick` must survive the hangup,
+/// and a shell starts background jobs with SIGINT ignored.
+pub fn install_signal_handlers() {
+    crate::runner::leave_signals_to_caller();
+    // SAFETY: the handler does only async-signal-safe work (see above).
+    unsafe {
+        for sig in STOP_SIGNALS {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction == libc::SIG_IGN
+            {
+                continue;
+            }
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_stop_signal as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+}
+
+/// The signal that asked quick to stop, if any. A stop requested without
+/// quick's handlers (fileio's SIGINT handler) counts as SIGINT.
+fn stop_signal() -> Option<i32> {
+    match STOP_SIGNAL.load(SeqCst) {
+        0 => crate::runner::interrupted().then_some(libc::SIGINT),
+        sig => Some(sig),
+    }
+}
+
+/// Block (or unblock) the stop signals in this thread, so that making the
+/// scratch directory and registering it for the handler happen as one step.
+fn block_stop_signals(block: bool) {
+    // SAFETY: plain signal mask manipulation of the calling thread.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for sig in STOP_SIGNALS {
+            libc::sigaddset(&mut set, sig);
+        }
+        let how = if block {
+            libc::SIG_BLOCK
+        } else {
+            libc::SIG_UNBLOCK
+        };
+        libc::pthread_sigmask(how, &set, std::ptr::null_mut());
+    }
+}
+
+/// A scratch directory that quick created, removed with its contents on drop:
+/// only the test files quick writes there, then the directory (which stays if
+/// someone else put a file in it).
+struct Scratch {
+    dir: PathBuf,
+}
+
+impl Scratch {
+    /// Make `dir` (it must not exist: an existing directory is not ours) and
+    /// register it for the second-signal cleanup.
+    fn create(dir: PathBuf) -> Result<Scratch, Failure> {
+        let cpath = |p: &Path| CString::new(p.as_os_str().as_bytes()).ok();
+        let files: Option<Vec<CString>> = (0..FILE_NUM)
+            .map(|i| cpath(&dir.join(crate::options::file_name(i))))
+            .collect();
+        let (Some(files), Some(cdir)) = (files, cpath(&dir)) else {
+            return Err(Failure::fatal(format!(
+                "quick: '{}' contains a NUL byte",
+                dir.display()
+            )));
+        };
+        block_stop_signals(true);
+        let made = std::fs::create_dir(&dir);
+        if made.is_ok() {
+            let paths = Box::new(CleanupPaths { files, dir: cdir });
+            CLEANUP.store(Box::into_raw(paths), SeqCst);
+        }
+        block_stop_signals(false);
+        made.map_err(|e| Failure::fatal(format!("quick: cannot create '{}': {e}", dir.display())))?;
+        Ok(Scratch { dir })
+    }
+}
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        // Only test_file.N (ours) can be inside; remove them, then the directory.
-        if let Ok(entries) = std::fs::read_dir(&self.0) {
-            for e in entries.flatten() {
-                let name = e.file_name().to_string_lossy().into_owned();
-                if name.starts_with("test_file.") {
-                    let _ = std::fs::remove_file(e.path());
-                }
-            }
+        for i in 0..FILE_NUM {
+            let _ = std::fs::remove_file(self.dir.join(crate::options::file_name(i)));
         }
-        let _ = std::fs::remove_dir(&self.0);
+        let _ = std::fs::remove_dir(&self.dir);
+        CLEANUP.store(std::ptr::null_mut(), SeqCst);
     }
+}
+
+/// Prepare stops between chunks once a stop signal has arrived.
+struct StopOnSignal;
+
+impl PrepareObserver for StopOnSignal {
+    fn stop_requested(&mut self) -> bool {
+        stop_signal().is_some()
+    }
+}
+
+/// quick leaves this share of the free space untouched, so the file system
+/// stays usable for everything else on it while the benchmark runs.
+const FREE_SPACE_KEPT: u64 = 10;
+
+/// The file set must fit in the free space of `parent`, less a tenth: a
+/// newcomer's `--size 1T` (or a typo like `100000G`) must not fill the disk.
+fn check_free_space(parent: &Path, size_text: &str, bytes: u64) -> Result<(), Failure> {
+    let Ok(c) = CString::new(parent.as_os_str().as_bytes()) else {
+        return Ok(());
+    };
+    // SAFETY: statvfs(3) fills the zeroed struct we own.
+    let free = unsafe {
+        let mut st: libc::statvfs = std::mem::zeroed();
+        if libc::statvfs(c.as_ptr(), &mut st) != 0 {
+            // Unknown: prepare reports a full disk itself.
+            return Ok(());
+        }
+        (st.f_bavail as u64).saturating_mul(st.f_frsize as u64)
+    };
+    let usable = free - free / FREE_SPACE_KEPT;
+    if bytes > usable {
+        return Err(Failure::fatal(format!(
+            "--size {size_text}: {bytes} bytes do not fit in the free space of {} ({:.1} GiB free; quick keeps a tenth of it free); accepted there: up to {}M",
+            parent.display(),
+            free as f64 / (1u64 << 30) as f64,
+            usable >> 20
+        )));
+    }
+    Ok(())
 }
 
 fn words(dir: &Path, size: &str, seconds: u64, extra: &[&str]) -> Vec<String> {
@@ -91,7 +302,7 @@ fn words(dir: &Path, size: &str, seconds: u64, extra: &[&str]) -> Vec<String> {
         "fileio".to_string(),
         format!("--file-dir={}", dir.display()),
         format!("--file-total-size={size}"),
-        "--file-num=16".to_string(),
+        format!("--file-num={FILE_NUM}"),
         format!("--time={seconds}"),
         "--percentiles=50,95,99,99.9".to_string(),
     ];
@@ -109,11 +320,13 @@ fn workload(words: &[String], command: Command) -> Result<(Workload, GeneralOpti
     Ok((w, g))
 }
 
-/// Run the suite; `on_case` is told when each workload starts.
+/// Run the suite; `on_step` is told when prepare and each workload start.
+/// Whatever happens (an error, a stop signal), the scratch directory and its
+/// files are gone when this returns.
 pub fn run(
     settings: &QuickSettings,
-    on_case: &mut dyn FnMut(usize, &QuickCase),
-) -> Result<Vec<(String, RunResult)>, Failure> {
+    on_step: &mut dyn FnMut(Step),
+) -> Result<QuickOutcome, Failure> {
     if !settings.parent.is_dir() {
         return Err(Failure::fatal(format!(
             "quick: directory '{}' does not exist",
@@ -123,30 +336,62 @@ pub fn run(
     let dir = settings
         .parent
         .join(format!("tankbench-quick-{}", std::process::id()));
-    std::fs::create_dir(&dir)
-        .map_err(|e| Failure::fatal(format!("quick: cannot create '{}': {e}", dir.display())))?;
-    let scratch = Scratch(dir);
+    // Checked before anything is made: a bad size must cost nothing.
     let (prep, _) = workload(
-        &words(&scratch.0, &settings.size, settings.seconds, &[]),
+        &words(&dir, &settings.size, settings.seconds, &[]),
         Command::Prepare,
     )?;
+    prep.check_runnable()?;
+    check_free_space(
+        &settings.parent,
+        &settings.size,
+        prep.file_num * prep.file_size,
+    )?;
+    let scratch = Scratch::create(dir)?;
+    let mut outcome = QuickOutcome {
+        results: Vec::new(),
+        stopped_by: None,
+    };
+    if let Some(sig) = stop_signal() {
+        outcome.stopped_by = Some(sig);
+        return Ok(outcome);
+    }
+    on_step(Step::Prepare { dir: &scratch.dir });
+    let prepared = crate::fileset::prepare(&prep, &mut |_| {}, &mut StopOnSignal)?;
+    if prepared.stopped {
+        outcome.stopped_by = stop_signal();
+        return Ok(outcome);
+    }
     let quiet = Console::new(0, false);
-    crate::fileset::prepare(&prep, &mut |_| {}, &mut ())?;
-    let mut results = Vec::new();
-    for (i, case) in SUITE.iter().enumerate() {
-        on_case(i, case);
+    for (index, case) in SUITE.iter().enumerate() {
+        if let Some(sig) = stop_signal() {
+            outcome.stopped_by = Some(sig);
+            break;
+        }
+        on_step(Step::Case { index, case });
         let (w, g) = workload(
-            &words(&scratch.0, &settings.size, settings.seconds, case.options),
+            &words(&scratch.dir, &settings.size, settings.seconds, case.options),
             Command::Run,
         )?;
-        let mut r = run_workload_quietly(&quiet, &w, &g)?;
+        let mut r = match run_workload_quietly(&quiet, &w, &g) {
+            Ok(r) => r,
+            // A signal while the workers were starting: nothing of this
+            // workload was measured, and quick stops like any other time.
+            Err(_) if stop_signal().is_some() => {
+                outcome.stopped_by = stop_signal();
+                break;
+            }
+            Err(f) => return Err(f),
+        };
         r.labels.insert("suite".into(), "quick".into());
         r.labels.insert("case".into(), case.name.into());
-        results.push((case.name.to_string(), r));
-        if crate::runner::interrupted() {
+        let interrupted = r.interrupted;
+        outcome.results.push((case.name.to_string(), r));
+        if interrupted {
+            outcome.stopped_by = stop_signal().or(Some(libc::SIGINT));
             break;
         }
     }
     drop(scratch);
-    Ok(results)
+    Ok(outcome)
 }

@@ -26,6 +26,11 @@ use std::time::{Duration, Instant};
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
+/// Set by a command that handles the stop signals itself (`quick`, which must
+/// remove its scratch directory whatever signal arrives, however often): runs
+/// then leave its handlers in place instead of installing the one-shot one.
+static CALLER_HANDLES_SIGNALS: AtomicBool = AtomicBool::new(false);
+
 extern "C" fn on_sigint(_: libc::c_int) {
     INTERRUPTED.store(true, Relaxed);
 }
@@ -33,6 +38,9 @@ extern "C" fn on_sigint(_: libc::c_int) {
 /// Make SIGINT end a run cleanly (report of what was done, marked interrupted)
 /// instead of killing the process. A second SIGINT kills as usual.
 pub fn install_sigint_handler() {
+    if CALLER_HANDLES_SIGNALS.load(Relaxed) {
+        return;
+    }
     // SAFETY: the handler only stores to an atomic; SA_RESETHAND restores the
     // default so a second Ctrl-C still kills.
     unsafe {
@@ -46,6 +54,18 @@ pub fn install_sigint_handler() {
 
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Relaxed)
+}
+
+/// Stop the current run (and any later one) as SIGINT does. One atomic store,
+/// so a caller's own signal handler may call it.
+pub fn request_stop() {
+    INTERRUPTED.store(true, Relaxed);
+}
+
+/// The caller has installed its own handlers for the stop signals (and calls
+/// [`request_stop`] from them): runs must not replace them.
+pub fn leave_signals_to_caller() {
+    CALLER_HANDLES_SIGNALS.store(true, Relaxed);
 }
 
 /// How the main thread reports while a run goes on.

@@ -117,6 +117,10 @@ impl Lab {
     /// Build the lab. On any error (or Ctrl-C) everything built so far is torn
     /// down before the error is returned.
     pub fn up(spec: &LabSpec, opts: &UpOptions) -> Result<Lab, LabError> {
+        // What the spec asks of this host, before anything is made: a disk
+        // bigger than a file may be here, a property the backend lacks.
+        spec.check_host()?;
+        choose_backend(spec)?;
         sys::check_prerequisites(&requirements(spec))?;
         let dir = Self::dir_for(spec);
         if State::path(&dir).exists() {
@@ -743,6 +747,14 @@ fn choose_backend(spec: &LabSpec) -> Result<Backend, LabError> {
         if let Some(s) = spec.pool.sync.as_deref().filter(|s| *s != "standard") {
             return Err(LabError::Spec(format!(
                 "pool.sync: '{s}' is not supported by zfs-fuse (pool version 23 has no sync property); accepted with zfs-fuse: standard"
+            )));
+        }
+        // zfs-fuse: "'recordsize' must be power of 2 from 512 to 128k" (pool
+        // version 23 predates large blocks).
+        if let Some(r) = spec.pool.recordsize.filter(|r| *r > 128 << 10) {
+            return Err(LabError::Spec(format!(
+                "pool.recordsize: {}K is too large for zfs-fuse (pool version 23 has no large blocks); accepted with zfs-fuse: a power of two from 512 to 128K",
+                r >> 10
             )));
         }
     }

@@ -123,6 +123,34 @@ fn strip_format(args: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// Check the fileio options of a workload with fileio's own parser, as the
+/// three commands [`run_workload`] will give them, before anything is built:
+/// a typo must cost nothing (building a lab takes a minute and root).
+pub fn check_workload(args: &[String]) -> Result<(), LabError> {
+    let args = strip_format(args);
+    if let Some(verb) = args
+        .iter()
+        .find(|a| matches!(a.as_str(), "prepare" | "run" | "cleanup" | "help"))
+    {
+        return Err(LabError::Spec(format!(
+            "fileio options: '{verb}': give options only; the lab runs prepare, run and cleanup itself"
+        )));
+    }
+    for (verb, extra) in [
+        ("prepare", None),
+        ("run", Some("--format=json")),
+        ("cleanup", None),
+    ] {
+        let mut words = vec!["fileio".to_string()];
+        words.extend(args.iter().cloned());
+        words.extend(extra.map(str::to_string));
+        words.push(verb.to_string());
+        fileio::cli::check_words(&words)
+            .map_err(|e| LabError::Spec(format!("fileio options: {e}")))?;
+    }
+    Ok(())
+}
+
 /// Run prepare, run and cleanup of a fileio workload in the lab. Cleanup runs
 /// even when the run fails or is interrupted.
 pub fn run_workload(lab: &Lab, tankbench: &Path, args: &[String]) -> Result<Outcome, LabError> {

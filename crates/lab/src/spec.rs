@@ -238,6 +238,32 @@ pub enum Access {
 const RTT_1G_MS: f64 = 0.1;
 const RTT_10G_MS: f64 = 0.02;
 
+/// Most data disks a lab builds. A lab stands for one server's pool, and one
+/// server attaches a few hundred disks at most; 1,024 also takes four raidz3
+/// vdevs of the widest kind. Built here with zfs-fuse: 1,020 disks (4 x
+/// raidz3-255) in 12 s, so the bound is about purpose, not a breaking point.
+pub const MAX_DISKS: u64 = 1024;
+
+/// Widest vdev: `zpool create` refuses raidz vdevs of more than 255 devices
+/// ("raidz3 supports no more than 255 devices", zfs-fuse and OpenZFS alike).
+/// Mirrors are held to the same bound; ZFS sets none, and nobody builds one
+/// that wide.
+pub const MAX_VDEV_WIDTH: u32 = 255;
+
+/// ZFS refuses devices smaller than 64 MiB (SPA_MINDEVSIZE).
+pub const MIN_DEVICE_BYTES: u64 = 64 << 20;
+
+/// Largest disk or log device: 1 PiB, ten times the biggest drives sold, and
+/// still a whole number of bytes for every sum the lab makes over 1,024 of
+/// them. The file system under the lab root may allow less (ext4 stops just
+/// short of 16 TiB per file): [`LabSpec::check_host`] asks it before a build.
+pub const MAX_DEVICE_BYTES: u64 = 1 << 50;
+
+/// Fastest link the lab shapes: 100 Gbit/s, more than any client link a NAS
+/// comparison needs and more than a veth pair moves on one host; the slowest
+/// is 8 kbit/s, below which tbf's burst arithmetic breaks down.
+const MAX_RATE_BPS: u64 = 100_000_000_000;
+
 fn bad(option: &str, got: impl std::fmt::Display, accepted: &str) -> LabError {
     LabError::Spec(format!(
         "{option}: invalid value '{got}'; accepted: {accepted}"
@@ -306,14 +332,17 @@ pub fn format_rate(bps: u64) -> String {
 pub fn parse_layout(s: &str) -> Result<Vec<VdevGroup>, String> {
     let accepted = "groups joined by '+', each '[N x ]TYPE-WIDTH' with TYPE one of stripe, mirror, raidz1 (raidz), raidz2, raidz3, e.g. '2x raidz2-12'";
     let mut groups = Vec::new();
+    let mut total: u64 = 0;
     for part in s.split('+') {
         let part = part.trim().to_ascii_lowercase();
+        let too_many = || format!("at most {MAX_DISKS} disks in all (one server's pool)");
         let (count, rest) = match part.split_once('x') {
             Some((n, r))
                 if !n.trim().is_empty() && n.trim().chars().all(|c| c.is_ascii_digit()) =>
             {
+                // All digits: a parse failure can only mean "too many".
                 (
-                    n.trim().parse::<u32>().map_err(|_| accepted.to_string())?,
+                    n.trim().parse::<u64>().map_err(|_| too_many())?,
                     r.trim().to_string(),
                 )
             }
@@ -328,7 +357,12 @@ pub fn parse_layout(s: &str) -> Result<Vec<VdevGroup>, String> {
             "raidz3" => VdevType::Raidz3,
             _ => return Err(accepted.to_string()),
         };
-        let width: u32 = width.trim().parse().map_err(|_| accepted.to_string())?;
+        let width_text = width.trim();
+        if width_text.is_empty() || !width_text.chars().all(|c| c.is_ascii_digit()) {
+            return Err(accepted.to_string());
+        }
+        // All digits: too many for a u32 is far past the widest vdev.
+        let width: u32 = width_text.parse().unwrap_or(u32::MAX);
         if count == 0 {
             return Err(format!("a group needs at least one vdev; {accepted}"));
         }
@@ -339,7 +373,22 @@ pub fn parse_layout(s: &str) -> Result<Vec<VdevGroup>, String> {
                 kind.min_width()
             ));
         }
-        groups.push(VdevGroup { count, kind, width });
+        if width > MAX_VDEV_WIDTH {
+            return Err(format!(
+                "{} has {width_text} disks per vdev; accepted: {} to {MAX_VDEV_WIDTH} (zpool refuses wider raidz vdevs)",
+                ty.trim(),
+                kind.min_width()
+            ));
+        }
+        total += count.saturating_mul(width as u64);
+        if total > MAX_DISKS {
+            return Err(too_many());
+        }
+        groups.push(VdevGroup {
+            count: count as u32,
+            kind,
+            width,
+        });
     }
     if groups.is_empty() {
         return Err(accepted.to_string());
@@ -385,7 +434,8 @@ impl RawSpec {
             })?;
             params
                 .validate()
-                .map_err(|e| LabError::Spec(format!("models.{name}: {e}")))?;
+                .and_then(|_| check_model_ranges(&params))
+                .map_err(|e| LabError::Spec(format!("models.{name}.{e}")))?;
             return Ok(params);
         }
         ModelParams::builtin(name).ok_or_else(|| {
@@ -428,12 +478,12 @@ impl RawSpec {
         };
         let disk_model = self.model(&p.disk, "pool.disk")?;
         let disk_size = parse_size(&p.disk_size)
-            .filter(|s| *s >= 64 << 20)
+            .filter(|s| (MIN_DEVICE_BYTES..=MAX_DEVICE_BYTES).contains(s))
             .ok_or_else(|| {
                 bad(
                     "pool.disk_size",
                     &p.disk_size,
-                    "a size of at least 64M, e.g. 8TB, 8T, 100G",
+                    "a size from 64M (the smallest device ZFS takes) to 1P, e.g. 8TB, 8T, 100G",
                 )
             })?;
         if let Some(a) = p.ashift {
@@ -455,6 +505,14 @@ impl RawSpec {
                     })?,
             ),
         };
+        if backend == Some(Backend::ZfsFuse) && recordsize.is_some_and(|r| r > 128 << 10) {
+            // zfs-fuse: "'recordsize' must be power of 2 from 512 to 128k".
+            return Err(bad(
+                "pool.recordsize",
+                p.recordsize.as_deref().unwrap_or_default(),
+                "with backend zfs-fuse (pool version 23, no large blocks) a power of two from 512 to 128K",
+            ));
+        }
         let compression = match p.compression.as_deref() {
             None => None,
             Some(c) => {
@@ -535,8 +593,14 @@ impl RawSpec {
         let size = match size {
             None => 10_000_000_000,
             Some(s) => parse_size(s)
-                .filter(|v| *v >= 64 << 20)
-                .ok_or_else(|| bad("pool.log size", s, "a size of at least 64M, e.g. 10GB"))?,
+                .filter(|v| (MIN_DEVICE_BYTES..=MAX_DEVICE_BYTES).contains(v))
+                .ok_or_else(|| {
+                    bad(
+                        "pool.log size",
+                        s,
+                        "a size from 64M (the smallest device ZFS takes) to 1P, e.g. 10GB",
+                    )
+                })?,
         };
         Ok(LogSpec {
             model_name: model.to_string(),
@@ -547,11 +611,159 @@ impl RawSpec {
     }
 }
 
+/// Ranges for a user model's parameters, on top of
+/// [`ModelParams::validate`]'s physical sense: beyond them a lab either crawls
+/// (a slow disk model turns every request into a stall of seconds) or holds
+/// absurd state (one slot per command the device works on). The message starts
+/// with the field name.
+fn check_model_ranges(params: &ModelParams) -> Result<(), String> {
+    fn within(field: &str, v: f64, lo: f64, hi: f64, why: &str) -> Result<(), String> {
+        if (lo..=hi).contains(&v) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{field}: invalid value '{v}'; accepted: {lo} to {hi} ({why})"
+            ))
+        }
+    }
+    match params {
+        ModelParams::Hdd(p) => {
+            within(
+                "rpm",
+                p.rpm,
+                3600.0,
+                20000.0,
+                "drives spin at 4200 to 15000 rpm",
+            )?;
+            within(
+                "avg_seek_ms",
+                p.avg_seek_ms,
+                0.1,
+                100.0,
+                "drives seek in 2 to 15 ms",
+            )?;
+            within(
+                "track_to_track_ms",
+                p.track_to_track_ms,
+                0.0,
+                100.0,
+                "at most avg_seek_ms",
+            )?;
+            let rate = "a 1 MiB request may take at most about a second; no device passes 100 GB/s";
+            within("media_mb_s", p.media_mb_s, 1.0, 100_000.0, rate)?;
+            within("interface_mb_s", p.interface_mb_s, 1.0, 100_000.0, rate)?;
+            within(
+                "overhead_ms",
+                p.overhead_ms,
+                0.0,
+                100.0,
+                "controllers take well under 1 ms",
+            )?;
+            if p.cache_bytes > 4 << 30 {
+                return Err(format!(
+                    "cache_bytes: invalid value '{}'; accepted: 0 to {} (drive caches hold 64 to 512 MiB)",
+                    p.cache_bytes,
+                    4u64 << 30
+                ));
+            }
+            Ok(())
+        }
+        ModelParams::Flash(p) => {
+            let latency = "flash answers in well under a millisecond; longer stalls the lab";
+            within("read_ms", p.read_ms, 0.0, 1000.0, latency)?;
+            within("write_ms", p.write_ms, 0.0, 1000.0, latency)?;
+            within(
+                "flush_ms",
+                p.flush_ms,
+                0.0,
+                10_000.0,
+                "consumer drives flush in a few ms",
+            )?;
+            within(
+                "flush_ms_per_mb",
+                p.flush_ms_per_mb,
+                0.0,
+                1000.0,
+                "programming 1 MB takes about 1 ms",
+            )?;
+            let rate = "a 1 MiB request may take at most about a second; no device passes 100 GB/s";
+            within("read_mb_s", p.read_mb_s, 1.0, 100_000.0, rate)?;
+            within("write_mb_s", p.write_mb_s, 1.0, 100_000.0, rate)?;
+            if !(1..=1024).contains(&p.parallelism) {
+                return Err(format!(
+                    "parallelism: invalid value '{}'; accepted: 1 to 1024 (commands a device works on at once; the model keeps a slot for each)",
+                    p.parallelism
+                ));
+            }
+            Ok(())
+        }
+        ModelParams::None => Ok(()),
+    }
+}
+
+/// The deepest existing directory at or above `path` (where the lab root
+/// will be made).
+fn existing_ancestor(path: &Path) -> Option<&Path> {
+    path.ancestors().find(|p| p.is_dir())
+}
+
+/// An unnamed file (O_TMPFILE) in a directory, to ask the file system how
+/// large a sparse file may be: nothing is ever visible, and closing it frees it.
+struct SparseProbe(std::os::fd::OwnedFd);
+
+impl SparseProbe {
+    fn open(dir: &Path) -> Option<SparseProbe> {
+        use std::os::fd::FromRawFd;
+        use std::os::unix::ffi::OsStrExt;
+        let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+        // SAFETY: plain open(2); the descriptor is owned from here on.
+        let fd = unsafe {
+            libc::open(
+                c.as_ptr(),
+                libc::O_TMPFILE | libc::O_RDWR | libc::O_CLOEXEC,
+                0o600,
+            )
+        };
+        // SAFETY: fd is a fresh descriptor of ours.
+        (fd >= 0).then(|| SparseProbe(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }))
+    }
+
+    fn fits(&self, bytes: u64) -> bool {
+        use std::os::fd::AsRawFd;
+        let Ok(len) = libc::off_t::try_from(bytes) else {
+            return false;
+        };
+        // SAFETY: ftruncate on our own unnamed file; sparse, allocates nothing.
+        unsafe { libc::ftruncate(self.0.as_raw_fd(), len) == 0 }
+    }
+
+    /// The largest size that fits, below `too_big` (bisection; about 50 calls).
+    fn largest_below(&self, too_big: u64) -> u64 {
+        let (mut ok, mut bad) = (0u64, too_big);
+        while bad - ok > 1 {
+            let mid = ok + (bad - ok) / 2;
+            if self.fits(mid) {
+                ok = mid;
+            } else {
+                bad = mid;
+            }
+        }
+        ok
+    }
+}
+
 fn validate_link(l: &RawLink) -> Result<LinkSpec, LabError> {
     let rate = |default: Option<u64>| -> Result<u64, LabError> {
         match (&l.rate, default) {
             (Some(r), _) => parse_rate(r)
-                .ok_or_else(|| bad("link.rate", r, "a rate such as 1gbit, 2.5gbit, 100mbit")),
+                .filter(|bps| *bps <= MAX_RATE_BPS)
+                .ok_or_else(|| {
+                    bad(
+                        "link.rate",
+                        r,
+                        "a rate from 8kbit to 100gbit, such as 1gbit, 2.5gbit, 100mbit",
+                    )
+                }),
             (None, Some(d)) => Ok(d),
             (None, None) => Err(LabError::Spec(format!(
                 "link.rate: required for link.kind = '{}' (e.g. rate = \"1gbit\")",
@@ -637,6 +849,37 @@ pub fn load(path: &Path) -> Result<LabSpec, LabError> {
 impl LabSpec {
     pub fn from_toml(text: &str) -> Result<LabSpec, LabError> {
         RawSpec::from_toml(text, "spec")?.validate()
+    }
+
+    /// Every disk and log device of the lab is a sparse file under `root`:
+    /// check that the file system there allows files that big (ext4 with
+    /// 4 KiB blocks stops just short of 16 TiB; XFS, btrfs and tmpfs go far
+    /// beyond) before anything is built. Asked of the file system itself with
+    /// an unnamed temporary file; where it cannot make one, the build reports
+    /// a file too large by itself.
+    pub fn check_host(&self) -> Result<(), LabError> {
+        let Some(dir) = existing_ancestor(&self.root) else {
+            return Ok(());
+        };
+        let Some(probe) = SparseProbe::open(dir) else {
+            return Ok(());
+        };
+        let mut sizes = vec![("pool.disk_size", self.pool.disk_size)];
+        if let Some(log) = &self.pool.log {
+            sizes.push(("pool.log size", log.size));
+        }
+        for (field, bytes) in sizes {
+            if probe.fits(bytes) {
+                continue;
+            }
+            let largest_gib = probe.largest_below(bytes) >> 30;
+            return Err(LabError::Spec(format!(
+                "{field}: {bytes} bytes ({:.1} TiB) is more than one file can hold on the file system of {}; accepted there: 64M to {largest_gib}G",
+                bytes as f64 / (1u64 << 40) as f64,
+                dir.display()
+            )));
+        }
+        Ok(())
     }
 
     /// The prefixed name of the lab: `tb-<name>`.
@@ -752,6 +995,145 @@ rpm = 5400
             }
             _ => panic!("expected hdd"),
         }
+    }
+
+    /// Every number in a spec has a range; out of it, one line naming the
+    /// field and the accepted range.
+    #[test]
+    fn numbers_out_of_range_name_the_field_and_the_range() {
+        let pool = |extra: &str| format!("name = \"x\"\n[pool]\nlayout = \"mirror-2\"\n{extra}\n");
+        let cases: Vec<(String, &str, &str)> = vec![
+            (
+                "name = \"x\"\n[pool]\nlayout = \"100000x raidz2-6\"\n".into(),
+                "pool.layout",
+                "at most 1024 disks",
+            ),
+            (
+                "name = \"x\"\n[pool]\nlayout = \"99999999999x mirror-2\"\n".into(),
+                "pool.layout",
+                "at most 1024 disks",
+            ),
+            (
+                "name = \"x\"\n[pool]\nlayout = \"2x raidz3-255 + 3x raidz3-255\"\n".into(),
+                "pool.layout",
+                "at most 1024 disks",
+            ),
+            (
+                "name = \"x\"\n[pool]\nlayout = \"raidz2-256\"\n".into(),
+                "pool.layout",
+                "3 to 255",
+            ),
+            (
+                "name = \"x\"\n[pool]\nlayout = \"mirror-99999999999\"\n".into(),
+                "pool.layout",
+                "2 to 255",
+            ),
+            (pool("disk_size = \"2P\""), "pool.disk_size", "64M"),
+            (pool("disk_size = \"1e400\""), "pool.disk_size", "1P"),
+            (pool("disk_size = \"63M\""), "pool.disk_size", "64M"),
+            (pool("log = \"ssd-plp:2P\""), "pool.log size", "1P"),
+            (pool("ashift = 17"), "pool.ashift", "9 to 16"),
+            (pool("recordsize = \"2M\""), "pool.recordsize", "512 to 1M"),
+            (
+                pool("backend = \"zfs-fuse\"\nrecordsize = \"1M\""),
+                "pool.recordsize",
+                "512 to 128K",
+            ),
+            (
+                pool("[link]\nkind = \"custom\"\nrate = \"101gbit\""),
+                "link.rate",
+                "8kbit to 100gbit",
+            ),
+            (
+                pool("[link]\nkind = \"lacp\"\nmembers = 100000"),
+                "link.members",
+                "2 to 8",
+            ),
+            (
+                pool("[link]\nkind = \"1G\"\nrtt_ms = 1e9"),
+                "link.rtt_ms",
+                "0 to 1000",
+            ),
+        ];
+        let model = |kind: &str, field: &str, value: &str| {
+            format!(
+                "name = \"x\"\n[pool]\nlayout = \"mirror-2\"\ndisk = \"m\"\n[models.m]\nkind = \"{kind}\"\n{field} = {value}\n"
+            )
+        };
+        let mut cases = cases;
+        for (kind, field, value, range) in [
+            ("hdd", "rpm", "1.0", "3600 to 20000"),
+            ("hdd", "rpm", "1e12", "3600 to 20000"),
+            ("hdd", "avg_seek_ms", "1e6", "0.1 to 100"),
+            ("hdd", "media_mb_s", "0.001", "1 to 100000"),
+            ("hdd", "interface_mb_s", "1e9", "1 to 100000"),
+            ("hdd", "overhead_ms", "1e6", "0 to 100"),
+            ("hdd", "cache_bytes", "9999999999999", "0 to 4294967296"),
+            ("ssd", "read_ms", "5000.0", "0 to 1000"),
+            ("ssd", "write_ms", "5000.0", "0 to 1000"),
+            ("ssd", "flush_ms", "1e7", "0 to 10000"),
+            ("ssd", "flush_ms_per_mb", "1e7", "0 to 1000"),
+            ("ssd", "read_mb_s", "0.5", "1 to 100000"),
+            ("ssd", "write_mb_s", "1e9", "1 to 100000"),
+            ("ssd", "parallelism", "4000000000", "1 to 1024"),
+        ] {
+            cases.push((model(kind, field, value), "models.m.", range));
+            let field_name = format!("models.m.{field}");
+            let e = LabSpec::from_toml(&model(kind, field, value))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(&field_name), "{field} = {value}: {e}");
+        }
+        for (text, field, range) in cases {
+            let e = LabSpec::from_toml(&text).unwrap_err().to_string();
+            assert!(
+                e.starts_with(field) && e.contains(range) && !e.contains('\n'),
+                "{text}: {e}"
+            );
+        }
+        // The edges themselves are accepted.
+        for ok in [
+            "name = \"x\"\n[pool]\nlayout = \"4x raidz3-255 + 2x mirror-2\"\n",
+            "name = \"x\"\n[pool]\nlayout = \"mirror-255\"\ndisk_size = \"1P\"\n",
+        ] {
+            let s = LabSpec::from_toml(ok).unwrap();
+            assert!(s.pool.disk_count() <= MAX_DISKS as u32);
+        }
+    }
+
+    /// A disk bigger than one file may be on the lab root's file system is
+    /// refused before a build, with the largest size that fits there.
+    #[test]
+    fn disk_sizes_are_checked_against_the_host_file_system() {
+        let root = tempfile::tempdir().unwrap();
+        let spec = |size: &str| {
+            LabSpec::from_toml(&format!(
+                "name = \"x\"\nroot = \"{}\"\n[pool]\nlayout = \"mirror-2\"\ndisk_size = \"{size}\"\n",
+                root.path().join("labs").display()
+            ))
+            .unwrap()
+        };
+        spec("8T")
+            .check_host()
+            .expect("8 TiB sparse files fit everywhere the lab runs");
+        let Some(probe) = SparseProbe::open(root.path()) else {
+            eprintln!("SKIP: this file system makes no unnamed temporary files (O_TMPFILE)");
+            return;
+        };
+        if probe.fits(MAX_DEVICE_BYTES) {
+            eprintln!(
+                "SKIP: this file system holds files of 1 PiB; no disk size is too big for it"
+            );
+            return;
+        }
+        // ext4 here: the limit is found, named, and the limit itself passes.
+        let largest = probe.largest_below(MAX_DEVICE_BYTES);
+        let e = spec("1P").check_host().unwrap_err().to_string();
+        assert!(e.starts_with("pool.disk_size:"), "{e}");
+        assert!(e.contains(&format!("64M to {}G", largest >> 30)), "{e}");
+        spec(&format!("{}G", largest >> 30)).check_host().unwrap();
+        // Nothing was left behind by the probe.
+        assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 0);
     }
 
     #[test]

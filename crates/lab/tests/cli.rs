@@ -48,6 +48,27 @@ fn bad_specs_fail_with_one_line_naming_the_option() {
             "access",
             "sshfs",
         ),
+        // Numbers out of their ranges (each range has a reason, docs/lab.md).
+        (
+            "name = \"x\"\n[pool]\nlayout = \"raidz2-300\"\n",
+            "pool.layout",
+            "3 to 255",
+        ),
+        (
+            "name = \"x\"\n[pool]\nlayout = \"2000x mirror-2\"\n",
+            "pool.layout",
+            "at most 1024 disks",
+        ),
+        (
+            "name = \"x\"\n[pool]\nlayout = \"mirror-2\"\ndisk_size = \"2P\"\n",
+            "pool.disk_size",
+            "1P",
+        ),
+        (
+            "name = \"x\"\n[pool]\nlayout = \"mirror-2\"\ndisk = \"slow\"\n[models.slow]\nkind = \"hdd\"\nrpm = 1\n",
+            "models.slow.rpm",
+            "3600 to 20000",
+        ),
     ];
     for (i, (text, option, accepted)) in cases.iter().enumerate() {
         let p = dir.path().join(format!("bad{i}.toml"));
@@ -73,4 +94,73 @@ fn status_and_down_of_nothing_succeed() {
     assert_eq!(code, 0, "down is idempotent: {stderr}");
     let (code, _, stderr) = lab(&["frobnicate"]);
     assert_eq!(code, 1, "{stderr}");
+}
+
+#[test]
+fn bad_fileio_options_fail_before_anything_is_built() {
+    // Runs without root: the options are checked before the lab is built (or
+    // even its prerequisites looked at), so nothing is made.
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("ok.toml");
+    std::fs::write(&spec, "name = \"x\"\n[pool]\nlayout = \"mirror-2\"\n").unwrap();
+    let spec = spec.to_str().unwrap();
+    let cases: [(&[&str], &str); 6] = [
+        (&["--file-test-mode=bogus"], "bogus"),
+        (
+            &["--file-test-mode=rndrw", "--frobnicate=1"],
+            "--frobnicate",
+        ),
+        (&["--file-test-mode=rndrw", "--threads=0"], "--threads"),
+        (&["--file-test-mode=rndrw", "run"], "'run'"),
+        (
+            &[
+                "--file-test-mode=rndrw",
+                "--file-total-size=1",
+                "--file-num=4",
+            ],
+            "--file-num",
+        ),
+        (
+            &[
+                "--file-test-mode=rndrw",
+                "--validate=on",
+                "--file-io-mode=async",
+            ],
+            "--validate",
+        ),
+    ];
+    for (options, needle) in cases {
+        let mut args = vec!["run", spec, "--"];
+        args.extend_from_slice(options);
+        let (code, stdout, stderr) = lab(&args);
+        assert_eq!(code, 1, "{options:?}: {stderr}");
+        assert!(stdout.is_empty(), "{options:?}: {stdout}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{options:?}: {stderr}");
+        assert!(
+            stderr.contains("fileio options") && stderr.contains(needle),
+            "{options:?}: {stderr}"
+        );
+    }
+    // The spec's default workload is checked the same way.
+    let with_workload = dir.path().join("workload.toml");
+    std::fs::write(
+        &with_workload,
+        "name = \"x\"\nworkload = [\"--file-block-size=abc\"]\n[pool]\nlayout = \"mirror-2\"\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = lab(&["run", with_workload.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("file-block-size"), "{stderr}");
+    // And a matrix's workload, before its first cell is built.
+    let matrix = dir.path().join("m.toml");
+    std::fs::write(
+        &matrix,
+        "workload = [\"--file-test-mode=rndrw\", \"--time=-5\"]\n[base]\nname = \"x\"\n[base.pool]\nlayout = \"mirror-2\"\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = lab(&["matrix", matrix.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--time"), "{stderr}");
+    assert!(!std::path::Path::new("/var/tmp/tb-lab-clitest-none").exists());
 }

@@ -280,6 +280,37 @@ pub fn leaf_asize(partition_bytes: u64) -> u64 {
     leaf_osize(partition_bytes).saturating_sub(VDEV_LABEL_RESERVE)
 }
 
+/// Most disks a plan may hold, over all groups. One server attaches a few
+/// hundred disks at most (SAS expanders behind 60- to 106-bay 4U JBODs), so
+/// 10,000 leaves a wide margin for any single pool, while every disk count
+/// (u32, also times a raidz width of 255) and every byte total (u64, times
+/// [`MAX_DISK_BYTES`]) stays exact, and the failure-combination counts of the
+/// risk model (u128) cannot overflow.
+pub const MAX_DISKS: u32 = 10_000;
+
+/// Largest disk the planner accepts: 1 PiB, about ten times the biggest
+/// drives sold (~30 TB HDDs, ~120 TB SSDs). With [`MAX_DISKS`] of them the raw
+/// byte total still fits in a u64.
+pub const MAX_DISK_BYTES: u64 = 1 << 50;
+
+/// The total disk count of `groups`, or an error naming the limit.
+pub fn total_disks(groups: &[DiskGroup]) -> Result<u32> {
+    let total: u64 = groups.iter().map(|g| g.count as u64).sum();
+    if total > MAX_DISKS as u64 {
+        return Err(ModelError::InvalidValue {
+            input: groups
+                .iter()
+                .map(|g| format!("{}x{}", g.count, g.label))
+                .collect::<Vec<_>>()
+                .join(","),
+            reason: format!(
+                "{total} disks in all; accepted: 1 to {MAX_DISKS} disks (more than any one server attaches)"
+            ),
+        });
+    }
+    Ok(total as u32)
+}
+
 /// A set of identical disks.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DiskGroup {
@@ -308,22 +339,29 @@ impl DiskGroup {
             Some((spec, class)) => (spec, DiskClass::parse(class)?),
             None => (text, default_class),
         };
+        let count_range = || ModelError::InvalidDiskGroup {
+            input: input.to_string(),
+            reason: format!(
+                "COUNT must be 1 to {MAX_DISKS} (more disks than any one server attaches)"
+            ),
+        };
         let (count, size_text) = match spec.split_once(['x', 'X', '*']) {
             Some((count, size)) => {
-                let count: u32 =
-                    count
-                        .trim()
-                        .parse()
-                        .map_err(|_| ModelError::InvalidDiskGroup {
-                            input: input.to_string(),
-                            reason: "expected COUNTxSIZE, e.g. 24x8TB".into(),
-                        })?;
+                let count = count.trim();
+                if count.is_empty() || !count.chars().all(|c| c.is_ascii_digit()) {
+                    return Err(ModelError::InvalidDiskGroup {
+                        input: input.to_string(),
+                        reason: "expected COUNTxSIZE, e.g. 24x8TB".into(),
+                    });
+                }
+                // All digits: a parse failure can only mean "too many".
+                let count: u32 = count.parse().map_err(|_| count_range())?;
                 (count, size)
             }
             None => (1, spec),
         };
-        if count == 0 {
-            return Err(ModelError::NoDisks);
+        if count == 0 || count > MAX_DISKS {
+            return Err(count_range());
         }
         let bytes = units::parse_size(size_text, SizeMeaning::MarketedDisk)?;
         let as_typed = units::parse_size(size_text, SizeMeaning::Exact)?;
@@ -332,6 +370,12 @@ impl DiskGroup {
             return Err(ModelError::InvalidDiskGroup {
                 input: input.to_string(),
                 reason: "ZFS needs devices of at least 64 MiB".into(),
+            });
+        }
+        if bytes > MAX_DISK_BYTES {
+            return Err(ModelError::InvalidDiskGroup {
+                input: input.to_string(),
+                reason: "SIZE must be at most 1 PiB (ten times the largest drives sold)".into(),
             });
         }
         Ok(DiskGroup {
@@ -381,10 +425,19 @@ mod tests {
         )
         .unwrap();
         assert_eq!((g.count, g.class), (4, DiskClass::SsdSata));
-        assert_eq!(
-            DiskGroup::parse("0x8TB", DiskClass::Hdd7200, &PerfOverrides::default()),
-            Err(ModelError::NoDisks)
-        );
+        for bad in ["0x8TB", "10001x8TB", "99999999999x8TB"] {
+            let err = DiskGroup::parse(bad, DiskClass::Hdd7200, &PerfOverrides::default())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(bad) && err.contains("1 to 10000"),
+                "{bad}: {err}"
+            );
+        }
+        let err = DiskGroup::parse("2x2PiB", DiskClass::Hdd7200, &PerfOverrides::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("2x2PiB") && err.contains("1 PiB"), "{err}");
         let err = DiskGroup::parse(
             "2x8TB:floppy",
             DiskClass::Hdd7200,

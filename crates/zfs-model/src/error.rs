@@ -27,6 +27,9 @@ pub enum ModelError {
     #[error("layout {layout} does not fit the disks: {reason}")]
     LayoutDoesNotFit { layout: String, reason: String },
 
+    #[error("no mirror or raidz layout fits: {reason}")]
+    NoLayoutFits { reason: String },
+
     #[error("'{input}': unknown {what}; accepted: {accepted}")]
     UnknownChoice {
         what: &'static str,

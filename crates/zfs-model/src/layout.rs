@@ -3,8 +3,18 @@
 
 use serde::Serialize;
 
-use crate::disk::DiskGroup;
+use crate::disk::{DiskGroup, MAX_DISKS};
 use crate::error::{ModelError, Result};
+
+/// Widest mirror the planner accepts. A 4-way mirror already survives three
+/// failures like raidz3, so wider ones buy nothing this model can show (their
+/// loss probability is far below the ranking floor); the bound also keeps the
+/// exact failure-combination counts of the risk model within 128 bits for
+/// [`MAX_DISKS`] disks.
+pub const MAX_MIRROR_WAYS: u32 = 8;
+
+/// Widest raidz vdev: OpenZFS refuses raidz vdevs of more than 255 children.
+pub const MAX_RAIDZ_WIDTH: u32 = 255;
 
 /// Redundancy scheme of one top-level vdev.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -36,9 +46,17 @@ impl Shape {
         if count == 0 {
             return Err(bad("a pool needs at least one vdev".into()));
         }
+        if count > MAX_DISKS {
+            return Err(bad(format!(
+                "at most {MAX_DISKS} vdevs (the most disks a plan holds)"
+            )));
+        }
         match kind {
             VdevKind::Stripe if width != 1 => Err(bad("a stripe member is one disk".into())),
             VdevKind::Mirror if width < 2 => Err(bad("a mirror needs at least 2 disks".into())),
+            VdevKind::Mirror if width > MAX_MIRROR_WAYS => Err(bad(format!(
+                "a mirror has 2 to {MAX_MIRROR_WAYS} disks (a 4-way mirror already survives 3 failures, like raidz3)"
+            ))),
             VdevKind::Raidz { parity } if !(1..=3).contains(&parity) => {
                 Err(bad("raidz parity is 1, 2 or 3".into()))
             }
@@ -48,7 +66,9 @@ impl Shape {
                 parity + 1,
                 parity + 1
             ))),
-            VdevKind::Raidz { .. } if width > 255 => Err(bad("raidz vdevs hold at most 255 disks".into())),
+            VdevKind::Raidz { .. } if width > MAX_RAIDZ_WIDTH => Err(bad(format!(
+                "raidz vdevs hold at most {MAX_RAIDZ_WIDTH} disks"
+            ))),
             _ => Ok(shape),
         }
     }
@@ -68,7 +88,9 @@ impl Shape {
     }
 
     pub fn disks(&self) -> u32 {
-        self.count * self.width
+        // Saturating: Shape's fields are public, and a shape built by hand
+        // past Shape::new's bounds must not panic when it is described.
+        self.count.saturating_mul(self.width)
     }
 
     /// Disk failures one vdev survives.
@@ -100,10 +122,9 @@ impl Shape {
             Some((count, vdev))
                 if !count.is_empty() && count.chars().all(|c| c.is_ascii_digit()) =>
             {
-                (
-                    count.parse::<u32>().map_err(|_| bad("bad vdev count"))?,
-                    vdev,
-                )
+                // All digits: a parse failure can only mean "too many".
+                let too_many = format!("at most {MAX_DISKS} vdevs (the most disks a plan holds)");
+                (count.parse::<u32>().map_err(|_| bad(&too_many))?, vdev)
             }
             _ => (1, text.as_str()),
         };
@@ -113,7 +134,12 @@ impl Shape {
             None => (vdev, None),
         };
         let width = match width_text {
-            Some(w) => Some(w.parse::<u32>().map_err(|_| bad(expected))?),
+            // Digits too many for a u32 are a width far beyond any vdev:
+            // Shape::new rejects it with the accepted range.
+            Some(w) if !w.is_empty() && w.chars().all(|c| c.is_ascii_digit()) => {
+                Some(w.parse::<u32>().unwrap_or(u32::MAX))
+            }
+            Some(_) => return Err(bad(expected)),
             None => None,
         };
         let (kind, width) = match kind_text {
@@ -170,7 +196,9 @@ impl Layout {
         if groups.is_empty() {
             return Err(ModelError::NoDisks);
         }
-        let total: u32 = groups.iter().map(|g| g.count).sum();
+        // Summed wide: the groups of a request are bounded in total
+        // (MAX_DISKS), but fit is public and must not overflow on any input.
+        let total: u64 = groups.iter().map(|g| g.count as u64).sum();
         let mut remaining = shape.count;
         let mut placements = Vec::new();
         let mut spares = Vec::with_capacity(groups.len());
@@ -255,6 +283,16 @@ mod tests {
         assert!(Shape::parse("2xraidz4-8").is_err());
         assert!(Shape::parse("1xraidz2-3").is_err());
         assert!(Shape::parse("2xraid5-8").is_err());
+        for (bad, needle) in [
+            ("99999999999xmirror-2", "at most 10000 vdevs"),
+            ("10001xmirror-2", "at most 10000 vdevs"),
+            ("mirror-9", "2 to 8"),
+            ("raidz2-256", "at most 255"),
+            ("raidz2-99999999999", "at most 255"),
+        ] {
+            let err = Shape::parse(bad).unwrap_err().to_string();
+            assert!(err.contains(bad) && err.contains(needle), "{bad}: {err}");
+        }
     }
 
     #[test]

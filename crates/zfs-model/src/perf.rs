@@ -5,10 +5,10 @@
 use serde::Serialize;
 
 use crate::capacity::block_cost;
-use crate::disk::{leaf_asize, DiskClass, DiskGroup, DiskPerf};
+use crate::disk::{leaf_asize, DiskClass, DiskGroup, DiskPerf, MAX_DISK_BYTES};
 use crate::error::{ModelError, Result};
 use crate::estimate::Estimate;
-use crate::layout::{Layout, Shape, VdevKind};
+use crate::layout::{Layout, Shape, VdevKind, MAX_MIRROR_WAYS};
 use crate::network::{Link, Protocol, WIRE_BYTES_4K_WRITE};
 use crate::units::{human_binary, parse_size, SizeMeaning, KIB, MIB};
 
@@ -45,10 +45,10 @@ impl LogDevice {
             }
             _ => (1, text),
         };
-        if devices == 0 {
+        if devices == 0 || devices > MAX_MIRROR_WAYS {
             return Err(ModelError::InvalidValue {
                 input: input.to_string(),
-                reason: "a log needs at least one device".into(),
+                reason: format!("COUNT (devices in the log mirror) must be 1 to {MAX_MIRROR_WAYS}"),
             });
         }
         let bytes = parse_size(size, SizeMeaning::Exact)?;
@@ -56,6 +56,12 @@ impl LogDevice {
             return Err(ModelError::InvalidValue {
                 input: input.to_string(),
                 reason: "ZFS needs devices of at least 64 MiB".into(),
+            });
+        }
+        if bytes > MAX_DISK_BYTES {
+            return Err(ModelError::InvalidValue {
+                input: input.to_string(),
+                reason: "SIZE must be at most 1 PiB (ten times the largest drives sold)".into(),
             });
         }
         Ok(LogDevice {

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::capacity::{capacity, Capacity, CapacityOptions};
-use crate::disk::DiskGroup;
+use crate::disk::{total_disks, DiskGroup};
 use crate::error::{ModelError, Result};
 use crate::layout::{Layout, Shape, VdevKind};
 use crate::network::{Link, Protocol};
@@ -107,7 +107,11 @@ pub struct Plan {
 
 impl PlanRequest {
     pub fn disk_count(&self) -> u32 {
-        self.groups.iter().map(|g| g.count).sum()
+        // Saturating: a request is public and may be built past MAX_DISKS;
+        // candidate_layouts rejects it, this must not overflow first.
+        self.groups
+            .iter()
+            .fold(0u32, |sum, g| sum.saturating_add(g.count))
     }
 
     fn block_sizes(&self) -> Vec<u64> {
@@ -143,7 +147,8 @@ impl PlanRequest {
     /// stripes only when asked, 2- and 3-way mirrors, raidz1/2/3 at every
     /// width, as many vdevs as fit, leftover disks as spares).
     pub fn candidate_layouts(&self) -> Result<Vec<Layout>> {
-        if self.groups.is_empty() || self.disk_count() == 0 {
+        let total = total_disks(&self.groups)?;
+        if total == 0 {
             return Err(ModelError::NoDisks);
         }
         if !self.layouts.is_empty() {
@@ -167,12 +172,15 @@ impl PlanRequest {
         }
         let mut layouts = Vec::new();
         for (kind, width) in kinds {
+            // The most vdevs that still leave the requested spares: as many
+            // as the groups hold whole, and few enough that total − count ×
+            // width disks stay over (Layout::fit's two conditions, solved
+            // directly rather than by trying every count downwards).
             let most: u32 = self.groups.iter().map(|g| g.count / width).sum();
-            // The most vdevs that still leave the requested spares.
-            let fitted = (1..=most).rev().find_map(|count| {
-                let shape = Shape::new(kind, width, count).ok()?;
-                Layout::fit(shape, &self.groups, self.spares).ok()
-            });
+            let count = most.min(total.saturating_sub(self.spares) / width);
+            let fitted = Shape::new(kind, width, count)
+                .ok()
+                .and_then(|shape| Layout::fit(shape, &self.groups, self.spares).ok());
             if let Some(layout) = fitted {
                 if layout.spare_count() - self.spares <= self.max_extra_spares {
                     layouts.push(layout);
@@ -180,8 +188,7 @@ impl PlanRequest {
             }
         }
         if layouts.is_empty() {
-            return Err(ModelError::LayoutDoesNotFit {
-                layout: "any redundant layout".into(),
+            return Err(ModelError::NoLayoutFits {
                 reason: format!(
                     "{} disk(s) with {} spare(s) leave no room for a mirror or raidz vdev",
                     self.disk_count(),

@@ -25,7 +25,11 @@ pub fn idema_disk_bytes(gb: u64) -> Option<u64> {
     if gb < 50 {
         return None;
     }
-    Some((97_696_368 + 1_953_504 * (gb - 50)) * 512)
+    // None also when the byte count would not fit in a u64.
+    1_953_504u64
+        .checked_mul(gb - 50)?
+        .checked_add(97_696_368)?
+        .checked_mul(512)
 }
 
 /// A decimal number kept exact: `mantissa / 10^decimals`.
@@ -51,7 +55,9 @@ fn parse_exact_decimal(text: &str) -> Option<ExactDecimal> {
         return None;
     }
     let digits = format!("{int_part}{frac_part}");
-    let mantissa: u128 = digits.parse().ok()?;
+    // More digits than a u128 holds: saturate, so the caller reports the
+    // number as too large rather than as not a number.
+    let mantissa: u128 = digits.parse().unwrap_or(u128::MAX);
     Some(ExactDecimal {
         mantissa,
         decimals: frac_part.len() as u32,
@@ -93,8 +99,15 @@ pub fn parse_size(input: &str, meaning: SizeMeaning) -> Result<u64> {
             })
         }
     };
+    let too_large = || ModelError::InvalidSize {
+        input: input.to_string(),
+        reason: "too large".into(),
+    };
     let scale = 10u128.pow(value.decimals);
-    let scaled = value.mantissa * multiplier;
+    let scaled = value
+        .mantissa
+        .checked_mul(multiplier)
+        .ok_or_else(too_large)?;
     if scaled % scale != 0 {
         return Err(ModelError::InvalidSize {
             input: input.to_string(),
@@ -115,16 +128,11 @@ pub fn parse_size(input: &str, meaning: SizeMeaning) -> Result<u64> {
                 reason: "a marketed disk size must be a whole number of GB (the IDEMA rule counts GB); give exact bytes instead".into(),
             });
         }
-        let gb = (bytes / 1_000_000_000) as u64;
-        return idema_disk_bytes(gb).ok_or_else(|| ModelError::InvalidSize {
-            input: input.to_string(),
-            reason: "too small for the IDEMA rule".into(),
-        });
+        let gb = u64::try_from(bytes / 1_000_000_000).map_err(|_| too_large())?;
+        // At least 50 GB here, so only a byte count beyond u64 fails.
+        return idema_disk_bytes(gb).ok_or_else(too_large);
     }
-    u64::try_from(bytes).map_err(|_| ModelError::InvalidSize {
-        input: input.to_string(),
-        reason: "too large".into(),
-    })
+    u64::try_from(bytes).map_err(|_| too_large())
 }
 
 /// Parse a ZFS block size ("128K", "1M", "16KiB", "4096"): K and M mean KiB
@@ -275,6 +283,19 @@ mod tests {
         assert!(parse_size("0TB", SizeMeaning::Exact).is_err());
         assert!(parse_size("0.1B", SizeMeaning::Exact).is_err());
         assert!(parse_size("8.0001TB", SizeMeaning::MarketedDisk).is_err());
+        // Too large for any integer on the way: an error, not an overflow.
+        for huge in [
+            "99999999999999999999999999999999999PB",
+            "999999999999999999999999999999999999999999",
+            "20000000000000000000",
+        ] {
+            let err = parse_size(huge, SizeMeaning::Exact).unwrap_err();
+            assert!(err.to_string().contains("too large"), "{huge}: {err}");
+        }
+        for huge in ["99999999999999999999999TB", "10000000000PB"] {
+            let err = parse_size(huge, SizeMeaning::MarketedDisk).unwrap_err();
+            assert!(err.to_string().contains("too large"), "{huge}: {err}");
+        }
     }
 
     #[test]

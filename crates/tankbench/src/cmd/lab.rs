@@ -97,6 +97,8 @@ pub fn lab_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
             if args.is_empty() {
                 bail!("lab run: no workload; give fileio options after `--` or set `workload = [...]` in the spec");
             }
+            // Before anything is built: a bad option costs nothing.
+            lab::run::check_workload(&args)?;
             let o = opts(true)?;
             // Reuse a lab that is already up; otherwise build one for this run
             // and tear it down afterwards, whatever happens.
@@ -165,6 +167,13 @@ pub fn lab_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
         }
         Cmd::Matrix { matrix } => {
             let m = Matrix::load(&matrix)?;
+            lab::run::check_workload(&m.workload)
+                .with_context(|| format!("{}: workload", matrix.display()))?;
+            // Every cell's sizes against this host's file system, before the
+            // first cell is built.
+            for cell in m.cells()? {
+                cell.raw.validate()?.check_host()?;
+            }
             let results = m.run(&opts(true)?, &|s| eprintln!("{s}"))?;
             print!("{}", lab::matrix::markdown(&m.workload, &results));
             eprintln!(

@@ -37,7 +37,7 @@ pub fn dispatch(args: Vec<OsString>) -> anyhow::Result<i32> {
         .map(|a| a.to_string_lossy().into_owned());
     match first_positional.as_deref() {
         Some("fileio") => fileio::sysbench_main(rest),
-        Some("quick") => fileio::quick_main(text_words(strip_first(&rest, "quick"))?),
+        Some("quick") => fileio::quick_main(strip_first(&rest, "quick")),
         Some("plan") => plan::plan_main(strip_first(&rest, "plan")),
         Some("lab") => lab::lab_main(strip_first(&rest, "lab")),
         Some("report") => report::report_main(strip_first(&rest, "report")),
@@ -68,21 +68,6 @@ pub fn dispatch(args: Vec<OsString>) -> anyhow::Result<i32> {
             )
         }
     }
-}
-
-/// Words of a front end that reads text only: a word that is not UTF-8 is
-/// refused with one line naming it (shown with the bad bytes replaced).
-fn text_words(args: Vec<OsString>) -> anyhow::Result<Vec<String>> {
-    args.into_iter()
-        .map(|a| {
-            a.into_string().map_err(|bad| {
-                anyhow::anyhow!(
-                    "argument '{}' is not valid UTF-8; this command accepts text only",
-                    bad.to_string_lossy()
-                )
-            })
-        })
-        .collect()
 }
 
 /// The arguments with the first occurrence of the subcommand word removed.

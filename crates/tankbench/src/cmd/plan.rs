@@ -6,7 +6,7 @@ use anyhow::{anyhow, Context};
 use clap::{Parser, ValueEnum};
 
 use zfs_model::capacity::CapacityOptions;
-use zfs_model::disk::{DiskClass, DiskGroup, OsPartitioning, PerfOverrides};
+use zfs_model::disk::{total_disks, DiskClass, DiskGroup, OsPartitioning, PerfOverrides};
 use zfs_model::layout::{Layout, Shape};
 use zfs_model::network::{Link, Protocol};
 use zfs_model::perf::LogDevice;
@@ -36,19 +36,19 @@ struct PlanArgs {
     class: String,
 
     /// Override the class's annualised failure rate, percent per year.
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, allow_negative_numbers = true, value_name = "PCT")]
     afr: Option<f64>,
     /// Override the disk's sustained transfer rate, MB/s.
-    #[arg(long, value_name = "MB/S")]
+    #[arg(long, allow_negative_numbers = true, value_name = "MB/S")]
     disk_mbps: Option<f64>,
     /// Override the disk's small random IOPS.
-    #[arg(long, value_name = "IOPS")]
+    #[arg(long, allow_negative_numbers = true, value_name = "IOPS")]
     disk_iops: Option<f64>,
     /// Override the disk's small write + cache flush time, ms.
-    #[arg(long, value_name = "MS")]
+    #[arg(long, allow_negative_numbers = true, value_name = "MS")]
     disk_sync_ms: Option<f64>,
     /// Override unrecoverable read errors per bit (e.g. 1e-15).
-    #[arg(long, value_name = "RATE")]
+    #[arg(long, allow_negative_numbers = true, value_name = "RATE")]
     uer: Option<f64>,
 
     /// Evaluate only these layouts (repeatable): COUNTxVDEV, e.g. 3xraidz2-8, 12xmirror-2.
@@ -58,10 +58,20 @@ struct PlanArgs {
     #[arg(long, value_name = "LAYOUT")]
     explain: Option<String>,
     /// Hot spares to keep (at least).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        default_value_t = 0
+    )]
     spares: u32,
     /// Enumerated layouts may leave this many extra disks as spares.
-    #[arg(long, value_name = "N", default_value_t = 2)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        default_value_t = 2
+    )]
     max_idle: u32,
     /// Also list stripes (no redundancy).
     #[arg(long)]
@@ -71,7 +81,12 @@ struct PlanArgs {
     #[arg(long, value_name = "RULES", default_value = "openzfs-2.1")]
     rules: String,
     /// Sector size exponent (12 = 4 KiB sectors).
-    #[arg(long, value_name = "N", default_value_t = 12)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        default_value_t = 12
+    )]
     ashift: u32,
     /// How the OS partitions each disk: linux, linux-4kn, none, truenas-core, freebsd-swap=GiB.
     #[arg(long = "os", value_name = "PARTITIONING", default_value = "linux")]
@@ -99,13 +114,28 @@ struct PlanArgs {
     #[arg(long, value_name = "WORKLOAD", default_value = "sync-4k")]
     workload: String,
     /// Concurrent synchronous writers.
-    #[arg(long, value_name = "N", default_value_t = 4)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        default_value_t = 4
+    )]
     threads: u32,
     /// Pool fill when a disk fails, percent (drives resilver time).
-    #[arg(long, value_name = "PCT", default_value_t = 80.0)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "PCT",
+        default_value_t = 80.0
+    )]
     fill: f64,
     /// Hours to get a replacement disk in when there is no hot spare.
-    #[arg(long, value_name = "HOURS", default_value_t = 24.0)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "HOURS",
+        default_value_t = 24.0
+    )]
     replace_hours: f64,
     /// Server RAM (bounds the sync data a log device can hold).
     #[arg(long, value_name = "SIZE", default_value = "64GiB")]
@@ -115,7 +145,7 @@ struct PlanArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Rows to show in the table (0 = all; default: all up to 30 layouts, else 15).
-    #[arg(long, value_name = "N")]
+    #[arg(long, allow_negative_numbers = true, value_name = "N")]
     top: Option<usize>,
 }
 
@@ -157,6 +187,14 @@ fn build_request(args: &PlanArgs) -> anyhow::Result<PlanRequest> {
         .filter(|g| !g.trim().is_empty())
         .map(|g| DiskGroup::parse(g, class, &overrides).context("--disks"))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    // Every error names the option and what was typed for it.
+    let disks_text = args.disks.join(",");
+    if groups.is_empty() {
+        return Err(anyhow!(
+            "--disks: '{disks_text}': no disks given; describe them as COUNTxSIZE, e.g. 24x8TB"
+        ));
+    }
+    total_disks(&groups).context("--disks")?;
     let mut layouts = args
         .layouts
         .iter()
@@ -256,24 +294,42 @@ pub fn plan_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
             return Err(anyhow!("plan: {}", message.trim_start_matches("error: ")));
         }
     };
-    let request = build_request(&parsed)?;
+    let (warnings, output) = render(&parsed)?;
+    for warning in &warnings {
+        eprintln!("tankbench: warning: {warning}");
+    }
+    print!("{output}");
+    Ok(0)
+}
+
+/// Everything `plan` does after parsing: the warnings for stderr and the text
+/// or JSON for stdout (kept apart from printing so tests can drive it).
+fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String)> {
+    let request = build_request(parsed)?;
     let explain_shape = request
         .layouts
         .first()
         .copied()
         .filter(|_| parsed.explain.is_some());
-    let plan = plan(request)?;
-    for warning in &plan.warnings {
-        eprintln!("tankbench: warning: {warning}");
-    }
+    // What is left to fail here depends on the disks and the spares asked for
+    // (no layout fits); name both with what was typed.
+    let plan = plan(request).with_context(|| {
+        format!(
+            "--disks '{}' with --spares {}",
+            parsed.disks.join(","),
+            parsed.spares
+        )
+    })?;
+    let warnings = plan.warnings.clone();
 
     if let Some(shape) = explain_shape {
-        let entry = plan
-            .entries
-            .first()
-            .context("--explain: the layout could not be evaluated")?;
-        let layout = Layout::fit(shape, &plan.request.groups, plan.request.spares)?;
-        match parsed.format {
+        let explain_text = parsed.explain.as_deref().unwrap_or_default();
+        let entry = plan.entries.first().with_context(|| {
+            format!("--explain: '{explain_text}': the layout could not be evaluated")
+        })?;
+        let layout =
+            Layout::fit(shape, &plan.request.groups, plan.request.spares).context("--explain")?;
+        let output = match parsed.format {
             Format::Json => {
                 let steps = zfs_model::explain::explain_capacity(
                     &plan.request.groups,
@@ -286,26 +342,29 @@ pub fn plan_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
                     "steps": steps,
                     "entry": entry,
                 });
-                println!("{}", serde_json::to_string_pretty(&doc)?);
+                format!("{}\n", serde_json::to_string_pretty(&doc)?)
             }
-            Format::Text => print!("{}", present::explain(&plan, entry, &layout)),
-        }
-        return Ok(0);
+            Format::Text => present::explain(&plan, entry, &layout),
+        };
+        return Ok((warnings, output));
     }
 
-    match parsed.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&plan)?),
+    let output = match parsed.format {
+        Format::Json => format!("{}\n", serde_json::to_string_pretty(&plan)?),
         Format::Text => {
             // A table of up to 30 layouts still reads well; beyond that the
             // top of the ranking is what matters.
             let top = parsed
                 .top
                 .unwrap_or(if plan.entries.len() <= 30 { 0 } else { 15 });
-            print!("{}", present::table(&plan, top));
-            print!("{}", present::summary(&plan, top));
+            format!(
+                "{}{}",
+                present::table(&plan, top),
+                present::summary(&plan, top)
+            )
         }
-    }
-    Ok(0)
+    };
+    Ok((warnings, output))
 }
 
 #[cfg(test)]
@@ -344,26 +403,234 @@ mod tests {
     }
 
     #[test]
-    fn bad_input_names_the_option() {
-        let cases: [(&[&str], &str); 9] = [
-            (&["--disks", "0x8TB"], "--disks"),
-            (&["--disks", "24x8XB"], "--disks"),
-            (&["--disks", "24x8TB", "--class", "floppy"], "--class"),
-            (&["--disks", "24x8TB", "--layout", "4xraidz2-8"], "--layout"),
-            (&["--disks", "24x8TB", "--explain", "raidz9-3"], "--explain"),
-            (&["--disks", "24x8TB", "--rules", "solaris"], "--rules"),
+    fn bad_input_names_the_option_and_the_value() {
+        // (arguments, option, the bad value as the message must show it)
+        let cases: [(&[&str], &str, &str); 27] = [
+            (&["--disks", "0x8TB"], "--disks", "0x8TB"),
+            (&["--disks", "10001x8TB"], "--disks", "10001x8TB"),
+            (&["--disks", "6000x8TB,6000x4TB"], "--disks", "6000x8TB"),
+            (&["--disks", ","], "--disks", "','"),
+            (&["--disks", "x8TB"], "--disks", "x8TB"),
+            (&["--disks", "24x8XB"], "--disks", "8XB"),
+            (&["--disks", "24x2PiB"], "--disks", "24x2PiB"),
+            (&["--disks", "24x8TB:tape"], "--disks", "tape"),
+            (
+                &["--disks", "24x8TB", "--class", "floppy"],
+                "--class",
+                "floppy",
+            ),
+            (&["--disks", "24x8TB", "--afr", "101"], "--afr", "101"),
+            (&["--disks", "24x8TB", "--uer", "0"], "--uer", "0"),
+            (
+                &["--disks", "24x8TB", "--layout", "4xraidz2-8"],
+                "--layout",
+                "4xraidz2-8",
+            ),
+            (
+                &["--disks", "24x8TB", "--layout", "3xmirror-9"],
+                "--layout",
+                "3xmirror-9",
+            ),
+            (
+                &["--disks", "24x8TB", "--explain", "raidz9-3"],
+                "--explain",
+                "raidz9-3",
+            ),
+            (
+                &["--disks", "24x8TB", "--rules", "solaris"],
+                "--rules",
+                "solaris",
+            ),
             (
                 &["--disks", "24x8TB", "--recordsize", "100K"],
                 "--recordsize",
+                "100K",
             ),
-            (&["--disks", "24x8TB", "--ashift", "20"], "--ashift"),
-            (&["--disks", "24x8TB", "--fill", "0"], "--fill"),
+            (
+                &["--disks", "24x8TB", "--volblocksize", "1G"],
+                "--volblocksize",
+                "1G",
+            ),
+            (&["--disks", "24x8TB", "--ashift", "20"], "--ashift", "20"),
+            (&["--disks", "24x8TB", "--os", "windows"], "--os", "windows"),
+            (&["--disks", "24x8TB", "--fill", "0"], "--fill", "0"),
+            (
+                &["--disks", "24x8TB", "--replace-hours", "-1"],
+                "--replace-hours",
+                "-1",
+            ),
+            (&["--disks", "24x8TB", "--threads", "0"], "--threads", "0"),
+            (&["--disks", "24x8TB", "--link", "3x7Q"], "--link", "3x7Q"),
+            (
+                &["--disks", "24x8TB", "--protocol", "afp"],
+                "--protocol",
+                "afp",
+            ),
+            (&["--disks", "24x8TB", "--log", "0x10GB"], "--log", "0x10GB"),
+            (&["--disks", "24x8TB", "--log", "9x10GB"], "--log", "9x10GB"),
+            (&["--disks", "24x8TB", "--ram", "lots"], "--ram", "lots"),
         ];
-        for (args, option) in cases {
+        for (args, option, value) in cases {
             let message = format!("{:#}", request(args).unwrap_err());
             assert!(message.starts_with(option), "{args:?}: {message}");
+            assert!(message.contains(value), "{args:?}: {message}");
             assert!(!message.contains('\n'), "{args:?}: {message}");
         }
+    }
+
+    #[test]
+    fn a_plan_no_layout_fits_names_the_disks_and_spares() {
+        for args in [
+            vec!["--disks", "1x8TB"],
+            vec!["--disks", "24x8TB", "--spares", "23"],
+        ] {
+            let err = plan_main(args.iter().map(|s| (*s).into()).collect()).unwrap_err();
+            let message = format!("{err:#}");
+            assert!(
+                message.starts_with(&format!("--disks '{}'", args[1]))
+                    && message.contains("--spares"),
+                "{message}"
+            );
+        }
+    }
+
+    mod arbitrary_arguments {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        /// A value as typed: a plausible one for the option, a near miss, or
+        /// arbitrary text.
+        fn value(plausible: &'static [&'static str]) -> impl Strategy<Value = String> {
+            prop_oneof![
+                4 => prop::sample::select(plausible).prop_map(str::to_string),
+                1 => "[-0-9.xX:,]{0,12}",
+                1 => "[0-9]{1,25}[A-Za-z]{0,3}",
+                1 => ".{0,12}",
+            ]
+        }
+
+        fn option() -> impl Strategy<Value = Vec<String>> {
+            let options: Vec<(&'static str, &'static [&'static str])> = vec![
+                (
+                    "--disks",
+                    &[
+                        "24x8TB",
+                        "12x8TB,12x4TB",
+                        "0x8TB",
+                        "10000x8TB",
+                        "3x1.92TB:ssd-sata",
+                        "2x64MiB",
+                        ",",
+                    ],
+                ),
+                ("--class", &["hdd-5400", "nvme", "tape"]),
+                ("--afr", &["1.5", "0", "-3", "NaN", "inf", "100"]),
+                ("--disk-mbps", &["200", "0", "1e300"]),
+                ("--disk-iops", &["150", "-1"]),
+                ("--disk-sync-ms", &["9", "1e5"]),
+                ("--uer", &["1e-15", "1"]),
+                (
+                    "--layout",
+                    &[
+                        "3xraidz2-8",
+                        "12xmirror",
+                        "4xraidz2-8",
+                        "9999xmirror-8",
+                        "raidz3-255",
+                        "24xstripe",
+                    ],
+                ),
+                ("--explain", &["3xraidz2-8", "1xraidz3-24", "mirror-9"]),
+                ("--spares", &["0", "2", "23", "4294967295", "-1"]),
+                ("--max-idle", &["0", "4294967295"]),
+                (
+                    "--rules",
+                    &["pool-v23", "openzfs-0.8", "zol-0.6.4", "solaris"],
+                ),
+                ("--ashift", &["9", "12", "16", "17"]),
+                (
+                    "--os",
+                    &[
+                        "none",
+                        "linux-4kn",
+                        "freebsd-swap=4294967295",
+                        "freebsd-swap=8",
+                    ],
+                ),
+                ("--recordsize", &["4K", "1M", "16M", "3K"]),
+                ("--volblocksize", &["8K", "128K", "256K"]),
+                ("--log", &["10GB", "2x10GB", "8x1PiB", "9x10GB", "64MiB"]),
+                ("--log-class", &["nvme-noplp", "hdd-7200"]),
+                (
+                    "--link",
+                    &["2x10G", "1G", "none", "4294967295x800G", "0.1G"],
+                ),
+                ("--protocol", &["nfs", "iscsi", "smb", "local"]),
+                ("--workload", &["sync-4k", "sequential", "vm"]),
+                ("--threads", &["1", "4294967295", "0"]),
+                ("--fill", &["80", "100", "0.001", "101"]),
+                ("--replace-hours", &["0", "24", "1e300", "-1"]),
+                ("--ram", &["64GiB", "1B", "16EiB", "18446744073709551615"]),
+                ("--format", &["text", "json", "xml"]),
+                ("--top", &["0", "1", "18446744073709551615"]),
+            ];
+            prop::sample::select(options).prop_flat_map(|(name, plausible)| {
+                (Just(name), value(plausible)).prop_map(|(name, v)| vec![name.to_string(), v])
+            })
+        }
+
+        fn arguments() -> impl Strategy<Value = Vec<String>> {
+            (
+                value(&["24x8TB", "60x16TB", "6x8TB", "10000x2TB", "2x8TB,1x4TB"]),
+                prop::collection::vec(option(), 0..6),
+                any::<bool>(),
+            )
+                .prop_map(|(disks, rest, stripes)| {
+                    let mut words = vec!["--disks".to_string(), disks];
+                    words.extend(rest.into_iter().flatten());
+                    if stripes {
+                        words.push("--stripes".into());
+                    }
+                    words
+                })
+        }
+
+        proptest! {
+            // Each case may plan up to 10,000 disks: few cases keep CI quick.
+            #![proptest_config(ProptestConfig::with_cases(96))]
+
+            #[test]
+            fn plan_answers_or_fails_in_one_line_naming_the_option(words in arguments()) {
+                let parsed = PlanArgs::try_parse_from(
+                    std::iter::once("tankbench plan".to_string()).chain(words.clone()),
+                );
+                // clap's own errors are made one line by plan_main.
+                let Ok(parsed) = parsed else { return Ok(()) };
+                match render(&parsed) {
+                    Ok((_, output)) => prop_assert!(!output.is_empty()),
+                    Err(e) => {
+                        let message = format!("{e:#}");
+                        prop_assert!(message.starts_with("--"), "{words:?}: {message}");
+                        prop_assert!(!message.contains('\n'), "{words:?}: {message}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_largest_accepted_disk_count_plans() {
+        // 10,000 disks: the risk model's failure counts used to overflow from
+        // ~150 disks on, and took time quadratic in the vdevs.
+        let all = ["--disks", "10000x8TB", "--stripes", "--max-idle", "10000"];
+        let plan = plan(request(&all).unwrap()).unwrap();
+        // Stripes, 2 mirrors and raidz1/2/3 at every width up to 255.
+        assert_eq!(plan.entries.len(), 1 + 2 + 253 + 252 + 251);
+        assert!(plan.entries.iter().all(|e| e
+            .reliability
+            .kill_probability
+            .iter()
+            .all(|(_, p)| (0.0..=1.0).contains(p))));
     }
 
     #[test]
@@ -380,6 +647,22 @@ mod tests {
             message.contains("--threads") && !message.contains('\n'),
             "{message}"
         );
+        // Negative numbers reach the option's own check instead of being
+        // taken for an unknown flag.
+        for option in ["--top", "--spares", "--threads", "--replace-hours"] {
+            let err = plan_main(vec![
+                "--disks".into(),
+                "24x8TB".into(),
+                option.into(),
+                "-1".into(),
+            ])
+            .unwrap_err();
+            let message = format!("{err:#}");
+            assert!(
+                message.contains(option) && message.contains("-1"),
+                "{message}"
+            );
+        }
         let err = plan_main(vec![]).unwrap_err();
         assert!(format!("{err:#}").contains("--disks"), "{err:#}");
     }
