@@ -25,7 +25,7 @@ use crate::cli::Console;
 use crate::coordinator::{Coordinator, Solo};
 use crate::options::{Failure, GeneralOptions, Stream, Workload};
 use crate::report;
-use crate::result::{Distributed, LatencySummary, Rates, RunResult, Warning};
+use crate::result::{Distributed, LatencyKey, LatencySummary, Rates, RunResult, Warning};
 use crate::runner::{IntervalStats, PeriodStats, RunObserver, RunOutcome};
 use crate::stats::{new_hdr, sysbench_histogram_of, CountSnapshot, HDR_HIGH_NS, HDR_LOW_NS};
 use hdrhistogram::Histogram;
@@ -731,14 +731,18 @@ pub fn merge(
         counts.add(&r.counts);
     }
 
-    let keys: BTreeSet<&String> = ranks.iter().flat_map(|r| r.latency.keys()).collect();
+    let keys: BTreeSet<LatencyKey> = ranks
+        .iter()
+        .flat_map(|r| r.latency.keys().copied())
+        .collect();
     let mut latency = BTreeMap::new();
     let mut event_histogram = new_hdr();
     for key in keys {
-        let parts: Vec<&LatencySummary> = ranks.iter().filter_map(|r| r.latency.get(key)).collect();
+        let parts: Vec<&LatencySummary> =
+            ranks.iter().filter_map(|r| r.latency.get(&key)).collect();
         let h = histogram_of(&parts);
         let mut summary = report::summarize(&h, percentiles);
-        if key == "event" {
+        if key == LatencyKey::Event {
             // As for one process: sysbench's exact counters for count, min,
             // max and sum; percentiles from the merged histogram.
             let seen: Vec<&&LatencySummary> = parts.iter().filter(|s| s.count > 0).collect();
@@ -759,9 +763,9 @@ pub fn merge(
             report::clamp_percentiles(&mut summary);
             event_histogram = h;
         }
-        latency.insert(key.clone(), summary);
+        latency.insert(key, summary);
     }
-    let event = latency.get("event").cloned().unwrap_or_default();
+    let event = latency.get(&LatencyKey::Event).cloned().unwrap_or_default();
 
     // A warning raised by several ranks appears once, with the figures of the
     // first rank that raised it, naming the ranks.
@@ -923,7 +927,11 @@ pub fn job_section(job: &RunResult, percentile: u32) -> String {
     s.push('\n');
     for r in &job.ranks {
         let rd = r.distributed.clone().unwrap_or_default();
-        let event = r.latency.get("event").cloned().unwrap_or_default();
+        let event = r
+            .latency
+            .get(&LatencyKey::Event)
+            .cloned()
+            .unwrap_or_default();
         let mut line = format!(
             "    {:>4}  {:<16} {:>8.4} {:>8.4} {:>10} {:>10.2} {:>10.2} {:>11.2} {:>11.2} {:>8.3}",
             rd.rank.unwrap_or(0),
@@ -938,8 +946,7 @@ pub fn job_section(job: &RunResult, percentile: u32) -> String {
             event.mean_ms
         );
         if let Some(p) = pct {
-            let v = event.percentiles.iter().find(|x| x.p == p).map(|x| x.ms);
-            match v {
+            match event.at(p) {
                 Some(ms) => line.push_str(&format!(" {ms:>8.3}")),
                 None => line.push_str(&format!(" {:>8}", "-")),
             }
@@ -997,8 +1004,8 @@ mod tests {
         event.max_ms = *samples_ns.iter().max().unwrap() as f64 / 1e6;
         event.sum_ms = sum as f64 / 1e6;
         let mut latency = BTreeMap::new();
-        latency.insert("event".to_string(), event);
-        latency.insert("read".to_string(), report::summarize(&h, &pcts));
+        latency.insert(LatencyKey::Event, event);
+        latency.insert(LatencyKey::Read, report::summarize(&h, &pcts));
         RunResult {
             schema_version: crate::result::SCHEMA_VERSION,
             tool: ToolInfo {
@@ -1076,7 +1083,7 @@ mod tests {
         assert_eq!(r.ranks[0].distributed.as_ref().unwrap().start_s, 0.0);
         assert!((r.ranks[1].distributed.as_ref().unwrap().start_s - 0.000_2).abs() < 1e-12);
 
-        let e = &r.latency["event"];
+        let e = &r.latency[&LatencyKey::Event];
         assert_eq!(hist_count(e), 1050);
         assert_eq!(e.count, 1050);
         assert_eq!(e.min_ms, 1.0);
@@ -1084,12 +1091,12 @@ mod tests {
         assert!((e.sum_ms - (1000.0 + 500.0)).abs() < 1e-6);
         // The merged p95 is the fast ranks's 1 ms (50 of 1050 are slow, under
         // 5 %); averaging the ranks' p95s would have said 5.5 ms.
-        let p95 = e.percentiles.iter().find(|p| p.p == 95.0).unwrap().ms;
+        let p95 = e.at(95.0).unwrap();
         assert!((p95 - 1.0).abs() < 0.002, "{p95}");
-        let p99 = e.percentiles.iter().find(|p| p.p == 99.0).unwrap().ms;
+        let p99 = e.at(99.0).unwrap();
         assert!((p99 - 10.0).abs() < 0.02, "{p99}");
         // Per-operation keys merge the same way.
-        assert_eq!(hist_count(&r.latency["read"]), 1050);
+        assert_eq!(hist_count(&r.latency[&LatencyKey::Read]), 1050);
         // The sysbench report's figures come from the same merge.
         assert_eq!(job.period.counts.events, 1050);
         assert_eq!(job.period.histogram.iter().sum::<u64>(), 1050);
@@ -1125,12 +1132,12 @@ mod tests {
             1.0,
         );
         let job = merge(vec![a.clone(), b.clone()], &[50.0, 95.0, 99.0], "/t").unwrap();
-        for key in ["event", "read"] {
-            let m = &job.result.latency[key];
+        for key in [LatencyKey::Event, LatencyKey::Read] {
+            let m = &job.result.latency[&key];
             for (i, p) in m.percentiles.iter().enumerate() {
                 let (x, y) = (
-                    a.latency[key].percentiles[i].ms,
-                    b.latency[key].percentiles[i].ms,
+                    a.latency[&key].percentiles[i].ms,
+                    b.latency[&key].percentiles[i].ms,
                 );
                 assert!(
                     p.ms >= x.min(y) && p.ms <= x.max(y),

@@ -76,7 +76,10 @@ impl std::fmt::Display for Failure {
 
 impl std::error::Error for Failure {}
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// `--file-test-mode`. Serialized (in a result's `workload`) under the names
+/// the option takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Mode {
     SeqWr,
     SeqRewr,
@@ -131,7 +134,9 @@ impl Mode {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// `--file-io-mode`, serialized under the names the option takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum IoMode {
     Sync,
     /// sysbench uses libaio; tankbench submits through io_uring.
@@ -149,7 +154,9 @@ impl IoMode {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// `--file-fsync-mode`, serialized under the names the option takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum FsyncMode {
     Fsync,
     Fdatasync,
@@ -208,8 +215,10 @@ impl ExtraFlags {
     }
 }
 
-/// What written blocks hold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What written blocks hold (`--file-data`, serialized under the names the
+/// option takes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum DataPattern {
     /// sysbench's behaviour: zero-filled buffers (compress to nothing).
     Zero,

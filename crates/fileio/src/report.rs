@@ -5,8 +5,8 @@
 use crate::fileset::format_size;
 use crate::options::{GeneralOptions, IoMode, Workload};
 use crate::result::{
-    Environment, IntervalSample, LatencySummary, Percentile, Rates, ResultKind, RunResult,
-    ThreadSummary, ToolInfo, Warning, WorkloadSummary, SCHEMA_VERSION,
+    Environment, IntervalSample, LatencyKey, LatencySummary, Percentile, Rates, ResultKind,
+    RunResult, ThreadSummary, ToolInfo, Warning, WorkloadSummary, SCHEMA_VERSION,
 };
 use crate::runner::{IntervalStats, PeriodStats, RunOutcome};
 use crate::stats::{population_stddev, sb_bucket_value_ms, sb_percentile_ms, LatencyKind};
@@ -272,10 +272,20 @@ pub fn thread_debug_lines(p: &PeriodStats) -> Vec<String> {
 }
 
 /// tankbench's latency section per operation type, after the sysbench sections.
+/// With `--rate` the event shows twice, each under its own label: its response
+/// time (what sysbench's report above measures) and its service time.
 pub fn latency_section(r: &RunResult) -> String {
-    let rows: Vec<(&str, &LatencySummary)> = ["read", "write", "fsync", "event", "event_response"]
+    const ORDER: [LatencyKey; 5] = [
+        LatencyKey::Read,
+        LatencyKey::Write,
+        LatencyKey::Fsync,
+        LatencyKey::Event,
+        LatencyKey::EventService,
+    ];
+    let open_loop = r.workload.rate > 0;
+    let rows: Vec<(LatencyKey, &LatencySummary)> = ORDER
         .iter()
-        .filter_map(|k| r.latency.get(*k).filter(|l| l.count > 0).map(|l| (*k, l)))
+        .filter_map(|k| r.latency.get(k).filter(|l| l.count > 0).map(|l| (*k, l)))
         .collect();
     if rows.is_empty() {
         return String::new();
@@ -292,15 +302,13 @@ pub fn latency_section(r: &RunResult) -> String {
     head.push_str(&format!(" {:>9}", "max"));
     s.push_str(&head);
     s.push('\n');
-    for (name, l) in rows {
-        let label = match name {
-            "event" if r.workload.rate > 0 => "event service",
-            "event_response" => "event response",
-            other => other,
-        };
+    for (key, l) in rows {
         let mut line = format!(
             "    {:<15}{:>10} {:>9.3} {:>9.3}",
-            label, l.count, l.min_ms, l.mean_ms
+            key.label(open_loop),
+            l.count,
+            l.min_ms,
+            l.mean_ms
         );
         for p in &l.percentiles {
             line.push_str(&format!(" {:>9.3}", p.ms));
@@ -388,8 +396,8 @@ pub fn utc_now_rfc3339() -> String {
 
 pub fn workload_summary(w: &Workload, engine: &str) -> WorkloadSummary {
     WorkloadSummary {
-        mode: w.mode().short_name().to_string(),
-        io_mode: w.io_mode.name().to_string(),
+        mode: w.mode(),
+        io_mode: w.io_mode,
         engine: engine.to_string(),
         threads: w.threads,
         file_num: w.file_num,
@@ -401,11 +409,7 @@ pub fn workload_summary(w: &Workload, engine: &str) -> WorkloadSummary {
         fsync_freq: w.fsync_freq,
         fsync_all: w.fsync_all,
         fsync_end: w.fsync_end,
-        fsync_mode: match w.fsync_mode {
-            crate::options::FsyncMode::Fsync => "fsync",
-            crate::options::FsyncMode::Fdatasync => "fdatasync",
-        }
-        .to_string(),
+        fsync_mode: w.fsync_mode,
         extra_flags: w.extra_flags.names(),
         events_limit: w.events,
         time_limit_s: w.time_s,
@@ -415,11 +419,7 @@ pub fn workload_summary(w: &Workload, engine: &str) -> WorkloadSummary {
         } else {
             1
         },
-        data: match w.data {
-            crate::options::DataPattern::Zero => "zero",
-            crate::options::DataPattern::Random => "random",
-        }
-        .to_string(),
+        data: w.data,
         directory: std::fs::canonicalize(&w.dir)
             .unwrap_or_else(|_| w.dir.clone())
             .to_string_lossy()
@@ -446,7 +446,8 @@ pub fn build_result(
     let mut latency = BTreeMap::new();
     let pcts = &w.percentiles;
     // The event summary keeps sysbench's exact min/avg/max/sum (ns counters), with
-    // HDR percentiles and histogram.
+    // HDR percentiles and histogram. Like sysbench's, it is the response time
+    // with --rate (the counters count queueing then too, see runner.rs).
     let mut event = summarize(
         if w.rate > 0 {
             outcome.histograms.get(LatencyKind::Response)
@@ -463,22 +464,22 @@ pub fn build_result(
     // The percentiles come from the HDR buckets, min and max from the exact
     // counters: keep the former within the latter.
     clamp_percentiles(&mut event);
-    latency.insert("event".to_string(), event);
+    latency.insert(LatencyKey::Event, event);
     latency.insert(
-        "read".to_string(),
+        LatencyKey::Read,
         summarize(outcome.histograms.get(LatencyKind::Read), pcts),
     );
     latency.insert(
-        "write".to_string(),
+        LatencyKey::Write,
         summarize(outcome.histograms.get(LatencyKind::Write), pcts),
     );
     latency.insert(
-        "fsync".to_string(),
+        LatencyKey::Fsync,
         summarize(&outcome.histograms.all_fsyncs(), pcts),
     );
     if w.rate > 0 {
         latency.insert(
-            "event_service".to_string(),
+            LatencyKey::EventService,
             summarize(outcome.histograms.get(LatencyKind::Event), pcts),
         );
     }
@@ -673,7 +674,7 @@ mod tests {
             Environment::default(),
             Vec::new(),
         );
-        let event = &r.latency["event"];
+        let event = &r.latency[&LatencyKey::Event];
         assert_eq!(event.max_ms, ns as f64 / 1e6);
         assert_eq!(event.percentiles.len(), 2);
         for p in &event.percentiles {
@@ -691,6 +692,79 @@ mod tests {
                 assert!(p.ms <= l.max_ms && p.ms >= l.min_ms, "{name}: {l:?}");
             }
         }
+    }
+
+    /// A result of one read of 1 ms that, with `rate`, waited 4 ms in the queue.
+    fn one_read_result(rate: Option<&str>) -> RunResult {
+        let mut thread = crate::stats::ThreadHistograms::default();
+        thread.record(LatencyKind::Read, 1_000_000);
+        thread.record(LatencyKind::Event, 1_000_000);
+        thread.record(LatencyKind::Response, 5_000_000);
+        let mut histograms = crate::stats::OpHistograms::default();
+        histograms.add_thread(&thread);
+        let mut period = one_event_period(5_000_000);
+        if rate.is_none() {
+            period = one_event_period(1_000_000);
+        }
+        let outcome = RunOutcome {
+            period,
+            histograms,
+            thread_histograms: Vec::new(),
+            intervals: Vec::new(),
+            interrupted: false,
+            forced: false,
+            engine: "psync",
+        };
+        let mut words = vec!["fileio".to_string(), "--file-test-mode=rndrd".to_string()];
+        words.extend(rate.map(str::to_string));
+        let mut a = crate::args::ParsedArgs::parse(&words);
+        let g = GeneralOptions::from_args(&mut a).unwrap();
+        let w = Workload::from_args(&a, &g, crate::options::Command::Run).unwrap();
+        build_result(
+            &w,
+            &outcome,
+            String::new(),
+            Environment::default(),
+            Vec::new(),
+        )
+    }
+
+    /// (label, avg) of each row of the latency section.
+    fn section_rows(r: &RunResult) -> Vec<(String, String)> {
+        latency_section(r)
+            .lines()
+            .skip(2)
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                let (label, rest) = l[4..].split_at(15);
+                let avg = rest.split_whitespace().nth(2).unwrap().to_string();
+                (label.trim().to_string(), avg)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn open_loop_rows_name_response_and_service_time() {
+        let r = one_read_result(Some("--rate=100"));
+        assert_eq!(r.latency[&LatencyKey::Event].mean_ms, 5.0);
+        assert_eq!(r.latency[&LatencyKey::EventService].count, 1);
+        assert_eq!(
+            section_rows(&r),
+            [
+                ("read".to_string(), "1.000".to_string()),
+                ("event response".to_string(), "5.000".to_string()),
+                ("event service".to_string(), "1.000".to_string()),
+            ]
+        );
+        let r = one_read_result(None);
+        assert!(!r.latency.contains_key(&LatencyKey::EventService));
+        assert_eq!(
+            section_rows(&r),
+            [
+                ("read".to_string(), "1.000".to_string()),
+                ("event".to_string(), "1.000".to_string()),
+            ]
+        );
     }
 
     #[test]

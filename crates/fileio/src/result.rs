@@ -3,6 +3,7 @@
 //! Serialized as JSON; `schema_version` changes whenever a field changes meaning.
 //! The schema is documented in `docs/json.md`.
 
+use crate::options::{DataPattern, FsyncMode, IoMode, Mode};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -29,9 +30,8 @@ pub struct RunResult {
     pub total_time_s: f64,
     pub counts: Counts,
     pub rates: Rates,
-    /// Latency per operation: keys are `event` (what sysbench reports), `read`,
-    /// `write`, `fsync`; with `--rate`, also `event_response` (including queueing).
-    pub latency: BTreeMap<String, LatencySummary>,
+    /// Latency per operation (see [`LatencyKey`] for what each one measures).
+    pub latency: BTreeMap<LatencyKey, LatencySummary>,
     /// Per worker thread (sysbench's "Threads fairness").
     pub threads: Vec<ThreadSummary>,
     /// `--report-interval` samples, in order.
@@ -104,9 +104,9 @@ pub enum ResultKind {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct WorkloadSummary {
     /// seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw.
-    pub mode: String,
+    pub mode: Mode,
     /// sync, async, mmap.
-    pub io_mode: String,
+    pub io_mode: IoMode,
     /// Engine that executed the requests (psync, io_uring, mmap, null, ...).
     pub engine: String,
     pub threads: u32,
@@ -121,7 +121,7 @@ pub struct WorkloadSummary {
     pub fsync_all: bool,
     pub fsync_end: bool,
     /// fsync or fdatasync.
-    pub fsync_mode: String,
+    pub fsync_mode: FsyncMode,
     /// sync, dsync, direct (open flags).
     pub extra_flags: Vec<String>,
     /// 0 = unlimited.
@@ -133,7 +133,7 @@ pub struct WorkloadSummary {
     /// Requests in flight per thread (async mode); 1 otherwise.
     pub queue_depth: u32,
     /// zero or random: what the write buffers hold.
-    pub data: String,
+    pub data: DataPattern,
     /// Directory the test files live in.
     pub directory: String,
 }
@@ -203,6 +203,75 @@ impl Rates {
     }
 }
 
+/// What a latency summary measures; the keys of [`RunResult::latency`].
+///
+/// With `--rate`, sysbench 1.0.20 adds the time an event waited in the
+/// generator's queue to its latency (`sb_timer_stop` in `sb_timer.h` adds the
+/// `queue_time` that `sb_more_events` in `sysbench.c` sets), so its report shows
+/// response time. `event` stays what sysbench reports, and the service time
+/// gets its own key.
+///
+/// The set is closed within a schema version: a new key bumps
+/// [`SCHEMA_VERSION`], since readers of an older version refuse unknown keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LatencyKey {
+    /// One request as sysbench times it (fsync-after-write included). Without
+    /// `--rate` its service time; with `--rate` its response time, from the
+    /// scheduled arrival to completion, queueing included.
+    Event,
+    Read,
+    Write,
+    /// Every fsync: periodic, after each write, and at the end of each thread.
+    Fsync,
+    /// `--rate` only: the event's service time, from the start of its execution
+    /// to completion (without queueing).
+    EventService,
+}
+
+impl LatencyKey {
+    /// Every key, in the order reports show them.
+    pub const ALL: [LatencyKey; 5] = [
+        LatencyKey::Event,
+        LatencyKey::Read,
+        LatencyKey::Write,
+        LatencyKey::Fsync,
+        LatencyKey::EventService,
+    ];
+
+    /// The key as it appears in the JSON document.
+    pub fn name(self) -> &'static str {
+        match self {
+            LatencyKey::Event => "event",
+            LatencyKey::Read => "read",
+            LatencyKey::Write => "write",
+            LatencyKey::Fsync => "fsync",
+            LatencyKey::EventService => "event_service",
+        }
+    }
+
+    /// The key named `name` (as in the JSON document).
+    pub fn from_name(name: &str) -> Option<LatencyKey> {
+        LatencyKey::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// How a text report labels it: with `--rate` (`open_loop`) the event
+    /// latency is the response time and says so.
+    pub fn label(self, open_loop: bool) -> &'static str {
+        match self {
+            LatencyKey::Event if open_loop => "event response",
+            LatencyKey::EventService => "event service",
+            other => other.name(),
+        }
+    }
+}
+
+impl std::fmt::Display for LatencyKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct LatencySummary {
     pub count: u64,
@@ -218,6 +287,18 @@ pub struct LatencySummary {
     /// non-empty buckets as (highest value in the bucket in ns, count), ascending.
     /// Resolution: 3 significant digits from 1 µs to 1 h.
     pub histogram: Vec<(u64, u64)>,
+}
+
+impl LatencySummary {
+    /// The latency at percentile `p` (ms), when `p` was one of the requested
+    /// percentiles. Percentiles are compared within 1e-9 so that a value read
+    /// back from JSON or typed as a literal (`99.9`) finds its entry.
+    pub fn at(&self, p: f64) -> Option<f64> {
+        self.percentiles
+            .iter()
+            .find(|q| (q.p - p).abs() < 1e-9)
+            .map(|q| q.ms)
+    }
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
@@ -281,4 +362,80 @@ pub struct Warning {
     pub message: String,
     /// What to do about it.
     pub hint: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn latency_keys_serialize_under_their_names() {
+        for k in LatencyKey::ALL {
+            assert_eq!(serde_json::to_value(k).unwrap(), json!(k.name()));
+            assert_eq!(LatencyKey::from_name(k.name()), Some(k));
+            assert_eq!(k.to_string(), k.name());
+        }
+        assert_eq!(LatencyKey::from_name("event_response"), None);
+        let map: BTreeMap<LatencyKey, u32> = [(LatencyKey::EventService, 1)].into();
+        assert_eq!(
+            serde_json::to_string(&map).unwrap(),
+            r#"{"event_service":1}"#
+        );
+    }
+
+    #[test]
+    fn only_open_loop_event_rows_change_their_label() {
+        assert_eq!(LatencyKey::Event.label(false), "event");
+        assert_eq!(LatencyKey::Event.label(true), "event response");
+        assert_eq!(LatencyKey::EventService.label(true), "event service");
+        assert_eq!(LatencyKey::Read.label(true), "read");
+    }
+
+    /// The workload's enums keep the strings schema 1 wrote: the names the
+    /// options take.
+    #[test]
+    fn workload_enums_serialize_as_the_option_values() {
+        for m in [
+            Mode::SeqWr,
+            Mode::SeqRewr,
+            Mode::SeqRd,
+            Mode::RndRd,
+            Mode::RndWr,
+            Mode::RndRw,
+        ] {
+            assert_eq!(serde_json::to_value(m).unwrap(), json!(m.short_name()));
+            assert_eq!(Mode::parse(m.short_name()), Some(m));
+        }
+        for m in [IoMode::Sync, IoMode::Async, IoMode::Mmap] {
+            assert_eq!(serde_json::to_value(m).unwrap(), json!(m.name()));
+        }
+        assert_eq!(
+            serde_json::to_value([FsyncMode::Fsync, FsyncMode::Fdatasync]).unwrap(),
+            json!(["fsync", "fdatasync"])
+        );
+        assert_eq!(
+            serde_json::to_value([DataPattern::Zero, DataPattern::Random]).unwrap(),
+            json!(["zero", "random"])
+        );
+        let back: Vec<Mode> = serde_json::from_value(json!(["rndrw", "seqrewr"])).unwrap();
+        assert_eq!(back, [Mode::RndRw, Mode::SeqRewr]);
+    }
+
+    #[test]
+    fn a_percentile_is_found_by_its_value() {
+        let l = LatencySummary {
+            percentiles: vec![
+                Percentile { p: 50.0, ms: 1.0 },
+                Percentile { p: 99.9, ms: 7.5 },
+            ],
+            ..LatencySummary::default()
+        };
+        assert_eq!(l.at(99.9), Some(7.5));
+        assert_eq!(l.at(50.0), Some(1.0));
+        // Read back from text: the same f64.
+        assert_eq!(l.at("99.9".parse().unwrap()), Some(7.5));
+        assert_eq!(l.at(95.0), None);
+        assert_eq!(LatencySummary::default().at(50.0), None);
+    }
 }

@@ -4,7 +4,7 @@
 //! workload, environment and result, so tests can show it firing and not firing.
 
 use crate::options::{IoMode, Mode, Workload};
-use crate::result::{Environment, RunResult, Warning};
+use crate::result::{Environment, LatencyKey, RunResult, Warning};
 
 /// Stable warning codes (the `code` field of [`Warning`]).
 pub mod codes {
@@ -122,10 +122,10 @@ pub fn analyze(ctx: &Context, r: &RunResult) -> Vec<Warning> {
 
     if mode == Mode::RndRw && r.counts.reads > 0 && r.counts.writes > 0 {
         let sync_writes = w.fsync_all || w.extra_flags.sync || w.extra_flags.dsync;
-        let read = r.latency.get("read").map(|l| l.mean_ms).unwrap_or(0.0);
-        let write = r.latency.get("write").map(|l| l.mean_ms).unwrap_or(0.0);
+        let read = r.latency.get(&LatencyKey::Read).map_or(0.0, |l| l.mean_ms);
+        let write = r.latency.get(&LatencyKey::Write).map_or(0.0, |l| l.mean_ms);
         let fsync = if w.fsync_all {
-            r.latency.get("fsync").map(|l| l.mean_ms).unwrap_or(0.0)
+            r.latency.get(&LatencyKey::Fsync).map_or(0.0, |l| l.mean_ms)
         } else {
             0.0
         };

@@ -6,7 +6,7 @@
 use crate::lab::Lab;
 use crate::sys;
 use crate::LabError;
-use fileio::result::RunResult;
+use fileio::result::{LatencyKey, RunResult};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -194,7 +194,7 @@ pub fn run_workload(lab: &Lab, tankbench: &Path, args: &[String]) -> Result<Outc
 /// Parse the fileio output: a JSON `RunResult`, or the sysbench text report.
 pub fn parse_output(stdout: &str) -> Result<(Summary, Option<RunResult>), LabError> {
     if let Ok(r) = serde_json::from_str::<RunResult>(stdout.trim()) {
-        let lat = r.latency.get("event");
+        let lat = r.latency.get(&LatencyKey::Event);
         let summary = Summary {
             reads_per_s: r.rates.reads_per_s,
             writes_per_s: r.rates.writes_per_s,
@@ -202,12 +202,7 @@ pub fn parse_output(stdout: &str) -> Result<(Summary, Option<RunResult>), LabErr
             read_mib_per_s: r.rates.read_mib_per_s,
             written_mib_per_s: r.rates.written_mib_per_s,
             latency_avg_ms: lat.map(|l| l.mean_ms).unwrap_or(0.0),
-            latency_p95_ms: lat.and_then(|l| {
-                l.percentiles
-                    .iter()
-                    .find(|p| (p.p - 95.0).abs() < 1e-9)
-                    .map(|p| p.ms)
-            }),
+            latency_p95_ms: lat.and_then(|l| l.at(95.0)),
             total_time_s: r.total_time_s,
         };
         return Ok((summary, Some(r)));

@@ -9,6 +9,7 @@
 use crate::group::{Group, Grouping};
 use crate::svg::*;
 use crate::table::fmt_num;
+use fileio::result::LatencyKey;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -289,27 +290,27 @@ fn legend_column(svg: &mut Svg, x: f64, y: f64, items: &[(String, &str)]) {
     }
 }
 
-/// The operations with latency data, in a stable, meaningful order.
-pub fn latency_ops(g: &Grouping) -> Vec<String> {
-    let known = ["event", "read", "write", "fsync", "event_response"];
-    let mut ops: Vec<String> = Vec::new();
-    for r in g.runs {
-        for (op, l) in &r.result.latency {
-            if !l.histogram.is_empty() && !ops.contains(op) {
-                ops.push(op.clone());
-            }
-        }
-    }
-    ops.sort_by_key(|o| known.iter().position(|k| k == o).unwrap_or(known.len()));
-    ops
+/// The operations with latency data, in [`LatencyKey::ALL`]'s order.
+pub fn latency_ops(g: &Grouping) -> Vec<LatencyKey> {
+    LatencyKey::ALL
+        .into_iter()
+        .filter(|op| {
+            g.runs.iter().any(|r| {
+                r.result
+                    .latency
+                    .get(op)
+                    .is_some_and(|l| !l.histogram.is_empty())
+            })
+        })
+        .collect()
 }
 
 /// The merged histogram of `op` over a group's repeats: bucket upper bound (ns)
 /// -> count. Buckets line up across runs (same HDR layout), so merging is a sum.
-fn merged_histogram(g: &Grouping, grp: &Group, op: &str) -> BTreeMap<u64, u64> {
+fn merged_histogram(g: &Grouping, grp: &Group, op: LatencyKey) -> BTreeMap<u64, u64> {
     let mut h = BTreeMap::new();
     for r in g.results(grp) {
-        if let Some(l) = r.latency.get(op) {
+        if let Some(l) = r.latency.get(&op) {
             for &(ns, count) in &l.histogram {
                 *h.entry(ns).or_insert(0) += count;
             }
@@ -326,7 +327,7 @@ fn nines(q: f64) -> f64 {
 
 /// Latency percentile curves for one operation, one line per configuration, on a
 /// log latency axis against a "nines" percentile axis.
-pub fn latency_chart(g: &Grouping, op: &str) -> Option<String> {
+pub fn latency_chart(g: &Grouping, op: LatencyKey) -> Option<String> {
     let curves: Vec<(usize, BTreeMap<u64, u64>)> = g
         .groups
         .iter()
@@ -363,7 +364,10 @@ pub fn latency_chart(g: &Grouping, op: &str) -> Option<String> {
     let x = |v: f64| left + (right - left) * v.min(xmax) / xmax;
     let y = |ms: f64| bottom - (bottom - top) * (ms.log10() - ylo) / (yhi - ylo);
 
-    let title = format!("Latency percentiles: {op}");
+    // With --rate the event latency is the response time; the title says so
+    // when every run is open loop (mixed runs keep the plain name).
+    let open_loop = g.runs.iter().all(|r| r.result.workload.rate > 0);
+    let title = format!("Latency percentiles: {}", op.label(open_loop));
     let mut svg = Svg::new(WIDTH, height, &title);
     header(&mut svg, &title, &subtitle(g));
     // Grid: decades with labels, 2x and 5x minor lines.

@@ -6,7 +6,7 @@ use crate::group::workload_name;
 use crate::select::Selection;
 use crate::stats::{welch_t_test, Summary, Welch};
 use crate::table::{trim_float, Cell, Table};
-use fileio::result::RunResult;
+use fileio::result::{LatencyKey, RunResult};
 use std::collections::BTreeSet;
 
 /// Significance level: a change counts as larger than the noise when p < this.
@@ -70,14 +70,7 @@ pub fn metrics(run: &RunResult) -> Vec<(String, Better, f64)> {
         ("writes/s".to_string(), Better::Higher, r.writes_per_s),
         ("fsyncs/s".to_string(), Better::Higher, r.fsyncs_per_s),
     ];
-    let known = ["event", "read", "write", "fsync", "event_response"];
-    let ops = known.iter().map(|s| s.to_string()).chain(
-        run.latency
-            .keys()
-            .filter(|k| !known.contains(&k.as_str()))
-            .cloned(),
-    );
-    for op in ops {
+    for op in LatencyKey::ALL {
         let Some(l) = run.latency.get(&op) else {
             continue;
         };

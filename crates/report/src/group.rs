@@ -8,6 +8,7 @@
 use crate::labels::Labels;
 use crate::stats::Summary;
 use crate::store::StoredRun;
+use fileio::options::IoMode;
 use fileio::result::{ResultKind, RunResult};
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
@@ -128,18 +129,18 @@ pub fn workload_name(run: &RunResult) -> String {
     let w = &run.workload;
     let mut s = format!(
         "{} {}, {} thread{}",
-        w.mode,
+        w.mode.short_name(),
         size_name(w.block_size),
         w.threads,
         if w.threads == 1 { "" } else { "s" }
     );
     if w.fsync_all {
         s.push_str(", fsync-all");
-    } else if w.fsync_freq > 0 && w.mode.contains("wr") {
+    } else if w.fsync_freq > 0 && w.mode.writes() {
         s.push_str(&format!(", fsync every {}", w.fsync_freq));
     }
-    if w.io_mode != "sync" && !w.io_mode.is_empty() {
-        s.push_str(&format!(", {}", w.io_mode));
+    if w.io_mode != IoMode::Sync {
+        s.push_str(&format!(", {}", w.io_mode.name()));
     }
     if run.kind == ResultKind::Predicted {
         s.push_str(" (predicted)");

@@ -8,7 +8,7 @@ use crate::escape;
 use crate::group::{labels_text, workload_name, Grouping};
 use crate::stats::Summary;
 use crate::store::StoredRun;
-use fileio::result::RunResult;
+use fileio::result::{LatencyKey, RunResult};
 
 /// Marks Markdown written by tankbench (invisible when rendered); see `output`.
 pub const MARKDOWN_MARKER: &str = "<!-- generator: tankbench report -->";
@@ -318,11 +318,13 @@ fn fmt_like(x: f64, like: f64) -> String {
 /// (sysbench's default, so it matches the text report) when the runs recorded
 /// it, else at the first percentile the first run recorded.
 fn latency_percentile(runs: &[&RunResult]) -> Option<f64> {
-    let mut recorded = runs.iter().filter_map(|r| r.latency.get("event"));
+    let mut recorded = runs
+        .iter()
+        .filter_map(|r| r.latency.get(&LatencyKey::Event));
     if runs
         .iter()
-        .filter_map(|r| r.latency.get("event"))
-        .any(|l| l.percentiles.iter().any(|p| p.p == 95.0))
+        .filter_map(|r| r.latency.get(&LatencyKey::Event))
+        .any(|l| l.at(95.0).is_some())
     {
         return Some(95.0);
     }
@@ -330,8 +332,7 @@ fn latency_percentile(runs: &[&RunResult]) -> Option<f64> {
 }
 
 fn event_latency_at(run: &RunResult, p: f64) -> Option<f64> {
-    let l = run.latency.get("event")?;
-    l.percentiles.iter().find(|q| q.p == p).map(|q| q.ms)
+    run.latency.get(&LatencyKey::Event)?.at(p)
 }
 
 /// The report's main table: one row per configuration, read and write MiB/s as

@@ -4,10 +4,12 @@
 
 mod common;
 
+use fileio::result::LatencyKey;
 use report::charts::{latency_chart, latency_ops, throughput_chart, timeline_chart};
 use report::group::Grouping;
 use report::html::{render_html, ReportOptions, HTML_MARKER};
 use report::png::{is_tankbench_png, svg_to_png};
+use report::store::Skipped;
 use report::store::{ResultStore, StoredRun};
 use report::table::grouped_table;
 use std::path::PathBuf;
@@ -89,8 +91,16 @@ fn charts_draw_every_configuration_and_render_to_png() {
     for grp in &g.groups {
         assert!(bars.contains(&report::html::escape(&g.group_name(grp))));
     }
-    assert_eq!(latency_ops(&g), ["event", "read", "write", "fsync"]);
-    let lat = latency_chart(&g, "fsync").unwrap();
+    assert_eq!(
+        latency_ops(&g),
+        [
+            LatencyKey::Event,
+            LatencyKey::Read,
+            LatencyKey::Write,
+            LatencyKey::Fsync
+        ]
+    );
+    let lat = latency_chart(&g, LatencyKey::Fsync).unwrap();
     assert_eq!(lat.matches("<path class=\"mark\"").count(), 12);
     assert!(
         lat.contains(">99.9%<") && lat.contains(" ms<"),
@@ -227,8 +237,12 @@ fn parse_csv(text: &str) -> Vec<Vec<String>> {
 /// Issue 11: every string of a result file is untrusted. Markup, Markdown,
 /// formulas, terminal escapes and characters XML forbids must come out as the
 /// same text in every format, never as structure. Two hostile runs that differ
-/// in some labels, and a copy under a hostile file name (the run id).
-fn hostile_runs() -> (tempfile::TempDir, Vec<StoredRun>) {
+/// in some labels, and a copy under a hostile file name (the run id). A third
+/// file carries markup as a latency operation name and as the workload mode
+/// (issue 11 found the operation name written raw into an `id` attribute):
+/// those are enums, so that file is left out, and its reason, which quotes the
+/// markup, is what the report shows of it.
+fn hostile_runs() -> (tempfile::TempDir, Vec<StoredRun>, Vec<Skipped>) {
     let (dir, _) = stored(vec![common::hostile(1, "A"), common::hostile(2, "B")]);
     // Run ids are file names, which the sharer chose as well.
     let first = std::fs::read_dir(dir.path())
@@ -238,22 +252,42 @@ fn hostile_runs() -> (tempfile::TempDir, Vec<StoredRun>) {
         .unwrap()
         .path();
     std::fs::copy(
-        first,
+        &first,
         dir.path().join("\"'><b class=\"injected\">id<!--.json"),
     )
     .unwrap();
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&first).unwrap()).unwrap();
+    let event = v["latency"]["event"].take();
+    v["latency"][common::HOSTILE_MARKUP] = event;
+    v["workload"]["mode"] = format!("rndrw{}", common::HOSTILE_MARKUP).into();
+    std::fs::write(
+        dir.path().join("hostile-names.json"),
+        serde_json::to_vec(&v).unwrap(),
+    )
+    .unwrap();
     let listing = report::store::load_dir(dir.path()).unwrap();
-    assert!(listing.skipped.is_empty(), "{:?}", listing.skipped);
     assert_eq!(listing.runs.len(), 3);
-    (dir, listing.runs)
+    assert_eq!(listing.skipped.len(), 1, "{:?}", listing.skipped);
+    assert!(
+        listing.skipped[0].reason.contains("<meta"),
+        "the reason quotes the unknown name: {:?}",
+        listing.skipped[0]
+    );
+    (dir, listing.runs, listing.skipped)
 }
 
 /// HTML: nothing of the markup survives as markup, and every id attribute keeps
 /// to a safe character set.
 #[test]
 fn result_strings_stay_text_in_html() {
-    let (_d, runs) = hostile_runs();
-    let page = render_html(&runs, &ReportOptions::default());
+    let (_d, runs, skipped) = hostile_runs();
+    let page = render_html(
+        &runs,
+        &ReportOptions {
+            skipped,
+            ..ReportOptions::default()
+        },
+    );
     std::fs::write(artifacts().join("report-hostile.html"), &page).unwrap();
     for raw in [
         "http-equiv=\"refresh\"",
@@ -290,11 +324,11 @@ fn result_strings_stay_text_in_html() {
 /// browser opening a .svg file) needs to draw it at all.
 #[test]
 fn result_strings_stay_text_in_svg_charts() {
-    let (_d, runs) = hostile_runs();
+    let (_d, runs, _) = hostile_runs();
     let g = Grouping::new(&runs);
     let charts = [
         throughput_chart(&g),
-        latency_chart(&g, common::HOSTILE_MARKUP),
+        latency_chart(&g, LatencyKey::Event),
         timeline_chart(&g),
     ];
     for svg in charts.into_iter().map(|c| c.expect("a chart")) {
@@ -308,7 +342,7 @@ fn result_strings_stay_text_in_svg_charts() {
 /// HTML, code span, emphasis or link.
 #[test]
 fn result_strings_stay_text_in_markdown() {
-    let (_d, runs) = hostile_runs();
+    let (_d, runs, _) = hostile_runs();
     let g = Grouping::new(&runs);
     let table = grouped_table(&g);
     let md = table.to_markdown();
@@ -333,7 +367,7 @@ fn result_strings_stay_text_in_markdown() {
 /// read as a formula unless it is one of our numbers (OWASP, CSV injection).
 #[test]
 fn result_strings_are_never_formulas_in_csv() {
-    let (_d, runs) = hostile_runs();
+    let (_d, runs, _) = hostile_runs();
     let g = Grouping::new(&runs);
     let table = grouped_table(&g);
     let csv = table.to_csv();
@@ -358,7 +392,7 @@ fn result_strings_are_never_formulas_in_csv() {
 /// result cannot retitle the window or rewrite the screen.
 #[test]
 fn result_strings_cannot_drive_a_terminal() {
-    let (_d, runs) = hostile_runs();
+    let (_d, runs, _) = hostile_runs();
     let table = grouped_table(&Grouping::new(&runs));
     for text in [
         table.to_terminal(),

@@ -295,3 +295,38 @@ fn a_full_file_system_leaves_no_partial_file() {
     assert_eq!(full.names(), ["filler", "own.html", "results"]);
     assert!(store.list().unwrap().runs.is_empty());
 }
+
+/// Stores hold files of earlier tankbench versions: schema-1 results written
+/// before the latency keys and workload fields were enums (fixtures of the
+/// fileio crate) load, are listed, and the report reads their figures by key.
+#[test]
+fn results_written_by_earlier_versions_load() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fileio/tests/data");
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["schema1-open-loop-async.json", "schema1-stored-seqwr.json"] {
+        fs::copy(data.join(name), dir.path().join(name)).unwrap();
+    }
+    let listing = report::store::load_dir(dir.path()).unwrap();
+    assert!(listing.skipped.is_empty(), "{:?}", listing.skipped);
+    assert_eq!(listing.runs.len(), 2);
+    let open = load_file(&dir.path().join("schema1-open-loop-async.json")).unwrap();
+    assert_eq!(
+        report::group::workload_name(&open.result),
+        "rndrw 16K, 1 thread, fsync every 100, async"
+    );
+    let g = report::group::Grouping::new(&listing.runs);
+    assert_eq!(
+        report::charts::latency_ops(&g),
+        fileio::result::LatencyKey::ALL
+    );
+    let metrics: Vec<String> = report::compare::metrics(&open.result)
+        .into_iter()
+        .map(|(name, _, _)| name)
+        .collect();
+    assert!(metrics.contains(&"event_service latency p95 ms".to_string()));
+    let stored = load_file(&dir.path().join("schema1-stored-seqwr.json")).unwrap();
+    assert_eq!(
+        report::group::workload_name(&stored.result),
+        "seqwr 16K, 1 thread, fsync every 10"
+    );
+}

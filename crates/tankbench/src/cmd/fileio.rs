@@ -237,9 +237,8 @@ pub fn quick_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         let mib = r.rates.read_mib_per_s + r.rates.written_mib_per_s;
         let pct = |p: f64| {
             r.latency
-                .get("event")
-                .and_then(|l| l.percentiles.iter().find(|x| x.p == p))
-                .map(|x| x.ms)
+                .get(&fileio::result::LatencyKey::Event)
+                .and_then(|l| l.at(p))
                 .unwrap_or(0.0)
         };
         let name = if r.interrupted {

@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Context};
 use clap::{Parser, ValueEnum};
+use fileio::result::LatencyKey;
 use report::charts::{latency_chart, latency_ops, throughput_chart, timeline_chart, ChartKind};
 use report::compare::{Comparison, DEFAULT_ALPHA};
 use report::group::Grouping;
@@ -93,7 +94,8 @@ struct ChartArgs {
     /// Output file ending in .svg or .png. Replaces only a file tankbench wrote.
     #[arg(short = 'o', long = "output")]
     output: PathBuf,
-    /// For `latency`: the operation (event, read, write, fsync) [default: event].
+    /// For `latency`: the operation (event, read, write, fsync, event_service)
+    /// [default: event].
     #[arg(long)]
     op: Option<String>,
     /// PNG pixels per SVG pixel.
@@ -333,24 +335,25 @@ pub fn chart_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         ChartKind::Latency => {
             let ops = latency_ops(&g);
             let op = match &a.op {
-                Some(op) => op.clone(),
-                None if ops.iter().any(|o| o == "event") => "event".into(),
-                None => ops
-                    .first()
-                    .cloned()
-                    .context("chart: the runs stored no latency histograms")?,
+                Some(name) => LatencyKey::from_name(name).filter(|op| ops.contains(op)),
+                None if ops.contains(&LatencyKey::Event) => Some(LatencyKey::Event),
+                None => Some(
+                    *ops.first()
+                        .context("chart: the runs stored no latency histograms")?,
+                ),
             };
-            if !ops.contains(&op) {
+            let Some(op) = op else {
                 bail!(
-                    "chart: --op={op}: no latency histogram for it; accepted: {}",
+                    "chart: --op={}: no latency histogram for it; accepted: {}",
+                    a.op.as_deref().unwrap_or_default(),
                     if ops.is_empty() {
                         "(none stored)".into()
                     } else {
-                        ops.join(", ")
+                        ops.iter().map(|o| o.name()).collect::<Vec<_>>().join(", ")
                     }
                 );
-            }
-            latency_chart(&g, &op).context("chart: no latency data")?
+            };
+            latency_chart(&g, op).context("chart: no latency data")?
         }
     };
     let bytes = if ext == "png" {
