@@ -22,7 +22,8 @@ use std::time::Duration;
 /// Log levels of sysbench (`--verbosity`).
 const FATAL: u32 = 0;
 const WARNING: u32 = 2;
-const NOTICE: u32 = 3;
+/// Also sysbench's default verbosity.
+pub const NOTICE: u32 = 3;
 const INFO: u32 = 4;
 const DEBUG: u32 = 5;
 
@@ -713,7 +714,10 @@ fn measure(
         logical_block_size: mount
             .and_then(|m| crate::environment::logical_block_size(&m.major_minor)),
     };
-    result.warnings = crate::warnings::analyze(&ctx, &result);
+    result.warnings = crate::warnings::analyze(&ctx, &result)
+        .iter()
+        .map(Into::into)
+        .collect();
     if job.is_distributed() {
         return job.finish(console, w, g, &job_observer, &outcome, result);
     }
@@ -725,12 +729,7 @@ fn measure(
     if outcome.interrupted {
         console.notice("Run interrupted (SIGINT): the report covers the part that ran.\n");
     }
-    for warning in &result.warnings {
-        console.result_warning(&format!(
-            "WARNING: {}\n  hint: {}",
-            warning.message, warning.hint
-        ));
-    }
+    crate::warnings::print(console, &result.warnings);
     Ok(result)
 }
 

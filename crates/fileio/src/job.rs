@@ -384,12 +384,7 @@ impl<'a> Job<'a> {
         if job.result.interrupted {
             console.notice("Run interrupted (SIGINT): the report covers the part that ran.\n");
         }
-        for warning in &job.result.warnings {
-            console.warning(&format!(
-                "WARNING: {}\n  hint: {}",
-                warning.message, warning.hint
-            ));
-        }
+        crate::warnings::print(console, &job.result.warnings);
         Ok(job.result)
     }
 

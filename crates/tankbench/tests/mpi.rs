@@ -358,6 +358,32 @@ mod under_mpirun {
             .filter(|l| l.split_whitespace().nth(4) == Some("2000"))
             .count();
         assert_eq!(rank_lines, 2, "{}", text.stdout);
+        // The job's warnings close the report (this small set is cached)...
+        assert!(
+            text.stdout.contains(
+                "WARNING: Every rank; rank 0's figures: The file set (0.01 GiB) fits in RAM"
+            ),
+            "{}",
+            text.stdout
+        );
+        // ... and belong to it: at --verbosity=2 a successful job prints
+        // nothing, as one process does (and sysbench).
+        let quiet = job(
+            dir,
+            2,
+            &[
+                &set[..],
+                &[
+                    "--file-test-mode=rndrd",
+                    "--events=2000",
+                    "--verbosity=2",
+                    "run",
+                ],
+            ]
+            .concat(),
+        );
+        ok(&quiet);
+        assert_eq!(quiet.stdout, "", "{}", quiet.stderr);
 
         let r = job(dir, 2, &[&set[..], &["cleanup"]].concat());
         ok(&r);

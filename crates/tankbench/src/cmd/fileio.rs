@@ -272,13 +272,19 @@ pub fn quick_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         env.cpus,
         env.mem_total_bytes as f64 / (1u64 << 30) as f64
     );
+    // Several workloads often raise the same warning: the first one's figures
+    // stand for all.
     let mut seen = std::collections::BTreeSet::new();
-    for (_, r) in results {
-        for w in &r.warnings {
-            if seen.insert(w.code.clone()) {
-                let _ = writeln!(out, "\nWARNING: {}\n  hint: {}", w.message, w.hint);
-            }
-        }
+    let unique: Vec<fileio::result::Warning> = results
+        .iter()
+        .flat_map(|(_, r)| &r.warnings)
+        .filter(|w| seen.insert(w.code.clone()))
+        .cloned()
+        .collect();
+    if !unique.is_empty() {
+        let _ = writeln!(out);
+        let console = fileio::cli::Console::new(fileio::cli::NOTICE, false);
+        fileio::warnings::print(&console, &unique);
     }
     Ok(outcome.exit_code())
 }
