@@ -94,8 +94,9 @@ fn run_cell(
 
 #[test]
 fn log_device_multiplies_sync_writes_and_nothing_is_left_behind() {
-    common::require_lab!(
-        "zpool",
+    testkit::require!(
+        "root",
+        "/dev/fuse",
         "zfs-fuse",
         "ip",
         "tc",

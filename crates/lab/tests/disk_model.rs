@@ -96,7 +96,7 @@ fn check(what: &str, measured: f64, expected: f64, worst: &mut f64) {
 
 #[test]
 fn hdd_single_operations_match_the_model() {
-    common::require_lab!();
+    testkit::require!("root", "/dev/fuse");
     let _serial = serial();
     let params = HddParams {
         write_cache: false,
@@ -185,7 +185,7 @@ fn hdd_single_operations_match_the_model() {
 
 #[test]
 fn hdd_write_cache_flush_costs_the_media_write() {
-    common::require_lab!();
+    testkit::require!("root", "/dev/fuse");
     let _serial = serial();
     let params = HddParams {
         rotation: Rotation::Average,
@@ -258,7 +258,7 @@ fn write_flush_series(
 
 #[test]
 fn flash_flush_costs_match_the_model() {
-    common::require_lab!();
+    testkit::require!("root", "/dev/fuse");
     let _serial = serial();
     let cases = [
         ("ssd", FlashParams::sata_consumer()),
@@ -307,7 +307,7 @@ fn flash_flush_costs_match_the_model() {
 
 #[test]
 fn disks_are_sparse_and_fixed_size() {
-    common::require_lab!();
+    testkit::require!("root", "/dev/fuse");
     let _serial = serial();
     let m = mount(vec![("big", TB8, ModelParams::None)]);
     let path = m.dir.path().join("disks").join("big");

@@ -6,8 +6,8 @@
 //! Two reports are checked: one from fixture results built in code, and one
 //! from short real workloads run by the `tankbench` binary with labels (through
 //! its CLI: `fileio ... run --format=json`, then `tankbench report`). Without
-//! Chromium the tests say why they skip; under CI (`CI` set) a missing Chromium
-//! is a failure, since CI installs it.
+//! Chromium the tests say why they skip; with TANKBENCH_REQUIRE_PEERS=1 (set by
+//! scripts/test in CI, which installs it) a missing Chromium is a failure.
 
 mod common;
 
@@ -31,35 +31,10 @@ fn artifacts() -> PathBuf {
     dir
 }
 
-fn find_chromium() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("CHROMIUM") {
-        return Some(PathBuf::from(p));
-    }
-    [
-        "/usr/bin/chromium",
-        "/usr/bin/chromium-browser",
-        "/usr/bin/google-chrome",
-    ]
-    .iter()
-    .map(PathBuf::from)
-    .find(|p| p.exists())
-}
-
-/// Chromium, or None with the reason printed (a failure under CI).
-fn chromium_or_skip(test: &str) -> Option<PathBuf> {
-    match find_chromium() {
-        Some(p) => Some(p),
-        None if std::env::var_os("CI").is_some() => {
-            panic!("{test}: Chromium not found and CI is set: install it (apt-get install -y chromium)")
-        }
-        None => {
-            eprintln!(
-                "SKIPPED {test}: Chromium not found at /usr/bin/chromium (install the Debian \
-                 package `chromium`, or set CHROMIUM=/path/to/chrome)"
-            );
-            None
-        }
-    }
+/// Chromium, or None under the one rule for peers (testkit): skipped with the
+/// reason printed, or failed with TANKBENCH_REQUIRE_PEERS=1 (CI).
+fn chromium_or_skip() -> Option<PathBuf> {
+    testkit::require(["chromium"]).map(|[path]| path)
 }
 
 /// A headless Chromium we started, driven over one DevTools websocket in
@@ -422,7 +397,7 @@ fn check_page(
 
 #[test]
 fn fixture_report_renders_in_chromium() {
-    let Some(chromium) = chromium_or_skip("fixture_report_renders_in_chromium") else {
+    let Some(chromium) = chromium_or_skip() else {
         return;
     };
     let _one = BROWSER_LOCK.lock().unwrap_or_else(|e| e.into_inner());
@@ -475,8 +450,7 @@ fn fixture_report_renders_in_chromium() {
 /// and show the strings as text.
 #[test]
 fn hostile_result_files_neither_redirect_nor_inject_in_chromium() {
-    let test = "hostile_result_files_neither_redirect_nor_inject_in_chromium";
-    let Some(chromium) = chromium_or_skip(test) else {
+    let Some(chromium) = chromium_or_skip() else {
         return;
     };
     let _one = BROWSER_LOCK.lock().unwrap_or_else(|e| e.into_inner());
@@ -563,16 +537,10 @@ fn tb(bin: &Path, dir: &Path, args: &[&str]) -> std::process::Output {
 
 #[test]
 fn real_workloads_report_renders_in_chromium() {
-    let test = "real_workloads_report_renders_in_chromium";
     let Some(bin) = tankbench_bin() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{test}: no tankbench binary and CI is set: run `cargo build -p tankbench` (or \
-             `cargo test --workspace`) before this test, or set TANKBENCH_BIN"
-        );
-        eprintln!(
-            "SKIPPED {test}: no tankbench binary beside the test's target directory; build it \
-             first (cargo build -p tankbench) or set TANKBENCH_BIN"
+        testkit::skip_or_fail(
+            "the tankbench binary beside the test's target directory (build it first: cargo \
+             build -p tankbench, or cargo test --workspace; or set TANKBENCH_BIN)",
         );
         return;
     };
@@ -727,7 +695,7 @@ fn real_workloads_report_renders_in_chromium() {
         "{err}"
     );
 
-    let Some(chromium) = chromium_or_skip(test) else {
+    let Some(chromium) = chromium_or_skip() else {
         return;
     };
     let _one = BROWSER_LOCK.lock().unwrap_or_else(|e| e.into_inner());

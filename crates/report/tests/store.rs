@@ -266,7 +266,7 @@ fn entries_that_are_not_regular_files_are_skipped_without_hanging() {
 /// replaced keeps its old content.
 #[test]
 fn a_full_file_system_leaves_no_partial_file() {
-    let Some(full) = common::FullFs::mount("a_full_file_system_leaves_no_partial_file", |p| {
+    let Some(full) = testkit::FullFs::mount(|p| {
         fs::create_dir(p.join("results")).unwrap();
         let page = format!("<html><head>{}</head>old</html>", report::html::HTML_MARKER);
         fs::write(p.join("own.html"), page).unwrap();

@@ -267,6 +267,7 @@ mod under_mpirun {
 
     #[test]
     fn two_ranks_each_with_its_own_files() {
+        testkit::require!("mpirun");
         let d = tmpfs_scratch();
         let dir = d.path();
         let set = ["--file-total-size=8M", "--file-num=4"];
@@ -396,6 +397,7 @@ mod under_mpirun {
 
     #[test]
     fn three_ranks_share_one_file_set() {
+        testkit::require!("mpirun");
         let d = tmpfs_scratch();
         let dir = d.path();
         let set = ["--file-total-size=7M", "--file-num=7", "--mpi-shared-files"];
@@ -440,6 +442,7 @@ mod under_mpirun {
 
     #[test]
     fn stonewall_stops_every_rank_when_the_first_finishes() {
+        testkit::require!("mpirun");
         let d = tmpfs_scratch();
         let dir = d.path();
         let set = ["--file-total-size=1M", "--file-num=1"];
@@ -482,6 +485,7 @@ mod under_mpirun {
 
     #[test]
     fn a_failing_rank_fails_the_job_without_hanging_it() {
+        testkit::require!("mpirun");
         let d = tmpfs_scratch();
         let dir = d.path();
         let set = ["--file-total-size=1M", "--file-num=2"];

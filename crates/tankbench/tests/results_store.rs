@@ -5,11 +5,14 @@
 
 mod common;
 
-use common::{is_root, scratch, tankbench_bin, tb, Run};
+use common::{scratch, tankbench_bin, tb, Run};
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+// A 64 KiB tmpfs filled to the last block (needs root; skipped or failed by
+// the one rule for peers of testkit).
+use testkit::FullFs;
 
 const SIZE: [&str; 2] = ["--file-total-size=8M", "--file-num=2"];
 
@@ -121,73 +124,11 @@ fn json_never_replaces_a_stored_record_or_an_earlier_file() {
     assert_eq!(doc.counts.events, 200);
 }
 
-/// A 64 KiB tmpfs mounted for one test and filled to the last block. None,
-/// with the reason printed, where this machine cannot mount one (not root):
-/// a skip, except under `TANKBENCH_LAB_REQUIRED=1` (CI runs as root).
-struct FullFs {
-    dir: tempfile::TempDir,
-}
-
-impl FullFs {
-    fn mount(test: &str, prepare: impl FnOnce(&Path)) -> Option<FullFs> {
-        let required = std::env::var("TANKBENCH_LAB_REQUIRED").is_ok_and(|v| v == "1");
-        let skip = |reason: String| {
-            assert!(!required, "{test}: TANKBENCH_LAB_REQUIRED=1 but {reason}");
-            eprintln!("SKIPPED {test}: {reason}");
-        };
-        if !is_root() {
-            skip("mounting a small tmpfs to fill it needs root".into());
-            return None;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        match Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
-            .arg(dir.path())
-            .output()
-        {
-            Ok(o) if o.status.success() => {}
-            Ok(o) => {
-                let err = String::from_utf8_lossy(&o.stderr).trim().to_string();
-                skip(format!("mount -t tmpfs failed: {err}"));
-                return None;
-            }
-            Err(e) => {
-                skip(format!("cannot run mount: {e}"));
-                return None;
-            }
-        }
-        let full = FullFs { dir };
-        prepare(full.path());
-        let mut filler = fs::File::create(full.path().join("filler")).unwrap();
-        loop {
-            use std::io::Write;
-            match filler.write(&[0u8; 4096]) {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => break,
-                Err(e) => panic!("filling the tmpfs: {e}"),
-            }
-        }
-        Some(full)
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-}
-
-impl Drop for FullFs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.dir.path()).status();
-    }
-}
-
 /// `--save`, `--json` and `report -o` on a full file system: one line naming
 /// the option and the cause, exit 1, and not a byte left behind.
 #[test]
 fn a_full_file_system_leaves_no_partial_result_or_report() {
-    let test = "a_full_file_system_leaves_no_partial_result_or_report";
-    let Some(full) = FullFs::mount(test, |p| fs::create_dir(p.join("results")).unwrap()) else {
+    let Some(full) = FullFs::mount(|p| fs::create_dir(p.join("results")).unwrap()) else {
         return;
     };
     let d = prepared();

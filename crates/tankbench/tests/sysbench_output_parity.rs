@@ -10,17 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// CI sets TANKBENCH_LAB_REQUIRED=1: a missing peer is then a failure, not a skip.
-fn lab_required() -> bool {
-    std::env::var("TANKBENCH_LAB_REQUIRED").as_deref() == Ok("1")
-}
-
-/// Skip (with the reason already printed) or, in CI, fail.
+/// Skip with the reason printed or, when peers are required (CI), fail: the
+/// project's one rule (`testkit`).
 fn missing(reason: &str) {
-    if lab_required() {
-        panic!("TANKBENCH_LAB_REQUIRED=1 but {reason}");
-    }
-    eprintln!("SKIP: {reason}");
+    testkit::skip_or_fail(reason);
 }
 
 macro_rules! need_sysbench {
@@ -175,7 +168,7 @@ struct NprocLimit {
 impl NprocLimit {
     fn new() -> Result<NprocLimit, String> {
         let prlimit = which("prlimit").ok_or("util-linux prlimit is not installed")?;
-        if !is_root() {
+        if !testkit::is_root() {
             return Ok(NprocLimit {
                 prlimit,
                 setpriv: None,

@@ -4,106 +4,50 @@
 mod common;
 
 use common::*;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-/// A zfs-fuse pool on sparse files, destroyed on drop (even when a test fails).
+/// A zfs-fuse pool on sparse files, destroyed on drop (even when a test fails)
+/// by the shared guard.
 struct Pool {
-    name: String,
+    _guard: testkit::ZfsPool,
     mountpoint: PathBuf,
-    _dir: tempfile::TempDir,
 }
 
 impl Pool {
+    /// The pool, or None when this machine cannot build one: skipped with the
+    /// reason printed, or failed under TANKBENCH_REQUIRE_PEERS=1 (CI).
     fn create(tag: &str) -> Option<Pool> {
-        if !is_root() {
-            eprintln!("SKIP: building a ZFS pool needs root (CI runs as root)");
-            return None;
-        }
-        if !Path::new("/dev/fuse").exists() {
-            eprintln!("SKIP: /dev/fuse is missing; zfs-fuse needs FUSE");
-            return None;
-        }
-        let up = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/zfs-fuse-up");
-        let ok = Command::new(&up)
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-        if !ok {
-            eprintln!("SKIP: zfs-fuse is not available (scripts/test installs it: apt-get install zfs-fuse)");
-            return None;
-        }
-        let dir = scratch();
-        let name = format!("tb-fileio-{tag}-{}", std::process::id());
+        testkit::require(["root", "/dev/fuse", "zfs-fuse"])?;
+        let guard = testkit::ZfsPool::new(&format!("fileio-{tag}"));
+        let dir = guard.dir().to_path_buf();
         let mut vdevs = Vec::new();
         for i in 0..3 {
-            let f = dir.path().join(format!("disk{i}"));
+            let f = dir.join(format!("disk{i}"));
             std::fs::File::create(&f).unwrap().set_len(2 << 30).unwrap();
             vdevs.push(f.to_string_lossy().into_owned());
         }
-        let log = dir.path().join("log");
+        let log = dir.join("log");
         std::fs::File::create(&log)
             .unwrap()
             .set_len(1 << 30)
             .unwrap();
-        let mountpoint = dir.path().join("mnt");
+        let mountpoint = dir.join("mnt");
         let status = Command::new("zpool")
             .args(["create", "-f", "-m"])
             .arg(&mountpoint)
-            .arg(&name)
+            .arg(guard.name())
             .arg("raidz")
             .args(&vdevs)
             .arg("log")
             .arg(&log)
             .status()
             .expect("run zpool");
-        assert!(status.success(), "zpool create {name}");
+        assert!(status.success(), "zpool create {}", guard.name());
         Some(Pool {
-            name,
+            _guard: guard,
             mountpoint,
-            _dir: dir,
         })
-    }
-}
-
-impl Drop for Pool {
-    fn drop(&mut self) {
-        // zfs-fuse refuses a destroy while it is still busy with the pool
-        // (syncing after the run): retry, and say so if the pool stays, so a
-        // leak never goes unnoticed.
-        let mut last_error = String::new();
-        for _ in 0..40 {
-            match Command::new("zpool")
-                .args(["destroy", "-f", &self.name])
-                .output()
-            {
-                Ok(out) if out.status.success() && !self.listed() => return,
-                Ok(out) => last_error = String::from_utf8_lossy(&out.stderr).into_owned(),
-                Err(e) => last_error = e.to_string(),
-            }
-            if !self.listed() {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(500));
-        }
-        eprintln!(
-            "WARNING: could not destroy pool {}: {last_error}",
-            self.name
-        );
-    }
-}
-
-impl Pool {
-    fn listed(&self) -> bool {
-        Command::new("zpool")
-            .args(["list", "-H", "-o", "name"])
-            .output()
-            .map(|o| {
-                String::from_utf8_lossy(&o.stdout)
-                    .lines()
-                    .any(|l| l == self.name)
-            })
-            .unwrap_or(true)
     }
 }
 

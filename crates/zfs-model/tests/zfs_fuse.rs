@@ -10,7 +10,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use zfs_model::capacity::{capacity, charged_bytes, Capacity, CapacityOptions};
@@ -19,32 +18,11 @@ use zfs_model::layout::{Layout, Shape, VdevKind};
 use zfs_model::rules::RuleSet;
 use zfs_model::units::{KIB, MIB};
 
-/// Why zfs-fuse cannot be used here, or `None` when it can (daemon started).
-fn zfs_fuse_unavailable() -> Option<String> {
-    let uid = Command::new("id").arg("-u").output().ok()?;
-    if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
-        return Some("not running as root (zfs-fuse needs root)".into());
-    }
-    if !Path::new("/dev/fuse").exists() {
-        return Some("/dev/fuse is missing".into());
-    }
-    if Command::new("zpool").arg("help").output().is_err() {
-        return Some("zpool (zfs-fuse) is not installed".into());
-    }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/zfs-fuse-up");
-    match Command::new(&script).status() {
-        Ok(status) if status.success() => None,
-        Ok(status) => Some(format!("{} failed: {status}", script.display())),
-        Err(err) => Some(format!("cannot run {}: {err}", script.display())),
-    }
-}
-
+/// zfs-fuse (root, /dev/fuse, the daemon), or return from the test: skipped
+/// with the reason printed, or failed under TANKBENCH_REQUIRE_PEERS=1 (CI).
 macro_rules! require_zfs_fuse {
     () => {
-        if let Some(reason) = zfs_fuse_unavailable() {
-            eprintln!("SKIPPED: zfs-fuse tests need root, /dev/fuse and zfs-fuse: {reason}");
-            return;
-        }
+        testkit::require!("root", "/dev/fuse", "zfs-fuse");
     };
 }
 
@@ -63,66 +41,8 @@ fn run(program: &str, args: &[&str]) -> String {
 }
 
 /// A pool that is destroyed when the guard goes out of scope, also when the
-/// test panics; the sparse files go with the temp dir after it.
-struct Pool {
-    name: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Pool {
-    fn dir(&self) -> &Path {
-        self._dir.path()
-    }
-
-    fn exists(&self) -> bool {
-        Command::new("zpool")
-            .args(["list", "-H", &self.name])
-            .output()
-            .map(|o| o.status.success())
-            .unwrap_or(false)
-    }
-}
-
-impl Drop for Pool {
-    fn drop(&mut self) {
-        // zfs-fuse sometimes refuses a destroy while another pool is being
-        // created or destroyed ("pool is busy"); retry for a while, and say so
-        // if the pool is still there, so a leak never goes unnoticed.
-        let mut last_error = String::new();
-        for _ in 0..30 {
-            match Command::new("zpool")
-                .args(["destroy", "-f", &self.name])
-                .output()
-            {
-                Ok(out) if out.status.success() => return,
-                Ok(out) => last_error = String::from_utf8_lossy(&out.stderr).into_owned(),
-                Err(err) => last_error = err.to_string(),
-            }
-            if !self.exists() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(500));
-        }
-        eprintln!(
-            "WARNING: could not destroy pool {}: {last_error}",
-            self.name
-        );
-    }
-}
-
-static POOL_COUNTER: AtomicU32 = AtomicU32::new(0);
-
-fn unique_pool_name() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    format!(
-        "tbplan-{}-{}-{nanos}",
-        std::process::id(),
-        POOL_COUNTER.fetch_add(1, Ordering::SeqCst)
-    )
-}
+/// test panics; the sparse files go with its temp dir after it.
+type Pool = testkit::ZfsPool;
 
 /// Sparse files of the given sizes, in a fresh temp dir.
 fn sparse_files(dir: &Path, prefix: &str, sizes: &[u64]) -> Vec<PathBuf> {
@@ -242,8 +162,9 @@ fn build_and_predict(build: &Build) -> (Pool, Capacity, Layout) {
     };
     let predicted = capacity(&groups, &layout, &options, &[]);
 
-    let dir = tempfile::tempdir().unwrap();
-    let name = unique_pool_name();
+    let pool = Pool::new("plan");
+    let dir = pool.dir().to_path_buf();
+    let name = pool.name().to_string();
     let mut args: Vec<String> = vec![
         "create".into(),
         "-f".into(),
@@ -255,7 +176,7 @@ fn build_and_predict(build: &Build) -> (Pool, Capacity, Layout) {
     for placement in &layout.placements {
         let group = &groups[placement.group];
         let files = sparse_files(
-            dir.path(),
+            &dir,
             &format!("g{}-", placement.group),
             &vec![group.bytes; group.count as usize],
         );
@@ -267,7 +188,7 @@ fn build_and_predict(build: &Build) -> (Pool, Capacity, Layout) {
         spare_files.extend(left.iter().cloned());
     }
     if let Some(bytes) = build.log_bytes {
-        let log = sparse_files(dir.path(), "log", &[bytes]);
+        let log = sparse_files(&dir, "log", &[bytes]);
         args.push("log".into());
         args.push(log[0].display().to_string());
     }
@@ -275,7 +196,6 @@ fn build_and_predict(build: &Build) -> (Pool, Capacity, Layout) {
         args.push("spare".into());
         args.extend(spare_files.iter().map(|p| p.display().to_string()));
     }
-    let pool = Pool { name, _dir: dir };
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     run("zpool", &refs);
     (pool, predicted, layout)
@@ -284,7 +204,7 @@ fn build_and_predict(build: &Build) -> (Pool, Capacity, Layout) {
 /// Build, measure and compare every capacity figure to the byte.
 fn check_layout(build: Build) {
     let (pool, predicted, _) = build_and_predict(&build);
-    let measured = measure(&pool.name);
+    let measured = measure(pool.name());
     let expected_vdevs: Vec<(u64, u32, u64)> = predicted
         .vdevs
         .iter()
@@ -471,7 +391,7 @@ fn written_data_costs_what_the_block_model_says() {
     // after the pool is destroyed.
     let mut datasets = Vec::new();
     for record in [128 * KIB, 16 * KIB, 8 * KIB, 4 * KIB] {
-        let dataset = format!("{}/r{}k", pool.name, record / KIB);
+        let dataset = format!("{}/r{}k", pool.name(), record / KIB);
         let mountpoint = pool.dir().join(format!("r{}k", record / KIB));
         run(
             "zfs",

@@ -1,47 +1,9 @@
-//! Shared helpers of the lab's integration tests: prerequisites (with a clear
-//! reason when skipping) and the tankbench binary.
+//! Shared helpers of the lab's integration tests: the tankbench binary.
+//! Prerequisites (root, /dev/fuse, programs) go through `testkit::require!`.
 
 #![allow(dead_code)]
 
 use std::path::PathBuf;
-
-/// `Some(reason)` when this machine cannot run real-parts lab tests. With
-/// `TANKBENCH_LAB_REQUIRED=1` (set in CI, which runs as root) a missing
-/// prerequisite fails the test instead of skipping it.
-pub fn skip_reason(programs: &[&str]) -> Option<String> {
-    let mut missing = Vec::new();
-    if unsafe { libc::geteuid() } != 0 {
-        missing.push("root".to_string());
-    }
-    if !std::path::Path::new("/dev/fuse").exists() {
-        missing.push("/dev/fuse".to_string());
-    }
-    for p in programs {
-        if lab::sys::which(p).is_none() {
-            missing.push(format!("program {p}"));
-        }
-    }
-    if missing.is_empty() {
-        return None;
-    }
-    let reason = format!("needs {}", missing.join(", "));
-    if std::env::var("TANKBENCH_LAB_REQUIRED").is_ok_and(|v| v == "1") {
-        panic!("TANKBENCH_LAB_REQUIRED=1 but this machine cannot run the lab: {reason}");
-    }
-    Some(reason)
-}
-
-#[allow(unused_macros)]
-macro_rules! require_lab {
-    ($($p:expr),*) => {
-        if let Some(reason) = common::skip_reason(&[$($p),*]) {
-            eprintln!("SKIP {}: {reason}", module_path!());
-            return;
-        }
-    };
-}
-#[allow(unused_imports)]
-pub(crate) use require_lab;
 
 /// The tankbench binary, built if needed: `TANKBENCH_BIN`, else
 /// `cargo build -p tankbench` and target/debug/tankbench.

@@ -10,21 +10,11 @@ pub fn tankbench_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_tankbench"))
 }
 
-/// The real sysbench, or None with a printed reason (tests then skip; CI installs
-/// it through scripts/test, so there it is always present).
+/// The real sysbench 1.0.20, or None under the one rule for peers
+/// (`testkit::require`: a printed skip, or a failure with
+/// TANKBENCH_REQUIRE_PEERS=1, which scripts/test sets in CI).
 pub fn sysbench_bin() -> Option<PathBuf> {
-    let p = PathBuf::from("/usr/bin/sysbench");
-    if p.exists() {
-        let out = Command::new(&p).arg("--version").output().ok()?;
-        let v = String::from_utf8_lossy(&out.stdout);
-        if v.trim() == "sysbench 1.0.20" {
-            return Some(p);
-        }
-        eprintln!("SKIP: /usr/bin/sysbench is '{}', not 1.0.20", v.trim());
-        return None;
-    }
-    eprintln!("SKIP: sysbench 1.0.20 is not installed (scripts/test installs it: apt-get install sysbench)");
-    None
+    testkit::require(["sysbench"]).map(|[path]| path)
 }
 
 pub struct Run {
@@ -179,9 +169,4 @@ pub fn debug_ops(stdout: &str) -> (u64, u64, u64, Vec<String>) {
         }
     }
     (counts.0, counts.1, counts.2, lines)
-}
-
-pub fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
 }
