@@ -20,10 +20,9 @@
 //! histograms added bucket by bucket, never from averaged percentiles. Only
 //! rank 0 prints; the others keep their stdout silent.
 
-use crate::args::ParsedArgs;
-use crate::cli::Console;
+use crate::console::Console;
 use crate::coordinator::{Coordinator, Solo};
-use crate::options::{Failure, GeneralOptions, Stream, Workload};
+use crate::options::{Failure, GeneralOptions, JobOptions, Stream, Workload};
 use crate::report;
 use crate::result::{Distributed, LatencyKey, LatencySummary, Rates, RunResult, Warning};
 use crate::runner::{IntervalStats, PeriodStats, RunObserver, RunOutcome};
@@ -41,33 +40,6 @@ use std::time::{Duration, Instant};
 /// Left in a `rank-N` directory that tankbench created, so that cleanup knows
 /// it may remove the directory (tankbench never removes what it did not create).
 pub const RANK_DIR_MARKER: &str = ".tankbench-rank-dir";
-
-/// The job options of the command line.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct JobOptions {
-    /// `--mpi-shared-files`: the ranks split one file set in the target directory.
-    pub shared_files: bool,
-    /// `--mpi-stonewall`: stop every rank when the first one finishes.
-    pub stonewall: bool,
-    /// `--tb-rank-delay` (testing): rank N sleeps N x this before the barrier.
-    pub rank_delay_ms: u64,
-}
-
-impl JobOptions {
-    pub fn from_args(args: &ParsedArgs) -> Result<JobOptions, Failure> {
-        let delay = args.int("tb-rank-delay")?;
-        if delay < 0 {
-            return Err(Failure::fatal(format!(
-                "Invalid value for --tb-rank-delay: {delay} (accepted: 0 or more milliseconds)"
-            )));
-        }
-        Ok(JobOptions {
-            shared_files: args.bool("mpi-shared-files")?,
-            stonewall: args.bool("mpi-stonewall")?,
-            rank_delay_ms: delay as u64,
-        })
-    }
-}
 
 /// One invocation's place in its job.
 pub struct Job<'a> {
@@ -961,6 +933,7 @@ fn truncate(s: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::args::ParsedArgs;
 
     #[test]
     fn shares_cover_every_file_once() {

@@ -9,6 +9,8 @@
 
 pub mod args;
 pub mod cli;
+pub mod clock;
+pub mod console;
 pub mod coordinator;
 pub mod engine;
 pub mod environment;
@@ -18,6 +20,7 @@ pub mod job;
 #[cfg(feature = "mpi")]
 pub mod mpi_coord;
 pub mod options;
+pub mod pattern;
 pub mod quick;
 pub mod report;
 pub mod result;

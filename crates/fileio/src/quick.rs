@@ -4,7 +4,8 @@
 //! returns one result per workload.
 
 use crate::args::ParsedArgs;
-use crate::cli::{run_workload_quietly, Console};
+use crate::cli::run_workload_quietly;
+use crate::console::Console;
 use crate::fileset::PrepareObserver;
 use crate::options::{Command, Failure, GeneralOptions, Workload};
 use crate::result::RunResult;

@@ -5,13 +5,14 @@
 //! thread reads for `--report-interval` lines without stopping anyone; per-op HDR
 //! histograms stay thread-local and are merged once at the end.
 
+use crate::clock::now_ns;
 use crate::engine::{
     AlignedBuf, Engine, InjectedEngine, IoError, MmapEngine, OpenFiles, PsyncEngine, Submitted,
     UringEngine,
 };
-use crate::fileset::{check_block, fill_checked_block, fill_random};
 use crate::generator::{Generator, Op, Request};
 use crate::options::{DataPattern, Failure, IoMode, Workload};
+use crate::pattern::{check_block, fill_checked_block, fill_random};
 use crate::rng::{GlibcRandom, Xoroshiro};
 use crate::stats::{
     sb_percentile_ms, CountSnapshot, LatencyKind, OpHistograms, ThreadCounters, ThreadHistograms,
@@ -819,19 +820,6 @@ fn count_transfer(shared: &Shared, c: &ThreadCounters, op: Op, bytes: u64) {
     if shared.generator.tracks_completions() {
         shared.generator.complete(op);
     }
-}
-
-/// Monotonic clock in nanoseconds: the same clock as `Instant`, read without the
-/// `Timespec` arithmetic, because the hot path reads it twice per request.
-#[inline]
-pub fn now_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes into the timespec we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 /// How latencies are recorded on the hot path.

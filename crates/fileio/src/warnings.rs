@@ -8,7 +8,7 @@
 //! the serialized [`Warning`] of a result in one place (its `From` impl), and
 //! [`print`] is the one way a warning reaches the terminal.
 
-use crate::cli::Console;
+use crate::console::Console;
 use crate::options::{DataPattern, IoMode, Mode, Workload};
 use crate::result::{Environment, LatencyKey, RunResult, Warning};
 use std::fmt;
@@ -346,7 +346,11 @@ fn reads_paced_by_writes(ctx: &Context, r: &RunResult) -> Option<RunWarning> {
     let read = mean(LatencyKey::Read);
     // With --file-fsync-all each write waits for its own fsync, which the
     // results time as a separate operation.
-    let fsync = if w.fsync_all { mean(LatencyKey::Fsync) } else { 0.0 };
+    let fsync = if w.fsync_all {
+        mean(LatencyKey::Fsync)
+    } else {
+        0.0
+    };
     let write_cost = mean(LatencyKey::Write) + fsync;
     if !sync_writes || write_cost <= 2.0 * read {
         return None;

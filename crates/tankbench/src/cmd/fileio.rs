@@ -2,7 +2,7 @@
 
 use anyhow::Context as _;
 use clap::Parser;
-use fileio::cli::Extensions;
+use fileio::options::Extensions;
 use fileio::quick::Step;
 use fileio::result::RunResult;
 use report::atomic::{check_can_create_in, check_new_file, write_atomically, Existing};
@@ -283,7 +283,7 @@ pub fn quick_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         .collect();
     if !unique.is_empty() {
         let _ = writeln!(out);
-        let console = fileio::cli::Console::new(fileio::cli::NOTICE, false);
+        let console = fileio::console::Console::new(fileio::console::NOTICE, false);
         fileio::warnings::print(&console, &unique);
     }
     Ok(outcome.exit_code())
