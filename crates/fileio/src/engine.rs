@@ -4,10 +4,10 @@
 //! statistics. Engines are generic parameters of the worker loop, so the hot path
 //! has no dynamic dispatch.
 
-use crate::clock::precise_wait;
-use crate::generator::{Op, Request};
 use crate::options::{FsyncMode, InjectedLatency};
 use crate::rng::Xoroshiro;
+use crate::run::clock::precise_wait;
+use crate::run::generator::{Op, Request};
 use std::os::fd::RawFd;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -69,7 +69,7 @@ impl IoError {
 pub struct Completion {
     pub op: Op,
     pub bytes: u64,
-    /// Submission time on the runner's clock ([`crate::clock::now_ns`]).
+    /// Submission time on the runner's clock ([`crate::run::clock::now_ns`]).
     pub submitted_ns: u64,
 }
 
@@ -500,7 +500,7 @@ impl Engine for UringEngine {
                 .build(),
         }
         .user_data(slot as u64);
-        self.slots[slot as usize] = Some((*req, crate::clock::now_ns()));
+        self.slots[slot as usize] = Some((*req, crate::run::clock::now_ns()));
         // SAFETY: the buffer and files stay alive while the request is in flight.
         unsafe {
             self.ring

@@ -5,7 +5,7 @@
 //! produces the same output. Where sysbench crashes or silently misbehaves we
 //! refuse with a clear message instead (see docs/compatibility.md).
 
-use crate::args::{parse_c_int, printable, printable_word, ParsedArgs, ValueError};
+use crate::sysbench::args::{parse_c_int, printable, printable_word, ParsedArgs, ValueError};
 use std::path::PathBuf;
 
 /// Where a message goes. sysbench's logger writes to stdout; its command-line

@@ -413,9 +413,9 @@ pub fn print(console: &Console, warnings: &[Warning]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::args::ParsedArgs;
     use crate::options::{Command, GeneralOptions};
     use crate::result::{Counts, LatencySummary, Rates, ResultKind, ToolInfo};
+    use crate::sysbench::args::ParsedArgs;
     use std::collections::BTreeMap;
 
     const GIB: u64 = 1 << 30;
@@ -493,7 +493,7 @@ mod tests {
             kind: ResultKind::Measured,
             started_at: String::new(),
             labels: BTreeMap::new(),
-            workload: crate::report::workload_summary(w, "psync"),
+            workload: crate::sysbench::report_text::workload_summary(w, "psync"),
             interrupted: run.interrupted,
             total_time_s: seconds,
             counts: run.counts,

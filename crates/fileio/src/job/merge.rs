@@ -2,10 +2,12 @@
 //! from the ranks' HDR histograms added bucket by bucket, the job spanning the
 //! earliest start to the latest end. Pure: no I/O, no coordinator.
 
-use crate::report;
 use crate::result::{Distributed, LatencyKey, LatencySummary, Rates, RunResult, Warning};
-use crate::runner::PeriodStats;
-use crate::stats::{new_hdr, sysbench_histogram_of, CountSnapshot, HDR_HIGH_NS, HDR_LOW_NS};
+use crate::run::histograms::{
+    new_hdr, sysbench_histogram_of, CountSnapshot, HDR_HIGH_NS, HDR_LOW_NS,
+};
+use crate::run::runner::PeriodStats;
+use crate::sysbench::report_text;
 use hdrhistogram::Histogram;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -88,7 +90,7 @@ pub fn merge(
         let parts: Vec<&LatencySummary> =
             ranks.iter().filter_map(|r| r.latency.get(&key)).collect();
         let h = histogram_of(&parts);
-        let mut summary = report::summarize(&h, percentiles);
+        let mut summary = report_text::summarize(&h, percentiles);
         if key == LatencyKey::Event {
             // As for one process: sysbench's exact counters for count, min,
             // max and sum; percentiles from the merged histogram.
@@ -107,7 +109,7 @@ pub fn merge(
             };
             // The ranks' percentiles are kept within their exact extremes;
             // the job's too.
-            report::clamp_percentiles(&mut summary);
+            report_text::clamp_percentiles(&mut summary);
             event_histogram = h;
         }
         latency.insert(key, summary);
@@ -313,8 +315,8 @@ fn truncate(s: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::args::ParsedArgs;
     use crate::options::Workload;
+    use crate::sysbench::args::ParsedArgs;
 
     /// A rank's result with event (= read) latencies `samples_ns`, timed
     /// `start_s..end_s` from the barrier.
@@ -331,13 +333,13 @@ mod tests {
         let n = samples_ns.len() as u64;
         let sum: u64 = samples_ns.iter().sum();
         let pcts = [50.0, 95.0, 99.0];
-        let mut event = report::summarize(&h, &pcts);
+        let mut event = report_text::summarize(&h, &pcts);
         event.min_ms = *samples_ns.iter().min().unwrap() as f64 / 1e6;
         event.max_ms = *samples_ns.iter().max().unwrap() as f64 / 1e6;
         event.sum_ms = sum as f64 / 1e6;
         let mut latency = BTreeMap::new();
         latency.insert(LatencyKey::Event, event);
-        latency.insert(LatencyKey::Read, report::summarize(&h, &pcts));
+        latency.insert(LatencyKey::Read, report_text::summarize(&h, &pcts));
         RunResult {
             schema_version: crate::result::SCHEMA_VERSION,
             tool: ToolInfo {
@@ -347,7 +349,7 @@ mod tests {
             kind: ResultKind::Measured,
             started_at: format!("2026-12-01T00:00:0{rank}Z"),
             labels: BTreeMap::new(),
-            workload: report::workload_summary(&w, "psync"),
+            workload: report_text::workload_summary(&w, "psync"),
             interrupted: false,
             total_time_s: end_s - start_s,
             counts: Counts {
@@ -434,7 +436,7 @@ mod tests {
         assert_eq!(job.period.histogram.iter().sum::<u64>(), 1050);
         assert_eq!(job.period.min_ns, 1_000_000);
         assert_eq!(job.period.max_ns, 10_000_000);
-        let text = report::sysbench_report(&job.period, 95);
+        let text = report_text::sysbench_report(&job.period, 95);
         assert!(
             text.contains("total number of events:              1050"),
             "{text}"

@@ -23,16 +23,19 @@
 //! This module holds the steps all ranks take together (barrier, prepare,
 //! run, cleanup); [`merge`] holds rank 0's pure merge of their results.
 
+pub mod coordinator;
 mod merge;
+#[cfg(feature = "mpi")]
+pub mod mpi_coord;
 pub use merge::{histogram_of, job_section, merge, Merged};
 
 use crate::console::Console;
-use crate::coordinator::{Coordinator, Solo};
+use crate::job::coordinator::{Coordinator, Solo};
 use crate::options::{Failure, GeneralOptions, JobOptions, Stream, Workload};
-use crate::report;
 use crate::result::{Distributed, RunResult};
-use crate::runner::{IntervalStats, PeriodStats, RunObserver, RunOutcome};
-use crate::stats::CountSnapshot;
+use crate::run::histograms::CountSnapshot;
+use crate::run::runner::{IntervalStats, PeriodStats, RunObserver, RunOutcome};
+use crate::sysbench::report_text;
 use serde::{Deserialize, Serialize};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -351,10 +354,10 @@ impl<'a> Job<'a> {
         let job =
             merge(ranks, &w.percentiles, &target.to_string_lossy()).map_err(Failure::fatal)?;
         if g.histogram {
-            console.notice_raw(&report::histogram_text(&job.period.histogram));
+            console.notice_raw(&report_text::histogram_text(&job.period.histogram));
         }
-        console.notice_raw(&report::sysbench_report(&job.period, w.percentile));
-        console.notice_raw(&report::latency_section(&job.result));
+        console.notice_raw(&report_text::sysbench_report(&job.period, w.percentile));
+        console.notice_raw(&report_text::latency_section(&job.result));
         console.notice_raw(&job_section(&job.result, w.percentile));
         if job.result.interrupted {
             console.notice("Run interrupted (SIGINT): the report covers the part that ran.\n");
@@ -368,9 +371,9 @@ impl<'a> Job<'a> {
     /// exit code.
     pub fn prepare(&self, console: &Console, w: &Workload) -> i32 {
         console.notice_raw(&self.header_note(w));
-        let done = self
-            .local_workload(w, true)
-            .and_then(|local| crate::fileset::prepare(&local, &mut |l| console.notice(l), &mut ()));
+        let done = self.local_workload(w, true).and_then(|local| {
+            crate::run::fileset::prepare(&local, &mut |l| console.notice(l), &mut ())
+        });
         let status = RankStatus {
             host: hostname(),
             error: done.as_ref().err().map(Failure::summary),
@@ -403,7 +406,7 @@ impl<'a> Job<'a> {
         console.notice_raw(&self.header_note(w));
         let status = match self.local_workload(w, false) {
             Ok(local) => {
-                crate::fileset::cleanup(&local, &mut |l| console.notice(l));
+                crate::run::fileset::cleanup(&local, &mut |l| console.notice(l));
                 RankStatus {
                     host: hostname(),
                     note: (!self.opts.shared_files)

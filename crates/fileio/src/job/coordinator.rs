@@ -3,7 +3,7 @@
 //!
 //! A job is one process ([`Solo`]) unless tankbench was built with the `mpi`
 //! feature and started by an MPI launcher (`mpirun`, `mpiexec`, `srun`), in
-//! which case [`crate::mpi_coord::MpiCoordinator`] does the same over MPI. The
+//! which case [`crate::job::mpi_coord::MpiCoordinator`] does the same over MPI. The
 //! job logic ([`crate::job`]) only sees this trait, so another transport (a TCP
 //! coordinator for Kubernetes Indexed Jobs, say) could be added beside MPI.
 //!
@@ -158,7 +158,7 @@ pub fn for_this_process() -> Result<Box<dyn Coordinator>, String> {
     #[cfg(feature = "mpi")]
     {
         if launch.mpi_launcher || launch.is_multi_process() {
-            return crate::mpi_coord::MpiCoordinator::init()
+            return crate::job::mpi_coord::MpiCoordinator::init()
                 .map(|c| Box::new(c) as Box<dyn Coordinator>);
         }
     }

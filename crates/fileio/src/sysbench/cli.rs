@@ -5,15 +5,15 @@
 //! The binary calls [`execute`] and then does what needs other crates (saving
 //! results to a store).
 
-use crate::args::{CommandWords, ParsedArgs, Section, OPTIONS};
 use crate::console::Console;
 use crate::job::Job;
 use crate::options::{
     Command, Extensions, Failure, Format, GeneralOptions, IoMode, JobOptions, Progress, Workload,
 };
-use crate::report;
 use crate::result::RunResult;
-use crate::runner::{self, IntervalStats, PeriodStats, RunObserver, RunSettings};
+use crate::run::runner::{self, IntervalStats, PeriodStats, RunObserver, RunSettings};
+use crate::sysbench::args::{CommandWords, ParsedArgs, Section, OPTIONS};
+use crate::sysbench::report_text;
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -82,7 +82,7 @@ pub fn version_line(as_sysbench: bool) -> String {
     if as_sysbench {
         "sysbench 1.0.20".to_string()
     } else {
-        format!("sysbench 1.0.20 (tankbench {})", report::TOOL_VERSION)
+        format!("sysbench 1.0.20 (tankbench {})", report_text::TOOL_VERSION)
     }
 }
 
@@ -116,7 +116,7 @@ pub type DestinationCheck<'a> = &'a dyn Fn(&Extensions) -> Result<(), String>;
 /// must be text.
 pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck) -> Invocation {
     // Before anything prints: under an MPI launcher only rank 0 may print.
-    let coordinator = match crate::coordinator::for_this_process() {
+    let coordinator = match crate::job::coordinator::for_this_process() {
         Ok(c) => c,
         Err(msg) => {
             eprintln!("{msg}");
@@ -145,7 +145,7 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
     if let Some(extra) = &args.extra_positional {
         eprintln!(
             "Unrecognized command line argument: {}",
-            crate::args::printable_word(extra)
+            crate::sysbench::args::printable_word(extra)
         );
         return Invocation::code(1);
     }
@@ -175,7 +175,7 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
     for w in &general.pre_header_warnings {
         console.warning(w);
     }
-    console.notice(&format!("{}\n", report::banner()));
+    console.notice(&format!("{}\n", report_text::banner()));
     let command = match crate::options::command_of(&args) {
         Ok(Some(c)) => c,
         Ok(None) => {
@@ -221,7 +221,7 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
             let mut progress =
                 PrepareProgress::new(&console, &ext, workload.file_num * workload.file_size);
             let result =
-                crate::fileset::prepare(&workload, &mut |l| console.notice(l), &mut progress);
+                crate::run::fileset::prepare(&workload, &mut |l| console.notice(l), &mut progress);
             console.end_progress();
             match result {
                 Ok(_) => Invocation::code(0),
@@ -232,7 +232,7 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
             }
         }
         Command::Cleanup => {
-            crate::fileset::cleanup(&workload, &mut |l| console.notice(l));
+            crate::run::fileset::cleanup(&workload, &mut |l| console.notice(l));
             Invocation::code(0)
         }
         Command::Run => run_command(&console, &workload, &general, ext, &job, check_destinations),
@@ -429,16 +429,16 @@ fn measure(
     if ext.drop_caches && !caches_dropped {
         console.warning("WARNING: --drop-caches: could not drop the page cache (needs root); reads may come from cache");
     }
-    console.notice_raw(&report::run_header(w, g, None));
+    console.notice_raw(&report_text::run_header(w, g, None));
     console.notice_raw(&job.header_note(w));
     // From here on `w` is this rank's share of a distributed job.
     let local = job.agree(job.local_workload(w, w.mode() == crate::options::Mode::SeqWr))?;
     let w = &local;
-    let files = job.agree(crate::fileset::open_for_run(w, &mut |l| {
+    let files = job.agree(crate::run::fileset::open_for_run(w, &mut |l| {
         console.debug(&format!("DEBUG: {l}"))
     }))?;
     console.notice("Initializing worker threads...\n");
-    let started_at = report::utc_now_rfc3339();
+    let started_at = report_text::utc_now_rfc3339();
     let environment = crate::environment::capture(&w.dir, caches_dropped);
     let show_progress = match ext.progress {
         Progress::On => true,
@@ -472,9 +472,9 @@ fn measure(
     let outcome = job.after_run(&job_observer, outcome)?;
     console.info("Done.\n");
     if g.histogram && !job.is_distributed() {
-        console.notice_raw(&report::histogram_text(&outcome.period.histogram));
+        console.notice_raw(&report_text::histogram_text(&outcome.period.histogram));
     }
-    let mut result = report::build_result(w, &outcome, started_at, environment, Vec::new());
+    let mut result = report_text::build_result(w, &outcome, started_at, environment, Vec::new());
     let mount = crate::environment::mount_of(&w.dir);
     let ctx = crate::warnings::Context {
         workload: w,
@@ -489,11 +489,11 @@ fn measure(
     if job.is_distributed() {
         return job.finish(console, w, g, &job_observer, &outcome, result);
     }
-    console.notice_raw(&report::sysbench_report(&outcome.period, w.percentile));
+    console.notice_raw(&report_text::sysbench_report(&outcome.period, w.percentile));
     if g.debug {
         thread_statistics(console, &outcome.period);
     }
-    console.notice_raw(&report::latency_section(&result));
+    console.notice_raw(&report_text::latency_section(&result));
     if outcome.interrupted {
         console.notice("Run interrupted (SIGINT): the report covers the part that ran.\n");
     }
@@ -504,7 +504,7 @@ fn measure(
 /// `--debug`'s per-thread statistics after a report, as sysbench prints them:
 /// DEBUG lines, then a blank NOTICE line.
 fn thread_statistics(console: &Console, period: &PeriodStats) {
-    for line in report::thread_debug_lines(period) {
+    for line in report_text::thread_debug_lines(period) {
         console.debug(&line);
     }
     console.notice("");
@@ -537,7 +537,7 @@ impl RunObserver for CliObserver<'_> {
     }
     fn interval(&self, sample: &IntervalStats) {
         self.console
-            .notice_timestamped(&report::interval_line(sample));
+            .notice_timestamped(&report_text::interval_line(sample));
     }
     fn checkpoint(&self, at_s: u64, period: &PeriodStats) {
         // Observed with 1.0.20: the timestamped line follows the previous
@@ -546,12 +546,12 @@ impl RunObserver for CliObserver<'_> {
         self.console
             .notice_timestamped(&format!("[ {at_s}s ] Checkpoint report:"));
         self.console
-            .notice_raw(&report::sysbench_report(period, self.percentile));
+            .notice_raw(&report_text::sysbench_report(period, self.percentile));
         if self.debug {
             thread_statistics(self.console, period);
         }
     }
-    fn tick(&self, elapsed: Duration, totals: &crate::stats::CountSnapshot) {
+    fn tick(&self, elapsed: Duration, totals: &crate::run::histograms::CountSnapshot) {
         if !self.show_progress {
             return;
         }
@@ -574,7 +574,7 @@ impl RunObserver for CliObserver<'_> {
         self.console
             .fatal("FATAL: The --max-time limit has expired, forcing shutdown...");
         self.console
-            .notice_raw(&report::sysbench_report(period, self.percentile));
+            .notice_raw(&report_text::sysbench_report(period, self.percentile));
         std::process::exit(2);
     }
 }
@@ -606,7 +606,7 @@ impl<'a> PrepareProgress<'a> {
     }
 }
 
-impl crate::fileset::PrepareObserver for PrepareProgress<'_> {
+impl crate::run::fileset::PrepareObserver for PrepareProgress<'_> {
     fn bytes_written(&mut self, done: u64) {
         if !self.enabled || self.last.elapsed() < Duration::from_millis(200) {
             return;

@@ -5,8 +5,8 @@
 
 use crate::engine::{strerror, AlignedBuf, Mapping, OpenFiles};
 use crate::options::{DataPattern, Failure, IoMode, Mode, Stream, Workload};
-use crate::pattern::{fill_checked_block, fill_random};
 use crate::rng::{GlibcRandom, Xoroshiro};
+use crate::run::pattern::{fill_checked_block, fill_random};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -396,7 +396,7 @@ mod tests {
             "--file-num=2".into(),
         ]
         .into();
-        let mut a = crate::args::ParsedArgs::parse(&words);
+        let mut a = crate::sysbench::args::ParsedArgs::parse(&words);
         let g = crate::options::GeneralOptions::from_args(&mut a).unwrap();
         let w = Workload::from_args(&a, &g, crate::options::Command::Prepare).unwrap();
         let mut observer = StopAfter {

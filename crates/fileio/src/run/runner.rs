@@ -5,19 +5,19 @@
 //! thread reads for `--report-interval` lines without stopping anyone; per-op HDR
 //! histograms stay thread-local and are merged once at the end.
 
-use crate::clock::now_ns;
 use crate::engine::{
     AlignedBuf, Engine, InjectedEngine, IoError, MmapEngine, OpenFiles, PsyncEngine, Submitted,
     UringEngine,
 };
-use crate::generator::{Generator, Op, Request};
 use crate::options::{DataPattern, Failure, IoMode, Workload};
-use crate::pattern::{check_block, fill_checked_block, fill_random};
 use crate::rng::{GlibcRandom, Xoroshiro};
-use crate::stats::{
+use crate::run::clock::now_ns;
+use crate::run::generator::{Generator, Op, Request};
+use crate::run::histograms::{
     sb_percentile_ms, CountSnapshot, LatencyKind, OpHistograms, ThreadCounters, ThreadHistograms,
     SB_BUCKETS,
 };
+use crate::run::pattern::{check_block, fill_checked_block, fill_random};
 use std::sync::atomic::{
     AtomicBool, AtomicU64,
     Ordering::{Acquire, Relaxed, Release},
@@ -471,11 +471,12 @@ pub fn run(
             false,
         );
         if !recording.live_sysbench_histogram {
-            period.histogram = crate::stats::sysbench_histogram_of(histograms.get(if w.rate > 0 {
-                LatencyKind::Response
-            } else {
-                LatencyKind::Event
-            }));
+            period.histogram =
+                crate::run::histograms::sysbench_histogram_of(histograms.get(if w.rate > 0 {
+                    LatencyKind::Response
+                } else {
+                    LatencyKind::Event
+                }));
         }
         Ok(RunOutcome {
             period,
@@ -538,8 +539,8 @@ fn bucket_extremes_ns(h: &[u64]) -> (u64, u64) {
     let last = h.iter().rposition(|&c| c > 0);
     match (first, last) {
         (Some(f), Some(l)) => (
-            (crate::stats::sb_bucket_value_ms(f) * 1e6) as u64,
-            (crate::stats::sb_bucket_value_ms(l) * 1e6) as u64,
+            (crate::run::histograms::sb_bucket_value_ms(f) * 1e6) as u64,
+            (crate::run::histograms::sb_bucket_value_ms(l) * 1e6) as u64,
         ),
         _ => (0, 0),
     }
