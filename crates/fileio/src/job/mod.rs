@@ -43,6 +43,22 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// The coordinator for this process: MPI when built with it and started by an
+/// MPI launcher, [`Solo`] otherwise. Errors are one line, ready to print.
+pub fn for_this_process() -> Result<Box<dyn Coordinator>, String> {
+    let launch = coordinator::Launch::from_process_environment();
+    #[cfg(feature = "mpi")]
+    {
+        if launch.mpi_launcher || launch.is_multi_process() {
+            return mpi_coord::MpiCoordinator::init().map(|c| Box::new(c) as Box<dyn Coordinator>);
+        }
+    }
+    if launch.is_multi_process() {
+        return Err(coordinator::refusal_without_mpi(&launch));
+    }
+    Ok(Box::new(Solo))
+}
+
 /// Left in a `rank-N` directory that tankbench created, so that cleanup knows
 /// it may remove the directory (tankbench never removes what it did not create).
 pub const RANK_DIR_MARKER: &str = ".tankbench-rank-dir";

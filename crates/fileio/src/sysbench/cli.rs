@@ -116,7 +116,7 @@ pub type DestinationCheck<'a> = &'a dyn Fn(&Extensions) -> Result<(), String>;
 /// must be text.
 pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck) -> Invocation {
     // Before anything prints: under an MPI launcher only rank 0 may print.
-    let coordinator = match crate::job::coordinator::for_this_process() {
+    let coordinator = match crate::job::for_this_process() {
         Ok(c) => c,
         Err(msg) => {
             eprintln!("{msg}");
