@@ -4,9 +4,10 @@
 //! statistics. Engines are generic parameters of the worker loop, so the hot path
 //! has no dynamic dispatch.
 
-use crate::generator::{Op, Request};
 use crate::options::{FsyncMode, InjectedLatency};
 use crate::rng::Xoroshiro;
+use crate::run::clock::precise_wait;
+use crate::run::generator::{Op, Request};
 use std::os::fd::RawFd;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -68,7 +69,7 @@ impl IoError {
 pub struct Completion {
     pub op: Op,
     pub bytes: u64,
-    /// Submission time on the runner's clock ([`crate::runner::now_ns`]).
+    /// Submission time on the runner's clock ([`crate::run::clock::now_ns`]).
     pub submitted_ns: u64,
 }
 
@@ -499,7 +500,7 @@ impl Engine for UringEngine {
                 .build(),
         }
         .user_data(slot as u64);
-        self.slots[slot as usize] = Some((*req, crate::runner::now_ns()));
+        self.slots[slot as usize] = Some((*req, crate::run::clock::now_ns()));
         // SAFETY: the buffer and files stay alive while the request is in flight.
         unsafe {
             self.ring
@@ -590,19 +591,6 @@ impl InjectedEngine {
         if self.trace.is_some() {
             self.realised.push(t.elapsed().as_nanos() as u64);
         }
-    }
-}
-
-/// Sleep until shortly before the deadline, then spin: thread::sleep alone
-/// overshoots by tens of microseconds, which would blur a latency test.
-pub fn precise_wait(d: Duration) {
-    let deadline = Instant::now() + d;
-    const SPIN: Duration = Duration::from_micros(300);
-    if d > SPIN {
-        std::thread::sleep(d - SPIN);
-    }
-    while Instant::now() < deadline {
-        std::hint::spin_loop();
     }
 }
 

@@ -1,27 +1,30 @@
 //! fileio: a sysbench-compatible file I/O benchmark.
 //!
-//! Data flows one way: command-line words ([`args`]) -> typed, validated options
-//! ([`options::Workload`]) -> [`runner`] with an [`engine`] and the request
-//! [`generator`] -> [`stats`] -> [`result::RunResult`] -> [`report`] (sysbench text,
-//! JSON). [`cli`] is the sysbench-compatible front end that ties them together.
-//! Several processes form one job through a [`coordinator`] (MPI with the `mpi`
-//! feature); [`job`] holds their barrier, stonewall and merged report.
+//! Data flows one way through three groups of modules:
+//!
+//! - [`sysbench`], the front end: command-line words ([`sysbench::args`]) ->
+//!   validated settings ([`options`]) -> one invocation with sysbench's
+//!   output and exit code ([`sysbench::cli`]), printing through [`console`]
+//!   and formatting sysbench's report ([`sysbench::report_text`]).
+//! - [`run`], one process's run: the test files ([`run::fileset`]), the
+//!   request [`run::generator`], the worker threads ([`run::runner`]) driving
+//!   an [`engine`], latency recorded in [`run::histograms`] on the
+//!   [`run::clock`], written blocks from [`run::pattern`].
+//! - [`job`], several processes as one: a [`job::coordinator`] (MPI with the
+//!   `mpi` feature), the steps the ranks take together, and rank 0's merge.
+//!
+//! A run ends as a [`result::RunResult`] (the JSON document), checked by
+//! [`warnings`] against the [`environment`] it ran in. [`quick`] is the fixed
+//! suite of `tankbench quick`.
 
-pub mod args;
-pub mod cli;
-pub mod coordinator;
+pub mod console;
 pub mod engine;
 pub mod environment;
-pub mod fileset;
-pub mod generator;
 pub mod job;
-#[cfg(feature = "mpi")]
-pub mod mpi_coord;
 pub mod options;
 pub mod quick;
-pub mod report;
 pub mod result;
 pub mod rng;
-pub mod runner;
-pub mod stats;
+pub mod run;
+pub mod sysbench;
 pub mod warnings;

@@ -5,7 +5,7 @@
 //! produces the same output. Where sysbench crashes or silently misbehaves we
 //! refuse with a clear message instead (see docs/compatibility.md).
 
-use crate::args::{parse_c_int, printable, printable_word, ParsedArgs, ValueError};
+use crate::sysbench::args::{parse_c_int, printable, printable_word, ParsedArgs, ValueError};
 use std::path::PathBuf;
 
 /// Where a message goes. sysbench's logger writes to stdout; its command-line
@@ -513,6 +513,94 @@ pub fn command_of(args: &ParsedArgs) -> Result<Option<Command>, Failure> {
     }
 }
 
+/// Settings that only tankbench has.
+#[derive(Debug, Clone)]
+pub struct Extensions {
+    pub format: Format,
+    pub json_path: Option<PathBuf>,
+    pub progress: Progress,
+    pub drop_caches: bool,
+    /// `--save` given: `Some(None)` for the default directory.
+    pub save: Option<Option<PathBuf>>,
+    pub labels: Vec<String>,
+    pub repeat: u32,
+}
+
+impl Extensions {
+    pub(crate) fn from_args(a: &ParsedArgs) -> Result<Extensions, Failure> {
+        let format = match a.string("format").as_deref() {
+            Some("text") | None => Format::Text,
+            Some("json") => Format::Json,
+            Some(other) => {
+                return Err(Failure::fatal(format!(
+                    "Invalid value for --format: {} (accepted: text, json)",
+                    printable_word(other)
+                )))
+            }
+        };
+        let progress = match a.string("progress").as_deref() {
+            Some("auto") | None => Progress::Auto,
+            Some("on") => Progress::On,
+            Some("off") => Progress::Off,
+            Some(other) => {
+                return Err(Failure::fatal(format!(
+                    "Invalid value for --progress: {} (accepted: auto, on, off)",
+                    printable_word(other)
+                )))
+            }
+        };
+        let repeat = a.int("repeat")?;
+        if repeat < 1 {
+            return Err(Failure::fatal(format!(
+                "Invalid value for --repeat: {repeat} (accepted: 1 or more)"
+            )));
+        }
+        let json_path = match a.raw("json") {
+            Some(Some(p)) if !p.is_empty() => a.path("json"),
+            Some(_) => return Err(Failure::fatal("--json needs a file name: --json=FILE")),
+            None => None,
+        };
+        Ok(Extensions {
+            format,
+            json_path,
+            progress,
+            drop_caches: a.bool("drop-caches")?,
+            save: a
+                .raw("save")
+                .map(|v| v.filter(|s| !s.is_empty()).and_then(|_| a.path("save"))),
+            labels: a.list("label"),
+            repeat: repeat as u32,
+        })
+    }
+}
+
+/// The job options of the command line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JobOptions {
+    /// `--mpi-shared-files`: the ranks split one file set in the target directory.
+    pub shared_files: bool,
+    /// `--mpi-stonewall`: stop every rank when the first one finishes.
+    pub stonewall: bool,
+    /// `--tb-rank-delay` (testing): rank N sleeps N x this before the barrier.
+    pub rank_delay_ms: u64,
+}
+
+impl JobOptions {
+    pub fn from_args(args: &ParsedArgs) -> Result<JobOptions, Failure> {
+        let delay = args.int("tb-rank-delay")?;
+        if delay < 0 {
+            return Err(Failure::fatal(format!(
+                "Invalid value for --tb-rank-delay: {delay} (accepted: 0 or more milliseconds)"
+            )));
+        }
+        Ok(JobOptions {
+            shared_files: args.bool("mpi-shared-files")?,
+            stonewall: args.bool("mpi-stonewall")?,
+            rank_delay_ms: delay as u64,
+        })
+    }
+}
+
 /// A command line that [`check_command_line`] accepted.
 #[derive(Debug)]
 pub enum CommandLine {
@@ -532,7 +620,7 @@ pub enum CommandLine {
 
 /// The fileio parser: words (after the program name) to validated options,
 /// without printing, touching files or reading a `--config-file`. It makes the
-/// checks of [`crate::cli::execute`], in its order (which prints the header
+/// checks of `cli::execute`, in its order (which prints the header
 /// between the general options and the rest), so a command line it accepts
 /// gets as far as the I/O.
 pub fn check_command_line<S: AsRef<str>>(words: &[S]) -> Result<CommandLine, Failure> {
@@ -550,11 +638,11 @@ pub fn check_command_line<S: AsRef<str>>(words: &[S]) -> Result<CommandLine, Fai
         return Ok(CommandLine::Version);
     }
     let general = GeneralOptions::from_args(&mut args)?;
-    crate::cli::Extensions::from_args(&args)?;
+    Extensions::from_args(&args)?;
     let Some(command) = command_of(&args)? else {
         return Ok(CommandLine::FileioHelp);
     };
-    crate::job::JobOptions::from_args(&args)?;
+    JobOptions::from_args(&args)?;
     let workload = Workload::from_args(&args, &general, command)?;
     if command == Command::Run {
         workload.check_runnable()?;

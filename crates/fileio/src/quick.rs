@@ -3,11 +3,12 @@
 //! the reference user's sysbench workload, removes everything it created, and
 //! returns one result per workload.
 
-use crate::args::ParsedArgs;
-use crate::cli::{run_workload_quietly, Console};
-use crate::fileset::PrepareObserver;
+use crate::console::Console;
 use crate::options::{Command, Failure, GeneralOptions, Workload};
 use crate::result::RunResult;
+use crate::run::fileset::PrepareObserver;
+use crate::sysbench::args::ParsedArgs;
+use crate::sysbench::cli::run_workload_quietly;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -135,7 +136,7 @@ fn note(text: &[u8]) {
 
 extern "C" fn on_stop_signal(sig: libc::c_int) {
     let _ = STOP_SIGNAL.compare_exchange(0, sig, SeqCst, SeqCst);
-    crate::runner::request_stop();
+    crate::run::runner::request_stop();
     if SIGNALS_SEEN.fetch_add(1, SeqCst) == 0 {
         // The interrupted code may be about to read errno (after a failed
         // write, say): the note's write must not change it.
@@ -168,7 +169,7 @@ const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHU
 /// ignored stays ignored: `nohup tankbench quick` must survive the hangup,
 /// and a shell starts background jobs with SIGINT ignored.
 pub fn install_signal_handlers() {
-    crate::runner::leave_signals_to_caller();
+    crate::run::runner::leave_signals_to_caller();
     // SAFETY: the handler does only async-signal-safe work (see above).
     unsafe {
         for sig in STOP_SIGNALS {
@@ -190,7 +191,7 @@ pub fn install_signal_handlers() {
 /// quick's handlers (fileio's SIGINT handler) counts as SIGINT.
 fn stop_signal() -> Option<i32> {
     match STOP_SIGNAL.load(SeqCst) {
-        0 => crate::runner::interrupted().then_some(libc::SIGINT),
+        0 => crate::run::runner::interrupted().then_some(libc::SIGINT),
         sig => Some(sig),
     }
 }
@@ -357,7 +358,7 @@ pub fn run(
         return Ok(outcome);
     }
     on_step(Step::Prepare { dir: &scratch.dir });
-    let prepared = crate::fileset::prepare(&prep, &mut |_| {}, &mut StopOnSignal)?;
+    let prepared = crate::run::fileset::prepare(&prep, &mut |_| {}, &mut StopOnSignal)?;
     if prepared.stopped {
         outcome.stopped_by = stop_signal();
         return Ok(outcome);

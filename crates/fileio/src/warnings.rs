@@ -8,7 +8,7 @@
 //! the serialized [`Warning`] of a result in one place (its `From` impl), and
 //! [`print`] is the one way a warning reaches the terminal.
 
-use crate::cli::Console;
+use crate::console::Console;
 use crate::options::{DataPattern, IoMode, Mode, Workload};
 use crate::result::{Environment, LatencyKey, RunResult, Warning};
 use std::fmt;
@@ -346,7 +346,11 @@ fn reads_paced_by_writes(ctx: &Context, r: &RunResult) -> Option<RunWarning> {
     let read = mean(LatencyKey::Read);
     // With --file-fsync-all each write waits for its own fsync, which the
     // results time as a separate operation.
-    let fsync = if w.fsync_all { mean(LatencyKey::Fsync) } else { 0.0 };
+    let fsync = if w.fsync_all {
+        mean(LatencyKey::Fsync)
+    } else {
+        0.0
+    };
     let write_cost = mean(LatencyKey::Write) + fsync;
     if !sync_writes || write_cost <= 2.0 * read {
         return None;
@@ -409,9 +413,9 @@ pub fn print(console: &Console, warnings: &[Warning]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::args::ParsedArgs;
     use crate::options::{Command, GeneralOptions};
     use crate::result::{Counts, LatencySummary, Rates, ResultKind, ToolInfo};
+    use crate::sysbench::args::ParsedArgs;
     use std::collections::BTreeMap;
 
     const GIB: u64 = 1 << 30;
@@ -489,7 +493,7 @@ mod tests {
             kind: ResultKind::Measured,
             started_at: String::new(),
             labels: BTreeMap::new(),
-            workload: crate::report::workload_summary(w, "psync"),
+            workload: crate::sysbench::report_text::workload_summary(w, "psync"),
             interrupted: run.interrupted,
             total_time_s: seconds,
             counts: run.counts,

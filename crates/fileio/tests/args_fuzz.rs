@@ -8,8 +8,8 @@
 //! (empty, negative, 2^31, 2^64, bad suffixes, control characters) with random
 //! text. 2000 cases run in well under a second.
 
-use fileio::args::{printable, printable_word, OPTIONS};
 use fileio::options::{check_command_line, CommandLine};
+use fileio::sysbench::args::{printable, printable_word, OPTIONS};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 

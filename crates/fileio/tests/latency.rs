@@ -1,10 +1,10 @@
 //! The statistics against a known latency distribution: an engine that injects
 //! fixed or bimodal delays instead of doing I/O, run through the real runner.
 
-use fileio::args::ParsedArgs;
 use fileio::options::{Command, GeneralOptions, Workload};
-use fileio::runner::{self, RunObserver, RunOutcome, RunSettings};
-use fileio::stats::LatencyKind;
+use fileio::run::histograms::LatencyKind;
+use fileio::run::runner::{self, RunObserver, RunOutcome, RunSettings};
+use fileio::sysbench::args::ParsedArgs;
 
 /// Timing tests run one at a time: on a 2-core machine, parallel tests would
 /// compete with each other's spinning waits and blur the latencies under test.
@@ -29,9 +29,9 @@ fn run(dir: &std::path::Path, extra: &[&str]) -> (Vec<u64>, RunOutcome) {
     let mut a = ParsedArgs::parse(&words);
     let g = GeneralOptions::from_args(&mut a).unwrap();
     let prep = Workload::from_args(&a, &g, Command::Prepare).unwrap();
-    fileio::fileset::prepare(&prep, &mut |_| {}, &mut ()).unwrap();
+    fileio::run::fileset::prepare(&prep, &mut |_| {}, &mut ()).unwrap();
     let w = Workload::from_args(&a, &g, Command::Run).unwrap();
-    let files = fileio::fileset::open_for_run(&w, &mut |_| {}).unwrap();
+    let files = fileio::run::fileset::open_for_run(&w, &mut |_| {}).unwrap();
     let trace = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let settings = RunSettings {
         injected_trace: Some(trace.clone()),
@@ -92,7 +92,7 @@ fn fixed_delay_percentiles_are_within_one_percent() {
     }
     // The sysbench percentile (its own log histogram) lands on 2 ms too: its
     // buckets are 1.8 % wide, so it is checked at that precision.
-    let p50 = fileio::stats::sb_percentile_ms(&out.period.histogram, 50.0);
+    let p50 = fileio::run::histograms::sb_percentile_ms(&out.period.histogram, 50.0);
     assert!((p50 - 5.0).abs() / 5.0 < 0.02, "{p50}");
 }
 

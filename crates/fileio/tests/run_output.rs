@@ -2,9 +2,9 @@
 //! before any request, sysbench's INFO lines when a limit ends the run, the
 //! per-thread figures of `--debug`. Real files, real worker threads.
 
-use fileio::args::ParsedArgs;
 use fileio::options::{Command, GeneralOptions, Workload};
-use fileio::runner::{self, RunObserver, RunOutcome, RunSettings};
+use fileio::run::runner::{self, RunObserver, RunOutcome, RunSettings};
+use fileio::sysbench::args::ParsedArgs;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -50,12 +50,12 @@ fn workload(dir: &std::path::Path, extra: &[&str]) -> Workload {
     let mut a = ParsedArgs::parse(&words);
     let g = GeneralOptions::from_args(&mut a).unwrap();
     let prep = Workload::from_args(&a, &g, Command::Prepare).unwrap();
-    fileio::fileset::prepare(&prep, &mut |_| {}, &mut ()).unwrap();
+    fileio::run::fileset::prepare(&prep, &mut |_| {}, &mut ()).unwrap();
     Workload::from_args(&a, &g, Command::Run).unwrap()
 }
 
 fn run(w: &Workload, debug: bool, observer: &Recorder) -> RunOutcome {
-    let files = fileio::fileset::open_for_run(w, &mut |_| {}).unwrap();
+    let files = fileio::run::fileset::open_for_run(w, &mut |_| {}).unwrap();
     let settings = RunSettings {
         debug,
         ..RunSettings::default()
@@ -166,6 +166,6 @@ fn per_thread_extremes_bound_each_threads_events() {
         );
         assert!(p.min_ns <= min && max <= p.max_ns);
     }
-    let lines = fileio::report::thread_debug_lines(&p);
+    let lines = fileio::sysbench::report_text::thread_debug_lines(&p);
     assert_eq!(lines.len(), 1 + 2 * 3);
 }

@@ -145,7 +145,7 @@ pub fn check_workload(args: &[String]) -> Result<(), LabError> {
         words.extend(args.iter().cloned());
         words.extend(extra.map(str::to_string));
         words.push(verb.to_string());
-        fileio::cli::check_words(&words)
+        fileio::sysbench::cli::check_words(&words)
             .map_err(|e| LabError::Spec(format!("fileio options: {e}")))?;
     }
     Ok(())

@@ -2,7 +2,7 @@
 
 use anyhow::Context as _;
 use clap::Parser;
-use fileio::cli::Extensions;
+use fileio::options::Extensions;
 use fileio::quick::Step;
 use fileio::result::RunResult;
 use report::atomic::{check_can_create_in, check_new_file, write_atomically, Existing};
@@ -76,7 +76,7 @@ fn write_json(path: &Path, results: &[RunResult]) -> anyhow::Result<()> {
 pub fn sysbench_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     let labels = labels_of(&args)?;
     let check = |ext: &Extensions| check_destinations(ext, &labels);
-    let mut invocation = fileio::cli::execute_checked(&args, &check);
+    let mut invocation = fileio::sysbench::cli::execute_checked(&args, &check);
     let Some(ext) = invocation.extensions.take() else {
         return Ok(invocation.exit_code);
     };
@@ -151,7 +151,7 @@ pub fn quick_main(args: Vec<OsString>) -> anyhow::Result<i32> {
             q.time
         );
     }
-    if fileio::args::parse_size(&q.size) == 0 {
+    if fileio::sysbench::args::parse_size(&q.size) == 0 {
         anyhow::bail!("--size {}: not a size that fits 64 bits (accepted: a number with an optional K, M, G or T suffix, e.g. 1G)", q.size);
     }
     // `--save` with no value is the default store; checked before anything runs.
@@ -283,7 +283,7 @@ pub fn quick_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         .collect();
     if !unique.is_empty() {
         let _ = writeln!(out);
-        let console = fileio::cli::Console::new(fileio::cli::NOTICE, false);
+        let console = fileio::console::Console::new(fileio::console::NOTICE, false);
         fileio::warnings::print(&console, &unique);
     }
     Ok(outcome.exit_code())

@@ -4,7 +4,7 @@
 //! MPI, only the thread that initialised it does (the front end's main
 //! thread, which also supervises runs). Every method checks that.
 
-use crate::coordinator::Coordinator;
+use crate::job::coordinator::Coordinator;
 use mpi::datatype::PartitionMut;
 use mpi::environment::{Threading, Universe};
 use mpi::topology::SimpleCommunicator;

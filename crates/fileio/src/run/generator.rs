@@ -334,8 +334,8 @@ impl Generator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::args::ParsedArgs;
     use crate::options::{Command, GeneralOptions};
+    use crate::sysbench::args::ParsedArgs;
 
     #[test]
     fn debug_lines_print_positions_as_sysbench_32_bit_ints() {

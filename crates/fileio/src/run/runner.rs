@@ -9,14 +9,15 @@ use crate::engine::{
     AlignedBuf, Engine, InjectedEngine, IoError, MmapEngine, OpenFiles, PsyncEngine, Submitted,
     UringEngine,
 };
-use crate::fileset::{check_block, fill_checked_block, fill_random};
-use crate::generator::{Generator, Op, Request};
 use crate::options::{DataPattern, Failure, IoMode, Workload};
 use crate::rng::{GlibcRandom, Xoroshiro};
-use crate::stats::{
+use crate::run::clock::now_ns;
+use crate::run::generator::{Generator, Op, Request};
+use crate::run::histograms::{
     sb_percentile_ms, CountSnapshot, LatencyKind, OpHistograms, ThreadCounters, ThreadHistograms,
     SB_BUCKETS,
 };
+use crate::run::pattern::{check_block, fill_checked_block, fill_random};
 use std::sync::atomic::{
     AtomicBool, AtomicU64,
     Ordering::{Acquire, Relaxed, Release},
@@ -470,11 +471,12 @@ pub fn run(
             false,
         );
         if !recording.live_sysbench_histogram {
-            period.histogram = crate::stats::sysbench_histogram_of(histograms.get(if w.rate > 0 {
-                LatencyKind::Response
-            } else {
-                LatencyKind::Event
-            }));
+            period.histogram =
+                crate::run::histograms::sysbench_histogram_of(histograms.get(if w.rate > 0 {
+                    LatencyKind::Response
+                } else {
+                    LatencyKind::Event
+                }));
         }
         Ok(RunOutcome {
             period,
@@ -537,8 +539,8 @@ fn bucket_extremes_ns(h: &[u64]) -> (u64, u64) {
     let last = h.iter().rposition(|&c| c > 0);
     match (first, last) {
         (Some(f), Some(l)) => (
-            (crate::stats::sb_bucket_value_ms(f) * 1e6) as u64,
-            (crate::stats::sb_bucket_value_ms(l) * 1e6) as u64,
+            (crate::run::histograms::sb_bucket_value_ms(f) * 1e6) as u64,
+            (crate::run::histograms::sb_bucket_value_ms(l) * 1e6) as u64,
         ),
         _ => (0, 0),
     }
@@ -819,19 +821,6 @@ fn count_transfer(shared: &Shared, c: &ThreadCounters, op: Op, bytes: u64) {
     if shared.generator.tracks_completions() {
         shared.generator.complete(op);
     }
-}
-
-/// Monotonic clock in nanoseconds: the same clock as `Instant`, read without the
-/// `Timespec` arithmetic, because the hot path reads it twice per request.
-#[inline]
-pub fn now_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes into the timespec we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 /// How latencies are recorded on the hot path.

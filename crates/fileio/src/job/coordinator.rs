@@ -3,7 +3,7 @@
 //!
 //! A job is one process ([`Solo`]) unless tankbench was built with the `mpi`
 //! feature and started by an MPI launcher (`mpirun`, `mpiexec`, `srun`), in
-//! which case [`crate::mpi_coord::MpiCoordinator`] does the same over MPI. The
+//! which case `job::mpi_coord::MpiCoordinator` does the same over MPI. The
 //! job logic ([`crate::job`]) only sees this trait, so another transport (a TCP
 //! coordinator for Kubernetes Indexed Jobs, say) could be added beside MPI.
 //!
@@ -149,23 +149,6 @@ pub fn refusal_without_mpi(launch: &Launch) -> String {
          Build with MPI: cargo build --release -p tankbench --features mpi (see docs/distributed.md)",
         launch.evidence()
     )
-}
-
-/// The coordinator for this process: MPI when built with it and started by an
-/// MPI launcher, [`Solo`] otherwise. Errors are one line, ready to print.
-pub fn for_this_process() -> Result<Box<dyn Coordinator>, String> {
-    let launch = Launch::from_process_environment();
-    #[cfg(feature = "mpi")]
-    {
-        if launch.mpi_launcher || launch.is_multi_process() {
-            return crate::mpi_coord::MpiCoordinator::init()
-                .map(|c| Box::new(c) as Box<dyn Coordinator>);
-        }
-    }
-    if launch.is_multi_process() {
-        return Err(refusal_without_mpi(&launch));
-    }
-    Ok(Box::new(Solo))
 }
 
 #[cfg(test)]

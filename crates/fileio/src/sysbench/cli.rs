@@ -5,250 +5,18 @@
 //! The binary calls [`execute`] and then does what needs other crates (saving
 //! results to a store).
 
-use crate::args::{CommandWords, ParsedArgs, Section, OPTIONS};
-use crate::job::{Job, JobOptions};
+use crate::console::Console;
+use crate::job::Job;
 use crate::options::{
-    Command, Failure, Format, GeneralOptions, IoMode, Progress, Stream, Workload,
+    Command, Extensions, Failure, Format, GeneralOptions, IoMode, JobOptions, Progress, Workload,
 };
-use crate::report;
 use crate::result::RunResult;
-use crate::runner::{self, IntervalStats, PeriodStats, RunObserver, RunSettings};
+use crate::run::runner::{self, IntervalStats, PeriodStats, RunObserver, RunSettings};
+use crate::sysbench::args::{CommandWords, ParsedArgs, Section, OPTIONS};
+use crate::sysbench::report_text;
 use std::ffi::OsString;
-use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
-use std::sync::Mutex;
+use std::io::IsTerminal;
 use std::time::Duration;
-
-/// Log levels of sysbench (`--verbosity`).
-const FATAL: u32 = 0;
-const WARNING: u32 = 2;
-/// Also sysbench's default verbosity.
-pub const NOTICE: u32 = 3;
-const INFO: u32 = 4;
-const DEBUG: u32 = 5;
-
-/// Output with sysbench's rules: the logger writes to stdout, filtered by
-/// verbosity. Like sysbench's logger (sb_logger.c, text_handler_process), a
-/// message identical to the previous one is not printed but counted, and the
-/// count comes out as `(last message repeated N times)` just before the next
-/// different message. In JSON mode stdout carries only the JSON document, so
-/// log lines move to stderr (warnings and errors) or are dropped (the rest).
-pub struct Console {
-    verbosity: u32,
-    json: bool,
-    /// The last message and how many times it came again since. Held while
-    /// printing, so lines from several threads come out whole and in order.
-    log: Mutex<(Option<String>, u64)>,
-    /// A live progress line is on stderr and must be cleared before printing.
-    progress_shown: Mutex<bool>,
-}
-
-impl Console {
-    pub fn new(verbosity: u32, json: bool) -> Console {
-        Console {
-            verbosity,
-            json,
-            log: Mutex::new((None, 0)),
-            progress_shown: Mutex::new(false),
-        }
-    }
-
-    fn clear_progress(&self) {
-        let mut shown = self
-            .progress_shown
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if *shown {
-            eprint!("\r\x1b[2K");
-            *shown = false;
-        }
-    }
-
-    /// Print one message at `level`. `fold`: an identical repeat is counted
-    /// instead of printed (sysbench's log_text); raw blocks (header, reports)
-    /// and timestamped lines are never folded but still end a repeat count, so
-    /// its notice comes right after the line it folds.
-    fn log(&self, level: u32, text: &str, fold: bool) {
-        if level > self.verbosity {
-            return;
-        }
-        let mut last = self.log.lock().unwrap_or_else(|e| e.into_inner());
-        if fold && last.0.as_deref() == Some(text) {
-            last.1 += 1;
-            return;
-        }
-        self.clear_progress();
-        let repeats = std::mem::take(&mut last.1);
-        last.0 = fold.then(|| text.to_string());
-        if self.json {
-            if level <= WARNING {
-                eprintln!("{text}");
-            }
-            return;
-        }
-        let mut out = std::io::stdout().lock();
-        if repeats > 0 {
-            let _ = writeln!(out, "(last message repeated {repeats} times)");
-        }
-        if fold {
-            let _ = writeln!(out, "{text}");
-        } else {
-            let _ = out.write_all(text.as_bytes());
-        }
-        let _ = out.flush();
-    }
-
-    /// A NOTICE line (normal output); may hold several lines.
-    pub fn notice(&self, text: &str) {
-        self.log(NOTICE, text, true)
-    }
-
-    /// Raw text (already formatted, with its own newlines) at NOTICE level.
-    pub fn notice_raw(&self, text: &str) {
-        if text.is_empty() {
-            return;
-        }
-        self.log(NOTICE, text, false)
-    }
-
-    /// A timestamped NOTICE line (`--report-interval`): sysbench never folds
-    /// those.
-    pub fn notice_timestamped(&self, text: &str) {
-        self.log(NOTICE, &format!("{text}\n"), false)
-    }
-
-    /// An INFO line (`--verbosity=4`): `Done.`, `Time limit exceeded, exiting...`.
-    pub fn info(&self, text: &str) {
-        self.log(INFO, text, true)
-    }
-
-    pub fn warning(&self, text: &str) {
-        self.log(WARNING, text, true)
-    }
-
-    /// One of tankbench's analysis warnings about a result. They belong to the
-    /// report tankbench adds, so they are NOTICE level: `--verbosity=2` or less
-    /// silences them as it silences the report (sysbench prints nothing at all
-    /// for a successful run then). In JSON mode they go to stderr, beside the
-    /// document that also holds them.
-    pub fn result_warning(&self, text: &str) {
-        if NOTICE > self.verbosity {
-            return;
-        }
-        if self.json {
-            self.clear_progress();
-            eprintln!("{text}");
-            return;
-        }
-        self.log(NOTICE, text, true)
-    }
-
-    pub fn fatal(&self, text: &str) {
-        self.log(FATAL, text, true)
-    }
-
-    pub fn stderr(&self, text: &str) {
-        self.clear_progress();
-        eprintln!("{text}");
-    }
-
-    /// A DEBUG line (`--verbosity=5`, `--debug`).
-    pub fn debug(&self, text: &str) {
-        self.log(DEBUG, text, true)
-    }
-
-    /// Print a failure's lines to their streams.
-    pub fn failure(&self, f: &Failure) {
-        for (stream, line) in &f.lines {
-            match stream {
-                Stream::Stderr => self.stderr(line),
-                Stream::Stdout => {
-                    if line.starts_with("WARNING: ") {
-                        self.warning(line)
-                    } else {
-                        self.fatal(line)
-                    }
-                }
-            }
-        }
-    }
-
-    /// A live progress line on stderr (only when stderr is a terminal).
-    pub fn progress(&self, text: &str) {
-        let mut shown = self
-            .progress_shown
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        eprint!("\r\x1b[2K{text}");
-        let _ = std::io::stderr().flush();
-        *shown = true;
-    }
-
-    pub fn end_progress(&self) {
-        self.clear_progress();
-    }
-}
-
-/// Settings that only tankbench has.
-#[derive(Debug, Clone)]
-pub struct Extensions {
-    pub format: Format,
-    pub json_path: Option<PathBuf>,
-    pub progress: Progress,
-    pub drop_caches: bool,
-    /// `--save` given: `Some(None)` for the default directory.
-    pub save: Option<Option<PathBuf>>,
-    pub labels: Vec<String>,
-    pub repeat: u32,
-}
-
-impl Extensions {
-    pub(crate) fn from_args(a: &ParsedArgs) -> Result<Extensions, Failure> {
-        let format = match a.string("format").as_deref() {
-            Some("text") | None => Format::Text,
-            Some("json") => Format::Json,
-            Some(other) => {
-                return Err(Failure::fatal(format!(
-                    "Invalid value for --format: {} (accepted: text, json)",
-                    crate::args::printable_word(other)
-                )))
-            }
-        };
-        let progress = match a.string("progress").as_deref() {
-            Some("auto") | None => Progress::Auto,
-            Some("on") => Progress::On,
-            Some("off") => Progress::Off,
-            Some(other) => {
-                return Err(Failure::fatal(format!(
-                    "Invalid value for --progress: {} (accepted: auto, on, off)",
-                    crate::args::printable_word(other)
-                )))
-            }
-        };
-        let repeat = a.int("repeat")?;
-        if repeat < 1 {
-            return Err(Failure::fatal(format!(
-                "Invalid value for --repeat: {repeat} (accepted: 1 or more)"
-            )));
-        }
-        let json_path = match a.raw("json") {
-            Some(Some(p)) if !p.is_empty() => a.path("json"),
-            Some(_) => return Err(Failure::fatal("--json needs a file name: --json=FILE")),
-            None => None,
-        };
-        Ok(Extensions {
-            format,
-            json_path,
-            progress,
-            drop_caches: a.bool("drop-caches")?,
-            save: a
-                .raw("save")
-                .map(|v| v.filter(|s| !s.is_empty()).and_then(|_| a.path("save"))),
-            labels: a.list("label"),
-            repeat: repeat as u32,
-        })
-    }
-}
 
 /// What an invocation did, for the binary to finish (store results).
 pub struct Invocation {
@@ -314,7 +82,7 @@ pub fn version_line(as_sysbench: bool) -> String {
     if as_sysbench {
         "sysbench 1.0.20".to_string()
     } else {
-        format!("sysbench 1.0.20 (tankbench {})", report::TOOL_VERSION)
+        format!("sysbench 1.0.20 (tankbench {})", report_text::TOOL_VERSION)
     }
 }
 
@@ -348,7 +116,7 @@ pub type DestinationCheck<'a> = &'a dyn Fn(&Extensions) -> Result<(), String>;
 /// must be text.
 pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck) -> Invocation {
     // Before anything prints: under an MPI launcher only rank 0 may print.
-    let coordinator = match crate::coordinator::for_this_process() {
+    let coordinator = match crate::job::for_this_process() {
         Ok(c) => c,
         Err(msg) => {
             eprintln!("{msg}");
@@ -377,7 +145,7 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
     if let Some(extra) = &args.extra_positional {
         eprintln!(
             "Unrecognized command line argument: {}",
-            crate::args::printable_word(extra)
+            crate::sysbench::args::printable_word(extra)
         );
         return Invocation::code(1);
     }
@@ -407,7 +175,7 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
     for w in &general.pre_header_warnings {
         console.warning(w);
     }
-    console.notice(&format!("{}\n", report::banner()));
+    console.notice(&format!("{}\n", report_text::banner()));
     let command = match crate::options::command_of(&args) {
         Ok(Some(c)) => c,
         Ok(None) => {
@@ -453,7 +221,7 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
             let mut progress =
                 PrepareProgress::new(&console, &ext, workload.file_num * workload.file_size);
             let result =
-                crate::fileset::prepare(&workload, &mut |l| console.notice(l), &mut progress);
+                crate::run::fileset::prepare(&workload, &mut |l| console.notice(l), &mut progress);
             console.end_progress();
             match result {
                 Ok(_) => Invocation::code(0),
@@ -464,7 +232,7 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
             }
         }
         Command::Cleanup => {
-            crate::fileset::cleanup(&workload, &mut |l| console.notice(l));
+            crate::run::fileset::cleanup(&workload, &mut |l| console.notice(l));
             Invocation::code(0)
         }
         Command::Run => run_command(&console, &workload, &general, ext, &job, check_destinations),
@@ -661,16 +429,16 @@ fn measure(
     if ext.drop_caches && !caches_dropped {
         console.warning("WARNING: --drop-caches: could not drop the page cache (needs root); reads may come from cache");
     }
-    console.notice_raw(&report::run_header(w, g, None));
+    console.notice_raw(&report_text::run_header(w, g, None));
     console.notice_raw(&job.header_note(w));
     // From here on `w` is this rank's share of a distributed job.
     let local = job.agree(job.local_workload(w, w.mode() == crate::options::Mode::SeqWr))?;
     let w = &local;
-    let files = job.agree(crate::fileset::open_for_run(w, &mut |l| {
+    let files = job.agree(crate::run::fileset::open_for_run(w, &mut |l| {
         console.debug(&format!("DEBUG: {l}"))
     }))?;
     console.notice("Initializing worker threads...\n");
-    let started_at = report::utc_now_rfc3339();
+    let started_at = report_text::utc_now_rfc3339();
     let environment = crate::environment::capture(&w.dir, caches_dropped);
     let show_progress = match ext.progress {
         Progress::On => true,
@@ -704,9 +472,9 @@ fn measure(
     let outcome = job.after_run(&job_observer, outcome)?;
     console.info("Done.\n");
     if g.histogram && !job.is_distributed() {
-        console.notice_raw(&report::histogram_text(&outcome.period.histogram));
+        console.notice_raw(&report_text::histogram_text(&outcome.period.histogram));
     }
-    let mut result = report::build_result(w, &outcome, started_at, environment, Vec::new());
+    let mut result = report_text::build_result(w, &outcome, started_at, environment, Vec::new());
     let mount = crate::environment::mount_of(&w.dir);
     let ctx = crate::warnings::Context {
         workload: w,
@@ -721,11 +489,11 @@ fn measure(
     if job.is_distributed() {
         return job.finish(console, w, g, &job_observer, &outcome, result);
     }
-    console.notice_raw(&report::sysbench_report(&outcome.period, w.percentile));
+    console.notice_raw(&report_text::sysbench_report(&outcome.period, w.percentile));
     if g.debug {
         thread_statistics(console, &outcome.period);
     }
-    console.notice_raw(&report::latency_section(&result));
+    console.notice_raw(&report_text::latency_section(&result));
     if outcome.interrupted {
         console.notice("Run interrupted (SIGINT): the report covers the part that ran.\n");
     }
@@ -736,7 +504,7 @@ fn measure(
 /// `--debug`'s per-thread statistics after a report, as sysbench prints them:
 /// DEBUG lines, then a blank NOTICE line.
 fn thread_statistics(console: &Console, period: &PeriodStats) {
-    for line in report::thread_debug_lines(period) {
+    for line in report_text::thread_debug_lines(period) {
         console.debug(&line);
     }
     console.notice("");
@@ -769,7 +537,7 @@ impl RunObserver for CliObserver<'_> {
     }
     fn interval(&self, sample: &IntervalStats) {
         self.console
-            .notice_timestamped(&report::interval_line(sample));
+            .notice_timestamped(&report_text::interval_line(sample));
     }
     fn checkpoint(&self, at_s: u64, period: &PeriodStats) {
         // Observed with 1.0.20: the timestamped line follows the previous
@@ -778,12 +546,12 @@ impl RunObserver for CliObserver<'_> {
         self.console
             .notice_timestamped(&format!("[ {at_s}s ] Checkpoint report:"));
         self.console
-            .notice_raw(&report::sysbench_report(period, self.percentile));
+            .notice_raw(&report_text::sysbench_report(period, self.percentile));
         if self.debug {
             thread_statistics(self.console, period);
         }
     }
-    fn tick(&self, elapsed: Duration, totals: &crate::stats::CountSnapshot) {
+    fn tick(&self, elapsed: Duration, totals: &crate::run::histograms::CountSnapshot) {
         if !self.show_progress {
             return;
         }
@@ -806,7 +574,7 @@ impl RunObserver for CliObserver<'_> {
         self.console
             .fatal("FATAL: The --max-time limit has expired, forcing shutdown...");
         self.console
-            .notice_raw(&report::sysbench_report(period, self.percentile));
+            .notice_raw(&report_text::sysbench_report(period, self.percentile));
         std::process::exit(2);
     }
 }
@@ -838,7 +606,7 @@ impl<'a> PrepareProgress<'a> {
     }
 }
 
-impl crate::fileset::PrepareObserver for PrepareProgress<'_> {
+impl crate::run::fileset::PrepareObserver for PrepareProgress<'_> {
     fn bytes_written(&mut self, done: u64) {
         if !self.enabled || self.last.elapsed() < Duration::from_millis(200) {
             return;

@@ -2,14 +2,16 @@
 //! timings, then tankbench's additions after it, so parsers of sysbench output
 //! keep working. Also builds the [`RunResult`] from a run's figures.
 
-use crate::fileset::format_size;
 use crate::options::{GeneralOptions, IoMode, Workload};
 use crate::result::{
     Environment, IntervalSample, LatencyKey, LatencySummary, Percentile, Rates, ResultKind,
     RunResult, ThreadSummary, ToolInfo, Warning, WorkloadSummary, SCHEMA_VERSION,
 };
-use crate::runner::{IntervalStats, PeriodStats, RunOutcome};
-use crate::stats::{population_stddev, sb_bucket_value_ms, sb_percentile_ms, LatencyKind};
+use crate::run::fileset::format_size;
+use crate::run::histograms::{
+    population_stddev, sb_bucket_value_ms, sb_percentile_ms, LatencyKind,
+};
+use crate::run::runner::{IntervalStats, PeriodStats, RunOutcome};
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -533,7 +535,7 @@ pub fn build_result(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::CountSnapshot;
+    use crate::run::histograms::CountSnapshot;
 
     #[test]
     fn report_layout_matches_sysbench_columns() {
@@ -551,7 +553,7 @@ mod tests {
                 },
                 latency_sum_ns: 1_947_080_000,
             },
-            histogram: vec![0; crate::stats::SB_BUCKETS],
+            histogram: vec![0; crate::run::histograms::SB_BUCKETS],
             min_ns: 1000,
             max_ns: 3_390_000,
             threads: vec![(126461, 1_947_080_000)],
@@ -591,8 +593,8 @@ mod tests {
 
     /// A period with one event of `ns` and its sysbench histogram.
     fn one_event_period(ns: u64) -> PeriodStats {
-        let mut histogram = vec![0; crate::stats::SB_BUCKETS];
-        histogram[crate::stats::sb_bucket(ns)] = 1;
+        let mut histogram = vec![0; crate::run::histograms::SB_BUCKETS];
+        histogram[crate::run::histograms::sb_bucket(ns)] = 1;
         PeriodStats {
             seconds: 1.0,
             total_time_s: 1.0,
@@ -626,17 +628,17 @@ mod tests {
     fn the_printed_percentile_stays_within_min_and_max() {
         // A latency half a percent under the value its bucket stands for:
         // sysbench's bucket walk alone would print the bucket value, above max.
-        let bucket = crate::stats::sb_bucket(10_000_000);
+        let bucket = crate::run::histograms::sb_bucket(10_000_000);
         let bucket_ms = sb_bucket_value_ms(bucket);
         let ns = (bucket_ms * 0.995 * 1e6) as u64;
-        assert_eq!(crate::stats::sb_bucket(ns), bucket);
+        assert_eq!(crate::run::histograms::sb_bucket(ns), bucket);
         let p = one_event_period(ns);
         assert!(sb_percentile_ms(&p.histogram, 95.0) > ns as f64 / 1e6 + 0.01);
         let s = sysbench_report(&p, 95);
         assert_eq!(report_line(&s, "max"), report_line(&s, "95th percentile"));
         // And above the bucket value: not under the minimum.
         let ns = (bucket_ms * 1.005 * 1e6) as u64;
-        assert_eq!(crate::stats::sb_bucket(ns), bucket);
+        assert_eq!(crate::run::histograms::sb_bucket(ns), bucket);
         let s = sysbench_report(&one_event_period(ns), 95);
         assert_eq!(report_line(&s, "min"), report_line(&s, "95th percentile"));
     }
@@ -646,9 +648,9 @@ mod tests {
         // One read at the start of a histogram bucket: the HDR percentiles
         // report a value higher in the bucket, the counters the exact one.
         let ns = 1 << 20;
-        let mut thread = crate::stats::ThreadHistograms::default();
+        let mut thread = crate::run::histograms::ThreadHistograms::default();
         thread.record(LatencyKind::Read, ns);
-        let mut histograms = crate::stats::OpHistograms::default();
+        let mut histograms = crate::run::histograms::OpHistograms::default();
         histograms.add_thread(&thread);
         histograms.derive_event_from_operations();
         let hdr_p50 = histograms.get(LatencyKind::Event).value_at_percentile(50.0);
@@ -662,7 +664,7 @@ mod tests {
             forced: false,
             engine: "psync",
         };
-        let mut a = crate::args::ParsedArgs::parse(
+        let mut a = crate::sysbench::args::ParsedArgs::parse(
             ["fileio", "--file-test-mode=rndrd", "--percentiles=50,99.9"].map(String::from),
         );
         let g = GeneralOptions::from_args(&mut a).unwrap();
@@ -696,11 +698,11 @@ mod tests {
 
     /// A result of one read of 1 ms that, with `rate`, waited 4 ms in the queue.
     fn one_read_result(rate: Option<&str>) -> RunResult {
-        let mut thread = crate::stats::ThreadHistograms::default();
+        let mut thread = crate::run::histograms::ThreadHistograms::default();
         thread.record(LatencyKind::Read, 1_000_000);
         thread.record(LatencyKind::Event, 1_000_000);
         thread.record(LatencyKind::Response, 5_000_000);
-        let mut histograms = crate::stats::OpHistograms::default();
+        let mut histograms = crate::run::histograms::OpHistograms::default();
         histograms.add_thread(&thread);
         let mut period = one_event_period(5_000_000);
         if rate.is_none() {
@@ -717,7 +719,7 @@ mod tests {
         };
         let mut words = vec!["fileio".to_string(), "--file-test-mode=rndrd".to_string()];
         words.extend(rate.map(str::to_string));
-        let mut a = crate::args::ParsedArgs::parse(&words);
+        let mut a = crate::sysbench::args::ParsedArgs::parse(&words);
         let g = GeneralOptions::from_args(&mut a).unwrap();
         let w = Workload::from_args(&a, &g, crate::options::Command::Run).unwrap();
         build_result(
@@ -812,7 +814,7 @@ mod tests {
             ),
             ("rndrd", "0", None),
         ] {
-            let mut a = crate::args::ParsedArgs::parse(&[
+            let mut a = crate::sysbench::args::ParsedArgs::parse(&[
                 "fileio".to_string(),
                 format!("--file-test-mode={mode}"),
                 format!("--file-merged-requests={merged}"),

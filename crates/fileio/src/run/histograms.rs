@@ -226,11 +226,11 @@ impl LatencyKind {
     ];
     /// Read or write, by operation.
     #[inline]
-    pub fn of_transfer(op: crate::generator::Op) -> LatencyKind {
+    pub fn of_transfer(op: crate::run::generator::Op) -> LatencyKind {
         match op {
-            crate::generator::Op::Read => LatencyKind::Read,
-            crate::generator::Op::Fsync => LatencyKind::Fsync,
-            crate::generator::Op::Write => LatencyKind::Write,
+            crate::run::generator::Op::Read => LatencyKind::Read,
+            crate::run::generator::Op::Fsync => LatencyKind::Fsync,
+            crate::run::generator::Op::Write => LatencyKind::Write,
         }
     }
 }
