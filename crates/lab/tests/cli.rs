@@ -26,7 +26,7 @@ fn bad_specs_fail_with_one_line_naming_the_option() {
         (
             "name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\ndisk = \"floppy\"\n",
             "pool.disk",
-            "ssd-plp",
+            "ssd-sata",
         ),
         (
             "name = \"x\"\n[pool]\nlayout = \"raidz7-6\"\n",
@@ -34,9 +34,14 @@ fn bad_specs_fail_with_one_line_naming_the_option() {
             "raidz3",
         ),
         (
-            "name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\n[link]\nkind = \"40G\"\n",
+            "name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\n[link]\nkind = \"fast\"\n",
             "link.kind",
             "lacp",
+        ),
+        (
+            "name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\n[link]\nkind = \"400G\"\n",
+            "link.kind",
+            "8K to 100G",
         ),
         (
             "name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\ncompression = \"brotli\"\n",
