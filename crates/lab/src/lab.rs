@@ -587,7 +587,12 @@ impl Lab {
 
     /// Remove every recorded object, newest first. Keeps going after a failure
     /// so one stuck object does not strand the rest; the objects that could not
-    /// be removed stay in the state file for another `lab down`.
+    /// be removed stay in the state file for another `lab down`. A pool that
+    /// cannot be destroyed is the exception: everything made before it (its
+    /// disk daemon, disk mount and backing files) stays, because a pool whose
+    /// disks vanish is suspended by ZFS (failmode=wait) and every later
+    /// `zpool destroy` of it blocks forever (seen with zfs-fuse), whereas with
+    /// its disks in place the next `lab down` destroys it.
     fn teardown(&mut self) -> Result<(), LabError> {
         let mut failures = Vec::new();
         let mut kept = Vec::new();
@@ -595,13 +600,28 @@ impl Lab {
         // last, and only when everything else is gone.
         while self.state.resources.len() > 1 {
             let r = self.state.resources.pop().expect("non-empty");
-            if let Err(e) = remove(&r, &mut self.children) {
-                failures.push(format!("{}: {e}", describe(&r)));
-                kept.push(r);
-            }
+            let pool_stays = match remove(&r, &mut self.children) {
+                Ok(()) => false,
+                Err(e) => {
+                    let pool = matches!(r, Resource::Pool { .. });
+                    failures.push(if pool {
+                        format!(
+                            "{}: {e} (its disks are kept for the next try)",
+                            describe(&r)
+                        )
+                    } else {
+                        format!("{}: {e}", describe(&r))
+                    });
+                    kept.push(r);
+                    pool
+                }
+            };
             let mut st = self.state.clone();
             st.resources.extend(kept.iter().rev().cloned());
             let _ = st.save(&self.dir);
+            if pool_stays {
+                break;
+            }
         }
         if !failures.is_empty() {
             kept.reverse();
@@ -905,4 +925,56 @@ pub fn down_all(root: &Path) -> Sweep {
         }
     }
     sweep
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pool that cannot be destroyed keeps what it was built on; what was
+    /// made after it still goes, and everything left is recorded.
+    #[test]
+    fn a_pool_that_stays_keeps_its_disks() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("tb-keep");
+        let disks = dir.join("disks");
+        std::fs::create_dir_all(&disks).unwrap();
+        let disk = disks.join("tb-d00");
+        let later = dir.join("sshd.conf");
+        std::fs::write(&disk, "").unwrap();
+        std::fs::write(&later, "").unwrap();
+        let resources = vec![
+            Resource::Dir { path: dir.clone() },
+            Resource::Dir {
+                path: disks.clone(),
+            },
+            Resource::File { path: disk.clone() },
+            // Refused without running zpool: the lab destroys only tb- pools.
+            Resource::Pool {
+                name: "not-ours".into(),
+            },
+            Resource::File {
+                path: later.clone(),
+            },
+        ];
+        let spec = LabSpec::from_toml("name = \"keep\"\n[pool]\nlayout = \"mirror-2\"\n").unwrap();
+        let lab = Lab {
+            dir: dir.clone(),
+            state: State {
+                id: "tb-keep".into(),
+                spec,
+                resources: resources.clone(),
+                info: None,
+            },
+            children: Vec::new(),
+        };
+        let e = lab.down().unwrap_err().to_string();
+        assert!(
+            e.contains("pool not-ours") && e.contains("disks are kept"),
+            "{e}"
+        );
+        assert!(disk.exists() && !later.exists());
+        let state = State::load(&dir).unwrap();
+        assert_eq!(state.resources, resources[..4]);
+    }
 }
