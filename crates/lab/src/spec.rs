@@ -140,7 +140,7 @@ pub struct PoolSpec {
 }
 
 impl PoolSpec {
-    /// `8TiB hdd-7200, log 10GiB ssd-plp`: disk size and model, and the log
+    /// `8TB hdd-7200, log 10GB ssd-sata`: disk size and model, and the log
     /// device if any (shown by `lab up` and `lab status`).
     pub fn disks_summary(&self) -> String {
         format!(
@@ -331,8 +331,8 @@ impl RawSpec {
     /// model's own, a built-in's disk class name.
     fn model(&self, name: &str, option: &str) -> Result<(String, ModelParams), LabError> {
         if let Some(v) = self.models.get(name) {
-            // A user model: a table with `kind` (hdd, ssd, ssd-plp, nvme,
-            // nvme-consumer, none) and any parameters to override.
+            // A user model: a table with `kind` (a built-in: a disk class
+            // or none) and any parameters to override.
             let table = v.as_table().ok_or_else(|| {
                 bad(
                     &format!("models.{name}"),
