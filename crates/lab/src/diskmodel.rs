@@ -10,6 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use zfs_model::disk::DiskClass;
 
 /// Nanoseconds on the lab's monotonic clock.
 pub type Nanos = u64;
@@ -59,6 +60,20 @@ pub struct HddParams {
     /// revolution, seeded) or `average` (always half a revolution).
     pub rotation: Rotation,
     pub seed: u64,
+}
+
+impl HddParams {
+    /// A 5400 rpm NAS drive: 11.1 ms per revolution and about 150 MB/s
+    /// average transfer (the hdd-5400 class of docs/planning.md); seek, cache
+    /// and interface as the 7200 rpm drive, for want of data sheets that
+    /// state them.
+    pub fn rpm_5400() -> Self {
+        HddParams {
+            rpm: 5400.0,
+            media_mb_s: 150.0,
+            ..HddParams::default()
+        }
+    }
 }
 
 impl Default for HddParams {
@@ -165,21 +180,41 @@ pub enum ModelParams {
     None,
 }
 
-/// Names of the built-in models, for error messages and docs.
-pub const BUILTIN_MODELS: &[&str] = &["hdd", "ssd", "ssd-plp", "nvme", "nvme-consumer", "none"];
+/// The model with no delay, the one built-in that is no disk class.
+pub const NO_DELAY: &str = "none";
+
+/// Names of the built-in models, for error messages and docs: the disk
+/// classes of zfs-model (the names `plan --class` takes) and `none`.
+pub fn builtin_names() -> Vec<&'static str> {
+    DiskClass::ALL
+        .iter()
+        .map(|c| c.name())
+        .chain([NO_DELAY])
+        .collect()
+}
 
 impl ModelParams {
-    /// The built-in model of that name.
-    pub fn builtin(name: &str) -> Option<ModelParams> {
-        Some(match name {
-            "hdd" => ModelParams::Hdd(HddParams::default()),
-            "ssd" => ModelParams::Flash(FlashParams::sata_consumer()),
-            "ssd-plp" => ModelParams::Flash(FlashParams::sata_plp()),
-            "nvme" => ModelParams::Flash(FlashParams::nvme_plp()),
-            "nvme-consumer" => ModelParams::Flash(FlashParams::nvme_consumer()),
-            "none" => ModelParams::None,
-            _ => return None,
-        })
+    /// The built-in model of a name, with the name it goes by: a disk class
+    /// by its name or alias, read by zfs-model's class parser so a class
+    /// means the same device here and in `plan`, or `none`.
+    pub fn builtin(name: &str) -> Option<(&'static str, ModelParams)> {
+        if name.trim().eq_ignore_ascii_case(NO_DELAY) {
+            return Some((NO_DELAY, ModelParams::None));
+        }
+        let class = DiskClass::parse(name).ok()?;
+        Some((class.name(), ModelParams::for_class(class)))
+    }
+
+    /// The lab's model of a disk class.
+    pub fn for_class(class: DiskClass) -> ModelParams {
+        match class {
+            DiskClass::Hdd7200 => ModelParams::Hdd(HddParams::default()),
+            DiskClass::Hdd5400 => ModelParams::Hdd(HddParams::rpm_5400()),
+            DiskClass::SsdSata => ModelParams::Flash(FlashParams::sata_plp()),
+            DiskClass::SsdSataNoPlp => ModelParams::Flash(FlashParams::sata_consumer()),
+            DiskClass::Nvme => ModelParams::Flash(FlashParams::nvme_plp()),
+            DiskClass::NvmeNoPlp => ModelParams::Flash(FlashParams::nvme_consumer()),
+        }
     }
 
     /// Check the parameters make physical sense; the message names the field.
@@ -777,9 +812,20 @@ mod tests {
 
     #[test]
     fn builtins_validate() {
-        for name in BUILTIN_MODELS {
-            ModelParams::builtin(name).unwrap().validate().unwrap();
+        for name in builtin_names() {
+            let (canonical, model) = ModelParams::builtin(name).unwrap();
+            assert_eq!(canonical, name);
+            model.validate().unwrap();
         }
         assert!(ModelParams::builtin("floppy").is_none());
+        // The lab's first names are the same classes.
+        assert_eq!(
+            ModelParams::builtin("ssd-plp"),
+            Some(("ssd-sata", ModelParams::Flash(FlashParams::sata_plp())))
+        );
+        assert_eq!(
+            ModelParams::builtin("hdd").unwrap().0,
+            ModelParams::builtin("HDD-7200").unwrap().0
+        );
     }
 }

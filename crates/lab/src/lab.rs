@@ -587,7 +587,12 @@ impl Lab {
 
     /// Remove every recorded object, newest first. Keeps going after a failure
     /// so one stuck object does not strand the rest; the objects that could not
-    /// be removed stay in the state file for another `lab down`.
+    /// be removed stay in the state file for another `lab down`. A pool that
+    /// cannot be destroyed is the exception: everything made before it (its
+    /// disk daemon, disk mount and backing files) stays, because a pool whose
+    /// disks vanish is suspended by ZFS (failmode=wait) and every later
+    /// `zpool destroy` of it blocks forever (seen with zfs-fuse), whereas with
+    /// its disks in place the next `lab down` destroys it.
     fn teardown(&mut self) -> Result<(), LabError> {
         let mut failures = Vec::new();
         let mut kept = Vec::new();
@@ -595,13 +600,28 @@ impl Lab {
         // last, and only when everything else is gone.
         while self.state.resources.len() > 1 {
             let r = self.state.resources.pop().expect("non-empty");
-            if let Err(e) = remove(&r, &mut self.children) {
-                failures.push(format!("{}: {e}", describe(&r)));
-                kept.push(r);
-            }
+            let pool_stays = match remove(&r, &mut self.children) {
+                Ok(()) => false,
+                Err(e) => {
+                    let pool = matches!(r, Resource::Pool { .. });
+                    failures.push(if pool {
+                        format!(
+                            "{}: {e} (its disks are kept for the next try)",
+                            describe(&r)
+                        )
+                    } else {
+                        format!("{}: {e}", describe(&r))
+                    });
+                    kept.push(r);
+                    pool
+                }
+            };
             let mut st = self.state.clone();
             st.resources.extend(kept.iter().rev().cloned());
             let _ = st.save(&self.dir);
+            if pool_stays {
+                break;
+            }
         }
         if !failures.is_empty() {
             kept.reverse();
@@ -695,14 +715,16 @@ fn remove(r: &Resource, children: &mut Vec<Child>) -> Result<(), LabError> {
     }
 }
 
-fn pool_exists(name: &str) -> bool {
-    Command::new("zpool")
-        .args(["list", "-H", "-o", "name", name])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
+/// Whether `name` is a pool; an error when zfs-fuse does not answer.
+fn pool_exists(name: &str) -> Result<bool, LabError> {
+    match sys::status_within(
+        Command::new("zpool").args(["list", "-H", "-o", "name", name]),
+        ZPOOL_ANSWER_LIMIT,
+    ) {
+        sys::Within::Succeeded => Ok(true),
+        sys::Within::Failed => Ok(false),
+        sys::Within::TimedOut => Err(zfs_fuse_hangs()),
+    }
 }
 
 fn destroy_pool(name: &str) -> Result<(), LabError> {
@@ -711,13 +733,13 @@ fn destroy_pool(name: &str) -> Result<(), LabError> {
             "refusing to destroy pool '{name}' without the tb- prefix"
         )));
     }
-    if sys::which("zpool").is_none() || !pool_exists(name) {
+    if sys::which("zpool").is_none() || !pool_exists(name)? {
         return Ok(());
     }
     let mut last = Ok(String::new());
     for _ in 0..10 {
         last = sys::run("zpool", ["destroy", "-f", name]);
-        if last.is_ok() || !pool_exists(name) {
+        if last.is_ok() || !pool_exists(name)? {
             return Ok(());
         }
         std::thread::sleep(Duration::from_millis(500));
@@ -761,17 +783,32 @@ fn choose_backend(spec: &LabSpec) -> Result<Backend, LabError> {
     Ok(b)
 }
 
-/// Start the shared zfs-fuse daemon if it is not answering. The lab never stops
-/// it: other labs and tools on the machine use the same daemon.
+/// How long `zpool list` may take before zfs-fuse counts as hung. It answers
+/// in well under a second; a daemon with a suspended pool (its disks gone,
+/// failmode=wait) never does, and neither would the build.
+const ZPOOL_ANSWER_LIMIT: Duration = Duration::from_secs(30);
+
+/// Start the shared zfs-fuse daemon if none is running. The lab never stops
+/// it, and never touches a running one (its pid file included): other labs
+/// and tools on the machine use the same daemon.
 pub fn ensure_zfs_fuse() -> Result<(), LabError> {
-    if pool_list_ok() {
-        return Ok(());
+    match pool_list() {
+        sys::Within::Succeeded => return Ok(()),
+        sys::Within::TimedOut => return Err(zfs_fuse_hangs()),
+        sys::Within::Failed => {}
+    }
+    if let Some(pid) = sys::process_named("zfs-fuse") {
+        return Err(LabError::Missing(format!(
+            "zfs-fuse (pid {pid}) is running but `zpool list` fails; check syslog, and restart the daemon when nothing uses it"
+        )));
     }
     let bin = sys::which("zfs-fuse")
         .ok_or_else(|| LabError::Missing("program `zfs-fuse` (apt-get install zfs-fuse)".into()))?;
     for d in ["/var/run/zfs", "/var/lock/zfs", "/etc/zfs"] {
         let _ = std::fs::create_dir_all(d);
     }
+    // No zfs-fuse runs: a pid file left by one that died would stop the new
+    // one from starting.
     let _ = std::fs::remove_file("/var/run/zfs-fuse.pid");
     let _ = Command::new(bin)
         .args(["--pidfile", "/var/run/zfs-fuse.pid", "--no-kstat-mount"])
@@ -780,22 +817,24 @@ pub fn ensure_zfs_fuse() -> Result<(), LabError> {
         .stderr(Stdio::null())
         .status();
     for _ in 0..100 {
-        if pool_list_ok() {
-            return Ok(());
+        match pool_list() {
+            sys::Within::Succeeded => return Ok(()),
+            sys::Within::TimedOut => return Err(zfs_fuse_hangs()),
+            sys::Within::Failed => std::thread::sleep(Duration::from_millis(100)),
         }
-        std::thread::sleep(Duration::from_millis(100));
     }
     Err(LabError::Missing("zfs-fuse did not come up (`zpool list` keeps failing); start it with `zfs-fuse` and check syslog".into()))
 }
 
-fn pool_list_ok() -> bool {
-    Command::new("zpool")
-        .arg("list")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
+fn pool_list() -> sys::Within {
+    sys::status_within(Command::new("zpool").arg("list"), ZPOOL_ANSWER_LIMIT)
+}
+
+fn zfs_fuse_hangs() -> LabError {
+    LabError::Missing(format!(
+        "zfs-fuse does not answer `zpool list` within {} s (a pool whose disks are gone is suspended and blocks it); restart the daemon when nothing uses it",
+        ZPOOL_ANSWER_LIMIT.as_secs()
+    ))
 }
 
 /// What `lab down --all` found and removed beyond the state files.
@@ -841,7 +880,11 @@ pub fn down_all(root: &Path) -> Sweep {
             Err(e) => sweep.kept.push(format!("mount {}: {e}", m.display())),
         }
     }
-    if pool_list_ok() {
+    let answers = pool_list();
+    if answers == sys::Within::TimedOut {
+        sweep.kept.push(format!("pools: {}", zfs_fuse_hangs()));
+    }
+    if answers == sys::Within::Succeeded {
         let names = sys::run("zpool", ["list", "-H", "-o", "name"]).unwrap_or_default();
         for name in names
             .lines()
@@ -905,4 +948,90 @@ pub fn down_all(root: &Path) -> Sweep {
         }
     }
     sweep
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A command that does not answer in time is reported as hanging (and
+    /// killed), not waited for; one that answers is not.
+    #[test]
+    fn commands_that_hang_are_not_waited_for() {
+        let limit = Duration::from_millis(200);
+        assert_eq!(
+            sys::status_within(&mut Command::new("true"), Duration::from_secs(60)),
+            sys::Within::Succeeded
+        );
+        assert_eq!(
+            sys::status_within(&mut Command::new("false"), Duration::from_secs(60)),
+            sys::Within::Failed
+        );
+        assert_eq!(
+            sys::status_within(Command::new("sleep").arg("600"), limit),
+            sys::Within::TimedOut
+        );
+    }
+
+    /// A running daemon is found by its name, as zfs-fuse is before the lab
+    /// would start another one (and remove its pid file).
+    #[test]
+    fn a_running_daemon_is_found_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let fake = dir.path().join("tbfake-daemon");
+        std::fs::copy("/bin/sleep", &fake).unwrap();
+        assert_eq!(sys::process_named("tbfake-daemon"), None);
+        let mut child = Command::new(&fake).arg("600").spawn().unwrap();
+        let found = sys::process_named("tbfake-daemon");
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(found, Some(child.id() as i32));
+    }
+
+    /// A pool that cannot be destroyed keeps what it was built on; what was
+    /// made after it still goes, and everything left is recorded.
+    #[test]
+    fn a_pool_that_stays_keeps_its_disks() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("tb-keep");
+        let disks = dir.join("disks");
+        std::fs::create_dir_all(&disks).unwrap();
+        let disk = disks.join("tb-d00");
+        let later = dir.join("sshd.conf");
+        std::fs::write(&disk, "").unwrap();
+        std::fs::write(&later, "").unwrap();
+        let resources = vec![
+            Resource::Dir { path: dir.clone() },
+            Resource::Dir {
+                path: disks.clone(),
+            },
+            Resource::File { path: disk.clone() },
+            // Refused without running zpool: the lab destroys only tb- pools.
+            Resource::Pool {
+                name: "not-ours".into(),
+            },
+            Resource::File {
+                path: later.clone(),
+            },
+        ];
+        let spec = LabSpec::from_toml("name = \"keep\"\n[pool]\nlayout = \"mirror-2\"\n").unwrap();
+        let lab = Lab {
+            dir: dir.clone(),
+            state: State {
+                id: "tb-keep".into(),
+                spec,
+                resources: resources.clone(),
+                info: None,
+            },
+            children: Vec::new(),
+        };
+        let e = lab.down().unwrap_err().to_string();
+        assert!(
+            e.contains("pool not-ours") && e.contains("disks are kept"),
+            "{e}"
+        );
+        assert!(disk.exists() && !later.exists());
+        let state = State::load(&dir).unwrap();
+        assert_eq!(state.resources, resources[..4]);
+    }
 }

@@ -1,6 +1,7 @@
 //! The matrix runner: a base lab spec, axes that vary parts of it, and one
 //! workload. Each combination is built, measured and torn down in turn; the
-//! results form a Markdown and a JSON table like the reference user's.
+//! results form a table (rendered by `report::table`, like every table of
+//! tankbench) written as Markdown, and a JSON document with every `RunResult`.
 //!
 //! ```toml
 //! base = "ref-base.toml"            # or an inline [base] table
@@ -16,8 +17,16 @@ use crate::net::LinkMeasurement;
 use crate::run::{self, Outcome};
 use crate::spec::RawSpec;
 use crate::{sys, LabError};
+use fileio::result::{LatencyKey, RunResult};
+use report::atomic::{check_can_create_in, write_atomically, Existing};
+use report::table::{self, Table};
 use serde::{Deserialize, Serialize};
+use std::io::Read;
 use std::path::{Path, PathBuf};
+
+/// Marks the JSON document of a matrix as ours (its first key), so a later
+/// run may replace it and never replaces a file someone else wrote.
+pub const JSON_GENERATOR: &str = "tankbench lab matrix";
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -48,6 +57,15 @@ pub struct Matrix {
 #[derive(Debug, Clone)]
 pub struct Cell {
     pub raw: RawSpec,
+}
+
+/// The JSON document of a matrix, `generator` first so that it can be
+/// recognised from the start of the file.
+#[derive(Serialize)]
+struct MatrixDoc<'a> {
+    generator: &'static str,
+    workload: &'a [String],
+    cells: &'a [CellResult],
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -215,7 +233,32 @@ impl Matrix {
         Ok(results)
     }
 
-    /// Write `<output>.md` and `<output>.json`.
+    /// `<output>.md` and `<output>.json`.
+    pub fn output_files(&self) -> [PathBuf; 2] {
+        [
+            self.output.with_extension("md"),
+            self.output.with_extension("json"),
+        ]
+    }
+
+    /// Before the first cell: the tables can be written (their directory can
+    /// be made or written to), and neither replaces a file that a matrix did
+    /// not write. A mistake here costs nothing; found after the last cell it
+    /// would cost the whole run.
+    pub fn check_outputs(&self) -> Result<(), LabError> {
+        let dir = report::atomic::parent_dir(&self.output);
+        check_can_create_in(dir).map_err(|e| LabError::Io {
+            what: format!("output {}", self.output.display()),
+            source: e,
+        })?;
+        for path in self.output_files() {
+            check_replaceable(&path)?;
+        }
+        Ok(())
+    }
+
+    /// Write `<output>.md` and `<output>.json`, each whole or not at all
+    /// (`report::atomic`), replacing only what a matrix wrote.
     pub fn write(&self, results: &[CellResult]) -> Result<(), LabError> {
         if let Some(d) = self.output.parent() {
             std::fs::create_dir_all(d).map_err(|e| LabError::Io {
@@ -223,21 +266,64 @@ impl Matrix {
                 source: e,
             })?;
         }
-        let md = self.output.with_extension("md");
-        let json = self.output.with_extension("json");
-        let doc = serde_json::json!({
-            "workload": self.workload,
-            "cells": results,
-        });
-        std::fs::write(
-            &json,
-            serde_json::to_string_pretty(&doc).expect("serializes"),
-        )
-        .and_then(|_| std::fs::write(&md, markdown(&self.workload, results)))
-        .map_err(|e| LabError::Io {
-            what: format!("write {}", md.display()),
+        let [md, json] = self.output_files();
+        // Both or neither: a refusal of the second must not follow a write of
+        // the first.
+        check_replaceable(&md)?;
+        check_replaceable(&json)?;
+        let doc = MatrixDoc {
+            generator: JSON_GENERATOR,
+            workload: &self.workload,
+            cells: results,
+        };
+        let doc = serde_json::to_string_pretty(&doc).expect("a matrix document serializes") + "\n";
+        publish(&json, doc.as_bytes())?;
+        publish(&md, markdown(&self.workload, results).as_bytes())
+    }
+}
+
+/// Whether the file at `path` is one a matrix wrote: Markdown with
+/// report's generator mark, or JSON whose first key is ours.
+fn written_by_matrix(path: &Path) -> bool {
+    if path.extension().is_some_and(|e| e == "json") {
+        let mut head = Vec::new();
+        let read = std::fs::File::open(path).and_then(|f| f.take(256).read_to_end(&mut head));
+        let mark = format!("{{\n  \"generator\": \"{JSON_GENERATOR}\"");
+        read.is_ok() && head.starts_with(mark.as_bytes())
+    } else {
+        report::output::is_tankbench_file(path).unwrap_or(false)
+    }
+}
+
+/// A matrix may write `path`: nothing is there, or a regular file it wrote.
+fn check_replaceable(path: &Path) -> Result<(), LabError> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(LabError::Io {
+            what: path.display().to_string(),
             source: e,
-        })
+        }),
+        Ok(m) if m.file_type().is_file() && written_by_matrix(path) => Ok(()),
+        Ok(_) => Err(LabError::Spec(format!(
+            "output: refusing to overwrite {}: it exists and was not written by a lab matrix (choose another output or move the file away)",
+            path.display()
+        ))),
+    }
+}
+
+/// Publish `bytes` as `path`, whole or not at all: a new file, or in place of
+/// the one a matrix wrote before.
+fn publish(path: &Path, bytes: &[u8]) -> Result<(), LabError> {
+    let io = |e| LabError::Io {
+        what: format!("write {}", path.display()),
+        source: e,
+    };
+    check_replaceable(path)?;
+    if path.exists() {
+        write_atomically(path, bytes, Existing::Replace).map_err(io)
+    } else {
+        // Keep: a file that appears after the check stays untouched.
+        write_atomically(path, bytes, Existing::Keep).map_err(io)
     }
 }
 
@@ -250,53 +336,78 @@ fn label_line(l: &std::collections::BTreeMap<String, String>) -> String {
     )
 }
 
-/// The Markdown table.
-pub fn markdown(workload: &[String], results: &[CellResult]) -> String {
-    let mut s = String::new();
-    s.push_str(&format!(
-        "Workload: `tankbench fileio {}`\n\n",
-        workload.join(" ")
-    ));
-    s.push_str("| layout | SLOG | link | RTT ms | link Mbit/s | read MiB/s | write MiB/s | reads/s | writes/s | fsyncs/s | avg lat ms | p95 ms |\n");
-    s.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    for r in results {
-        let l = |k: &str| r.labels.get(k).cloned().unwrap_or_default();
-        let (rtt, bw) = match &r.link {
-            Some(m) => (
-                format!("{:.3}", m.rtt_ms_median),
-                format!("{:.0}", m.single_flow_mbit_s),
-            ),
-            None => ("-".into(), "-".into()),
-        };
-        match (&r.outcome, &r.error) {
-            (Some(o), _) => {
-                let m = &o.summary;
-                s.push_str(&format!(
-                    "| {} | {} | {} | {rtt} | {bw} | {:.2} | {:.2} | {:.1} | {:.1} | {:.1} | {:.2} | {} |\n",
-                    l("layout"),
-                    l("slog"),
-                    l("link"),
-                    m.read_mib_per_s,
-                    m.written_mib_per_s,
-                    m.reads_per_s,
-                    m.writes_per_s,
-                    m.fsyncs_per_s,
-                    m.latency_avg_ms,
-                    m.latency_p95_ms.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into())
-                ));
+/// Mean and 95th percentile of the event latency, ms: the one place the lab
+/// reads a `RunResult`'s latency figures.
+fn event_latency_ms(r: &RunResult) -> (Option<f64>, Option<f64>) {
+    let Some(l) = r.latency.get(&LatencyKey::Event) else {
+        return (None, None);
+    };
+    (Some(l.mean_ms), l.at(95.0))
+}
+
+/// The table of a matrix (and of `lab run`, one row): the configuration, the
+/// measured link, and the figures of the reference user's table. A cell that
+/// failed has no figures ("–"), and its error is a note under the table.
+pub fn results_table(workload: &[String], results: &[CellResult]) -> Table {
+    let mut t = Table::new(&[
+        ("layout", false),
+        ("SLOG", false),
+        ("link", false),
+        ("RTT ms", true),
+        ("link Mbit/s", true),
+        ("read MiB/s", true),
+        ("write MiB/s", true),
+        ("reads/s", true),
+        ("writes/s", true),
+        ("fsyncs/s", true),
+        ("avg lat ms", true),
+        ("p95 ms", true),
+    ]);
+    t.notes
+        .push(format!("Workload: tankbench fileio {}", workload.join(" ")));
+    for (i, r) in results.iter().enumerate() {
+        let label = |k: &str| table::Cell::Text(r.labels.get(k).cloned().unwrap_or_default());
+        let mut row = vec![
+            label("layout"),
+            label("slog"),
+            label("link"),
+            table::Cell::Num(r.link.as_ref().map(|m| m.rtt_ms_median)),
+            table::Cell::Num(r.link.as_ref().map(|m| m.single_flow_mbit_s)),
+        ];
+        match &r.outcome {
+            Some(Outcome { result }) => {
+                let (avg, p95) = event_latency_ms(result);
+                let rates = &result.rates;
+                row.extend(
+                    [
+                        Some(rates.read_mib_per_s),
+                        Some(rates.written_mib_per_s),
+                        Some(rates.reads_per_s),
+                        Some(rates.writes_per_s),
+                        Some(rates.fsyncs_per_s),
+                        avg,
+                        p95,
+                    ]
+                    .map(table::Cell::Num),
+                );
             }
-            (None, e) => {
-                s.push_str(&format!(
-                    "| {} | {} | {} | {rtt} | {bw} | failed: {} |||||||\n",
-                    l("layout"),
-                    l("slog"),
-                    l("link"),
-                    e.clone().unwrap_or_default().replace('|', "/")
-                ));
-            }
+            None => row.extend(std::iter::repeat_n(table::Cell::Num(None), 7)),
+        }
+        t.rows.push(row);
+        if let Some(e) = &r.error {
+            t.notes.push(format!(
+                "Cell {} ({}) failed: {e}",
+                i + 1,
+                label_line(&r.labels)
+            ));
         }
     }
-    s
+    t
+}
+
+/// The Markdown file of a matrix.
+pub fn markdown(workload: &[String], results: &[CellResult]) -> String {
+    results_table(workload, results).to_markdown()
 }
 
 /// Set `key` (dotted) in a TOML table, creating intermediate tables.
@@ -356,8 +467,90 @@ values = [{kind = "1G"}, {kind = "10G"}]
         assert!(specs[0].pool.log.is_none());
         assert_eq!(specs[1].link.as_ref().unwrap().label, "10G");
         assert_eq!(specs[2].pool.log.as_ref().unwrap().size, 10_000_000_000);
-        assert_eq!(specs[11].labels()["layout"], "3x raidz2-8");
+        assert_eq!(specs[11].labels()["layout"], "3xraidz2-8");
         assert_eq!(m.output, dir.path().join("m"));
+    }
+
+    fn cell(layout: &str, error: Option<&str>) -> CellResult {
+        CellResult {
+            labels: [("layout", layout), ("slog", "none"), ("link", "1G")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            link: None,
+            outcome: None,
+            error: error.map(str::to_string),
+            build_s: 0.0,
+        }
+    }
+
+    /// The tables are report::table's, and a failed cell keeps its row, with
+    /// its error (which may hold any character) as a note.
+    #[test]
+    fn the_table_is_a_report_table_with_failures_as_notes() {
+        let workload = vec!["--file-test-mode=rndrw".to_string()];
+        let results = [
+            cell("3xraidz2-8", None),
+            cell("2xraidz2-12", Some("zpool create | failed")),
+        ];
+        let t = results_table(&workload, &results);
+        assert_eq!(t.rows.len(), 2);
+        assert!(t.rows.iter().all(|r| r.len() == t.columns.len()));
+        let md = markdown(&workload, &results);
+        assert!(md.starts_with(report::table::MARKDOWN_MARKER), "{md}");
+        assert!(md.contains("| 2xraidz2-12 | none | 1G | – |"), "{md}");
+        assert!(md.contains("zpool create \\| failed"), "{md}");
+        assert!(
+            md.contains("Workload: tankbench fileio --file-test-mode=rndrw"),
+            "{md}"
+        );
+        let text = t.to_terminal();
+        assert!(text.starts_with("layout"), "{text}");
+    }
+
+    /// The tables are published whole, replace what a matrix wrote before,
+    /// and never replace a file someone else wrote.
+    #[test]
+    fn tables_replace_only_what_a_matrix_wrote() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = Matrix {
+            base: toml::Value::Table(Default::default()),
+            workload: vec!["--time=1".into()],
+            output: dir.path().join("out/ref"),
+            axes: Vec::new(),
+        };
+        m.check_outputs().unwrap();
+        m.write(&[cell("3xraidz2-8", None)]).unwrap();
+        m.write(&[cell("3xraidz2-8", None), cell("1xraidz3-24", None)])
+            .unwrap();
+        let [md, json] = m.output_files();
+        assert!(std::fs::read_to_string(&md)
+            .unwrap()
+            .contains("1xraidz3-24"));
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(doc["generator"], JSON_GENERATOR);
+        assert_eq!(doc["cells"].as_array().unwrap().len(), 2);
+        m.check_outputs().unwrap();
+        let mut names: Vec<_> = std::fs::read_dir(dir.path().join("out"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["ref.json", "ref.md"]);
+
+        for (theirs, text) in [(&md, "# my notes\n"), (&json, "{\"mine\": true}\n")] {
+            std::fs::remove_file(&md).ok();
+            std::fs::remove_file(&json).ok();
+            std::fs::write(theirs, text).unwrap();
+            let e = m.check_outputs().unwrap_err().to_string();
+            assert!(
+                e.contains("refusing to overwrite") && !e.contains('\n'),
+                "{e}"
+            );
+            assert!(m.write(&[cell("3xraidz2-8", None)]).is_err());
+            assert_eq!(std::fs::read_to_string(theirs).unwrap(), text);
+        }
     }
 
     #[test]

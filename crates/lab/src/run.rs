@@ -6,32 +6,17 @@
 use crate::lab::Lab;
 use crate::sys;
 use crate::LabError;
-use fileio::result::{LatencyKey, RunResult};
+use fileio::result::RunResult;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// The figures a lab table shows, from a `RunResult` (or, for a fileio binary
-/// without JSON output, from the sysbench text report).
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Summary {
-    pub reads_per_s: f64,
-    pub writes_per_s: f64,
-    pub fsyncs_per_s: f64,
-    pub read_mib_per_s: f64,
-    pub written_mib_per_s: f64,
-    pub latency_avg_ms: f64,
-    pub latency_p95_ms: Option<f64>,
-    pub total_time_s: f64,
-}
-
+/// What a workload run in a lab gives: the fileio `RunResult`, with the lab's
+/// labels added. A run that printed no `RunResult` is an error, not an
+/// outcome.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Outcome {
-    pub labels: BTreeMap<String, String>,
-    pub summary: Summary,
-    /// The full result when the fileio binary printed JSON.
-    pub result: Option<RunResult>,
+    pub result: RunResult,
 }
 
 /// Find the tankbench binary: `TANKBENCH_BIN`, else next to the running
@@ -60,21 +45,6 @@ pub fn find_tankbench() -> Option<PathBuf> {
         dir = d.parent();
     }
     None
-}
-
-pub fn human_bytes(b: u64) -> String {
-    const UNITS: [(&str, f64); 4] = [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)];
-    for (u, v) in UNITS {
-        if b as f64 >= v {
-            let x = b as f64 / v;
-            return if (x - x.round()).abs() < 0.05 {
-                format!("{:.0}{u}", x)
-            } else {
-                format!("{x:.1}{u}")
-            };
-        }
-    }
-    format!("{b}B")
 }
 
 fn fileio_command(
@@ -179,42 +149,21 @@ pub fn run_workload(lab: &Lab, tankbench: &Path, args: &[String]) -> Result<Outc
     );
     let stdout = ran?;
     cleaned?;
-    let (summary, result) = parse_output(&stdout)?;
-    let result = result.map(|mut r| {
-        r.labels.extend(labels.clone());
-        r
-    });
-    Ok(Outcome {
-        labels,
-        summary,
-        result,
-    })
+    let mut result = parse_result(&stdout)?;
+    result.labels.extend(labels);
+    Ok(Outcome { result })
 }
 
-/// Parse the fileio output: a JSON `RunResult`, or the sysbench text report.
-pub fn parse_output(stdout: &str) -> Result<(Summary, Option<RunResult>), LabError> {
-    if let Ok(r) = serde_json::from_str::<RunResult>(stdout.trim()) {
-        let lat = r.latency.get(&LatencyKey::Event);
-        let summary = Summary {
-            reads_per_s: r.rates.reads_per_s,
-            writes_per_s: r.rates.writes_per_s,
-            fsyncs_per_s: r.rates.fsyncs_per_s,
-            read_mib_per_s: r.rates.read_mib_per_s,
-            written_mib_per_s: r.rates.written_mib_per_s,
-            latency_avg_ms: lat.map(|l| l.mean_ms).unwrap_or(0.0),
-            latency_p95_ms: lat.and_then(|l| l.at(95.0)),
-            total_time_s: r.total_time_s,
-        };
-        return Ok((summary, Some(r)));
-    }
-    parse_sysbench_text(stdout)
-        .map(|s| (s, None))
-        .ok_or_else(|| {
-            LabError::Other(format!(
-                "fileio output is neither a JSON RunResult nor a sysbench report: {}",
-                first_line(stdout)
-            ))
-        })
+/// The `RunResult` that `tankbench fileio ... --format=json run` printed. Its
+/// absence is an error naming the cause (what did not parse, and what the
+/// output began with), never a result with figures missing.
+pub fn parse_result(stdout: &str) -> Result<RunResult, LabError> {
+    serde_json::from_str::<RunResult>(stdout.trim()).map_err(|e| {
+        LabError::Other(format!(
+            "fileio printed no JSON RunResult ({e}); its output began: {}",
+            first_line(stdout)
+        ))
+    })
 }
 
 fn first_line(s: &str) -> String {
@@ -226,56 +175,24 @@ fn first_line(s: &str) -> String {
         .collect()
 }
 
-/// The sysbench 1.0 fileio text report: `    reads/s:  N`, `    read, MiB/s:  N`,
-/// `         avg:  N`, `         95th percentile:  N`, `    total time:  Ns`.
-pub fn parse_sysbench_text(text: &str) -> Option<Summary> {
-    let mut s = Summary::default();
-    let mut found = false;
-    for line in text.lines() {
-        let Some((k, v)) = line.split_once(':') else {
-            continue;
-        };
-        let k = k.trim();
-        let num = || v.trim().trim_end_matches('s').trim().parse::<f64>().ok();
-        match k {
-            "reads/s" => {
-                s.reads_per_s = num()?;
-                found = true;
-            }
-            "writes/s" => s.writes_per_s = num()?,
-            "fsyncs/s" => s.fsyncs_per_s = num()?,
-            "read, MiB/s" => s.read_mib_per_s = num()?,
-            "written, MiB/s" => s.written_mib_per_s = num()?,
-            "avg" => s.latency_avg_ms = num()?,
-            "total time" => s.total_time_s = num()?,
-            k if k.ends_with("th percentile") => s.latency_p95_ms = num(),
-            _ => {}
-        }
-    }
-    found.then_some(s)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn parses_sysbench_text() {
-        let text = "File operations:\n    reads/s:                      120.50\n    writes/s:                     80.33\n    fsyncs/s:                     80.40\n\nThroughput:\n    read, MiB/s:                  0.47\n    written, MiB/s:               0.31\n\nGeneral statistics:\n    total time:                          10.0123s\n    total number of events:              2010\n\nLatency (ms):\n         min:                                    0.01\n         avg:                                   19.90\n         max:                                  100.00\n         95th percentile:                       44.98\n";
-        let s = parse_sysbench_text(text).unwrap();
-        assert_eq!(s.reads_per_s, 120.5);
-        assert_eq!(s.writes_per_s, 80.33);
-        assert_eq!(s.written_mib_per_s, 0.31);
-        assert_eq!(s.latency_avg_ms, 19.9);
-        assert_eq!(s.latency_p95_ms, Some(44.98));
-        assert!((s.total_time_s - 10.0123).abs() < 1e-9);
-        assert!(parse_sysbench_text("nothing here").is_none());
-    }
-
-    #[test]
-    fn human_sizes() {
-        assert_eq!(human_bytes(8_000_000_000_000), "8TB");
-        assert_eq!(human_bytes(10_000_000_000), "10GB");
-        assert_eq!(human_bytes(1 << 30), "1.1GB");
+    fn a_run_without_a_json_result_is_an_error_naming_the_cause() {
+        let text = "File operations:\n    reads/s:                      120.50\n";
+        let e = parse_result(text).unwrap_err().to_string();
+        assert!(
+            e.starts_with("fileio printed no JSON RunResult (")
+                && e.ends_with("its output began: File operations:"),
+            "{e}"
+        );
+        let e = parse_result("").unwrap_err().to_string();
+        assert!(e.ends_with("began: (empty)"), "{e}");
+        let e = parse_result("{\"schema_version\": 1}")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("missing field"), "{e}");
     }
 }

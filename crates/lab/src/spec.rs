@@ -1,11 +1,21 @@
 //! `LabSpec`: what a lab is made of, read from TOML and validated once. Every
 //! error names the option and the accepted values.
+//!
+//! Sizes, layouts, link rates and disk classes are read by zfs-model's parsers,
+//! the ones `tankbench plan` uses, so a word means the same bytes, vdevs, bits
+//! per second and device in a lab spec as on the `plan` command line. What is
+//! the lab's own here are its bounds (what it can build on one machine, each
+//! with its reason) and the meaning each size field has (docs/lab.md).
 
-use crate::diskmodel::{ModelParams, BUILTIN_MODELS};
+use crate::diskmodel::{builtin_names, ModelParams};
 use crate::LabError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use zfs_model::layout::{self, Shape, ShapeLimits, VdevKind};
+use zfs_model::network::{format_rate, parse_rate, Link};
+use zfs_model::units::{self, SizeMeaning};
+use zfs_model::ModelError;
 
 /// Where labs live unless the spec or `TANKBENCH_LAB_ROOT` says otherwise.
 pub const DEFAULT_ROOT: &str = "/var/tmp/tb-lab";
@@ -53,7 +63,7 @@ pub struct RawPool {
 }
 
 fn default_disk_model() -> String {
-    "hdd".into()
+    "hdd-7200".into()
 }
 fn default_disk_size() -> String {
     "8TB".into()
@@ -76,7 +86,8 @@ pub enum RawLog {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawLink {
-    /// 1G, 10G, lacp, custom.
+    /// A link as `plan --link` takes it (1G, 10G, 2.5G, 2x1G), or the long
+    /// forms lacp and custom (with `rate`, `members`).
     pub kind: String,
     #[serde(default)]
     pub rate: Option<String>,
@@ -106,52 +117,18 @@ pub enum Backend {
     OpenZfs,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum VdevType {
-    Stripe,
-    Mirror,
-    Raidz1,
-    Raidz2,
-    Raidz3,
-}
-
-impl VdevType {
-    fn zpool_word(self) -> Option<&'static str> {
-        match self {
-            VdevType::Stripe => None,
-            VdevType::Mirror => Some("mirror"),
-            VdevType::Raidz1 => Some("raidz1"),
-            VdevType::Raidz2 => Some("raidz2"),
-            VdevType::Raidz3 => Some("raidz3"),
-        }
-    }
-    fn min_width(self) -> u32 {
-        match self {
-            VdevType::Stripe => 1,
-            VdevType::Mirror => 2,
-            VdevType::Raidz1 => 2,
-            VdevType::Raidz2 => 3,
-            VdevType::Raidz3 => 4,
-        }
-    }
-}
-
-/// `count` top-level vdevs of one type and width.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-pub struct VdevGroup {
-    pub count: u32,
-    pub kind: VdevType,
-    pub width: u32,
-}
-
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct PoolSpec {
-    /// The layout as written (a label).
+    /// The layout in the form `plan` prints it ("3xraidz2-8", groups joined
+    /// by " + "): the `layout` label, so equal layouts get equal labels
+    /// however they were typed.
     pub layout_text: String,
-    pub layout: Vec<VdevGroup>,
+    /// Groups of uniform vdevs, in the order they are given to `zpool create`.
+    pub layout: Vec<Shape>,
     /// `None`: choose at build time (kernel OpenZFS if loaded, else zfs-fuse).
     pub backend: Option<Backend>,
+    /// The model's name: a user model's as written, a built-in's as its disk
+    /// class is named (`hdd` is `hdd-7200`).
     pub disk_model_name: String,
     pub disk_model: ModelParams,
     pub disk_size: u64,
@@ -163,22 +140,23 @@ pub struct PoolSpec {
 }
 
 impl PoolSpec {
-    /// `8TiB hdd-7200, log 10GiB ssd-plp`: disk size and model, and the log
+    /// `8TB hdd-7200, log 10GB ssd-sata`: disk size and model, and the log
     /// device if any (shown by `lab up` and `lab status`).
     pub fn disks_summary(&self) -> String {
         format!(
             "{} {}{}",
-            crate::run::human_bytes(self.disk_size),
+            human_bytes(self.disk_size),
             self.disk_model_name,
             self.log
                 .as_ref()
-                .map(|l| format!(", log {} {}", crate::run::human_bytes(l.size), l.model_name))
+                .map(|l| format!(", log {} {}", human_bytes(l.size), l.model_name))
                 .unwrap_or_default()
         )
     }
 
     pub fn disk_count(&self) -> u32 {
-        self.layout.iter().map(|g| g.count * g.width).sum()
+        // Validated: at most MAX_DISKS in all.
+        self.layout.iter().map(Shape::disks).sum()
     }
 
     /// `zpool create` words for the data vdevs, given the disk paths in order.
@@ -188,7 +166,7 @@ impl PoolSpec {
         for g in &self.layout {
             for _ in 0..g.count {
                 if let Some(w) = g.kind.zpool_word() {
-                    out.push(w.to_string());
+                    out.push(w);
                 }
                 for _ in 0..g.width {
                     out.push(
@@ -212,9 +190,26 @@ pub struct LogSpec {
     pub mirror: bool,
 }
 
+/// Decimal sizes for status lines: "8TB" for a marketed 8 TB disk
+/// (8,001,563,222,016 bytes), "10GB".
+fn human_bytes(b: u64) -> String {
+    const UNITS: [(&str, f64); 4] = [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)];
+    for (u, v) in UNITS {
+        if b as f64 >= v {
+            let x = b as f64 / v;
+            return if (x - x.round()).abs() < 0.05 {
+                format!("{:.0}{u}", x)
+            } else {
+                format!("{x:.1}{u}")
+            };
+        }
+    }
+    format!("{b}B")
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct LinkSpec {
-    /// Label: 1G, 10G, 2x1G, custom rate.
+    /// Label, in the form `plan --link` reads: 1G, 10G, 2x1G, 100M.
     pub label: String,
     /// Rate of one member link, bits per second.
     pub rate_bps: u64,
@@ -230,13 +225,6 @@ pub enum Access {
     Local,
     Sshfs,
 }
-
-/// Added round trip for the link presets: typical application-level LAN round
-/// trips are 100-200 µs on 1 GbE and 20-60 µs on 10 GbE (docs/lab.md); the veth
-/// pair and relay contribute a few tens of µs themselves, so the relay adds the
-/// rest.
-const RTT_1G_MS: f64 = 0.1;
-const RTT_10G_MS: f64 = 0.02;
 
 /// Most data disks a lab builds. A lab stands for one server's pool, and one
 /// server attaches a few hundred disks at most; 1,024 also takes four raidz3
@@ -263,6 +251,11 @@ pub const MAX_DEVICE_BYTES: u64 = 1 << 50;
 /// comparison needs and more than a veth pair moves on one host; the slowest
 /// is 8 kbit/s, below which tbf's burst arithmetic breaks down.
 const MAX_RATE_BPS: u64 = 100_000_000_000;
+const MIN_RATE_BPS: u64 = 8_000;
+
+/// Most member links of a LACP aggregate: IEEE 802.1AX bundles up to 8 active
+/// links.
+const MAX_LINK_MEMBERS: u32 = 8;
 
 fn bad(option: &str, got: impl std::fmt::Display, accepted: &str) -> LabError {
     LabError::Spec(format!(
@@ -270,128 +263,60 @@ fn bad(option: &str, got: impl std::fmt::Display, accepted: &str) -> LabError {
     ))
 }
 
-/// Parse a size: a number with an optional unit. K/M/G/T/P (and KiB...) are
-/// binary; KB/MB/GB/TB/PB are decimal, as disk makers use them ("8TB" disk).
-pub fn parse_size(s: &str) -> Option<u64> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let v: f64 = num.parse().ok()?;
-    let mult: f64 = match unit.trim().to_ascii_uppercase().as_str() {
-        "" | "B" => 1.0,
-        "K" | "KIB" => 1024.0,
-        "M" | "MIB" => 1024f64.powi(2),
-        "G" | "GIB" => 1024f64.powi(3),
-        "T" | "TIB" => 1024f64.powi(4),
-        "P" | "PIB" => 1024f64.powi(5),
-        "KB" => 1e3,
-        "MB" => 1e6,
-        "GB" => 1e9,
-        "TB" => 1e12,
-        "PB" => 1e15,
-        _ => return None,
-    };
-    let bytes = v * mult;
-    (bytes.is_finite() && bytes >= 1.0).then_some(bytes.round() as u64)
-}
-
-/// Parse a rate like `1gbit`, `2.5gbit`, `100mbit`, `10G` (bits per second).
-pub fn parse_rate(s: &str) -> Option<u64> {
-    let t = s.trim().to_ascii_lowercase();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let v: f64 = num.parse().ok()?;
-    let mult = match unit {
-        "gbit" | "g" | "gbps" | "gbe" => 1e9,
-        "mbit" | "m" | "mbps" => 1e6,
-        "kbit" | "k" | "kbps" => 1e3,
-        "bit" | "bps" | "" => 1.0,
-        _ => return None,
-    };
-    let bps = v * mult;
-    (bps.is_finite() && bps >= 8000.0).then_some(bps.round() as u64)
-}
-
-pub fn format_rate(bps: u64) -> String {
-    if bps.is_multiple_of(1_000_000_000) {
-        format!("{}G", bps / 1_000_000_000)
-    } else if bps >= 1_000_000_000 {
-        format!("{:.1}G", bps as f64 / 1e9)
-    } else {
-        format!("{}M", bps / 1_000_000)
+/// What a zfs-model parse error says about the value, without the value
+/// itself (the lab's message names it already).
+fn reason(e: &ModelError) -> String {
+    match e {
+        ModelError::InvalidSize { reason, .. }
+        | ModelError::InvalidLayout { reason, .. }
+        | ModelError::InvalidValue { reason, .. } => reason.clone(),
+        ModelError::UnknownUnit { unit, .. } => format!("unknown unit '{unit}'"),
+        other => other.to_string(),
     }
 }
 
-/// Parse a layout: groups joined by `+`, each `[N x ]TYPE-WIDTH`, e.g.
-/// `raidz2-6`, `2x raidz2-12`, `3 x raidz2-8`, `12x mirror-2`, `stripe-4`,
-/// `raidz2-6 + mirror-2`. `raidz` means raidz1.
-pub fn parse_layout(s: &str) -> Result<Vec<VdevGroup>, String> {
-    let accepted = "groups joined by '+', each '[N x ]TYPE-WIDTH' with TYPE one of stripe, mirror, raidz1 (raidz), raidz2, raidz3, e.g. '2x raidz2-12'";
-    let mut groups = Vec::new();
+/// A device size: read by zfs-model's size parser with the meaning the field
+/// has (a marketed disk size goes through the IDEMA rule, as in `plan
+/// --disks`; a log device is a partition of exact bytes, as in `plan --log`),
+/// within the sizes ZFS and the lab take.
+fn device_size(
+    option: &str,
+    text: &str,
+    meaning: SizeMeaning,
+    example: &str,
+) -> Result<u64, LabError> {
+    let accepted = format!(
+        "a size from 64M (the smallest device ZFS takes) to 1P, e.g. {example}; TB, GB are decimal, T, G, TiB, GiB binary"
+    );
+    match units::parse_size(text, meaning) {
+        Ok(bytes) if (MIN_DEVICE_BYTES..=MAX_DEVICE_BYTES).contains(&bytes) => Ok(bytes),
+        Ok(_) => Err(bad(option, text, &accepted)),
+        Err(e) => Err(LabError::Spec(format!(
+            "{option}: invalid value '{text}' ({}); accepted: {accepted}",
+            reason(&e)
+        ))),
+    }
+}
+
+/// Read a layout: groups joined by `+`, each a shape as `plan --layout`
+/// writes it (`3xraidz2-8`, `2x raidz2-12`, `12xmirror-2`, `24xstripe`), held
+/// to what `zpool create` builds and to the lab's bounds ([`MAX_DISKS`],
+/// [`MAX_VDEV_WIDTH`] for mirrors too). The error names the layout as typed.
+pub fn parse_layout(text: &str) -> Result<Vec<Shape>, String> {
+    let groups = layout::parse_groups(text, ShapeLimits::Zpool).map_err(|e| e.to_string())?;
     let mut total: u64 = 0;
-    for part in s.split('+') {
-        let part = part.trim().to_ascii_lowercase();
-        let too_many = || format!("at most {MAX_DISKS} disks in all (one server's pool)");
-        let (count, rest) = match part.split_once('x') {
-            Some((n, r))
-                if !n.trim().is_empty() && n.trim().chars().all(|c| c.is_ascii_digit()) =>
-            {
-                // All digits: a parse failure can only mean "too many".
-                (
-                    n.trim().parse::<u64>().map_err(|_| too_many())?,
-                    r.trim().to_string(),
-                )
-            }
-            _ => (1, part.clone()),
-        };
-        let (ty, width) = rest.rsplit_once('-').ok_or_else(|| accepted.to_string())?;
-        let kind = match ty.trim() {
-            "stripe" | "disk" => VdevType::Stripe,
-            "mirror" => VdevType::Mirror,
-            "raidz" | "raidz1" => VdevType::Raidz1,
-            "raidz2" => VdevType::Raidz2,
-            "raidz3" => VdevType::Raidz3,
-            _ => return Err(accepted.to_string()),
-        };
-        let width_text = width.trim();
-        if width_text.is_empty() || !width_text.chars().all(|c| c.is_ascii_digit()) {
-            return Err(accepted.to_string());
-        }
-        // All digits: too many for a u32 is far past the widest vdev.
-        let width: u32 = width_text.parse().unwrap_or(u32::MAX);
-        if count == 0 {
-            return Err(format!("a group needs at least one vdev; {accepted}"));
-        }
-        if width < kind.min_width() {
+    for g in &groups {
+        if g.kind == VdevKind::Mirror && g.width > MAX_VDEV_WIDTH {
             return Err(format!(
-                "{} needs at least {} disks per vdev, got {width}",
-                ty.trim(),
-                kind.min_width()
+                "'{text}': a mirror has 2 to {MAX_VDEV_WIDTH} disks per vdev in a lab (as raidz in zpool create)"
             ));
         }
-        if width > MAX_VDEV_WIDTH {
-            return Err(format!(
-                "{} has {width_text} disks per vdev; accepted: {} to {MAX_VDEV_WIDTH} (zpool refuses wider raidz vdevs)",
-                ty.trim(),
-                kind.min_width()
-            ));
-        }
-        total += count.saturating_mul(width as u64);
-        if total > MAX_DISKS {
-            return Err(too_many());
-        }
-        groups.push(VdevGroup {
-            count: count as u32,
-            kind,
-            width,
-        });
+        total += g.count as u64 * g.width as u64;
     }
-    if groups.is_empty() {
-        return Err(accepted.to_string());
+    if total > MAX_DISKS {
+        return Err(format!(
+            "'{text}': {total} disks; at most {MAX_DISKS} disks in all (one server's pool)"
+        ));
     }
     Ok(groups)
 }
@@ -402,10 +327,12 @@ impl RawSpec {
             .map_err(|e| LabError::Spec(format!("{origin}: {}", one_line(&e.to_string()))))
     }
 
-    fn model(&self, name: &str, option: &str) -> Result<ModelParams, LabError> {
+    /// The model called `name`, and the name it goes by in labels: a user
+    /// model's own, a built-in's disk class name.
+    fn model(&self, name: &str, option: &str) -> Result<(String, ModelParams), LabError> {
         if let Some(v) = self.models.get(name) {
-            // A user model: a table with `kind` (hdd, ssd, ssd-plp, nvme,
-            // nvme-consumer, none) and any parameters to override.
+            // A user model: a table with `kind` (a built-in: a disk class
+            // or none) and any parameters to override.
             let table = v.as_table().ok_or_else(|| {
                 bad(
                     &format!("models.{name}"),
@@ -414,11 +341,11 @@ impl RawSpec {
                 )
             })?;
             let base_name = table.get("kind").and_then(|k| k.as_str()).unwrap_or("");
-            let base = ModelParams::builtin(base_name).ok_or_else(|| {
+            let (_, base) = ModelParams::builtin(base_name).ok_or_else(|| {
                 bad(
                     &format!("models.{name}.kind"),
                     base_name,
-                    &BUILTIN_MODELS.join(", "),
+                    &builtin_names().join(", "),
                 )
             })?;
             let mut merged =
@@ -436,13 +363,16 @@ impl RawSpec {
                 .validate()
                 .and_then(|_| check_model_ranges(&params))
                 .map_err(|e| LabError::Spec(format!("models.{name}.{e}")))?;
-            return Ok(params);
+            return Ok((name.to_string(), params));
         }
-        ModelParams::builtin(name).ok_or_else(|| {
-            let mut accepted: Vec<String> = BUILTIN_MODELS.iter().map(|s| s.to_string()).collect();
-            accepted.extend(self.models.keys().cloned());
-            bad(option, name, &accepted.join(", "))
-        })
+        ModelParams::builtin(name)
+            .map(|(canonical, params)| (canonical.to_string(), params))
+            .ok_or_else(|| {
+                let mut accepted: Vec<String> =
+                    builtin_names().iter().map(|s| s.to_string()).collect();
+                accepted.extend(self.models.keys().cloned());
+                bad(option, name, &accepted.join(", "))
+            })
     }
 
     pub fn validate(&self) -> Result<LabSpec, LabError> {
@@ -468,24 +398,21 @@ impl RawSpec {
             return Err(bad("root", root.display(), "an absolute path"));
         }
         let p = &self.pool;
-        let layout = parse_layout(&p.layout)
-            .map_err(|e| LabError::Spec(format!("pool.layout: '{}': {e}", p.layout)))?;
+        let layout =
+            parse_layout(&p.layout).map_err(|e| LabError::Spec(format!("pool.layout: {e}")))?;
         let backend = match p.backend.as_deref() {
             None | Some("auto") => None,
             Some("zfs-fuse") => Some(Backend::ZfsFuse),
             Some("openzfs") | Some("kernel") => Some(Backend::OpenZfs),
             Some(other) => return Err(bad("pool.backend", other, "auto, zfs-fuse, openzfs")),
         };
-        let disk_model = self.model(&p.disk, "pool.disk")?;
-        let disk_size = parse_size(&p.disk_size)
-            .filter(|s| (MIN_DEVICE_BYTES..=MAX_DEVICE_BYTES).contains(s))
-            .ok_or_else(|| {
-                bad(
-                    "pool.disk_size",
-                    &p.disk_size,
-                    "a size from 64M (the smallest device ZFS takes) to 1P, e.g. 8TB, 8T, 100G",
-                )
-            })?;
+        let (disk_model_name, disk_model) = self.model(&p.disk, "pool.disk")?;
+        let disk_size = device_size(
+            "pool.disk_size",
+            &p.disk_size,
+            SizeMeaning::MarketedDisk,
+            "8TB, 8T, 100G",
+        )?;
         if let Some(a) = p.ashift {
             if !(9..=16).contains(&a) {
                 return Err(bad("pool.ashift", a, "9 to 16"));
@@ -493,17 +420,13 @@ impl RawSpec {
         }
         let recordsize = match &p.recordsize {
             None => None,
-            Some(r) => Some(
-                parse_size(r)
-                    .filter(|v| v.is_power_of_two() && (512..=1 << 20).contains(v))
-                    .ok_or_else(|| {
-                        bad(
-                            "pool.recordsize",
-                            r,
-                            "a power of two from 512 to 1M, e.g. 128K",
-                        )
-                    })?,
-            ),
+            Some(r) => Some(units::parse_block_size(r, 512, 1 << 20).map_err(|_| {
+                bad(
+                    "pool.recordsize",
+                    r,
+                    "a power of two from 512 to 1M, e.g. 128K",
+                )
+            })?),
         };
         if backend == Some(Backend::ZfsFuse) && recordsize.is_some_and(|r| r > 128 << 10) {
             // zfs-fuse: "'recordsize' must be power of 2 from 512 to 128k".
@@ -570,10 +493,10 @@ impl RawSpec {
             name: self.name.clone(),
             root,
             pool: PoolSpec {
-                layout_text: p.layout.clone(),
+                layout_text: layout::groups_name(&layout),
                 layout,
                 backend,
-                disk_model_name: p.disk.clone(),
+                disk_model_name,
                 disk_model,
                 disk_size,
                 ashift: p.ashift,
@@ -589,21 +512,13 @@ impl RawSpec {
     }
 
     fn log_spec(&self, model: &str, size: Option<&str>, mirror: bool) -> Result<LogSpec, LabError> {
-        let params = self.model(model, "pool.log")?;
+        let (model_name, params) = self.model(model, "pool.log")?;
         let size = match size {
             None => 10_000_000_000,
-            Some(s) => parse_size(s)
-                .filter(|v| (MIN_DEVICE_BYTES..=MAX_DEVICE_BYTES).contains(v))
-                .ok_or_else(|| {
-                    bad(
-                        "pool.log size",
-                        s,
-                        "a size from 64M (the smallest device ZFS takes) to 1P, e.g. 10GB",
-                    )
-                })?,
+            Some(s) => device_size("pool.log size", s, SizeMeaning::Exact, "10GB, 16G")?,
         };
         Ok(LogSpec {
-            model_name: model.to_string(),
+            model_name,
             model: params,
             size,
             mirror,
@@ -752,18 +667,29 @@ impl SparseProbe {
     }
 }
 
+/// The added round trip a link gets unless `rtt_ms` says otherwise: the low
+/// end of the application round trip `plan` assumes for its speed
+/// (zfs-model's `Link::round_trip_ms`: 1 GbE 100-200 µs, 10 GbE 20-60 µs);
+/// the veth pair and the relay add a few tens of µs themselves, which lands
+/// inside that range (docs/lab.md).
+fn default_added_rtt_ms(rate_bps: u64, members: u32) -> f64 {
+    Link {
+        members,
+        gbit_per_s: rate_bps as f64 / 1e9,
+    }
+    .round_trip_ms()
+    .low
+}
+
 fn validate_link(l: &RawLink) -> Result<LinkSpec, LabError> {
+    let rates = "8K to 100G per link, such as 1G, 2.5G, 100M, 1gbit";
+    let in_range = |bps: u64| (MIN_RATE_BPS..=MAX_RATE_BPS).contains(&bps);
     let rate = |default: Option<u64>| -> Result<u64, LabError> {
         match (&l.rate, default) {
             (Some(r), _) => parse_rate(r)
-                .filter(|bps| *bps <= MAX_RATE_BPS)
-                .ok_or_else(|| {
-                    bad(
-                        "link.rate",
-                        r,
-                        "a rate from 8kbit to 100gbit, such as 1gbit, 2.5gbit, 100mbit",
-                    )
-                }),
+                .ok()
+                .filter(|bps| in_range(*bps))
+                .ok_or_else(|| bad("link.rate", r, &format!("a rate from {rates}"))),
             (None, Some(d)) => Ok(d),
             (None, None) => Err(LabError::Spec(format!(
                 "link.rate: required for link.kind = '{}' (e.g. rate = \"1gbit\")",
@@ -780,50 +706,64 @@ fn validate_link(l: &RawLink) -> Result<LinkSpec, LabError> {
             ));
         }
     }
-    let kind = l.kind.to_ascii_lowercase();
-    let (rate_bps, members, default_rtt) = match kind.as_str() {
-        "1g" | "1gbe" => (1_000_000_000, 1, RTT_1G_MS),
-        "10g" | "10gbe" => (10_000_000_000, 1, RTT_10G_MS),
+    let kind = l.kind.trim().to_ascii_lowercase();
+    if l.members.is_some() && kind != "lacp" {
+        return Err(LabError::Spec(
+            "link.members: only for link.kind = \"lacp\" (or write the count in the kind, e.g. \"2x1G\")".into(),
+        ));
+    }
+    let (rate_bps, members, added_rtt_ms) = match kind.as_str() {
         "lacp" => {
             let m = l.members.unwrap_or(2);
-            if !(2..=8).contains(&m) {
+            if !(2..=MAX_LINK_MEMBERS).contains(&m) {
                 return Err(bad("link.members", m, "2 to 8"));
             }
             let r = rate(Some(1_000_000_000))?;
-            (
-                r,
-                m,
-                if r >= 10_000_000_000 {
-                    RTT_10G_MS
-                } else {
-                    RTT_1G_MS
-                },
-            )
+            (r, m, default_added_rtt_ms(r, m))
         }
+        // Only the rate given: no added round trip unless rtt_ms asks.
         "custom" => (rate(None)?, 1, 0.0),
-        other => return Err(bad("link.kind", other, "1G, 10G, lacp, custom")),
+        _ => {
+            let accepted = format!(
+                "a link as `plan --link` takes it, [COUNTx]RATE with {rates} (2x1G: a LACP pair), or lacp, custom"
+            );
+            let link = match Link::parse_any_rate(&l.kind) {
+                Ok(Some(link)) => link,
+                Ok(None) => {
+                    return Err(LabError::Spec(format!(
+                        "link.kind: '{}': for local access leave out [link]",
+                        l.kind
+                    )))
+                }
+                Err(_) => return Err(bad("link.kind", &l.kind, &accepted)),
+            };
+            if l.rate.is_some() {
+                return Err(LabError::Spec(format!(
+                    "link.rate: '{}' fixes the rate; use kind = \"custom\" for another rate",
+                    l.kind
+                )));
+            }
+            let r = link.bits_per_s();
+            if !in_range(r) || link.members > MAX_LINK_MEMBERS {
+                return Err(bad(
+                    "link.kind",
+                    &l.kind,
+                    &format!("{accepted}; COUNT 1 to {MAX_LINK_MEMBERS}"),
+                ));
+            }
+            (r, link.members, default_added_rtt_ms(r, link.members))
+        }
     };
-    if l.members.is_some() && kind != "lacp" {
-        return Err(LabError::Spec(
-            "link.members: only for link.kind = \"lacp\"".into(),
-        ));
-    }
-    if l.rate.is_some() && (kind == "1g" || kind == "10g" || kind == "1gbe" || kind == "10gbe") {
-        return Err(LabError::Spec(format!(
-            "link.rate: '{}' fixes the rate; use kind = \"custom\" for another rate",
-            l.kind
-        )));
-    }
-    let label = match kind.as_str() {
-        "lacp" => format!("{members}x{}", format_rate(rate_bps)),
-        "custom" => format_rate(rate_bps),
-        _ => l.kind.to_uppercase().replace("GBE", "G"),
+    let label = if members > 1 {
+        format!("{members}x{}", format_rate(rate_bps))
+    } else {
+        format_rate(rate_bps)
     };
     Ok(LinkSpec {
         label,
         rate_bps,
         members,
-        added_rtt_ms: l.rtt_ms.unwrap_or(default_rtt),
+        added_rtt_ms: l.rtt_ms.unwrap_or(added_rtt_ms),
     })
 }
 
@@ -922,37 +862,113 @@ impl LabSpec {
 mod tests {
     use super::*;
 
+    fn pool_with(extra: &str) -> LabSpec {
+        LabSpec::from_toml(&format!(
+            "name = \"x\"\n[pool]\nlayout = \"mirror-2\"\n{extra}\n"
+        ))
+        .unwrap()
+    }
+
+    /// A disk size means what it means in `plan --disks` (a marketed "8TB" is
+    /// the IDEMA capacity); a log size what it means in `plan --log` (exact
+    /// bytes); one-letter units are binary, as zfs(8) reads them.
     #[test]
-    fn sizes_and_rates() {
-        assert_eq!(parse_size("8TB"), Some(8_000_000_000_000));
-        assert_eq!(parse_size("8T"), Some(8 << 40));
-        assert_eq!(parse_size("4K"), Some(4096));
-        assert_eq!(parse_size("10GB"), Some(10_000_000_000));
-        assert_eq!(parse_size("1.5G"), Some(1_610_612_736));
-        assert_eq!(parse_size("12 parsecs"), None);
-        assert_eq!(parse_rate("1gbit"), Some(1_000_000_000));
-        assert_eq!(parse_rate("2.5gbit"), Some(2_500_000_000));
-        assert_eq!(parse_rate("100mbit"), Some(100_000_000));
-        assert_eq!(parse_rate("fast"), None);
+    fn sizes_mean_what_they_mean_in_plan() {
+        let idema_8tb = 8_001_563_222_016;
+        assert_eq!(pool_with("disk_size = \"8TB\"").pool.disk_size, idema_8tb);
+        assert_eq!(pool_with("").pool.disk_size, idema_8tb);
+        let plan_8tb = zfs_model::disk::DiskGroup::parse(
+            "24x8TB",
+            zfs_model::disk::DiskClass::Hdd7200,
+            &Default::default(),
+        )
+        .unwrap()
+        .bytes;
+        assert_eq!(plan_8tb, idema_8tb);
+        assert_eq!(pool_with("disk_size = \"8T\"").pool.disk_size, 8 << 40);
+        assert_eq!(pool_with("disk_size = \"100G\"").pool.disk_size, 100 << 30);
+        assert_eq!(
+            pool_with("disk_size = \"8001563222016\"").pool.disk_size,
+            idema_8tb
+        );
+        // Below 50 GB the IDEMA rule does not apply: decimal bytes.
+        assert_eq!(
+            pool_with("disk_size = \"10GB\"").pool.disk_size,
+            10_000_000_000
+        );
+        let log = |text: &str| {
+            pool_with(&format!("log = \"ssd-plp:{text}\""))
+                .pool
+                .log
+                .unwrap()
+                .size
+        };
+        assert_eq!(log("10GB"), 10_000_000_000);
+        assert_eq!(log("100GB"), 100_000_000_000);
+        assert_eq!(log("1.5G"), 1_610_612_736);
+        assert_eq!(pool_with("recordsize = \"4K\"").pool.recordsize, Some(4096));
+        let e = LabSpec::from_toml(
+            "name = \"x\"\n[pool]\nlayout = \"mirror-2\"\ndisk_size = \"12 parsecs\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("pool.disk_size: invalid value '12 parsecs' (unknown unit 'parsecs')"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn links_are_read_as_plan_reads_them() {
+        let link = |table: &str| pool_with(&format!("[link]\n{table}")).link.unwrap();
+        let one = link("kind = \"1G\"");
+        assert_eq!(
+            (one.label.as_str(), one.rate_bps, one.members),
+            ("1G", 1_000_000_000, 1)
+        );
+        assert_eq!(one.added_rtt_ms, 0.1);
+        let ten = link("kind = \"10GbE\"");
+        assert_eq!((ten.label.as_str(), ten.added_rtt_ms), ("10G", 0.02));
+        let pair = link("kind = \"2x1G\"");
+        assert_eq!(pair, link("kind = \"lacp\"\nmembers = 2\nrate = \"1gbit\""));
+        assert_eq!(pair.label, "2x1G");
+        assert_eq!(link("kind = \"2.5G\"").rate_bps, 2_500_000_000);
+        let custom = link("kind = \"custom\"\nrate = \"100mbit\"");
+        assert_eq!((custom.label.as_str(), custom.added_rtt_ms), ("100M", 0.0));
+        // Every link plan takes, within the lab's rates, is a lab link.
+        for text in ["1G", "10G", "2x10G", "25G", "100G", "4x2.5G"] {
+            let plan = Link::parse(text).unwrap().unwrap();
+            let lab = link(&format!("kind = \"{text}\""));
+            assert_eq!(
+                (lab.rate_bps, lab.members),
+                (plan.bits_per_s(), plan.members)
+            );
+            assert_eq!(Link::parse(&lab.label).unwrap(), Some(plan), "{text}");
+        }
     }
 
     #[test]
     fn layouts() {
         let l = parse_layout("2x raidz2-12").unwrap();
-        assert_eq!(
-            l,
-            vec![VdevGroup {
-                count: 2,
-                kind: VdevType::Raidz2,
-                width: 12
-            }]
-        );
+        assert_eq!(l, vec![Shape::parse("2xraidz2-12").unwrap()]);
         let l = parse_layout("3 x raidz2-8").unwrap();
         assert_eq!(l[0].count, 3);
         let l = parse_layout("raidz2-6 + mirror-2").unwrap();
         assert_eq!(l.len(), 2);
-        assert!(parse_layout("raidz3-3").unwrap_err().contains("at least 4"));
+        assert_eq!(layout::groups_name(&l), "1xraidz2-6 + 1xmirror-2");
+        // zpool create's own limits, not the planner's.
+        assert_eq!(parse_layout("raidz1-2").unwrap()[0].width, 2);
+        assert!(parse_layout("raidz3-3").unwrap_err().contains("4 to 255"));
         assert!(parse_layout("raid5-4").is_err());
+        // The planner's forms: a stripe of single disks, a 2-way mirror.
+        let s = pool_with("").pool.clone();
+        assert_eq!(s.layout, parse_layout("1xmirror-2").unwrap());
+        let stripe = parse_layout("24xstripe").unwrap();
+        assert_eq!(stripe[0].disks(), 24);
+        assert!(parse_layout("stripe-4")
+            .unwrap_err()
+            .contains("write 4xstripe"));
+        assert_eq!(parse_layout("12xmirror").unwrap()[0].width, 2);
     }
 
     #[test]
@@ -979,7 +995,19 @@ rpm = 5400
         assert_eq!(s.pool.log.as_ref().unwrap().size, 1 << 30);
         let disks: Vec<PathBuf> = (0..6).map(|i| PathBuf::from(format!("/d{i}"))).collect();
         assert_eq!(s.pool.vdev_args(&disks)[0], "raidz2");
-        assert_eq!(s.labels()["slog"], "ssd-plp");
+        assert_eq!(s.pool.vdev_args(&disks).len(), 7);
+        // Labels name layouts and classes as `plan` does.
+        assert_eq!(s.labels()["slog"], "ssd-sata");
+        assert_eq!(s.labels()["disk"], "hdd-7200");
+        assert_eq!(s.labels()["layout"], "1xraidz2-6");
+        let stripe = pool_with("").pool.clone();
+        let mut striped = stripe.clone();
+        striped.layout = parse_layout("3xstripe + mirror-2").unwrap();
+        let disks: Vec<PathBuf> = (0..5).map(|i| PathBuf::from(format!("/d{i}"))).collect();
+        assert_eq!(
+            striped.vdev_args(&disks),
+            ["/d0", "/d1", "/d2", "mirror", "/d3", "/d4"]
+        );
     }
 
     #[test]
@@ -1024,11 +1052,17 @@ rpm = 5400
                 "3 to 255",
             ),
             (
+                "name = \"x\"\n[pool]\nlayout = \"mirror-256\"\n".into(),
+                "pool.layout",
+                "2 to 255",
+            ),
+            (
                 "name = \"x\"\n[pool]\nlayout = \"mirror-99999999999\"\n".into(),
                 "pool.layout",
                 "2 to 255",
             ),
             (pool("disk_size = \"2P\""), "pool.disk_size", "64M"),
+            (pool("disk_size = \"2000TB\""), "pool.disk_size", "1P"),
             (pool("disk_size = \"1e400\""), "pool.disk_size", "1P"),
             (pool("disk_size = \"63M\""), "pool.disk_size", "64M"),
             (pool("log = \"ssd-plp:2P\""), "pool.log size", "1P"),
@@ -1042,13 +1076,15 @@ rpm = 5400
             (
                 pool("[link]\nkind = \"custom\"\nrate = \"101gbit\""),
                 "link.rate",
-                "8kbit to 100gbit",
+                "8K to 100G",
             ),
             (
                 pool("[link]\nkind = \"lacp\"\nmembers = 100000"),
                 "link.members",
                 "2 to 8",
             ),
+            (pool("[link]\nkind = \"400G\""), "link.kind", "8K to 100G"),
+            (pool("[link]\nkind = \"9x1G\""), "link.kind", "COUNT 1 to 8"),
             (
                 pool("[link]\nkind = \"1G\"\nrtt_ms = 1e9"),
                 "link.rtt_ms",
@@ -1142,14 +1178,14 @@ rpm = 5400
             LabSpec::from_toml("name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\ndisk = \"floppy\"\n")
                 .unwrap_err();
         assert!(
-            e.to_string().contains("pool.disk") && e.to_string().contains("ssd-plp"),
+            e.to_string().contains("pool.disk") && e.to_string().contains("ssd-sata"),
             "{e}"
         );
         let e =
             LabSpec::from_toml("name = \"Bad_Name\"\n[pool]\nlayout = \"raidz2-6\"\n").unwrap_err();
         assert!(e.to_string().starts_with("name:"), "{e}");
         let e = LabSpec::from_toml(
-            "name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\n[link]\nkind = \"5G\"\n",
+            "name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\n[link]\nkind = \"5Q\"\n",
         )
         .unwrap_err();
         assert!(

@@ -319,3 +319,46 @@ pub fn all_pids() -> Vec<i32> {
         })
         .unwrap_or_default()
 }
+
+/// How a command ended within a time limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Within {
+    Succeeded,
+    Failed,
+    /// Still running at the limit: killed (it is our child) and reaped.
+    TimedOut,
+}
+
+/// Run `cmd` (no input, output discarded) for at most `limit`.
+pub fn status_within(cmd: &mut Command, limit: std::time::Duration) -> Within {
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        return Within::Failed;
+    };
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => return Within::Succeeded,
+            Ok(Some(_)) | Err(_) => return Within::Failed,
+            Ok(None) if std::time::Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Within::TimedOut;
+            }
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(20)),
+        }
+    }
+}
+
+/// A running process called `name` (its /proc comm, at most 15 bytes).
+pub fn process_named(name: &str) -> Option<i32> {
+    all_pids().into_iter().find(|pid| {
+        pid_alive(*pid)
+            && std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|c| c.trim_end() == name)
+    })
+}

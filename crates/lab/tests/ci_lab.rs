@@ -89,7 +89,7 @@ fn run_cell(
     lab.down().expect("lab down");
     let outcome = outcome.expect("workload");
     eprintln!("disk stats: {stats:?}");
-    (outcome.summary.writes_per_s, outcome, link)
+    (outcome.result.rates.writes_per_s, outcome, link)
 }
 
 #[test]
@@ -134,14 +134,13 @@ fn log_device_multiplies_sync_writes_and_nothing_is_left_behind() {
         link.rtt_ms_median,
         link.single_flow_mbit_s
     );
-    // The results carry the lab's labels.
-    let r = o_log
-        .result
-        .as_ref()
-        .expect("fileio printed a JSON RunResult");
-    assert_eq!(r.labels["slog"], "ssd-plp");
+    // The results carry the lab's labels, with classes named as `plan`
+    // names them (the spec says ssd-plp, the SATA SSD with PLP).
+    let r = &o_log.result;
+    assert_eq!(r.labels["slog"], "ssd-sata");
     assert_eq!(r.labels["link"], "1G");
-    assert_eq!(o_none.labels["slog"], "none");
+    assert_eq!(r.labels["layout"], "1xraidz2-6");
+    assert_eq!(o_none.result.labels["slog"], "none");
     assert!(
         r.environment.fs_type.contains("sshfs"),
         "ran on {}",

@@ -26,7 +26,7 @@ fn bad_specs_fail_with_one_line_naming_the_option() {
         (
             "name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\ndisk = \"floppy\"\n",
             "pool.disk",
-            "ssd-plp",
+            "ssd-sata",
         ),
         (
             "name = \"x\"\n[pool]\nlayout = \"raidz7-6\"\n",
@@ -34,9 +34,14 @@ fn bad_specs_fail_with_one_line_naming_the_option() {
             "raidz3",
         ),
         (
-            "name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\n[link]\nkind = \"40G\"\n",
+            "name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\n[link]\nkind = \"fast\"\n",
             "link.kind",
             "lacp",
+        ),
+        (
+            "name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\n[link]\nkind = \"400G\"\n",
+            "link.kind",
+            "8K to 100G",
         ),
         (
             "name = \"x\"\n[pool]\nlayout = \"raidz2-6\"\ncompression = \"brotli\"\n",
@@ -163,4 +168,38 @@ fn bad_fileio_options_fail_before_anything_is_built() {
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("--time"), "{stderr}");
     assert!(!std::path::Path::new("/var/tmp/tb-lab-clitest-none").exists());
+}
+
+/// What the lab reads is what `tankbench fileio --format=json run` prints: a
+/// RunResult, parsed whole (no text report, no partial figures).
+#[test]
+fn the_lab_reads_the_result_fileio_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    let fileio = |verb: &str, json: bool| {
+        let mut c = Command::new(common::tankbench());
+        c.arg("fileio")
+            .args([
+                "--file-total-size=1M",
+                "--file-num=1",
+                "--file-test-mode=seqwr",
+                "--time=1",
+            ])
+            .current_dir(dir.path());
+        if json {
+            c.arg("--format=json");
+        }
+        let out = c.arg(verb).output().unwrap();
+        assert!(out.status.success(), "{verb}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    fileio("prepare", false);
+    let stdout = fileio("run", true);
+    fileio("cleanup", false);
+    let result = lab::run::parse_result(&stdout).unwrap();
+    assert!(result.rates.written_mib_per_s > 0.0, "{stdout}");
+    // The text report of the same run is refused, with the reason.
+    let e = lab::run::parse_result("File operations:\n    reads/s: 0.00\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no JSON RunResult"), "{e}");
 }

@@ -9,26 +9,49 @@ use crate::units::{self, SizeMeaning, KIB, MIB};
 
 /// Kinds of device with distinct performance. The figures are class
 /// defaults from the spec (§2.6, §3.5) and vendor data sheets; users can
-/// override them with their own measurements.
+/// override them with their own measurements. The same names choose the lab's
+/// disk models, so a class means the same device in `plan` and in a lab.
+///
+/// In JSON a class is its [`DiskClass::name`], the word the command line takes
+/// (serde's kebab-case would write `hdd7200` and `nvme-no-plp`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
 pub enum DiskClass {
+    #[serde(rename = "hdd-7200")]
     Hdd7200,
+    #[serde(rename = "hdd-5400")]
     Hdd5400,
+    /// SATA SSD with power-loss protection: a flush returns at once.
+    #[serde(rename = "ssd-sata")]
     SsdSata,
+    /// SATA SSD without power-loss protection (consumer drives): a flush must
+    /// program the buffered data first.
+    #[serde(rename = "ssd-sata-noplp")]
+    SsdSataNoPlp,
+    #[serde(rename = "nvme")]
     Nvme,
     /// Consumer NVMe without power-loss protection: fast for data, slow to
     /// flush, which is what a log device does all day.
+    #[serde(rename = "nvme-noplp")]
     NvmeNoPlp,
 }
 
 impl DiskClass {
-    pub const ALL: [DiskClass; 5] = [
+    pub const ALL: [DiskClass; 6] = [
         DiskClass::Hdd7200,
         DiskClass::Hdd5400,
         DiskClass::SsdSata,
+        DiskClass::SsdSataNoPlp,
         DiskClass::Nvme,
         DiskClass::NvmeNoPlp,
+    ];
+
+    /// Other names of the classes: the lab's first names for its disk models,
+    /// kept so that existing lab specs mean the same device.
+    pub const ALIASES: [(&'static str, DiskClass); 4] = [
+        ("hdd", DiskClass::Hdd7200),
+        ("ssd", DiskClass::SsdSataNoPlp),
+        ("ssd-plp", DiskClass::SsdSata),
+        ("nvme-consumer", DiskClass::NvmeNoPlp),
     ];
 
     pub fn name(self) -> &'static str {
@@ -36,16 +59,25 @@ impl DiskClass {
             DiskClass::Hdd7200 => "hdd-7200",
             DiskClass::Hdd5400 => "hdd-5400",
             DiskClass::SsdSata => "ssd-sata",
+            DiskClass::SsdSataNoPlp => "ssd-sata-noplp",
             DiskClass::Nvme => "nvme",
             DiskClass::NvmeNoPlp => "nvme-noplp",
         }
     }
 
+    /// The class of a name or alias (any case). The one disk class parser of
+    /// `plan` and the lab.
     pub fn parse(input: &str) -> Result<DiskClass> {
         let wanted = input.trim().to_ascii_lowercase();
         DiskClass::ALL
             .into_iter()
             .find(|c| c.name() == wanted)
+            .or_else(|| {
+                DiskClass::ALIASES
+                    .into_iter()
+                    .find(|(alias, _)| *alias == wanted)
+                    .map(|(_, class)| class)
+            })
             .ok_or_else(|| ModelError::UnknownDiskClass {
                 input: input.to_string(),
                 accepted: DiskClass::ALL.map(|c| c.name()).join(", "),
@@ -91,6 +123,17 @@ impl DiskClass {
                 positioning_ms: Estimate::new(0.05, 0.1, 0.2),
                 revolution_ms: None,
                 uer_per_bit: 1e-17,
+            },
+            // The same drive without PLP: data as above; a write + flush takes
+            // the 2 ms class figure measured on consumer flash (spec §3.5,
+            // Samsung 950 PRO 2.09 ms); consumer UER as for nvme-noplp.
+            DiskClass::SsdSataNoPlp => DiskPerf {
+                afr: 0.005,
+                seq_mb_s: Estimate::new(400.0, 500.0, 550.0),
+                random_iops: Estimate::new(20_000.0, 50_000.0, 90_000.0),
+                positioning_ms: Estimate::new(1.0, 2.0, 4.0),
+                revolution_ms: None,
+                uer_per_bit: 1e-16,
             },
             // NVMe with PLP / Optane: spec §3.5 class figure 0.01–0.1 ms.
             DiskClass::Nvme => DiskPerf {
@@ -445,6 +488,30 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("hdd-7200, hdd-5400"), "{err}");
+    }
+
+    #[test]
+    fn classes_parse_by_name_and_by_the_lab_s_names() {
+        for class in DiskClass::ALL {
+            assert_eq!(DiskClass::parse(class.name()).unwrap(), class);
+            // JSON (plan --format json) names a class as the command line does.
+            assert_eq!(serde_json::to_value(class).unwrap(), class.name());
+        }
+        assert_eq!(DiskClass::parse("HDD").unwrap(), DiskClass::Hdd7200);
+        assert_eq!(DiskClass::parse("ssd-plp").unwrap(), DiskClass::SsdSata);
+        assert_eq!(DiskClass::parse("ssd").unwrap(), DiskClass::SsdSataNoPlp);
+        assert_eq!(
+            DiskClass::parse("nvme-consumer").unwrap(),
+            DiskClass::NvmeNoPlp
+        );
+        // Without PLP, a flush is what costs.
+        assert!(
+            DiskClass::SsdSataNoPlp
+                .default_perf()
+                .sync_write_ms(1)
+                .typical
+                > 10.0 * DiskClass::SsdSata.default_perf().sync_write_ms(1).typical
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ pub enum ModelError {
     #[error("'{input}': {reason}")]
     InvalidSize { input: String, reason: String },
 
-    #[error("'{input}': unknown unit '{unit}'; accepted: B, KB, MB, GB, TB, PB (decimal), KiB, MiB, GiB, TiB, PiB (binary)")]
+    #[error("'{input}': unknown unit '{unit}'; accepted: B, KB, MB, GB, TB, PB (decimal), KiB, MiB, GiB, TiB, PiB or K, M, G, T, P (binary)")]
     UnknownUnit { input: String, unit: String },
 
     #[error("no disks given; describe them as COUNTxSIZE, e.g. 24x8TB")]

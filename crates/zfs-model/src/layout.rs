@@ -1,7 +1,8 @@
 //! Pool layouts: the shape of the top-level vdevs ("3 x raidz2-8") and how a
-//! shape is laid onto the user's disks.
+//! shape is laid onto the user's disks. The one layout parser of `plan` and
+//! the lab: a layout `plan` prints is a layout a lab spec builds.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::disk::{DiskGroup, MAX_DISKS};
 use crate::error::{ModelError, Result};
@@ -13,11 +14,12 @@ use crate::error::{ModelError, Result};
 /// [`MAX_DISKS`] disks.
 pub const MAX_MIRROR_WAYS: u32 = 8;
 
-/// Widest raidz vdev: OpenZFS refuses raidz vdevs of more than 255 children.
+/// Widest raidz vdev: `zpool create` refuses raidz vdevs of more than 255
+/// children ("raidz3 supports no more than 255 devices", zpool_vdev.c).
 pub const MAX_RAIDZ_WIDTH: u32 = 255;
 
 /// Redundancy scheme of one top-level vdev.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "type")]
 pub enum VdevKind {
     /// A single disk, no redundancy.
@@ -28,8 +30,35 @@ pub enum VdevKind {
     Raidz { parity: u32 },
 }
 
+impl VdevKind {
+    /// The word that starts this vdev in `zpool create` (none for a single
+    /// disk, which is named by itself).
+    pub fn zpool_word(self) -> Option<String> {
+        match self {
+            VdevKind::Stripe => None,
+            VdevKind::Mirror => Some("mirror".into()),
+            VdevKind::Raidz { parity } => Some(format!("raidz{parity}")),
+        }
+    }
+}
+
+/// The rules a shape is held to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShapeLimits {
+    /// What `zpool create` builds (zpool_vdev.c): a mirror of at least 2
+    /// disks, raidzP of P+1 to 255 disks, a stripe vdev of one disk, at least
+    /// one vdev. No bound on the number of vdevs: the caller bounds the total
+    /// number of disks it is willing to build.
+    Zpool,
+    /// What the planner evaluates: the zpool rules, and also a mirror of at
+    /// most [`MAX_MIRROR_WAYS`] disks, raidzP of at least P+2 disks (one fewer
+    /// is a (P+1)-way mirror's tolerance at a higher cost) and at most
+    /// [`MAX_DISKS`] vdevs.
+    Planner,
+}
+
 /// A uniform pool shape: `count` top-level vdevs of `kind`, each `width` disks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Shape {
     pub kind: VdevKind,
     pub width: u32,
@@ -37,38 +66,58 @@ pub struct Shape {
 }
 
 impl Shape {
+    /// A shape within the planner's limits.
     pub fn new(kind: VdevKind, width: u32, count: u32) -> Result<Shape> {
+        Shape::within(kind, width, count, ShapeLimits::Planner)
+    }
+
+    /// A shape within `limits`; the error names the accepted range.
+    pub fn within(kind: VdevKind, width: u32, count: u32, limits: ShapeLimits) -> Result<Shape> {
         let shape = Shape { kind, width, count };
         let bad = |reason: String| ModelError::InvalidLayout {
             input: shape.name(),
             reason,
         };
+        let planner = limits == ShapeLimits::Planner;
         if count == 0 {
             return Err(bad("a pool needs at least one vdev".into()));
         }
-        if count > MAX_DISKS {
+        if planner && count > MAX_DISKS {
             return Err(bad(format!(
                 "at most {MAX_DISKS} vdevs (the most disks a plan holds)"
             )));
         }
         match kind {
-            VdevKind::Stripe if width != 1 => Err(bad("a stripe member is one disk".into())),
+            VdevKind::Stripe if width != 1 => Err(bad(format!(
+                "a stripe vdev is one disk; write {}xstripe for {} disks striped",
+                count as u64 * width as u64,
+                count as u64 * width as u64
+            ))),
             VdevKind::Mirror if width < 2 => Err(bad("a mirror needs at least 2 disks".into())),
-            VdevKind::Mirror if width > MAX_MIRROR_WAYS => Err(bad(format!(
+            VdevKind::Mirror if planner && width > MAX_MIRROR_WAYS => Err(bad(format!(
                 "a mirror has 2 to {MAX_MIRROR_WAYS} disks (a 4-way mirror already survives 3 failures, like raidz3)"
             ))),
             VdevKind::Raidz { parity } if !(1..=3).contains(&parity) => {
                 Err(bad("raidz parity is 1, 2 or 3".into()))
             }
-            VdevKind::Raidz { parity } if width < parity + 2 => Err(bad(format!(
-                "raidz{parity} needs at least {} disks (with {} it is a {}-way mirror that costs more)",
-                parity + 2,
-                parity + 1,
-                parity + 1
-            ))),
-            VdevKind::Raidz { .. } if width > MAX_RAIDZ_WIDTH => Err(bad(format!(
-                "raidz vdevs hold at most {MAX_RAIDZ_WIDTH} disks"
-            ))),
+            VdevKind::Raidz { parity } => {
+                // zpool_vdev.c: raidzP needs at least P+1 devices.
+                let least = if planner { parity + 2 } else { parity + 1 };
+                let why = if planner && width == parity + 1 {
+                    format!(
+                        " (with {width} it is a {width}-way mirror's tolerance at a higher cost)"
+                    )
+                } else {
+                    " (zpool create refuses other widths)".to_string()
+                };
+                if (least..=MAX_RAIDZ_WIDTH).contains(&width) {
+                    Ok(shape)
+                } else {
+                    Err(bad(format!(
+                        "raidz{parity} has {least} to {MAX_RAIDZ_WIDTH} disks per vdev{why}"
+                    )))
+                }
+            }
             _ => Ok(shape),
         }
     }
@@ -111,8 +160,15 @@ impl Shape {
     }
 
     /// Parse "3xraidz2-8", "raidz2-8" (one vdev), "12xmirror" (2-way),
-    /// "8xmirror-3", "24xstripe" or "24xdisk".
+    /// "8xmirror-3", "24xstripe" or "24xdisk", within the planner's limits.
     pub fn parse(input: &str) -> Result<Shape> {
+        Shape::parse_within(input, ShapeLimits::Planner)
+    }
+
+    /// [`Shape::parse`] held to `limits`. Spaces and case do not matter
+    /// ("3 x RAIDZ2-8"); a number with more digits than any count saturates,
+    /// so it is refused as out of range rather than as not a number.
+    pub fn parse_within(input: &str, limits: ShapeLimits) -> Result<Shape> {
         let text = input.trim().to_ascii_lowercase().replace(' ', "");
         let bad = |reason: &str| ModelError::InvalidLayout {
             input: input.to_string(),
@@ -122,20 +178,18 @@ impl Shape {
             Some((count, vdev))
                 if !count.is_empty() && count.chars().all(|c| c.is_ascii_digit()) =>
             {
-                // All digits: a parse failure can only mean "too many".
-                let too_many = format!("at most {MAX_DISKS} vdevs (the most disks a plan holds)");
-                (count.parse::<u32>().map_err(|_| bad(&too_many))?, vdev)
+                (count.parse::<u32>().unwrap_or(u32::MAX), vdev)
             }
             _ => (1, text.as_str()),
         };
-        let expected = "expected COUNTxVDEV with VDEV one of raidzP-WIDTH (P = 1..3), mirror[-WAYS], stripe; e.g. 3xraidz2-8";
+        let expected = "expected [COUNTx]VDEV with VDEV one of raidz1-WIDTH (or raidz-WIDTH), raidz2-WIDTH, raidz3-WIDTH, mirror[-WAYS], stripe; e.g. 3xraidz2-8";
         let (kind_text, width_text) = match vdev.split_once('-') {
             Some((k, w)) => (k, Some(w)),
             None => (vdev, None),
         };
         let width = match width_text {
             // Digits too many for a u32 are a width far beyond any vdev:
-            // Shape::new rejects it with the accepted range.
+            // the limits reject it with the accepted range.
             Some(w) if !w.is_empty() && w.chars().all(|c| c.is_ascii_digit()) => {
                 Some(w.parse::<u32>().unwrap_or(u32::MAX))
             }
@@ -159,7 +213,7 @@ impl Shape {
             ),
             _ => return Err(bad(expected)),
         };
-        Shape::new(kind, width, count).map_err(|e| match e {
+        Shape::within(kind, width, count, limits).map_err(|e| match e {
             ModelError::InvalidLayout { reason, .. } => ModelError::InvalidLayout {
                 input: input.to_string(),
                 reason,
@@ -167,6 +221,26 @@ impl Shape {
             other => other,
         })
     }
+}
+
+/// Parse a pool of several uniform groups joined by `+`, each a [`Shape`]:
+/// "2xraidz2-6 + 1xmirror-2" (a lab spec may mix vdev kinds; the planner
+/// evaluates one shape at a time).
+pub fn parse_groups(input: &str, limits: ShapeLimits) -> Result<Vec<Shape>> {
+    input
+        .split('+')
+        .map(|part| Shape::parse_within(part, limits))
+        .collect()
+}
+
+/// "2xraidz2-6 + 1xmirror-2": the groups' names, in the form [`parse_groups`]
+/// reads back.
+pub fn groups_name(groups: &[Shape]) -> String {
+    groups
+        .iter()
+        .map(Shape::name)
+        .collect::<Vec<_>>()
+        .join(" + ")
 }
 
 /// One top-level vdev built from disks of one group.
@@ -287,12 +361,46 @@ mod tests {
             ("99999999999xmirror-2", "at most 10000 vdevs"),
             ("10001xmirror-2", "at most 10000 vdevs"),
             ("mirror-9", "2 to 8"),
-            ("raidz2-256", "at most 255"),
-            ("raidz2-99999999999", "at most 255"),
+            ("raidz2-256", "4 to 255"),
+            ("raidz2-99999999999", "4 to 255"),
+            ("raidz2-3", "4 to 255"),
+            ("2xstripe-4", "write 8xstripe"),
         ] {
             let err = Shape::parse(bad).unwrap_err().to_string();
             assert!(err.contains(bad) && err.contains(needle), "{bad}: {err}");
         }
+    }
+
+    /// What `zpool create` builds is wider than what the planner evaluates:
+    /// every planner shape is also a zpool shape.
+    #[test]
+    fn zpool_limits_are_zpool_create_s() {
+        let zpool = |t: &str| Shape::parse_within(t, ShapeLimits::Zpool);
+        assert_eq!(zpool("raidz1-2").unwrap().width, 2);
+        assert_eq!(zpool("raidz3-4").unwrap().width, 4);
+        assert_eq!(zpool("mirror-12").unwrap().width, 12);
+        assert_eq!(zpool("20000xmirror-2").unwrap().count, 20000);
+        for (bad, needle) in [
+            ("raidz2-2", "3 to 255"),
+            ("raidz3-256", "4 to 255"),
+            ("mirror-1", "at least 2"),
+            ("0xmirror-2", "at least one vdev"),
+            ("stripe-3", "write 3xstripe"),
+        ] {
+            let err = zpool(bad).unwrap_err().to_string();
+            assert!(err.contains(bad) && err.contains(needle), "{bad}: {err}");
+        }
+        let groups = parse_groups("2x raidz2-6 + Mirror-2", ShapeLimits::Zpool).unwrap();
+        assert_eq!(groups_name(&groups), "2xraidz2-6 + 1xmirror-2");
+        assert_eq!(
+            parse_groups(&groups_name(&groups), ShapeLimits::Zpool).unwrap(),
+            groups
+        );
+        assert!(parse_groups("raidz2-6 +", ShapeLimits::Zpool).is_err());
+        assert_eq!(
+            VdevKind::Raidz { parity: 3 }.zpool_word().as_deref(),
+            Some("raidz3")
+        );
     }
 
     #[test]

@@ -24,10 +24,29 @@ pub struct Link {
 
 impl Link {
     pub const ACCEPTED: &'static str =
-        "[COUNTx]SPEED with SPEED 1G, 2.5G, 5G, 10G, 25G, 40G, 100G (e.g. 2x10G), or none";
+        "[COUNTx]RATE with RATE in bits per second, e.g. 1G, 2.5G, 10G, 25G, 100G, 500M (2x10G: a LACP aggregate of two 10G links), or none";
 
-    /// Parse "2x10G", "10G", "1GbE", "2x1G"; `None` for "none"/"local".
+    /// Fastest and slowest member link the planner models, bits per second.
+    pub const PLAN_RATES: std::ops::RangeInclusive<u64> = 100_000_000..=800_000_000_000;
+
+    /// Parse "2x10G", "10G", "1GbE", "2x1G", "500M" within the planner's rates
+    /// ([`Link::PLAN_RATES`]); `None` for "none"/"local".
     pub fn parse(input: &str) -> Result<Option<Link>> {
+        let link = Link::parse_any_rate(input)?;
+        if link.is_some_and(|l| !Link::PLAN_RATES.contains(&l.bits_per_s())) {
+            return Err(ModelError::UnknownChoice {
+                what: "link",
+                input: input.to_string(),
+                accepted: format!("{}; one link from 100M to 800G", Link::ACCEPTED),
+            });
+        }
+        Ok(link)
+    }
+
+    /// [`Link::parse`] without the planner's range of rates: any member count
+    /// from 1 and any rate [`parse_rate`] reads. The lab holds it to the rates
+    /// it can shape.
+    pub fn parse_any_rate(input: &str) -> Result<Option<Link>> {
         let text = input.trim().to_ascii_lowercase();
         if text == "none" || text == "local" {
             return Ok(None);
@@ -37,24 +56,23 @@ impl Link {
             input: input.to_string(),
             accepted: Link::ACCEPTED.into(),
         };
-        let (members, speed) = match text.split_once('x') {
-            Some((count, speed)) => (count.parse::<u32>().map_err(|_| bad())?, speed),
+        let (members, rate) = match text.split_once('x') {
+            Some((count, rate)) => (count.trim().parse::<u32>().map_err(|_| bad())?, rate),
             None => (1, text.as_str()),
         };
-        let speed = speed
-            .trim_end_matches("bit/s")
-            .trim_end_matches("bps")
-            .trim_end_matches("be")
-            .trim_end_matches("bit")
-            .trim_end_matches('g');
-        let gbit: f64 = speed.parse().map_err(|_| bad())?;
-        if members == 0 || !(0.1..=800.0).contains(&gbit) {
+        let bits = parse_rate(rate).map_err(|_| bad())?;
+        if members == 0 {
             return Err(bad());
         }
         Ok(Some(Link {
             members,
-            gbit_per_s: gbit,
+            gbit_per_s: bits as f64 / 1e9,
         }))
+    }
+
+    /// Rate of one member link, bits per second.
+    pub fn bits_per_s(&self) -> u64 {
+        (self.gbit_per_s * 1e9).round() as u64
     }
 
     pub fn name(&self) -> String {
@@ -101,6 +119,60 @@ impl Link {
     pub fn measured_range(&self) -> bool {
         self.gbit_per_s < 20.0
     }
+}
+
+/// Parse a line rate, bits per second: a number with the unit K, M or G
+/// (powers of 1000, as link rates are given), optionally followed by `bit`,
+/// `bps`, `bit/s` or `bE` (Ethernet): "1G", "2.5G", "100M", "1gbit", "10GbE",
+/// "8kbit". A number without a unit is refused: whether "10" meant bits or
+/// gigabits is anyone's guess. The one rate parser of `plan` and the lab.
+pub fn parse_rate(input: &str) -> Result<u64> {
+    let bad = || ModelError::InvalidValue {
+        input: input.to_string(),
+        reason: "expected a rate in bits per second with a unit, e.g. 1G, 2.5G, 100M, 1gbit".into(),
+    };
+    let text = input.trim().to_ascii_lowercase();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let unit = unit.trim();
+    let unit = ["bit/s", "bps", "bit", "be"]
+        .iter()
+        .find_map(|suffix| unit.strip_suffix(suffix))
+        .unwrap_or(unit);
+    let multiplier = match unit {
+        "k" => 1e3,
+        "m" => 1e6,
+        "g" => 1e9,
+        _ => return Err(bad()),
+    };
+    // Only digits and one point: "1e9" or "inf" never get here as a number.
+    if number.is_empty() || number.matches('.').count() > 1 || number == "." {
+        return Err(bad());
+    }
+    let value: f64 = number.parse().map_err(|_| bad())?;
+    let bits = value * multiplier;
+    // Up to 1 Pbit/s, so the result is a whole u64 and far beyond any link.
+    if !(1.0..=1e15).contains(&bits) {
+        return Err(bad());
+    }
+    Ok(bits.round() as u64)
+}
+
+/// A rate in the form [`parse_rate`] reads: "1G", "2.5G", "100M", "8K".
+pub fn format_rate(bits_per_s: u64) -> String {
+    let (value, unit) = if bits_per_s >= 1_000_000_000 {
+        (bits_per_s as f64 / 1e9, "G")
+    } else if bits_per_s >= 1_000_000 {
+        (bits_per_s as f64 / 1e6, "M")
+    } else {
+        (bits_per_s as f64 / 1e3, "K")
+    };
+    // Up to three decimals, trailing zeros dropped: 2.5G, 1.25G, 100M.
+    let text = format!("{value:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text}{unit}")
 }
 
 /// How clients reach the pool.
@@ -172,6 +244,48 @@ mod tests {
         assert_eq!(Link::parse("none").unwrap(), None);
         let err = Link::parse("2xfast").unwrap_err().to_string();
         assert!(err.contains("2x10G"), "{err}");
+        assert_eq!(Link::parse("500M").unwrap().unwrap().gbit_per_s, 0.5);
+        assert_eq!(
+            Link::parse("10gbit/s").unwrap().unwrap().bits_per_s(),
+            10_000_000_000
+        );
+        // Outside the planner's rates, but a rate all the same.
+        let err = Link::parse("10M").unwrap_err().to_string();
+        assert!(err.contains("100M to 800G"), "{err}");
+        assert_eq!(
+            Link::parse_any_rate("10M").unwrap().unwrap().bits_per_s(),
+            10_000_000
+        );
+    }
+
+    #[test]
+    fn rates_have_units_and_format_back() {
+        for (text, bits) in [
+            ("1G", 1_000_000_000),
+            ("2.5gbit", 2_500_000_000),
+            ("100mbit", 100_000_000),
+            ("10GbE", 10_000_000_000),
+            ("8kbit", 8_000),
+            ("1.25 Gbps", 1_250_000_000),
+        ] {
+            assert_eq!(parse_rate(text).unwrap(), bits, "{text}");
+            assert_eq!(parse_rate(&format_rate(bits)).unwrap(), bits, "{text}");
+        }
+        assert_eq!(format_rate(2_500_000_000), "2.5G");
+        assert_eq!(format_rate(100_000_000), "100M");
+        for bad in [
+            "10",
+            "fast",
+            "1e9G",
+            "G",
+            "1..5G",
+            "1T",
+            "0G",
+            "9999999999G",
+        ] {
+            let err = parse_rate(bad).unwrap_err().to_string();
+            assert!(err.contains("e.g. 1G"), "{bad}: {err}");
+        }
     }
 
     #[test]

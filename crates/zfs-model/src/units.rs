@@ -64,11 +64,14 @@ fn parse_exact_decimal(text: &str) -> Option<ExactDecimal> {
     })
 }
 
-/// Parse "8TB", "7.5 TiB", "10GB", "8001563222016" or "4096B".
+/// Parse "8TB", "7.5 TiB", "8T", "10GB", "8001563222016" or "4096B": the one
+/// size parser of `plan`, the lab and every other place that reads a size a
+/// user typed.
 ///
 /// Decimal units (KB…PB) with `SizeMeaning::MarketedDisk` and a value of at least
-/// 50 GB go through the IDEMA rule; binary units (KiB…PiB) and bare byte counts
-/// are always exact. The result must be a whole number of bytes.
+/// 50 GB go through the IDEMA rule; binary units (KiB…PiB, and K…P, which
+/// zfs(8) and zpool(8) read as powers of 1024) and bare byte counts are always
+/// exact. The result must be a whole number of bytes.
 pub fn parse_size(input: &str, meaning: SizeMeaning) -> Result<u64> {
     let text = input.trim();
     let split = text
@@ -87,11 +90,11 @@ pub fn parse_size(input: &str, meaning: SizeMeaning) -> Result<u64> {
         "gb" => (1_000_000_000, true),
         "tb" => (1_000_000_000_000, true),
         "pb" => (1_000_000_000_000_000, true),
-        "kib" => (KIB as u128, false),
-        "mib" => (MIB as u128, false),
-        "gib" => (GIB as u128, false),
-        "tib" => (TIB as u128, false),
-        "pib" => ((TIB as u128) << 10, false),
+        "kib" | "k" => (KIB as u128, false),
+        "mib" | "m" => (MIB as u128, false),
+        "gib" | "g" => (GIB as u128, false),
+        "tib" | "t" => (TIB as u128, false),
+        "pib" | "p" => ((TIB as u128) << 10, false),
         _ => {
             return Err(ModelError::UnknownUnit {
                 input: input.to_string(),
@@ -138,17 +141,10 @@ pub fn parse_size(input: &str, meaning: SizeMeaning) -> Result<u64> {
 /// Parse a ZFS block size ("128K", "1M", "16KiB", "4096"): K and M mean KiB
 /// and MiB as in `zfs set recordsize=`. Must be a power of two in `min..=max`.
 pub fn parse_block_size(input: &str, min: u64, max: u64) -> Result<u64> {
-    let text = input.trim();
-    let normalised = match text.to_ascii_lowercase().as_str() {
-        t if t.ends_with('k') => format!("{}KiB", &text[..text.len() - 1]),
-        t if t.ends_with('m') => format!("{}MiB", &text[..text.len() - 1]),
-        _ => text.to_string(),
-    };
-    let bytes =
-        parse_size(&normalised, SizeMeaning::Exact).map_err(|_| ModelError::InvalidSize {
-            input: input.to_string(),
-            reason: "expected a block size such as 4K, 16K, 128K or 1M".into(),
-        })?;
+    let bytes = parse_size(input, SizeMeaning::Exact).map_err(|_| ModelError::InvalidSize {
+        input: input.to_string(),
+        reason: "expected a block size such as 4K, 16K, 128K or 1M".into(),
+    })?;
     if !bytes.is_power_of_two() || bytes < min || bytes > max {
         return Err(ModelError::InvalidSize {
             input: input.to_string(),
@@ -268,6 +264,17 @@ mod tests {
             10_000_000_000
         );
         assert_eq!(parse_size("1.5KiB", SizeMeaning::Exact).unwrap(), 1536);
+        // One-letter units are binary, as zfs(8) reads them, and never marketed.
+        assert_eq!(
+            parse_size("8T", SizeMeaning::MarketedDisk).unwrap(),
+            8 * TIB
+        );
+        assert_eq!(
+            parse_size("1.5g", SizeMeaning::Exact).unwrap(),
+            1_610_612_736
+        );
+        assert_eq!(parse_size("4K", SizeMeaning::Exact).unwrap(), 4096);
+        assert_eq!(parse_size("1P", SizeMeaning::Exact).unwrap(), 1 << 50);
         assert_eq!(
             parse_size("1.92TB", SizeMeaning::MarketedDisk).unwrap(),
             idema_disk_bytes(1920).unwrap()

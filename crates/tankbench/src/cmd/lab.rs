@@ -2,12 +2,21 @@
 //! teardown and matrix of software storage labs).
 
 use anyhow::{bail, Context};
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use lab::lab::{down_all, Lab, UpOptions};
-use lab::matrix::Matrix;
+use lab::matrix::{CellResult, Matrix};
 use lab::spec::{self, default_root};
 use lab::sys;
+use report::atomic::{check_new_file, write_atomically, Existing};
 use std::path::PathBuf;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// The lab's table (as one row of a matrix).
+    Text,
+    /// The RunResult JSON, as `tankbench fileio --format=json` prints it.
+    Json,
+}
 
 #[derive(Parser, Debug)]
 #[command(
@@ -32,9 +41,13 @@ enum Cmd {
     /// this command built. Options after `--` go to `tankbench fileio`.
     Run {
         spec: PathBuf,
-        /// Write the RunResult JSON here as well.
+        /// Write the RunResult JSON to this new file as well (never replaces
+        /// an existing file).
         #[arg(long)]
         json: Option<PathBuf>,
+        /// What to print: the table or the RunResult JSON.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
         #[arg(last = true)]
         fileio: Vec<String>,
     },
@@ -87,7 +100,12 @@ pub fn lab_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
             print_status(&lab);
             Ok(0)
         }
-        Cmd::Run { spec, json, fileio } => {
+        Cmd::Run {
+            spec,
+            json,
+            format,
+            fileio,
+        } => {
             let spec = spec::load(&spec)?;
             let args = if fileio.is_empty() {
                 spec.workload.clone()
@@ -99,6 +117,9 @@ pub fn lab_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
             }
             // Before anything is built: a bad option costs nothing.
             lab::run::check_workload(&args)?;
+            if let Some(p) = &json {
+                check_new_file(p).with_context(|| format!("--json {}", p.display()))?;
+            }
             let o = opts(true)?;
             // Reuse a lab that is already up; otherwise build one for this run
             // and tear it down afterwards, whatever happens.
@@ -107,17 +128,34 @@ pub fn lab_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
                 Err(_) => (Lab::up(&spec, &o)?, true),
             };
             let outcome = lab::run::run_workload(&lab, &o.tankbench, &args);
+            let row = CellResult {
+                labels: spec.labels(),
+                link: lab.info().and_then(|i| i.link.clone()),
+                outcome: None,
+                error: None,
+                build_s: lab.info().map(|i| i.built_in_s).unwrap_or(0.0),
+            };
             let down = if built { lab.down() } else { Ok(()) };
             let outcome = outcome?;
             down?;
-            let doc = match &outcome.result {
-                Some(r) => serde_json::to_string_pretty(r)?,
-                None => serde_json::to_string_pretty(&outcome)?,
-            };
+            let doc = serde_json::to_string_pretty(&outcome.result)? + "\n";
             if let Some(p) = json {
-                std::fs::write(&p, &doc).with_context(|| format!("write {}", p.display()))?;
+                write_atomically(&p, doc.as_bytes(), Existing::Keep)
+                    .with_context(|| format!("--json {}", p.display()))?;
             }
-            println!("{doc}");
+            match format {
+                Format::Json => print!("{doc}"),
+                Format::Text => {
+                    let row = CellResult {
+                        outcome: Some(outcome),
+                        ..row
+                    };
+                    print!(
+                        "{}",
+                        lab::matrix::results_table(&args, &[row]).to_terminal()
+                    );
+                }
+            }
             // Interrupted: the partial result is printed and the lab is torn
             // down; the exit status tells the caller it was cut short.
             Ok(if sys::interrupted() { 130 } else { 0 })
@@ -169,18 +207,20 @@ pub fn lab_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
             let m = Matrix::load(&matrix)?;
             lab::run::check_workload(&m.workload)
                 .with_context(|| format!("{}: workload", matrix.display()))?;
+            m.check_outputs()
+                .with_context(|| format!("{}", matrix.display()))?;
             // Every cell's sizes against this host's file system, before the
             // first cell is built.
             for cell in m.cells()? {
                 cell.raw.validate()?.check_host()?;
             }
             let results = m.run(&opts(true)?, &|s| eprintln!("{s}"))?;
-            print!("{}", lab::matrix::markdown(&m.workload, &results));
-            eprintln!(
-                "tables: {} and {}",
-                m.output.with_extension("md").display(),
-                m.output.with_extension("json").display()
+            print!(
+                "{}",
+                lab::matrix::results_table(&m.workload, &results).to_terminal()
             );
+            let [md, json] = m.output_files();
+            eprintln!("tables: {} and {}", md.display(), json.display());
             Ok(if results.iter().any(|r| r.error.is_some()) {
                 1
             } else {
