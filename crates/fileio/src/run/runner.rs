@@ -260,22 +260,18 @@ struct WorkerResult {
 
 /// Memory maps each worker thread adds: its stack and guard page, and the
 /// signal stack and guard page the Rust runtime gives every thread (counted
-/// on Linux 6.18: 1000 workers added 4024 maps); an io_uring ring maps its
-/// submission and completion queues and its entries.
+/// on Linux 6.18: 1000 workers added 4024 maps), and what its engine maps.
 fn maps_per_thread(w: &RunSpec) -> usize {
-    4 + if w.io_mode == IoMode::Async { 3 } else { 0 }
+    4 + crate::engine::capabilities(w.io_mode, w.async_backlog).maps_per_thread
 }
 
 /// Maps that are not per worker and come on top of those already there:
-/// malloc arenas (glibc makes up to 8 per core) and, in mmap mode, the files.
+/// malloc arenas (glibc makes up to 8 per core) and what the engine maps per
+/// file (the mmap engine maps them all).
 fn spare_maps(w: &RunSpec) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    64 + 2 * 8 * cores
-        + if w.io_mode == IoMode::Mmap {
-            w.files.file_num as usize
-        } else {
-            0
-        }
+    let per_file = crate::engine::capabilities(w.io_mode, w.async_backlog).maps_per_file;
+    64 + 2 * 8 * cores + per_file * w.files.file_num as usize
 }
 
 /// How many worker threads fit under the map limit, given the maps in use.
@@ -364,7 +360,8 @@ pub fn run(
     }
     let engine_name = engines.first().map(|e| e.name()).unwrap_or("psync");
     let recording = Recording {
-        event_is_op: !w.fsync_all && w.io_mode != IoMode::Async,
+        event_is_op: !w.fsync_all
+            && !crate::engine::capabilities(w.io_mode, w.async_backlog).queued,
         live_sysbench_histogram: settings.report_interval_s > 0
             || !settings.checkpoints_s.is_empty(),
     };

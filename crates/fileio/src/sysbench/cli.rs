@@ -9,8 +9,8 @@ use crate::console::Console;
 use crate::job::coordinator::Coordinator;
 use crate::job::Job;
 use crate::options::{
-    Action, Extensions, Failure, Format, GeneralOptions, IoMode, JobOptions, Progress, RunSpec,
-    Settings, SettingsProgress,
+    Action, Extensions, Failure, Format, GeneralOptions, JobOptions, Progress, RunSpec, Settings,
+    SettingsProgress,
 };
 use crate::result::RunResult;
 use crate::run::runner::{self, IntervalStats, PeriodStats, RunObserver, RunSettings};
@@ -267,7 +267,7 @@ fn run_command(
         console.failure(&f);
         return Invocation::code(1);
     }
-    if w.files.validate && w.io_mode == IoMode::Async {
+    if w.files.validate && crate::engine::capabilities(w.io_mode, w.async_backlog).shares_buffer {
         console.fatal(&format!("FATAL: {VALIDATE_ASYNC}"));
         return Invocation::code(1);
     }
@@ -340,7 +340,11 @@ pub fn check_words(words: &[String]) -> Result<(), String> {
     let text = with_config_file(&CommandWords::from_os(&words)?)?;
     match crate::options::check_command_line(&text).map_err(line)? {
         crate::options::CommandLine::Command(settings) => match &settings.action {
-            Action::Run(spec) if spec.files.validate && spec.io_mode == IoMode::Async => {
+            Action::Run(spec)
+                if spec.files.validate
+                    && crate::engine::capabilities(spec.io_mode, spec.async_backlog)
+                        .shares_buffer =>
+            {
                 Err(VALIDATE_ASYNC.into())
             }
             _ => Ok(()),

@@ -420,11 +420,7 @@ pub fn workload_summary(w: &RunSpec, engine: &str) -> WorkloadSummary {
         events_limit: w.events,
         time_limit_s: w.time_s,
         rate: w.rate,
-        queue_depth: if w.io_mode == IoMode::Async {
-            w.async_backlog
-        } else {
-            1
-        },
+        queue_depth: crate::engine::capabilities(w.io_mode, w.async_backlog).queue_depth,
         data: w.files.data,
         directory: std::fs::canonicalize(&w.files.dir)
             .unwrap_or_else(|_| w.files.dir.clone())
