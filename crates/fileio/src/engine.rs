@@ -4,7 +4,7 @@
 //! statistics. Engines are generic parameters of the worker loop, so the hot path
 //! has no dynamic dispatch.
 
-use crate::options::{FsyncMode, InjectedLatency};
+use crate::options::{FsyncMode, InjectedLatency, IoMode};
 use crate::rng::Xoroshiro;
 use crate::run::clock::precise_wait;
 use crate::run::generator::{Op, Request};
@@ -191,6 +191,55 @@ pub fn sync_fd(fd: RawFd, mode: FsyncMode) -> Result<(), i32> {
         Ok(())
     } else {
         Err(last_errno())
+    }
+}
+
+/// What the engine of an I/O mode is, known before any engine is built: the
+/// runner sizes its memory-map budget and counts events with it, the report
+/// records the queue depth, and `--validate` is refused where it cannot work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Requests are queued and complete later (an event is then a completed
+    /// request, not one call of the engine).
+    pub queued: bool,
+    /// Requests one thread keeps in flight at most.
+    pub queue_depth: u32,
+    /// Memory maps one thread's engine adds (an io_uring ring maps its
+    /// submission queue, its completion queue and its entries).
+    pub maps_per_thread: usize,
+    /// Memory maps the engine adds per test file, once per process (the mmap
+    /// engine maps every file).
+    pub maps_per_file: usize,
+    /// In-flight requests of a thread share its one buffer, so a request's
+    /// buffer may hold another request's data when it completes.
+    pub shares_buffer: bool,
+}
+
+/// The engine `--file-io-mode` selects, with `--file-async-backlog` as the
+/// queue depth of `async`.
+pub fn capabilities(io_mode: IoMode, async_backlog: u32) -> Capabilities {
+    match io_mode {
+        IoMode::Sync => Capabilities {
+            queued: false,
+            queue_depth: 1,
+            maps_per_thread: 0,
+            maps_per_file: 0,
+            shares_buffer: false,
+        },
+        IoMode::Mmap => Capabilities {
+            queued: false,
+            queue_depth: 1,
+            maps_per_thread: 0,
+            maps_per_file: 1,
+            shares_buffer: false,
+        },
+        IoMode::Async => Capabilities {
+            queued: true,
+            queue_depth: async_backlog,
+            maps_per_thread: 3,
+            maps_per_file: 0,
+            shares_buffer: true,
+        },
     }
 }
 
@@ -608,5 +657,36 @@ impl Engine for InjectedEngine {
     fn sync(&mut self, _file: u32, _mode: FsyncMode) -> Result<(), IoError> {
         self.wait();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_queued_engine_shares_its_buffer_and_takes_the_backlog_as_depth() {
+        let sync = capabilities(IoMode::Sync, 64);
+        let mmap = capabilities(IoMode::Mmap, 64);
+        let uring = capabilities(IoMode::Async, 64);
+        for c in [sync, mmap] {
+            assert!(!c.queued && !c.shares_buffer);
+            assert_eq!(c.queue_depth, 1, "--file-async-backlog is for async only");
+        }
+        assert!(uring.queued && uring.shares_buffer);
+        assert_eq!(uring.queue_depth, 64);
+        // Maps: the ring per thread, the files in mmap mode.
+        assert_eq!(
+            (
+                sync.maps_per_thread,
+                mmap.maps_per_thread,
+                uring.maps_per_thread
+            ),
+            (0, 0, 3)
+        );
+        assert_eq!(
+            (sync.maps_per_file, mmap.maps_per_file, uring.maps_per_file),
+            (0, 1, 0)
+        );
     }
 }

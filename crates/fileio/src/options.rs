@@ -1,8 +1,11 @@
 //! Second stage of the command line: typed, validated settings.
 //!
-//! [`GeneralOptions`] are checked before sysbench prints its header, [`Workload`]
-//! after it, each in sysbench's order and with its messages, so the same mistake
-//! produces the same output. Where sysbench crashes or silently misbehaves we
+//! [`Settings::from_args`] builds one [`Settings`] value: [`GeneralOptions`]
+//! and [`Extensions`] are checked before sysbench prints its header, the
+//! command, [`JobOptions`] and the fileio options ([`Action`]: a [`FileSet`]
+//! for prepare and cleanup, a [`RunSpec`] for run) after it, each in
+//! sysbench's order and with its messages, so the same mistake produces the
+//! same output. Where sysbench crashes or silently misbehaves we
 //! refuse with a clear message instead (see docs/compatibility.md).
 
 use crate::sysbench::args::{parse_c_int, printable, printable_word, ParsedArgs, ValueError};
@@ -611,18 +614,14 @@ pub enum CommandLine {
     /// `fileio help`
     FileioHelp,
     /// `prepare`, `run` or `cleanup`, with every option checked.
-    Command {
-        general: Box<GeneralOptions>,
-        command: Command,
-        workload: Box<Workload>,
-    },
+    Command(Box<Settings>),
 }
 
 /// The fileio parser: words (after the program name) to validated options,
 /// without printing, touching files or reading a `--config-file`. It makes the
-/// checks of `cli::execute`, in its order (which prints the header
-/// between the general options and the rest), so a command line it accepts
-/// gets as far as the I/O.
+/// checks of `cli::execute`, in its order (both go through
+/// [`Settings::from_args`]), so a command line it accepts gets as far as the
+/// I/O.
 pub fn check_command_line<S: AsRef<str>>(words: &[S]) -> Result<CommandLine, Failure> {
     let mut args = ParsedArgs::parse(words.iter().map(AsRef::as_ref));
     if let Some(extra) = &args.extra_positional {
@@ -637,72 +636,82 @@ pub fn check_command_line<S: AsRef<str>>(words: &[S]) -> Result<CommandLine, Fai
     if args.bool("version") == Ok(true) {
         return Ok(CommandLine::Version);
     }
-    let general = GeneralOptions::from_args(&mut args)?;
-    Extensions::from_args(&args)?;
-    let Some(command) = command_of(&args)? else {
-        return Ok(CommandLine::FileioHelp);
-    };
-    JobOptions::from_args(&args)?;
-    let workload = Workload::from_args(&args, &general, command)?;
-    if command == Command::Run {
-        workload.check_runnable()?;
-    }
-    Ok(CommandLine::Command {
-        general: Box::new(general),
-        command,
-        workload: Box::new(workload),
+    Ok(match Settings::from_args(&mut args, &mut ())? {
+        Some(settings) => CommandLine::Command(Box::new(settings)),
+        None => CommandLine::FileioHelp,
     })
 }
 
-/// The validated file workload: everything that decides which I/O happens.
-#[derive(Debug, Clone)]
-pub struct Workload {
-    pub dir: PathBuf,
-    pub file_num: u64,
-    /// floor(total_size / file_num).
-    pub file_size: u64,
-    /// `--file-total-size` as given (random offsets are drawn over this, §4.5).
-    pub total_size: u64,
-    pub block_size: u64,
-    pub merged_requests: u64,
-    /// None for prepare and cleanup, which do not check the mode.
-    pub mode: Option<Mode>,
-    pub io_mode: IoMode,
-    pub async_backlog: u32,
-    pub extra_flags: ExtraFlags,
-    /// Effective (0 when fsync-all is on).
-    pub fsync_freq: u64,
-    pub fsync_all: bool,
-    /// Effective (off when fsync-all is on).
-    pub fsync_end: bool,
-    pub fsync_mode: FsyncMode,
-    /// `--file-rw-ratio` rounded to f32 like 1.0.20 stores it, then widened.
-    pub rw_ratio: f64,
-    pub validate: bool,
-    pub data: DataPattern,
-    pub threads: u32,
-    pub events: u64,
-    pub time_s: u64,
-    pub rate: u64,
-    /// 0: seed from the clock.
-    pub rand_seed: u64,
-    /// The sysbench percentile (0 disables percentile stats).
-    pub percentile: u32,
-    /// Percentiles for the per-operation latency section.
-    pub percentiles: Vec<f64>,
-    pub inject_latency: Option<InjectedLatency>,
-    /// Number of the first test file: a rank of a distributed job that shares
-    /// one file set uses `test_file.<first_file>` onwards; 0 otherwise.
-    pub first_file: u64,
+/// Where [`Settings::from_args`] has got to, for a caller that prints: sysbench
+/// prints its header once the general options are valid and before the command
+/// is looked at, so a mistake found later comes after the header.
+pub trait SettingsProgress {
+    /// The options that decide how output looks are valid; nothing else is
+    /// checked yet.
+    fn output_known(&mut self, _general: &GeneralOptions, _ext: &Extensions) {}
+    /// The command and the job options are valid; the fileio options are next.
+    fn job_known(&mut self, _job: &JobOptions) {}
 }
 
-impl Workload {
-    /// Read and check the fileio options in sysbench's order.
+/// Nothing to print.
+impl SettingsProgress for () {}
+
+/// Every validated setting of one `prepare`, `run` or `cleanup`: the second
+/// stage of the command line (after [`ParsedArgs`], the words).
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub general: GeneralOptions,
+    pub ext: Extensions,
+    pub job: JobOptions,
+    pub action: Action,
+}
+
+impl Settings {
+    /// Check every option in sysbench's order: the general options, the
+    /// extensions, the command, the job options, the fileio options, then
+    /// (for `run`) [`RunSpec::check_runnable`].
+    /// `Ok(None)` is `fileio help`. `progress` hears when each group passed.
+    pub fn from_args(
+        args: &mut ParsedArgs,
+        progress: &mut dyn SettingsProgress,
+    ) -> Result<Option<Settings>, Failure> {
+        let general = GeneralOptions::from_args(args)?;
+        let ext = Extensions::from_args(args)?;
+        progress.output_known(&general, &ext);
+        let Some(command) = command_of(args)? else {
+            return Ok(None);
+        };
+        let job = JobOptions::from_args(args)?;
+        progress.job_known(&job);
+        let action = Action::from_args(args, &general, command)?;
+        if let Action::Run(spec) = &action {
+            spec.check_runnable()?;
+        }
+        Ok(Some(Settings {
+            general,
+            ext,
+            job,
+            action,
+        }))
+    }
+}
+
+/// What the command does, with what it needs.
+#[derive(Debug, Clone)]
+pub enum Action {
+    Prepare(FileSet),
+    Run(RunSpec),
+    Cleanup(FileSet),
+}
+
+impl Action {
+    /// Read and check the fileio options in sysbench's order. Every command
+    /// checks them all (as sysbench does); only `run` needs a mode.
     pub fn from_args(
         args: &ParsedArgs,
         general: &GeneralOptions,
         command: Command,
-    ) -> Result<Workload, Failure> {
+    ) -> Result<Action, Failure> {
         let file_num = args.int("file-num")?;
         if file_num <= 0 {
             // sysbench stores the value unsigned and accepts negatives; we refuse.
@@ -870,24 +879,35 @@ impl Workload {
         };
         let dir = args.path("file-dir").unwrap_or_else(|| PathBuf::from("."));
         let file_size = total_size / file_num;
-        let workload = Workload {
+        let files = FileSet {
             dir,
             file_num,
             file_size,
             total_size,
             block_size,
-            merged_requests: merged_requests as u64,
+            extra_flags,
+            data,
+            validate: general.validate,
+            first_file: 0,
+        };
+        let Some(mode) = mode else {
+            return Ok(if command == Command::Cleanup {
+                Action::Cleanup(files)
+            } else {
+                Action::Prepare(files)
+            });
+        };
+        let spec = RunSpec {
+            files,
             mode,
+            merged_requests: merged_requests as u64,
             io_mode,
             async_backlog,
-            extra_flags,
             fsync_freq: if fsync_all { 0 } else { fsync_freq as u64 },
             fsync_all,
             fsync_end: fsync_end && !fsync_all,
             fsync_mode,
             rw_ratio: rw_ratio as f32 as f64,
-            validate: general.validate,
-            data,
             threads: general.threads,
             events: general.events,
             time_s: general.time_s,
@@ -896,9 +916,99 @@ impl Workload {
             percentile: general.percentile,
             percentiles,
             inject_latency,
-            first_file: 0,
         };
-        Ok(workload)
+        Ok(Action::Run(spec))
+    }
+}
+
+/// The test files: where they are, how many and how large, and how they are
+/// written. All that `prepare` and `cleanup` need.
+#[derive(Debug, Clone)]
+pub struct FileSet {
+    pub dir: PathBuf,
+    pub file_num: u64,
+    /// floor(total_size / file_num).
+    pub file_size: u64,
+    /// `--file-total-size` as given (random offsets are drawn over this, §4.5).
+    pub total_size: u64,
+    pub block_size: u64,
+    pub extra_flags: ExtraFlags,
+    pub data: DataPattern,
+    /// `--validate`: blocks carry a checksum to verify on reads.
+    pub validate: bool,
+    /// Number of the first test file: a rank of a distributed job that shares
+    /// one file set uses `test_file.<first_file>` onwards; 0 otherwise.
+    pub first_file: u64,
+}
+
+impl FileSet {
+    /// The validated file set of any command (the fileio options are all
+    /// checked, as for `prepare`).
+    pub fn from_args(args: &ParsedArgs, general: &GeneralOptions) -> Result<FileSet, Failure> {
+        match Action::from_args(args, general, Command::Prepare)? {
+            Action::Prepare(files) | Action::Cleanup(files) => Ok(files),
+            Action::Run(spec) => Ok(spec.files),
+        }
+    }
+
+    pub fn file_path(&self, index: u64) -> PathBuf {
+        self.dir.join(file_name(self.first_file + index))
+    }
+
+    /// Refuses a file set whose files would be empty: a run would have no
+    /// offset to draw and prepare nothing to write.
+    pub fn check_not_empty(&self) -> Result<(), Failure> {
+        if self.file_size == 0 {
+            return Err(Failure::fatal(format!(
+                "--file-total-size ({} bytes) is smaller than --file-num ({}): every test file would be empty; make the total at least {} bytes or use fewer files",
+                self.total_size, self.file_num, self.file_num
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A validated `run`: the file set and everything that decides which I/O
+/// happens on it.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    pub files: FileSet,
+    pub mode: Mode,
+    pub merged_requests: u64,
+    pub io_mode: IoMode,
+    pub async_backlog: u32,
+    /// Effective (0 when fsync-all is on).
+    pub fsync_freq: u64,
+    pub fsync_all: bool,
+    /// Effective (off when fsync-all is on).
+    pub fsync_end: bool,
+    pub fsync_mode: FsyncMode,
+    /// `--file-rw-ratio` rounded to f32 like 1.0.20 stores it, then widened.
+    pub rw_ratio: f64,
+    pub threads: u32,
+    pub events: u64,
+    pub time_s: u64,
+    pub rate: u64,
+    /// 0: seed from the clock.
+    pub rand_seed: u64,
+    /// The sysbench percentile (0 disables percentile stats).
+    pub percentile: u32,
+    /// Percentiles for the per-operation latency section.
+    pub percentiles: Vec<f64>,
+    pub inject_latency: Option<InjectedLatency>,
+}
+
+impl RunSpec {
+    /// The validated `run` of a command line (checked like `run`, so a
+    /// missing `--file-test-mode` is refused).
+    pub fn from_args(args: &ParsedArgs, general: &GeneralOptions) -> Result<RunSpec, Failure> {
+        match Action::from_args(args, general, Command::Run)? {
+            Action::Run(spec) => Ok(spec),
+            // `Command::Run` always makes a run or a failure.
+            Action::Prepare(_) | Action::Cleanup(_) => Err(Failure::fatal(
+                "Missing required argument: --file-test-mode",
+            )),
+        }
     }
 
     /// Checks that only matter once the mode is known (run), fixing sysbench's
@@ -911,44 +1021,31 @@ impl Workload {
         if request_size > i32::MAX as u64 {
             return Err(Failure::fatal(format!(
                 "--file-block-size ({}) x --file-merged-requests ({}) is {} bytes per request; at most {} are accepted",
-                self.block_size, self.merged_requests, request_size, i32::MAX
+                self.files.block_size, self.merged_requests, request_size, i32::MAX
             )));
         }
-        if self.file_size == 0 {
-            return Err(Failure::fatal(format!(
-                "--file-total-size ({} bytes) is smaller than --file-num ({}): every test file would be empty; make the total at least {} bytes or use fewer files",
-                self.total_size, self.file_num, self.file_num
-            )));
-        }
-        if self.extra_flags.direct {
+        self.files.check_not_empty()?;
+        if self.files.extra_flags.direct {
             let align = 512;
-            if !self.request_size().is_multiple_of(align) || !self.block_size.is_multiple_of(align)
+            if !self.request_size().is_multiple_of(align)
+                || !self.files.block_size.is_multiple_of(align)
             {
                 return Err(Failure::fatal(format!(
                     "--file-extra-flags=direct needs --file-block-size to be a multiple of {align} bytes (the smallest logical sector size); {} is not",
-                    self.block_size
+                    self.files.block_size
                 )));
             }
         }
         Ok(())
     }
 
-    pub fn mode(&self) -> Mode {
-        self.mode.expect("run workloads carry a mode")
-    }
-
     /// Bytes per sequential request; random requests are one block.
     pub fn request_size(&self) -> u64 {
-        match self.mode {
-            Some(m) if !m.is_random() && self.merged_requests > 0 => {
-                self.block_size * self.merged_requests
-            }
-            _ => self.block_size,
+        if !self.mode.is_random() && self.merged_requests > 0 {
+            self.files.block_size * self.merged_requests
+        } else {
+            self.files.block_size
         }
-    }
-
-    pub fn file_path(&self, index: u64) -> PathBuf {
-        self.dir.join(file_name(self.first_file + index))
     }
 
     /// Buffer size a thread needs: the largest single transfer.
@@ -1037,6 +1134,83 @@ mod tests {
         v.extend(extra.iter().map(|s| s.to_string()));
         v.push("run".into());
         v
+    }
+
+    /// The groups [`Settings::from_args`] reported valid before it stopped.
+    fn groups_passed(words: &[&str]) -> (Vec<&'static str>, Result<bool, Failure>) {
+        struct Recorder(Vec<&'static str>);
+        impl SettingsProgress for Recorder {
+            fn output_known(&mut self, _: &GeneralOptions, _: &Extensions) {
+                self.0.push("output");
+            }
+            fn job_known(&mut self, _: &JobOptions) {
+                self.0.push("job");
+            }
+        }
+        let mut recorder = Recorder(Vec::new());
+        let mut args = ParsedArgs::parse(words);
+        let outcome = Settings::from_args(&mut args, &mut recorder).map(|s| s.is_some());
+        (recorder.0, outcome)
+    }
+
+    #[test]
+    fn settings_report_each_group_before_the_next_is_checked() {
+        // A bad general option: refused before the header.
+        let (passed, outcome) = groups_passed(&["fileio", "--threads=0", "run"]);
+        assert!(passed.is_empty() && outcome.is_err(), "{passed:?}");
+        // A bad command comes after the header (sysbench prints it first).
+        let (passed, outcome) = groups_passed(&["fileio", "bogus"]);
+        assert_eq!((passed, outcome.is_err()), (vec!["output"], true));
+        // `fileio help`: the header, then no settings.
+        let (passed, outcome) = groups_passed(&["fileio", "help"]);
+        assert_eq!(passed, vec!["output"]);
+        assert!(matches!(outcome, Ok(false)));
+        // A bad fileio option comes after the job options were accepted.
+        let (passed, outcome) = groups_passed(&["fileio", "--file-num=0", "prepare"]);
+        assert_eq!((passed, outcome.is_err()), (vec!["output", "job"], true));
+        // So does a run that cannot run (files smaller than one byte each).
+        let (passed, outcome) = groups_passed(&[
+            "fileio",
+            "--file-total-size=2",
+            "--file-num=4",
+            "--file-test-mode=seqrd",
+            "run",
+        ]);
+        assert_eq!((passed, outcome.is_err()), (vec!["output", "job"], true));
+        let (_, outcome) =
+            groups_passed(&["fileio", "--file-total-size=2", "--file-num=4", "prepare"]);
+        assert!(
+            matches!(outcome, Ok(true)),
+            "prepare does not check the run"
+        );
+    }
+
+    #[test]
+    fn prepare_and_cleanup_carry_the_file_set_and_run_its_mode() {
+        let action = |words: &[&str]| match check(words) {
+            Ok(CommandLine::Command(settings)) => settings.action,
+            other => panic!("{words:?}: {other:?}"),
+        };
+        assert!(matches!(
+            action(&["fileio", "--file-num=3", "prepare"]),
+            Action::Prepare(FileSet { file_num: 3, .. })
+        ));
+        assert!(matches!(
+            action(&["fileio", "--file-num=3", "cleanup"]),
+            Action::Cleanup(FileSet { file_num: 3, .. })
+        ));
+        // prepare and cleanup do not read the mode.
+        assert!(matches!(
+            action(&["fileio", "--file-test-mode=nonsense", "prepare"]),
+            Action::Prepare(_)
+        ));
+        assert!(matches!(
+            action(&["fileio", "--file-test-mode=rndwr", "run"]),
+            Action::Run(RunSpec {
+                mode: Mode::RndWr,
+                ..
+            })
+        ));
     }
 
     fn run_refusal(extra: &[&str]) -> Failure {
@@ -1161,7 +1335,7 @@ mod tests {
                 .map(String::as_str)
                 .collect::<Vec<_>>(),
         ) {
-            Ok(CommandLine::Command { general, .. }) => general,
+            Ok(CommandLine::Command(settings)) => settings.general,
             other => panic!("{extra:?}: {other:?}"),
         };
         assert_eq!(general(&["--forced-shutdown=OFF"]).forced_shutdown_s, None);
@@ -1189,9 +1363,12 @@ mod tests {
                 .map(String::as_str)
                 .collect::<Vec<_>>(),
         ) {
-            Ok(CommandLine::Command { workload, .. }) => {
-                assert_eq!(workload.file_num, 3, "INT takes leading white space")
-            }
+            Ok(CommandLine::Command(settings)) => match settings.action {
+                Action::Run(spec) => {
+                    assert_eq!(spec.files.file_num, 3, "INT takes leading white space")
+                }
+                other => panic!("{other:?}"),
+            },
             other => panic!("{other:?}"),
         }
     }
@@ -1211,7 +1388,10 @@ mod tests {
                 .map(String::as_str)
                 .collect::<Vec<_>>(),
         ) {
-            Ok(CommandLine::Command { workload, .. }) => assert_eq!(workload.io_mode, IoMode::Sync),
+            Ok(CommandLine::Command(settings)) => match settings.action {
+                Action::Run(spec) => assert_eq!(spec.io_mode, IoMode::Sync),
+                other => panic!("{other:?}"),
+            },
             other => panic!("{other:?}"),
         }
         // Where sysbench crashes, we name the option and what it accepts.

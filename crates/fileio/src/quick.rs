@@ -4,7 +4,7 @@
 //! returns one result per workload.
 
 use crate::console::Console;
-use crate::options::{Command, Failure, GeneralOptions, Workload};
+use crate::options::{Action, Command, Failure, GeneralOptions};
 use crate::result::RunResult;
 use crate::run::fileset::PrepareObserver;
 use crate::sysbench::args::ParsedArgs;
@@ -80,7 +80,7 @@ const FILE_NUM: u64 = 16;
 pub enum Step<'a> {
     /// Writing the file set into the scratch directory.
     Prepare { dir: &'a Path },
-    /// Workload `index` of [`SUITE`] starts.
+    /// RunSpec `index` of [`SUITE`] starts.
     Case { index: usize, case: &'a QuickCase },
 }
 
@@ -311,14 +311,14 @@ fn words(dir: &Path, size: &str, seconds: u64, extra: &[&str]) -> Vec<String> {
     v
 }
 
-fn workload(words: &[String], command: Command) -> Result<(Workload, GeneralOptions), Failure> {
+fn parse(words: &[String], command: Command) -> Result<(Action, GeneralOptions), Failure> {
     let mut a = ParsedArgs::parse(words);
     if let Some(u) = a.unknown.first() {
         return Err(Failure::fatal(format!("invalid option: {u}")));
     }
     let g = GeneralOptions::from_args(&mut a)?;
-    let w = Workload::from_args(&a, &g, command)?;
-    Ok((w, g))
+    let action = Action::from_args(&a, &g, command)?;
+    Ok((action, g))
 }
 
 /// Run the suite; `on_step` is told when prepare and each workload start.
@@ -338,11 +338,18 @@ pub fn run(
         .parent
         .join(format!("tankbench-quick-{}", std::process::id()));
     // Checked before anything is made: a bad size must cost nothing.
-    let (prep, _) = workload(
+    let prep = match parse(
         &words(&dir, &settings.size, settings.seconds, &[]),
         Command::Prepare,
-    )?;
-    prep.check_runnable()?;
+    )? {
+        (Action::Prepare(files), _) => files,
+        (_, _) => {
+            return Err(Failure::fatal(
+                "quick: the prepare step did not parse as one",
+            ))
+        }
+    };
+    prep.check_not_empty()?;
     check_free_space(
         &settings.parent,
         &settings.size,
@@ -370,10 +377,13 @@ pub fn run(
             break;
         }
         on_step(Step::Case { index, case });
-        let (w, g) = workload(
+        let (w, g) = match parse(
             &words(&scratch.dir, &settings.size, settings.seconds, case.options),
             Command::Run,
-        )?;
+        )? {
+            (Action::Run(spec), g) => (spec, g),
+            (_, _) => return Err(Failure::fatal("quick: a case did not parse as a run")),
+        };
         let mut r = match run_workload_quietly(&quiet, &w, &g) {
             Ok(r) => r,
             // A signal while the workers were starting: nothing of this

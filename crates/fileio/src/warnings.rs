@@ -9,7 +9,7 @@
 //! [`print`] is the one way a warning reaches the terminal.
 
 use crate::console::Console;
-use crate::options::{DataPattern, IoMode, Mode, Workload};
+use crate::options::{DataPattern, IoMode, Mode, RunSpec};
 use crate::result::{Environment, LatencyKey, RunResult, Warning};
 use std::fmt;
 
@@ -245,7 +245,7 @@ impl From<&RunWarning> for Warning {
 
 /// What the analysis needs besides the result.
 pub struct Context<'a> {
-    pub workload: &'a Workload,
+    pub workload: &'a RunSpec,
     pub environment: &'a Environment,
     /// Logical sector size of the device, when known.
     pub logical_block_size: Option<u64>,
@@ -270,8 +270,8 @@ pub fn analyze(ctx: &Context, r: &RunResult) -> Vec<RunWarning> {
 
 /// Bytes in the file set: `file_size` is floor(total / file_num), so this
 /// never exceeds `--file-total-size` and cannot overflow.
-fn set_bytes(w: &Workload) -> u64 {
-    w.file_num * w.file_size
+fn set_bytes(w: &RunSpec) -> u64 {
+    w.files.file_num * w.files.file_size
 }
 
 fn interrupted(r: &RunResult) -> Option<RunWarning> {
@@ -283,9 +283,9 @@ fn interrupted(r: &RunResult) -> Option<RunWarning> {
 fn reads_from_cache(ctx: &Context, r: &RunResult) -> Option<RunWarning> {
     let w = ctx.workload;
     let env = ctx.environment;
-    let reads = matches!(w.mode(), Mode::SeqRd | Mode::RndRd | Mode::RndRw) && r.counts.reads > 0;
+    let reads = matches!(w.mode, Mode::SeqRd | Mode::RndRd | Mode::RndRw) && r.counts.reads > 0;
     // mem_total_bytes is 0 when /proc/meminfo could not be read: no basis.
-    if !reads || w.extra_flags.direct || env.mem_total_bytes == 0 {
+    if !reads || w.files.extra_flags.direct || env.mem_total_bytes == 0 {
         return None;
     }
     // Reads can be served from memory when the whole file set fits in what
@@ -302,8 +302,8 @@ fn reads_from_cache(ctx: &Context, r: &RunResult) -> Option<RunWarning> {
 fn zero_data_compressing_fs(ctx: &Context, r: &RunResult) -> Option<RunWarning> {
     let w = ctx.workload;
     let env = ctx.environment;
-    let applies = w.mode().writes()
-        && w.data == DataPattern::Zero
+    let applies = w.mode.writes()
+        && w.files.data == DataPattern::Zero
         && crate::environment::fs_may_compress(env);
     applies.then(|| RunWarning::ZeroDataCompressingFs {
         fs_type: env.fs_type.clone(),
@@ -314,10 +314,11 @@ fn zero_data_compressing_fs(ctx: &Context, r: &RunResult) -> Option<RunWarning> 
 
 fn fsync_bursts(ctx: &Context, r: &RunResult) -> Option<RunWarning> {
     let w = ctx.workload;
-    let applies = w.fsync_freq > 0 && w.file_num > 1 && w.mode().writes() && r.counts.writes > 0;
+    let applies =
+        w.fsync_freq > 0 && w.files.file_num > 1 && w.mode.writes() && r.counts.writes > 0;
     applies.then_some(RunWarning::FsyncBursts {
         fsync_freq: w.fsync_freq,
-        file_num: w.file_num,
+        file_num: w.files.file_num,
         fsyncs_per_s: r.rates.fsyncs_per_s,
         writes_per_s: r.rates.writes_per_s,
     })
@@ -325,7 +326,7 @@ fn fsync_bursts(ctx: &Context, r: &RunResult) -> Option<RunWarning> {
 
 fn sequential_wraparound(ctx: &Context, r: &RunResult) -> Option<RunWarning> {
     let w = ctx.workload;
-    let mode = w.mode();
+    let mode = w.mode;
     let set = set_bytes(w);
     let moved = r.counts.bytes_read + r.counts.bytes_written;
     let applies = !mode.is_random() && set > 0 && moved > set;
@@ -338,10 +339,10 @@ fn sequential_wraparound(ctx: &Context, r: &RunResult) -> Option<RunWarning> {
 
 fn reads_paced_by_writes(ctx: &Context, r: &RunResult) -> Option<RunWarning> {
     let w = ctx.workload;
-    if w.mode() != Mode::RndRw || r.counts.reads == 0 || r.counts.writes == 0 {
+    if w.mode != Mode::RndRw || r.counts.reads == 0 || r.counts.writes == 0 {
         return None;
     }
-    let sync_writes = w.fsync_all || w.extra_flags.sync || w.extra_flags.dsync;
+    let sync_writes = w.fsync_all || w.files.extra_flags.sync || w.files.extra_flags.dsync;
     let mean = |op: LatencyKey| r.latency.get(&op).map(|l| l.mean_ms).unwrap_or(0.0);
     let read = mean(LatencyKey::Read);
     // With --file-fsync-all each write waits for its own fsync, which the
@@ -372,21 +373,21 @@ fn direct_io_alignment(ctx: &Context) -> Option<RunWarning> {
     let w = ctx.workload;
     // mmap mode copies to and from a mapping, so O_DIRECT's alignment rules
     // never apply there ([`mmap_ignores_direct`] says so instead).
-    if !w.extra_flags.direct || w.io_mode == IoMode::Mmap {
+    if !w.files.extra_flags.direct || w.io_mode == IoMode::Mmap {
         return None;
     }
     // 512 bytes is the smallest logical sector Linux supports, so a size that
     // is misaligned for it is misaligned for every device.
     let sector = ctx.logical_block_size.unwrap_or(512);
-    let random = w.mode().is_random();
-    let misaligned_block = !w.block_size.is_multiple_of(sector);
-    let misaligned_file = random && !w.file_size.is_multiple_of(w.block_size);
-    let misaligned_seq = !random && !w.file_size.is_multiple_of(w.request_size());
+    let random = w.mode.is_random();
+    let misaligned_block = !w.files.block_size.is_multiple_of(sector);
+    let misaligned_file = random && !w.files.file_size.is_multiple_of(w.files.block_size);
+    let misaligned_seq = !random && !w.files.file_size.is_multiple_of(w.request_size());
     (misaligned_block || misaligned_file || misaligned_seq).then_some(
         RunWarning::DirectIoMisaligned {
             sector,
-            block_size: w.block_size,
-            file_size: w.file_size,
+            block_size: w.files.block_size,
+            file_size: w.files.file_size,
             misaligned_block,
         },
     )
@@ -394,7 +395,8 @@ fn direct_io_alignment(ctx: &Context) -> Option<RunWarning> {
 
 fn mmap_ignores_direct(ctx: &Context) -> Option<RunWarning> {
     let w = ctx.workload;
-    (w.io_mode == IoMode::Mmap && w.extra_flags.direct).then_some(RunWarning::MmapIgnoresDirect)
+    (w.io_mode == IoMode::Mmap && w.files.extra_flags.direct)
+        .then_some(RunWarning::MmapIgnoresDirect)
 }
 
 /// How one warning reads on the terminal.
@@ -413,7 +415,7 @@ pub fn print(console: &Console, warnings: &[Warning]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::options::{Command, GeneralOptions};
+    use crate::options::GeneralOptions;
     use crate::result::{Counts, LatencySummary, Rates, ResultKind, ToolInfo};
     use crate::sysbench::args::ParsedArgs;
     use std::collections::BTreeMap;
@@ -463,14 +465,14 @@ mod tests {
         }
     }
 
-    fn workload(options: &[&str]) -> Workload {
+    fn workload(options: &[&str]) -> RunSpec {
         let words = ["fileio"].iter().chain(options).chain(&["run"]);
         let mut args = ParsedArgs::parse(words);
         let g = GeneralOptions::from_args(&mut args).unwrap();
-        Workload::from_args(&args, &g, Command::Run).unwrap()
+        RunSpec::from_args(&args, &g).unwrap()
     }
 
-    fn result_of(w: &Workload, run: &Run) -> RunResult {
+    fn result_of(w: &RunSpec, run: &Run) -> RunResult {
         let mut latency = BTreeMap::new();
         for (op, ms) in [
             (LatencyKey::Read, run.read_ms),

@@ -8,7 +8,7 @@
 //! (empty, negative, 2^31, 2^64, bad suffixes, control characters) with random
 //! text. 2000 cases run in well under a second.
 
-use fileio::options::{check_command_line, CommandLine};
+use fileio::options::{check_command_line, Action, CommandLine};
 use fileio::sysbench::args::{printable, printable_word, OPTIONS};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -200,12 +200,17 @@ proptest! {
                     line
                 );
             }
-            Ok(CommandLine::Command { workload: w, general: g, .. }) => {
+            Ok(CommandLine::Command(settings)) => {
+                let (w, run) = match &settings.action {
+                    Action::Run(spec) => (&spec.files, Some(spec)),
+                    Action::Prepare(files) | Action::Cleanup(files) => (files, None),
+                };
+                let g = &settings.general;
                 prop_assert!(w.file_num >= 1 && w.file_num <= i32::MAX as u64);
                 prop_assert!(w.block_size >= 1 && w.block_size <= i32::MAX as u64);
                 prop_assert!(w.total_size >= 1 && w.total_size <= i64::MAX as u64);
                 prop_assert!(w.file_size <= w.total_size);
-                prop_assert!(w.request_size() <= i32::MAX as u64 || w.mode.is_none());
+                prop_assert!(run.is_none_or(|r| r.request_size() <= i32::MAX as u64));
                 prop_assert!(g.threads >= 1);
                 prop_assert!(g.time_s <= i32::MAX as u64 && g.events <= i32::MAX as u64);
                 prop_assert!(g.report_checkpoints_s.iter().all(|&c| c >= 1 && c <= i32::MAX as u64));

@@ -1,7 +1,7 @@
 //! The statistics against a known latency distribution: an engine that injects
 //! fixed or bimodal delays instead of doing I/O, run through the real runner.
 
-use fileio::options::{Command, GeneralOptions, Workload};
+use fileio::options::{GeneralOptions, RunSpec};
 use fileio::run::histograms::LatencyKind;
 use fileio::run::runner::{self, RunObserver, RunOutcome, RunSettings};
 use fileio::sysbench::args::ParsedArgs;
@@ -28,9 +28,8 @@ fn run(dir: &std::path::Path, extra: &[&str]) -> (Vec<u64>, RunOutcome) {
     words.extend(extra.iter().map(|s| s.to_string()));
     let mut a = ParsedArgs::parse(&words);
     let g = GeneralOptions::from_args(&mut a).unwrap();
-    let prep = Workload::from_args(&a, &g, Command::Prepare).unwrap();
-    fileio::run::fileset::prepare(&prep, &mut |_| {}, &mut ()).unwrap();
-    let w = Workload::from_args(&a, &g, Command::Run).unwrap();
+    let w = RunSpec::from_args(&a, &g).unwrap();
+    fileio::run::fileset::prepare(&w.files, &mut |_| {}, &mut ()).unwrap();
     let files = fileio::run::fileset::open_for_run(&w, &mut |_| {}).unwrap();
     let trace = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let settings = RunSettings {

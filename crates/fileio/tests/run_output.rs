@@ -2,7 +2,7 @@
 //! before any request, sysbench's INFO lines when a limit ends the run, the
 //! per-thread figures of `--debug`. Real files, real worker threads.
 
-use fileio::options::{Command, GeneralOptions, Workload};
+use fileio::options::{GeneralOptions, RunSpec};
 use fileio::run::runner::{self, RunObserver, RunOutcome, RunSettings};
 use fileio::sysbench::args::ParsedArgs;
 use std::sync::Mutex;
@@ -38,7 +38,7 @@ impl RunObserver for Recorder {
     }
 }
 
-fn workload(dir: &std::path::Path, extra: &[&str]) -> Workload {
+fn workload(dir: &std::path::Path, extra: &[&str]) -> RunSpec {
     let mut words: Vec<String> = vec![
         "fileio".into(),
         format!("--file-dir={}", dir.display()),
@@ -49,12 +49,12 @@ fn workload(dir: &std::path::Path, extra: &[&str]) -> Workload {
     words.extend(extra.iter().map(|s| s.to_string()));
     let mut a = ParsedArgs::parse(&words);
     let g = GeneralOptions::from_args(&mut a).unwrap();
-    let prep = Workload::from_args(&a, &g, Command::Prepare).unwrap();
-    fileio::run::fileset::prepare(&prep, &mut |_| {}, &mut ()).unwrap();
-    Workload::from_args(&a, &g, Command::Run).unwrap()
+    let w = RunSpec::from_args(&a, &g).unwrap();
+    fileio::run::fileset::prepare(&w.files, &mut |_| {}, &mut ()).unwrap();
+    w
 }
 
-fn run(w: &Workload, debug: bool, observer: &Recorder) -> RunOutcome {
+fn run(w: &RunSpec, debug: bool, observer: &Recorder) -> RunOutcome {
     let files = fileio::run::fileset::open_for_run(w, &mut |_| {}).unwrap();
     let settings = RunSettings {
         debug,

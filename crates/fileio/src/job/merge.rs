@@ -315,17 +315,17 @@ fn truncate(s: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::options::Workload;
+    use crate::options::RunSpec;
     use crate::sysbench::args::ParsedArgs;
 
     /// A rank's result with event (= read) latencies `samples_ns`, timed
     /// `start_s..end_s` from the barrier.
     fn rank_result(rank: u32, samples_ns: &[u64], start_s: f64, end_s: f64) -> RunResult {
-        use crate::options::{Command, GeneralOptions};
+        use crate::options::GeneralOptions;
         use crate::result::{Counts, Environment, ResultKind, ThreadSummary, ToolInfo};
         let mut args = ParsedArgs::parse(["fileio", "--file-test-mode=rndrd", "run"]);
         let g = GeneralOptions::from_args(&mut args).unwrap();
-        let w = Workload::from_args(&args, &g, Command::Run).unwrap();
+        let w = RunSpec::from_args(&args, &g).unwrap();
         let mut h = new_hdr();
         for &ns in samples_ns {
             h.record(ns).unwrap();

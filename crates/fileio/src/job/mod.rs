@@ -31,7 +31,7 @@ pub use merge::{histogram_of, job_section, merge, Merged};
 
 use crate::console::Console;
 use crate::job::coordinator::{Coordinator, Solo};
-use crate::options::{Failure, GeneralOptions, JobOptions, Stream, Workload};
+use crate::options::{Failure, FileSet, GeneralOptions, JobOptions, RunSpec, Stream};
 use crate::result::{Distributed, RunResult};
 use crate::run::histograms::CountSnapshot;
 use crate::run::runner::{IntervalStats, PeriodStats, RunObserver, RunOutcome};
@@ -156,7 +156,7 @@ impl<'a> Job<'a> {
     }
 
     /// The line under the run header that says how the job is laid out.
-    pub fn header_note(&self, w: &Workload) -> String {
+    pub fn header_note(&self, files: &FileSet) -> String {
         if !self.is_distributed() {
             return String::new();
         }
@@ -164,16 +164,16 @@ impl<'a> Job<'a> {
         let files = if self.opts.shared_files {
             format!(
                 "sharing the {} files in {} (each rank {} or {} of them)",
-                w.file_num,
-                w.dir.display(),
-                w.file_num / n as u64,
-                w.file_num.div_ceil(n as u64)
+                files.file_num,
+                files.dir.display(),
+                files.file_num / n as u64,
+                files.file_num.div_ceil(n as u64)
             )
         } else {
             format!(
                 "each with its own {} files in {}/rank-<N>",
-                w.file_num,
-                w.dir.display()
+                files.file_num,
+                files.dir.display()
             )
         };
         let stonewall = if self.opts.stonewall {
@@ -184,27 +184,27 @@ impl<'a> Job<'a> {
         format!("MPI job: {n} ranks, {files}{stonewall}\n")
     }
 
-    /// This rank's workload: its own `rank-N` directory (created if `create`),
+    /// This rank's files: its own `rank-N` directory (created if `create`),
     /// or its share of the shared file set. Unchanged for a single process.
-    pub fn local_workload(&self, w: &Workload, create: bool) -> Result<Workload, Failure> {
-        let mut local = w.clone();
+    pub fn local_files(&self, files: &FileSet, create: bool) -> Result<FileSet, Failure> {
+        let mut local = files.clone();
         if !self.is_distributed() {
             return Ok(local);
         }
         if self.opts.shared_files {
             let n = self.size() as u64;
-            if w.file_num < n {
+            if files.file_num < n {
                 return Err(Failure::fatal(format!(
                     "--mpi-shared-files: {n} ranks cannot split {} files; every rank needs at least one (accepted: --file-num={n} or more)",
-                    w.file_num
+                    files.file_num
                 )));
             }
-            let (lo, hi) = share(w.file_num, self.rank() as u64, n);
+            let (lo, hi) = share(files.file_num, self.rank() as u64, n);
             local.first_file = lo;
             local.file_num = hi - lo;
             local.total_size = local.file_num * local.file_size;
         } else {
-            local.dir = rank_dir(&w.dir, self.rank());
+            local.dir = rank_dir(&files.dir, self.rank());
             if create {
                 ensure_rank_dir(&local.dir)?;
             }
@@ -266,13 +266,15 @@ impl<'a> Job<'a> {
     /// The observer for this rank's run: the start barrier and the stonewall
     /// around `inner`. `w` is this rank's workload (its files are listed at
     /// the barrier).
-    pub fn observer<'o>(&'o self, inner: &'o dyn RunObserver, w: &Workload) -> JobObserver<'o> {
+    pub fn observer<'o>(&'o self, inner: &'o dyn RunObserver, w: &RunSpec) -> JobObserver<'o> {
         JobObserver {
             inner,
             coord: self.coord,
             opts: self.opts,
             distributed: self.is_distributed(),
-            files: (0..w.file_num).map(|i| w.file_path(i)).collect(),
+            files: (0..w.files.file_num)
+                .map(|i| w.files.file_path(i))
+                .collect(),
             state: Mutex::new(GateState::default()),
             abort: AtomicBool::new(false),
         }
@@ -320,7 +322,7 @@ impl<'a> Job<'a> {
     pub fn finish(
         &self,
         console: &Console,
-        w: &Workload,
+        w: &RunSpec,
         g: &GeneralOptions,
         observer: &JobObserver,
         outcome: &RunOutcome,
@@ -362,9 +364,9 @@ impl<'a> Job<'a> {
             .collect::<Result<Vec<_>, _>>()?;
         // `w` is this rank's workload; the job's directory is the one above
         // `rank-N`, or the shared one.
-        let dir = match (self.opts.shared_files, w.dir.parent()) {
+        let dir = match (self.opts.shared_files, w.files.dir.parent()) {
             (false, Some(parent)) => parent.to_path_buf(),
-            _ => w.dir.clone(),
+            _ => w.files.dir.clone(),
         };
         let target = std::fs::canonicalize(&dir).unwrap_or(dir);
         let job =
@@ -385,9 +387,9 @@ impl<'a> Job<'a> {
     /// `prepare` of a distributed job: every rank writes its own files (in
     /// parallel); rank 0 prints its own lines and the job's total. Returns the
     /// exit code.
-    pub fn prepare(&self, console: &Console, w: &Workload) -> i32 {
-        console.notice_raw(&self.header_note(w));
-        let done = self.local_workload(w, true).and_then(|local| {
+    pub fn prepare(&self, console: &Console, files: &FileSet) -> i32 {
+        console.notice_raw(&self.header_note(files));
+        let done = self.local_files(files, true).and_then(|local| {
             crate::run::fileset::prepare(&local, &mut |l| console.notice(l), &mut ())
         });
         let status = RankStatus {
@@ -418,9 +420,9 @@ impl<'a> Job<'a> {
 
     /// `cleanup` of a distributed job: every rank removes its own files, and
     /// its `rank-N` directory when tankbench created it and it is now empty.
-    pub fn cleanup(&self, console: &Console, w: &Workload) -> i32 {
-        console.notice_raw(&self.header_note(w));
-        let status = match self.local_workload(w, false) {
+    pub fn cleanup(&self, console: &Console, files: &FileSet) -> i32 {
+        console.notice_raw(&self.header_note(files));
+        let status = match self.local_files(files, false) {
             Ok(local) => {
                 crate::run::fileset::cleanup(&local, &mut |l| console.notice(l));
                 RankStatus {

@@ -4,7 +4,7 @@
 //! created, extended, truncated (seqwr) or removed.
 
 use crate::engine::{strerror, AlignedBuf, Mapping, OpenFiles};
-use crate::options::{DataPattern, Failure, IoMode, Mode, Stream, Workload};
+use crate::options::{DataPattern, Failure, FileSet, IoMode, Mode, RunSpec, Stream};
 use crate::rng::{GlibcRandom, Xoroshiro};
 use crate::run::pattern::{fill_checked_block, fill_random};
 use std::ffi::CString;
@@ -56,22 +56,22 @@ pub struct PrepareSummary {
 /// `prepare`: create or extend every file by appending whole blocks (files are
 /// rounded up to a block multiple and never truncated). `say` prints a NOTICE line.
 pub fn prepare(
-    w: &Workload,
+    files: &FileSet,
     say: &mut dyn FnMut(&str),
     observer: &mut dyn PrepareObserver,
 ) -> Result<PrepareSummary, Failure> {
     say(&format!(
         "{} files, {}Kb each, {}Mb total",
-        w.file_num,
-        w.file_size / 1024,
-        (w.file_num * w.file_size) / 1048576
+        files.file_num,
+        files.file_size / 1024,
+        (files.file_num * files.file_size) / 1048576
     ));
     say("Creating files for the test...");
     say(&format!(
         "Extra file open flags: {}",
-        w.extra_flags.describe()
+        files.extra_flags.describe()
     ));
-    let block = w.block_size as usize;
+    let block = files.block_size as usize;
     // Write in chunks of whole blocks, up to 256 KiB per call: the final size is
     // the same as with block-sized writes, with far fewer system calls. (Measured
     // on ext4 over virtio: 256 KiB beat both 16 KiB and 1 MiB chunks.)
@@ -84,25 +84,25 @@ pub fn prepare(
         let mut g = GlibcRandom::new(1);
         Xoroshiro::from_glibc(&mut g)
     };
-    if w.data == DataPattern::Random && !w.validate {
+    if files.data == DataPattern::Random && !files.validate {
         fill_random(buf.as_mut_slice(), &mut rng);
     }
     let start = Instant::now();
     let mut total: u64 = 0;
     let mut stopped = false;
-    'files: for i in 0..w.file_num {
+    'files: for i in 0..files.file_num {
         if observer.stop_requested() {
             stopped = true;
             break;
         }
-        observer.file_started(i, w.file_num);
-        let path = w.file_path(i);
+        observer.file_started(i, files.file_num);
+        let path = files.file_path(i);
         let c = cpath(&path);
         // SAFETY: plain open(2).
         let fd = unsafe {
             libc::open(
                 c.as_ptr(),
-                libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC | w.extra_flags.open_flags(),
+                libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC | files.extra_flags.open_flags(),
                 0o600,
             )
         };
@@ -119,7 +119,7 @@ pub fn prepare(
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        if size >= w.file_size {
+        if size >= files.file_size {
             say(&format!("Reusing existing file {name}"));
         } else if size > 0 {
             say(&format!("Extending existing file {name}"));
@@ -127,11 +127,11 @@ pub fn prepare(
             say(&format!("Creating file {name}"));
         }
         let mut offset = size;
-        while offset < w.file_size {
-            let remaining_blocks = (w.file_size - offset).div_ceil(block as u64) as usize;
+        while offset < files.file_size {
+            let remaining_blocks = (files.file_size - offset).div_ceil(block as u64) as usize;
             let n_blocks = remaining_blocks.min(blocks_per_chunk);
             let len = n_blocks * block;
-            if w.validate {
+            if files.validate {
                 for (k, b) in buf.as_mut_slice()[..len].chunks_mut(block).enumerate() {
                     fill_checked_block(b, offset + (k * block) as u64, &mut rng);
                 }
@@ -213,10 +213,10 @@ pub fn prepare(
 }
 
 /// `cleanup`: remove `test_file.0` … `test_file.<N-1>`, ignoring every error.
-pub fn cleanup(w: &Workload, say: &mut dyn FnMut(&str)) {
+pub fn cleanup(files: &FileSet, say: &mut dyn FnMut(&str)) {
     say("Removing test files...");
-    for i in 0..w.file_num {
-        let _ = std::fs::remove_file(w.file_path(i));
+    for i in 0..files.file_num {
+        let _ = std::fs::remove_file(files.file_path(i));
     }
 }
 
@@ -261,16 +261,16 @@ pub fn format_g5(x: f64) -> String {
 /// Open the files for a run (after the header is printed): seqwr recreates them;
 /// every mode opens them read-write with the extra flags and checks sizes.
 /// `debug` receives DEBUG lines.
-pub fn open_for_run(w: &Workload, debug: &mut dyn FnMut(&str)) -> Result<OpenFiles, Failure> {
-    let mode = w.mode();
+pub fn open_for_run(w: &RunSpec, debug: &mut dyn FnMut(&str)) -> Result<OpenFiles, Failure> {
+    let mode = w.mode;
     let mut files = OpenFiles {
-        fds: Vec::with_capacity(w.file_num as usize),
+        fds: Vec::with_capacity(w.files.file_num as usize),
         maps: Vec::new(),
     };
-    for i in 0..w.file_num {
-        let path = w.file_path(i);
+    for i in 0..w.files.file_num {
+        let path = w.files.file_path(i);
         let c = cpath(&path);
-        let name = crate::options::file_name(w.first_file + i);
+        let name = crate::options::file_name(w.files.first_file + i);
         if mode == Mode::SeqWr {
             // SAFETY: unlink/open on our own test file name.
             unsafe {
@@ -294,7 +294,7 @@ pub fn open_for_run(w: &Workload, debug: &mut dyn FnMut(&str)) -> Result<OpenFil
         let fd = unsafe {
             libc::open(
                 c.as_ptr(),
-                libc::O_RDWR | libc::O_CLOEXEC | w.extra_flags.open_flags(),
+                libc::O_RDWR | libc::O_CLOEXEC | w.files.extra_flags.open_flags(),
                 0o600,
             )
         };
@@ -311,11 +311,11 @@ pub fn open_for_run(w: &Workload, debug: &mut dyn FnMut(&str)) -> Result<OpenFil
         files.fds.push(fd);
         if mode != Mode::SeqWr {
             let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-            if size < w.file_size {
+            if size < w.files.file_size {
                 return Err(Failure::fatal(format!(
                     "Size of file '{name}' is {}B, but at least {}B is expected.",
                     format_size(size),
-                    format_size(w.file_size)
+                    format_size(w.files.file_size)
                 ))
                 .then(
                     Stream::Stdout,
@@ -326,9 +326,9 @@ pub fn open_for_run(w: &Workload, debug: &mut dyn FnMut(&str)) -> Result<OpenFil
         if w.io_mode == IoMode::Mmap {
             if mode == Mode::SeqWr {
                 // SAFETY: extend our freshly created file (sparse).
-                unsafe { libc::ftruncate(fd, w.file_size as libc::off_t) };
+                unsafe { libc::ftruncate(fd, w.files.file_size as libc::off_t) };
             }
-            let len = w.file_size as usize;
+            let len = w.files.file_size as usize;
             // SAFETY: mapping a file we hold open, length checked above.
             let ptr = unsafe {
                 libc::mmap(
@@ -398,7 +398,7 @@ mod tests {
         .into();
         let mut a = crate::sysbench::args::ParsedArgs::parse(&words);
         let g = crate::options::GeneralOptions::from_args(&mut a).unwrap();
-        let w = Workload::from_args(&a, &g, crate::options::Command::Prepare).unwrap();
+        let w = FileSet::from_args(&a, &g).unwrap();
         let mut observer = StopAfter {
             chunks: 2,
             asked_after_write: 0,

@@ -8,7 +8,7 @@
 //! path is lock-free. Generation stays race-free with any number of threads
 //! (sysbench 1.1 broke here, spec §10).
 
-use crate::options::{Mode, Workload};
+use crate::options::{Mode, RunSpec};
 use crate::rng::Xoroshiro;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -124,23 +124,23 @@ pub struct Generator {
 }
 
 impl Generator {
-    pub fn new(w: &Workload) -> Generator {
-        let mode = w.mode();
+    pub fn new(w: &RunSpec) -> Generator {
+        let mode = w.mode;
         let threads = w.threads as usize;
         Generator {
             mode,
-            file_num: w.file_num,
-            file_size: w.file_size,
-            block_size: w.block_size,
+            file_num: w.files.file_num,
+            file_size: w.files.file_size,
+            block_size: w.files.block_size,
             request_size: w.request_size(),
             fsync_freq: w.fsync_freq,
             rw_ratio: w.rw_ratio,
-            validate: w.validate,
+            validate: w.files.validate,
             threads,
-            locked: w.fsync_freq > 0 || (w.validate && threads > 1),
-            total_size_f64: w.total_size as f64,
-            block_div: FastDiv::new(w.block_size),
-            file_div: FastDiv::new(w.file_size.max(1)),
+            locked: w.fsync_freq > 0 || (w.files.validate && threads > 1),
+            total_size_f64: w.files.total_size as f64,
+            block_div: FastDiv::new(w.files.block_size),
+            file_div: FastDiv::new(w.files.file_size.max(1)),
             cursor: Mutex::new(Cursor {
                 current_file: 0,
                 position: 0,
@@ -334,7 +334,7 @@ impl Generator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::options::{Command, GeneralOptions};
+    use crate::options::GeneralOptions;
     use crate::sysbench::args::ParsedArgs;
 
     #[test]
@@ -368,14 +368,14 @@ mod tests {
         );
     }
 
-    fn workload(words: &[&str]) -> Workload {
+    fn workload(words: &[&str]) -> RunSpec {
         let mut a = ParsedArgs::parse(words.iter().copied());
         let g = GeneralOptions::from_args(&mut a).unwrap();
-        Workload::from_args(&a, &g, Command::Run).unwrap()
+        RunSpec::from_args(&a, &g).unwrap()
     }
 
     /// Simulate a single-threaded sync run: completions follow generation.
-    fn trace(w: &Workload, n: usize) -> Vec<Request> {
+    fn trace(w: &RunSpec, n: usize) -> Vec<Request> {
         let g = Generator::new(w);
         let mut rng = Xoroshiro::from_state(1, 2);
         (0..n)

@@ -9,7 +9,7 @@ use crate::engine::{
     AlignedBuf, Engine, InjectedEngine, IoError, MmapEngine, OpenFiles, PsyncEngine, Submitted,
     UringEngine,
 };
-use crate::options::{DataPattern, Failure, IoMode, Workload};
+use crate::options::{DataPattern, Failure, IoMode, RunSpec};
 use crate::rng::{GlibcRandom, Xoroshiro};
 use crate::run::clock::now_ns;
 use crate::run::generator::{Generator, Op, Request};
@@ -260,22 +260,18 @@ struct WorkerResult {
 
 /// Memory maps each worker thread adds: its stack and guard page, and the
 /// signal stack and guard page the Rust runtime gives every thread (counted
-/// on Linux 6.18: 1000 workers added 4024 maps); an io_uring ring maps its
-/// submission and completion queues and its entries.
-fn maps_per_thread(w: &Workload) -> usize {
-    4 + if w.io_mode == IoMode::Async { 3 } else { 0 }
+/// on Linux 6.18: 1000 workers added 4024 maps), and what its engine maps.
+fn maps_per_thread(w: &RunSpec) -> usize {
+    4 + crate::engine::capabilities(w.io_mode, w.async_backlog).maps_per_thread
 }
 
 /// Maps that are not per worker and come on top of those already there:
-/// malloc arenas (glibc makes up to 8 per core) and, in mmap mode, the files.
-fn spare_maps(w: &Workload) -> usize {
+/// malloc arenas (glibc makes up to 8 per core) and what the engine maps per
+/// file (the mmap engine maps them all).
+fn spare_maps(w: &RunSpec) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    64 + 2 * 8 * cores
-        + if w.io_mode == IoMode::Mmap {
-            w.file_num as usize
-        } else {
-            0
-        }
+    let per_file = crate::engine::capabilities(w.io_mode, w.async_backlog).maps_per_file;
+    64 + 2 * 8 * cores + per_file * w.files.file_num as usize
 }
 
 /// How many worker threads fit under the map limit, given the maps in use.
@@ -289,7 +285,7 @@ fn threads_that_fit(max_maps: usize, maps_in_use: usize, per_thread: usize, spar
 /// aborts the whole process, before any code of ours runs in it: so the limit
 /// is checked before the first thread starts. RLIMIT_NPROC and the kernel's
 /// thread limit make the thread creation itself fail, which `run` reports.
-fn check_map_budget(w: &Workload) -> Result<(), Failure> {
+fn check_map_budget(w: &RunSpec) -> Result<(), Failure> {
     let Some(max_maps) = std::fs::read_to_string("/proc/sys/vm/max_map_count")
         .ok()
         .and_then(|s| s.trim().parse::<usize>().ok())
@@ -312,7 +308,7 @@ fn check_map_budget(w: &Workload) -> Result<(), Failure> {
 
 /// Seeds for the worker threads, drawn in thread order from the process-wide
 /// stream seeded like sysbench (spec §6). Deterministic for any thread count.
-pub fn worker_seeds(w: &Workload, background_threads: u32) -> Vec<Xoroshiro> {
+pub fn worker_seeds(w: &RunSpec, background_threads: u32) -> Vec<Xoroshiro> {
     let seed = if w.rand_seed == 0 {
         // SAFETY: time(NULL).
         unsafe { libc::time(std::ptr::null_mut()) as u32 }
@@ -330,7 +326,7 @@ pub fn worker_seeds(w: &Workload, background_threads: u32) -> Vec<Xoroshiro> {
 
 /// Run the workload on open files.
 pub fn run(
-    w: &Workload,
+    w: &RunSpec,
     files: OpenFiles,
     settings: &RunSettings,
     observer: &dyn RunObserver,
@@ -364,7 +360,8 @@ pub fn run(
     }
     let engine_name = engines.first().map(|e| e.name()).unwrap_or("psync");
     let recording = Recording {
-        event_is_op: !w.fsync_all && w.io_mode != IoMode::Async,
+        event_is_op: !w.fsync_all
+            && !crate::engine::capabilities(w.io_mode, w.async_backlog).queued,
         live_sysbench_histogram: settings.report_interval_s > 0
             || !settings.checkpoints_s.is_empty(),
     };
@@ -625,7 +622,7 @@ fn period_since(
 /// The main thread's loop: time limit, interval lines, checkpoints, SIGINT,
 /// forced shutdown; returns when every worker has finished.
 fn supervise(
-    w: &Workload,
+    w: &RunSpec,
     settings: &RunSettings,
     shared: &Shared,
     start: Instant,
@@ -763,7 +760,7 @@ impl AnyEngine {
 }
 
 fn make_engine(
-    w: &Workload,
+    w: &RunSpec,
     files: &Arc<OpenFiles>,
     tid: usize,
     settings: &RunSettings,
@@ -837,7 +834,7 @@ struct Recording {
 
 #[allow(clippy::too_many_arguments)]
 fn worker<E: Engine>(
-    w: &Workload,
+    w: &RunSpec,
     shared: &Shared,
     gate: &StartGate,
     tid: usize,
@@ -851,8 +848,8 @@ fn worker<E: Engine>(
     let mut hist = ThreadHistograms::default();
     let stripe_draw = w.percentile > 0;
     let events_limit = w.events;
-    let block = w.block_size as usize;
-    if w.data == DataPattern::Random && !w.validate {
+    let block = w.files.block_size as usize;
+    if w.files.data == DataPattern::Random && !w.files.validate {
         let mut data_rng = Xoroshiro::from_state(0xdead_beef ^ tid as u64, 0x5851_f42d_4c95_7f2d);
         fill_random(engine.buffer_mut(), &mut data_rng);
     }
@@ -895,7 +892,7 @@ fn worker<E: Engine>(
         if debug {
             observer.debug(&req.debug_line());
         }
-        if w.validate && req.op == Op::Write {
+        if w.files.validate && req.op == Op::Write {
             let buf = engine.buffer_mut();
             for (k, b) in buf[..req.size as usize].chunks_mut(block).enumerate() {
                 fill_checked_block(b, req.pos + (k * block) as u64, &mut rng);
@@ -928,7 +925,7 @@ fn worker<E: Engine>(
             // too keeps offsets bit-exact with it.
             rng.next_u64();
         }
-        if w.validate && req.op == Op::Read {
+        if w.files.validate && req.op == Op::Read {
             let buf = engine.buffer_mut();
             for (k, b) in buf[..req.size as usize].chunks(block).enumerate() {
                 if let Err(lines) = check_block(b, req.pos + (k * block) as u64, req.file) {
@@ -958,8 +955,8 @@ fn worker<E: Engine>(
             fail(shared, io_failure(&e));
         }
     }
-    if w.fsync_end && w.mode().writes() && !shared.failed.load(Relaxed) {
-        for f in 0..w.file_num as u32 {
+    if w.fsync_end && w.mode.writes() && !shared.failed.load(Relaxed) {
+        for f in 0..w.files.file_num as u32 {
             let t = now_ns();
             if let Err(e) = engine.sync(f, w.fsync_mode) {
                 fail(shared, io_failure(&e));
@@ -1001,7 +998,7 @@ fn next_arrival(shared: &Shared, rate: u64, start_ns: u64) -> u64 {
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn execute<E: Engine>(
-    w: &Workload,
+    w: &RunSpec,
     shared: &Shared,
     c: &ThreadCounters,
     engine: &mut E,

@@ -6,9 +6,11 @@
 //! results to a store).
 
 use crate::console::Console;
+use crate::job::coordinator::Coordinator;
 use crate::job::Job;
 use crate::options::{
-    Command, Extensions, Failure, Format, GeneralOptions, IoMode, JobOptions, Progress, Workload,
+    Action, Extensions, Failure, Format, GeneralOptions, JobOptions, Progress, RunSpec, Settings,
+    SettingsProgress,
 };
 use crate::result::RunResult;
 use crate::run::runner::{self, IntervalStats, PeriodStats, RunObserver, RunSettings};
@@ -157,51 +159,23 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
         println!("{}", version_line(invoked_as_sysbench()));
         return Invocation::code(0);
     }
-    let general = match GeneralOptions::from_args(&mut args) {
-        Ok(g) => g,
-        Err(f) => {
-            Console::new(3, false).failure(&f);
-            return Invocation::code(f.exit_code);
-        }
+    let mut front = FrontEnd {
+        coordinator: coordinator.as_ref(),
+        console: None,
+        job: None,
     };
-    let mut ext = match Extensions::from_args(&args) {
-        Ok(e) => e,
-        Err(f) => {
-            Console::new(3, false).failure(&f);
-            return Invocation::code(f.exit_code);
-        }
-    };
-    let console = Console::new(general.verbosity, ext.format == Format::Json);
-    for w in &general.pre_header_warnings {
-        console.warning(w);
-    }
-    console.notice(&format!("{}\n", report_text::banner()));
-    let command = match crate::options::command_of(&args) {
-        Ok(Some(c)) => c,
+    let settings = Settings::from_args(&mut args, &mut front);
+    // Before the header, failures print at sysbench's default verbosity.
+    let console = front
+        .console
+        .take()
+        .unwrap_or_else(|| Console::new(3, false));
+    let mut settings = match settings {
+        Ok(Some(s)) => s,
         Ok(None) => {
             console.notice_raw(&format!("{}\n", fileio_help()));
             return Invocation::code(0);
         }
-        Err(f) => {
-            console.failure(&f);
-            return Invocation::code(f.exit_code);
-        }
-    };
-    let job = match JobOptions::from_args(&args) {
-        Ok(opts) => Job::new(coordinator.as_ref(), opts),
-        Err(f) => {
-            console.failure(&f);
-            return Invocation::code(f.exit_code);
-        }
-    };
-    if let Some(w) = job.single_process_warning() {
-        console.warning(&w);
-    }
-    if !job.is_root() {
-        ext.progress = Progress::Off;
-    }
-    let workload = match Workload::from_args(&args, &general, command) {
-        Ok(w) => w,
         Err(f) => {
             console.failure(&f);
             if f.show_fileio_help {
@@ -210,18 +184,31 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
             return Invocation::code(f.exit_code);
         }
     };
-    match command {
-        Command::Prepare if job.is_distributed() => {
-            Invocation::code(job.prepare(&console, &workload))
+    let job = front
+        .job
+        .take()
+        .unwrap_or_else(|| Job::new(coordinator.as_ref(), settings.job));
+    if !job.is_root() {
+        settings.ext.progress = Progress::Off;
+    }
+    let Settings {
+        general,
+        ext,
+        action,
+        ..
+    } = settings;
+    match &action {
+        Action::Prepare(files) if job.is_distributed() => {
+            Invocation::code(job.prepare(&console, files))
         }
-        Command::Cleanup if job.is_distributed() => {
-            Invocation::code(job.cleanup(&console, &workload))
+        Action::Cleanup(files) if job.is_distributed() => {
+            Invocation::code(job.cleanup(&console, files))
         }
-        Command::Prepare => {
+        Action::Prepare(files) => {
             let mut progress =
-                PrepareProgress::new(&console, &ext, workload.file_num * workload.file_size);
+                PrepareProgress::new(&console, &ext, files.file_num * files.file_size);
             let result =
-                crate::run::fileset::prepare(&workload, &mut |l| console.notice(l), &mut progress);
+                crate::run::fileset::prepare(files, &mut |l| console.notice(l), &mut progress);
             console.end_progress();
             match result {
                 Ok(_) => Invocation::code(0),
@@ -231,11 +218,38 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
                 }
             }
         }
-        Command::Cleanup => {
-            crate::run::fileset::cleanup(&workload, &mut |l| console.notice(l));
+        Action::Cleanup(files) => {
+            crate::run::fileset::cleanup(files, &mut |l| console.notice(l));
             Invocation::code(0)
         }
-        Command::Run => run_command(&console, &workload, &general, ext, &job, check_destinations),
+        Action::Run(spec) => run_command(&console, spec, &general, ext, &job, check_destinations),
+    }
+}
+
+/// Prints as the settings are checked, in sysbench's order: the header once
+/// the output options are known, then tankbench's job warning.
+struct FrontEnd<'a> {
+    coordinator: &'a dyn Coordinator,
+    console: Option<Console>,
+    job: Option<Job<'a>>,
+}
+
+impl SettingsProgress for FrontEnd<'_> {
+    fn output_known(&mut self, general: &GeneralOptions, ext: &Extensions) {
+        let console = Console::new(general.verbosity, ext.format == Format::Json);
+        for w in &general.pre_header_warnings {
+            console.warning(w);
+        }
+        console.notice(&format!("{}\n", report_text::banner()));
+        self.console = Some(console);
+    }
+
+    fn job_known(&mut self, opts: &JobOptions) {
+        let job = Job::new(self.coordinator, *opts);
+        if let (Some(w), Some(console)) = (job.single_process_warning(), &self.console) {
+            console.warning(&w);
+        }
+        self.job = Some(job);
     }
 }
 
@@ -243,17 +257,17 @@ const VALIDATE_ASYNC: &str = "--validate cannot be used with --file-io-mode=asyn
 
 fn run_command(
     console: &Console,
-    w: &Workload,
+    w: &RunSpec,
     g: &GeneralOptions,
     ext: Extensions,
     job: &Job,
     check_destinations: DestinationCheck,
 ) -> Invocation {
-    if let Err(f) = w.check_runnable().and_then(|_| job.check_run_options(g)) {
+    if let Err(f) = job.check_run_options(g) {
         console.failure(&f);
         return Invocation::code(1);
     }
-    if w.validate && w.io_mode == IoMode::Async {
+    if w.files.validate && crate::engine::capabilities(w.io_mode, w.async_backlog).shares_buffer {
         console.fatal(&format!("FATAL: {VALIDATE_ASYNC}"));
         return Invocation::code(1);
     }
@@ -325,14 +339,16 @@ pub fn check_words(words: &[String]) -> Result<(), String> {
     let words: Vec<OsString> = words.iter().map(OsString::from).collect();
     let text = with_config_file(&CommandWords::from_os(&words)?)?;
     match crate::options::check_command_line(&text).map_err(line)? {
-        crate::options::CommandLine::Command {
-            command, workload, ..
-        } => {
-            if command == Command::Run && workload.validate && workload.io_mode == IoMode::Async {
-                return Err(VALIDATE_ASYNC.into());
+        crate::options::CommandLine::Command(settings) => match &settings.action {
+            Action::Run(spec)
+                if spec.files.validate
+                    && crate::engine::capabilities(spec.io_mode, spec.async_backlog)
+                        .shares_buffer =>
+            {
+                Err(VALIDATE_ASYNC.into())
             }
-            Ok(())
-        }
+            _ => Ok(()),
+        },
         _ => Err("no command (prepare, run or cleanup)".into()),
     }
 }
@@ -379,7 +395,7 @@ fn with_config_file(words: &CommandWords) -> Result<Vec<String>, String> {
 /// a silent one) and default extensions.
 pub fn run_workload_quietly(
     console: &Console,
-    w: &Workload,
+    w: &RunSpec,
     g: &GeneralOptions,
 ) -> Result<RunResult, Failure> {
     w.check_runnable()?;
@@ -398,7 +414,7 @@ pub fn run_workload_quietly(
 /// One run, printing a failure's lines. Err carries the exit code.
 fn run_once(
     console: &Console,
-    w: &Workload,
+    w: &RunSpec,
     g: &GeneralOptions,
     ext: &Extensions,
     job: &Job,
@@ -419,7 +435,7 @@ fn run_once(
 /// started (so a failure came during the run).
 fn measure(
     console: &Console,
-    w: &Workload,
+    w: &RunSpec,
     g: &GeneralOptions,
     ext: &Extensions,
     job: &Job,
@@ -430,16 +446,19 @@ fn measure(
         console.warning("WARNING: --drop-caches: could not drop the page cache (needs root); reads may come from cache");
     }
     console.notice_raw(&report_text::run_header(w, g, None));
-    console.notice_raw(&job.header_note(w));
+    console.notice_raw(&job.header_note(&w.files));
     // From here on `w` is this rank's share of a distributed job.
-    let local = job.agree(job.local_workload(w, w.mode() == crate::options::Mode::SeqWr))?;
+    let local = RunSpec {
+        files: job.agree(job.local_files(&w.files, w.mode == crate::options::Mode::SeqWr))?,
+        ..w.clone()
+    };
     let w = &local;
     let files = job.agree(crate::run::fileset::open_for_run(w, &mut |l| {
         console.debug(&format!("DEBUG: {l}"))
     }))?;
     console.notice("Initializing worker threads...\n");
     let started_at = report_text::utc_now_rfc3339();
-    let environment = crate::environment::capture(&w.dir, caches_dropped);
+    let environment = crate::environment::capture(&w.files.dir, caches_dropped);
     let show_progress = match ext.progress {
         Progress::On => true,
         Progress::Off => false,
@@ -475,7 +494,7 @@ fn measure(
         console.notice_raw(&report_text::histogram_text(&outcome.period.histogram));
     }
     let mut result = report_text::build_result(w, &outcome, started_at, environment, Vec::new());
-    let mount = crate::environment::mount_of(&w.dir);
+    let mount = crate::environment::mount_of(&w.files.dir);
     let ctx = crate::warnings::Context {
         workload: w,
         environment: &result.environment,

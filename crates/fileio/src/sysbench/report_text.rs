@@ -2,7 +2,7 @@
 //! timings, then tankbench's additions after it, so parsers of sysbench output
 //! keep working. Also builds the [`RunResult`] from a run's figures.
 
-use crate::options::{GeneralOptions, IoMode, Workload};
+use crate::options::{GeneralOptions, IoMode, RunSpec};
 use crate::result::{
     Environment, IntervalSample, LatencyKey, LatencySummary, Percentile, Rates, ResultKind,
     RunResult, ThreadSummary, ToolInfo, Warning, WorkloadSummary, SCHEMA_VERSION,
@@ -24,9 +24,9 @@ pub fn banner() -> String {
 }
 
 /// The `Running the test with following options:` block, up to `Doing … test`.
-pub fn run_header(w: &Workload, g: &GeneralOptions, engine_note: Option<&str>) -> String {
+pub fn run_header(w: &RunSpec, g: &GeneralOptions, engine_note: Option<&str>) -> String {
     let mut s = String::new();
-    let mode = w.mode();
+    let mode = w.mode;
     s.push_str("Running the test with following options:\n");
     let _ = writeln!(s, "Number of threads: {}", w.threads);
     if w.rate > 0 {
@@ -62,19 +62,23 @@ pub fn run_header(w: &Workload, g: &GeneralOptions, engine_note: Option<&str>) -
         let _ = writeln!(s, "Forcing shutdown in {} seconds", w.time_s + f);
     }
     s.push('\n');
-    let _ = writeln!(s, "Extra file open flags: {}", w.extra_flags.describe());
+    let _ = writeln!(
+        s,
+        "Extra file open flags: {}",
+        w.files.extra_flags.describe()
+    );
     let _ = writeln!(
         s,
         "{} files, {}B each",
-        w.file_num,
-        format_size(w.file_size)
+        w.files.file_num,
+        format_size(w.files.file_size)
     );
     let _ = writeln!(
         s,
         "{}B total file size",
-        format_size(w.file_num * w.file_size)
+        format_size(w.files.file_num * w.files.file_size)
     );
-    let _ = writeln!(s, "Block size {}B", format_size(w.block_size));
+    let _ = writeln!(s, "Block size {}B", format_size(w.files.block_size));
     // sysbench 1.0.20 prints this line whenever --file-merged-requests > 0,
     // in random modes too (where merging does not apply), with block size x
     // merged requests (observed: rndrd with 16K blocks and 4 merged requests
@@ -83,7 +87,7 @@ pub fn run_header(w: &Workload, g: &GeneralOptions, engine_note: Option<&str>) -
         let _ = writeln!(
             s,
             "Merging requests up to {}B for sequential IO.",
-            format_size(w.block_size.saturating_mul(w.merged_requests))
+            format_size(w.files.block_size.saturating_mul(w.merged_requests))
         );
     }
     if mode.is_random() {
@@ -396,34 +400,30 @@ pub fn utc_now_rfc3339() -> String {
     )
 }
 
-pub fn workload_summary(w: &Workload, engine: &str) -> WorkloadSummary {
+pub fn workload_summary(w: &RunSpec, engine: &str) -> WorkloadSummary {
     WorkloadSummary {
-        mode: w.mode(),
+        mode: w.mode,
         io_mode: w.io_mode,
         engine: engine.to_string(),
         threads: w.threads,
-        file_num: w.file_num,
-        file_size: w.file_size,
-        total_size: w.total_size,
-        block_size: w.block_size,
+        file_num: w.files.file_num,
+        file_size: w.files.file_size,
+        total_size: w.files.total_size,
+        block_size: w.files.block_size,
         request_size: w.request_size(),
         rw_ratio: w.rw_ratio,
         fsync_freq: w.fsync_freq,
         fsync_all: w.fsync_all,
         fsync_end: w.fsync_end,
         fsync_mode: w.fsync_mode,
-        extra_flags: w.extra_flags.names(),
+        extra_flags: w.files.extra_flags.names(),
         events_limit: w.events,
         time_limit_s: w.time_s,
         rate: w.rate,
-        queue_depth: if w.io_mode == IoMode::Async {
-            w.async_backlog
-        } else {
-            1
-        },
-        data: w.data,
-        directory: std::fs::canonicalize(&w.dir)
-            .unwrap_or_else(|_| w.dir.clone())
+        queue_depth: crate::engine::capabilities(w.io_mode, w.async_backlog).queue_depth,
+        data: w.files.data,
+        directory: std::fs::canonicalize(&w.files.dir)
+            .unwrap_or_else(|_| w.files.dir.clone())
             .to_string_lossy()
             .into_owned(),
     }
@@ -431,7 +431,7 @@ pub fn workload_summary(w: &Workload, engine: &str) -> WorkloadSummary {
 
 /// Build the result of a measured run.
 pub fn build_result(
-    w: &Workload,
+    w: &RunSpec,
     outcome: &RunOutcome,
     started_at: String,
     environment: Environment,
@@ -668,7 +668,7 @@ mod tests {
             ["fileio", "--file-test-mode=rndrd", "--percentiles=50,99.9"].map(String::from),
         );
         let g = GeneralOptions::from_args(&mut a).unwrap();
-        let w = Workload::from_args(&a, &g, crate::options::Command::Run).unwrap();
+        let w = RunSpec::from_args(&a, &g).unwrap();
         let r = build_result(
             &w,
             &outcome,
@@ -721,7 +721,7 @@ mod tests {
         words.extend(rate.map(str::to_string));
         let mut a = crate::sysbench::args::ParsedArgs::parse(&words);
         let g = GeneralOptions::from_args(&mut a).unwrap();
-        let w = Workload::from_args(&a, &g, crate::options::Command::Run).unwrap();
+        let w = RunSpec::from_args(&a, &g).unwrap();
         build_result(
             &w,
             &outcome,
@@ -820,7 +820,7 @@ mod tests {
                 format!("--file-merged-requests={merged}"),
             ]);
             let g = GeneralOptions::from_args(&mut a).unwrap();
-            let w = Workload::from_args(&a, &g, crate::options::Command::Run).unwrap();
+            let w = RunSpec::from_args(&a, &g).unwrap();
             let h = run_header(&w, &g, None);
             let line = h.lines().find(|l| l.starts_with("Merging"));
             assert_eq!(line, expect, "{mode} {merged}");
