@@ -295,8 +295,9 @@ pub const MAX_DISK_BYTES: u64 = 1 << 50;
 
 /// The total disk count of `groups`, or an error naming the limit.
 pub fn total_disks(groups: &[DiskGroup]) -> Result<u32> {
-    let total: u64 = groups.iter().map(|g| g.count as u64).sum();
-    if total > MAX_DISKS as u64 {
+    let total: u64 = groups.iter().map(|g| u64::from(g.count)).sum();
+    let in_range = u32::try_from(total).ok().filter(|&t| t <= MAX_DISKS);
+    let Some(total_u32) = in_range else {
         return Err(ModelError::InvalidValue {
             input: groups
                 .iter()
@@ -307,8 +308,8 @@ pub fn total_disks(groups: &[DiskGroup]) -> Result<u32> {
                 "{total} disks in all; accepted: 1 to {MAX_DISKS} disks (more than any one server attaches)"
             ),
         });
-    }
-    Ok(total as u32)
+    };
+    Ok(total_u32)
 }
 
 /// A set of identical disks.

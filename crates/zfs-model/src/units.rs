@@ -60,7 +60,8 @@ fn parse_exact_decimal(text: &str) -> Option<ExactDecimal> {
     let mantissa: u128 = digits.parse().unwrap_or(u128::MAX);
     Some(ExactDecimal {
         mantissa,
-        decimals: frac_part.len() as u32,
+        // More fraction digits than a u32 counts is not a size anyone types.
+        decimals: u32::try_from(frac_part.len()).ok()?,
     })
 }
 

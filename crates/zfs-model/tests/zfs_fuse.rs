@@ -82,7 +82,7 @@ fn measure(pool: &str) -> Measured {
     let mut asize = None;
     for line in config.lines() {
         if let Some(v) = field(line, "metaslab_shift:") {
-            shift = Some(v as u32);
+            shift = Some(u32::try_from(v).expect("zdb -C metaslab_shift is below 64"));
         } else if let (Some(s), Some(v)) = (shift, field(line, "asize:")) {
             asize = Some((v, s));
         } else if let (Some((a, s)), Some(v)) = (asize, field(line, "is_log:")) {
