@@ -1,6 +1,7 @@
 //! Analytic performance: IOPS and bandwidth from per-vdev rules of thumb, and
 //! the latency of a synchronous 4 KiB write from a device + network + protocol
-//! model (spec §3). Every figure is a range and carries its assumptions.
+//! model (OpenZFS "Workload Tuning" and "Hardware" docs, `module/zfs/zil.c`).
+//! Every figure is a range and carries its assumptions.
 
 use serde::Serialize;
 
@@ -108,7 +109,8 @@ pub struct Performance {
 pub const ZIL_BLOCK_FOR_4K: u64 = 4 * KIB + 256;
 
 /// Disks one block of `block_bytes` is read from on a healthy vdev
-/// (parity is not read): min(w − p, ceil(B / A)) on raidz (spec §3.1).
+/// (parity is not read): min(w − p, ceil(B / A)) on raidz (M. Ahrens, "How I
+/// Learned to Stop Worrying and Love RAIDZ", Delphix blog, 2014).
 pub fn disks_read_per_block(shape: &Shape, ashift: u32, block_bytes: u64) -> u32 {
     match shape.kind {
         VdevKind::Raidz { parity } => {
@@ -444,7 +446,7 @@ mod tests {
         performance(&groups, &layout, &options)
     }
 
-    /// Spec §3.1 worked example: random-read IOPS at 150 IOPS per disk.
+    /// Random-read IOPS of the reference layouts at 150 IOPS per disk.
     #[test]
     fn random_read_iops_of_the_reference_layouts() {
         for (layout, want) in [
@@ -471,7 +473,7 @@ mod tests {
         assert!(p.seq_read_mb_s.estimate.typical > p.client_stream_cap_mb_s.unwrap());
     }
 
-    /// Spec §3.5: one 4 KiB sync write from an NFS client: HDD in-pool ZIL
+    /// One 4 KiB sync write from an NFS client: HDD in-pool ZIL
     /// ~13 ms on either link; SATA SSD SLOG ~0.24 ms on 1 GbE, ~0.18 ms on 10 GbE.
     #[test]
     fn sync_write_latency_with_and_without_slog() {

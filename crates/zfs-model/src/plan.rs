@@ -18,11 +18,13 @@ pub const PLAN_SCHEMA_VERSION: u32 = 1;
 
 /// Loss probabilities below this are not distinguished when ranking: the
 /// independent-failure model stops being the dominant risk long before
-/// (correlated failures, operator error; spec §2.2).
+/// (correlated failures, operator error; Greenan, Plank and Wylie, "Mean time
+/// to meaningless", HotStorage 2010).
 pub const RANKING_LOSS_FLOOR: f64 = 1e-9;
 
 /// Transaction groups whose sync data can sit in the log at once (open,
-/// quiescing, syncing) and the txg interval (`zfs_txg_timeout`), spec §3.2–3.3.
+/// quiescing, syncing) and the txg interval (`zfs_txg_timeout`, default 5 s;
+/// OpenZFS `module/zfs/txg.c`, zfs(4)).
 const TXGS_IN_LOG: u32 = 3;
 const TXG_SECONDS: f64 = 5.0;
 
@@ -146,7 +148,7 @@ impl PlanRequest {
         by_dirty.min(by_link) as u64
     }
 
-    /// Shapes to evaluate: the user's, or every sensible one (spec scope:
+    /// Shapes to evaluate: the user's, or every sensible one (our scope:
     /// stripes only when asked, 2- and 3-way mirrors, raidz1/2/3 at every
     /// width, as many vdevs as fit, leftover disks as spares).
     pub fn candidate_layouts(&self) -> Result<Vec<Layout>> {
