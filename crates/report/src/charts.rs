@@ -7,6 +7,7 @@
 //! chart is not just axes.
 
 use crate::group::{Group, Grouping};
+use crate::stats::Summary;
 use crate::svg::*;
 use crate::table::fmt_num;
 use fileio::result::LatencyKey;
@@ -121,27 +122,7 @@ pub fn throughput_chart(g: &Grouping) -> Option<String> {
             "font-style=\"italic\"",
         );
     }
-    for t in &ticks {
-        svg.line(x(*t), top, x(*t), top + plot_h, GRID, 1.0);
-        svg.text(
-            x(*t),
-            top + plot_h + 16.0,
-            &tick_label(*t),
-            11.0,
-            "middle",
-            MUTED,
-            "",
-        );
-    }
-    svg.text(
-        (left + right) / 2.0,
-        top + plot_h + 40.0,
-        "MiB/s (MiB = 2^20 bytes)",
-        12.0,
-        "middle",
-        INK,
-        "",
-    );
+    value_axis(&mut svg, &ticks, &x, (left, right), (top, top + plot_h));
 
     for (gi, grp) in g.groups.iter().enumerate() {
         let y0 = top + gi as f64 * band + 9.0;
@@ -164,50 +145,150 @@ pub fn throughput_chart(g: &Grouping) -> Option<String> {
         ));
         for (si, s) in series.iter().enumerate() {
             let y = y0 + si as f64 * (bar_h + 3.0);
-            let Some(sum) = g.summary(grp, |r| Some((s.value)(r))) else {
-                continue;
-            };
-            let w = (x(sum.mean) - left).max(if sum.mean > 0.0 { 1.0 } else { 0.0 });
-            svg.raw(&format!(
-                r#"<rect class="mark" x="{left:.1}" y="{y:.1}" width="{w:.1}" height="{bar_h}" fill="{}"><title>{}: {} ({})</title></rect>"#,
-                s.color,
-                crate::escape::html(&g.group_name(grp)),
-                fmt_num(sum.mean),
-                s.name
-            ));
-            let mut end = x(sum.mean);
-            if sum.n > 1 {
-                let (lo, hi) = (x((sum.mean - sum.sd).max(0.0)), x(sum.mean + sum.sd));
-                let cy = y + bar_h / 2.0;
-                svg.line(lo, cy, hi, cy, INK, 1.2);
-                svg.line(lo, cy - 4.0, lo, cy + 4.0, INK, 1.2);
-                svg.line(hi, cy - 4.0, hi, cy + 4.0, INK, 1.2);
-                for r in g.results(grp) {
-                    svg.raw(&format!(
-                        r##"<circle cx="{:.1}" cy="{cy:.1}" r="2.2" fill="#fff" stroke="{INK}" stroke-width="1"/>"##,
-                        x((s.value)(r))
-                    ));
-                }
-                end = end.max(hi).max(
-                    g.results(grp)
-                        .iter()
-                        .map(|r| x((s.value)(r)))
-                        .fold(0.0, f64::max),
-                );
+            if let Some(sum) = g.summary(grp, |r| Some((s.value)(r))) {
+                bar(&mut svg, g, grp, s, &sum, (left, y, bar_h), &x);
             }
-            svg.text(
-                end + 5.0,
-                y + bar_h - 4.0,
-                &fmt_num(sum.mean),
-                11.0,
-                "start",
-                INK,
-                "",
-            );
         }
     }
     svg.line(left, top, left, top + plot_h, INK, 1.0);
     Some(svg.finish())
+}
+
+/// One bar of [`throughput_chart`] at `(left, y, bar_h)`: the mean, with
+/// whiskers for ± one standard deviation and a dot per repeat when there are
+/// several, and the mean as text after whatever reaches furthest right.
+fn bar(
+    svg: &mut Svg,
+    g: &Grouping,
+    grp: &Group,
+    s: &BarSeries,
+    sum: &Summary,
+    (left, y, bar_h): (f64, f64, f64),
+    x: &dyn Fn(f64) -> f64,
+) {
+    let w = (x(sum.mean) - left).max(if sum.mean > 0.0 { 1.0 } else { 0.0 });
+    svg.raw(&format!(
+        r#"<rect class="mark" x="{left:.1}" y="{y:.1}" width="{w:.1}" height="{bar_h}" fill="{}"><title>{}: {} ({})</title></rect>"#,
+        s.color,
+        crate::escape::html(&g.group_name(grp)),
+        fmt_num(sum.mean),
+        s.name
+    ));
+    let mut end = x(sum.mean);
+    if sum.n > 1 {
+        let (lo, hi) = (x((sum.mean - sum.sd).max(0.0)), x(sum.mean + sum.sd));
+        let cy = y + bar_h / 2.0;
+        svg.line(lo, cy, hi, cy, INK, 1.2);
+        svg.line(lo, cy - 4.0, lo, cy + 4.0, INK, 1.2);
+        svg.line(hi, cy - 4.0, hi, cy + 4.0, INK, 1.2);
+        for r in g.results(grp) {
+            svg.raw(&format!(
+                r##"<circle cx="{:.1}" cy="{cy:.1}" r="2.2" fill="#fff" stroke="{INK}" stroke-width="1"/>"##,
+                x((s.value)(r))
+            ));
+        }
+        end = end.max(hi).max(
+            g.results(grp)
+                .iter()
+                .map(|r| x((s.value)(r)))
+                .fold(0.0, f64::max),
+        );
+    }
+    svg.text(
+        end + 5.0,
+        y + bar_h - 4.0,
+        &fmt_num(sum.mean),
+        11.0,
+        "start",
+        INK,
+        "",
+    );
+}
+
+/// Vertical grid lines at `ticks` from `top` to `bottom`, their labels under
+/// the plot and the axis title.
+fn value_axis(
+    svg: &mut Svg,
+    ticks: &[f64],
+    x: &dyn Fn(f64) -> f64,
+    (left, right): (f64, f64),
+    (top, bottom): (f64, f64),
+) {
+    for t in ticks {
+        svg.line(x(*t), top, x(*t), bottom, GRID, 1.0);
+        svg.text(
+            x(*t),
+            bottom + 16.0,
+            &tick_label(*t),
+            11.0,
+            "middle",
+            MUTED,
+            "",
+        );
+    }
+    svg.text(
+        (left + right) / 2.0,
+        bottom + 40.0,
+        "MiB/s (MiB = 2^20 bytes)",
+        12.0,
+        "middle",
+        INK,
+        "",
+    );
+}
+
+/// The latency chart's axis titles and the frame around its plot.
+fn framed_axis_titles(svg: &mut Svg, (left, right, top, bottom): (f64, f64, f64, f64)) {
+    svg.text(
+        (left + right) / 2.0,
+        bottom + 40.0,
+        "percentile",
+        12.0,
+        "middle",
+        INK,
+        "",
+    );
+    svg.text(
+        18.0,
+        (top + bottom) / 2.0,
+        "latency (log scale)",
+        12.0,
+        "middle",
+        INK,
+        &format!("transform=\"rotate(-90 18 {:.1})\"", (top + bottom) / 2.0),
+    );
+    svg.raw(&format!(
+        r#"<rect x="{left}" y="{top}" width="{:.1}" height="{:.1}" fill="none" stroke="{INK}" stroke-width="1"/>"#,
+        right - left,
+        bottom - top
+    ));
+}
+
+/// One path per group's line, through `x` and `y`.
+fn line_paths(
+    svg: &mut Svg,
+    g: &Grouping,
+    lines: &[Line],
+    x: &dyn Fn(f64) -> f64,
+    y: &dyn Fn(f64) -> f64,
+) {
+    for (gi, pts) in lines {
+        let mut d = String::new();
+        for (k, (t, v)) in pts.iter().enumerate() {
+            let _ = write!(
+                d,
+                "{}{:.1},{:.1}",
+                if k == 0 { "M" } else { " L" },
+                x(*t),
+                y(*v)
+            );
+        }
+        svg.raw(&format!(
+            r#"<path class="mark" d="{d}" fill="none" stroke="{}" stroke-width="1.8" stroke-linejoin="round"><title>{}</title></path>"#,
+            color(*gi),
+            crate::escape::html(&g.group_name(&g.groups[*gi]))
+        ));
+    }
 }
 
 fn header(svg: &mut Svg, title: &str, subtitle: &str) {
@@ -343,8 +424,14 @@ pub fn latency_chart(g: &Grouping, op: LatencyKey) -> Option<String> {
         .map(|(_, h)| h.values().sum::<u64>())
         .max()
         .unwrap_or(1);
-    // Show as many nines as the largest sample supports, 2 to 6.
-    let xmax = ((total_max as f64).log10().ceil()).clamp(2.0, 6.0);
+    // Show as many nines as the largest sample supports, 2 to 6:
+    // ceil(log10(n)) is the digit count of n − 1.
+    let nines_max = total_max
+        .saturating_sub(1)
+        .checked_ilog10()
+        .map_or(0, |d| d + 1)
+        .clamp(2, 6);
+    let xmax = f64::from(nines_max);
     let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
     for (_, h) in &curves {
         for &ns in h.keys() {
@@ -392,61 +479,20 @@ pub fn latency_chart(g: &Grouping, op: LatencyKey) -> Option<String> {
         d += 1.0;
     }
     let mut xt: Vec<(f64, String)> = vec![(0.0, "0%".into()), (nines(0.5), "50%".into())];
-    for k in 1..=xmax as u32 {
+    for k in 1..=nines_max {
         let q = 1.0 - 10f64.powi(-(k as i32));
-        xt.push((k as f64, format!("{}%", tick_label(q * 100.0))));
+        xt.push((f64::from(k), format!("{}%", tick_label(q * 100.0))));
     }
     for (v, label) in &xt {
         svg.line(x(*v), top, x(*v), bottom, GRID, 1.0);
         svg.text(x(*v), bottom + 16.0, label, 11.0, "middle", MUTED, "");
     }
-    svg.text(
-        (left + right) / 2.0,
-        bottom + 40.0,
-        "percentile",
-        12.0,
-        "middle",
-        INK,
-        "",
-    );
-    svg.text(
-        18.0,
-        (top + bottom) / 2.0,
-        "latency (log scale)",
-        12.0,
-        "middle",
-        INK,
-        &format!("transform=\"rotate(-90 18 {:.1})\"", (top + bottom) / 2.0),
-    );
-    svg.raw(&format!(
-        r#"<rect x="{left}" y="{top}" width="{:.1}" height="{:.1}" fill="none" stroke="{INK}" stroke-width="1"/>"#,
-        right - left,
-        bottom - top
-    ));
+    framed_axis_titles(&mut svg, (left, right, top, bottom));
 
     let mut legend = Vec::new();
     for (i, h) in &curves {
-        let total: u64 = h.values().sum();
-        let end = (total as f64).log10().min(xmax);
-        let mut pts: Vec<(f64, f64)> = Vec::new();
-        let mut cum = 0u64;
-        for (&ns, &count) in h {
-            let ms = ns.max(1) as f64 / 1e6;
-            let x0 = nines(cum as f64 / total as f64).min(end);
-            cum += count;
-            let x1 = if cum == total {
-                end
-            } else {
-                nines(cum as f64 / total as f64).min(end)
-            };
-            push_point(&mut pts, (x(x0), y(ms)));
-            push_point(&mut pts, (x(x1), y(ms)));
-        }
+        let d = percentile_path(h, xmax, &x, &y);
         let color = color(*i);
-        let mut d = String::new();
-        for (k, (px, py)) in pts.iter().enumerate() {
-            let _ = write!(d, "{}{px:.1},{py:.1}", if k == 0 { "M" } else { " L" });
-        }
         let name = g.group_name(&g.groups[*i]);
         svg.raw(&format!(
             r#"<path class="mark" d="{d}" fill="none" stroke="{color}" stroke-width="2" stroke-linejoin="round"><title>{}</title></path>"#,
@@ -456,6 +502,38 @@ pub fn latency_chart(g: &Grouping, op: LatencyKey) -> Option<String> {
     }
     keyed_legend(&mut svg, g, right + 20.0, top, &legend);
     Some(svg.finish())
+}
+
+/// The SVG path of one latency histogram (bucket upper bound in ns -> count)
+/// as a step curve: each bucket's latency from the percentile where it starts
+/// to where it ends, on the "nines" axis up to `xmax`.
+fn percentile_path(
+    h: &BTreeMap<u64, u64>,
+    xmax: f64,
+    x: &dyn Fn(f64) -> f64,
+    y: &dyn Fn(f64) -> f64,
+) -> String {
+    let total: u64 = h.values().sum();
+    let end = (total as f64).log10().min(xmax);
+    let mut pts: Vec<(f64, f64)> = Vec::new();
+    let mut cum = 0u64;
+    for (&ns, &count) in h {
+        let ms = ns.max(1) as f64 / 1e6;
+        let x0 = nines(cum as f64 / total as f64).min(end);
+        cum += count;
+        let x1 = if cum == total {
+            end
+        } else {
+            nines(cum as f64 / total as f64).min(end)
+        };
+        push_point(&mut pts, (x(x0), y(ms)));
+        push_point(&mut pts, (x(x1), y(ms)));
+    }
+    let mut d = String::new();
+    for (k, (px, py)) in pts.iter().enumerate() {
+        let _ = write!(d, "{}{px:.1},{py:.1}", if k == 0 { "M" } else { " L" });
+    }
+    d
 }
 
 /// Add a point unless it lands on the previous pixel; keeps paths of histograms
@@ -469,11 +547,46 @@ fn push_point(pts: &mut Vec<(f64, f64)>, p: (f64, f64)) {
     pts.push(p);
 }
 
+/// Picks one figure of an interval sample.
+type Pick = fn(&fileio::result::IntervalSample) -> f64;
+
+/// One group's line: (group index, points (t, value)).
+type Line = (usize, Vec<(f64, f64)>);
+
+/// Per group: the mean of `pick` over the repeats at each sample time (keyed
+/// by millisecond, so 1.0 s and 1.0000001 s meet). Groups without samples
+/// get no line.
+fn mean_lines(g: &Grouping, pick: Pick) -> Vec<Line> {
+    let mut per_group = Vec::new();
+    for (gi, grp) in g.groups.iter().enumerate() {
+        let mut acc: BTreeMap<i64, (f64, u32)> = BTreeMap::new();
+        for r in g.results(grp) {
+            for s in &r.intervals {
+                // The key only groups samples taken at the same millisecond;
+                // `as` saturates an absurd stored time (and maps NaN to 0)
+                // instead of failing.
+                #[allow(clippy::cast_possible_truncation)]
+                let ms = (s.t_s * 1000.0).round() as i64;
+                let e = acc.entry(ms).or_insert((0.0, 0));
+                e.0 += pick(s);
+                e.1 += 1;
+            }
+        }
+        let pts: Vec<(f64, f64)> = acc
+            .into_iter()
+            .map(|(t, (sum, n))| (t as f64 / 1000.0, sum / f64::from(n)))
+            .collect();
+        if !pts.is_empty() {
+            per_group.push((gi, pts));
+        }
+    }
+    per_group
+}
+
 /// Throughput over time from the interval samples: a panel for reads and one
 /// for writes (when present), one line per configuration, averaged over its
 /// repeats at each sample time. Per-run lines of a 12 x 3 matrix are unreadable.
 pub fn timeline_chart(g: &Grouping) -> Option<String> {
-    type Pick = fn(&fileio::result::IntervalSample) -> f64;
     let panels: Vec<(&str, Pick)> = [
         ("read MiB/s", (|s| s.read_mib_per_s) as Pick),
         ("write MiB/s", (|s| s.written_mib_per_s) as Pick),
@@ -488,39 +601,10 @@ pub fn timeline_chart(g: &Grouping) -> Option<String> {
     if panels.is_empty() {
         return None;
     }
-    // Per panel, per group: the mean over repeats at each sample time (ms key,
-    // so 1.0 s and 1.0000001 s meet).
     // Per panel: (group index, points (t, MiB/s)).
-    type Line = (usize, Vec<(f64, f64)>);
-    let mut lines: Vec<Vec<Line>> = Vec::new();
-    let (mut tmax, mut vmax) = (0.0f64, 0.0f64);
-    for (_, f) in &panels {
-        let mut per_group = Vec::new();
-        for (gi, grp) in g.groups.iter().enumerate() {
-            let mut acc: BTreeMap<i64, (f64, u32)> = BTreeMap::new();
-            for r in g.results(grp) {
-                for s in &r.intervals {
-                    let e = acc
-                        .entry((s.t_s * 1000.0).round() as i64)
-                        .or_insert((0.0, 0));
-                    e.0 += f(s);
-                    e.1 += 1;
-                }
-            }
-            let pts: Vec<(f64, f64)> = acc
-                .into_iter()
-                .map(|(t, (sum, n))| (t as f64 / 1000.0, sum / n as f64))
-                .collect();
-            for &(t, v) in &pts {
-                tmax = tmax.max(t);
-                vmax = vmax.max(v);
-            }
-            if !pts.is_empty() {
-                per_group.push((gi, pts));
-            }
-        }
-        lines.push(per_group);
-    }
+    let lines: Vec<Vec<Line>> = panels.iter().map(|(_, f)| mean_lines(g, *f)).collect();
+    let points = lines.iter().flatten().flat_map(|(_, pts)| pts);
+    let (tmax, vmax) = points.fold((0.0f64, 0.0f64), |(t0, v0), &(t, v)| (t0.max(t), v0.max(v)));
     let xt = nice_ticks(tmax, 8);
     let yt = nice_ticks(vmax, 4);
     let (txmax, yvmax) = (*xt.last().unwrap_or(&1.0), *yt.last().unwrap_or(&1.0));
@@ -573,23 +657,7 @@ pub fn timeline_chart(g: &Grouping) -> Option<String> {
             INK,
             &format!("transform=\"rotate(-90 18 {:.1})\"", (ptop + pbot) / 2.0),
         );
-        for (gi, pts) in &lines[pi] {
-            let mut d = String::new();
-            for (k, (t, v)) in pts.iter().enumerate() {
-                let _ = write!(
-                    d,
-                    "{}{:.1},{:.1}",
-                    if k == 0 { "M" } else { " L" },
-                    x(*t),
-                    y(*v)
-                );
-            }
-            svg.raw(&format!(
-                r#"<path class="mark" d="{d}" fill="none" stroke="{}" stroke-width="1.8" stroke-linejoin="round"><title>{}</title></path>"#,
-                color(*gi),
-                crate::escape::html(&g.group_name(&g.groups[*gi]))
-            ));
-        }
+        line_paths(&mut svg, g, &lines[pi], &x, &y);
     }
     svg.text(
         (left + right) / 2.0,

@@ -69,6 +69,39 @@ figure svg { max-width: 100%; height: auto; border: 1px solid #e4e6ea; border-ra
 footer { color: #888; font-size: 12px; margin-top: 40px; }
 "#;
 
+/// The "Warnings" section: each run's warnings under its id and labels.
+fn warnings_section(runs: &[StoredRun]) -> String {
+    let mut body = String::new();
+    body += "<section id=\"warnings\">\n<h2>Warnings</h2>\n";
+    let with_warnings: Vec<&StoredRun> = runs
+        .iter()
+        .filter(|r| !r.result.warnings.is_empty())
+        .collect();
+    if with_warnings.is_empty() {
+        body += "<p class=\"note\">No run reported a warning.</p>\n";
+    }
+    for r in with_warnings {
+        let _ = writeln!(
+            body,
+            "<h3 id=\"warn-{}\">{} <span class=\"sd\">{}</span></h3>",
+            crate::escape::html_id(&r.id),
+            escape(&r.id),
+            escape(&labels_text(&r.result.labels))
+        );
+        for w in &r.result.warnings {
+            let _ = writeln!(
+                body,
+                "<div class=\"warning\"><code>{}</code>: {}<span class=\"hint\">{}</span></div>",
+                escape(&w.code),
+                escape(&w.message),
+                escape(&w.hint)
+            );
+        }
+    }
+    body += "</section>\n";
+    body
+}
+
 /// The whole page for `runs`.
 pub fn render_html(runs: &[StoredRun], opts: &ReportOptions) -> String {
     let g = Grouping::new(runs);
@@ -148,33 +181,7 @@ pub fn render_html(runs: &[StoredRun], opts: &ReportOptions) -> String {
     }
     body += "</section>\n";
 
-    body += "<section id=\"warnings\">\n<h2>Warnings</h2>\n";
-    let with_warnings: Vec<&StoredRun> = runs
-        .iter()
-        .filter(|r| !r.result.warnings.is_empty())
-        .collect();
-    if with_warnings.is_empty() {
-        body += "<p class=\"note\">No run reported a warning.</p>\n";
-    }
-    for r in with_warnings {
-        let _ = writeln!(
-            body,
-            "<h3 id=\"warn-{}\">{} <span class=\"sd\">{}</span></h3>",
-            crate::escape::html_id(&r.id),
-            escape(&r.id),
-            escape(&labels_text(&r.result.labels))
-        );
-        for w in &r.result.warnings {
-            let _ = writeln!(
-                body,
-                "<div class=\"warning\"><code>{}</code>: {}<span class=\"hint\">{}</span></div>",
-                escape(&w.code),
-                escape(&w.message),
-                escape(&w.hint)
-            );
-        }
-    }
-    body += "</section>\n";
+    body += &warnings_section(runs);
 
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n{HTML_MARKER}\n\

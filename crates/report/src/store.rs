@@ -384,6 +384,8 @@ pub fn utc_now_rfc3339() -> String {
 
 /// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's
 /// algorithm), so we need no date crate for one time stamp.
+// The day (1..=31) and month (1..=12) the algorithm derives always fit a u32.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);

@@ -129,6 +129,8 @@ pub fn nice_ticks(max: f64, target: usize) -> Vec<f64> {
         .map(|m| m * mag)
         .find(|s| *s >= raw)
         .unwrap_or(10.0 * mag);
+    // step >= max / target, so this is at most `target` (and max > 0).
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let n = (max / step).ceil() as usize;
     (0..=n).map(|i| i as f64 * step).collect()
 }

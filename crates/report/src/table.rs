@@ -288,7 +288,11 @@ fn decimals(x: f64) -> usize {
     } else if a >= 1.0 {
         2
     } else {
-        ((2.0 - a.log10().floor()) as usize).min(6)
+        // 0 < a < 1 here, so 2 − floor(log10 a) is at least 3: positive, and
+        // capped at 6 below.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let wanted = (2.0 - a.log10().floor()) as usize;
+        wanted.min(6)
     }
 }
 
@@ -307,7 +311,8 @@ fn fmt_like(x: f64, like: f64) -> String {
         return "0".to_string();
     }
     let d = decimals(like);
-    if x != 0.0 && x.abs() < 0.5 * 10f64.powi(-(d as i32)) {
+    let d_exp = i32::try_from(d).expect("decimals() returns at most 6");
+    if x != 0.0 && x.abs() < 0.5 * 10f64.powi(-d_exp) {
         format!("{:.*}", decimals(x), x)
     } else {
         format!("{:.*}", d, x)

@@ -259,6 +259,9 @@ impl Browser {
     }
 
     /// A full-page PNG.
+    // scrollHeight is a page height in CSS pixels: positive and far below
+    // u64::MAX.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     fn screenshot(&mut self, out: &Path) {
         let h = self
             .eval("document.documentElement.scrollHeight")
@@ -535,23 +538,15 @@ fn tb(bin: &Path, dir: &Path, args: &[&str]) -> std::process::Output {
         .expect("run tankbench")
 }
 
-#[test]
-fn real_workloads_report_renders_in_chromium() {
-    let Some(bin) = tankbench_bin() else {
-        testkit::skip_or_fail(
-            "the tankbench binary beside the test's target directory (build it first: cargo \
-             build -p tankbench, or cargo test --workspace; or set TANKBENCH_BIN)",
-        );
-        return;
-    };
-    let work = tempfile::tempdir().unwrap();
-    let w = work.path();
+/// Two "configurations" of a real workload, two repeats each, saved by the
+/// binary in `w`'s result store; the store, checked to hold the four runs.
+fn save_real_runs(bin: &Path, w: &Path) -> report::store::ResultStore {
     let size = [
         "--file-total-size=8M",
         "--file-num=4",
         "--file-block-size=4K",
     ];
-    let out = tb(&bin, w, &[&["fileio"][..], &size, &["prepare"]].concat());
+    let out = tb(bin, w, &[&["fileio"][..], &size, &["prepare"]].concat());
     assert!(
         out.status.success(),
         "prepare: {}",
@@ -584,7 +579,7 @@ fn real_workloads_report_renders_in_chromium() {
             ],
         ]
         .concat();
-        let out = tb(&bin, w, &args);
+        let out = tb(bin, w, &args);
         assert!(
             out.status.success(),
             "run: {}",
@@ -606,10 +601,15 @@ fn real_workloads_report_renders_in_chromium() {
             "--report-interval samples are stored"
         );
     }
-    let _ = tb(&bin, w, &[&["fileio"][..], &size, &["cleanup"]].concat());
+    let _ = tb(bin, w, &[&["fileio"][..], &size, &["cleanup"]].concat());
+    store
+}
 
+/// The CLI front end over the saved runs: results, compare, report, chart,
+/// including the overwrite rule and a bad chart kind.
+fn exercise_cli(bin: &Path, w: &Path) {
     // The CLI front end: results, compare, report, chart.
-    let out = tb(&bin, w, &["results"]);
+    let out = tb(bin, w, &["results"]);
     assert!(
         out.status.success(),
         "results: {}",
@@ -623,7 +623,7 @@ fn real_workloads_report_renders_in_chromium() {
     );
 
     let out = tb(
-        &bin,
+        bin,
         w,
         &[
             "compare",
@@ -644,7 +644,7 @@ fn real_workloads_report_renders_in_chromium() {
     );
 
     let out = tb(
-        &bin,
+        bin,
         w,
         &[
             "report",
@@ -661,11 +661,11 @@ fn real_workloads_report_renders_in_chromium() {
         String::from_utf8_lossy(&out.stderr)
     );
     // Running it again replaces our own report; a foreign file is left alone.
-    assert!(tb(&bin, w, &["report", "-o", "report.html"])
+    assert!(tb(bin, w, &["report", "-o", "report.html"])
         .status
         .success());
     std::fs::write(w.join("mine.html"), "<p>mine</p>").unwrap();
-    let out = tb(&bin, w, &["report", "-o", "mine.html"]);
+    let out = tb(bin, w, &["report", "-o", "mine.html"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to overwrite"));
     assert_eq!(
@@ -678,7 +678,7 @@ fn real_workloads_report_renders_in_chromium() {
         ("latency", "l.svg"),
         ("timeline", "tl.svg"),
     ] {
-        let out = tb(&bin, w, &["chart", kind, "-o", file]);
+        let out = tb(bin, w, &["chart", kind, "-o", file]);
         assert!(
             out.status.success(),
             "chart {kind}: {}",
@@ -686,7 +686,7 @@ fn real_workloads_report_renders_in_chromium() {
         );
         assert!(report::output::is_tankbench_file(&w.join(file)).unwrap());
     }
-    let out = tb(&bin, w, &["chart", "pie", "-o", "p.svg"]);
+    let out = tb(bin, w, &["chart", "pie", "-o", "p.svg"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -694,6 +694,21 @@ fn real_workloads_report_renders_in_chromium() {
         err.contains("accepted: throughput, latency, timeline"),
         "{err}"
     );
+}
+
+#[test]
+fn real_workloads_report_renders_in_chromium() {
+    let Some(bin) = tankbench_bin() else {
+        testkit::skip_or_fail(
+            "the tankbench binary beside the test's target directory (build it first: cargo \
+             build -p tankbench, or cargo test --workspace; or set TANKBENCH_BIN)",
+        );
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    let store = save_real_runs(&bin, w);
+    exercise_cli(&bin, w);
 
     let Some(chromium) = chromium_or_skip() else {
         return;

@@ -22,7 +22,7 @@ fn main() -> ExitCode {
             1
         }
     };
-    ExitCode::from(code.clamp(0, 255) as u8)
+    ExitCode::from(u8::try_from(code.clamp(0, 255)).expect("clamped to 0..=255"))
 }
 
 /// The error and its chain of causes on one line, each cause once.

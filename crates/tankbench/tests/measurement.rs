@@ -117,9 +117,14 @@ fn json_is_one_strict_document_with_the_schema() {
     let fairness = text.stdout.find("Threads fairness:").unwrap();
     let section = text.stdout.find("Latency by operation (ms):").unwrap();
     assert!(section > fairness);
-    // --json=FILE writes the same document beside the text report.
+    json_file_beside_the_text(d.path());
+}
+
+/// `--json=FILE` writes the same document beside the text report, and never
+/// over a file that is not a tankbench result.
+fn json_file_beside_the_text(dir: &std::path::Path) {
     let r = tb(
-        d.path(),
+        dir,
         &[
             "fileio",
             "--file-total-size=8M",
@@ -133,12 +138,12 @@ fn json_is_one_strict_document_with_the_schema() {
     assert_eq!(r.code, 0);
     assert!(r.stdout.contains("File operations:"));
     let doc: fileio::result::RunResult =
-        serde_json::from_str(&std::fs::read_to_string(d.path().join("out.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out.json")).unwrap()).unwrap();
     assert_eq!(doc.counts.events, 100);
     // ... and never overwrites a file that is not a tankbench result.
-    std::fs::write(d.path().join("notes.txt"), "precious").unwrap();
+    std::fs::write(dir.join("notes.txt"), "precious").unwrap();
     let r = tb(
-        d.path(),
+        dir,
         &[
             "fileio",
             "--file-total-size=8M",
@@ -151,7 +156,7 @@ fn json_is_one_strict_document_with_the_schema() {
     );
     assert_eq!(r.code, 1);
     assert_eq!(
-        std::fs::read_to_string(d.path().join("notes.txt")).unwrap(),
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
         "precious"
     );
 }

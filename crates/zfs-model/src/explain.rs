@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::capacity::{capacity, Capacity, CapacityOptions, DEFLATE_BLOCK};
 use crate::disk::{DiskGroup, VDEV_LABEL_BYTES, VDEV_LABEL_RESERVE};
-use crate::layout::{Layout, VdevKind};
+use crate::layout::{Layout, Shape, VdevKind};
 use crate::rules::{MetaslabRule, RuleSet, SlopRule};
 use crate::units::{group_digits as g, human_binary, tib, zpool_nicenum};
 
@@ -31,10 +31,20 @@ fn bytes(value: u64) -> String {
 /// The walkthrough for `layout` with the capacity already computed.
 pub fn explain_capacity(groups: &[DiskGroup], layout: &Layout, capacity: &Capacity) -> Vec<Step> {
     let shape = layout.shape;
-    let rules = capacity.rules;
-    let mut steps = Vec::new();
+    vec![
+        disk_size(groups, capacity),
+        partition_and_labels(capacity),
+        vdev_asize(shape, capacity),
+        metaslabs_and_size(capacity),
+        deflate_ratio(shape, capacity),
+        deflated_space(capacity),
+        slop_and_avail(capacity),
+        usable_by_block_size(capacity),
+    ]
+}
 
-    // 1. Disk bytes.
+/// Step 1: the bytes each disk really has.
+fn disk_size(groups: &[DiskGroup], capacity: &Capacity) -> Step {
     let mut lines = Vec::new();
     for (leaf, group) in capacity.leaves.iter().zip(groups) {
         match group.marketed_gb {
@@ -57,9 +67,11 @@ pub fn explain_capacity(groups: &[DiskGroup], layout: &Layout, capacity: &Capaci
             )),
         }
     }
-    steps.push(step("Disk size", lines));
+    step("Disk size", lines)
+}
 
-    // 2. Partition, label rounding, reservations.
+/// Step 2: partition, label rounding and reservations.
+fn partition_and_labels(capacity: &Capacity) -> Step {
     let mut lines = vec![format!(
         "partitioning: {}",
         capacity.partitioning.describe()
@@ -80,9 +92,11 @@ pub fn explain_capacity(groups: &[DiskGroup], layout: &Layout, capacity: &Capaci
             bytes(leaf.asize)
         ));
     }
-    steps.push(step("Partition and labels (per disk)", lines));
+    step("Partition and labels (per disk)", lines)
+}
 
-    // 3. Vdev asize.
+/// Step 3: the allocatable size of each top-level vdev.
+fn vdev_asize(shape: Shape, capacity: &Capacity) -> Step {
     let mut lines = Vec::new();
     for vdev in &capacity.vdevs {
         let leaf = capacity.leaves[vdev.group].asize;
@@ -102,9 +116,12 @@ pub fn explain_capacity(groups: &[DiskGroup], layout: &Layout, capacity: &Capaci
             VdevKind::Stripe => format!("single disk: {}", bytes(vdev.asize)),
         });
     }
-    steps.push(step("Top-level vdev size (asize)", lines));
+    step("Top-level vdev size (asize)", lines)
+}
 
-    // 4. Metaslabs and SIZE.
+/// Step 4: metaslabs and `zpool list` SIZE.
+fn metaslabs_and_size(capacity: &Capacity) -> Step {
+    let rules = capacity.rules;
     let mut lines = vec![match rules.metaslab_rule() {
         MetaslabRule::About200PerVdev => format!(
             "rule ({}): shift = highbit(asize / 200), at least {}",
@@ -140,9 +157,11 @@ pub fn explain_capacity(groups: &[DiskGroup], layout: &Layout, capacity: &Capaci
         capacity.zpool_size_printed,
         tib(capacity.zpool_size)
     ));
-    steps.push(step("Metaslabs and `zpool list` SIZE", lines));
+    step("Metaslabs and `zpool list` SIZE", lines)
+}
 
-    // 5. Deflate ratio.
+/// Step 5: the deflate ratio.
+fn deflate_ratio(shape: Shape, capacity: &Capacity) -> Step {
     let c = capacity.deflate_block;
     let mut lines = Vec::new();
     match shape.kind {
@@ -178,9 +197,12 @@ pub fn explain_capacity(groups: &[DiskGroup], layout: &Layout, capacity: &Capaci
         "R is fixed at {} KiB whatever the recordsize (it cannot change once blocks exist)",
         DEFLATE_BLOCK / 1024
     ));
-    steps.push(step("Deflate ratio (raw -> usable)", lines));
+    step("Deflate ratio (raw -> usable)", lines)
+}
 
-    // 6. dspace, embedded log, slop, AVAIL.
+/// Step 6: deflated space and the embedded log.
+fn deflated_space(capacity: &Capacity) -> Step {
+    let rules = capacity.rules;
     let mut lines = Vec::new();
     for vdev in &capacity.vdevs {
         lines.push(format!(
@@ -207,8 +229,12 @@ pub fn explain_capacity(groups: &[DiskGroup], layout: &Layout, capacity: &Capaci
             bytes(capacity.dspace)
         ));
     }
-    steps.push(step("Deflated space", lines));
+    step("Deflated space", lines)
+}
 
+/// Step 7: slop reserve and AVAIL.
+fn slop_and_avail(capacity: &Capacity) -> Step {
+    let rules = capacity.rules;
     let d = capacity.dspace;
     let slop_line = match rules.slop_rule() {
         SlopRule::OneIn64 => format!(
@@ -254,9 +280,11 @@ pub fn explain_capacity(groups: &[DiskGroup], layout: &Layout, capacity: &Capaci
             zpool_nicenum(capacity.avail)
         ),
     ];
-    steps.push(step("Slop reserve and `zfs list` AVAIL", lines));
+    step("Slop reserve and `zfs list` AVAIL", lines)
+}
 
-    // 7. Per block size.
+/// Step 8: usable space for each block size.
+fn usable_by_block_size(capacity: &Capacity) -> Step {
     let mut lines = vec!["L(B) = AVAIL x (512 / R) x B / asize(B); m(B) = asize(B) x R / (512 x B) is what one byte of B-sized blocks costs".into()];
     for usage in &capacity.blocks {
         let c = usage.cost;
@@ -279,9 +307,7 @@ pub fn explain_capacity(groups: &[DiskGroup], layout: &Layout, capacity: &Capaci
         tib(capacity.naive)
     ));
     lines.push("keep >10% free in practice (allocation slows down on a nearly full pool); that is not subtracted here".into());
-    steps.push(step("Usable space by block size", lines));
-
-    steps
+    step("Usable space by block size", lines)
 }
 
 /// SIZE and AVAIL of one layout under every rule set, newest first: what the

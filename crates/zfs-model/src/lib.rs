@@ -3,9 +3,11 @@
 //! survives and its risk of losing data, and analytic performance estimates
 //! with their ranges and assumptions.
 //!
-//! Facts, formulas and test vectors come from the project's ZFS model
-//! specification (`spec/zfs-model.md`); section numbers in comments (§1.4 …)
-//! point there. `docs/planning.md` explains every figure for users.
+//! Formulas follow the OpenZFS sources they name (file and function, e.g.
+//! `vdev_raidz_psize_to_asize()` in `module/zfs/vdev_raidz.c`); device figures
+//! cite vendor data sheets and published measurements; the byte-exact test
+//! vectors were checked against zfs-fuse 0.7.0 pools. `docs/planning.md`
+//! explains every figure for users.
 
 pub mod capacity;
 pub mod disk;

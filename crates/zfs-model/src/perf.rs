@@ -1,6 +1,7 @@
 //! Analytic performance: IOPS and bandwidth from per-vdev rules of thumb, and
 //! the latency of a synchronous 4 KiB write from a device + network + protocol
-//! model (spec §3). Every figure is a range and carries its assumptions.
+//! model (OpenZFS "Workload Tuning" and "Hardware" docs, `module/zfs/zil.c`).
+//! Every figure is a range and carries its assumptions.
 
 use serde::Serialize;
 
@@ -108,12 +109,13 @@ pub struct Performance {
 pub const ZIL_BLOCK_FOR_4K: u64 = 4 * KIB + 256;
 
 /// Disks one block of `block_bytes` is read from on a healthy vdev
-/// (parity is not read): min(w − p, ceil(B / A)) on raidz (spec §3.1).
+/// (parity is not read): min(w − p, ceil(B / A)) on raidz (M. Ahrens, "How I
+/// Learned to Stop Worrying and Love RAIDZ", Delphix blog, 2014).
 pub fn disks_read_per_block(shape: &Shape, ashift: u32, block_bytes: u64) -> u32 {
     match shape.kind {
         VdevKind::Raidz { parity } => {
             let sectors = block_bytes.div_ceil(1 << ashift);
-            (shape.width - parity).min(sectors.min(u32::MAX as u64) as u32)
+            (shape.width - parity).min(u32::try_from(sectors).unwrap_or(u32::MAX))
         }
         VdevKind::Mirror | VdevKind::Stripe => 1,
     }
@@ -126,7 +128,7 @@ pub fn disks_written_per_block(shape: &Shape, ashift: u32, block_bytes: u64) -> 
         VdevKind::Raidz { .. } => {
             let cost = block_cost(shape, ashift, block_bytes);
             let columns = cost.data_sectors + cost.parity_sectors;
-            shape.width.min(columns.min(u32::MAX as u64) as u32)
+            shape.width.min(u32::try_from(columns).unwrap_or(u32::MAX))
         }
         VdevKind::Mirror => shape.width,
         VdevKind::Stripe => 1,
@@ -201,9 +203,64 @@ pub fn performance(groups: &[DiskGroup], layout: &Layout, options: &PerfOptions)
     let shape = layout.shape;
     let ashift = options.ashift;
     let block = options.block_bytes;
+
+    let random_read_iops = random_read_figure(groups, layout, options);
+    let random_write_iops = random_write_figure(groups, layout, options);
+    let (seq_read_mb_s, seq_write_mb_s) = sequential_figures(groups, layout, options);
+
+    // Synchronous 4 KiB writes: t = stack + network + log write with flush.
+    let (transport, transport_notes) = transport_ms(options.link, options.protocol);
+    let zil_shape_disks = disks_written_per_block(&shape, ashift, ZIL_BLOCK_FOR_4K);
+    let first_group = &groups[layout.placements[0].group];
+    let in_pool = first_group.perf.sync_write_ms(zil_shape_disks);
+    let latency = transport.plus(in_pool);
+    let mut latency_notes = vec![format!(
+        "no log device: the ZIL block (~8 KiB) goes to a {} vdev and waits for {zil_shape_disks} {} disk(s) to write and flush: {:.2}-{:.2} ms",
+        shape.vdev_name(),
+        first_group.class.name(),
+        in_pool.low,
+        in_pool.high
+    )];
+    if first_group.class.is_rotational() {
+        latency_notes.push("HDD: seek + flush + the slowest disk's rotational wait (one revolution x n/(n+1)); competes with txg writes".into());
+    }
+    latency_notes.extend(transport_notes.iter().cloned());
+    let (iops, iops_notes) = sync_iops(&latency, options.threads, options.link);
+
+    let (slog_latency, slog_iops) = slog_figures(options, transport, &transport_notes);
+
+    Performance {
+        block_bytes: block,
+        random_read_iops,
+        random_write_iops,
+        seq_read_mb_s,
+        seq_write_mb_s,
+        client_stream_cap_mb_s: options
+            .link
+            .filter(|_| options.protocol != Protocol::Local)
+            .map(|l| l.flow_goodput_mb_s()),
+        sync_write_latency_ms: Figure {
+            estimate: latency,
+            unit: "ms",
+            assumptions: latency_notes,
+        },
+        sync_write_iops: Figure {
+            estimate: iops,
+            unit: "IOPS",
+            assumptions: iops_notes,
+        },
+        slog_sync_write_latency_ms: slog_latency,
+        slog_sync_write_iops: slog_iops,
+    }
+}
+
+/// Random-read IOPS of the pool for blocks missing the ARC.
+fn random_read_figure(groups: &[DiskGroup], layout: &Layout, options: &PerfOptions) -> Figure {
+    let shape = layout.shape;
+    let ashift = options.ashift;
+    let block = options.block_bytes;
     let block_text = human_binary(block);
     let vdevs = layout.shape.count;
-
     // Random reads: a healthy raidz vdev reads a block from d = min(w − p,
     // ceil(B/A)) disks, so it serves w/d blocks per disk I/O time; a k-way
     // mirror serves k; a stripe member 1.
@@ -214,15 +271,23 @@ pub fn performance(groups: &[DiskGroup], layout: &Layout, options: &PerfOptions)
         VdevKind::Stripe => 1.0,
     };
     let random_read = sum_over_vdevs(layout, groups, |perf| perf.random_iops.scale(read_factor));
-    let random_read_iops = Figure {
+    Figure {
         estimate: random_read,
         unit: "IOPS",
         assumptions: vec![
             format!("blocks of {block_text} missing the ARC; a {} vdev reads each from {read_disks} disk(s), serving {read_factor:.2} blocks per disk access; {vdevs} vdev(s) add up", shape.vdev_name()),
             "disk IOPS: low = queue depth 1, high = deep queue (NCQ)".into(),
         ],
-    };
+    }
+}
 
+/// Random-write IOPS of the pool, from one disk access per block up to
+/// txg-batched sequential allocation.
+fn random_write_figure(groups: &[DiskGroup], layout: &Layout, options: &PerfOptions) -> Figure {
+    let shape = layout.shape;
+    let ashift = options.ashift;
+    let block = options.block_bytes;
+    let block_text = human_binary(block);
     // Random writes land on every data + parity column (all children of a
     // mirror). The high end assumes txg batching turns them into sequential
     // allocations on a fresh pool.
@@ -244,7 +309,7 @@ pub fn performance(groups: &[DiskGroup], layout: &Layout, options: &PerfOptions)
             seek_bound.high.max(streamed),
         )
     });
-    let random_write_iops = Figure {
+    Figure {
         estimate: random_write,
         unit: "IOPS",
         assumptions: vec![
@@ -252,8 +317,20 @@ pub fn performance(groups: &[DiskGroup], layout: &Layout, options: &PerfOptions)
             "low/typical: every block costs a disk access; high: txg batching writes them as sequential allocations (fresh pool)".into(),
             "writes smaller than the record also read the old record when it is not cached (read-modify-write)".into(),
         ],
-    };
+    }
+}
 
+/// Sequential read and write bandwidth of the pool.
+fn sequential_figures(
+    groups: &[DiskGroup],
+    layout: &Layout,
+    options: &PerfOptions,
+) -> (Figure, Figure) {
+    let shape = layout.shape;
+    let ashift = options.ashift;
+    let block = options.block_bytes;
+    let block_text = human_binary(block);
+    let vdevs = layout.shape.count;
     // Sequential: raidz reads from w − p data disks and writes w disks at the
     // block's space efficiency; mirrors read from k children, write at one disk.
     let efficiency = block as f64 / block_cost(&shape, ashift, block).asize as f64;
@@ -298,27 +375,16 @@ pub fn performance(groups: &[DiskGroup], layout: &Layout, options: &PerfOptions)
         ]
         .concat(),
     };
+    (seq_read_mb_s, seq_write_mb_s)
+}
 
-    // Synchronous 4 KiB writes: t = stack + network + log write with flush.
-    let (transport, transport_notes) = transport_ms(options.link, options.protocol);
-    let zil_shape_disks = disks_written_per_block(&shape, ashift, ZIL_BLOCK_FOR_4K);
-    let first_group = &groups[layout.placements[0].group];
-    let in_pool = first_group.perf.sync_write_ms(zil_shape_disks);
-    let latency = transport.plus(in_pool);
-    let mut latency_notes = vec![format!(
-        "no log device: the ZIL block (~8 KiB) goes to a {} vdev and waits for {zil_shape_disks} {} disk(s) to write and flush: {:.2}-{:.2} ms",
-        shape.vdev_name(),
-        first_group.class.name(),
-        in_pool.low,
-        in_pool.high
-    )];
-    if first_group.class.is_rotational() {
-        latency_notes.push("HDD: seek + flush + the slowest disk's rotational wait (one revolution x n/(n+1)); competes with txg writes".into());
-    }
-    latency_notes.extend(transport_notes.iter().cloned());
-    let (iops, iops_notes) = sync_iops(&latency, options.threads, options.link);
-
-    let (slog_latency, slog_iops) = match &options.log {
+/// Latency and IOPS of 4 KiB sync writes through the log device, if any.
+fn slog_figures(
+    options: &PerfOptions,
+    transport: Estimate,
+    transport_notes: &[String],
+) -> (Option<Figure>, Option<Figure>) {
+    match &options.log {
         Some(log) => {
             let device = log.perf.sync_write_ms(log.devices);
             let total = transport.plus(device);
@@ -350,30 +416,6 @@ pub fn performance(groups: &[DiskGroup], layout: &Layout, options: &PerfOptions)
             )
         }
         None => (None, None),
-    };
-
-    Performance {
-        block_bytes: block,
-        random_read_iops,
-        random_write_iops,
-        seq_read_mb_s,
-        seq_write_mb_s,
-        client_stream_cap_mb_s: options
-            .link
-            .filter(|_| options.protocol != Protocol::Local)
-            .map(|l| l.flow_goodput_mb_s()),
-        sync_write_latency_ms: Figure {
-            estimate: latency,
-            unit: "ms",
-            assumptions: latency_notes,
-        },
-        sync_write_iops: Figure {
-            estimate: iops,
-            unit: "IOPS",
-            assumptions: iops_notes,
-        },
-        slog_sync_write_latency_ms: slog_latency,
-        slog_sync_write_iops: slog_iops,
     }
 }
 
@@ -404,7 +446,7 @@ mod tests {
         performance(&groups, &layout, &options)
     }
 
-    /// Spec §3.1 worked example: random-read IOPS at 150 IOPS per disk.
+    /// Random-read IOPS of the reference layouts at 150 IOPS per disk.
     #[test]
     fn random_read_iops_of_the_reference_layouts() {
         for (layout, want) in [
@@ -431,7 +473,7 @@ mod tests {
         assert!(p.seq_read_mb_s.estimate.typical > p.client_stream_cap_mb_s.unwrap());
     }
 
-    /// Spec §3.5: one 4 KiB sync write from an NFS client: HDD in-pool ZIL
+    /// One 4 KiB sync write from an NFS client: HDD in-pool ZIL
     /// ~13 ms on either link; SATA SSD SLOG ~0.24 ms on 1 GbE, ~0.18 ms on 10 GbE.
     #[test]
     fn sync_write_latency_with_and_without_slog() {

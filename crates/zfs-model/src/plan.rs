@@ -18,12 +18,14 @@ pub const PLAN_SCHEMA_VERSION: u32 = 1;
 
 /// Loss probabilities below this are not distinguished when ranking: the
 /// independent-failure model stops being the dominant risk long before
-/// (correlated failures, operator error; spec §2.2).
+/// (correlated failures, operator error; Greenan, Plank and Wylie, "Mean time
+/// to meaningless", HotStorage 2010).
 pub const RANKING_LOSS_FLOOR: f64 = 1e-9;
 
 /// Transaction groups whose sync data can sit in the log at once (open,
-/// quiescing, syncing) and the txg interval (`zfs_txg_timeout`), spec §3.2–3.3.
-const TXGS_IN_LOG: f64 = 3.0;
+/// quiescing, syncing) and the txg interval (`zfs_txg_timeout`, default 5 s;
+/// OpenZFS `module/zfs/txg.c`, zfs(4)).
+const TXGS_IN_LOG: u32 = 3;
 const TXG_SECONDS: f64 = 5.0;
 
 /// Everything the user asked for, validated.
@@ -132,18 +134,21 @@ impl PlanRequest {
     /// The most sync data ZFS can have in the log before it is committed to
     /// the pool: ~3 txgs of ingest, and never more than ~3 × zfs_dirty_data_max
     /// (min(10 % of RAM, 4 GiB)), because dirty data throttles writers.
+    // The result is min(by_dirty, by_link): by_dirty is at most 3 × 4 GiB and
+    // neither term is negative, so it is a finite byte count well inside u64.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     pub fn useful_log_bytes(&self) -> u64 {
         let dirty_max = (self.ram_bytes / 10).min(4 * GIB) as f64;
-        let by_dirty = TXGS_IN_LOG * dirty_max;
+        let by_dirty = f64::from(TXGS_IN_LOG) * dirty_max;
         let by_link = self
             .link
             .filter(|_| self.protocol != Protocol::Local)
-            .map(|l| l.aggregate_goodput_mb_s() * 1e6 * TXGS_IN_LOG * TXG_SECONDS)
+            .map(|l| l.aggregate_goodput_mb_s() * 1e6 * f64::from(TXGS_IN_LOG) * TXG_SECONDS)
             .unwrap_or(f64::INFINITY);
         by_dirty.min(by_link) as u64
     }
 
-    /// Shapes to evaluate: the user's, or every sensible one (spec scope:
+    /// Shapes to evaluate: the user's, or every sensible one (our scope:
     /// stripes only when asked, 2- and 3-way mirrors, raidz1/2/3 at every
     /// width, as many vdevs as fit, leftover disks as spares).
     pub fn candidate_layouts(&self) -> Result<Vec<Layout>> {
@@ -397,11 +402,11 @@ fn request_warnings(request: &PlanRequest) -> Vec<String> {
                 human_binary(log.bytes),
                 human_binary(useful)
             ));
-        } else if (log.bytes as f64) < useful as f64 / TXGS_IN_LOG {
+        } else if (log.bytes as f64) < useful as f64 / f64::from(TXGS_IN_LOG) {
             warnings.push(format!(
                 "log device {} holds less than one txg of sync data at full ingest (~{}); commits then fall back to the pool",
                 human_binary(log.bytes),
-                human_binary(useful / TXGS_IN_LOG as u64)
+                human_binary(useful / u64::from(TXGS_IN_LOG))
             ));
         }
         if log.class.is_rotational() {

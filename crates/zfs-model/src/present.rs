@@ -7,8 +7,8 @@ use crate::estimate::Estimate;
 use crate::explain::{across_rule_sets, explain_capacity};
 use crate::layout::Layout;
 use crate::perf::Figure;
-use crate::plan::{Plan, PlanEntry};
-use crate::reliability::at_least_one;
+use crate::plan::{Plan, PlanEntry, PlanRequest};
+use crate::reliability::{at_least_one, Reliability};
 use crate::units::{human_binary, tib};
 
 const BEST_MARK: &str = " *";
@@ -63,26 +63,7 @@ fn is_best(list: &[String], layout: &str, rows: usize) -> bool {
 pub fn table(plan: &Plan, top: usize) -> String {
     let block = human_binary(plan.entries.first().map(|e| e.block_bytes).unwrap_or(0));
     let has_log = plan.request.log.is_some();
-    let mut header = vec![
-        "#".to_string(),
-        "Layout".into(),
-        "Spares".into(),
-        "SIZE\n(zpool)".into(),
-        "AVAIL\nTiB".into(),
-        format!("Usable TiB\n@{block}"),
-        "Eff.".into(),
-        "Survives\nany/best".into(),
-        "Loss/yr\ntyp, range".into(),
-        "Resilver\ntyp, range".into(),
-        "Rand read\nIOPS".into(),
-        "Rand write\nIOPS".into(),
-        "Seq R/W\nMB/s".into(),
-        "Sync 4K\nno SLOG".into(),
-    ];
-    if has_log {
-        header.push("Sync 4K\nwith SLOG".into());
-    }
-    header.push("Score".into());
+    let header = table_header(&block, has_log);
 
     let mut table = Table::new();
     table
@@ -97,65 +78,7 @@ pub fn table(plan: &Plan, top: usize) -> String {
         top.min(plan.entries.len())
     };
     for entry in &plan.entries[..rows] {
-        let layout = entry.layout.as_str();
-        let perf = &entry.performance;
-        let risk = &entry.reliability;
-        let sync = |latency: &Figure, iops: &Figure| {
-            format!(
-                "{:.2} ms\n{}/s",
-                latency.estimate.typical,
-                count(iops.estimate.typical)
-            )
-        };
-        let mut row = vec![
-            Cell::new(entry.rank),
-            Cell::new(layout),
-            Cell::new(entry.spares),
-            Cell::new(&entry.capacity.zpool_size_printed),
-            Cell::new(format!("{:.2}", tib(entry.capacity.avail))),
-            Cell::new(mark(
-                format!("{:.2}", tib(entry.usable_bytes)),
-                is_best(&best.usable, layout, plan.entries.len()),
-            )),
-            Cell::new(format!("{:.0}%", entry.space_efficiency * 100.0)),
-            Cell::new(format!(
-                "{}/{}",
-                risk.failures_tolerated, risk.failures_tolerated_best
-            )),
-            Cell::new(mark(
-                ranged(&risk.annual_loss_probability, probability),
-                is_best(&best.reliability, layout, plan.entries.len()),
-            )),
-            Cell::new(ranged(&risk.resilver_hours, duration)),
-            Cell::new(mark(
-                ranged(&perf.random_read_iops.estimate, count),
-                is_best(&best.random_read, layout, plan.entries.len()),
-            )),
-            Cell::new(mark(
-                ranged(&perf.random_write_iops.estimate, count),
-                is_best(&best.random_write, layout, plan.entries.len()),
-            )),
-            Cell::new(mark(
-                format!(
-                    "{:.0}/{:.0}",
-                    perf.seq_read_mb_s.estimate.typical, perf.seq_write_mb_s.estimate.typical
-                ),
-                is_best(&best.sequential, layout, plan.entries.len()),
-            )),
-            Cell::new(mark(
-                sync(&perf.sync_write_latency_ms, &perf.sync_write_iops),
-                !has_log && is_best(&best.sync_write, layout, plan.entries.len()),
-            )),
-        ];
-        if let (Some(latency), Some(iops)) =
-            (&perf.slog_sync_write_latency_ms, &perf.slog_sync_write_iops)
-        {
-            row.push(Cell::new(mark(
-                sync(latency, iops),
-                is_best(&best.sync_write, layout, plan.entries.len()),
-            )));
-        }
-        row.push(Cell::new(format!("{:.2}", entry.scores.overall)));
+        let row = table_row(plan, entry, has_log);
         table.add_row(row);
     }
     for index in [0usize, 2, 3, 4, 5, 6, 7, 10, 11, 12] {
@@ -241,70 +164,7 @@ pub fn summary(plan: &Plan, top: usize) -> String {
         }
     }
 
-    out.push_str("\nAssumptions:\n");
-    for group in &request.groups {
-        let p = &group.perf;
-        out.push_str(&format!(
-            "  disks: {} x {} {} - AFR {:.2}%/yr, {:.0} MB/s ({:.0}-{:.0}), {:.0} IOPS ({:.0}-{:.0}), UER {:.0e}/bit\n",
-            group.count,
-            group.label,
-            group.class.name(),
-            p.afr * 100.0,
-            p.seq_mb_s.typical,
-            p.seq_mb_s.low,
-            p.seq_mb_s.high,
-            p.random_iops.typical,
-            p.random_iops.low,
-            p.random_iops.high,
-            p.uer_per_bit
-        ));
-    }
-    out.push_str(&format!(
-        "  capacity: {} rules, ashift {}, {}; SIZE and AVAIL are what zpool list / zfs get available+used show for an empty pool\n",
-        request.capacity.rules.name(),
-        request.capacity.ashift,
-        request.capacity.partitioning.describe()
-    ));
-    out.push_str(&format!(
-        "  risk: independent failures only (a floor; correlated failures dominate in practice); pool {:.0}% full; {}\n",
-        request.fill * 100.0,
-        if request.spares > 0 {
-            "hot spare starts the resilver at once".to_string()
-        } else {
-            format!("{:.0} h to replace a disk unless the layout leaves a spare", request.replace_hours)
-        }
-    ));
-    out.push_str("  resilver: low = data laid out sequentially, high = one random read per block piece (old, fragmented pool)\n");
-    if let Some(first) = plan.entries.first() {
-        let perf = &first.performance;
-        out.push_str(&format!(
-            "  sync writes: {}\n",
-            perf.sync_write_iops.assumptions.join("; ")
-        ));
-        for note in perf
-            .slog_sync_write_latency_ms
-            .as_ref()
-            .unwrap_or(&perf.sync_write_latency_ms)
-            .assumptions
-            .iter()
-            .skip(1)
-        {
-            out.push_str(&format!("  {note}\n"));
-        }
-        if let Some(log) = &perf.slog_sync_write_latency_ms {
-            out.push_str(&format!("  {}\n", log.assumptions[0]));
-        }
-        out.push_str(&format!("  {}\n", request.protocol.sync_semantics()));
-        if let Some(cap) = perf.client_stream_cap_mb_s {
-            out.push_str(&format!(
-                "  streaming: one client connection gets at most {cap:.0} MB/s over the link; every layout here exceeds that locally"
-            ));
-            if first.performance.seq_write_mb_s.estimate.typical < cap {
-                out.push_str(" (not all: see Seq R/W)");
-            }
-            out.push('\n');
-        }
-    }
+    out.push_str(&assumptions(plan));
     out.push_str("  explain any row: tankbench plan ... --explain LAYOUT\n");
     out
 }
@@ -408,6 +268,206 @@ pub fn explain(plan: &Plan, entry: &PlanEntry, layout: &Layout) -> String {
         }
     }
 
+    out.push_str(&rule_sets_table(request, layout));
+
+    out.push_str(&risk_lines(request, &entry.reliability));
+
+    let perf = &entry.performance;
+    out.push_str("\nPerformance:\n");
+    out.push_str(&figure_lines("random read", &perf.random_read_iops));
+    out.push_str(&figure_lines("random write", &perf.random_write_iops));
+    out.push_str(&figure_lines("sequential read", &perf.seq_read_mb_s));
+    out.push_str(&figure_lines("sequential write", &perf.seq_write_mb_s));
+    out.push_str(&figure_lines(
+        "sync 4 KiB write latency, no log device",
+        &perf.sync_write_latency_ms,
+    ));
+    out.push_str(&figure_lines(
+        "sync 4 KiB writes, no log device",
+        &perf.sync_write_iops,
+    ));
+    if let (Some(latency), Some(iops)) =
+        (&perf.slog_sync_write_latency_ms, &perf.slog_sync_write_iops)
+    {
+        out.push_str(&figure_lines(
+            "sync 4 KiB write latency, with log device",
+            latency,
+        ));
+        out.push_str(&figure_lines("sync 4 KiB writes, with log device", iops));
+    }
+    if !entry.notes.is_empty() {
+        out.push_str("\nNotes:\n");
+        for note in &entry.notes {
+            out.push_str(&format!("  {note}\n"));
+        }
+    }
+    out
+}
+
+/// Column titles of the ranked table.
+fn table_header(block: &str, has_log: bool) -> Vec<String> {
+    let mut header = vec![
+        "#".to_string(),
+        "Layout".into(),
+        "Spares".into(),
+        "SIZE\n(zpool)".into(),
+        "AVAIL\nTiB".into(),
+        format!("Usable TiB\n@{block}"),
+        "Eff.".into(),
+        "Survives\nany/best".into(),
+        "Loss/yr\ntyp, range".into(),
+        "Resilver\ntyp, range".into(),
+        "Rand read\nIOPS".into(),
+        "Rand write\nIOPS".into(),
+        "Seq R/W\nMB/s".into(),
+        "Sync 4K\nno SLOG".into(),
+    ];
+    if has_log {
+        header.push("Sync 4K\nwith SLOG".into());
+    }
+    header.push("Score".into());
+    header
+}
+
+/// One layout's cells in the ranked table.
+fn table_row(plan: &Plan, entry: &PlanEntry, has_log: bool) -> Vec<Cell> {
+    let best = &plan.best;
+    let layout = entry.layout.as_str();
+    let perf = &entry.performance;
+    let risk = &entry.reliability;
+    let sync = |latency: &Figure, iops: &Figure| {
+        format!(
+            "{:.2} ms\n{}/s",
+            latency.estimate.typical,
+            count(iops.estimate.typical)
+        )
+    };
+    let mut row = vec![
+        Cell::new(entry.rank),
+        Cell::new(layout),
+        Cell::new(entry.spares),
+        Cell::new(&entry.capacity.zpool_size_printed),
+        Cell::new(format!("{:.2}", tib(entry.capacity.avail))),
+        Cell::new(mark(
+            format!("{:.2}", tib(entry.usable_bytes)),
+            is_best(&best.usable, layout, plan.entries.len()),
+        )),
+        Cell::new(format!("{:.0}%", entry.space_efficiency * 100.0)),
+        Cell::new(format!(
+            "{}/{}",
+            risk.failures_tolerated, risk.failures_tolerated_best
+        )),
+        Cell::new(mark(
+            ranged(&risk.annual_loss_probability, probability),
+            is_best(&best.reliability, layout, plan.entries.len()),
+        )),
+        Cell::new(ranged(&risk.resilver_hours, duration)),
+        Cell::new(mark(
+            ranged(&perf.random_read_iops.estimate, count),
+            is_best(&best.random_read, layout, plan.entries.len()),
+        )),
+        Cell::new(mark(
+            ranged(&perf.random_write_iops.estimate, count),
+            is_best(&best.random_write, layout, plan.entries.len()),
+        )),
+        Cell::new(mark(
+            format!(
+                "{:.0}/{:.0}",
+                perf.seq_read_mb_s.estimate.typical, perf.seq_write_mb_s.estimate.typical
+            ),
+            is_best(&best.sequential, layout, plan.entries.len()),
+        )),
+        Cell::new(mark(
+            sync(&perf.sync_write_latency_ms, &perf.sync_write_iops),
+            !has_log && is_best(&best.sync_write, layout, plan.entries.len()),
+        )),
+    ];
+    if let (Some(latency), Some(iops)) =
+        (&perf.slog_sync_write_latency_ms, &perf.slog_sync_write_iops)
+    {
+        row.push(Cell::new(mark(
+            sync(latency, iops),
+            is_best(&best.sync_write, layout, plan.entries.len()),
+        )));
+    }
+    row.push(Cell::new(format!("{:.2}", entry.scores.overall)));
+    row
+}
+
+/// The assumptions behind the figures, one line per topic.
+fn assumptions(plan: &Plan) -> String {
+    let request = &plan.request;
+    let mut out = String::new();
+    out.push_str("\nAssumptions:\n");
+    for group in &request.groups {
+        let p = &group.perf;
+        out.push_str(&format!(
+            "  disks: {} x {} {} - AFR {:.2}%/yr, {:.0} MB/s ({:.0}-{:.0}), {:.0} IOPS ({:.0}-{:.0}), UER {:.0e}/bit\n",
+            group.count,
+            group.label,
+            group.class.name(),
+            p.afr * 100.0,
+            p.seq_mb_s.typical,
+            p.seq_mb_s.low,
+            p.seq_mb_s.high,
+            p.random_iops.typical,
+            p.random_iops.low,
+            p.random_iops.high,
+            p.uer_per_bit
+        ));
+    }
+    out.push_str(&format!(
+        "  capacity: {} rules, ashift {}, {}; SIZE and AVAIL are what zpool list / zfs get available+used show for an empty pool\n",
+        request.capacity.rules.name(),
+        request.capacity.ashift,
+        request.capacity.partitioning.describe()
+    ));
+    out.push_str(&format!(
+        "  risk: independent failures only (a floor; correlated failures dominate in practice); pool {:.0}% full; {}\n",
+        request.fill * 100.0,
+        if request.spares > 0 {
+            "hot spare starts the resilver at once".to_string()
+        } else {
+            format!("{:.0} h to replace a disk unless the layout leaves a spare", request.replace_hours)
+        }
+    ));
+    out.push_str("  resilver: low = data laid out sequentially, high = one random read per block piece (old, fragmented pool)\n");
+    if let Some(first) = plan.entries.first() {
+        let perf = &first.performance;
+        out.push_str(&format!(
+            "  sync writes: {}\n",
+            perf.sync_write_iops.assumptions.join("; ")
+        ));
+        for note in perf
+            .slog_sync_write_latency_ms
+            .as_ref()
+            .unwrap_or(&perf.sync_write_latency_ms)
+            .assumptions
+            .iter()
+            .skip(1)
+        {
+            out.push_str(&format!("  {note}\n"));
+        }
+        if let Some(log) = &perf.slog_sync_write_latency_ms {
+            out.push_str(&format!("  {}\n", log.assumptions[0]));
+        }
+        out.push_str(&format!("  {}\n", request.protocol.sync_semantics()));
+        if let Some(cap) = perf.client_stream_cap_mb_s {
+            out.push_str(&format!(
+                "  streaming: one client connection gets at most {cap:.0} MB/s over the link; every layout here exceeds that locally"
+            ));
+            if first.performance.seq_write_mb_s.estimate.typical < cap {
+                out.push_str(" (not all: see Seq R/W)");
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// SIZE and AVAIL of `layout` under every rule set, as a table.
+fn rule_sets_table(request: &PlanRequest, layout: &Layout) -> String {
+    let mut out = String::new();
     out.push_str("\nThe same layout under each rule set:\n");
     let mut rules_table = Table::new();
     rules_table
@@ -432,8 +492,12 @@ pub fn explain(plan: &Plan, entry: &PlanEntry, layout: &Layout) -> String {
     }
     out.push_str(&rules_table.to_string());
     out.push('\n');
+    out
+}
 
-    let risk = &entry.reliability;
+/// The risk part of `--explain`: tolerance, kill probabilities, resilver, MTTDL and UREs.
+fn risk_lines(request: &PlanRequest, risk: &Reliability) -> String {
+    let mut out = String::new();
     out.push_str("\nRisk:\n");
     out.push_str(&format!(
         "  survives any {} failure(s); at best {}\n",
@@ -465,36 +529,6 @@ pub fn explain(plan: &Plan, entry: &PlanEntry, layout: &Layout) -> String {
             "  a resilver with no redundancy left meets {ure:.2} unrecoverable read errors on average (P(>=1) = {:.0}%); each costs a block or file, not the pool\n",
             at_least_one(ure) * 100.0
         ));
-    }
-
-    let perf = &entry.performance;
-    out.push_str("\nPerformance:\n");
-    out.push_str(&figure_lines("random read", &perf.random_read_iops));
-    out.push_str(&figure_lines("random write", &perf.random_write_iops));
-    out.push_str(&figure_lines("sequential read", &perf.seq_read_mb_s));
-    out.push_str(&figure_lines("sequential write", &perf.seq_write_mb_s));
-    out.push_str(&figure_lines(
-        "sync 4 KiB write latency, no log device",
-        &perf.sync_write_latency_ms,
-    ));
-    out.push_str(&figure_lines(
-        "sync 4 KiB writes, no log device",
-        &perf.sync_write_iops,
-    ));
-    if let (Some(latency), Some(iops)) =
-        (&perf.slog_sync_write_latency_ms, &perf.slog_sync_write_iops)
-    {
-        out.push_str(&figure_lines(
-            "sync 4 KiB write latency, with log device",
-            latency,
-        ));
-        out.push_str(&figure_lines("sync 4 KiB writes, with log device", iops));
-    }
-    if !entry.notes.is_empty() {
-        out.push_str("\nNotes:\n");
-        for note in &entry.notes {
-            out.push_str(&format!("  {note}\n"));
-        }
     }
     out
 }

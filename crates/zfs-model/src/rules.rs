@@ -1,6 +1,8 @@
 //! ZFS rule sets: the metaslab sizing and slop ("reserved space") rules changed
 //! over the years, and the numbers `zpool list` / `zfs list` print depend on
-//! which one the pool runs under (spec §1.3, §1.6).
+//! which one the pool runs under (`vdev_metaslab_set_size()` in OpenZFS
+//! `module/zfs/vdev.c`, `spa_get_slop_space()` in `module/zfs/spa_misc.c`,
+//! `dsl_pool_adjustedsize()` in `module/zfs/dsl_pool.c` for pool-version ZFS).
 
 use serde::Serialize;
 
@@ -209,10 +211,11 @@ mod tests {
 
     #[test]
     fn metaslab_shifts_match_the_spec() {
-        // §1.10 (current rules): 16 GiB metaslabs for big vdevs.
+        // Current rules (commit c853f382db): 16 GiB metaslabs for big vdevs.
         assert_eq!(metaslab_shift(RuleSet::OpenZfs21, 192_037_169_135_616), 34);
         assert_eq!(metaslab_shift(RuleSet::OpenZfs21, 8_001_548_713_984), 34);
-        // §6.1 (pool v23): 1 TiB on a 192 TiB vdev, 512 GiB, 64 GiB.
+        // Pool v23, as `zdb -C` showed on zfs-fuse 0.7.0: 1 TiB on a 192 TiB
+        // vdev, 512 GiB, 64 GiB.
         assert_eq!(metaslab_shift(RuleSet::PoolV23, 211_106_119_286_784), 40);
         assert_eq!(metaslab_shift(RuleSet::PoolV23, 105_553_059_643_392), 39);
         assert_eq!(metaslab_shift(RuleSet::PoolV23, 70_368_706_428_928), 39);

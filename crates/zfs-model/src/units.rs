@@ -60,7 +60,8 @@ fn parse_exact_decimal(text: &str) -> Option<ExactDecimal> {
     let mantissa: u128 = digits.parse().unwrap_or(u128::MAX);
     Some(ExactDecimal {
         mantissa,
-        decimals: frac_part.len() as u32,
+        // More fraction digits than a u32 counts is not a size anyone types.
+        decimals: u32::try_from(frac_part.len()).ok()?,
     })
 }
 
@@ -201,7 +202,7 @@ pub fn tb(bytes: u64) -> f64 {
 }
 
 /// Group digits in threes ("8,001,563,222,016") so long byte counts can be read
-/// and compared with the spec and with `zfs get -p`.
+/// and compared with `zfs get -p` and `zdb` output.
 pub fn group_digits(value: u128) -> String {
     let digits = value.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
@@ -307,7 +308,8 @@ mod tests {
 
     #[test]
     fn zpool_prints_sizes_like_zfs_nicenum() {
-        // Spec errata 3 and §6.1.
+        // As `zpool list` printed SIZE on zfs-fuse 0.7.0 pools: an exact
+        // multiple without decimals, otherwise %.2f/%.1f/%.0f, ties to even.
         assert_eq!(zpool_nicenum(87 * TIB), "87T");
         assert_eq!(zpool_nicenum(27 * TIB + TIB / 4), "27.2T");
         assert_eq!(zpool_nicenum(1016 * GIB + GIB / 3), "1016G");

@@ -125,7 +125,9 @@ struct QuickArgs {
     save: Option<PathBuf>,
 }
 
-pub fn quick_main(args: Vec<OsString>) -> anyhow::Result<i32> {
+/// quick's arguments, checked: clap's first error line, or the accepted range
+/// of `--time` and `--size`. `--help` and `--version` print and exit 0.
+fn parse_quick_args(args: Vec<OsString>) -> anyhow::Result<QuickArgs> {
     let q =
         QuickArgs::try_parse_from(std::iter::once(OsString::from("tankbench quick")).chain(args))
             .map_err(|e| {
@@ -154,6 +156,11 @@ pub fn quick_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     if fileio::sysbench::args::parse_size(&q.size) == 0 {
         anyhow::bail!("--size {}: not a size that fits 64 bits (accepted: a number with an optional K, M, G or T suffix, e.g. 1G)", q.size);
     }
+    Ok(q)
+}
+
+pub fn quick_main(args: Vec<OsString>) -> anyhow::Result<i32> {
+    let q = parse_quick_args(args)?;
     // `--save` with no value is the default store; checked before anything runs.
     let save_dir = q.save.as_deref().map(|d| match d.as_os_str().is_empty() {
         true => Path::new(DEFAULT_DIR),
@@ -227,6 +234,14 @@ pub fn quick_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     if results.is_empty() {
         return Ok(outcome.exit_code());
     }
+    print_quick_table(&mut out, results);
+    Ok(outcome.exit_code())
+}
+
+/// The human summary of quick's workloads: one row each, the file system they
+/// ran on and each distinct warning once. Write errors are ignored (see
+/// `quick_main`).
+fn print_quick_table(out: &mut impl std::io::Write, results: &[(String, RunResult)]) {
     let _ = writeln!(
         out,
         "{:<62} {:>10} {:>10} {:>10} {:>10} {:>10}",
@@ -286,7 +301,6 @@ pub fn quick_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         let console = fileio::console::Console::new(fileio::console::NOTICE, false);
         fileio::warnings::print(&console, &unique);
     }
-    Ok(outcome.exit_code())
 }
 
 fn signal_name(sig: i32) -> &'static str {

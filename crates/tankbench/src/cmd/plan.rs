@@ -149,8 +149,9 @@ struct PlanArgs {
     top: Option<usize>,
 }
 
-/// Turn what was typed into the library's request; every error names its option.
-fn build_request(args: &PlanArgs) -> anyhow::Result<PlanRequest> {
+/// The disk groups of `--disks`, with `--class` and the per-disk overrides
+/// (`--afr`, `--disk-mbps`, ...) applied; errors name their option.
+fn disk_groups(args: &PlanArgs) -> anyhow::Result<Vec<DiskGroup>> {
     let class = DiskClass::parse(&args.class).context("--class")?;
     let percent = |name: &str, value: f64, max: f64| -> anyhow::Result<f64> {
         if value.is_finite() && value > 0.0 && value <= max {
@@ -195,6 +196,12 @@ fn build_request(args: &PlanArgs) -> anyhow::Result<PlanRequest> {
         ));
     }
     total_disks(&groups).context("--disks")?;
+    Ok(groups)
+}
+
+/// Turn what was typed into the library's request; every error names its option.
+fn build_request(args: &PlanArgs) -> anyhow::Result<PlanRequest> {
+    let groups = disk_groups(args)?;
     let mut layouts = args
         .layouts
         .iter()
