@@ -103,7 +103,8 @@ impl Delayer {
     }
 
     pub fn now(&self) -> Nanos {
-        self.epoch.elapsed().as_nanos() as Nanos
+        // Saturates after 584 years of uptime rather than wrapping.
+        Nanos::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(Nanos::MAX)
     }
 
     pub fn at(&self, at: Nanos, job: Job) {
@@ -116,11 +117,7 @@ impl Delayer {
     }
 
     fn run(&self) {
-        // The default timer slack (50 µs) would add that much to every delay;
-        // ask the kernel for precise wake-ups on this thread.
-        unsafe {
-            libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong);
-        }
+        crate::sys::precise_timers();
         let (lock, cv) = &*self.inner;
         let mut g = lock.lock().unwrap();
         loop {
@@ -212,14 +209,17 @@ impl DiskFs {
             stats_file: cfg.stats_file.clone(),
             stats_written: Instant::now(),
             delayer: Delayer::start(),
+            // SAFETY: getuid(2) and getgid(2) take no arguments, cannot fail
+            // and touch no memory of ours.
             uid: unsafe { libc::getuid() },
+            // SAFETY: as for getuid above.
             gid: unsafe { libc::getgid() },
             started: SystemTime::now(),
         })
     }
 
     fn disk_index(ino: u64) -> Option<usize> {
-        ino.checked_sub(2).map(|i| i as usize)
+        ino.checked_sub(2).and_then(|i| usize::try_from(i).ok())
     }
 
     fn attr(&self, ino: u64) -> Option<FileAttr> {
@@ -381,9 +381,14 @@ impl Filesystem for DiskFs {
             return reply.error(libc::ENOENT);
         };
         let disk_size = self.disks[idx].cfg.size;
-        let offset = offset.max(0) as u64;
-        let len = (size as u64).min(disk_size.saturating_sub(offset));
-        let mut buf = vec![0u8; len as usize];
+        // A negative offset reads from the start, as before.
+        let offset = u64::try_from(offset).unwrap_or(0);
+        let len = u64::from(size).min(disk_size.saturating_sub(offset));
+        // len <= size, a u32, so it fits a usize on every target fuser builds for.
+        let Ok(buf_len) = usize::try_from(len) else {
+            return reply.error(libc::EINVAL);
+        };
+        let mut buf = vec![0u8; buf_len];
         let mut got = 0usize;
         while got < buf.len() {
             match self.disks[idx]
@@ -423,8 +428,13 @@ impl Filesystem for DiskFs {
         let Some(idx) = Self::disk_index(ino).filter(|i| *i < self.disks.len()) else {
             return reply.error(libc::ENOENT);
         };
-        let offset = offset.max(0) as u64;
-        let len = data.len() as u64;
+        let offset = u64::try_from(offset).unwrap_or(0);
+        // The kernel sends at most max_write bytes per request, far below 4 GiB;
+        // anything larger is refused before a byte is written.
+        let Ok(n) = u32::try_from(data.len()) else {
+            return reply.error(libc::EINVAL);
+        };
+        let len = u64::from(n);
         if offset + len > self.disks[idx].cfg.size {
             // A disk does not grow.
             return reply.error(libc::ENOSPC);
@@ -432,7 +442,6 @@ impl Filesystem for DiskFs {
         if let Err(e) = self.disks[idx].file.write_all_at(data, offset) {
             return reply.error(e.raw_os_error().unwrap_or(libc::EIO));
         }
-        let n = data.len() as u32;
         self.complete_at_model_time(
             idx,
             Op::Write { offset, len },
@@ -486,7 +495,11 @@ impl Filesystem for DiskFs {
         for (i, d) in self.disks.iter().enumerate() {
             entries.push((i as u64 + 2, FileType::RegularFile, d.cfg.name.clone()));
         }
-        for (i, (ino, kind, name)) in entries.into_iter().enumerate().skip(offset.max(0) as usize) {
+        for (i, (ino, kind, name)) in entries
+            .into_iter()
+            .enumerate()
+            .skip(usize::try_from(offset.max(0)).unwrap_or(usize::MAX))
+        {
             if reply.add(ino, (i + 1) as i64, kind, name) {
                 break;
             }

@@ -6,7 +6,7 @@
 use crate::diskfs::{DiskConfig, DiskSetConfig};
 use crate::net::{self, LinkMeasurement, RelayConfig};
 use crate::remote::{self, SshFiles};
-use crate::spec::{Access, Backend, LabSpec};
+use crate::spec::{Access, Backend, LabSpec, LinkSpec};
 use crate::state::{Resource, State};
 use crate::sys::{self, Requirement};
 use crate::LabError;
@@ -24,6 +24,14 @@ pub struct UpOptions {
     pub measure_link: bool,
     /// Progress lines (to stderr in the CLI).
     pub progress: Box<dyn Fn(&str)>,
+}
+
+/// The disks `build_disks` made: the FUSE mount and the names of the data
+/// and log disks in it.
+struct BuiltDisks {
+    mount: PathBuf,
+    data: Vec<String>,
+    log: Vec<String>,
 }
 
 /// What was built, for `lab status` and for running workloads.
@@ -208,6 +216,10 @@ impl Lab {
         cmd.stdin(Stdio::null())
             .stdout(f.try_clone().map_err(|e| io("dup log", e))?)
             .stderr(f);
+        // SAFETY: the closure runs in the forked child before exec, where only
+        // async-signal-safe functions may be called (signal-safety(7)); it
+        // calls setsid(2), which is on that list, and nothing else: it
+        // allocates nothing and captures nothing.
         unsafe {
             std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
                 libc::setsid();
@@ -275,8 +287,50 @@ impl Lab {
                 opts.tankbench.display()
             )));
         }
+        let disks = self.build_disks(&spec, opts, &say)?;
+        let (backend, pool_mp) = self.create_pool(&spec, &disks, &say)?;
 
-        // --- Disks -------------------------------------------------------
+        let mut workdir = pool_mp.clone();
+        let mut client_netns = None;
+        let mut link_measured = None;
+        if let Some(link) = &spec.link {
+            self.build_link(&id, link, opts, &say)?;
+            if spec.access == Access::Sshfs {
+                workdir = self.mount_sshfs(&id, &pool_mp, &say)?;
+                client_netns = Some(net::client_ns(&id));
+            }
+            if opts.measure_link {
+                let m = net::measure(&id, link, 1.0)?;
+                say(&format!(
+                    "measured: rtt {:.3} ms (min {:.3}), one flow {:.0} Mbit/s, all members {:.0} Mbit/s",
+                    m.rtt_ms_median, m.rtt_ms_min, m.single_flow_mbit_s, m.aggregate_mbit_s
+                ));
+                link_measured = Some(m);
+            }
+        }
+        Ok(LabInfo {
+            backend,
+            pool: id.clone(),
+            pool_mountpoint: pool_mp,
+            workdir,
+            client_netns,
+            disk_mount: disks.mount,
+            disks: disks.data,
+            log_disks: disks.log,
+            link: link_measured,
+            built_in_s: 0.0,
+        })
+    }
+
+    /// The sparse backing files and the latency-injecting FUSE file system
+    /// that shows them as disks.
+    fn build_disks(
+        &mut self,
+        spec: &LabSpec,
+        opts: &UpOptions,
+        say: &dyn Fn(&str),
+    ) -> Result<BuiltDisks, LabError> {
+        let id = spec.id();
         let backing = self.dir.join("backing");
         let disk_mount = self.dir.join("disks");
         self.mkdir(&backing)?;
@@ -350,18 +404,28 @@ impl Lab {
             crate::diskfs::is_fuse_mount(&dm)
         })?;
         sys::check_interrupted()?;
+        Ok(BuiltDisks {
+            mount: disk_mount,
+            data: disks[..n as usize].iter().map(|d| d.name.clone()).collect(),
+            log: log_names,
+        })
+    }
 
-        // --- Pool --------------------------------------------------------
-        let backend = choose_backend(&spec)?;
+    /// `zpool create` over the disks, mounted under the lab directory.
+    fn create_pool(
+        &mut self,
+        spec: &LabSpec,
+        disks: &BuiltDisks,
+        say: &dyn Fn(&str),
+    ) -> Result<(Backend, PathBuf), LabError> {
+        let id = spec.id();
+        let backend = choose_backend(spec)?;
         if backend == Backend::ZfsFuse {
             ensure_zfs_fuse()?;
         }
         let pool_mp = self.dir.join("pool");
         self.mkdir(&pool_mp)?;
-        let data_paths: Vec<PathBuf> = disks[..n as usize]
-            .iter()
-            .map(|d| disk_mount.join(&d.name))
-            .collect();
+        let data_paths: Vec<PathBuf> = disks.data.iter().map(|d| disks.mount.join(d)).collect();
         let mut args: Vec<String> = vec!["create".into(), "-f".into()];
         if let Some(a) = spec.pool.ashift {
             args.push("-o".into());
@@ -384,13 +448,13 @@ impl Lab {
         }
         args.push(id.clone());
         args.extend(spec.pool.vdev_args(&data_paths));
-        if !log_names.is_empty() {
+        if !disks.log.is_empty() {
             args.push("log".into());
-            if log_names.len() > 1 {
+            if disks.log.len() > 1 {
                 args.push("mirror".into());
             }
-            for l in &log_names {
-                args.push(disk_mount.join(l).display().to_string());
+            for l in &disks.log {
+                args.push(disks.mount.join(l).display().to_string());
             }
         }
         say(&format!(
@@ -406,128 +470,124 @@ impl Lab {
             )));
         }
         sys::check_interrupted()?;
+        Ok((backend, pool_mp))
+    }
 
-        // --- Link and remote access --------------------------------------
-        let mut workdir = pool_mp.clone();
-        let mut client_netns = None;
-        let mut link_measured = None;
-        if let Some(link) = &spec.link {
-            say(&format!(
-                "link {}: {} member(s) at {} bit/s, +{} ms round trip",
-                link.label, link.members, link.rate_bps, link.added_rtt_ms
-            ));
-            let mut namespaces = Vec::new();
-            let created = net::create(&id, link, &mut |ns| {
-                namespaces.push(ns);
-                Ok(())
-            });
-            for ns in namespaces {
-                self.record(Resource::Netns { name: ns })?;
-            }
-            created?;
-            sys::check_interrupted()?;
-            // Relay (delay + probe) in the server namespace.
-            let mut forwards = Vec::new();
-            for m in 0..link.members {
-                forwards.push((
-                    format!("{}:{}", net::server_addr(m), net::SSH_PORT),
-                    "127.0.0.1:22".to_string(),
-                ));
-                forwards.push((
-                    format!("{}:{}", net::server_addr(m), net::PROBE_PORT),
-                    net::PROBE_BACKEND.to_string(),
-                ));
-            }
-            let ready = self.dir.join("relay.ready");
-            let rcfg = RelayConfig {
-                forwards,
-                one_way_us: (link.added_rtt_ms * 1000.0 / 2.0).round() as u64,
-                probe_listen: net::PROBE_BACKEND.to_string(),
-                ready_file: ready.clone(),
-            };
-            let rcfg_path = self.dir.join("relay.json");
-            self.write_file(
-                &rcfg_path,
-                &serde_json::to_string_pretty(&rcfg).expect("serializes"),
-            )?;
-            let mut cmd = Command::new(&opts.tankbench);
-            cmd.args(["lab", DAEMON_ARG, "relay"]).arg(&rcfg_path);
-            sys::in_netns(&mut cmd, &net::server_ns(&id))?;
-            let log = self.dir.join("relay.log");
-            let tag = rcfg_path.display().to_string();
-            self.record(Resource::File {
-                path: ready.clone(),
-            })?;
-            let pid = self.spawn_daemon(cmd, "relay", &tag, &log)?;
-            self.wait_ready("relay", pid, &log, || ready.exists())?;
-            sys::check_interrupted()?;
-
-            if spec.access == Access::Sshfs {
-                let ssh_dir = self.dir.join("ssh");
-                self.mkdir(&ssh_dir)?;
-                let files = SshFiles::new(&ssh_dir);
-                let prep = remote::prepare(&files, &id);
-                for f in files.all_files() {
-                    self.record(Resource::File { path: f })?;
-                }
-                prep?;
-                // sshd needs its privilege-separation directory. It is a
-                // system directory other sshd instances share, so it is made
-                // if missing but not recorded (and never removed).
-                std::fs::create_dir_all("/run/sshd").map_err(|e| io("create /run/sshd", e))?;
-                let mut cmd = remote::sshd_command(&files)?;
-                sys::in_netns(&mut cmd, &net::server_ns(&id))?;
-                let log = ssh_dir.join("sshd.stderr");
-                let tag = files.config.display().to_string();
-                let pid = self.spawn_daemon(cmd, "sshd", &tag, &log)?;
-                if !files.log.exists() {
-                    // sshd creates its log file itself; record it for removal.
-                    std::fs::File::create(&files.log).map_err(|e| io("create sshd log", e))?;
-                }
-                self.record(Resource::File {
-                    path: files.log.clone(),
-                })?;
-                let sns = net::server_ns(&id);
-                self.wait_ready("sshd", pid, &log, || {
-                    sys::with_netns(&sns, || {
-                        Ok(std::net::TcpStream::connect("127.0.0.1:22").is_ok())
-                    })
-                    .unwrap_or(false)
-                })?;
-                let client_mp = self.dir.join("client");
-                self.mkdir(&client_mp)?;
-                say("sshfs mount in the client namespace");
-                self.record(Resource::Mount {
-                    path: client_mp.clone(),
-                })?;
-                self.record(Resource::File {
-                    path: ssh_dir.join("sshfs.log"),
-                })?;
-                remote::mount_sshfs(&id, &files, &pool_mp, &client_mp)?;
-                workdir = client_mp;
-                client_netns = Some(net::client_ns(&id));
-            }
-            if opts.measure_link {
-                let m = net::measure(&id, link, 1.0)?;
-                say(&format!(
-                    "measured: rtt {:.3} ms (min {:.3}), one flow {:.0} Mbit/s, all members {:.0} Mbit/s",
-                    m.rtt_ms_median, m.rtt_ms_min, m.single_flow_mbit_s, m.aggregate_mbit_s
-                ));
-                link_measured = Some(m);
-            }
+    /// The network namespaces joined by the link, and the delaying relay in
+    /// the server namespace.
+    fn build_link(
+        &mut self,
+        id: &str,
+        link: &LinkSpec,
+        opts: &UpOptions,
+        say: &dyn Fn(&str),
+    ) -> Result<(), LabError> {
+        say(&format!(
+            "link {}: {} member(s) at {} bit/s, +{} ms round trip",
+            link.label, link.members, link.rate_bps, link.added_rtt_ms
+        ));
+        let mut namespaces = Vec::new();
+        let created = net::create(id, link, &mut |ns| {
+            namespaces.push(ns);
+            Ok(())
+        });
+        for ns in namespaces {
+            self.record(Resource::Netns { name: ns })?;
         }
-        Ok(LabInfo {
-            backend,
-            pool: id.clone(),
-            pool_mountpoint: pool_mp,
-            workdir,
-            client_netns,
-            disk_mount,
-            disks: disks[..n as usize].iter().map(|d| d.name.clone()).collect(),
-            log_disks: log_names,
-            link: link_measured,
-            built_in_s: 0.0,
-        })
+        created?;
+        sys::check_interrupted()?;
+        // Relay (delay + probe) in the server namespace.
+        let mut forwards = Vec::new();
+        for m in 0..link.members {
+            forwards.push((
+                format!("{}:{}", net::server_addr(m), net::SSH_PORT),
+                "127.0.0.1:22".to_string(),
+            ));
+            forwards.push((
+                format!("{}:{}", net::server_addr(m), net::PROBE_PORT),
+                net::PROBE_BACKEND.to_string(),
+            ));
+        }
+        let ready = self.dir.join("relay.ready");
+        // The spec accepts rtt_ms from 0 to 1000 only (validate_link), so
+        // half of it in µs is 0..=500_000 and the cast is exact.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let one_way_us = (link.added_rtt_ms * 1000.0 / 2.0).round() as u64;
+        let rcfg = RelayConfig {
+            forwards,
+            one_way_us,
+            probe_listen: net::PROBE_BACKEND.to_string(),
+            ready_file: ready.clone(),
+        };
+        let rcfg_path = self.dir.join("relay.json");
+        self.write_file(
+            &rcfg_path,
+            &serde_json::to_string_pretty(&rcfg).expect("serializes"),
+        )?;
+        let mut cmd = Command::new(&opts.tankbench);
+        cmd.args(["lab", DAEMON_ARG, "relay"]).arg(&rcfg_path);
+        sys::in_netns(&mut cmd, &net::server_ns(id))?;
+        let log = self.dir.join("relay.log");
+        let tag = rcfg_path.display().to_string();
+        self.record(Resource::File {
+            path: ready.clone(),
+        })?;
+        let pid = self.spawn_daemon(cmd, "relay", &tag, &log)?;
+        self.wait_ready("relay", pid, &log, || ready.exists())?;
+        sys::check_interrupted()?;
+        Ok(())
+    }
+
+    /// sshd in the server namespace and an sshfs mount of the pool in the
+    /// client namespace; returns the client's mount point.
+    fn mount_sshfs(
+        &mut self,
+        id: &str,
+        pool_mp: &Path,
+        say: &dyn Fn(&str),
+    ) -> Result<PathBuf, LabError> {
+        let ssh_dir = self.dir.join("ssh");
+        self.mkdir(&ssh_dir)?;
+        let files = SshFiles::new(&ssh_dir);
+        let prep = remote::prepare(&files, id);
+        for f in files.all_files() {
+            self.record(Resource::File { path: f })?;
+        }
+        prep?;
+        // sshd needs its privilege-separation directory. It is a
+        // system directory other sshd instances share, so it is made
+        // if missing but not recorded (and never removed).
+        std::fs::create_dir_all("/run/sshd").map_err(|e| io("create /run/sshd", e))?;
+        let mut cmd = remote::sshd_command(&files)?;
+        sys::in_netns(&mut cmd, &net::server_ns(id))?;
+        let log = ssh_dir.join("sshd.stderr");
+        let tag = files.config.display().to_string();
+        let pid = self.spawn_daemon(cmd, "sshd", &tag, &log)?;
+        if !files.log.exists() {
+            // sshd creates its log file itself; record it for removal.
+            std::fs::File::create(&files.log).map_err(|e| io("create sshd log", e))?;
+        }
+        self.record(Resource::File {
+            path: files.log.clone(),
+        })?;
+        let sns = net::server_ns(id);
+        self.wait_ready("sshd", pid, &log, || {
+            sys::with_netns(&sns, || {
+                Ok(std::net::TcpStream::connect("127.0.0.1:22").is_ok())
+            })
+            .unwrap_or(false)
+        })?;
+        let client_mp = self.dir.join("client");
+        self.mkdir(&client_mp)?;
+        say("sshfs mount in the client namespace");
+        self.record(Resource::Mount {
+            path: client_mp.clone(),
+        })?;
+        self.record(Resource::File {
+            path: ssh_dir.join("sshfs.log"),
+        })?;
+        remote::mount_sshfs(id, &files, pool_mp, &client_mp)?;
+        Ok(client_mp)
     }
 
     /// Open a running lab by name.

@@ -168,7 +168,7 @@ fn relay_pair(a: TcpStream, b: TcpStream, delay: Duration) {
 fn delay_line(mut from: TcpStream, mut to: TcpStream, delay: Duration) {
     let (tx, rx) = mpsc::channel::<(Instant, Vec<u8>)>();
     let writer = std::thread::spawn(move || {
-        precise_timers();
+        sys::precise_timers();
         while let Ok((due, chunk)) = rx.recv() {
             let now = Instant::now();
             if due > now {
@@ -196,13 +196,6 @@ fn delay_line(mut from: TcpStream, mut to: TcpStream, delay: Duration) {
     }
     drop(tx);
     let _ = writer.join();
-}
-
-/// Sleep precisely: the default 50 µs timer slack would distort sub-ms delays.
-fn precise_timers() {
-    unsafe {
-        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong);
-    }
 }
 
 const PING_SIZE: usize = 64;
@@ -278,7 +271,7 @@ pub fn measure(id: &str, link: &LinkSpec, seconds: f64) -> Result<LinkMeasuremen
             }
         }
         drop(s);
-        rtts.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let (rtt_ms_median, rtt_ms_min) = median_and_min(&mut rtts);
         let single = bulk(&[0], seconds)?;
         let aggregate = if members > 1 {
             bulk(&(0..members).collect::<Vec<_>>(), seconds)?
@@ -286,12 +279,23 @@ pub fn measure(id: &str, link: &LinkSpec, seconds: f64) -> Result<LinkMeasuremen
             single
         };
         Ok(LinkMeasurement {
-            rtt_ms_median: rtts[rtts.len() / 2],
-            rtt_ms_min: rtts[0],
+            rtt_ms_median,
+            rtt_ms_min,
             single_flow_mbit_s: single,
             aggregate_mbit_s: aggregate,
         })
     })
+}
+
+/// Median and minimum of round-trip samples (ms); NaN for no samples. The
+/// order is f64::total_cmp, so a NaN sample sorts last instead of panicking
+/// the sort.
+fn median_and_min(samples: &mut [f64]) -> (f64, f64) {
+    samples.sort_by(f64::total_cmp);
+    match samples.first() {
+        None => (f64::NAN, f64::NAN),
+        Some(min) => (samples[samples.len() / 2], *min),
+    }
 }
 
 /// Send as fast as possible for `seconds` on one flow per listed member;
@@ -330,4 +334,23 @@ fn bulk(members: &[u32], seconds: f64) -> Result<f64, LabError> {
     }
     let secs = start.elapsed().as_secs_f64();
     Ok(total as f64 * 8.0 / secs / 1e6)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_and_min_of_round_trips() {
+        let mut v = vec![0.3, 0.1, 0.2];
+        assert_eq!(median_and_min(&mut v), (0.2, 0.1));
+    }
+
+    #[test]
+    fn a_nan_sample_does_not_panic_the_median() {
+        let mut v = vec![0.3, f64::NAN, 0.1, 0.2, 0.25];
+        let (median, min) = median_and_min(&mut v);
+        assert_eq!((median, min), (0.25, 0.1));
+        assert!(median_and_min(&mut []).0.is_nan());
+    }
 }

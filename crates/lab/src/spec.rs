@@ -376,20 +376,7 @@ impl RawSpec {
     }
 
     pub fn validate(&self) -> Result<LabSpec, LabError> {
-        let name_ok = !self.name.is_empty()
-            && self.name.len() <= 8
-            && self
-                .name
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
-        if !name_ok {
-            // Interface names are limited to 15 characters: tb-NAME-c0.
-            return Err(bad(
-                "name",
-                &self.name,
-                "1 to 8 characters from a-z and 0-9",
-            ));
-        }
+        validate_name(&self.name)?;
         let root = match &self.root {
             Some(r) => r.clone(),
             None => default_root(),
@@ -436,59 +423,19 @@ impl RawSpec {
                 "with backend zfs-fuse (pool version 23, no large blocks) a power of two from 512 to 128K",
             ));
         }
-        let compression = match p.compression.as_deref() {
-            None => None,
-            Some(c) => {
-                let ok = matches!(c, "on" | "off" | "lzjb" | "gzip" | "zle" | "lz4" | "zstd")
-                    || c.strip_prefix("gzip-").is_some_and(|n| {
-                        matches!(n, "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9")
-                    });
-                if !ok {
-                    return Err(bad(
-                        "pool.compression",
-                        c,
-                        "on, off, lzjb, gzip, gzip-1..9, zle, lz4, zstd",
-                    ));
-                }
-                Some(c.to_string())
-            }
-        };
+        let compression = p
+            .compression
+            .as_deref()
+            .map(validate_compression)
+            .transpose()?;
         let sync = match p.sync.as_deref() {
             None => None,
             Some(s @ ("standard" | "always" | "disabled")) => Some(s.to_string()),
             Some(other) => return Err(bad("pool.sync", other, "standard, always, disabled")),
         };
-        let log = match &p.log {
-            None => None,
-            Some(RawLog::Short(s)) if s == "none" || s.is_empty() => None,
-            Some(RawLog::Short(s)) => {
-                let (m, size) = match s.split_once(':') {
-                    Some((m, sz)) => (m, Some(sz.to_string())),
-                    None => (s.as_str(), None),
-                };
-                Some(self.log_spec(m, size.as_deref(), false)?)
-            }
-            Some(RawLog::Full { disk, size, mirror }) => {
-                Some(self.log_spec(disk, size.as_deref(), *mirror)?)
-            }
-        };
-        let link = match &self.link {
-            None => None,
-            Some(l) => Some(validate_link(l)?),
-        };
-        let access = match (self.access.as_deref(), &link) {
-            (None, Some(_)) | (Some("sshfs"), Some(_)) => Access::Sshfs,
-            (None, None) | (Some("local"), None) => Access::Local,
-            (Some("local"), Some(_)) => {
-                return Err(LabError::Spec(
-                    "access: 'local' runs on the server side and uses no link; remove [link] or use access = \"sshfs\"".into(),
-                ))
-            }
-            (Some("sshfs"), None) => {
-                return Err(LabError::Spec("access: 'sshfs' needs a [link] (kind = \"1G\", \"10G\", \"lacp\" or \"custom\")".into()))
-            }
-            (Some(other), _) => return Err(bad("access", other, "local, sshfs")),
-        };
+        let log = self.validate_log()?;
+        let link = self.link.as_ref().map(validate_link).transpose()?;
+        let access = validate_access(self.access.as_deref(), link.is_some())?;
         Ok(LabSpec {
             name: self.name.clone(),
             root,
@@ -508,6 +455,23 @@ impl RawSpec {
             link,
             access,
             workload: self.workload.clone(),
+        })
+    }
+
+    fn validate_log(&self) -> Result<Option<LogSpec>, LabError> {
+        Ok(match &self.pool.log {
+            None => None,
+            Some(RawLog::Short(s)) if s == "none" || s.is_empty() => None,
+            Some(RawLog::Short(s)) => {
+                let (m, size) = match s.split_once(':') {
+                    Some((m, sz)) => (m, Some(sz)),
+                    None => (s.as_str(), None),
+                };
+                Some(self.log_spec(m, size, false)?)
+            }
+            Some(RawLog::Full { disk, size, mirror }) => {
+                Some(self.log_spec(disk, size.as_deref(), *mirror)?)
+            }
         })
     }
 
@@ -624,32 +588,27 @@ fn existing_ancestor(path: &Path) -> Option<&Path> {
 
 /// An unnamed file (O_TMPFILE) in a directory, to ask the file system how
 /// large a sparse file may be: nothing is ever visible, and closing it frees it.
-struct SparseProbe(std::os::fd::OwnedFd);
+struct SparseProbe(std::fs::File);
 
 impl SparseProbe {
     fn open(dir: &Path) -> Option<SparseProbe> {
-        use std::os::fd::FromRawFd;
-        use std::os::unix::ffi::OsStrExt;
-        let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-        // SAFETY: plain open(2); the descriptor is owned from here on.
-        let fd = unsafe {
-            libc::open(
-                c.as_ptr(),
-                libc::O_TMPFILE | libc::O_RDWR | libc::O_CLOEXEC,
-                0o600,
-            )
-        };
-        // SAFETY: fd is a fresh descriptor of ours.
-        (fd >= 0).then(|| SparseProbe(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }))
+        use std::os::unix::fs::OpenOptionsExt;
+        // open(2) with O_TMPFILE (std adds O_CLOEXEC); without O_CREAT, so it
+        // can never open or create a named file.
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_TMPFILE)
+            .mode(0o600)
+            .open(dir)
+            .ok()
+            .map(SparseProbe)
     }
 
+    /// ftruncate(2) on the unnamed file: sparse, allocates nothing. Sizes
+    /// past off_t are refused by set_len itself.
     fn fits(&self, bytes: u64) -> bool {
-        use std::os::fd::AsRawFd;
-        let Ok(len) = libc::off_t::try_from(bytes) else {
-            return false;
-        };
-        // SAFETY: ftruncate on our own unnamed file; sparse, allocates nothing.
-        unsafe { libc::ftruncate(self.0.as_raw_fd(), len) == 0 }
+        self.0.set_len(bytes).is_ok()
     }
 
     /// The largest size that fits, below `too_big` (bisection; about 50 calls).
@@ -679,6 +638,47 @@ fn default_added_rtt_ms(rate_bps: u64, members: u32) -> f64 {
     }
     .round_trip_ms()
     .low
+}
+
+fn validate_name(name: &str) -> Result<(), LabError> {
+    let name_ok = !name.is_empty()
+        && name.len() <= 8
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+    if !name_ok {
+        // Interface names are limited to 15 characters: tb-NAME-c0.
+        return Err(bad("name", name, "1 to 8 characters from a-z and 0-9"));
+    }
+    Ok(())
+}
+
+fn validate_compression(c: &str) -> Result<String, LabError> {
+    let ok = matches!(c, "on" | "off" | "lzjb" | "gzip" | "zle" | "lz4" | "zstd")
+        || c.strip_prefix("gzip-")
+            .is_some_and(|n| matches!(n, "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9"));
+    if !ok {
+        return Err(bad(
+            "pool.compression",
+            c,
+            "on, off, lzjb, gzip, gzip-1..9, zle, lz4, zstd",
+        ));
+    }
+    Ok(c.to_string())
+}
+
+fn validate_access(access: Option<&str>, has_link: bool) -> Result<Access, LabError> {
+    match (access, has_link) {
+        (None, true) | (Some("sshfs"), true) => Ok(Access::Sshfs),
+        (None, false) | (Some("local"), false) => Ok(Access::Local),
+        (Some("local"), true) => Err(LabError::Spec(
+            "access: 'local' runs on the server side and uses no link; remove [link] or use access = \"sshfs\"".into(),
+        )),
+        (Some("sshfs"), false) => Err(LabError::Spec(
+            "access: 'sshfs' needs a [link] (kind = \"1G\", \"10G\", \"lacp\" or \"custom\")".into(),
+        )),
+        (Some(other), _) => Err(bad("access", other, "local, sshfs")),
+    }
 }
 
 fn validate_link(l: &RawLink) -> Result<LinkSpec, LabError> {
@@ -926,7 +926,7 @@ mod tests {
             (one.label.as_str(), one.rate_bps, one.members),
             ("1G", 1_000_000_000, 1)
         );
-        assert_eq!(one.added_rtt_ms, 0.1);
+        assert!((one.added_rtt_ms - 0.1).abs() < 1e-12, "{one:?}");
         let ten = link("kind = \"10GbE\"");
         assert_eq!((ten.label.as_str(), ten.added_rtt_ms), ("10G", 0.02));
         let pair = link("kind = \"2x1G\"");
@@ -1018,8 +1018,8 @@ rpm = 5400
         .unwrap();
         match s.pool.disk_model {
             ModelParams::Hdd(h) => {
-                assert_eq!(h.rpm, 5400.0);
-                assert_eq!(h.avg_seek_ms, 8.5);
+                assert!((h.rpm - 5400.0).abs() < 1e-9, "{h:?}");
+                assert!((h.avg_seek_ms - 8.5).abs() < 1e-9, "{h:?}");
             }
             _ => panic!("expected hdd"),
         }
@@ -1091,12 +1091,25 @@ rpm = 5400
                 "0 to 1000",
             ),
         ];
+        for (text, field, range) in cases {
+            let e = LabSpec::from_toml(&text).unwrap_err().to_string();
+            assert!(
+                e.starts_with(field) && e.contains(range) && !e.contains('\n'),
+                "{text}: {e}"
+            );
+        }
+    }
+
+    /// The same for the numbers of a user disk model: one line naming
+    /// models.NAME.FIELD and the accepted range.
+    #[test]
+    fn model_numbers_out_of_range_name_the_field_and_the_range() {
         let model = |kind: &str, field: &str, value: &str| {
             format!(
                 "name = \"x\"\n[pool]\nlayout = \"mirror-2\"\ndisk = \"m\"\n[models.m]\nkind = \"{kind}\"\n{field} = {value}\n"
             )
         };
-        let mut cases = cases;
+        let mut cases = Vec::new();
         for (kind, field, value, range) in [
             ("hdd", "rpm", "1.0", "3600 to 20000"),
             ("hdd", "rpm", "1e12", "3600 to 20000"),
@@ -1127,13 +1140,17 @@ rpm = 5400
                 "{text}: {e}"
             );
         }
-        // The edges themselves are accepted.
+    }
+
+    /// The edges of the layout and size ranges themselves are accepted.
+    #[test]
+    fn layout_and_size_edges_are_accepted() {
         for ok in [
             "name = \"x\"\n[pool]\nlayout = \"4x raidz3-255 + 2x mirror-2\"\n",
             "name = \"x\"\n[pool]\nlayout = \"mirror-255\"\ndisk_size = \"1P\"\n",
         ] {
             let s = LabSpec::from_toml(ok).unwrap();
-            assert!(s.pool.disk_count() <= MAX_DISKS as u32);
+            assert!(u64::from(s.pool.disk_count()) <= MAX_DISKS);
         }
     }
 

@@ -64,6 +64,13 @@ pub fn in_netns(cmd: &mut Command, netns: &str) -> Result<(), LabError> {
     // The fd must stay open until the child has called setns; keep it alive in
     // the closure (dropped with the Command).
     let keep = std::sync::Arc::new(fd);
+    // SAFETY: the closure runs in the forked child before exec, where only
+    // async-signal-safe work is allowed (signal-safety(7)). It makes one raw
+    // system call (setns(2), a thin syscall wrapper that neither allocates nor
+    // locks) and on failure reads errno into an io::Error, which stores the
+    // code without allocating. `_hold` only borrows the Arc, it does not touch
+    // its count. `raw` stays a valid descriptor because the Arc keeps the File
+    // open for as long as the Command (and so the closure) lives.
     unsafe {
         cmd.pre_exec(move || {
             let _hold = &keep;
@@ -93,6 +100,8 @@ pub fn with_netns<T: Send + 'static>(
     })?;
     std::thread::spawn(move || {
         let raw = std::os::fd::AsRawFd::as_raw_fd(&fd);
+        // SAFETY: `raw` belongs to `fd`, which is open for this whole closure;
+        // setns(2) changes only this new thread's network namespace.
         if unsafe { libc::setns(raw, libc::CLONE_NEWNET) } != 0 {
             return Err(LabError::Io {
                 what: "setns into the lab network namespace".into(),
@@ -159,6 +168,8 @@ pub fn is_mounted(path: &Path) -> bool {
 pub fn umount(path: &Path) -> Result<(), LabError> {
     let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
         .map_err(|_| LabError::Other("path with NUL".into()))?;
+    // SAFETY: `c` is a NUL-terminated string that outlives the call, and
+    // umount2(2) only reads it.
     if unsafe { libc::umount2(c.as_ptr(), 0) } != 0 {
         let e = std::io::Error::last_os_error();
         if e.raw_os_error() == Some(libc::EINVAL) && !is_mounted(path) {
@@ -199,7 +210,7 @@ pub struct Requirement {
 /// missing with the command that installs it.
 pub fn check_prerequisites(programs: &[Requirement]) -> Result<(), LabError> {
     let mut missing = Vec::new();
-    if unsafe { libc::geteuid() } != 0 {
+    if effective_uid() != 0 {
         missing.push("root privileges (run as root, e.g. with sudo: the lab creates network namespaces and mounts)".to_string());
     }
     if !Path::new("/dev/fuse").exists() {
@@ -227,6 +238,24 @@ pub fn check_prerequisites(programs: &[Requirement]) -> Result<(), LabError> {
     Err(LabError::Missing(msg))
 }
 
+/// The effective user id of this process.
+pub fn effective_uid() -> u32 {
+    // SAFETY: geteuid(2) takes no arguments, cannot fail and touches no memory
+    // of ours.
+    unsafe { libc::geteuid() }
+}
+
+/// Ask the kernel to wake the calling thread on time: the default 50 µs timer
+/// slack (prctl(2), PR_SET_TIMERSLACK) would add that much to every sleep and
+/// distort the sub-millisecond delays the disks and the relay inject.
+pub fn precise_timers() {
+    // SAFETY: PR_SET_TIMERSLACK takes one integer argument and changes only
+    // the calling thread's timer slack; no pointers are passed.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong);
+    }
+}
+
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_signal(_sig: libc::c_int) {
@@ -237,6 +266,11 @@ extern "C" fn on_signal(_sig: libc::c_int) {
 /// stop at the next step and tear down instead of dying half-built. Child
 /// processes in the same process group still get the signal themselves.
 pub fn install_interrupt_handler() {
+    // SAFETY: an all-zero sigaction is a valid value of that plain C struct
+    // (no handler, empty flags) before the fields are set; the handler,
+    // on_signal, only stores to a lock-free atomic, which is async-signal-safe
+    // (signal-safety(7)); sigaction(2) reads `sa` and is given no old-action
+    // pointer to write.
     unsafe {
         for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
             let mut sa: libc::sigaction = std::mem::zeroed();
@@ -295,9 +329,7 @@ pub fn stop_pid(pid: i32, expect: &str, grace: std::time::Duration) {
     if !pid_alive(pid) || !pid_cmdline(pid).iter().any(|a| a.contains(expect)) {
         return;
     }
-    unsafe {
-        libc::kill(pid, libc::SIGTERM);
-    }
+    send_signal(pid, libc::SIGTERM);
     let deadline = std::time::Instant::now() + grace;
     while std::time::Instant::now() < deadline {
         if !pid_alive(pid) {
@@ -305,8 +337,16 @@ pub fn stop_pid(pid: i32, expect: &str, grace: std::time::Duration) {
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    send_signal(pid, libc::SIGKILL);
+}
+
+/// kill(2) without looking at the result: the callers check afterwards
+/// whether the process is still there.
+fn send_signal(pid: i32, sig: libc::c_int) {
+    // SAFETY: kill(2) takes two integers and touches no memory of ours; the
+    // callers pass a positive pid they checked against its command line.
     unsafe {
-        libc::kill(pid, libc::SIGKILL);
+        libc::kill(pid, sig);
     }
 }
 

@@ -158,7 +158,7 @@ fn hdd_single_operations_match_the_model() {
         .filter(|p| (p.0 - p.1).abs() / p.1 > 0.10)
         .count();
     let mut ratios: Vec<f64> = ms_scale.iter().map(|p| p.0 / p.1).collect();
-    ratios.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    ratios.sort_by(f64::total_cmp);
     let median_ratio = ratios[ratios.len() / 2];
     eprintln!(
         "hdd: mean measured {:.3} ms, mean model {:.3} ms, median ratio {median_ratio:.3}, {outliers} of {} beyond 10 %",
@@ -220,7 +220,7 @@ fn hdd_write_cache_flush_costs_the_media_write() {
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v.sort_by(f64::total_cmp);
     v[v.len() / 2]
 }
 

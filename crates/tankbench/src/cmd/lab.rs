@@ -85,18 +85,10 @@ pub fn lab_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
         return Ok(0);
     }
     sys::install_interrupt_handler();
-    let progress = || -> Box<dyn Fn(&str)> { Box::new(|s: &str| eprintln!("{s}")) };
-    let opts = |measure: bool| -> anyhow::Result<UpOptions> {
-        Ok(UpOptions {
-            tankbench: std::env::current_exe().context("locate the tankbench binary")?,
-            measure_link: measure,
-            progress: progress(),
-        })
-    };
     match cli.cmd {
         Cmd::Up { spec, no_measure } => {
             let spec = spec::load(&spec)?;
-            let lab = Lab::up(&spec, &opts(!no_measure)?)?;
+            let lab = Lab::up(&spec, &up_options(!no_measure)?)?;
             print_status(&lab);
             Ok(0)
         }
@@ -105,61 +97,7 @@ pub fn lab_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
             json,
             format,
             fileio,
-        } => {
-            let spec = spec::load(&spec)?;
-            let args = if fileio.is_empty() {
-                spec.workload.clone()
-            } else {
-                fileio
-            };
-            if args.is_empty() {
-                bail!("lab run: no workload; give fileio options after `--` or set `workload = [...]` in the spec");
-            }
-            // Before anything is built: a bad option costs nothing.
-            lab::run::check_workload(&args)?;
-            if let Some(p) = &json {
-                check_new_file(p).with_context(|| format!("--json {}", p.display()))?;
-            }
-            let o = opts(true)?;
-            // Reuse a lab that is already up; otherwise build one for this run
-            // and tear it down afterwards, whatever happens.
-            let (lab, built) = match Lab::open(&spec.root, &spec.name) {
-                Ok(l) => (l, false),
-                Err(_) => (Lab::up(&spec, &o)?, true),
-            };
-            let outcome = lab::run::run_workload(&lab, &o.tankbench, &args);
-            let row = CellResult {
-                labels: spec.labels(),
-                link: lab.info().and_then(|i| i.link.clone()),
-                outcome: None,
-                error: None,
-                build_s: lab.info().map(|i| i.built_in_s).unwrap_or(0.0),
-            };
-            let down = if built { lab.down() } else { Ok(()) };
-            let outcome = outcome?;
-            down?;
-            let doc = serde_json::to_string_pretty(&outcome.result)? + "\n";
-            if let Some(p) = json {
-                write_atomically(&p, doc.as_bytes(), Existing::Keep)
-                    .with_context(|| format!("--json {}", p.display()))?;
-            }
-            match format {
-                Format::Json => print!("{doc}"),
-                Format::Text => {
-                    let row = CellResult {
-                        outcome: Some(outcome),
-                        ..row
-                    };
-                    print!(
-                        "{}",
-                        lab::matrix::results_table(&args, &[row]).to_terminal()
-                    );
-                }
-            }
-            // Interrupted: the partial result is printed and the lab is torn
-            // down; the exit status tells the caller it was cut short.
-            Ok(if sys::interrupted() { 130 } else { 0 })
-        }
+        } => run(&spec, json, format, fileio),
         Cmd::Status => {
             let labs = Lab::list(&default_root());
             if labs.is_empty() {
@@ -170,65 +108,144 @@ pub fn lab_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
             }
             Ok(0)
         }
-        Cmd::Down { lab, all } => {
-            if all {
-                let sweep = down_all(&default_root());
-                for r in &sweep.removed {
-                    eprintln!("removed {r}");
-                }
-                for k in &sweep.kept {
-                    eprintln!("left {k}");
-                }
-                if sweep.removed.is_empty() && sweep.kept.is_empty() {
-                    eprintln!("nothing to remove");
-                }
-                return Ok(if sweep.kept.is_empty() { 0 } else { 1 });
-            }
-            let Some(which) = lab else {
-                bail!("lab down: name the lab (or its SPEC.toml), or use --all");
-            };
-            let (root, name) = if which.ends_with(".toml") {
-                let s = spec::load(&PathBuf::from(&which))?;
-                (s.root, s.name)
-            } else {
-                (default_root(), which.trim_start_matches("tb-").to_string())
-            };
-            match Lab::open(&root, &name) {
-                Ok(l) => {
-                    l.down()?;
-                    eprintln!("lab tb-{name} is down");
-                }
-                // Idempotent: a lab that is not up is already down.
-                Err(_) => eprintln!("lab tb-{name} is not up"),
-            }
-            Ok(0)
-        }
-        Cmd::Matrix { matrix } => {
-            let m = Matrix::load(&matrix)?;
-            lab::run::check_workload(&m.workload)
-                .with_context(|| format!("{}: workload", matrix.display()))?;
-            m.check_outputs()
-                .with_context(|| format!("{}", matrix.display()))?;
-            // Every cell's sizes against this host's file system, before the
-            // first cell is built.
-            for cell in m.cells()? {
-                cell.raw.validate()?.check_host()?;
-            }
-            let results = m.run(&opts(true)?, &|s| eprintln!("{s}"))?;
-            print!(
-                "{}",
-                lab::matrix::results_table(&m.workload, &results).to_terminal()
-            );
-            let [md, json] = m.output_files();
-            eprintln!("tables: {} and {}", md.display(), json.display());
-            Ok(if results.iter().any(|r| r.error.is_some()) {
-                1
-            } else {
-                0
-            })
-        }
+        Cmd::Down { lab, all } => down(lab, all),
+        Cmd::Matrix { matrix } => run_matrix(&matrix),
         Cmd::Daemon { .. } => unreachable!("handled above"),
     }
+}
+
+fn up_options(measure: bool) -> anyhow::Result<UpOptions> {
+    Ok(UpOptions {
+        tankbench: std::env::current_exe().context("locate the tankbench binary")?,
+        measure_link: measure,
+        progress: Box::new(|s: &str| eprintln!("{s}")),
+    })
+}
+
+/// `lab run`: build the lab unless it is up, run the workload, tear down what
+/// was built here.
+fn run(
+    spec_file: &std::path::Path,
+    json: Option<PathBuf>,
+    format: Format,
+    fileio: Vec<String>,
+) -> anyhow::Result<i32> {
+    let spec = spec::load(spec_file)?;
+    let args = if fileio.is_empty() {
+        spec.workload.clone()
+    } else {
+        fileio
+    };
+    if args.is_empty() {
+        bail!("lab run: no workload; give fileio options after `--` or set `workload = [...]` in the spec");
+    }
+    // Before anything is built: a bad option costs nothing.
+    lab::run::check_workload(&args)?;
+    if let Some(p) = &json {
+        check_new_file(p).with_context(|| format!("--json {}", p.display()))?;
+    }
+    let o = up_options(true)?;
+    // Reuse a lab that is already up; otherwise build one for this run
+    // and tear it down afterwards, whatever happens.
+    let (lab, built) = match Lab::open(&spec.root, &spec.name) {
+        Ok(l) => (l, false),
+        Err(_) => (Lab::up(&spec, &o)?, true),
+    };
+    let outcome = lab::run::run_workload(&lab, &o.tankbench, &args);
+    let row = CellResult {
+        labels: spec.labels(),
+        link: lab.info().and_then(|i| i.link.clone()),
+        outcome: None,
+        error: None,
+        build_s: lab.info().map(|i| i.built_in_s).unwrap_or(0.0),
+    };
+    let down = if built { lab.down() } else { Ok(()) };
+    let outcome = outcome?;
+    down?;
+    let doc = serde_json::to_string_pretty(&outcome.result)? + "\n";
+    if let Some(p) = json {
+        write_atomically(&p, doc.as_bytes(), Existing::Keep)
+            .with_context(|| format!("--json {}", p.display()))?;
+    }
+    match format {
+        Format::Json => print!("{doc}"),
+        Format::Text => {
+            let row = CellResult {
+                outcome: Some(outcome),
+                ..row
+            };
+            print!(
+                "{}",
+                lab::matrix::results_table(&args, &[row]).to_terminal()
+            );
+        }
+    }
+    // Interrupted: the partial result is printed and the lab is torn
+    // down; the exit status tells the caller it was cut short.
+    Ok(if sys::interrupted() { 130 } else { 0 })
+}
+
+/// `lab down`: one lab by name or spec file, or with `all` every lab and
+/// leftover.
+fn down(lab: Option<String>, all: bool) -> anyhow::Result<i32> {
+    if all {
+        let sweep = down_all(&default_root());
+        for r in &sweep.removed {
+            eprintln!("removed {r}");
+        }
+        for k in &sweep.kept {
+            eprintln!("left {k}");
+        }
+        if sweep.removed.is_empty() && sweep.kept.is_empty() {
+            eprintln!("nothing to remove");
+        }
+        return Ok(if sweep.kept.is_empty() { 0 } else { 1 });
+    }
+    let Some(which) = lab else {
+        bail!("lab down: name the lab (or its SPEC.toml), or use --all");
+    };
+    let (root, name) = if which.ends_with(".toml") {
+        let s = spec::load(&PathBuf::from(&which))?;
+        (s.root, s.name)
+    } else {
+        (default_root(), which.trim_start_matches("tb-").to_string())
+    };
+    match Lab::open(&root, &name) {
+        Ok(l) => {
+            l.down()?;
+            eprintln!("lab tb-{name} is down");
+        }
+        // Idempotent: a lab that is not up is already down.
+        Err(_) => eprintln!("lab tb-{name} is not up"),
+    }
+    Ok(0)
+}
+
+/// `lab matrix`: every cell checked first, then built, run and torn down in
+/// turn.
+fn run_matrix(matrix: &std::path::Path) -> anyhow::Result<i32> {
+    let m = Matrix::load(matrix)?;
+    lab::run::check_workload(&m.workload)
+        .with_context(|| format!("{}: workload", matrix.display()))?;
+    m.check_outputs()
+        .with_context(|| format!("{}", matrix.display()))?;
+    // Every cell's sizes against this host's file system, before the
+    // first cell is built.
+    for cell in m.cells()? {
+        cell.raw.validate()?.check_host()?;
+    }
+    let results = m.run(&up_options(true)?, &|s| eprintln!("{s}"))?;
+    print!(
+        "{}",
+        lab::matrix::results_table(&m.workload, &results).to_terminal()
+    );
+    let [md, json] = m.output_files();
+    eprintln!("tables: {} and {}", md.display(), json.display());
+    Ok(if results.iter().any(|r| r.error.is_some()) {
+        1
+    } else {
+        0
+    })
 }
 
 fn print_status(l: &Lab) {
