@@ -93,6 +93,8 @@ pub trait RunObserver: Sync {
     /// Called a few times a second (live progress).
     fn tick(&self, _elapsed: Duration, _totals: &CountSnapshot) {}
     /// The forced-shutdown deadline passed; `period` holds what was counted.
+    /// The run then stops its workers and ends with
+    /// [`Failure::forced_shutdown`] (sysbench's exit code 2).
     fn forced_shutdown(&self, _period: &PeriodStats) {}
 }
 
@@ -426,9 +428,11 @@ pub fn run(
         gate.open();
         let control = supervise(w, settings, &shared, start, observer);
         if control.forced {
-            // Workers may be stuck in I/O: report what was counted. The observer
-            // normally ends the process here (exit code 2, like sysbench); if it
-            // returns, stop the workers and wait for them.
+            // Report what was counted now, as sysbench does when its deadline
+            // passes (sysbench.c at 1.0.20 prints the report and exits with
+            // code 2 from its shutdown thread). Then stop the workers: marking
+            // the run failed skips their end-of-test fsyncs and the drain of
+            // queued requests, so they return after their current request.
             let (period, _) = period_since(
                 &shared,
                 &control.baseline,
@@ -438,6 +442,7 @@ pub fn run(
                 false,
             );
             observer.forced_shutdown(&period);
+            fail(&shared, Failure::forced_shutdown());
             shared.stop.store(true, Relaxed);
         }
         let mut histograms = OpHistograms::default();

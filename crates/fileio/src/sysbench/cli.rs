@@ -422,7 +422,8 @@ fn run_once(
     let mut ran = false;
     measure(console, w, g, ext, job, &mut ran).map_err(|f| {
         console.failure(&f);
-        if ran {
+        // After a forced shutdown sysbench exits right after the report.
+        if ran && !f.is_forced_shutdown() {
             // A failure during the run: sysbench prints the FATAL line when it
             // happens, then "Done." once the threads are joined (INFO level).
             console.info("Done.\n");
@@ -594,7 +595,8 @@ impl RunObserver for CliObserver<'_> {
             .fatal("FATAL: The --max-time limit has expired, forcing shutdown...");
         self.console
             .notice_raw(&report_text::sysbench_report(period, self.percentile));
-        std::process::exit(2);
+        // The runner then ends the run with `Failure::forced_shutdown`, whose
+        // exit code 2 the invocation returns.
     }
 }
 
