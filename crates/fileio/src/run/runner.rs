@@ -794,6 +794,13 @@ fn make_engine(
     })
 }
 
+/// One line naming the engine, the thread and the OS error.
+fn engine_start_failure(engine: &str, tid: usize, e: &std::io::Error) -> Failure {
+    Failure::fatal(format!(
+        "{engine}: cannot start the engine on worker thread #{tid}: {e} (try --file-io-mode=sync)"
+    ))
+}
+
 fn fail(shared: &Shared, f: Failure) {
     let mut slot = shared.failure.lock().expect("failure lock");
     if slot.is_none() {
@@ -861,6 +868,11 @@ fn worker<E: Engine>(
     // DEBUG level, printed at --verbosity=5 with or without --debug, as
     // sysbench's worker threads do.
     observer.debug(&format!("DEBUG: Worker thread (#{tid}) started"));
+    if let Err(e) = engine.start_on_this_thread() {
+        // Still arrive at the start gate (the main thread waits for every
+        // worker there); the loop below then stops at once on the failure.
+        fail(shared, engine_start_failure(engine.name(), tid, &e));
+    }
     observer.debug(&format!("DEBUG: Worker thread (#{tid}) initialized"));
     let depth = engine.depth();
     if !gate.arrive_and_wait() {
@@ -1077,6 +1089,19 @@ fn execute<E: Engine>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_engine_start_failure_is_one_line_naming_the_engine_and_the_os_error() {
+        let e = std::io::Error::from_raw_os_error(libc::EBADFD);
+        let f = engine_start_failure("io_uring", 3, &e);
+        assert_eq!(f.exit_code, 1);
+        assert_eq!(f.lines.len(), 1);
+        let line = &f.lines[0].1;
+        assert!(line.starts_with("FATAL: io_uring: "), "{line}");
+        assert!(line.contains("worker thread #3"), "{line}");
+        assert!(line.contains(&e.to_string()), "{line}");
+        assert!(!line.contains('\n'), "{line}");
+    }
 
     #[test]
     fn thread_budget_leaves_room_for_the_maps_in_use() {
