@@ -946,7 +946,8 @@ pub struct FileSet {
     pub file_num: u64,
     /// floor(total_size / file_num).
     pub file_size: u64,
-    /// `--file-total-size` as given (random offsets are drawn over this, §4.5).
+    /// `--file-total-size` as given (random offsets are drawn
+    /// over this: file_get_rand_rq in sb_fileio.c at sysbench 1.0.20).
     pub total_size: u64,
     pub block_size: u64,
     pub extra_flags: ExtraFlags,

@@ -1,5 +1,6 @@
 //! The runner: worker threads, stop conditions, open-loop arrivals, interval
-//! samples, and the end-of-thread fsyncs (spec §4.2, §4.7).
+//! samples, and the end-of-thread fsyncs (the worker loop of src/sysbench.c and
+//! the event accounting of src/tests/fileio/sb_fileio.c at sysbench 1.0.20).
 //!
 //! Workers count into single-writer atomics ([`ThreadCounters`]) that the main
 //! thread reads for `--report-interval` lines without stopping anyone; per-op HDR
@@ -309,7 +310,8 @@ fn check_map_budget(w: &RunSpec) -> Result<(), Failure> {
 }
 
 /// Seeds for the worker threads, drawn in thread order from the process-wide
-/// stream seeded like sysbench (spec §6). Deterministic for any thread count.
+/// stream seeded like sysbench (src/sb_rand.c at
+/// 1.0.20). Deterministic for any thread count.
 pub fn worker_seeds(w: &RunSpec, background_threads: u32) -> Vec<Xoroshiro> {
     let seed = if w.rand_seed == 0 {
         // SAFETY: time(NULL).
@@ -1062,7 +1064,8 @@ fn execute<E: Engine>(
                         count_transfer(shared, c, comp.op, comp.bytes);
                     };
                     // With fsync after every write, wait for the write to land
-                    // first (sysbench may fsync before it does, spec §9 Q18).
+                    // first (sysbench may fsync before it does: its async
+                    // mode, sb_fileio.c at 1.0.20, queues the write and fsyncs at once).
                     let min = if op == Op::Write && w.fsync_all {
                         engine.in_flight()
                     } else if engine.in_flight() >= depth {
