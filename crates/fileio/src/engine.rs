@@ -143,9 +143,13 @@ pub struct OpenFiles {
     pub maps: Vec<Mapping>,
 }
 
-// SAFETY: descriptors are plain integers; mappings are shared memory accessed
-// with copies at positions the generator hands out, like a file.
+// SAFETY: descriptors are plain integers and the mappings stay valid until the
+// value is dropped, on whichever thread that is: nothing is tied to the thread
+// that opened or mapped them.
 unsafe impl Send for OpenFiles {}
+// SAFETY: shared use only reads the descriptors and the mapping addresses; the
+// mapped memory is accessed with copies at positions the generator hands out,
+// like positional I/O on a file shared by threads (no Rust references into it).
 unsafe impl Sync for OpenFiles {}
 
 impl Drop for OpenFiles {

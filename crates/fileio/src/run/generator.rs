@@ -1,8 +1,8 @@
 //! Request generation: which operation, file, offset and size comes next.
 //!
 //! sysbench 1.0.20 generates every request under one global lock
-//! (src/tests/fileio/sb_fileio.c at tag 1.0.20). We
-//! keep its exact semantics but take the lock only where they need it: periodic
+//! (src/tests/fileio/sb_fileio.c at tag 1.0.20). We keep its exact semantics
+//! but take the lock only where they need it: periodic
 //! fsync bursts and `--validate` share a cursor and must be atomic; without them
 //! random requests depend only on the thread's own RNG (plus the completion
 //! counters for rndrw), and sequential requests on one atomic ticket, so the hot
