@@ -534,7 +534,10 @@ pub fn build_result(
     }
 }
 
+// Exact float comparisons in these tests: the compared values are copies of inputs or clamps to a bound, exact in
+// binary floating point; computed ones are compared with a tolerance.
 #[cfg(test)]
+#[allow(clippy::float_cmp)]
 mod tests {
     use super::*;
     use crate::run::histograms::CountSnapshot;
