@@ -143,9 +143,13 @@ pub struct OpenFiles {
     pub maps: Vec<Mapping>,
 }
 
-// SAFETY: descriptors are plain integers; mappings are shared memory accessed
-// with copies at positions the generator hands out, like a file.
+// SAFETY: descriptors are plain integers and the mappings stay valid until the
+// value is dropped, on whichever thread that is: nothing is tied to the thread
+// that opened or mapped them.
 unsafe impl Send for OpenFiles {}
+// SAFETY: shared use only reads the descriptors and the mapping addresses; the
+// mapped memory is accessed with copies at positions the generator hands out,
+// like positional I/O on a file shared by threads (no Rust references into it).
 unsafe impl Sync for OpenFiles {}
 
 impl Drop for OpenFiles {
@@ -264,6 +268,11 @@ pub trait Engine: Send {
     }
     /// Make a file durable (fsync/fdatasync, or msync for mappings).
     fn sync(&mut self, file: u32, mode: FsyncMode) -> Result<(), IoError>;
+    /// Called once on the thread that will submit, before its first request
+    /// (an io_uring ring made for a single issuer is enabled there).
+    fn start_on_this_thread(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// pread/pwrite: one system call per request.
@@ -422,7 +431,8 @@ pub struct UringEngine {
     free_slots: Vec<u32>,
     fixed_files: bool,
     fixed_buffer: bool,
-    enabled: bool,
+    /// Made with IORING_SETUP_R_DISABLED: the submitting thread must enable it.
+    disabled: bool,
 }
 
 impl UringEngine {
@@ -430,13 +440,23 @@ impl UringEngine {
     /// which single-issuer rings require).
     pub fn new(files: Arc<OpenFiles>, buf: AlignedBuf, depth: u32) -> std::io::Result<UringEngine> {
         let entries = depth.next_power_of_two().max(1);
-        let ring = io_uring::IoUring::builder()
+        // Documented fallback: kernels before 6.1 refuse these setup flags
+        // (io_uring_setup(2): EINVAL for an unknown flag), and a plain ring
+        // does the same I/O, only with more interruptions. When the plain
+        // ring fails too, its error is the one the caller reports.
+        let (ring, disabled) = match io_uring::IoUring::builder()
             .setup_r_disabled()
             .setup_single_issuer()
             .setup_coop_taskrun()
             .setup_defer_taskrun()
             .build(entries)
-            .or_else(|_| io_uring::IoUring::new(entries))?;
+        {
+            Ok(ring) => (ring, true),
+            Err(_) => (io_uring::IoUring::new(entries)?, false),
+        };
+        // Registered files and buffers are optimisations: without them
+        // (older kernels, RLIMIT_MEMLOCK too low for the buffer) requests
+        // name the descriptor and the buffer address instead.
         let fixed_files = ring.submitter().register_files(&files.fds).is_ok();
         let iov = libc::iovec {
             iov_base: buf.as_ptr() as *mut libc::c_void,
@@ -456,7 +476,7 @@ impl UringEngine {
             free_slots: (0..depth).rev().collect(),
             fixed_files,
             fixed_buffer,
-            enabled: false,
+            disabled,
         })
     }
 
@@ -516,11 +536,6 @@ impl Engine for UringEngine {
     }
     fn submit(&mut self, req: &Request) -> Result<Submitted, IoError> {
         use io_uring::{opcode, types};
-        if !self.enabled {
-            // First use, on the worker thread: it becomes the ring's issuer.
-            let _ = self.ring.submitter().register_enable_rings();
-            self.enabled = true;
-        }
         let slot = self
             .free_slots
             .pop()
@@ -579,6 +594,15 @@ impl Engine for UringEngine {
     fn sync(&mut self, file: u32, mode: FsyncMode) -> Result<(), IoError> {
         // Synchronous, like sysbench's async mode (its AIO fsync path is dead code).
         self.files.sync(file, mode)
+    }
+    fn start_on_this_thread(&mut self) -> std::io::Result<()> {
+        if self.disabled {
+            // The enabling thread becomes the single issuer
+            // (IORING_REGISTER_ENABLE_RINGS, io_uring_register(2)).
+            self.ring.submitter().register_enable_rings()?;
+            self.disabled = false;
+        }
+        Ok(())
     }
 }
 
@@ -663,6 +687,33 @@ impl Engine for InjectedEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::fd::IntoRawFd;
+
+    #[test]
+    fn a_ring_that_cannot_be_enabled_is_an_error_not_ignored() {
+        let f = tempfile::tempfile().unwrap();
+        let files = Arc::new(OpenFiles {
+            fds: vec![f.into_raw_fd()],
+            maps: Vec::new(),
+        });
+        let mut engine = match UringEngine::new(files, AlignedBuf::new(4096), 4) {
+            Ok(e) => e,
+            Err(e) => return testkit::skip_or_fail(&format!("needs io_uring ({e})")),
+        };
+        let made_disabled = engine.disabled;
+        engine.start_on_this_thread().unwrap();
+        assert!(!engine.disabled);
+        // Started once: starting again asks nothing of the kernel.
+        engine.start_on_this_thread().unwrap();
+        if !made_disabled {
+            return testkit::skip_or_fail("needs a kernel with IORING_SETUP_R_DISABLED");
+        }
+        // Enabling an enabled ring is refused by the kernel (EBADFD): that
+        // error must come back, where it used to be dropped.
+        engine.disabled = true;
+        let e = engine.start_on_this_thread().unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::EBADFD), "{e}");
+    }
 
     #[test]
     fn only_the_queued_engine_shares_its_buffer_and_takes_the_backlog_as_depth() {

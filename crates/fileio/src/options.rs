@@ -19,6 +19,9 @@ pub enum Stream {
     Stderr,
 }
 
+/// sysbench's exit code after a forced shutdown (sysbench.c at 1.0.20).
+pub const FORCED_SHUTDOWN_EXIT_CODE: i32 = 2;
+
 /// A refusal: the lines to print (in order) and the exit code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
@@ -42,6 +45,20 @@ impl Failure {
             exit_code: 1,
             show_fileio_help: false,
         }
+    }
+    /// The `--forced-shutdown` deadline passed. The observer has already
+    /// printed sysbench's FATAL line and report, so there is nothing more to
+    /// print: only sysbench's exit code, 2, for the caller to return.
+    pub fn forced_shutdown() -> Failure {
+        Failure {
+            lines: Vec::new(),
+            exit_code: FORCED_SHUTDOWN_EXIT_CODE,
+            show_fileio_help: false,
+        }
+    }
+    /// Whether this is [`Failure::forced_shutdown`].
+    pub fn is_forced_shutdown(&self) -> bool {
+        self.exit_code == FORCED_SHUTDOWN_EXIT_CODE && self.lines.is_empty()
     }
     pub fn then(mut self, stream: Stream, msg: impl Into<String>) -> Failure {
         self.lines.push((stream, msg.into()));
@@ -929,7 +946,8 @@ pub struct FileSet {
     pub file_num: u64,
     /// floor(total_size / file_num).
     pub file_size: u64,
-    /// `--file-total-size` as given (random offsets are drawn over this, §4.5).
+    /// `--file-total-size` as given (random offsets are drawn
+    /// over this: file_get_rand_rq in sb_fileio.c at sysbench 1.0.20).
     pub total_size: u64,
     pub block_size: u64,
     pub extra_flags: ExtraFlags,

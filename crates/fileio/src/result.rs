@@ -100,7 +100,8 @@ pub enum ResultKind {
     Predicted,
 }
 
-/// The workload as run, after validation and derivation (§2 of the sysbench spec).
+/// The workload as run, after validation and derivation (the derived
+/// parameters of src/tests/fileio/sb_fileio.c at sysbench 1.0.20).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct WorkloadSummary {
     /// seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw.

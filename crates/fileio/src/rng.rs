@@ -1,6 +1,7 @@
 //! Random numbers as sysbench 1.0.20 draws them, so `--rand-seed` reproduces its
-//! offsets bit for bit with one thread (spec §6): a process-wide glibc `random()`
-//! stream seeds one xoroshiro128+ generator per thread.
+//! offsets bit for bit with one thread (src/sb_rand.c at sysbench 1.0.20): a
+//! process-wide glibc `random()` stream seeds one xoroshiro128+ generator per
+//! thread.
 
 /// glibc's `random()` with the default TYPE_3 state (additive feedback, r[i] =
 /// r[i-31] + r[i-3]), seeded like `srandom(seed)`.

@@ -36,6 +36,9 @@ impl RunObserver for Recorder {
         std::thread::sleep(self.started_delay);
         self.push("Threads started!".to_string());
     }
+    fn forced_shutdown(&self, _period: &runner::PeriodStats) {
+        self.push("forced shutdown".to_string());
+    }
 }
 
 fn workload(dir: &std::path::Path, extra: &[&str]) -> RunSpec {
@@ -168,4 +171,40 @@ fn per_thread_extremes_bound_each_threads_events() {
     }
     let lines = fileio::sysbench::report_text::thread_debug_lines(&p);
     assert_eq!(lines.len(), 1 + 2 * 3);
+}
+
+#[test]
+fn a_forced_shutdown_ends_the_run_with_exit_code_two() {
+    let d = tempfile::tempdir().unwrap();
+    // One request a second on average: the worker is still waiting for an
+    // arrival when the deadline (the time limit plus 0 s) passes.
+    let w = workload(
+        d.path(),
+        &[
+            "--file-test-mode=rndrd",
+            "--threads=1",
+            "--time=1",
+            "--rate=1",
+        ],
+    );
+    let rec = Recorder::default();
+    let files = fileio::run::fileset::open_for_run(&w, &mut |_| {}).unwrap();
+    let settings = RunSettings {
+        forced_shutdown_s: Some(0),
+        ..RunSettings::default()
+    };
+    let failure = match runner::run(&w, files, &settings, &rec) {
+        Ok(_) => panic!("a forced shutdown must end the run with a failure"),
+        Err(f) => f,
+    };
+    assert_eq!(failure.exit_code, 2, "sysbench exits with 2");
+    assert!(failure.is_forced_shutdown());
+    // The observer printed the FATAL line and the report already.
+    assert!(failure.lines.is_empty(), "{:?}", failure.lines);
+    let events = rec.take();
+    assert_eq!(
+        events.iter().filter(|e| *e == "forced shutdown").count(),
+        1,
+        "{events:#?}"
+    );
 }

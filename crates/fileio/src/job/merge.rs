@@ -312,7 +312,10 @@ fn truncate(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
 }
 
+// Exact float comparisons in these tests: the compared values are small integers or copies of inputs, exact in
+// binary floating point; computed ones are compared with a tolerance.
 #[cfg(test)]
+#[allow(clippy::float_cmp)]
 mod tests {
     use super::*;
     use crate::options::RunSpec;

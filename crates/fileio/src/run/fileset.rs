@@ -1,4 +1,6 @@
-//! The test files: prepare, open for a run, cleanup (spec §3, §4.1 step 5, §7).
+//! The test files: prepare, open for a run, cleanup (prepare, the size
+//! check before a run and cleanup of src/tests/fileio/sb_fileio.c at sysbench
+//! 1.0.20, and observed with the 1.0.20 binary).
 //!
 //! Only `test_file.0` … `test_file.<N-1>` in the target directory are ever
 //! created, extended, truncated (seqwr) or removed.

@@ -1,12 +1,14 @@
 //! Request generation: which operation, file, offset and size comes next.
 //!
-//! sysbench 1.0.20 generates every request under one global lock (spec §4.3). We
-//! keep its exact semantics but take the lock only where they need it: periodic
+//! sysbench 1.0.20 generates every request under one global lock
+//! (src/tests/fileio/sb_fileio.c at tag 1.0.20). We keep its exact semantics
+//! but take the lock only where they need it: periodic
 //! fsync bursts and `--validate` share a cursor and must be atomic; without them
 //! random requests depend only on the thread's own RNG (plus the completion
 //! counters for rndrw), and sequential requests on one atomic ticket, so the hot
 //! path is lock-free. Generation stays race-free with any number of threads
-//! (sysbench 1.1 broke here, spec §10).
+//! (sysbench master/1.1 broke here: akopytov/sysbench issues #400, #430,
+//! #431, #435).
 
 use crate::options::{Mode, RunSpec};
 use crate::rng::Xoroshiro;
@@ -192,7 +194,8 @@ impl Generator {
         }
     }
 
-    /// A uniform block-aligned offset over `--file-total-size` (§4.5). An offset
+    /// A uniform block-aligned offset over `--file-total-size` (file_get_rand_rq in
+    /// sb_fileio.c at sysbench 1.0.20). An offset
     /// in the unused remainder past the last file (sysbench reads past its file
     /// table there) is drawn again.
     #[inline]

@@ -1,5 +1,6 @@
 //! The runner: worker threads, stop conditions, open-loop arrivals, interval
-//! samples, and the end-of-thread fsyncs (spec §4.2, §4.7).
+//! samples, and the end-of-thread fsyncs (the worker loop of src/sysbench.c and
+//! the event accounting of src/tests/fileio/sb_fileio.c at sysbench 1.0.20).
 //!
 //! Workers count into single-writer atomics ([`ThreadCounters`]) that the main
 //! thread reads for `--report-interval` lines without stopping anyone; per-op HDR
@@ -93,6 +94,8 @@ pub trait RunObserver: Sync {
     /// Called a few times a second (live progress).
     fn tick(&self, _elapsed: Duration, _totals: &CountSnapshot) {}
     /// The forced-shutdown deadline passed; `period` holds what was counted.
+    /// The run then stops its workers and ends with
+    /// [`Failure::forced_shutdown`] (sysbench's exit code 2).
     fn forced_shutdown(&self, _period: &PeriodStats) {}
 }
 
@@ -307,7 +310,8 @@ fn check_map_budget(w: &RunSpec) -> Result<(), Failure> {
 }
 
 /// Seeds for the worker threads, drawn in thread order from the process-wide
-/// stream seeded like sysbench (spec §6). Deterministic for any thread count.
+/// stream seeded like sysbench (src/sb_rand.c at
+/// 1.0.20). Deterministic for any thread count.
 pub fn worker_seeds(w: &RunSpec, background_threads: u32) -> Vec<Xoroshiro> {
     let seed = if w.rand_seed == 0 {
         // SAFETY: time(NULL).
@@ -426,9 +430,11 @@ pub fn run(
         gate.open();
         let control = supervise(w, settings, &shared, start, observer);
         if control.forced {
-            // Workers may be stuck in I/O: report what was counted. The observer
-            // normally ends the process here (exit code 2, like sysbench); if it
-            // returns, stop the workers and wait for them.
+            // Report what was counted now, as sysbench does when its deadline
+            // passes (sysbench.c at 1.0.20 prints the report and exits with
+            // code 2 from its shutdown thread). Then stop the workers: marking
+            // the run failed skips their end-of-test fsyncs and the drain of
+            // queued requests, so they return after their current request.
             let (period, _) = period_since(
                 &shared,
                 &control.baseline,
@@ -438,6 +444,7 @@ pub fn run(
                 false,
             );
             observer.forced_shutdown(&period);
+            fail(&shared, Failure::forced_shutdown());
             shared.stop.store(true, Relaxed);
         }
         let mut histograms = OpHistograms::default();
@@ -789,6 +796,13 @@ fn make_engine(
     })
 }
 
+/// One line naming the engine, the thread and the OS error.
+fn engine_start_failure(engine: &str, tid: usize, e: &std::io::Error) -> Failure {
+    Failure::fatal(format!(
+        "{engine}: cannot start the engine on worker thread #{tid}: {e} (try --file-io-mode=sync)"
+    ))
+}
+
 fn fail(shared: &Shared, f: Failure) {
     let mut slot = shared.failure.lock().expect("failure lock");
     if slot.is_none() {
@@ -856,6 +870,11 @@ fn worker<E: Engine>(
     // DEBUG level, printed at --verbosity=5 with or without --debug, as
     // sysbench's worker threads do.
     observer.debug(&format!("DEBUG: Worker thread (#{tid}) started"));
+    if let Err(e) = engine.start_on_this_thread() {
+        // Still arrive at the start gate (the main thread waits for every
+        // worker there); the loop below then stops at once on the failure.
+        fail(shared, engine_start_failure(engine.name(), tid, &e));
+    }
     observer.debug(&format!("DEBUG: Worker thread (#{tid}) initialized"));
     let depth = engine.depth();
     if !gate.arrive_and_wait() {
@@ -1045,7 +1064,8 @@ fn execute<E: Engine>(
                         count_transfer(shared, c, comp.op, comp.bytes);
                     };
                     // With fsync after every write, wait for the write to land
-                    // first (sysbench may fsync before it does, spec §9 Q18).
+                    // first (sysbench may fsync before it does: its async
+                    // mode, sb_fileio.c at 1.0.20, queues the write and fsyncs at once).
                     let min = if op == Op::Write && w.fsync_all {
                         engine.in_flight()
                     } else if engine.in_flight() >= depth {
@@ -1072,6 +1092,19 @@ fn execute<E: Engine>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_engine_start_failure_is_one_line_naming_the_engine_and_the_os_error() {
+        let e = std::io::Error::from_raw_os_error(libc::EBADFD);
+        let f = engine_start_failure("io_uring", 3, &e);
+        assert_eq!(f.exit_code, 1);
+        assert_eq!(f.lines.len(), 1);
+        let line = &f.lines[0].1;
+        assert!(line.starts_with("FATAL: io_uring: "), "{line}");
+        assert!(line.contains("worker thread #3"), "{line}");
+        assert!(line.contains(&e.to_string()), "{line}");
+        assert!(!line.contains('\n'), "{line}");
+    }
 
     #[test]
     fn thread_budget_leaves_room_for_the_maps_in_use() {

@@ -589,7 +589,10 @@ pub fn parse_strtod(text: &str) -> f64 {
     t[..end].parse::<f64>().unwrap_or(0.0)
 }
 
+// Exact float comparisons in these tests: strtod(3) of these literals gives exactly the nearest double, which is
+// what the expected literal denotes, so equality is the precise check.
 #[cfg(test)]
+#[allow(clippy::float_cmp)]
 mod tests {
     use super::*;
 

@@ -1,4 +1,5 @@
-//! Reports: the sysbench 1.0.20 text layout (spec §5), byte for byte apart from
+//! Reports: the sysbench 1.0.20 text layout (observed with the
+//! 1.0.20 binary), byte for byte apart from
 //! timings, then tankbench's additions after it, so parsers of sysbench output
 //! keep working. Also builds the [`RunResult`] from a run's figures.
 
@@ -146,7 +147,7 @@ pub fn interval_line(i: &IntervalStats) -> String {
     )
 }
 
-/// `--histogram` block (spec §5.4).
+/// `--histogram` block (src/sb_histogram.c at sysbench 1.0.20).
 pub fn histogram_text(counts: &[u64]) -> String {
     let mut s = String::from("Latency histogram (values are in milliseconds)\n");
     let max = counts.iter().copied().max().unwrap_or(0);
@@ -170,7 +171,8 @@ pub fn histogram_text(counts: &[u64]) -> String {
     s
 }
 
-/// The cumulative report (spec §5.1/§5.2), starting with its blank line.
+/// The cumulative report (report_cumulative in src/sysbench.c and
+/// file_report_cumulative in sb_fileio.c at 1.0.20), starting with its blank line.
 pub fn sysbench_report(p: &PeriodStats, percentile: u32) -> String {
     let t = if p.seconds > 0.0 {
         p.seconds
@@ -532,7 +534,10 @@ pub fn build_result(
     }
 }
 
+// Exact float comparisons in these tests: the compared values are copies of inputs or clamps to a bound, exact in
+// binary floating point; computed ones are compared with a tolerance.
 #[cfg(test)]
+#[allow(clippy::float_cmp)]
 mod tests {
     use super::*;
     use crate::run::histograms::CountSnapshot;
