@@ -15,6 +15,9 @@ fn main() -> ExitCode {
     // `args_os`, not `args`: a file name that is not UTF-8 is a valid argument,
     // and `args` would panic on it.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // `--forced-shutdown` must end a run whose requests hang; only the
+    // program that owns the process may end it.
+    fileio::sysbench::cli::exit_process_on_forced_shutdown(std::process::exit);
     let code = match cmd::dispatch(args) {
         Ok(code) => code,
         Err(err) => {

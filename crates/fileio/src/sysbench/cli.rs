@@ -533,6 +533,17 @@ fn thread_statistics(console: &Console, period: &PeriodStats) {
 }
 
 /// Reports run progress through the console.
+/// How the process ends when `--forced-shutdown` fires, set by the program
+/// that owns the process (a library does not end processes).
+static FORCED_SHUTDOWN_EXIT: std::sync::OnceLock<fn(i32) -> !> = std::sync::OnceLock::new();
+
+/// Let a forced shutdown end the process at once with `exit` (the binary
+/// passes `std::process::exit`), instead of waiting for the workers' current
+/// requests, which may never complete. The first call wins.
+pub fn exit_process_on_forced_shutdown(exit: fn(i32) -> !) {
+    let _ = FORCED_SHUTDOWN_EXIT.set(exit);
+}
+
 struct CliObserver<'a> {
     console: &'a Console,
     /// `--debug`: checkpoint reports carry the per-thread statistics too.
@@ -597,8 +608,16 @@ impl RunObserver for CliObserver<'_> {
             .fatal("FATAL: The --max-time limit has expired, forcing shutdown...");
         self.console
             .notice_raw(&report_text::sysbench_report(period, self.percentile));
-        // The runner then ends the run with `Failure::forced_shutdown`, whose
-        // exit code 2 the invocation returns.
+        // A forced shutdown exists for runs that would not end by themselves
+        // (a request stuck on a hung NFS mount), so waiting for the workers is
+        // not an option there: a process that installed an exit (the binary)
+        // ends now, as sysbench does from its shutdown thread. Without one (a
+        // library caller, a test) the runner ends the run with
+        // `Failure::forced_shutdown` after the workers' current requests.
+        if let Some(exit) = FORCED_SHUTDOWN_EXIT.get() {
+            let _ = std::io::Write::flush(&mut std::io::stdout());
+            exit(crate::options::FORCED_SHUTDOWN_EXIT_CODE);
+        }
     }
 }
 
