@@ -8,7 +8,7 @@
 //! Files are opened with FOPEN_DIRECT_IO so the kernel page cache never answers
 //! for the disk: every access reaches the model.
 
-use crate::diskmodel::{Disk, ModelParams, Nanos, Op};
+use zfs_model::diskmodel::{Disk, ModelParams, Nanos, Op};
 use fuser::{
     FileAttr, FileType, Filesystem, MountOption, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty,
     ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request,

@@ -8,7 +8,6 @@
 //! [`matrix`] runner repeats that for every combination of a matrix file.
 
 pub mod diskfs;
-pub mod diskmodel;
 pub mod lab;
 pub mod matrix;
 pub mod net;

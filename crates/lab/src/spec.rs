@@ -7,7 +7,7 @@
 //! the lab's own here are its bounds (what it can build on one machine, each
 //! with its reason) and the meaning each size field has (docs/lab.md).
 
-use crate::diskmodel::{builtin_names, ModelParams};
+use zfs_model::diskmodel::{builtin_names, ModelParams};
 use crate::LabError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -6,7 +6,7 @@
 mod common;
 
 use lab::diskfs::{DiskConfig, DiskFs, DiskSetConfig};
-use lab::diskmodel::{FlashParams, HddParams, ModelParams, Op, Rotation};
+use zfs_model::diskmodel::{FlashParams, HddParams, ModelParams, Op, Rotation};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -228,7 +228,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// the model's for the same sequence.
 fn write_flush_series(
     f: &File,
-    twin: Option<&mut lab::diskmodel::Disk>,
+    twin: Option<&mut zfs_model::diskmodel::Disk>,
     n: u64,
 ) -> (f64, f64, f64, f64) {
     let buf = vec![2u8; 64 * 1024];

@@ -11,6 +11,7 @@
 
 pub mod capacity;
 pub mod disk;
+pub mod diskmodel;
 pub mod error;
 pub mod estimate;
 pub mod explain;

@@ -2,15 +2,17 @@
 //!
 //! A model is a pure state machine: `submit(now, op)` returns the instant the
 //! operation completes and updates the disk's state (head position, write cache,
-//! busy time). The FUSE layer (`diskfs`) performs the I/O on a sparse file at once
-//! and holds the reply until that instant. Keeping the model free of clocks and
-//! threads is what lets the unit tests check it exactly.
+//! busy time). It has two users, which is why it lives here beside the disk
+//! classes: the lab's FUSE disks (`lab::diskfs`) perform the I/O on a sparse file
+//! at once and hold the reply until that instant, and the simulator advances its
+//! clock to it. Keeping the model free of clocks and threads is what lets the
+//! unit tests check it exactly and lets both users agree.
 //!
 //! Defaults and their sources are documented in `docs/lab.md`.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use zfs_model::disk::DiskClass;
+use crate::disk::DiskClass;
 
 /// Nanoseconds on the lab's monotonic clock.
 pub type Nanos = u64;
