@@ -8,7 +8,6 @@
 //! Files are opened with FOPEN_DIRECT_IO so the kernel page cache never answers
 //! for the disk: every access reaches the model.
 
-use zfs_model::diskmodel::{Disk, ModelParams, Nanos, Op};
 use fuser::{
     FileAttr, FileType, Filesystem, MountOption, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty,
     ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request,
@@ -22,6 +21,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime};
+use zfs_model::diskmodel::{Disk, ModelParams, Nanos, Op};
 
 /// One emulated disk.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -7,11 +7,11 @@
 //! the lab's own here are its bounds (what it can build on one machine, each
 //! with its reason) and the meaning each size field has (docs/lab.md).
 
-use zfs_model::diskmodel::{builtin_names, ModelParams};
 use crate::LabError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use zfs_model::diskmodel::{builtin_names, ModelParams};
 use zfs_model::layout::{self, Shape, ShapeLimits, VdevKind};
 use zfs_model::network::{format_rate, parse_rate, Link};
 use zfs_model::units::{self, SizeMeaning};

@@ -6,11 +6,11 @@
 mod common;
 
 use lab::diskfs::{DiskConfig, DiskFs, DiskSetConfig};
-use zfs_model::diskmodel::{FlashParams, HddParams, ModelParams, Op, Rotation};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
+use zfs_model::diskmodel::{FlashParams, HddParams, ModelParams, Op, Rotation};
 
 const TB8: u64 = 8_000_000_000_000;
 

@@ -422,6 +422,38 @@ pub fn runs_table(runs: &[StoredRun]) -> Table {
     t
 }
 
+/// `tankbench quick`: one row per named workload, with the operations and MiB
+/// per second (reads and writes together) and the event latency at p50, p99
+/// and p99.9. A workload cut short by a signal says so in its name.
+pub fn workloads_table(results: &[(String, RunResult)]) -> Table {
+    let mut t = Table::new(&[
+        ("workload", false),
+        ("ops/s", true),
+        ("MiB/s", true),
+        ("p50 ms", true),
+        ("p99 ms", true),
+        ("p99.9 ms", true),
+    ]);
+    for (name, r) in results {
+        let event = r.latency.get(&LatencyKey::Event);
+        let at = |p: f64| event.and_then(|l| l.at(p));
+        let name = if r.interrupted {
+            format!("{name} (interrupted)")
+        } else {
+            name.clone()
+        };
+        t.rows.push(vec![
+            Cell::Text(name),
+            Cell::Num(Some(r.rates.reads_per_s + r.rates.writes_per_s)),
+            Cell::Num(Some(r.rates.read_mib_per_s + r.rates.written_mib_per_s)),
+            Cell::Num(at(50.0)),
+            Cell::Num(at(99.0)),
+            Cell::Num(at(99.9)),
+        ]);
+    }
+    t
+}
+
 /// 95.0 -> "95", 99.9 -> "99.9".
 pub fn trim_float(x: f64) -> String {
     let s = format!("{x}");

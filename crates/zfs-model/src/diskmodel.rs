@@ -10,9 +10,9 @@
 //!
 //! Defaults and their sources are documented in `docs/lab.md`.
 
+use crate::disk::DiskClass;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use crate::disk::DiskClass;
 
 /// Nanoseconds on the lab's monotonic clock.
 pub type Nanos = u64;

@@ -242,36 +242,11 @@ pub fn quick_main(args: Vec<OsString>) -> anyhow::Result<i32> {
 /// ran on and each distinct warning once. Write errors are ignored (see
 /// `quick_main`).
 fn print_quick_table(out: &mut impl std::io::Write, results: &[(String, RunResult)]) {
-    let _ = writeln!(
+    let _ = write!(
         out,
-        "{:<62} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "workload", "ops/s", "MiB/s", "p50 ms", "p99 ms", "p99.9 ms"
+        "{}",
+        report::table::workloads_table(results).to_terminal()
     );
-    for (name, r) in results {
-        let ops = r.rates.reads_per_s + r.rates.writes_per_s;
-        let mib = r.rates.read_mib_per_s + r.rates.written_mib_per_s;
-        let pct = |p: f64| {
-            r.latency
-                .get(&fileio::result::LatencyKey::Event)
-                .and_then(|l| l.at(p))
-                .unwrap_or(0.0)
-        };
-        let name = if r.interrupted {
-            format!("{name} (interrupted)")
-        } else {
-            name.clone()
-        };
-        let _ = writeln!(
-            out,
-            "{:<62} {:>10.0} {:>10.2} {:>10.3} {:>10.3} {:>10.3}",
-            name,
-            ops,
-            mib,
-            pct(50.0),
-            pct(99.0),
-            pct(99.9)
-        );
-    }
     let env = &results[0].1.environment;
     let _ = writeln!(
         out,
