@@ -269,10 +269,18 @@ pub fn install_interrupt_handler() {
     // SAFETY: an all-zero sigaction is a valid value of that plain C struct
     // (no handler, empty flags) before the fields are set; the handler,
     // on_signal, only stores to a lock-free atomic, which is async-signal-safe
-    // (signal-safety(7)); sigaction(2) reads `sa` and is given no old-action
-    // pointer to write.
+    // (signal-safety(7)); sigaction(2) reads `sa` and writes the old action
+    // into `old`, a valid struct it owns for the call.
     unsafe {
         for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // A signal the parent ignores stays ignored: `nohup tankbench lab
+            // matrix …` must survive the terminal closing (SIGHUP).
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction == libc::SIG_IGN
+            {
+                continue;
+            }
             let mut sa: libc::sigaction = std::mem::zeroed();
             sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
             libc::sigemptyset(&mut sa.sa_mask);
@@ -401,4 +409,33 @@ pub fn process_named(name: &str) -> Option<i32> {
             && std::fs::read_to_string(format!("/proc/{pid}/comm"))
                 .is_ok_and(|c| c.trim_end() == name)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::install_interrupt_handler;
+
+    /// The disposition of `sig` as a raw handler value.
+    fn disposition(sig: libc::c_int) -> libc::sighandler_t {
+        // SAFETY: sigaction(2) with no new action only writes the current one
+        // into `old`, a valid struct owned here.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            assert_eq!(libc::sigaction(sig, std::ptr::null(), &mut old), 0);
+            old.sa_sigaction
+        }
+    }
+
+    #[test]
+    fn an_ignored_sighup_stays_ignored_as_under_nohup() {
+        // SAFETY: setting a signal to SIG_IGN has no preconditions; no test in
+        // this crate relies on SIGHUP's disposition.
+        unsafe {
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+        }
+        install_interrupt_handler();
+        assert_eq!(disposition(libc::SIGHUP), libc::SIG_IGN);
+        // SIGTERM was not ignored, so the lab's handler takes it.
+        assert_ne!(disposition(libc::SIGTERM), libc::SIG_DFL);
+    }
 }
