@@ -69,22 +69,6 @@ fn run_with_deadline(mut cmd: Command, limit: Duration) -> Run {
     }
 }
 
-/// Both programs in two fresh directories after the same setup commands.
-fn both(setup: &[&[&str]], args: &[&str]) -> (Run, Run, tempfile::TempDir, tempfile::TempDir) {
-    let sb = sysbench_bin().expect("checked by the caller");
-    let d_sb = scratch();
-    let d_tb = scratch();
-    for s in setup {
-        let a = run_in(&sb, d_sb.path(), s);
-        assert_eq!(a.code, 0, "sysbench setup {s:?}: {}", a.stdout);
-        let b = tb(d_tb.path(), s);
-        assert_eq!(b.code, 0, "tankbench setup {s:?}: {}{}", b.stdout, b.stderr);
-    }
-    let a = run_in(&sb, d_sb.path(), args);
-    let b = tb(d_tb.path(), args);
-    (a, b, d_sb, d_tb)
-}
-
 /// tankbench's stdout up to its own additions ("Latency by operation" and the
 /// warnings come after everything sysbench prints, its `--debug` per-thread
 /// block included).
@@ -438,7 +422,7 @@ fn debug_output_matches_sysbench() {
             "--debug",
         ],
     );
-    let (a, b, _d1, _d2) = both(&[SMALL_SET], &args);
+    let (a, b, _d1, _d2) = side_by_side(&[SMALL_SET], &args);
     assert_eq!((a.code, b.code), (0, 0), "{}{}", b.stdout, b.stderr);
     // One thread and a seed: the same requests, offsets included, and the same
     // lines around them (the limit line, "Done.", the per-thread block).
@@ -465,7 +449,7 @@ fn several_threads_fold_their_limit_lines_like_sysbench() {
         ],
         &["--events=3", "--threads=3", "--verbosity=4"],
     );
-    let (a, b, _d1, _d2) = both(&[SMALL_SET], &args);
+    let (a, b, _d1, _d2) = side_by_side(&[SMALL_SET], &args);
     assert_eq!((a.code, b.code), (0, 0), "{}{}", b.stdout, b.stderr);
     assert_eq!(mask(&a.stdout), mask(&before_additions(&b.stdout)));
     let tail = [
@@ -496,7 +480,7 @@ fn verbosity_5_without_debug_matches_sysbench() {
         ],
         &["--time=1", "--verbosity=5"],
     );
-    let (a, b, _d1, _d2) = both(&[SMALL_SET], &args);
+    let (a, b, _d1, _d2) = side_by_side(&[SMALL_SET], &args);
     assert_eq!((a.code, b.code), (0, 0), "{}{}", b.stdout, b.stderr);
     // Worker start lines and "Time limit exceeded"; no request lines and no
     // per-thread block (those need --debug).
@@ -524,7 +508,7 @@ fn repeated_lines_are_folded_right_after_the_line_they_repeat() {
         ],
         &["--events=5", "--debug"],
     );
-    let (a, b, _d1, _d2) = both(&[setup], &args);
+    let (a, b, _d1, _d2) = side_by_side(&[setup], &args);
     assert_eq!((a.code, b.code), (0, 0), "{}{}", b.stdout, b.stderr);
     let expected = [
         "Threads started!",
@@ -602,7 +586,7 @@ fn verbosity_2_prints_nothing_for_a_successful_run() {
         ],
         &["--events=300", "--verbosity=2"],
     );
-    let (a, b, _d1, d_tb) = both(&[SMALL_SET], &args);
+    let (a, b, _d1, d_tb) = side_by_side(&[SMALL_SET], &args);
     assert_eq!((a.code, b.code), (0, 0), "{}{}", b.stdout, b.stderr);
     assert_eq!(a.stdout, "");
     assert_eq!(b.stdout, "");
@@ -639,7 +623,7 @@ fn merging_line_is_printed_in_random_modes_too() {
             &["fileio", "--file-total-size=4M", "--file-num=4", &m],
             &["--file-merged-requests=4", "--events=5"],
         );
-        let (a, b, _d1, _d2) = both(&[SMALL_SET], &args);
+        let (a, b, _d1, _d2) = side_by_side(&[SMALL_SET], &args);
         assert_eq!((a.code, b.code), (0, 0), "{}{}", b.stdout, b.stderr);
         assert!(a
             .stdout
@@ -678,7 +662,7 @@ fn checkpoint_reports_have_sysbench_blank_lines() {
         ],
         &["--time=2", "--report-checkpoints=1"],
     );
-    let (a, b, _d1, _d2) = both(&[SMALL_SET], &args);
+    let (a, b, _d1, _d2) = side_by_side(&[SMALL_SET], &args);
     assert_eq!((a.code, b.code), (0, 0), "{}{}", b.stdout, b.stderr);
     let expected = [
         "Threads started!",
@@ -710,7 +694,7 @@ fn a_failure_during_the_run_still_ends_with_done() {
         ],
         &["--validate", "--events=5", "--rand-seed=3", "--verbosity=4"],
     );
-    let (a, b, _d1, _d2) = both(&[SMALL_SET], &args);
+    let (a, b, _d1, _d2) = side_by_side(&[SMALL_SET], &args);
     assert_eq!((a.code, b.code), (1, 1), "{}{}", b.stdout, b.stderr);
     assert_eq!(mask(&a.stdout), mask(&b.stdout));
     assert!(b.stdout.ends_with("exiting...\nDone.\n\n"), "{}", b.stdout);

@@ -15,26 +15,6 @@ macro_rules! need_sysbench {
     };
 }
 
-/// Run the same words with both programs in two fresh directories, after the
-/// same setup commands; returns both runs and the directories.
-fn side_by_side(
-    setup: &[&[&str]],
-    args: &[&str],
-) -> (Run, Run, tempfile::TempDir, tempfile::TempDir) {
-    let sb = sysbench_bin().expect("checked by caller");
-    let d_sb = scratch();
-    let d_tb = scratch();
-    for s in setup {
-        let a = run_in(&sb, d_sb.path(), s);
-        assert_eq!(a.code, 0, "sysbench setup {s:?}: {}", a.stdout);
-        let b = tb(d_tb.path(), s);
-        assert_eq!(b.code, 0, "tankbench setup {s:?}: {}{}", b.stdout, b.stderr);
-    }
-    let a = run_in(&sb, d_sb.path(), args);
-    let b = tb(d_tb.path(), args);
-    (a, b, d_sb, d_tb)
-}
-
 #[test]
 fn case01_prepare_creates_the_same_files_and_output() {
     need_sysbench!();

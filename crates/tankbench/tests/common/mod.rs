@@ -170,3 +170,23 @@ pub fn debug_ops(stdout: &str) -> (u64, u64, u64, Vec<String>) {
     }
     (counts.0, counts.1, counts.2, lines)
 }
+
+/// Both programs in two fresh directories after the same setup commands
+/// (each must succeed): the real sysbench, then tankbench.
+pub fn side_by_side(
+    setup: &[&[&str]],
+    args: &[&str],
+) -> (Run, Run, tempfile::TempDir, tempfile::TempDir) {
+    let sb = sysbench_bin().expect("the caller checked that sysbench is there");
+    let d_sb = scratch();
+    let d_tb = scratch();
+    for s in setup {
+        let a = run_in(&sb, d_sb.path(), s);
+        assert_eq!(a.code, 0, "sysbench setup {s:?}: {}", a.stdout);
+        let b = tb(d_tb.path(), s);
+        assert_eq!(b.code, 0, "tankbench setup {s:?}: {}{}", b.stdout, b.stderr);
+    }
+    let a = run_in(&sb, d_sb.path(), args);
+    let b = tb(d_tb.path(), args);
+    (a, b, d_sb, d_tb)
+}
