@@ -1266,6 +1266,37 @@ mod tests {
     }
 
     #[test]
+    fn legacy_aliases_are_copied_only_when_they_change_something() {
+        let general = |words: &[&str]| {
+            let mut args = ParsedArgs::parse(words.iter().copied());
+            GeneralOptions::from_args(&mut args).expect("valid options")
+        };
+        // --num-threads defaults to 1: that value leaves --threads alone.
+        let g = general(&[
+            "--num-threads=1",
+            "--threads=4",
+            "--max-time=0",
+            "--tx-rate=0",
+        ]);
+        assert_eq!((g.threads, g.time_s, g.rate), (4, 10, 0));
+        assert!(
+            g.pre_header_warnings.is_empty(),
+            "{:?}",
+            g.pre_header_warnings
+        );
+        let g = general(&["--num-threads=2", "--max-requests=5", "--tx-rate=7"]);
+        assert_eq!((g.threads, g.events, g.rate), (2, 5, 7));
+        assert_eq!(
+            g.pre_header_warnings,
+            [
+                "WARNING: --num-threads is deprecated, use --threads instead",
+                "WARNING: --max-requests is deprecated, use --events instead",
+                "WARNING: --tx-rate is deprecated, use --rate instead",
+            ]
+        );
+    }
+
+    #[test]
     fn prepare_and_cleanup_carry_the_file_set_and_run_its_mode() {
         let action = |words: &[&str]| match check(words) {
             Ok(CommandLine::Command(settings)) => settings.action,
