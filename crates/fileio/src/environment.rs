@@ -131,7 +131,7 @@ pub fn capture(dir: &Path, caches_dropped: bool) -> Environment {
         hostname: read_trimmed("/proc/sys/kernel/hostname"),
         kernel: read_trimmed("/proc/sys/kernel/osrelease"),
         cpus: std::thread::available_parallelism()
-            .map(|n| n.get() as u32)
+            .map(|n| u32::try_from(n.get()).unwrap_or(u32::MAX))
             .unwrap_or(1),
         mem_total_bytes: mem_total,
         mem_available_bytes: mem_available,

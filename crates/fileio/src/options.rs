@@ -300,34 +300,25 @@ impl GeneralOptions {
     /// with several bad values, the first one in this order is reported).
     pub fn from_args(args: &mut ParsedArgs) -> Result<GeneralOptions, Failure> {
         let mut pre_header_warnings = Vec::new();
-        // Legacy aliases: copied, with a deprecation warning, only when they
-        // change something (1.0.20): --max-time=0 keeps the 10 s default.
-        let num_threads = args.int("num-threads")?;
-        if num_threads > 1 {
-            args.set("threads", &num_threads.to_string());
-            pre_header_warnings
-                .push("WARNING: --num-threads is deprecated, use --threads instead".to_string());
-        }
-        let max_requests = args.int("max-requests")?;
-        if max_requests > 0 {
-            args.set("events", &max_requests.to_string());
-            pre_header_warnings
-                .push("WARNING: --max-requests is deprecated, use --events instead".to_string());
-        }
-        let max_time = args.int("max-time")?;
-        if max_time > 0 {
-            args.set("time", &max_time.to_string());
-            pre_header_warnings
-                .push("WARNING: --max-time is deprecated, use --time instead".to_string());
+        // --num-threads defaults to 1, the others to 0.
+        for (old, new, unchanged) in [
+            ("num-threads", "threads", 1),
+            ("max-requests", "events", 0),
+            ("max-time", "time", 0),
+        ] {
+            copy_legacy_alias(args, old, new, unchanged, &mut pre_header_warnings)?;
         }
 
-        let threads = args.int("threads")?;
-        if threads <= 0 {
-            return Err(
-                Failure::fatal(format!("Invalid value for --threads: {threads}."))
-                    .then(Stream::Stdout, ""),
-            );
-        }
+        let given_threads = args.int("threads")?;
+        let threads = match u32::try_from(given_threads) {
+            Ok(t) if t > 0 => t,
+            _ => {
+                return Err(Failure::fatal(format!(
+                    "Invalid value for --threads: {given_threads}."
+                ))
+                .then(Stream::Stdout, ""))
+            }
+        };
         // Negative limits: sysbench takes them as huge unsigned numbers
         // (`--events=-1` prints `Number of IO requests: 18446744073709551615`,
         // `--time=-1` silently runs without a time limit). We refuse them and
@@ -345,12 +336,7 @@ impl GeneralOptions {
                 Failure::fatal("Invalid value for thread-stack-size: 0.").then(Stream::Stdout, "")
             );
         }
-        let tx_rate = args.int("tx-rate")?;
-        if tx_rate > 0 {
-            args.set("rate", &tx_rate.to_string());
-            pre_header_warnings
-                .push("WARNING: --tx-rate is deprecated, use --rate instead".to_string());
-        }
+        copy_legacy_alias(args, "tx-rate", "rate", 0, &mut pre_header_warnings)?;
         // sysbench fails a run with a negative rate after starting its threads,
         // without a message.
         let rate = non_negative(args, "rate", "0 for no rate limit, or events per second")?;
@@ -360,62 +346,38 @@ impl GeneralOptions {
             "report-interval",
             "0 for no intermediate reports, or a number of seconds",
         )?;
-        let mut report_checkpoints_s = Vec::new();
-        for item in args.list("report-checkpoints") {
-            match parse_c_int(&item) {
-                // sysbench accepts 0 and lists it in the header, but never
-                // reports at 0 s; it cannot mean anything, so we refuse it.
-                Some(v) if v > 0 => report_checkpoints_s.push(v as u64),
-                _ => {
-                    return Err(Failure::fatal(format!(
-                        "Invalid value for --report-checkpoints: '{}' (accepted: comma-separated whole seconds from 1 to {})",
-                        printable(&item),
-                        i32::MAX
-                    )))
-                }
+        let report_checkpoints_s = report_checkpoints(args)?;
+        let given_verbosity = args.int("verbosity")?;
+        let verbosity = match u32::try_from(given_verbosity) {
+            Ok(v @ 0..=5) => v,
+            _ => {
+                return Err(Failure {
+                    lines: vec![(
+                        Stream::Stdout,
+                        format!("Invalid value for verbosity: {given_verbosity}"),
+                    )],
+                    exit_code: 1,
+                    show_fileio_help: false,
+                })
             }
-        }
-        report_checkpoints_s.sort_unstable();
-        let verbosity = args.int("verbosity")?;
-        if !(0..=5).contains(&verbosity) {
-            return Err(Failure {
-                lines: vec![(
-                    Stream::Stdout,
-                    format!("Invalid value for verbosity: {verbosity}"),
-                )],
-                exit_code: 1,
-                show_fileio_help: false,
-            });
-        }
+        };
         let debug = args.bool("debug")?;
-        let percentile = args.int("percentile")?;
-        if !(0..=100).contains(&percentile) {
-            return Err(Failure::fatal(format!(
-                "Invalid value for --percentile: {percentile}"
-            )));
-        }
+        let given_percentile = args.int("percentile")?;
+        let percentile = match u32::try_from(given_percentile) {
+            Ok(p @ 0..=100) => p,
+            _ => {
+                return Err(Failure::fatal(format!(
+                    "Invalid value for --percentile: {given_percentile}"
+                )))
+            }
+        };
         let histogram = args.bool("histogram")?;
         if histogram && percentile == 0 {
             return Err(Failure::fatal(
                 "--histogram cannot be used with --percentile=0",
             ));
         }
-        let rand_type = args.string("rand-type").unwrap_or_default();
-        if rand_type.is_empty() {
-            // sysbench dereferences the missing value and crashes (SIGSEGV).
-            return Err(Failure::fatal(
-                "Invalid value for --rand-type: '' (accepted: uniform, gaussian, special, pareto)",
-            ));
-        }
-        if !matches!(
-            rand_type.as_str(),
-            "uniform" | "gaussian" | "special" | "pareto"
-        ) {
-            return Err(Failure::fatal(format!(
-                "Invalid random numbers distribution: {}.",
-                printable(&rand_type)
-            )));
-        }
+        check_rand_type(args)?;
         for name in ["rand-spec-iter", "rand-spec-pct", "rand-spec-res"] {
             args.int(name)?;
         }
@@ -426,8 +388,12 @@ impl GeneralOptions {
                     .to_string(),
             );
         }
+        // sysbench keeps the seed in an unsigned int: a negative --rand-seed
+        // wraps (two's complement), and `args.int` only yields C int values.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let rand_seed = u64::from(rand_seed as u32);
         Ok(GeneralOptions {
-            threads: threads as u32,
+            threads,
             events,
             time_s: time,
             rate,
@@ -436,25 +402,87 @@ impl GeneralOptions {
             forced_shutdown_s,
             debug,
             validate: args.bool("validate")?,
-            verbosity: if debug { 5 } else { verbosity as u32 },
-            percentile: percentile as u32,
+            verbosity: if debug { 5 } else { verbosity },
+            percentile,
             histogram,
-            rand_seed: rand_seed as u32 as u64,
+            rand_seed,
             pre_header_warnings,
         })
     }
 }
 
+/// A legacy alias: copied to `new`, with a deprecation warning, only when it
+/// is above `unchanged` (sysbench 1.0.20: `--max-time=0` keeps the 10 s
+/// default, `--num-threads=1` keeps `--threads`).
+fn copy_legacy_alias(
+    args: &mut ParsedArgs,
+    old: &str,
+    new: &str,
+    unchanged: i64,
+    pre_header_warnings: &mut Vec<String>,
+) -> Result<(), Failure> {
+    let value = args.int(old)?;
+    if value > unchanged {
+        args.set(new, &value.to_string());
+        pre_header_warnings.push(format!(
+            "WARNING: --{old} is deprecated, use --{new} instead"
+        ));
+    }
+    Ok(())
+}
+
+/// `--report-checkpoints`, sorted.
+fn report_checkpoints(args: &ParsedArgs) -> Result<Vec<u64>, Failure> {
+    let mut checkpoints_s = Vec::new();
+    for item in args.list("report-checkpoints") {
+        match parse_c_int(&item).and_then(|v| u64::try_from(v).ok()) {
+            // sysbench accepts 0 and lists it in the header, but never
+            // reports at 0 s; it cannot mean anything, so we refuse it.
+            Some(v) if v > 0 => checkpoints_s.push(v),
+            _ => {
+                return Err(Failure::fatal(format!(
+                    "Invalid value for --report-checkpoints: '{}' (accepted: comma-separated whole seconds from 1 to {})",
+                    printable(&item),
+                    i32::MAX
+                )))
+            }
+        }
+    }
+    checkpoints_s.sort_unstable();
+    Ok(checkpoints_s)
+}
+
+/// `--rand-type`: fileio's offsets are uniform whatever it names, but sysbench
+/// 1.0.20 checks the value.
+fn check_rand_type(args: &ParsedArgs) -> Result<(), Failure> {
+    let rand_type = args.string("rand-type").unwrap_or_default();
+    if rand_type.is_empty() {
+        // sysbench dereferences the missing value and crashes (SIGSEGV).
+        return Err(Failure::fatal(
+            "Invalid value for --rand-type: '' (accepted: uniform, gaussian, special, pareto)",
+        ));
+    }
+    if !matches!(
+        rand_type.as_str(),
+        "uniform" | "gaussian" | "special" | "pareto"
+    ) {
+        return Err(Failure::fatal(format!(
+            "Invalid random numbers distribution: {}.",
+            printable(&rand_type)
+        )));
+    }
+    Ok(())
+}
+
 /// An INT option that must not be negative; `accepted` says what it takes.
 fn non_negative(args: &ParsedArgs, name: &str, accepted: &str) -> Result<u64, Failure> {
     let v = args.int(name)?;
-    if v < 0 {
-        return Err(Failure::fatal(format!(
+    u64::try_from(v).map_err(|_| {
+        Failure::fatal(format!(
             "Invalid value for --{name}: {v} (accepted: {accepted}, up to {})",
             i32::MAX
-        )));
-    }
-    Ok(v as u64)
+        ))
+    })
 }
 
 /// `--forced-shutdown`: `off` (any case), N seconds after --time, or N% of
@@ -476,12 +504,10 @@ fn forced_shutdown(args: &ParsedArgs, time_s: u64) -> Result<Option<u64>, Failur
         Some(i) => (&v[..i], true),
         None => (v.as_str(), false),
     };
-    match parse_c_int(number) {
-        Some(n) if n >= 0 => {
-            let n = n as u64;
-            Ok(Some(if percent { time_s * n / 100 } else { n }))
-        }
-        _ => Err(Failure::fatal(format!(
+    // Both factors are at most i32::MAX, so the product cannot overflow.
+    match parse_c_int(number).and_then(|n| u64::try_from(n).ok()) {
+        Some(n) => Ok(Some(if percent { time_s * n / 100 } else { n })),
+        None => Err(Failure::fatal(format!(
             "Invalid value for --forced-shutdown: '{}' (accepted: off, or N seconds or N% of --time after the time limit, N from 0 to {})",
             printable(&v),
             i32::MAX
@@ -569,12 +595,15 @@ impl Extensions {
                 )))
             }
         };
-        let repeat = a.int("repeat")?;
-        if repeat < 1 {
-            return Err(Failure::fatal(format!(
-                "Invalid value for --repeat: {repeat} (accepted: 1 or more)"
-            )));
-        }
+        let given_repeat = a.int("repeat")?;
+        let repeat = match u32::try_from(given_repeat) {
+            Ok(r) if r >= 1 => r,
+            _ => {
+                return Err(Failure::fatal(format!(
+                    "Invalid value for --repeat: {given_repeat} (accepted: 1 or more)"
+                )))
+            }
+        };
         let json_path = match a.raw("json") {
             Some(Some(p)) if !p.is_empty() => a.path("json"),
             Some(_) => return Err(Failure::fatal("--json needs a file name: --json=FILE")),
@@ -589,7 +618,7 @@ impl Extensions {
                 .raw("save")
                 .map(|v| v.filter(|s| !s.is_empty()).and_then(|_| a.path("save"))),
             labels: a.list("label"),
-            repeat: repeat as u32,
+            repeat,
         })
     }
 }
@@ -608,15 +637,15 @@ pub struct JobOptions {
 impl JobOptions {
     pub fn from_args(args: &ParsedArgs) -> Result<JobOptions, Failure> {
         let delay = args.int("tb-rank-delay")?;
-        if delay < 0 {
-            return Err(Failure::fatal(format!(
+        let rank_delay_ms = u64::try_from(delay).map_err(|_| {
+            Failure::fatal(format!(
                 "Invalid value for --tb-rank-delay: {delay} (accepted: 0 or more milliseconds)"
-            )));
-        }
+            ))
+        })?;
         Ok(JobOptions {
             shared_files: args.bool("mpi-shared-files")?,
             stonewall: args.bool("mpi-stonewall")?,
-            rank_delay_ms: delay as u64,
+            rank_delay_ms,
         })
     }
 }
@@ -729,14 +758,16 @@ impl Action {
         general: &GeneralOptions,
         command: Command,
     ) -> Result<Action, Failure> {
-        let file_num = args.int("file-num")?;
-        if file_num <= 0 {
+        let given_file_num = args.int("file-num")?;
+        let file_num = match u64::try_from(given_file_num) {
+            Ok(n) if n > 0 => n,
             // sysbench stores the value unsigned and accepts negatives; we refuse.
-            return Err(Failure::fatal(format!(
-                "Invalid value for file-num: {file_num}"
-            )));
-        }
-        let file_num = file_num as u64;
+            _ => {
+                return Err(Failure::fatal(format!(
+                    "Invalid value for file-num: {given_file_num}"
+                )))
+            }
+        };
         // sysbench keeps the block size in a C int and the total in a long long:
         // larger values wrap around, to a negative number it then refuses or to
         // a different size it silently uses (4294971392 runs with 4096-byte
@@ -750,141 +781,30 @@ impl Action {
             return Err(Failure::fatal("Invalid value for file-total-size: 0"));
         }
         let mode = if command == Command::Run {
-            // An empty value is no value in sysbench (the option is unset), so
-            // `--file-test-mode=` is the missing-argument case, with the list of
-            // modes after it.
-            match args.string("file-test-mode").filter(|m| !m.is_empty()) {
-                None => {
-                    let mut f = Failure::fatal("Missing required argument: --file-test-mode");
-                    f.show_fileio_help = true;
-                    return Err(f);
-                }
-                Some(m) => match Mode::parse(&m) {
-                    Some(mode) => Some(mode),
-                    None => {
-                        return Err(Failure::fatal(format!(
-                            "Invalid IO operations mode: {}.",
-                            printable(&m)
-                        )))
-                    }
-                },
-            }
+            Some(test_mode(args)?)
         } else {
             None
         };
-        let io_mode = match args.string("file-io-mode").as_deref() {
-            // Empty: unset in sysbench, which then runs its default, sync.
-            Some("sync" | "") | None => IoMode::Sync,
-            Some("async") => IoMode::Async,
-            Some("mmap") => IoMode::Mmap,
-            Some(other) => {
-                return Err(Failure::fatal(format!(
-                    "unknown I/O mode: {}",
-                    printable(other)
-                )))
-            }
+        let io_mode = io_mode(args)?;
+        let async_backlog = if io_mode == IoMode::Async {
+            async_backlog(args)?
+        } else {
+            128
         };
-        let mut async_backlog = 128;
-        if io_mode == IoMode::Async {
-            let b = args.int("file-async-backlog")?;
-            if b <= 0 {
-                return Err(Failure::fatal(format!(
-                    "Invalid value of file-async-backlog: {b}"
-                )));
-            }
-            // io_uring rings hold at most 32768 entries.
-            if b > 32768 {
-                return Err(Failure::fatal(format!(
-                    "Invalid value of file-async-backlog: {b} (io_uring accepts 1 to 32768)"
-                )));
-            }
-            async_backlog = b as u32;
-        }
-        let mut extra_flags = ExtraFlags::default();
-        for item in args.list("file-extra-flags") {
-            match item.as_str() {
-                "sync" => extra_flags.sync = true,
-                "dsync" => extra_flags.dsync = true,
-                "direct" => extra_flags.direct = true,
-                // sysbench names the first list item here; we name the bad one.
-                _ => {
-                    return Err(Failure::fatal(format!(
-                        "Invalid value for file-extra-flags: {}",
-                        printable(&item)
-                    )))
-                }
-            }
-        }
-        let fsync_freq = args.int("file-fsync-freq")?;
-        if fsync_freq < 0 {
-            return Err(Failure::fatal(format!(
-                "Invalid value for file-fsync-freq: {fsync_freq}."
-            )));
-        }
+        let extra_flags = extra_flags(args)?;
+        let fsync_freq = sysbench_non_negative(args, "file-fsync-freq")?;
         let fsync_all = args.bool("file-fsync-all")?;
         let fsync_end = args.bool("file-fsync-end")?;
-        let fsync_mode = match args.string("file-fsync-mode").as_deref() {
-            Some("fsync") => FsyncMode::Fsync,
-            Some("fdatasync") => FsyncMode::Fdatasync,
-            // sysbench dereferences the missing value and crashes (SIGSEGV).
-            Some("") | None => {
-                return Err(Failure::fatal(
-                    "Invalid value for --file-fsync-mode: '' (accepted: fsync, fdatasync)",
-                ))
-            }
-            Some(other) => {
-                return Err(Failure::fatal(format!(
-                    "Invalid fsync mode: {}.",
-                    printable(other)
-                )))
-            }
-        };
-        let merged_requests = args.int("file-merged-requests")?;
-        if merged_requests < 0 {
-            return Err(Failure::fatal(format!(
-                "Invalid value for file-merged-requests: {merged_requests}."
-            )));
-        }
+        let fsync_mode = fsync_mode(args)?;
+        let merged_requests = sysbench_non_negative(args, "file-merged-requests")?;
         let rw_ratio = args.double("file-rw-ratio");
         if rw_ratio < 0.0 {
             return Err(Failure::fatal(format!(
                 "Invalid value for --file-rw-ratio: {rw_ratio:.6}."
             )));
         }
-        let data = match args.string("file-data").as_deref() {
-            Some("zero") => DataPattern::Zero,
-            Some("random") => DataPattern::Random,
-            other => {
-                return Err(Failure::fatal(format!(
-                    "Invalid value for --file-data: {} (accepted: zero, random)",
-                    printable_word(other.unwrap_or_default())
-                )))
-            }
-        };
-        let mut percentiles = Vec::new();
-        let listed = args.list("percentiles");
-        if listed.is_empty() {
-            if general.percentile > 0 {
-                percentiles = vec![50.0, 95.0, 99.0, 99.9];
-                let p = general.percentile as f64;
-                if !percentiles.contains(&p) {
-                    percentiles.push(p);
-                    percentiles.sort_by(f64::total_cmp);
-                }
-            }
-        } else {
-            for item in listed {
-                match item.parse::<f64>() {
-                    Ok(p) if p > 0.0 && p <= 100.0 => percentiles.push(p),
-                    _ => {
-                        return Err(Failure::fatal(format!(
-                            "Invalid value for --percentiles: '{}' (accepted: numbers in (0, 100], e.g. 50,95,99,99.9)",
-                            printable(&item)
-                        )))
-                    }
-                }
-            }
-        }
+        let data = file_data(args)?;
+        let percentiles = percentiles(args, general)?;
         let inject_latency = match args.string("tb-inject-latency") {
             None => None,
             Some(spec) => Some(parse_injected_latency(&spec).ok_or_else(|| {
@@ -914,17 +834,21 @@ impl Action {
                 Action::Prepare(files)
             });
         };
+        // sysbench 1.0.20 stores the ratio in a float (see `RunSpec::rw_ratio`):
+        // the rounding is the point of this cast.
+        #[allow(clippy::cast_possible_truncation)]
+        let rw_ratio = f64::from(rw_ratio as f32);
         let spec = RunSpec {
             files,
             mode,
-            merged_requests: merged_requests as u64,
+            merged_requests,
             io_mode,
             async_backlog,
-            fsync_freq: if fsync_all { 0 } else { fsync_freq as u64 },
+            fsync_freq: if fsync_all { 0 } else { fsync_freq },
             fsync_all,
             fsync_end: fsync_end && !fsync_all,
             fsync_mode,
-            rw_ratio: rw_ratio as f32 as f64,
+            rw_ratio,
             threads: general.threads,
             events: general.events,
             time_s: general.time_s,
@@ -936,6 +860,133 @@ impl Action {
         };
         Ok(Action::Run(spec))
     }
+}
+
+/// `--file-test-mode`, which only `run` needs.
+fn test_mode(args: &ParsedArgs) -> Result<Mode, Failure> {
+    // An empty value is no value in sysbench (the option is unset), so
+    // `--file-test-mode=` is the missing-argument case, with the list of
+    // modes after it.
+    match args.string("file-test-mode").filter(|m| !m.is_empty()) {
+        None => {
+            let mut f = Failure::fatal("Missing required argument: --file-test-mode");
+            f.show_fileio_help = true;
+            Err(f)
+        }
+        Some(m) => Mode::parse(&m).ok_or_else(|| {
+            Failure::fatal(format!("Invalid IO operations mode: {}.", printable(&m)))
+        }),
+    }
+}
+
+fn io_mode(args: &ParsedArgs) -> Result<IoMode, Failure> {
+    match args.string("file-io-mode").as_deref() {
+        // Empty: unset in sysbench, which then runs its default, sync.
+        Some("sync" | "") | None => Ok(IoMode::Sync),
+        Some("async") => Ok(IoMode::Async),
+        Some("mmap") => Ok(IoMode::Mmap),
+        Some(other) => Err(Failure::fatal(format!(
+            "unknown I/O mode: {}",
+            printable(other)
+        ))),
+    }
+}
+
+/// `--file-async-backlog`, read only in async mode (as sysbench does).
+fn async_backlog(args: &ParsedArgs) -> Result<u32, Failure> {
+    let b = args.int("file-async-backlog")?;
+    if b <= 0 {
+        return Err(Failure::fatal(format!(
+            "Invalid value of file-async-backlog: {b}"
+        )));
+    }
+    match u32::try_from(b) {
+        // io_uring rings hold at most 32768 entries.
+        Ok(backlog) if backlog <= 32768 => Ok(backlog),
+        _ => Err(Failure::fatal(format!(
+            "Invalid value of file-async-backlog: {b} (io_uring accepts 1 to 32768)"
+        ))),
+    }
+}
+
+fn extra_flags(args: &ParsedArgs) -> Result<ExtraFlags, Failure> {
+    let mut extra_flags = ExtraFlags::default();
+    for item in args.list("file-extra-flags") {
+        match item.as_str() {
+            "sync" => extra_flags.sync = true,
+            "dsync" => extra_flags.dsync = true,
+            "direct" => extra_flags.direct = true,
+            // sysbench names the first list item here; we name the bad one.
+            _ => {
+                return Err(Failure::fatal(format!(
+                    "Invalid value for file-extra-flags: {}",
+                    printable(&item)
+                )))
+            }
+        }
+    }
+    Ok(extra_flags)
+}
+
+/// A fileio INT option that must not be negative, refused with sysbench's
+/// message for `--file-fsync-freq` and `--file-merged-requests`.
+fn sysbench_non_negative(args: &ParsedArgs, name: &str) -> Result<u64, Failure> {
+    let v = args.int(name)?;
+    u64::try_from(v).map_err(|_| Failure::fatal(format!("Invalid value for {name}: {v}.")))
+}
+
+fn fsync_mode(args: &ParsedArgs) -> Result<FsyncMode, Failure> {
+    match args.string("file-fsync-mode").as_deref() {
+        Some("fsync") => Ok(FsyncMode::Fsync),
+        Some("fdatasync") => Ok(FsyncMode::Fdatasync),
+        // sysbench dereferences the missing value and crashes (SIGSEGV).
+        Some("") | None => Err(Failure::fatal(
+            "Invalid value for --file-fsync-mode: '' (accepted: fsync, fdatasync)",
+        )),
+        Some(other) => Err(Failure::fatal(format!(
+            "Invalid fsync mode: {}.",
+            printable(other)
+        ))),
+    }
+}
+
+fn file_data(args: &ParsedArgs) -> Result<DataPattern, Failure> {
+    match args.string("file-data").as_deref() {
+        Some("zero") => Ok(DataPattern::Zero),
+        Some("random") => Ok(DataPattern::Random),
+        other => Err(Failure::fatal(format!(
+            "Invalid value for --file-data: {} (accepted: zero, random)",
+            printable_word(other.unwrap_or_default())
+        ))),
+    }
+}
+
+/// `--percentiles` for the per-operation latency section; when not given,
+/// the usual four plus sysbench's `--percentile` (none when that is 0).
+fn percentiles(args: &ParsedArgs, general: &GeneralOptions) -> Result<Vec<f64>, Failure> {
+    let listed = args.list("percentiles");
+    if listed.is_empty() {
+        if general.percentile == 0 {
+            return Ok(Vec::new());
+        }
+        let mut percentiles = vec![50.0, 95.0, 99.0, 99.9];
+        let p = f64::from(general.percentile);
+        if !percentiles.contains(&p) {
+            percentiles.push(p);
+            percentiles.sort_by(f64::total_cmp);
+        }
+        return Ok(percentiles);
+    }
+    listed
+        .into_iter()
+        .map(|item| match item.parse::<f64>() {
+            Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
+            _ => Err(Failure::fatal(format!(
+                "Invalid value for --percentiles: '{}' (accepted: numbers in (0, 100], e.g. 50,95,99,99.9)",
+                printable(&item)
+            ))),
+        })
+        .collect()
 }
 
 /// The test files: where they are, how many and how large, and how they are
@@ -1068,7 +1119,12 @@ impl RunSpec {
 
     /// Buffer size a thread needs: the largest single transfer.
     pub fn buffer_size(&self) -> usize {
-        self.request_size() as usize
+        // At most i32::MAX x i32::MAX (< 2^62), which fits a 64-bit usize;
+        // `check_runnable` also refuses requests above i32::MAX bytes, which
+        // fit any usize std supports.
+        #[allow(clippy::cast_possible_truncation)]
+        let size = self.request_size() as usize;
+        size
     }
 }
 
@@ -1092,7 +1148,13 @@ fn parse_duration_ns(s: &str) -> Option<u64> {
     let v: f64 = num.parse().ok()?;
     let ns = v * mult;
     // Longer delays would only make a test run that never ends.
-    (v >= 0.0 && ns <= 3600e9).then(|| ns.round() as u64)
+    if !(v >= 0.0 && ns <= 3600e9) {
+        return None;
+    }
+    // In range: 0 <= ns <= 3600e9 (NaN fails both tests), far below 2^64.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let ns = ns.round() as u64;
+    Some(ns)
 }
 
 /// `fixed:2ms` or `bimodal:1ms:10ms:0.1`.
@@ -1200,6 +1262,37 @@ mod tests {
         assert!(
             matches!(outcome, Ok(true)),
             "prepare does not check the run"
+        );
+    }
+
+    #[test]
+    fn legacy_aliases_are_copied_only_when_they_change_something() {
+        let general = |words: &[&str]| {
+            let mut args = ParsedArgs::parse(words.iter().copied());
+            GeneralOptions::from_args(&mut args).expect("valid options")
+        };
+        // --num-threads defaults to 1: that value leaves --threads alone.
+        let g = general(&[
+            "--num-threads=1",
+            "--threads=4",
+            "--max-time=0",
+            "--tx-rate=0",
+        ]);
+        assert_eq!((g.threads, g.time_s, g.rate), (4, 10, 0));
+        assert!(
+            g.pre_header_warnings.is_empty(),
+            "{:?}",
+            g.pre_header_warnings
+        );
+        let g = general(&["--num-threads=2", "--max-requests=5", "--tx-rate=7"]);
+        assert_eq!((g.threads, g.events, g.rate), (2, 5, 7));
+        assert_eq!(
+            g.pre_header_warnings,
+            [
+                "WARNING: --num-threads is deprecated, use --threads instead",
+                "WARNING: --max-requests is deprecated, use --events instead",
+                "WARNING: --tx-rate is deprecated, use --rate instead",
+            ]
         );
     }
 

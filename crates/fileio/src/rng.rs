@@ -31,7 +31,11 @@ impl GlibcRandom {
         }
         let mut ring = [0u32; 34];
         for (d, s) in ring.iter_mut().zip(r.iter()) {
-            *d = *s as u32;
+            // glibc stores each word into its int32_t state and the feedback
+            // adds the state as uint32_t: keeping the low 32 bits is that store.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let word = *s as u32;
+            *d = word;
         }
         let mut g = GlibcRandom { ring, pos: 0 };
         // glibc discards the first 310 outputs after seeding.

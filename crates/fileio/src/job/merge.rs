@@ -2,7 +2,9 @@
 //! from the ranks' HDR histograms added bucket by bucket, the job spanning the
 //! earliest start to the latest end. Pure: no I/O, no coordinator.
 
-use crate::result::{Distributed, LatencyKey, LatencySummary, Rates, RunResult, Warning};
+use crate::result::{
+    Distributed, LatencyKey, LatencySummary, Rates, RunResult, Warning, WorkloadSummary,
+};
 use crate::run::histograms::{
     new_hdr, sysbench_histogram_of, CountSnapshot, HDR_HIGH_NS, HDR_LOW_NS,
 };
@@ -34,8 +36,17 @@ pub fn histogram_of(summaries: &[&LatencySummary]) -> Histogram<u64> {
     h
 }
 
+// A float-to-integer `as` saturates (NaN gives 0): the times merged are
+// non-negative and far below 2^64 ns (585 years), and a damaged result from a
+// rank cannot make the merge panic.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
 fn ns_of_ms(ms: f64) -> u64 {
     (ms * 1e6).round() as u64
+}
+
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+fn ns_of_s(s: f64) -> u64 {
+    (s * 1e9).round() as u64
 }
 
 /// Merge the ranks' results (each with its `distributed` section) into the
@@ -48,6 +59,8 @@ pub fn merge(
     if ranks.is_empty() {
         return Err("a job needs at least one rank's result".to_string());
     }
+    let size =
+        u32::try_from(ranks.len()).map_err(|_| format!("a job has at most {} ranks", u32::MAX))?;
     let mut timing = Vec::with_capacity(ranks.len());
     for (i, r) in ranks.iter().enumerate() {
         let d = r
@@ -80,80 +93,13 @@ pub fn merge(
         counts.add(&r.counts);
     }
 
-    let keys: BTreeSet<LatencyKey> = ranks
-        .iter()
-        .flat_map(|r| r.latency.keys().copied())
-        .collect();
-    let mut latency = BTreeMap::new();
-    let mut event_histogram = new_hdr();
-    for key in keys {
-        let parts: Vec<&LatencySummary> =
-            ranks.iter().filter_map(|r| r.latency.get(&key)).collect();
-        let h = histogram_of(&parts);
-        let mut summary = report_text::summarize(&h, percentiles);
-        if key == LatencyKey::Event {
-            // As for one process: sysbench's exact counters for count, min,
-            // max and sum; percentiles from the merged histogram.
-            let seen: Vec<&&LatencySummary> = parts.iter().filter(|s| s.count > 0).collect();
-            summary.count = counts.events;
-            summary.min_ms = seen.iter().map(|s| s.min_ms).fold(f64::INFINITY, f64::min);
-            summary.max_ms = seen.iter().map(|s| s.max_ms).fold(0.0, f64::max);
-            if seen.is_empty() {
-                summary.min_ms = 0.0;
-            }
-            summary.sum_ms = parts.iter().map(|s| s.sum_ms).sum();
-            summary.mean_ms = if counts.events > 0 {
-                summary.sum_ms / counts.events as f64
-            } else {
-                0.0
-            };
-            // The ranks' percentiles are kept within their exact extremes;
-            // the job's too.
-            report_text::clamp_percentiles(&mut summary);
-            event_histogram = h;
-        }
-        latency.insert(key, summary);
-    }
+    let (latency, event_histogram) = merged_latency(&ranks, &counts, percentiles);
     let event = latency.get(&LatencyKey::Event).cloned().unwrap_or_default();
 
-    // A warning raised by several ranks appears once, with the figures of the
-    // first rank that raised it, naming the ranks.
-    let mut warnings: Vec<(Warning, Vec<usize>)> = Vec::new();
-    for (i, r) in ranks.iter().enumerate() {
-        for w in &r.warnings {
-            match warnings.iter_mut().find(|(x, _)| x.code == w.code) {
-                Some((_, who)) => who.push(i),
-                None => warnings.push((w.clone(), vec![i])),
-            }
-        }
-    }
-    let warnings = warnings
-        .into_iter()
-        .map(|(mut w, who)| {
-            let list: Vec<String> = who.iter().map(usize::to_string).collect();
-            w.message = if who.len() == 1 {
-                format!("Rank {}: {}", who[0], w.message)
-            } else if who.len() == ranks.len() {
-                format!("Every rank; rank {}'s figures: {}", who[0], w.message)
-            } else {
-                format!(
-                    "Ranks {}; rank {}'s figures: {}",
-                    list.join(", "),
-                    who[0],
-                    w.message
-                )
-            };
-            w
-        })
-        .collect();
+    let warnings = merged_warnings(&ranks);
 
     let first = &ranks[0];
-    let mut workload = first.workload.clone();
-    workload.threads = ranks.iter().map(|r| r.workload.threads).sum();
-    workload.file_num = ranks.iter().map(|r| r.workload.file_num).sum();
-    workload.total_size = ranks.iter().map(|r| r.workload.total_size).sum();
-    workload.events_limit = ranks.iter().map(|r| r.workload.events_limit).sum();
-    workload.directory = directory.to_string();
+    let workload = merged_workload(&ranks, directory);
 
     let period = PeriodStats {
         seconds: total,
@@ -168,14 +114,14 @@ pub fn merge(
         threads: ranks
             .iter()
             .flat_map(|r| &r.threads)
-            .map(|t| (t.events, (t.busy_time_s * 1e9).round() as u64))
+            .map(|t| (t.events, ns_of_s(t.busy_time_s)))
             .collect(),
         // Results carry no per-thread extremes; `--debug`'s per-thread block
         // is a single-process report.
         thread_extremes_ns: Vec::new(),
     };
     let distributed = Distributed {
-        size: ranks.len() as u32,
+        size,
         rank: None,
         file_layout: first
             .distributed
@@ -215,6 +161,94 @@ pub fn merge(
         ranks,
     };
     Ok(Merged { result, period })
+}
+
+/// Rank 0's workload with the ranks' threads, files and limits added up.
+fn merged_workload(ranks: &[RunResult], directory: &str) -> WorkloadSummary {
+    let mut workload = ranks[0].workload.clone();
+    workload.threads = ranks.iter().map(|r| r.workload.threads).sum();
+    workload.file_num = ranks.iter().map(|r| r.workload.file_num).sum();
+    workload.total_size = ranks.iter().map(|r| r.workload.total_size).sum();
+    workload.events_limit = ranks.iter().map(|r| r.workload.events_limit).sum();
+    workload.directory = directory.to_string();
+    workload
+}
+
+/// Every latency summary of the job, from the ranks' histograms, and the
+/// job's event histogram.
+fn merged_latency(
+    ranks: &[RunResult],
+    counts: &crate::result::Counts,
+    percentiles: &[f64],
+) -> (BTreeMap<LatencyKey, LatencySummary>, Histogram<u64>) {
+    let keys: BTreeSet<LatencyKey> = ranks
+        .iter()
+        .flat_map(|r| r.latency.keys().copied())
+        .collect();
+    let mut latency = BTreeMap::new();
+    let mut event_histogram = new_hdr();
+    for key in keys {
+        let parts: Vec<&LatencySummary> =
+            ranks.iter().filter_map(|r| r.latency.get(&key)).collect();
+        let h = histogram_of(&parts);
+        let mut summary = report_text::summarize(&h, percentiles);
+        if key == LatencyKey::Event {
+            // As for one process: sysbench's exact counters for count, min,
+            // max and sum; percentiles from the merged histogram.
+            let seen: Vec<&&LatencySummary> = parts.iter().filter(|s| s.count > 0).collect();
+            summary.count = counts.events;
+            summary.min_ms = seen.iter().map(|s| s.min_ms).fold(f64::INFINITY, f64::min);
+            summary.max_ms = seen.iter().map(|s| s.max_ms).fold(0.0, f64::max);
+            if seen.is_empty() {
+                summary.min_ms = 0.0;
+            }
+            summary.sum_ms = parts.iter().map(|s| s.sum_ms).sum();
+            summary.mean_ms = if counts.events > 0 {
+                summary.sum_ms / counts.events as f64
+            } else {
+                0.0
+            };
+            // The ranks' percentiles are kept within their exact extremes;
+            // the job's too.
+            report_text::clamp_percentiles(&mut summary);
+            event_histogram = h;
+        }
+        latency.insert(key, summary);
+    }
+    (latency, event_histogram)
+}
+
+/// A warning raised by several ranks appears once, with the figures of the
+/// first rank that raised it, naming the ranks.
+fn merged_warnings(ranks: &[RunResult]) -> Vec<Warning> {
+    let mut warnings: Vec<(Warning, Vec<usize>)> = Vec::new();
+    for (i, r) in ranks.iter().enumerate() {
+        for w in &r.warnings {
+            match warnings.iter_mut().find(|(x, _)| x.code == w.code) {
+                Some((_, who)) => who.push(i),
+                None => warnings.push((w.clone(), vec![i])),
+            }
+        }
+    }
+    warnings
+        .into_iter()
+        .map(|(mut w, who)| {
+            let list: Vec<String> = who.iter().map(usize::to_string).collect();
+            w.message = if who.len() == 1 {
+                format!("Rank {}: {}", who[0], w.message)
+            } else if who.len() == ranks.len() {
+                format!("Every rank; rank {}'s figures: {}", who[0], w.message)
+            } else {
+                format!(
+                    "Ranks {}; rank {}'s figures: {}",
+                    list.join(", "),
+                    who[0],
+                    w.message
+                )
+            };
+            w
+        })
+        .collect()
 }
 
 /// The job's own section after the sysbench report: timing, then one line per

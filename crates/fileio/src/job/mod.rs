@@ -336,9 +336,13 @@ impl<'a> Job<'a> {
             .started
             .map(|s| s.saturating_duration_since(gate_at).as_secs_f64())
             .unwrap_or(0.0);
+        // MPI counts ranks in a C int (and a process alone is rank 0 of 1),
+        // so both fit u32.
+        #[allow(clippy::cast_possible_truncation)]
+        let (size, rank) = (self.size() as u32, self.rank() as u32);
         result.distributed = Some(Distributed {
-            size: self.size() as u32,
-            rank: Some(self.rank() as u32),
+            size,
+            rank: Some(rank),
             file_layout: self.layout_name().to_string(),
             stonewall: self.opts.stonewall,
             start_s,
@@ -529,7 +533,7 @@ fn hostname() -> String {
 fn realtime_ns() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
+        .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
         .unwrap_or(0)
 }
 

@@ -43,9 +43,18 @@ impl MpiCoordinator {
             ));
         }
         let world = universe.world();
+        // MPI numbers ranks from 0 and a communicator has at least one.
+        let (Ok(rank), Ok(size)) = (usize::try_from(world.rank()), usize::try_from(world.size()))
+        else {
+            return Err(format!(
+                "tankbench: the MPI library reports rank {} of {} processes; both must be positive",
+                world.rank(),
+                world.size()
+            ));
+        };
         Ok(MpiCoordinator {
-            rank: world.rank() as usize,
-            size: world.size() as usize,
+            rank,
+            size,
             world,
             _universe: universe,
             thread: std::thread::current().id(),
@@ -68,14 +77,14 @@ impl MpiCoordinator {
             displs.push(at);
             at += l;
         }
-        (displs, at as usize)
+        (displs, usize_of(at))
     }
 
     fn split(buf: &[u8], lengths: &[Count], displs: &[Count]) -> Vec<Vec<u8>> {
         lengths
             .iter()
             .zip(displs)
-            .map(|(&l, &d)| buf[d as usize..(d + l) as usize].to_vec())
+            .map(|(&l, &d)| buf[usize_of(d)..usize_of(d + l)].to_vec())
             .collect()
     }
 }
@@ -89,6 +98,14 @@ impl Drop for MpiCoordinator {
             self.world.barrier();
         }
     }
+}
+
+/// A byte count or displacement of a gather: every count is a slice length
+/// ([`count_of`]) and every displacement a sum of counts, so none is negative.
+fn usize_of(count: Count) -> usize {
+    #[allow(clippy::cast_sign_loss)]
+    let n = count as usize;
+    n
 }
 
 fn count_of(bytes: &[u8]) -> Count {
@@ -160,9 +177,14 @@ impl Coordinator for MpiCoordinator {
             let sends: Vec<_> = (0..self.size)
                 .filter(|&r| r != self.rank)
                 .map(|r| {
-                    self.world
-                        .process_at_rank(r as i32)
-                        .immediate_send_with_tag(scope, &notice, TAG_FINISHED)
+                    // r < size, which MPI gave as a C int.
+                    #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
+                    let r = r as i32;
+                    self.world.process_at_rank(r).immediate_send_with_tag(
+                        scope,
+                        &notice,
+                        TAG_FINISHED,
+                    )
                 })
                 .collect();
             for _ in 1..self.size {

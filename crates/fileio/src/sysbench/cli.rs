@@ -11,8 +11,8 @@ use crate::console::Console;
 use crate::job::coordinator::Coordinator;
 use crate::job::Job;
 use crate::options::{
-    Action, Extensions, Failure, Format, GeneralOptions, JobOptions, Progress, RunSpec, Settings,
-    SettingsProgress,
+    Action, Extensions, Failure, FileSet, Format, GeneralOptions, JobOptions, Progress, RunSpec,
+    Settings, SettingsProgress,
 };
 use crate::result::RunResult;
 use crate::run::runner::{self, IntervalStats, PeriodStats, RunObserver, RunSettings};
@@ -206,20 +206,7 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
         Action::Cleanup(files) if job.is_distributed() => {
             Invocation::code(job.cleanup(&console, files))
         }
-        Action::Prepare(files) => {
-            let mut progress =
-                PrepareProgress::new(&console, &ext, files.file_num * files.file_size);
-            let result =
-                crate::run::fileset::prepare(files, &mut |l| console.notice(l), &mut progress);
-            console.end_progress();
-            match result {
-                Ok(_) => Invocation::code(0),
-                Err(f) => {
-                    console.failure(&f);
-                    Invocation::code(f.exit_code)
-                }
-            }
-        }
+        Action::Prepare(files) => prepare_command(&console, files, &ext),
         Action::Cleanup(files) => {
             crate::run::fileset::cleanup(files, &mut |l| console.notice(l));
             Invocation::code(0)
@@ -252,6 +239,20 @@ impl SettingsProgress for FrontEnd<'_> {
             console.warning(&w);
         }
         self.job = Some(job);
+    }
+}
+
+/// `prepare` in one process, with its progress line.
+fn prepare_command(console: &Console, files: &FileSet, ext: &Extensions) -> Invocation {
+    let mut progress = PrepareProgress::new(console, ext, files.file_num * files.file_size);
+    let result = crate::run::fileset::prepare(files, &mut |l| console.notice(l), &mut progress);
+    console.end_progress();
+    match result {
+        Ok(_) => Invocation::code(0),
+        Err(f) => {
+            console.failure(&f);
+            Invocation::code(f.exit_code)
+        }
     }
 }
 

@@ -27,7 +27,14 @@ pub fn banner() -> String {
 /// The `Running the test with following options:` block, up to `Doing … test`.
 pub fn run_header(w: &RunSpec, g: &GeneralOptions, engine_note: Option<&str>) -> String {
     let mut s = String::new();
-    let mode = w.mode;
+    push_general_options(&mut s, w, g);
+    s.push('\n');
+    push_fileio_options(&mut s, w, g, engine_note);
+    s
+}
+
+/// The general part of the header: threads, limits, reports, seed.
+fn push_general_options(s: &mut String, w: &RunSpec, g: &GeneralOptions) {
     s.push_str("Running the test with following options:\n");
     let _ = writeln!(s, "Number of threads: {}", w.threads);
     if w.rate > 0 {
@@ -62,7 +69,11 @@ pub fn run_header(w: &RunSpec, g: &GeneralOptions, engine_note: Option<&str>) ->
     if let Some(f) = g.forced_shutdown_s {
         let _ = writeln!(s, "Forcing shutdown in {} seconds", w.time_s + f);
     }
-    s.push('\n');
+}
+
+/// The fileio part of the header, up to `Doing … test`.
+fn push_fileio_options(s: &mut String, w: &RunSpec, g: &GeneralOptions, engine_note: Option<&str>) {
+    let mode = w.mode;
     let _ = writeln!(
         s,
         "Extra file open flags: {}",
@@ -130,7 +141,6 @@ pub fn run_header(w: &RunSpec, g: &GeneralOptions, engine_note: Option<&str>) ->
         s.push_str("Using checksums validation.\n");
     }
     let _ = writeln!(s, "Doing {} test", mode.long_name());
-    s
 }
 
 /// `[ 1s ] reads: … MiB/s writes: … MiB/s fsyncs: …/s latency (ms,95%): …`
@@ -157,6 +167,8 @@ pub fn histogram_text(counts: &[u64]) -> String {
             if c == 0 {
                 continue;
             }
+            // 0 < c <= max, so the bar has 0 to 40 stars.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let stars = ((c as f64 * 40.0 / max as f64) + 0.5).floor() as usize;
             let _ = writeln!(
                 s,
@@ -635,6 +647,8 @@ mod tests {
         // sysbench's bucket walk alone would print the bucket value, above max.
         let bucket = crate::run::histograms::sb_bucket(10_000_000);
         let bucket_ms = sb_bucket_value_ms(bucket);
+        // Both latencies are about 10 ms: positive and far below 2^64 ns.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let ns = (bucket_ms * 0.995 * 1e6) as u64;
         assert_eq!(crate::run::histograms::sb_bucket(ns), bucket);
         let p = one_event_period(ns);
@@ -642,6 +656,7 @@ mod tests {
         let s = sysbench_report(&p, 95);
         assert_eq!(report_line(&s, "max"), report_line(&s, "95th percentile"));
         // And above the bucket value: not under the minimum.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let ns = (bucket_ms * 1.005 * 1e6) as u64;
         assert_eq!(crate::run::histograms::sb_bucket(ns), bucket);
         let s = sysbench_report(&one_event_period(ns), 95);
