@@ -287,17 +287,26 @@ impl PsyncEngine {
     }
 }
 
-fn check_transfer(req: &Request, fd: RawFd, rc: isize) -> Result<Submitted, IoError> {
-    if rc == req.size as isize {
-        return Ok(Submitted::Done(req.size));
+/// The outcome of a pread/pwrite system call that returned `rc`: the bytes
+/// transferred, or -1 with errno set (pread(2), pwrite(2)).
+fn check_transfer(req: &Request, fd: RawFd, rc: libc::c_long) -> Result<Submitted, IoError> {
+    match u64::try_from(rc) {
+        Ok(done) if done == req.size => Ok(Submitted::Done(req.size)),
+        Ok(done) => Err(IoError {
+            op: req.op,
+            fd,
+            pos: req.pos,
+            errno: 0,
+            short: Some((done, req.size)),
+        }),
+        Err(_) => Err(IoError {
+            op: req.op,
+            fd,
+            pos: req.pos,
+            errno: last_errno(),
+            short: None,
+        }),
     }
-    Err(IoError {
-        op: req.op,
-        fd,
-        pos: req.pos,
-        errno: if rc < 0 { last_errno() } else { 0 },
-        short: (rc >= 0).then_some((rc as u64, req.size)),
-    })
 }
 
 impl Engine for PsyncEngine {
@@ -321,18 +330,18 @@ impl Engine for PsyncEngine {
                     libc::SYS_pread64,
                     fd,
                     p,
-                    req.size as usize,
+                    req.transfer_len(),
                     req.pos as libc::off_t,
                 ),
                 _ => libc::syscall(
                     libc::SYS_pwrite64,
                     fd,
                     p,
-                    req.size as usize,
+                    req.transfer_len(),
                     req.pos as libc::off_t,
                 ),
             }
-        } as isize;
+        };
         check_transfer(req, fd, rc)
     }
     fn sync(&mut self, file: u32, mode: FsyncMode) -> Result<(), IoError> {
@@ -362,8 +371,8 @@ impl Engine for MmapEngine {
     #[inline]
     fn submit(&mut self, req: &Request) -> Result<Submitted, IoError> {
         let map = &self.files.maps[req.file as usize];
-        let n = req.size as usize;
-        if req.pos as usize + n > map.len {
+        // Checked in u64, so no position is cut short before the check.
+        if req.pos.saturating_add(req.size) > map.len as u64 {
             return Err(IoError {
                 op: req.op,
                 fd: self.files.fds[req.file as usize],
@@ -372,9 +381,12 @@ impl Engine for MmapEngine {
                 short: None,
             });
         }
+        // Both fit: their sum is at most the mapping's length, a usize.
+        #[allow(clippy::cast_possible_truncation)]
+        let (pos, n) = (req.pos as usize, req.size as usize);
         // SAFETY: bounds checked above; buffer holds at least n bytes.
         unsafe {
-            let at = map.ptr.add(req.pos as usize);
+            let at = map.ptr.add(pos);
             match req.op {
                 Op::Read => std::ptr::copy_nonoverlapping(at, self.buf.as_ptr(), n),
                 _ => std::ptr::copy_nonoverlapping(self.buf.as_ptr(), at, n),
@@ -493,9 +505,13 @@ impl UringEngine {
     fn collect(&mut self, done: &mut dyn FnMut(Completion)) -> Result<(), IoError> {
         let mut error = None;
         for cqe in self.ring.completion() {
-            let slot = cqe.user_data() as usize;
-            let (req, at) = self.slots[slot].take().expect("completion for a live slot");
-            self.free_slots.push(slot as u32);
+            // The user data is the slot number `submit` gave the request, a u32.
+            #[allow(clippy::cast_possible_truncation)]
+            let slot = cqe.user_data() as u32;
+            let (req, at) = self.slots[slot as usize]
+                .take()
+                .expect("completion for a live slot");
+            self.free_slots.push(slot);
             self.in_flight -= 1;
             let res = cqe.result();
             if res as i64 == req.size as i64 {
@@ -510,7 +526,7 @@ impl UringEngine {
                     fd: self.files.fds[req.file as usize],
                     pos: req.pos,
                     errno: if res < 0 { -res } else { 0 },
-                    short: (res >= 0).then_some((res as u64, req.size)),
+                    short: u64::try_from(res).ok().map(|done| (done, req.size)),
                 });
             }
         }
@@ -541,6 +557,8 @@ impl Engine for UringEngine {
             .pop()
             .expect("caller keeps in_flight below depth");
         let ptr = self.buf.as_ptr();
+        // A request is at most i32::MAX bytes (`RunSpec::check_runnable`).
+        #[allow(clippy::cast_possible_truncation)]
         let len = req.size as u32;
         let fd = self.files.fds[req.file as usize];
         let entry = match (req.op, self.fixed_files, self.fixed_buffer) {
@@ -662,7 +680,11 @@ impl InjectedEngine {
         let t = Instant::now();
         precise_wait(Duration::from_nanos(ns));
         if self.trace.is_some() {
-            self.realised.push(t.elapsed().as_nanos() as u64);
+            // The model's waits are at most an hour (`--tb-inject-latency` is
+            // refused beyond), far below the 584 years a u64 of ns holds.
+            #[allow(clippy::cast_possible_truncation)]
+            let ns = t.elapsed().as_nanos() as u64;
+            self.realised.push(ns);
         }
     }
 }

@@ -49,6 +49,8 @@ impl Request {
     /// read as a signed int: positions from 2 GiB on come out negative and
     /// wrap every 4 GiB (observed with the real binary on a 3 GiB file:
     /// `pos: -1764409344`). Printed the same way so the lines compare.
+    // Truncating to the low 32 bits is the point: it reproduces that `%d`.
+    #[allow(clippy::cast_possible_truncation)]
     pub fn debug_line(&self) -> String {
         format!(
             "DEBUG: Executing request, operation: {}, file_id: {}, pos: {}, size: {}",
@@ -58,6 +60,25 @@ impl Request {
             self.size as u32 as i32
         )
     }
+
+    /// The size as a buffer length.
+    // Lossless on 64-bit targets; on 32-bit ones it still fits, because a
+    // request is at most i32::MAX bytes (`RunSpec::check_runnable` refuses
+    // larger ones, as sysbench cannot allocate them either).
+    #[allow(clippy::cast_possible_truncation)]
+    #[inline]
+    pub fn transfer_len(&self) -> usize {
+        self.size as usize
+    }
+}
+
+/// A file number as requests carry it. `file` is below `--file-num`, which is
+/// a C int as in sysbench (at most i32::MAX: the option parser refuses larger
+/// values), so it fits a u32. Per request, so a proof rather than a check.
+#[allow(clippy::cast_possible_truncation)]
+#[inline]
+pub(crate) fn file_index(file: u64) -> u32 {
+    file as u32
 }
 
 /// Division by a run constant: a shift when it is a power of two (the usual
@@ -204,7 +225,9 @@ impl Generator {
             let u = rng.next_f64();
             // 0 <= u < 1 and the total size is below 2^63, so the product is a
             // finite non-negative value that fits i64: the plain conversion
-            // needs none of the saturation checks of `as u64`.
+            // needs none of the saturation checks of `as u64`, and dropping the
+            // fraction is the rounding down sysbench does.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let t = (u * self.total_size_f64) as i64 as u64;
             let t = t - self.block_div.rem(t);
             let file = self.file_div.div(t);
@@ -235,7 +258,7 @@ impl Generator {
             let (file, pos, size) = self.random_location(rng);
             Request {
                 op,
-                file: file as u32,
+                file: file_index(file),
                 pos,
                 size,
             }
@@ -253,7 +276,7 @@ impl Generator {
         let pos = (k % per_file) * self.request_size;
         Request {
             op: self.seq_op(),
-            file: file as u32,
+            file: file_index(file),
             pos,
             size: self.request_size.min(self.file_size - pos),
         }
@@ -281,7 +304,7 @@ impl Generator {
             }
             return Request {
                 op: Op::Fsync,
-                file: file as u32,
+                file: file_index(file),
                 pos: 0,
                 size: 0,
             };
@@ -303,7 +326,7 @@ impl Generator {
             c.last[thread] = (file, pos);
             Request {
                 op,
-                file: file as u32,
+                file: file_index(file),
                 pos,
                 size,
             }
@@ -315,7 +338,7 @@ impl Generator {
             let size = self.request_size.min(self.file_size - c.position);
             let req = Request {
                 op,
-                file: c.current_file as u32,
+                file: file_index(c.current_file),
                 pos: c.position,
                 size,
             };

@@ -30,7 +30,11 @@ pub fn sb_bucket(ns: u64) -> usize {
         return 0;
     }
     let i = ((ms.ln() - SB_MIN_MS.ln()) * sb_multiplier() + 0.5).floor();
-    (i.max(0.0) as usize).min(SB_BUCKETS - 1)
+    // A whole number (floor), at least 0 and finite (ms is at most about
+    // 1.8e13), and capped to the last bucket right after.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let bucket = i.max(0.0) as usize;
+    bucket.min(SB_BUCKETS - 1)
 }
 
 /// The value (ms) a bucket stands for.
@@ -88,6 +92,10 @@ pub fn sb_percentile_ms(counts: &[u64], p: f64) -> f64 {
     if n == 0 {
         return SB_MIN_MS;
     }
+    // A whole number (floor) between 0 and n + 1 for a percentile within
+    // 0..=100; `as` takes anything else to 0 or u64::MAX, which the loop
+    // below turns into the first or the last bucket.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let target = (n as f64 * p / 100.0 + 0.5).floor() as u64;
     let mut running = 0;
     for (i, &c) in counts.iter().enumerate() {
@@ -249,6 +257,10 @@ const FAST_SUB: u32 = 10; // 2^10 sub-buckets per octave
 const FAST_LEN: usize = fast_index(HDR_HIGH_NS) + 1;
 
 /// Bucket of a value already clamped to the HDR range.
+// No cast loses anything used: v is below 2^11 in the first branch; then the
+// shift is at most 53, and of the shifted value only the low FAST_SUB bits
+// are kept, which a narrower usize keeps too.
+#[allow(clippy::cast_possible_truncation)]
 #[inline]
 const fn fast_index(v: u64) -> usize {
     if v < (2 << FAST_SUB) {
@@ -260,6 +272,8 @@ const fn fast_index(v: u64) -> usize {
 }
 
 /// Middle value of a bucket.
+// `index` is below FAST_LEN (under 33 << FAST_SUB), so its octave fits a u32.
+#[allow(clippy::cast_possible_truncation)]
 fn fast_value(index: usize) -> u64 {
     if index < (2 << FAST_SUB) {
         return index as u64;
