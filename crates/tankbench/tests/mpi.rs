@@ -212,7 +212,14 @@ mod under_mpirun {
             .iter()
             .map(|r| f(&r["distributed"]["end_s"]))
             .collect();
-        assert_eq!(starts.iter().cloned().fold(f64::INFINITY, f64::min), 0.0);
+        // Times are measured from the earliest rank's start, which is therefore
+        // exactly zero (a subtraction of equal values), not merely close to it.
+        let earliest = starts.iter().cloned().fold(f64::INFINITY, f64::min);
+        assert_eq!(
+            earliest.to_bits(),
+            0.0f64.to_bits(),
+            "earliest start {earliest}"
+        );
         let last = ends.iter().cloned().fold(0.0, f64::max);
         let first = ends.iter().cloned().fold(f64::INFINITY, f64::min);
         assert!(
@@ -263,6 +270,69 @@ mod under_mpirun {
         }
         out.sort();
         out
+    }
+
+    /// The text report of a 2-rank job: one sysbench report for the job, then
+    /// the ranks, and its warnings (silenced at --verbosity=2).
+    fn text_report_of_two_ranks(dir: &Path, set: &[&str]) {
+        // The text report: one sysbench report for the job, then the ranks.
+        let text = job(
+            dir,
+            2,
+            &[set, &["--file-test-mode=rndrd", "--events=2000", "run"]].concat(),
+        );
+        ok(&text);
+        assert_eq!(
+            text.stdout.matches("sysbench 1.0.20").count(),
+            1,
+            "{}",
+            text.stdout
+        );
+        assert_eq!(text.stdout.matches("General statistics:").count(), 1);
+        assert!(
+            text.stdout
+                .contains("    total number of events:              4000"),
+            "{}",
+            text.stdout
+        );
+        assert!(
+            text.stdout.contains("MPI job (2 ranks, files per rank"),
+            "{}",
+            text.stdout
+        );
+        let rank_lines = text
+            .stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("Per rank"))
+            .filter(|l| l.split_whitespace().nth(4) == Some("2000"))
+            .count();
+        assert_eq!(rank_lines, 2, "{}", text.stdout);
+        // The job's warnings close the report (this small set is cached)...
+        assert!(
+            text.stdout.contains(
+                "WARNING: Every rank; rank 0's figures: The file set (0.01 GiB) fits in RAM"
+            ),
+            "{}",
+            text.stdout
+        );
+        // ... and belong to it: at --verbosity=2 a successful job prints
+        // nothing, as one process does (and sysbench).
+        let quiet = job(
+            dir,
+            2,
+            &[
+                set,
+                &[
+                    "--file-test-mode=rndrd",
+                    "--events=2000",
+                    "--verbosity=2",
+                    "run",
+                ],
+            ]
+            .concat(),
+        );
+        ok(&quiet);
+        assert_eq!(quiet.stdout, "", "{}", quiet.stderr);
     }
 
     #[test]
@@ -323,68 +393,7 @@ mod under_mpirun {
             }
         }
 
-        // The text report: one sysbench report for the job, then the ranks.
-        let text = job(
-            dir,
-            2,
-            &[
-                &set[..],
-                &["--file-test-mode=rndrd", "--events=2000", "run"],
-            ]
-            .concat(),
-        );
-        ok(&text);
-        assert_eq!(
-            text.stdout.matches("sysbench 1.0.20").count(),
-            1,
-            "{}",
-            text.stdout
-        );
-        assert_eq!(text.stdout.matches("General statistics:").count(), 1);
-        assert!(
-            text.stdout
-                .contains("    total number of events:              4000"),
-            "{}",
-            text.stdout
-        );
-        assert!(
-            text.stdout.contains("MPI job (2 ranks, files per rank"),
-            "{}",
-            text.stdout
-        );
-        let rank_lines = text
-            .stdout
-            .lines()
-            .skip_while(|l| !l.starts_with("Per rank"))
-            .filter(|l| l.split_whitespace().nth(4) == Some("2000"))
-            .count();
-        assert_eq!(rank_lines, 2, "{}", text.stdout);
-        // The job's warnings close the report (this small set is cached)...
-        assert!(
-            text.stdout.contains(
-                "WARNING: Every rank; rank 0's figures: The file set (0.01 GiB) fits in RAM"
-            ),
-            "{}",
-            text.stdout
-        );
-        // ... and belong to it: at --verbosity=2 a successful job prints
-        // nothing, as one process does (and sysbench).
-        let quiet = job(
-            dir,
-            2,
-            &[
-                &set[..],
-                &[
-                    "--file-test-mode=rndrd",
-                    "--events=2000",
-                    "--verbosity=2",
-                    "run",
-                ],
-            ]
-            .concat(),
-        );
-        ok(&quiet);
-        assert_eq!(quiet.stdout, "", "{}", quiet.stderr);
+        text_report_of_two_ranks(dir, &set);
 
         let r = job(dir, 2, &[&set[..], &["cleanup"]].concat());
         ok(&r);
