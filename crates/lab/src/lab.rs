@@ -4,13 +4,12 @@
 //! removes exactly what the lab made.
 
 use crate::diskfs::{DiskConfig, DiskSetConfig};
-use crate::net::{self, LinkMeasurement, RelayConfig};
+use crate::net::{self, RelayConfig};
 use crate::remote::{self, SshFiles};
 use crate::spec::{Access, Backend, LabSpec, LinkSpec};
-use crate::state::{Resource, State};
+use crate::state::{LabInfo, Resource, State};
 use crate::sys::{self, Requirement};
 use crate::LabError;
-use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -32,23 +31,6 @@ struct BuiltDisks {
     mount: PathBuf,
     data: Vec<String>,
     log: Vec<String>,
-}
-
-/// What was built, for `lab status` and for running workloads.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct LabInfo {
-    pub backend: Backend,
-    pub pool: String,
-    pub pool_mountpoint: PathBuf,
-    /// Where workloads run (the sshfs mount, or the pool's mount point).
-    pub workdir: PathBuf,
-    /// Network namespace workloads run in (None: the host's).
-    pub client_netns: Option<String>,
-    pub disk_mount: PathBuf,
-    pub disks: Vec<String>,
-    pub log_disks: Vec<String>,
-    pub link: Option<LinkMeasurement>,
-    pub built_in_s: f64,
 }
 
 pub struct Lab {

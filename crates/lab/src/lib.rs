@@ -17,8 +17,9 @@ pub mod spec;
 pub mod state;
 pub mod sys;
 
-pub use lab::{Lab, LabInfo, UpOptions};
+pub use lab::{Lab, UpOptions};
 pub use spec::LabSpec;
+pub use state::LabInfo;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LabError {

@@ -2,7 +2,8 @@
 //! disk after each step so that `lab down` (or `lab down --all` after a crash)
 //! can remove exactly what was made and nothing else.
 
-use crate::spec::LabSpec;
+use crate::net::LinkMeasurement;
+use crate::spec::{Backend, LabSpec};
 use crate::LabError;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -33,7 +34,7 @@ pub struct State {
     pub resources: Vec<Resource>,
     /// Filled in once the lab is up.
     #[serde(default)]
-    pub info: Option<crate::lab::LabInfo>,
+    pub info: Option<LabInfo>,
 }
 
 pub const STATE_FILE: &str = "state.json";
@@ -66,4 +67,21 @@ impl State {
                 source: e,
             })
     }
+}
+
+/// What was built, for `lab status` and for running workloads.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LabInfo {
+    pub backend: Backend,
+    pub pool: String,
+    pub pool_mountpoint: PathBuf,
+    /// Where workloads run (the sshfs mount, or the pool's mount point).
+    pub workdir: PathBuf,
+    /// Network namespace workloads run in (None: the host's).
+    pub client_netns: Option<String>,
+    pub disk_mount: PathBuf,
+    pub disks: Vec<String>,
+    pub log_disks: Vec<String>,
+    pub link: Option<LinkMeasurement>,
+    pub built_in_s: f64,
 }
