@@ -1,0 +1,635 @@
+//! The simulation: fileio's closed-loop workers, each issuing its next
+//! request when the previous one completes, driven through the client, link,
+//! server CPU, ARC, ZIL and pool by one event queue.
+
+use std::collections::BTreeMap;
+
+use fileio::options::{IoMode, RunSpec};
+use fileio::result::{
+    Counts, Environment, LatencyKey, Rates, ResultKind, RunResult, ThreadSummary, ToolInfo,
+    SCHEMA_VERSION,
+};
+use fileio::rng::Xoroshiro;
+use fileio::run::generator::{Generator, Op, Request};
+use fileio::run::histograms::{new_hdr, FastHistogram};
+use fileio::run::runner::worker_seeds;
+use fileio::sysbench::report_text::{summarize, workload_summary, TOOL_VERSION};
+
+use crate::components::{Arc, Cpu, LinkPath, LogDevice, Pool, LR_WRITE_BYTES, SECTOR};
+use crate::queue::{EventQueue, Nanos};
+use crate::system::{Protocol, SyncProperty, System, SystemModel, ZilBatching};
+use crate::SimError;
+
+/// Most records the ARC map tracks (a u32 per record and a flag: 1.5 GiB of
+/// map at this bound). A 4 GiB file set at 4 KiB records is 1 Mi records.
+const MAX_RECORDS: u64 = 1 << 28;
+
+/// Size of a journal block the guest writes for an fsync (ext4's block).
+const JOURNAL_BLOCK: u64 = 4096;
+
+/// One request the simulator issued, for checking the stream against fileio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Issued {
+    pub thread: usize,
+    pub request: Request,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    /// A worker starts its next fileio event.
+    Issue(u32),
+    /// The client has done its CPU work: the request goes on the wire.
+    Send(u32),
+    /// The request reaches the server.
+    Arrive(u32),
+    /// The server's CPU is done with it.
+    Served(u32),
+    /// Data is in the ARC (after a read from disk when it missed).
+    Ready(u32),
+    /// The request's log records are on stable storage; reply.
+    Reply(u32),
+    /// The reply has reached the client.
+    Done(u32),
+    /// One-batch-in-flight ZIL: the next batch starts.
+    ZilBatch,
+    /// A txg sync starts.
+    Txg,
+}
+
+/// What one message to the server asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rpc {
+    Read,
+    Write,
+    /// NFS COMMIT, or fsync on the server itself.
+    Commit,
+    /// A guest journal block (a stable write outside the file set).
+    Journal,
+}
+
+#[derive(Clone, Copy)]
+struct Worker {
+    rng: Xoroshiro,
+    req: Request,
+    rpc: Rpc,
+    /// Round trips left of the fsync in progress (0: a transfer).
+    fsync_left: u32,
+    event_start: Nanos,
+    op_start: Nanos,
+    events: u64,
+    busy_ns: u64,
+    stopped: bool,
+}
+
+struct Histos {
+    event: FastHistogram,
+    read: FastHistogram,
+    write: FastHistogram,
+    fsync: FastHistogram,
+}
+
+/// The ZIL's state between commits.
+struct Zil {
+    /// Log record bytes written since the last commit or txg sync.
+    pending: u64,
+    /// When the last log block issued completes (pipelined).
+    last_done: Nanos,
+    /// When the batch in flight completes (one-in-flight).
+    in_flight_until: Nanos,
+    batch_scheduled: bool,
+    waiting: Vec<u32>,
+}
+
+struct Sim<'a> {
+    spec: &'a RunSpec,
+    sys: &'a System,
+    generator: Generator,
+    queue: EventQueue<Event>,
+    workers: Vec<Worker>,
+    link: Option<LinkPath>,
+    cpu: Cpu,
+    arc: Arc,
+    pool: Pool,
+    log: Option<LogDevice>,
+    zil: Zil,
+    records_per_file: u64,
+    dirty_per_vdev: Vec<u64>,
+    journal_dirty: u64,
+    counts: Counts,
+    histos: Histos,
+    event_min: Nanos,
+    event_max: Nanos,
+    event_sum: u64,
+    issued: u64,
+    active: usize,
+    end: Nanos,
+    limit_ns: Option<Nanos>,
+    trace: Option<(usize, Vec<Issued>)>,
+}
+
+/// Predict `spec` on `system`.
+pub fn simulate(spec: &RunSpec, system: &SystemModel) -> Result<RunResult, SimError> {
+    simulate_traced(spec, system, 0).map(|(r, _)| r)
+}
+
+/// [`simulate`], also returning the first `trace` requests issued, in the
+/// order the workers issued them.
+pub fn simulate_traced(
+    spec: &RunSpec,
+    system: &SystemModel,
+    trace: usize,
+) -> Result<(RunResult, Vec<Issued>), SimError> {
+    let sys = system.resolve()?;
+    check_supported(spec)?;
+    let mut sim = Sim::new(spec, &sys, trace)?;
+    sim.run();
+    let trace = sim.trace.take().map(|(_, t)| t).unwrap_or_default();
+    Ok((sim.result(), trace))
+}
+
+fn check_supported(spec: &RunSpec) -> Result<(), SimError> {
+    if spec.io_mode != IoMode::Sync {
+        return Err(SimError::Unsupported(
+            "simulate: --file-io-mode must be sync (async and mmap are not modelled yet)".into(),
+        ));
+    }
+    if spec.rate > 0 {
+        return Err(SimError::Unsupported(
+            "simulate: --rate must be 0 (open-loop arrivals are not modelled yet)".into(),
+        ));
+    }
+    if spec.time_s == 0 && spec.events == 0 {
+        return Err(SimError::Unsupported(
+            "simulate: --time or --events must be above 0 (a prediction needs an end)".into(),
+        ));
+    }
+    Ok(())
+}
+
+impl<'a> Sim<'a> {
+    fn new(spec: &'a RunSpec, sys: &'a System, trace: usize) -> Result<Sim<'a>, SimError> {
+        let records_per_file = spec.files.file_size.div_ceil(sys.recordsize).max(1);
+        let records = spec.files.file_num.saturating_mul(records_per_file);
+        if records > MAX_RECORDS {
+            return Err(SimError::Unsupported(format!(
+                "simulate: the file set is {records} records of pool.recordsize; at most {MAX_RECORDS} are modelled (raise pool.recordsize or lower --file-total-size)"
+            )));
+        }
+        let arc_records = (sys.arc_bytes / sys.recordsize).min(records);
+        // Both at most MAX_RECORDS (2^28), within u32.
+        #[allow(clippy::cast_possible_truncation)]
+        let mut arc = Arc::new(records as u32, arc_records as u32);
+        // `prepare` wrote the files in order just before the run, so the ARC
+        // starts with the last records written (as many as it holds).
+        #[allow(clippy::cast_possible_truncation)]
+        for r in (records - arc_records.min(records)) as u32..records as u32 {
+            arc.insert(r);
+        }
+        let seeds = worker_seeds(spec, 0);
+        let workers = seeds
+            .into_iter()
+            .map(|rng| Worker {
+                rng,
+                req: Request {
+                    op: Op::Read,
+                    file: 0,
+                    pos: 0,
+                    size: 0,
+                },
+                rpc: Rpc::Read,
+                fsync_left: 0,
+                event_start: 0,
+                op_start: 0,
+                events: 0,
+                busy_ns: 0,
+                stopped: false,
+            })
+            .collect::<Vec<_>>();
+        let threads = workers.len();
+        let pool = Pool::new(sys.shape, &sys.disk, sys.disk_bytes, sys.recordsize);
+        let vdevs = pool.vdevs();
+        Ok(Sim {
+            spec,
+            sys,
+            generator: Generator::new(spec),
+            // Each worker has at most one event pending, plus the txg and a
+            // ZIL batch.
+            queue: EventQueue::with_capacity(threads + 4),
+            workers,
+            link: match sys.protocol {
+                Protocol::Local => None,
+                _ => sys.link.map(|l| LinkPath::new(l, sys.rtt_ns)),
+            },
+            cpu: Cpu::new(sys.cores),
+            arc,
+            pool,
+            log: sys.log.as_ref().map(|m| LogDevice::new(m, sys.disk_bytes)),
+            zil: Zil {
+                pending: 0,
+                last_done: 0,
+                in_flight_until: 0,
+                batch_scheduled: false,
+                waiting: Vec::with_capacity(threads),
+            },
+            records_per_file,
+            dirty_per_vdev: vec![0; vdevs],
+            journal_dirty: 0,
+            counts: Counts::default(),
+            histos: Histos {
+                event: FastHistogram::default(),
+                read: FastHistogram::default(),
+                write: FastHistogram::default(),
+                fsync: FastHistogram::default(),
+            },
+            event_min: Nanos::MAX,
+            event_max: 0,
+            event_sum: 0,
+            issued: 0,
+            active: threads,
+            end: 0,
+            limit_ns: (spec.time_s > 0).then(|| spec.time_s.saturating_mul(1_000_000_000)),
+            trace: (trace > 0).then(|| (trace, Vec::with_capacity(trace))),
+        })
+    }
+
+    fn run(&mut self) {
+        for w in 0..self.workers.len() {
+            // Thread counts are u32 in RunSpec.
+            #[allow(clippy::cast_possible_truncation)]
+            self.queue.schedule(0, Event::Issue(w as u32));
+        }
+        self.queue.schedule(self.sys.txg_timeout_ns, Event::Txg);
+        while let Some((now, event)) = self.queue.pop() {
+            match event {
+                Event::Issue(w) => self.issue(now, w),
+                Event::Send(w) => self.send(now, w),
+                Event::Arrive(w) => {
+                    let done = self.cpu.run(now, self.sys.server_cpu_ns);
+                    self.queue.schedule(done, Event::Served(w));
+                }
+                Event::Served(w) => self.served(now, w),
+                Event::Ready(w) => self.ready(now, w),
+                Event::Reply(w) => self.reply(now, w),
+                Event::Done(w) => self.done(now, w),
+                Event::ZilBatch => self.zil_batch(now),
+                Event::Txg => self.txg(now),
+            }
+        }
+    }
+
+    fn issue(&mut self, now: Nanos, w: u32) {
+        let spec = self.spec;
+        let over_time = self.limit_ns.is_some_and(|l| now >= l);
+        let over_events = spec.events > 0 && self.issued >= spec.events;
+        let worker = &mut self.workers[w as usize];
+        if over_time || over_events {
+            worker.stopped = true;
+            self.active -= 1;
+            return;
+        }
+        self.issued += 1;
+        let req = self.generator.next(&mut worker.rng, w as usize);
+        worker.req = req;
+        worker.event_start = now;
+        worker.op_start = now;
+        if let Some((n, t)) = &mut self.trace {
+            if t.len() < *n {
+                t.push(Issued {
+                    thread: w as usize,
+                    request: req,
+                });
+            }
+        }
+        match req.op {
+            Op::Read => self.begin_rpc(now, w, Rpc::Read),
+            Op::Write => self.begin_rpc(now, w, Rpc::Write),
+            Op::Fsync => self.begin_fsync(now, w),
+        }
+    }
+
+    fn begin_fsync(&mut self, now: Nanos, w: u32) {
+        let trips = self.sys.fsync_round_trips;
+        let rpc = match self.sys.protocol {
+            Protocol::EsxiNfs => Rpc::Journal,
+            Protocol::Local | Protocol::LinuxNfs => Rpc::Commit,
+        };
+        let worker = &mut self.workers[w as usize];
+        worker.fsync_left = trips;
+        worker.op_start = now;
+        self.counts.fsyncs += 1;
+        self.begin_rpc(now, w, rpc);
+    }
+
+    fn begin_rpc(&mut self, now: Nanos, w: u32, rpc: Rpc) {
+        self.workers[w as usize].rpc = rpc;
+        self.queue
+            .schedule(now + self.sys.client_cpu_ns, Event::Send(w));
+    }
+
+    fn request_payload(&self, w: u32) -> u64 {
+        let worker = &self.workers[w as usize];
+        match worker.rpc {
+            Rpc::Write => worker.req.size,
+            Rpc::Journal => JOURNAL_BLOCK,
+            Rpc::Read | Rpc::Commit => 0,
+        }
+    }
+
+    fn send(&mut self, now: Nanos, w: u32) {
+        let payload = self.request_payload(w);
+        let at = match &mut self.link {
+            Some(link) => link.send_up(now, payload),
+            None => now,
+        };
+        self.queue.schedule(at, Event::Arrive(w));
+    }
+
+    fn record_of(&self, req: &Request) -> u32 {
+        let r = u64::from(req.file) * self.records_per_file + req.pos / self.sys.recordsize;
+        // Below the record count, which new() held to MAX_RECORDS.
+        #[allow(clippy::cast_possible_truncation)]
+        let r = r as u32;
+        r
+    }
+
+    fn served(&mut self, now: Nanos, w: u32) {
+        let worker = self.workers[w as usize];
+        let ready = match worker.rpc {
+            Rpc::Read | Rpc::Write => {
+                let record = self.record_of(&worker.req);
+                // A write covering the whole record needs no old data; any
+                // other write of an uncached record reads it first
+                // (read-modify-write).
+                let needs_data = worker.rpc == Rpc::Read || worker.req.size < self.sys.recordsize;
+                if self.arc.lookup(record) || !needs_data {
+                    self.arc.insert(record);
+                    now
+                } else {
+                    let done = self.pool.read_record(now, record);
+                    self.arc.insert(record);
+                    done
+                }
+            }
+            Rpc::Commit | Rpc::Journal => now,
+        };
+        self.queue.schedule(ready, Event::Ready(w));
+    }
+
+    fn ready(&mut self, now: Nanos, w: u32) {
+        let worker = self.workers[w as usize];
+        let sync = self.sys.sync;
+        let logged = sync != SyncProperty::Disabled;
+        let commit = match worker.rpc {
+            Rpc::Read => false,
+            Rpc::Write => {
+                let record = self.record_of(&worker.req);
+                self.arc.mark_dirty(record);
+                if logged {
+                    self.zil.pending += worker.req.size + LR_WRITE_BYTES;
+                }
+                logged && (sync == SyncProperty::Always || self.sys.protocol.stable_writes())
+            }
+            Rpc::Journal => {
+                self.journal_dirty += JOURNAL_BLOCK;
+                if logged {
+                    self.zil.pending += JOURNAL_BLOCK + LR_WRITE_BYTES;
+                }
+                logged
+            }
+            Rpc::Commit => logged,
+        };
+        if commit {
+            self.commit(now, w);
+        } else {
+            self.queue.schedule(now, Event::Reply(w));
+        }
+    }
+
+    /// Write `bytes` of log records as one log block, on the log device or in
+    /// the pool; returns when it is written and flushed.
+    fn write_log_block(&mut self, now: Nanos, bytes: u64) -> Nanos {
+        match &mut self.log {
+            Some(log) => log.write_log_block(now, bytes),
+            None => self.pool.write_log_block(now, bytes),
+        }
+    }
+
+    /// zil_commit: wait until every record written so far is on stable
+    /// storage.
+    fn commit(&mut self, now: Nanos, w: u32) {
+        match self.sys.zil {
+            ZilBatching::Pipelined => {
+                if self.zil.pending > 0 {
+                    let bytes = self.zil.pending.max(SECTOR);
+                    self.zil.pending = 0;
+                    let done = self.write_log_block(now, bytes);
+                    // Blocks complete in order: a commit waits for every
+                    // block before its own.
+                    self.zil.last_done = self.zil.last_done.max(done);
+                }
+                let at = self.zil.last_done.max(now);
+                self.queue.schedule(at, Event::Reply(w));
+            }
+            ZilBatching::OneInFlight => {
+                if self.zil.in_flight_until > now {
+                    self.zil.waiting.push(w);
+                    if !self.zil.batch_scheduled {
+                        self.zil.batch_scheduled = true;
+                        self.queue
+                            .schedule(self.zil.in_flight_until, Event::ZilBatch);
+                    }
+                } else if self.zil.pending > 0 {
+                    let bytes = self.zil.pending;
+                    self.zil.pending = 0;
+                    let done = self.write_log_block(now, bytes);
+                    self.zil.in_flight_until = done;
+                    self.queue.schedule(done, Event::Reply(w));
+                } else {
+                    self.queue.schedule(now, Event::Reply(w));
+                }
+            }
+        }
+    }
+
+    fn zil_batch(&mut self, now: Nanos) {
+        self.zil.batch_scheduled = false;
+        let done = if self.zil.pending > 0 {
+            let bytes = self.zil.pending;
+            self.zil.pending = 0;
+            self.write_log_block(now, bytes)
+        } else {
+            now
+        };
+        self.zil.in_flight_until = done;
+        for i in 0..self.zil.waiting.len() {
+            let w = self.zil.waiting[i];
+            self.queue.schedule(done, Event::Reply(w));
+        }
+        self.zil.waiting.clear();
+    }
+
+    fn reply(&mut self, now: Nanos, w: u32) {
+        let worker = &self.workers[w as usize];
+        let payload = match worker.rpc {
+            Rpc::Read => worker.req.size,
+            _ => 0,
+        };
+        let at = match &mut self.link {
+            Some(link) => link.send_down(now, payload),
+            None => now,
+        };
+        self.queue.schedule(at, Event::Done(w));
+    }
+
+    fn done(&mut self, now: Nanos, w: u32) {
+        let worker = &mut self.workers[w as usize];
+        let latency = now - worker.op_start;
+        if worker.fsync_left > 0 {
+            worker.fsync_left -= 1;
+            if worker.fsync_left > 0 {
+                let rpc = worker.rpc;
+                self.begin_rpc(now, w, rpc);
+                return;
+            }
+            self.histos.fsync.record(latency);
+            self.finish_event(now, w);
+            return;
+        }
+        let op = worker.req.op;
+        let size = worker.req.size;
+        match op {
+            Op::Read => {
+                self.counts.reads += 1;
+                self.counts.bytes_read += size;
+                self.histos.read.record(latency);
+            }
+            _ => {
+                self.counts.writes += 1;
+                self.counts.bytes_written += size;
+                self.histos.write.record(latency);
+            }
+        }
+        // rndrw's choice counts completed transfers, before any fsync
+        // (the runner's count_transfer).
+        if self.generator.tracks_completions() {
+            self.generator.complete(op);
+        }
+        if op == Op::Write && self.spec.fsync_all {
+            self.begin_fsync(now, w);
+        } else {
+            self.finish_event(now, w);
+        }
+    }
+
+    fn finish_event(&mut self, now: Nanos, w: u32) {
+        let worker = &mut self.workers[w as usize];
+        let latency = now - worker.event_start;
+        worker.events += 1;
+        worker.busy_ns += latency;
+        self.counts.events += 1;
+        self.event_sum += latency;
+        self.event_min = self.event_min.min(latency);
+        self.event_max = self.event_max.max(latency);
+        self.histos.event.record(latency);
+        self.end = self.end.max(now);
+        self.queue.schedule(now, Event::Issue(w));
+    }
+
+    fn txg(&mut self, now: Nanos) {
+        let vdevs = self.dirty_per_vdev.len();
+        self.dirty_per_vdev.iter_mut().for_each(|d| *d = 0);
+        let per_vdev = &mut self.dirty_per_vdev;
+        self.arc.take_dirty(|r| per_vdev[r as usize % vdevs] += 1);
+        let journal = std::mem::take(&mut self.journal_dirty);
+        if per_vdev.iter().any(|&n| n > 0) || journal > 0 {
+            self.pool.sync_txg(now, per_vdev, journal);
+        }
+        // Records of a synced txg need no log any more (zil_clean).
+        self.zil.pending = 0;
+        if self.active > 0 {
+            self.queue
+                .schedule(now + self.sys.txg_timeout_ns, Event::Txg);
+        }
+    }
+
+    fn result(&self) -> RunResult {
+        let spec = self.spec;
+        let seconds = self.end as f64 / 1e9;
+        let pcts = &spec.percentiles;
+        let mut latency = BTreeMap::new();
+        let mut event = summarize(&self.histos.event.to_hdr(), pcts);
+        if self.counts.events > 0 {
+            // Exact figures from the counters, as the measured report keeps.
+            event.min_ms = self.event_min as f64 / 1e6;
+            event.max_ms = self.event_max as f64 / 1e6;
+            event.sum_ms = self.event_sum as f64 / 1e6;
+            event.mean_ms = self.event_sum as f64 / self.counts.events as f64 / 1e6;
+            fileio::sysbench::report_text::clamp_percentiles(&mut event);
+        }
+        latency.insert(LatencyKey::Event, event);
+        latency.insert(
+            LatencyKey::Read,
+            summarize(&self.histos.read.to_hdr(), pcts),
+        );
+        latency.insert(
+            LatencyKey::Write,
+            summarize(&self.histos.write.to_hdr(), pcts),
+        );
+        let fsync = if self.counts.fsyncs > 0 {
+            self.histos.fsync.to_hdr()
+        } else {
+            new_hdr()
+        };
+        latency.insert(LatencyKey::Fsync, summarize(&fsync, pcts));
+        let mut labels = BTreeMap::new();
+        labels.insert("system".to_string(), self.sys.name.clone());
+        labels.insert("layout".to_string(), self.sys.shape.name());
+        labels.insert(
+            "link".to_string(),
+            self.sys
+                .link
+                .filter(|_| self.sys.protocol != Protocol::Local)
+                .map_or_else(|| "local".to_string(), |l| l.name()),
+        );
+        labels.insert("client".to_string(), self.sys.protocol.name().to_string());
+        labels.insert(
+            "slog".to_string(),
+            if self.sys.log.is_some() { "yes" } else { "no" }.to_string(),
+        );
+        let mut workload = workload_summary(spec, "simulated");
+        workload.directory = String::new();
+        RunResult {
+            schema_version: SCHEMA_VERSION,
+            tool: ToolInfo {
+                name: "tankbench".to_string(),
+                version: TOOL_VERSION.to_string(),
+            },
+            kind: ResultKind::Predicted,
+            started_at: fileio::sysbench::report_text::utc_now_rfc3339(),
+            labels,
+            workload,
+            interrupted: false,
+            total_time_s: seconds,
+            rates: Rates::of(&self.counts, seconds),
+            counts: self.counts,
+            latency,
+            threads: self
+                .workers
+                .iter()
+                .map(|w| ThreadSummary {
+                    events: w.events,
+                    busy_time_s: w.busy_ns as f64 / 1e9,
+                })
+                .collect(),
+            intervals: Vec::new(),
+            environment: Environment {
+                hostname: self.sys.name.clone(),
+                fs_type: "zfs (simulated)".to_string(),
+                ..Environment::default()
+            },
+            warnings: Vec::new(),
+            ranks: Vec::new(),
+            distributed: None,
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! Predict what a `sysbench fileio` run would measure on a system that is not
+//! at hand: a client (protocol, CPU), a network link, a ZFS server (RAM/ARC,
+//! CPU, ZIL, txg) and a pool of modelled disks.
+//!
+//! The workload is fileio's own validated [`fileio::options::RunSpec`] and its
+//! request generator, so one seed gives the same request stream as a real run;
+//! the disks are zfs-model's [`zfs_model::diskmodel`] models, the ones the
+//! lab's FUSE disks use. The output is fileio's [`fileio::result::RunResult`]
+//! marked [`fileio::result::ResultKind::Predicted`].
+//!
+//! Parameters, defaults and their sources: `docs/prediction.md`.
+
+pub mod components;
+pub mod engine;
+pub mod queue;
+pub mod system;
+
+pub use engine::{simulate, simulate_traced, Issued};
+pub use system::{System, SystemModel};
+
+/// Why a prediction could not be made. Each message is one line naming the
+/// field or option and what is accepted.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum SimError {
+    #[error("system model: {0}")]
+    System(String),
+    #[error("system model is not valid TOML: {0}")]
+    Toml(String),
+    #[error("{0}")]
+    Unsupported(String),
+}

@@ -1,0 +1,387 @@
+//! The system a prediction is made for, as a user writes it (TOML, every
+//! field optional with a documented default) and as the simulator uses it
+//! (parsed with zfs-model's one vocabulary: layouts, links, disk classes,
+//! sizes).
+
+use serde::{Deserialize, Serialize};
+use zfs_model::diskmodel::{self, ModelParams};
+use zfs_model::layout::Shape;
+use zfs_model::network::Link;
+use zfs_model::units::{parse_size, SizeMeaning};
+
+use crate::SimError;
+
+/// How the client turns guest writes and fsyncs into requests to the server
+/// (NFSv3 stable and unstable writes and COMMIT, RFC 1813 section 3.3.7 and
+/// 3.3.21).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Protocol {
+    /// fileio runs on the server itself: no link, writes are buffered, an
+    /// fsync is one `zil_commit`.
+    Local,
+    /// Linux NFS client: unstable WRITEs, one COMMIT per fsync.
+    LinuxNfs,
+    /// A guest on an ESXi NFS datastore: every WRITE is stable (FILE_SYNC),
+    /// and a guest fsync becomes the guest file system's journal writes,
+    /// each stable.
+    EsxiNfs,
+}
+
+impl Protocol {
+    pub const ACCEPTED: &'static str = "local, linux-nfs, esxi-nfs";
+
+    /// Whether every data write waits for the ZIL on a `sync=standard` dataset.
+    pub fn stable_writes(self) -> bool {
+        self == Protocol::EsxiNfs
+    }
+
+    /// Synchronous round trips one guest fsync costs, by default.
+    /// local: the fsync itself. linux-nfs: one COMMIT (RFC 1813 3.3.21; the
+    /// Linux client sends it from `nfs_file_fsync`). esxi-nfs: the guest's
+    /// ext4 journal commit writes its descriptor/metadata block and then its
+    /// commit block (Documentation/filesystems/ext4/journal.rst), each a
+    /// stable WRITE; ESXi sends no COMMIT because its writes are already
+    /// stable. A first estimate, and the first parameter calibration fits.
+    pub fn default_fsync_round_trips(self) -> u32 {
+        match self {
+            Protocol::Local | Protocol::LinuxNfs => 1,
+            Protocol::EsxiNfs => 2,
+        }
+    }
+
+    /// Client CPU per request, microseconds, by default: none on the server
+    /// itself; an NFS client's RPC path (the Linux client, or ESXi's NFS
+    /// client plus the guest's virtual disk path) is set at 20 µs, a first
+    /// estimate that calibration replaces.
+    pub fn default_client_cpu_us(self) -> f64 {
+        match self {
+            Protocol::Local => 0.0,
+            Protocol::LinuxNfs | Protocol::EsxiNfs => 20.0,
+        }
+    }
+}
+
+/// The dataset's `sync` property (zfsprops(7)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SyncProperty {
+    #[default]
+    Standard,
+    Always,
+    Disabled,
+}
+
+/// How concurrent `zil_commit` callers share log writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ZilBatching {
+    /// OpenZFS since illumos 8585 (Dec 2017): a commit issues a log block
+    /// at once with every record queued so far, even while earlier blocks are
+    /// in flight; blocks complete in order.
+    #[default]
+    Pipelined,
+    /// Before 8585: one batch in flight; committers arriving meanwhile join
+    /// the next batch, which starts when the current one completes.
+    OneInFlight,
+}
+
+/// A device: a disk class name (`plan --class` names, or `none` for no
+/// added latency) or a model with its own parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum DeviceSpec {
+    Name(String),
+    Model(ModelParams),
+}
+
+impl DeviceSpec {
+    fn resolve(&self, field: &str) -> Result<ModelParams, SimError> {
+        let model = match self {
+            DeviceSpec::Name(name) => ModelParams::builtin(name)
+                .map(|(_, m)| m)
+                .ok_or_else(|| {
+                    SimError::System(format!(
+                        "{field}: unknown device '{name}'; accepted: {}, or a table with kind = \"hdd\" or \"flash\"",
+                        diskmodel::builtin_names().join(", ")
+                    ))
+                })?,
+            DeviceSpec::Model(m) => m.clone(),
+        };
+        model
+            .validate()
+            .map_err(|e| SimError::System(format!("{field}: {e}")))?;
+        Ok(model)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClientModel {
+    pub protocol: Protocol,
+    /// Default: [`Protocol::default_fsync_round_trips`].
+    pub fsync_round_trips: Option<u32>,
+    /// Default: [`Protocol::default_client_cpu_us`].
+    pub cpu_us: Option<f64>,
+}
+
+impl Default for ClientModel {
+    fn default() -> Self {
+        ClientModel {
+            protocol: Protocol::Local,
+            fsync_round_trips: None,
+            cpu_us: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LinkModel {
+    /// `[COUNTx]RATE` as `plan --link` takes it.
+    pub link: String,
+    /// Default: the typical small-request round trip of the link's class
+    /// (`zfs_model::network::Link::round_trip_ms`).
+    pub rtt_ms: Option<f64>,
+}
+
+impl Default for LinkModel {
+    fn default() -> Self {
+        LinkModel {
+            link: "1G".into(),
+            rtt_ms: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerModel {
+    pub ram: String,
+    /// Share of RAM the ARC may hold: zfs_arc_max defaults to half of RAM on
+    /// Linux before OpenZFS 2.3 (zfs(4), zfs_arc_max).
+    pub arc_fraction: f64,
+    /// CPU time per request on the server (RPC, ZPL, DMU), microseconds.
+    pub cpu_us: f64,
+    /// Cores serving requests at once.
+    pub cores: u32,
+    pub sync: SyncProperty,
+    pub zil: ZilBatching,
+    /// `zfs_txg_timeout` (zfs(4)): a txg syncs at least this often, seconds.
+    pub txg_timeout_s: f64,
+}
+
+impl Default for ServerModel {
+    fn default() -> Self {
+        ServerModel {
+            ram: "32G".into(),
+            arc_fraction: 0.5,
+            cpu_us: 30.0,
+            cores: 4,
+            sync: SyncProperty::Standard,
+            zil: ZilBatching::Pipelined,
+            txg_timeout_s: 5.0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PoolModel {
+    /// A layout as `plan --layout` takes it, e.g. `3xraidz2-8`.
+    pub layout: String,
+    pub disk: DeviceSpec,
+    /// Marketed capacity of one disk (`8TB` is read by the IDEMA rule).
+    pub disk_size: String,
+    pub recordsize: String,
+}
+
+impl Default for PoolModel {
+    fn default() -> Self {
+        PoolModel {
+            layout: "1xmirror-2".into(),
+            disk: DeviceSpec::Name("hdd-7200".into()),
+            disk_size: "8TB".into(),
+            recordsize: "128K".into(),
+        }
+    }
+}
+
+/// A system as written in a TOML file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct SystemModel {
+    /// Shown in the report's header and labels.
+    pub name: String,
+    pub client: ClientModel,
+    pub link: LinkModel,
+    pub server: ServerModel,
+    pub pool: PoolModel,
+    /// Separate intent-log device (SLOG); `none` puts the ZIL in the pool.
+    pub log: Option<DeviceSpec>,
+}
+
+/// The resolved system the simulator runs: every default applied, every
+/// word parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct System {
+    pub name: String,
+    pub protocol: Protocol,
+    pub fsync_round_trips: u32,
+    pub client_cpu_ns: u64,
+    /// `None` for a local client.
+    pub link: Option<Link>,
+    pub rtt_ns: u64,
+    pub arc_bytes: u64,
+    pub server_cpu_ns: u64,
+    pub cores: u32,
+    pub sync: SyncProperty,
+    pub zil: ZilBatching,
+    pub txg_timeout_ns: u64,
+    pub shape: Shape,
+    pub disk: ModelParams,
+    pub disk_bytes: u64,
+    pub recordsize: u64,
+    pub log: Option<ModelParams>,
+}
+
+fn micros_to_ns(field: &str, us: f64) -> Result<u64, SimError> {
+    if !(us.is_finite() && (0.0..=1e9).contains(&us)) {
+        return Err(SimError::System(format!(
+            "{field}: must be a number of microseconds from 0 to 1e9, got {us}"
+        )));
+    }
+    // Checked just above: finite, non-negative and at most 1e15 ns.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    Ok((us * 1e3).round() as u64)
+}
+
+impl SystemModel {
+    pub fn from_toml(text: &str) -> Result<SystemModel, SimError> {
+        // toml's messages span lines (they quote the input); keep the first.
+        toml::from_str(text).map_err(|e| {
+            SimError::Toml(
+                e.message()
+                    .lines()
+                    .next()
+                    .unwrap_or("unreadable")
+                    .to_string(),
+            )
+        })
+    }
+
+    /// Apply defaults and parse every word; the error names the field.
+    pub fn resolve(&self) -> Result<System, SimError> {
+        let bad =
+            |field: &str, e: &dyn std::fmt::Display| SimError::System(format!("{field}: {e}"));
+        let protocol = self.client.protocol;
+        let link = if protocol == Protocol::Local {
+            None
+        } else {
+            let link = Link::parse(&self.link.link).map_err(|e| bad("link.link", &e))?;
+            Some(link.ok_or_else(|| {
+                SimError::System(format!(
+                    "link.link: a {} client needs a link; accepted: {}",
+                    protocol_name(protocol),
+                    Link::ACCEPTED
+                ))
+            })?)
+        };
+        let rtt_ms = match (self.link.rtt_ms, link) {
+            (Some(ms), _) => ms,
+            (None, Some(l)) => l.round_trip_ms().typical,
+            (None, None) => 0.0,
+        };
+        let fsync_round_trips = self
+            .client
+            .fsync_round_trips
+            .unwrap_or_else(|| protocol.default_fsync_round_trips());
+        if !(1..=64).contains(&fsync_round_trips) {
+            return Err(SimError::System(format!(
+                "client.fsync_round_trips: must be 1 to 64, got {fsync_round_trips}"
+            )));
+        }
+        let ram =
+            parse_size(&self.server.ram, SizeMeaning::Exact).map_err(|e| bad("server.ram", &e))?;
+        let f = self.server.arc_fraction;
+        if !(f.is_finite() && f > 0.0 && f <= 1.0) {
+            return Err(SimError::System(format!(
+                "server.arc_fraction: must be above 0 and at most 1, got {f}"
+            )));
+        }
+        if !(1..=1024).contains(&self.server.cores) {
+            return Err(SimError::System(format!(
+                "server.cores: must be 1 to 1024, got {}",
+                self.server.cores
+            )));
+        }
+        let txg = self.server.txg_timeout_s;
+        if !(txg.is_finite() && (0.1..=3600.0).contains(&txg)) {
+            return Err(SimError::System(format!(
+                "server.txg_timeout_s: must be 0.1 to 3600 seconds, got {txg}"
+            )));
+        }
+        let shape = Shape::parse(&self.pool.layout).map_err(|e| bad("pool.layout", &e))?;
+        let disk_bytes = parse_size(&self.pool.disk_size, SizeMeaning::MarketedDisk)
+            .map_err(|e| bad("pool.disk_size", &e))?;
+        let recordsize = parse_size(&self.pool.recordsize, SizeMeaning::Exact)
+            .map_err(|e| bad("pool.recordsize", &e))?;
+        // zfsprops(7): recordsize is a power of two from 512 B to 16 MiB.
+        if !(recordsize.is_power_of_two() && (512..=16 << 20).contains(&recordsize)) {
+            return Err(SimError::System(format!(
+                "pool.recordsize: must be a power of two from 512 to 16M, got {}",
+                self.pool.recordsize
+            )));
+        }
+        let log = match &self.log {
+            None => None,
+            Some(DeviceSpec::Name(n)) if n.trim().eq_ignore_ascii_case("none") => None,
+            Some(d) => Some(d.resolve("log")?),
+        };
+        Ok(System {
+            name: if self.name.is_empty() {
+                "unnamed system".into()
+            } else {
+                self.name.clone()
+            },
+            protocol,
+            fsync_round_trips,
+            client_cpu_ns: micros_to_ns(
+                "client.cpu_us",
+                self.client
+                    .cpu_us
+                    .unwrap_or_else(|| protocol.default_client_cpu_us()),
+            )?,
+            link,
+            rtt_ns: micros_to_ns("link.rtt_ms", rtt_ms * 1e3)?,
+            // Checked above: 0 < f <= 1, so the product is within 0..=ram.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            arc_bytes: (ram as f64 * f) as u64,
+            server_cpu_ns: micros_to_ns("server.cpu_us", self.server.cpu_us)?,
+            cores: self.server.cores,
+            sync: self.server.sync,
+            zil: self.server.zil,
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            txg_timeout_ns: (txg * 1e9) as u64,
+            shape,
+            disk: self.pool.disk.resolve("pool.disk")?,
+            disk_bytes,
+            recordsize,
+            log,
+        })
+    }
+}
+
+fn protocol_name(p: Protocol) -> &'static str {
+    match p {
+        Protocol::Local => "local",
+        Protocol::LinuxNfs => "linux-nfs",
+        Protocol::EsxiNfs => "esxi-nfs",
+    }
+}
+
+impl Protocol {
+    pub fn name(self) -> &'static str {
+        protocol_name(self)
+    }
+}

@@ -1,0 +1,263 @@
+//! The simulator against fileio's own generator, against itself, and against
+//! closed forms and the direction of the physics.
+
+use fileio::options::{check_command_line, Action, CommandLine, RunSpec};
+use fileio::result::{LatencyKey, RunResult};
+use fileio::run::generator::Generator;
+use fileio::run::runner::worker_seeds;
+use sim::{simulate, simulate_traced, SystemModel};
+
+fn spec(extra: &[&str]) -> RunSpec {
+    let mut words = vec![
+        "fileio",
+        "--file-total-size=16M",
+        "--file-num=4",
+        "--rand-seed=7",
+    ];
+    words.extend_from_slice(extra);
+    words.push("run");
+    match check_command_line(&words) {
+        Ok(CommandLine::Command(settings)) => match settings.action {
+            Action::Run(spec) => spec,
+            other => panic!("not a run: {other:?}"),
+        },
+        other => panic!("{words:?}: {other:?}"),
+    }
+}
+
+fn system(toml: &str) -> SystemModel {
+    SystemModel::from_toml(toml).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The reference user's kind of system: a guest on ESXi over NFS, three
+/// raidz2 vdevs of 8 disks.
+const ESXI: &str = r#"
+name = "esxi"
+[client]
+protocol = "esxi-nfs"
+[link]
+link = "1G"
+[pool]
+layout = "3xraidz2-8"
+disk = "hdd-7200"
+"#;
+
+fn with_log(base: &str, log: &str) -> SystemModel {
+    system(&format!("log = {log}\n{base}"))
+}
+
+#[test]
+fn the_request_stream_is_fileios_for_the_same_seed() {
+    // Periodic fsyncs (the default every 100 requests) go through the
+    // generator's shared cursor, so the stream depends on the order the
+    // threads ask: replay the simulator's order on a fresh generator.
+    let s = spec(&["--file-test-mode=rndwr", "--threads=4", "--time=5"]);
+    let (_, issued) = simulate_traced(&s, &system(ESXI), 1000).unwrap();
+    assert_eq!(issued.len(), 1000);
+    let generator = Generator::new(&s);
+    let mut rngs = worker_seeds(&s, 0);
+    for (i, got) in issued.iter().enumerate() {
+        let want = generator.next(&mut rngs[got.thread], got.thread);
+        assert_eq!(got.request, want, "request {i} of thread {}", got.thread);
+    }
+    assert!(issued
+        .iter()
+        .any(|i| i.request.op == fileio::run::generator::Op::Fsync));
+    assert!((0..4).all(|t| issued.iter().any(|i| i.thread == t)));
+}
+
+#[test]
+fn rndrw_offsets_per_thread_are_fileios() {
+    // rndrw's read/write choice follows completions (timing), the offsets
+    // follow each thread's own generator: compare those per thread.
+    let s = spec(&[
+        "--file-test-mode=rndrw",
+        "--threads=4",
+        "--time=2",
+        "--file-fsync-all",
+    ]);
+    let (_, issued) = simulate_traced(&s, &system(ESXI), 1000).unwrap();
+    let generator = Generator::new(&s);
+    let mut rngs = worker_seeds(&s, 0);
+    for got in &issued {
+        let want = generator.next(&mut rngs[got.thread], got.thread);
+        assert_eq!(
+            (got.request.file, got.request.pos, got.request.size),
+            (want.file, want.pos, want.size)
+        );
+    }
+}
+
+fn without_clock(mut r: RunResult) -> RunResult {
+    r.started_at.clear();
+    r
+}
+
+#[test]
+fn same_input_same_prediction() {
+    let s = spec(&[
+        "--file-test-mode=rndrw",
+        "--threads=4",
+        "--time=5",
+        "--file-fsync-all",
+    ]);
+    let a = without_clock(simulate(&s, &system(ESXI)).unwrap());
+    let b = without_clock(simulate(&s, &system(ESXI)).unwrap());
+    assert_eq!(a, b);
+    assert_eq!(a.kind, fileio::result::ResultKind::Predicted);
+    assert!(a.counts.events > 0);
+}
+
+#[test]
+fn rndrw_keeps_its_ratio_and_fsync_all_one_fsync_per_write() {
+    let s = spec(&[
+        "--file-test-mode=rndrw",
+        "--threads=4",
+        "--time=10",
+        "--file-fsync-all",
+    ]);
+    let r = simulate(&s, &system(ESXI)).unwrap();
+    let c = r.counts;
+    assert!(c.writes > 100, "{c:?}");
+    let ratio = c.reads as f64 / c.writes as f64;
+    assert!((ratio - 1.5).abs() < 0.01, "reads:writes {ratio}");
+    assert_eq!(c.fsyncs, c.writes);
+    assert_eq!(c.events, c.reads + c.writes);
+    assert_eq!(r.latency[&LatencyKey::Fsync].count, c.fsyncs);
+}
+
+#[test]
+fn littles_law_holds_on_the_output() {
+    for threads in ["1", "4", "16"] {
+        let s = spec(&[
+            "--file-test-mode=rndrw",
+            &format!("--threads={threads}"),
+            "--time=20",
+            "--file-fsync-all",
+        ]);
+        let r = simulate(&s, &system(ESXI)).unwrap();
+        let throughput = r.counts.events as f64 / r.total_time_s;
+        let mean_s = r.latency[&LatencyKey::Event].mean_ms / 1e3;
+        let n: f64 = threads.parse().unwrap();
+        let l = throughput * mean_s;
+        assert!((l - n).abs() / n < 0.01, "{threads} threads: X*R = {l}");
+    }
+}
+
+#[test]
+fn one_sync_writer_on_a_fixed_latency_log_matches_the_closed_form() {
+    // Local client, sync=always: each write is server CPU + one log block
+    // (4 KiB + a 184-byte record, 8 KiB on 4 KiB sectors) written and flushed.
+    let sys = system(
+        r#"
+[client]
+protocol = "local"
+[server]
+sync = "always"
+cpu_us = 30
+[log]
+kind = "flash"
+read_ms = 0.1
+write_ms = 0.2
+flush_ms = 0.5
+flush_ms_per_mb = 0.0
+read_mb_s = 1000.0
+write_mb_s = 1000.0
+parallelism = 1
+"#,
+    );
+    let s = spec(&[
+        "--file-test-mode=rndwr",
+        "--threads=1",
+        "--file-block-size=4K",
+        "--time=5",
+        "--file-fsync-freq=0",
+    ]);
+    let r = simulate(&s, &sys).unwrap();
+    let per_write_s = 30e-6 + 0.2e-3 + 8192.0 / 1e9 + 0.5e-3;
+    let expect = 1.0 / per_write_s;
+    let got = r.rates.writes_per_s;
+    assert!((got - expect).abs() / expect < 0.01, "{got} vs {expect}");
+}
+
+#[test]
+fn a_faster_log_device_never_lowers_writes() {
+    let s = spec(&[
+        "--file-test-mode=rndrw",
+        "--threads=4",
+        "--time=10",
+        "--file-fsync-all",
+    ]);
+    let mut last = simulate(&s, &system(ESXI)).unwrap().rates.writes_per_s;
+    for flush_ms in [2.0, 0.5, 0.1, 0.01] {
+        let log = format!(
+            "{{ kind = \"flash\", read_ms = 0.09, write_ms = 0.05, flush_ms = {flush_ms}, flush_ms_per_mb = 0.0, read_mb_s = 530.0, write_mb_s = 500.0, parallelism = 4 }}"
+        );
+        let w = simulate(&s, &with_log(ESXI, &log))
+            .unwrap()
+            .rates
+            .writes_per_s;
+        assert!(w >= last, "flush {flush_ms} ms: {w} < {last}");
+        last = w;
+    }
+}
+
+#[test]
+fn sync_disabled_removes_the_commit_cost() {
+    let s = spec(&[
+        "--file-test-mode=rndwr",
+        "--threads=4",
+        "--time=10",
+        "--file-fsync-all",
+    ]);
+    let disabled = |log: &str| {
+        let text = format!("log = {log}\n{ESXI}")
+            .replace("[pool]", "[server]\nsync = \"disabled\"\n[pool]");
+        simulate(&s, &system(&text)).unwrap()
+    };
+    let standard = simulate(&s, &system(ESXI)).unwrap();
+    let in_pool = without_clock(disabled("\"none\""));
+    let nvme = without_clock(disabled("\"nvme\""));
+    // No commit: the log device no longer matters, and a write costs the
+    // round trip, not a disk access.
+    assert_eq!(in_pool.counts, nvme.counts);
+    let w = |r: &RunResult| r.latency[&LatencyKey::Write].mean_ms;
+    assert!(w(&in_pool) < 1.0, "{}", w(&in_pool));
+    assert!(w(&standard) > 3.0, "{}", w(&standard));
+    assert!(in_pool.rates.writes_per_s > 5.0 * standard.rates.writes_per_s);
+}
+
+#[test]
+fn lacp_does_not_change_one_clients_latency() {
+    let s = spec(&[
+        "--file-test-mode=rndrw",
+        "--threads=4",
+        "--time=5",
+        "--file-fsync-all",
+    ]);
+    let one = without_clock(simulate(&s, &system(ESXI)).unwrap());
+    let two = without_clock(simulate(&s, &system(&ESXI.replace("\"1G\"", "\"2x1G\""))).unwrap());
+    assert_eq!(one.counts, two.counts);
+    assert_eq!(one.latency, two.latency);
+}
+
+#[test]
+fn bad_system_fields_are_named() {
+    let e = SystemModel::from_toml("[pool]\nlayout = \"3xraidz9-8\"")
+        .unwrap()
+        .resolve()
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("system model: pool.layout:"), "{e}");
+    assert!(!e.contains('\n'));
+    let e = SystemModel::from_toml("[server]\nsink = \"always\"")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("sink"), "{e}");
+    let e = SystemModel::from_toml("log = \"floppy\"")
+        .unwrap()
+        .resolve()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("log: unknown device 'floppy'"), "{e}");
+}
