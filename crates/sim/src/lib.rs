@@ -13,6 +13,7 @@
 pub mod components;
 pub mod engine;
 pub mod queue;
+pub mod report;
 pub mod system;
 
 pub use engine::{simulate, simulate_traced, Issued};

@@ -8,6 +8,7 @@ pub mod fileio;
 pub mod lab;
 pub mod plan;
 pub mod report;
+pub mod simulate;
 
 /// Route the command line to a subcommand.
 ///
@@ -40,6 +41,7 @@ pub fn dispatch(args: Vec<OsString>) -> anyhow::Result<i32> {
         Some("quick") => fileio::quick_main(strip_first(&rest, "quick")),
         Some("plan") => plan::plan_main(strip_first(&rest, "plan")),
         Some("lab") => lab::lab_main(strip_first(&rest, "lab")),
+        Some("simulate") => simulate::simulate_main(strip_first(&rest, "simulate")),
         Some("report") => report::report_main(strip_first(&rest, "report")),
         Some("compare") => report::compare_main(strip_first(&rest, "compare")),
         Some("results") => report::results_main(strip_first(&rest, "results")),
@@ -64,7 +66,7 @@ pub fn dispatch(args: Vec<OsString>) -> anyhow::Result<i32> {
         }
         Some(other) => {
             anyhow::bail!(
-                "unknown command '{other}'; accepted: fileio, quick, plan, lab, results, compare, report, chart, help"
+                "unknown command '{other}'; accepted: fileio, quick, plan, lab, simulate, results, compare, report, chart, help"
             )
         }
     }
@@ -93,6 +95,7 @@ Usage:
   tankbench --test=fileio [options] COMMAND   legacy sysbench 0.4/0.5 syntax
   tankbench plan --disks 24x8TB ...     every ZFS layout for a set of disks, ranked
   tankbench lab up|run|status|down|matrix   a storage lab in software (root)
+  tankbench simulate --system F.toml -- [fileio options] run   predict a run on a system
   tankbench results [DIR]               stored results
   tankbench compare A B                 compare runs with significance
   tankbench report DIR -o report.html   tables and charts of many runs

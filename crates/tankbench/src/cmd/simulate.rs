@@ -1,0 +1,222 @@
+//! `tankbench simulate`: predict a fileio run on a described system (the
+//! `sim` crate) and report it like a measurement, marked as a prediction.
+
+use anyhow::Context as _;
+use fileio::options::{check_command_line, Action, CommandLine, Format};
+use report::atomic::{check_can_create_in, check_new_file, write_atomically, Existing};
+use report::labels::{merge_labels, parse_labels, Labels};
+use report::store::{ResultStore, DEFAULT_DIR};
+use sim::system::{DeviceSpec, Protocol, SystemModel};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+const USAGE: &str = "usage: tankbench simulate --system SYSTEM.toml [--layout L] [--log DEVICE|none] [--link L] [--client local|linux-nfs|esxi-nfs] -- <fileio options> run";
+
+/// The words before `--`: the system and its overrides.
+#[derive(Debug, Default)]
+struct SimArgs {
+    system: Option<PathBuf>,
+    layout: Option<String>,
+    log: Option<String>,
+    link: Option<String>,
+    client: Option<String>,
+}
+
+/// Split the command line at `--` and read simulate's own options. Accepts
+/// `--opt VALUE` and `--opt=VALUE`.
+fn parse_args(args: &[OsString]) -> anyhow::Result<(SimArgs, Vec<String>)> {
+    let split = args.iter().position(|a| a == "--");
+    let (own, fileio_words) = match split {
+        Some(i) => (&args[..i], &args[i + 1..]),
+        None => anyhow::bail!("simulate: the fileio options go after '--'; {USAGE}"),
+    };
+    let mut out = SimArgs::default();
+    let mut i = 0;
+    while i < own.len() {
+        let word = own[i]
+            .to_str()
+            .ok_or_else(|| anyhow::anyhow!("simulate: an option is not UTF-8 text; {USAGE}"))?;
+        let (name, inline) = match word.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (word, None),
+        };
+        let slot = match name {
+            "--system" => None,
+            "--layout" => Some(&mut out.layout),
+            "--log" => Some(&mut out.log),
+            "--link" => Some(&mut out.link),
+            "--client" => Some(&mut out.client),
+            "--help" | "-h" | "help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => anyhow::bail!(
+                "simulate: unknown option '{other}'; accepted: --system, --layout, --log, --link, --client (fileio options go after '--')"
+            ),
+        };
+        let value = match inline {
+            Some(v) => v,
+            None => {
+                i += 1;
+                let v = own
+                    .get(i)
+                    .ok_or_else(|| anyhow::anyhow!("simulate: {name} needs a value; {USAGE}"))?;
+                v.to_str()
+                    .ok_or_else(|| {
+                        anyhow::anyhow!("simulate: {name}: the value is not UTF-8 text")
+                    })?
+                    .to_string()
+            }
+        };
+        if value.is_empty() {
+            anyhow::bail!("simulate: {name} needs a value; {USAGE}");
+        }
+        match slot {
+            Some(s) => *s = Some(value),
+            None => out.system = Some(PathBuf::from(value)),
+        }
+        i += 1;
+    }
+    let mut words = Vec::with_capacity(fileio_words.len() + 1);
+    for w in fileio_words {
+        words.push(
+            w.to_str()
+                .ok_or_else(|| anyhow::anyhow!("simulate: a fileio option is not UTF-8 text"))?
+                .to_string(),
+        );
+    }
+    // `fileio` names the test for the parser, as on sysbench's command line.
+    if words.first().map(String::as_str) != Some("fileio") {
+        words.insert(0, "fileio".into());
+    }
+    Ok((out, words))
+}
+
+/// The system file with the command line's overrides applied. Each override
+/// replaces one field; [`SystemModel::resolve`] then parses it with the same
+/// zfs-model parsers as the file's own value.
+fn apply_overrides(model: &mut SystemModel, a: &SimArgs) -> anyhow::Result<()> {
+    if let Some(l) = &a.layout {
+        model.pool.layout = l.clone();
+    }
+    if let Some(l) = &a.link {
+        model.link.link = l.clone();
+    }
+    if let Some(l) = &a.log {
+        model.log = Some(DeviceSpec::Name(l.clone()));
+    }
+    if let Some(c) = &a.client {
+        model.client.protocol = match c.as_str() {
+            "local" => Protocol::Local,
+            "linux-nfs" => Protocol::LinuxNfs,
+            "esxi-nfs" => Protocol::EsxiNfs,
+            other => anyhow::bail!(
+                "simulate: --client '{other}': accepted: {}",
+                Protocol::ACCEPTED
+            ),
+        };
+    }
+    Ok(())
+}
+
+/// A resolve error names the system file's field; when the command line set
+/// that field, name the option instead.
+fn name_override(msg: &str, a: &SimArgs) -> String {
+    let pairs = [
+        ("pool.layout:", "--layout", a.layout.is_some()),
+        ("link.link:", "--link", a.link.is_some()),
+        ("log:", "--log", a.log.is_some()),
+    ];
+    let body = msg.strip_prefix("system model: ").unwrap_or(msg);
+    for (field, option, given) in pairs {
+        if let (true, Some(rest)) = (given, body.strip_prefix(field)) {
+            return format!("simulate: {option}:{rest}");
+        }
+    }
+    format!("simulate: {msg}")
+}
+
+pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
+    let (a, words) = parse_args(&args)?;
+    let Some(system_path) = &a.system else {
+        anyhow::bail!("simulate: --system SYSTEM.toml is required; {USAGE}");
+    };
+    let settings = match check_command_line(&words) {
+        Ok(CommandLine::Command(s)) => s,
+        Ok(_) => anyhow::bail!("simulate: the fileio words must end in 'run'; {USAGE}"),
+        Err(f) => anyhow::bail!(
+            "simulate: {}",
+            f.summary()
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("FATAL: ")
+        ),
+    };
+    let spec = match &settings.action {
+        Action::Run(spec) => spec.clone(),
+        Action::Prepare(_) | Action::Cleanup(_) => anyhow::bail!(
+            "simulate: only 'run' can be predicted (prepare and cleanup touch no simulated files); accepted command: run"
+        ),
+    };
+    let ext = &settings.ext;
+    if ext.repeat != 1 {
+        anyhow::bail!("simulate: --repeat must be 1 (a prediction is deterministic for its seed)");
+    }
+    let mut labels = Labels::new();
+    for text in &ext.labels {
+        merge_labels(&mut labels, parse_labels(text)?)?;
+    }
+    let text = std::fs::read_to_string(system_path)
+        .map_err(|e| anyhow::anyhow!("simulate: --system {}: {e}", system_path.display()))?;
+    let mut model = SystemModel::from_toml(&text)
+        .map_err(|e| anyhow::anyhow!("simulate: --system {}: {e}", system_path.display()))?;
+    apply_overrides(&mut model, &a)?;
+    let sys = model
+        .resolve()
+        .map_err(|e| anyhow::anyhow!("{}", name_override(&e.to_string(), &a)))?;
+    // Destinations are checked before the prediction, as fileio checks them
+    // before a run: nothing is written when any of them is refused.
+    let save_dir: Option<PathBuf> = ext
+        .save
+        .as_ref()
+        .map(|d| d.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_DIR)));
+    match &save_dir {
+        Some(dir) => check_can_create_in(dir)
+            .map_err(|e| anyhow::anyhow!("simulate: --save={}: {e}", dir.display()))?,
+        None if !labels.is_empty() => {
+            anyhow::bail!("simulate: --label needs --save: labels are kept with stored results")
+        }
+        None => {}
+    }
+    if let Some(path) = &ext.json_path {
+        check_new_file(path)
+            .map_err(|e| anyhow::anyhow!("simulate: --json={}: {e}", path.display()))?;
+    }
+    let mut result = sim::simulate(&spec, &model).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
+    result.labels.extend(labels);
+    if let Some(path) = &ext.json_path {
+        write_json(path, &result)?;
+    }
+    if let Some(dir) = &save_dir {
+        let store = ResultStore::open(dir.as_path()).context("--save")?;
+        let path = store.save(&result).context("--save")?;
+        eprintln!("saved {}", path.display());
+    }
+    match ext.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&result)?),
+        Format::Text => print!(
+            "{}",
+            sim::report::text_report(&model, &sys, &result, settings.general.percentile)
+        ),
+    }
+    Ok(0)
+}
+
+/// `--json=FILE`: the prediction, published whole as a new file.
+fn write_json(path: &Path, result: &fileio::result::RunResult) -> anyhow::Result<()> {
+    let mut doc = serde_json::to_string_pretty(result)?;
+    doc.push('\n');
+    write_atomically(path, doc.as_bytes(), Existing::Keep)
+        .map_err(|e| anyhow::anyhow!("simulate: --json={}: {e}", path.display()))
+}
