@@ -254,3 +254,19 @@ fn json_file_is_written_once_and_never_replaced() {
         before
     );
 }
+
+#[test]
+fn an_unmodelled_io_mode_is_one_line() {
+    let d = scratch();
+    let r = simulate(d.path(), &[], &["--file-io-mode=async"]);
+    refused(&r, d.path(), "--file-io-mode");
+    assert_eq!(r.stderr.matches("simulate:").count(), 1, "{}", r.stderr);
+}
+
+#[test]
+fn a_bad_log_override_names_the_option_and_the_devices() {
+    let d = scratch();
+    let r = simulate(d.path(), &["--log=floppy"], &[]);
+    refused(&r, d.path(), "--log");
+    assert!(r.stderr.contains("ssd-sata"), "{}", r.stderr);
+}

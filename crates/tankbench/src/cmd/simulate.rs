@@ -193,7 +193,14 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         check_new_file(path)
             .map_err(|e| anyhow::anyhow!("simulate: --json={}: {e}", path.display()))?;
     }
-    let mut result = sim::simulate(&spec, &model).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
+    // The library's own "simulate:" prefix on some messages is not doubled.
+    let mut result = sim::simulate(&spec, &model).map_err(|e| {
+        let msg = e.to_string();
+        anyhow::anyhow!(
+            "simulate: {}",
+            msg.strip_prefix("simulate: ").unwrap_or(&msg)
+        )
+    })?;
     result.labels.extend(labels);
     if let Some(path) = &ext.json_path {
         write_json(path, &result)?;
