@@ -229,11 +229,9 @@ fn save_writes_one_record_that_results_lists() {
     assert_eq!(records.len(), 1, "{records:?}");
     let listed = tb(d.path(), &["results", "store"]);
     assert_eq!(listed.code, 0, "{}", listed.stderr);
-    assert!(
-        listed.stdout.contains("3xraidz2-8") || listed.stdout.contains("cell"),
-        "{}",
-        listed.stdout
-    );
+    for part in ["cell=a", "layout=3xraidz2-8", "(predicted)"] {
+        assert!(listed.stdout.contains(part), "{part}:\n{}", listed.stdout);
+    }
 }
 
 #[test]
@@ -269,4 +267,24 @@ fn a_bad_log_override_names_the_option_and_the_devices() {
     let r = simulate(d.path(), &["--log=floppy"], &[]);
     refused(&r, d.path(), "--log");
     assert!(r.stderr.contains("ssd-sata"), "{}", r.stderr);
+}
+
+#[test]
+fn sysbench_percentile_option_reaches_the_report() {
+    let d = scratch();
+    let off = simulate(d.path(), &[], &["--percentile=0"]);
+    assert_eq!(off.code, 0, "{}", off.stderr);
+    assert!(
+        off.stdout
+            .contains("         percentile stats:               disabled"),
+        "{}",
+        off.stdout
+    );
+    let p90 = simulate(d.path(), &[], &["--percentile=90"]);
+    assert_eq!(p90.code, 0, "{}", p90.stderr);
+    assert!(
+        p90.stdout.contains("         90th percentile: "),
+        "{}",
+        p90.stdout
+    );
 }
