@@ -5,7 +5,7 @@
 
 use crate::options::{GeneralOptions, IoMode, RunSpec};
 use crate::result::{
-    Environment, IntervalSample, LatencyKey, LatencySummary, Percentile, Rates, ResultKind,
+    Counts, Environment, IntervalSample, LatencyKey, LatencySummary, Percentile, Rates, ResultKind,
     RunResult, ThreadSummary, ToolInfo, Warning, WorkloadSummary, SCHEMA_VERSION,
 };
 use crate::run::fileset::format_size;
@@ -183,15 +183,83 @@ pub fn histogram_text(counts: &[u64]) -> String {
     s
 }
 
+/// The `--percentile` line of sysbench's cumulative report.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PercentileLine {
+    /// `--percentile=0`: "percentile stats: disabled".
+    Disabled,
+    /// The N-th percentile and its value in ms.
+    Value(u32, f64),
+    /// A percentile asked for whose value the source does not have (a
+    /// prediction that did not compute it).
+    NotComputed(u32),
+}
+
+/// The figures of sysbench's cumulative report, whether counted by a run or
+/// predicted: one layout, filled from either source.
+#[derive(Debug, Clone)]
+pub struct CumulativeFigures<'a> {
+    /// Seconds the rates are taken over.
+    pub seconds: f64,
+    /// "total time" (from the start of the run).
+    pub total_time_s: f64,
+    pub counts: &'a Counts,
+    pub min_ms: f64,
+    pub avg_ms: f64,
+    pub max_ms: f64,
+    pub sum_ms: f64,
+    pub percentile: PercentileLine,
+    /// Per thread: (events, busy seconds), for "Threads fairness".
+    pub threads: Vec<(f64, f64)>,
+}
+
 /// The cumulative report (report_cumulative in src/sysbench.c and
 /// file_report_cumulative in sb_fileio.c at 1.0.20), starting with its blank line.
 pub fn sysbench_report(p: &PeriodStats, percentile: u32) -> String {
-    let t = if p.seconds > 0.0 {
-        p.seconds
+    let c = &p.counts;
+    let avg_ns = c.latency_sum_ns.checked_div(c.events).unwrap_or(0);
+    let percentile = if percentile > 0 {
+        // sysbench prints the value its log-scale bucket stands for, which can
+        // lie above the maximum (or below the minimum) by up to half a bucket
+        // (observed with 1.0.20: "max: 1.36", "95th percentile: 1.37" on a
+        // 2-event run). No percentile is outside the range of the samples, so
+        // it is kept within them.
+        PercentileLine::Value(
+            percentile,
+            within(
+                sb_percentile_ms(&p.histogram, f64::from(percentile)),
+                p.min_ns as f64 / 1e6,
+                p.max_ns as f64 / 1e6,
+            ),
+        )
+    } else {
+        PercentileLine::Disabled
+    };
+    cumulative_report(&CumulativeFigures {
+        seconds: p.seconds,
+        total_time_s: p.total_time_s,
+        counts: &c.counts,
+        min_ms: p.min_ns as f64 / 1e6,
+        avg_ms: avg_ns as f64 / 1e6,
+        max_ms: p.max_ns as f64 / 1e6,
+        sum_ms: c.latency_sum_ns as f64 / 1e6,
+        percentile,
+        threads: p
+            .threads
+            .iter()
+            .map(|&(events, busy_ns)| (events as f64, busy_ns as f64 / 1e9))
+            .collect(),
+    })
+}
+
+/// sysbench's cumulative report in its layout, starting with its blank line.
+pub fn cumulative_report(f: &CumulativeFigures) -> String {
+    let t = if f.seconds > 0.0 {
+        f.seconds
     } else {
         f64::MIN_POSITIVE
     };
-    let c = &p.counts;
+    let c = f.counts;
     let mut s = String::from("\nFile operations:\n");
     let _ = writeln!(s, "{:<34}{:4.2}", "    reads/s:", c.reads as f64 / t);
     let _ = writeln!(s, "{:<34}{:4.2}", "    writes/s:", c.writes as f64 / t);
@@ -210,32 +278,27 @@ pub fn sysbench_report(p: &PeriodStats, percentile: u32) -> String {
         c.bytes_written as f64 / 1048576.0 / t
     );
     s.push_str("\nGeneral statistics:\n");
-    let _ = writeln!(s, "{:<41}{:.4}s", "    total time:", p.total_time_s);
+    let _ = writeln!(s, "{:<41}{:.4}s", "    total time:", f.total_time_s);
     let _ = writeln!(s, "{:<41}{}", "    total number of events:", c.events);
     s.push_str("\nLatency (ms):\n");
-    let avg_ns = c.latency_sum_ns.checked_div(c.events).unwrap_or(0);
-    let _ = writeln!(s, "         min: {:39.2}", p.min_ns as f64 / 1e6);
-    let _ = writeln!(s, "         avg: {:39.2}", avg_ns as f64 / 1e6);
-    let _ = writeln!(s, "         max: {:39.2}", p.max_ns as f64 / 1e6);
-    if percentile > 0 {
-        // sysbench prints the value its log-scale bucket stands for, which can
-        // lie above the maximum (or below the minimum) by up to half a bucket
-        // (observed with 1.0.20: "max: 1.36", "95th percentile: 1.37" on a
-        // 2-event run). No percentile is outside the range of the samples, so
-        // it is kept within them.
-        let pct = within(
-            sb_percentile_ms(&p.histogram, percentile as f64),
-            p.min_ns as f64 / 1e6,
-            p.max_ns as f64 / 1e6,
-        );
-        let _ = writeln!(s, "        {:3}th percentile: {:27.2}", percentile, pct);
-    } else {
-        s.push_str("         percentile stats:               disabled\n");
+    let _ = writeln!(s, "         min: {:39.2}", f.min_ms);
+    let _ = writeln!(s, "         avg: {:39.2}", f.avg_ms);
+    let _ = writeln!(s, "         max: {:39.2}", f.max_ms);
+    match f.percentile {
+        PercentileLine::Value(n, ms) => {
+            let _ = writeln!(s, "        {n:3}th percentile: {ms:27.2}");
+        }
+        PercentileLine::NotComputed(n) => {
+            let _ = writeln!(s, "        {n:3}th percentile:              not computed");
+        }
+        PercentileLine::Disabled => {
+            s.push_str("         percentile stats:               disabled\n")
+        }
     }
-    let _ = writeln!(s, "         sum: {:39.2}", c.latency_sum_ns as f64 / 1e6);
+    let _ = writeln!(s, "         sum: {:39.2}", f.sum_ms);
     s.push_str("\nThreads fairness:\n");
-    let events: Vec<f64> = p.threads.iter().map(|t| t.0 as f64).collect();
-    let busy: Vec<f64> = p.threads.iter().map(|t| t.1 as f64 / 1e9).collect();
+    let events: Vec<f64> = f.threads.iter().map(|t| t.0).collect();
+    let busy: Vec<f64> = f.threads.iter().map(|t| t.1).collect();
     let (em, es) = population_stddev(&events);
     let (bm, bs) = population_stddev(&busy);
     let _ = writeln!(s, "{:<35}{:.4}/{:3.2}", "    events (avg/stddev):", em, es);
