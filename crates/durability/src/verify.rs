@@ -1,0 +1,388 @@
+//! `durability verify`: after the crash, read back every block whose write
+//! was acknowledged and classify it against its latest acknowledged version.
+//! The outcome is a fileio `RunResult` with a `durability` section, stored and
+//! reported like any run.
+
+use crate::fileset::{self, Layout};
+use crate::journal::{Ack, Journal, Session};
+use crate::options::{Sink, VerifyOptions};
+use crate::record::{classify, Expected, Lost, Outcome, RunId};
+use fileio::options::{DataPattern, FsyncMode, IoMode, Mode};
+use fileio::result::{
+    Counts, Durability, DurabilityExample, Rates, ResultKind, RunResult, ToolInfo, Warning,
+    WorkloadSummary, SCHEMA_VERSION,
+};
+use std::collections::{BTreeMap, HashMap};
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::{FileExt as _, OpenOptionsExt as _};
+use std::time::Instant;
+
+/// The check's outcome and the lines to print.
+#[derive(Debug)]
+pub struct Verification {
+    pub result: RunResult,
+    /// The text report, one line each.
+    pub lines: Vec<String>,
+}
+
+impl Verification {
+    /// Whether every acknowledged write survived (exit status 0).
+    pub fn passed(&self) -> bool {
+        self.result
+            .durability
+            .as_ref()
+            .is_some_and(|d| d.verdict == "passed")
+    }
+}
+
+/// The journal's bytes, from a file or a recorder.
+pub fn load_journal(from: &Sink) -> Result<Vec<u8>, String> {
+    match from {
+        Sink::Journal(p) => report::store::read_regular_file(p)
+            .map_err(|e| format!("durability verify: --from {}: {e}", p.display())),
+        Sink::Recorder(a) => {
+            crate::recorder::fetch(a).map_err(|e| format!("durability verify: --from {a}: {e}"))
+        }
+    }
+}
+
+/// The latest acknowledged write of each block, with the order of its session.
+struct Latest {
+    session: usize,
+    ack: Ack,
+}
+
+/// Check `opts.dir` against the journal `journal` (its bytes).
+pub fn verify(opts: &VerifyOptions, journal: &[u8]) -> Result<Verification, String> {
+    let started_at = report::store::utc_now_rfc3339();
+    let clock = Instant::now();
+    let marker = fileset::read_marker(&opts.dir)
+        .map_err(|e| format!("durability verify: {e}"))?
+        .ok_or_else(|| {
+            format!(
+                "durability verify: {} holds no durability file set (no {} marker); nothing to verify",
+                opts.dir.display(),
+                fileset::MARKER
+            )
+        })?;
+    let j = Journal::parse(journal).map_err(|e| format!("durability verify: {e}"))?;
+    let sessions: Vec<&Session> = j
+        .sessions
+        .iter()
+        .filter(|s| s.fileset == marker.id)
+        .collect();
+    if sessions.is_empty() {
+        return Err(format!(
+            "durability verify: nothing to verify: the journal holds no writer session of the file set in {} (file set {}; {} other session(s)); this is not a success",
+            opts.dir.display(),
+            marker.id,
+            j.sessions.len()
+        ));
+    }
+    let order: HashMap<RunId, usize> = sessions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.run, i))
+        .collect();
+    let layout = marker.layout;
+    for s in &sessions {
+        if s.block_size != layout.block_size
+            || s.file_num != layout.file_num
+            || s.file_size != layout.file_size
+        {
+            return Err(format!(
+                "durability verify: session {} wrote another layout than the file set's marker; the journal and {} disagree",
+                s.run,
+                opts.dir.display()
+            ));
+        }
+    }
+    let mut latest: BTreeMap<(u32, u64), Latest> = BTreeMap::new();
+    let mut acknowledged_writes = 0u64;
+    let mut out_of_layout = 0u64;
+    for a in &j.acks {
+        let Some(&session) = order.get(&a.run) else {
+            continue;
+        };
+        if u64::from(a.file) >= layout.file_num || a.block >= layout.blocks_per_file() {
+            out_of_layout += 1;
+            continue;
+        }
+        acknowledged_writes += 1;
+        let newer = |l: &Latest| (session, a.seq) > (l.session, l.ack.seq);
+        match latest.get_mut(&(a.file, a.block)) {
+            Some(l) if !newer(l) => {}
+            Some(l) => {
+                *l = Latest { session, ack: *a };
+            }
+            None => {
+                latest.insert((a.file, a.block), Latest { session, ack: *a });
+            }
+        }
+    }
+    if latest.is_empty() {
+        return Err(format!(
+            "durability verify: nothing to verify: the journal holds {} session(s) of this file set but no acknowledged write; this is not a success",
+            sessions.len()
+        ));
+    }
+    let mut d = Durability {
+        commit: sessions[sessions.len() - 1].commit.name().to_string(),
+        sessions: u32::try_from(sessions.len()).unwrap_or(u32::MAX),
+        acknowledged_writes,
+        ..Durability::default()
+    };
+    let mut examples: BTreeMap<&'static str, Vec<DurabilityExample>> = BTreeMap::new();
+    let mut reader = BlockReader::new(opts, &layout);
+    let mut bytes_read = 0u64;
+    for (&(file, block), l) in &latest {
+        let exp = Expected {
+            run: l.ack.run,
+            file,
+            block,
+            seq: l.ack.seq,
+            checksum: l.ack.checksum,
+        };
+        let later = |r: &RunId| order.get(r).is_some_and(|&i| i > l.session);
+        let outcome = match reader.read(file, block) {
+            Ok(buf) => {
+                bytes_read += layout.block_size;
+                classify(buf, &exp, &later)
+            }
+            Err(ReadFailure::Missing(why)) => Outcome::Lost(Lost::Absent(why)),
+            Err(ReadFailure::Error(why)) => Outcome::Corrupt(why),
+        };
+        d.acknowledged += 1;
+        match &outcome {
+            Outcome::Intact => d.intact += 1,
+            Outcome::Newer { .. } => d.unacknowledged_newer += 1,
+            Outcome::Lost(_) => d.lost += 1,
+            Outcome::Torn { .. } => d.torn += 1,
+            Outcome::Corrupt(_) => d.corrupt += 1,
+        }
+        if !matches!(outcome, Outcome::Intact) {
+            let list = examples.entry(outcome.class()).or_default();
+            if list.len() < opts.examples {
+                list.push(DurabilityExample {
+                    outcome: outcome.class().to_string(),
+                    file,
+                    block,
+                    acknowledged_seq: exp.seq,
+                    found: outcome.describe(),
+                });
+            }
+        }
+    }
+    let failed = d.lost + d.torn + d.corrupt;
+    d.verdict = if failed == 0 { "passed" } else { "failed" }.to_string();
+    for class in ["lost", "torn", "corrupt", "unacknowledged_newer"] {
+        d.examples.extend(examples.remove(class).unwrap_or_default());
+    }
+    let last = sessions[sessions.len() - 1];
+    let elapsed = clock.elapsed().as_secs_f64();
+    let mut lines = vec![
+        format!(
+            "durability verify: {} (file set {}, {} session(s), commit {})",
+            opts.dir.display(),
+            marker.id,
+            d.sessions,
+            d.commit
+        ),
+        format!(
+            "  acknowledged writes in the journal: {} ({} blocks, each checked against its latest)",
+            d.acknowledged_writes, d.acknowledged
+        ),
+        format!("  intact:                {}", d.intact),
+        format!("  lost:                  {}", d.lost),
+        format!("  torn:                  {}", d.torn),
+        format!("  corrupt:               {}", d.corrupt),
+        format!(
+            "  unacknowledged newer:  {} (allowed: written after the last acknowledgement)",
+            d.unacknowledged_newer
+        ),
+    ];
+    if out_of_layout > 0 {
+        lines.push(format!(
+            "  note: {out_of_layout} acknowledgement(s) name blocks outside the file set and were skipped"
+        ));
+    }
+    if !j.bad_lines.is_empty() {
+        lines.push(format!(
+            "  note: {} journal line(s) did not parse and were skipped (first: line {}: {})",
+            j.bad_lines.len(),
+            j.bad_lines[0].0,
+            j.bad_lines[0].1
+        ));
+    }
+    for e in &d.examples {
+        lines.push(format!(
+            "  {}: file {} block {} (acknowledged sequence {}): {}",
+            e.outcome, e.file, e.block, e.acknowledged_seq, e.found
+        ));
+    }
+    lines.push(if failed == 0 {
+        format!(
+            "durability verify: PASSED: all {} acknowledged blocks hold their acknowledged or a later write",
+            d.acknowledged
+        )
+    } else {
+        format!(
+            "durability verify: FAILED: {failed} of {} acknowledged blocks lost or damaged ({} lost, {} torn, {} corrupt)",
+            d.acknowledged, d.lost, d.torn, d.corrupt
+        )
+    });
+    let mut warnings = Vec::new();
+    if failed > 0 {
+        warnings.push(Warning {
+            code: "acknowledged_writes_lost".into(),
+            message: format!(
+                "{failed} of {} blocks whose writes were acknowledged as stable did not hold them after the crash",
+                d.acknowledged
+            ),
+            hint: "something between the application and the platters acknowledged a flush it did not honour: check sync=disabled, volatile write caches, log devices without power-loss protection, NFS exports with async".into(),
+        });
+    }
+    let counts = Counts {
+        events: d.acknowledged,
+        reads: d.acknowledged,
+        bytes_read,
+        ..Counts::default()
+    };
+    let mut labels = BTreeMap::new();
+    labels.insert("test".to_string(), "durability".to_string());
+    labels.insert("durability".to_string(), d.verdict.clone());
+    let result = RunResult {
+        schema_version: SCHEMA_VERSION,
+        tool: ToolInfo {
+            name: "tankbench".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+        kind: ResultKind::Measured,
+        started_at,
+        labels,
+        workload: workload(last, &layout, opts),
+        interrupted: false,
+        total_time_s: elapsed,
+        rates: Rates::of(&counts, elapsed),
+        counts,
+        latency: BTreeMap::new(),
+        threads: Vec::new(),
+        intervals: Vec::new(),
+        environment: fileio::environment::capture(&opts.dir, false),
+        warnings,
+        ranks: Vec::new(),
+        distributed: None,
+        durability: Some(d),
+    };
+    Ok(Verification { result, lines })
+}
+
+/// The write workload the check covers, from the last session.
+fn workload(s: &Session, layout: &Layout, opts: &VerifyOptions) -> WorkloadSummary {
+    let mut extra_flags = Vec::new();
+    match s.commit {
+        crate::journal::Commit::OSync => extra_flags.push("sync".to_string()),
+        crate::journal::Commit::ODsync => extra_flags.push("dsync".to_string()),
+        _ => {}
+    }
+    if s.direct {
+        extra_flags.push("direct".to_string());
+    }
+    WorkloadSummary {
+        mode: Mode::parse(&s.mode).unwrap_or(Mode::RndWr),
+        io_mode: IoMode::Sync,
+        engine: "durability".into(),
+        threads: s.threads,
+        file_num: layout.file_num,
+        file_size: layout.file_size,
+        total_size: layout.file_num * layout.file_size,
+        block_size: layout.block_size,
+        request_size: layout.block_size,
+        rw_ratio: 0.0,
+        fsync_freq: 0,
+        fsync_all: matches!(
+            s.commit,
+            crate::journal::Commit::Fsync | crate::journal::Commit::Fdatasync
+        ),
+        fsync_end: false,
+        fsync_mode: if s.commit == crate::journal::Commit::Fdatasync {
+            FsyncMode::Fdatasync
+        } else {
+            FsyncMode::Fsync
+        },
+        extra_flags,
+        events_limit: 0,
+        time_limit_s: 0,
+        rate: 0,
+        queue_depth: 1,
+        data: DataPattern::Random,
+        directory: opts.dir.display().to_string(),
+    }
+}
+
+enum ReadFailure {
+    /// The file or the block is not there (deleted, truncated): the write is lost.
+    Missing(String),
+    /// The read failed.
+    Error(String),
+}
+
+/// Reads blocks, one open file at a time.
+struct BlockReader<'a> {
+    opts: &'a VerifyOptions,
+    layout: &'a Layout,
+    open: Option<(u32, Result<File, String>)>,
+    buf: Vec<u8>,
+    start: usize,
+    len: usize,
+}
+
+impl<'a> BlockReader<'a> {
+    fn new(opts: &'a VerifyOptions, layout: &'a Layout) -> BlockReader<'a> {
+        let len = usize::try_from(layout.block_size).unwrap_or(usize::MAX);
+        let buf = vec![0u8; len + 4096];
+        let misalign = buf.as_ptr() as usize % 4096;
+        let start = if misalign == 0 { 0 } else { 4096 - misalign };
+        BlockReader {
+            opts,
+            layout,
+            open: None,
+            buf,
+            start,
+            len,
+        }
+    }
+
+    fn read(&mut self, file: u32, block: u64) -> Result<&[u8], ReadFailure> {
+        if self.open.as_ref().map(|(f, _)| *f) != Some(file) {
+            let path = fileset::file_path(&self.opts.dir, u64::from(file));
+            let flags = if self.opts.direct { libc::O_DIRECT } else { 0 };
+            let f = OpenOptions::new()
+                .read(true)
+                .custom_flags(flags | libc::O_NOFOLLOW)
+                .open(&path)
+                .map_err(|e| format!("{}: {e}", path.display()));
+            self.open = Some((file, f));
+        }
+        let Some((_, f)) = &self.open else {
+            return Err(ReadFailure::Error("no file".into()));
+        };
+        let f = f.as_ref().map_err(|e| ReadFailure::Missing(e.clone()))?;
+        let buf = &mut self.buf[self.start..self.start + self.len];
+        let pos = block * self.layout.block_size;
+        let mut done = 0;
+        while done < buf.len() {
+            match f.read_at(&mut buf[done..], pos + done as u64) {
+                Ok(0) => {
+                    return Err(ReadFailure::Missing(format!(
+                        "file {file} ends before block {block}"
+                    )))
+                }
+                Ok(n) => done += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(ReadFailure::Error(format!("read error: {e}"))),
+            }
+        }
+        Ok(&self.buf[self.start..self.start + self.len])
+    }
+}
