@@ -56,6 +56,9 @@ pub struct VerifyOptions {
     pub labels: Vec<String>,
 }
 
+/// `--file-block-size` when none is given.
+pub const DEFAULT_BLOCK_SIZE: u64 = 4096;
+
 /// The largest block: a record numbers its sectors in 16 bits.
 pub const MAX_BLOCK_SIZE: u64 = 65535 * SECTOR as u64;
 
@@ -88,7 +91,13 @@ fn split(
             None => (text.to_string(), None),
         };
         let bare = name.trim_start_matches('-');
-        if flags.contains(&bare) {
+        if bare == "save" && valued.contains(&bare) {
+            // `--save` alone: the default store; `--save=DIR`: that one
+            // (as fileio's --save; a following word is never its value).
+            opts.entry(bare.to_string())
+                .or_default()
+                .push(inline.unwrap_or_default());
+        } else if flags.contains(&bare) {
             if inline.is_some() {
                 return Err(format!("durability {cmd}: {name} takes no value"));
             }
@@ -246,6 +255,11 @@ pub fn parse_write(args: &[OsString]) -> Result<WriteOptions, String> {
             words.push(format!("--{name}={v}"));
         }
     }
+    // 4 KiB, not fileio's 16 KiB: the page size and the usual file system
+    // block, so a torn page shows as a torn record.
+    if !opts.contains_key("file-block-size") {
+        words.push(format!("--file-block-size={DEFAULT_BLOCK_SIZE}"));
+    }
     // Each write is committed by the writer itself (--commit), never by
     // fileio's periodic fsync requests.
     words.push("--file-fsync-freq=0".into());
@@ -364,7 +378,13 @@ pub fn parse_verify(args: &[OsString]) -> Result<VerifyOptions, String> {
         from,
         examples,
         direct: opts.contains_key("direct"),
-        save: single("verify", &opts, "save")?.map(PathBuf::from),
+        save: single("verify", &opts, "save")?.map(|d| {
+            if d.is_empty() {
+                PathBuf::from(report::store::DEFAULT_DIR)
+            } else {
+                PathBuf::from(d)
+            }
+        }),
         json: single("verify", &opts, "json")?.map(PathBuf::from),
         labels,
     })
