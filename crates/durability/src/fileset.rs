@@ -229,7 +229,10 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let m1 = prepare(d.path(), LAYOUT, &mut |_| {}).unwrap();
         assert_eq!((m1.generation, m1.ready), (1, true));
-        assert_eq!(std::fs::metadata(file_path(d.path(), 1)).unwrap().len(), 8192);
+        assert_eq!(
+            std::fs::metadata(file_path(d.path(), 1)).unwrap().len(),
+            8192
+        );
         let m2 = prepare(d.path(), LAYOUT, &mut |_| {}).unwrap();
         assert_eq!((m2.id, m2.generation), (m1.id, 2));
         assert_eq!(read_marker(d.path()).unwrap(), Some(m2));

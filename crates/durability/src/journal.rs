@@ -119,9 +119,8 @@ impl Session {
                 .parse::<u64>()
                 .map_err(|_| format!("{k} is not a number"))
         };
-        let id = |k: &str| {
-            RunId::parse_hex(get(k)?).ok_or_else(|| format!("{k} is not 32 hex digits"))
-        };
+        let id =
+            |k: &str| RunId::parse_hex(get(k)?).ok_or_else(|| format!("{k} is not 32 hex digits"));
         let s = Session {
             run: id("run")?,
             fileset: id("fileset")?,
@@ -177,7 +176,9 @@ impl Ack {
         let block = next("block")?
             .parse()
             .map_err(|_| "ack block is not a number")?;
-        let seq = next("seq")?.parse().map_err(|_| "ack seq is not a number")?;
+        let seq = next("seq")?
+            .parse()
+            .map_err(|_| "ack seq is not a number")?;
         let checksum = u32::from_str_radix(next("checksum")?, 16)
             .map_err(|_| "ack checksum is not hex".to_string())?;
         Ok(Ack {
@@ -232,7 +233,11 @@ impl Journal {
         let mut lines = text.split_inclusive('\n');
         match lines.next() {
             Some(l) if l.trim_end_matches('\n') == JOURNAL_HEADER => {}
-            Some(_) => return Err(format!("not a journal (its first line is not '{JOURNAL_HEADER}')")),
+            Some(_) => {
+                return Err(format!(
+                    "not a journal (its first line is not '{JOURNAL_HEADER}')"
+                ))
+            }
             None => return Err("the journal is empty (not even its header line)".into()),
         }
         let mut j = Journal::default();

@@ -3,7 +3,7 @@
 //! touched before all options are checked.
 //!
 //! The fileio options (`--file-num`, `--file-total-size`, `--file-block-size`,
-//! `--threads`, `--file-test-mode`, `--rand-seed`) are checked by fileio's own
+//! `--threads`, `--file-test-mode`) are checked by fileio's own
 //! parser, so they accept and refuse exactly what `tankbench fileio` does.
 
 use crate::journal::Commit;
@@ -62,14 +62,12 @@ pub const DEFAULT_BLOCK_SIZE: u64 = 4096;
 /// The largest block: a record numbers its sectors in 16 bits.
 pub const MAX_BLOCK_SIZE: u64 = 65535 * SECTOR as u64;
 
+/// Positional words, and each option's values in order.
+type Split = (Vec<OsString>, BTreeMap<String, Vec<OsString>>);
+
 /// Split words into positionals and `--name[=value]` options. `flags` take no
 /// value; every other known option takes one, inline or as the next word.
-fn split(
-    cmd: &str,
-    args: &[OsString],
-    valued: &[&str],
-    flags: &[&str],
-) -> Result<(Vec<OsString>, BTreeMap<String, Vec<OsString>>), String> {
+fn split(cmd: &str, args: &[OsString], valued: &[&str], flags: &[&str]) -> Result<Split, String> {
     let mut positionals = Vec::new();
     let mut opts: BTreeMap<String, Vec<OsString>> = BTreeMap::new();
     let mut i = 0;
@@ -101,7 +99,9 @@ fn split(
             if inline.is_some() {
                 return Err(format!("durability {cmd}: {name} takes no value"));
             }
-            opts.entry(bare.to_string()).or_default().push(OsString::new());
+            opts.entry(bare.to_string())
+                .or_default()
+                .push(OsString::new());
         } else if valued.contains(&bare) {
             let value = match inline {
                 Some(v) => v,
@@ -143,11 +143,17 @@ fn single<'a>(
     match opts.get(name).map(Vec::as_slice) {
         None | Some([]) => Ok(None),
         Some([v]) => Ok(Some(v)),
-        Some(_) => Err(format!("durability {cmd}: --{name} is given more than once")),
+        Some(_) => Err(format!(
+            "durability {cmd}: --{name} is given more than once"
+        )),
     }
 }
 
-fn text<'a>(cmd: &str, opts: &'a BTreeMap<String, Vec<OsString>>, name: &str) -> Result<Option<&'a str>, String> {
+fn text<'a>(
+    cmd: &str,
+    opts: &'a BTreeMap<String, Vec<OsString>>,
+    name: &str,
+) -> Result<Option<&'a str>, String> {
     match single(cmd, opts, name)? {
         None => Ok(None),
         Some(v) => v
@@ -193,7 +199,11 @@ fn check_addr(cmd: &str, option: &str, addr: &str) -> Result<String, String> {
     }
 }
 
-fn sink(cmd: &str, opts: &BTreeMap<String, Vec<OsString>>, recorder_name: &str) -> Result<Sink, String> {
+fn sink(
+    cmd: &str,
+    opts: &BTreeMap<String, Vec<OsString>>,
+    recorder_name: &str,
+) -> Result<Sink, String> {
     let recorder = text(cmd, opts, recorder_name)?;
     let journal = single(cmd, opts, "journal")?;
     match (recorder, journal) {
@@ -209,7 +219,7 @@ fn sink(cmd: &str, opts: &BTreeMap<String, Vec<OsString>>, recorder_name: &str) 
     }
 }
 
-const WRITE_VALUED: [&str; 10] = [
+const WRITE_VALUED: [&str; 9] = [
     "file-num",
     "file-total-size",
     "file-block-size",
@@ -219,7 +229,6 @@ const WRITE_VALUED: [&str; 10] = [
     "recorder",
     "journal",
     "time",
-    "rand-seed",
 ];
 
 /// `durability write DIR [options]`.
@@ -250,7 +259,7 @@ pub fn parse_write(args: &[OsString]) -> Result<WriteOptions, String> {
     let direct = opts.contains_key("direct");
     // The fileio options go through fileio's parser: the same defaults and refusals.
     let mut words = vec!["fileio".to_string(), format!("--file-test-mode={mode}")];
-    for name in ["file-num", "file-total-size", "file-block-size", "threads", "rand-seed"] {
+    for name in ["file-num", "file-total-size", "file-block-size", "threads"] {
         if let Some(v) = text("write", &opts, name)? {
             words.push(format!("--{name}={v}"));
         }
@@ -270,7 +279,12 @@ pub fn parse_write(args: &[OsString]) -> Result<WriteOptions, String> {
     let mut parsed = ParsedArgs::parse(words.iter().map(String::as_str));
     let fileio_err = |f: fileio::options::Failure| {
         let line = f.summary();
-        let first = line.lines().next().unwrap_or("").trim_start_matches("FATAL: ").to_string();
+        let first = line
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim_start_matches("FATAL: ")
+            .to_string();
         format!("durability write: {first}")
     };
     let general = GeneralOptions::from_args(&mut parsed).map_err(fileio_err)?;
@@ -316,8 +330,9 @@ pub fn parse_record(args: &[OsString]) -> Result<RecordOptions, String> {
     let listen = text("record", &opts, "listen")?
         .ok_or("durability record: --listen ADDR:PORT is required (e.g. 0.0.0.0:7878)")?;
     let listen = check_addr("record", "--listen", listen)?;
-    let journal = single("record", &opts, "journal")?
-        .ok_or("durability record: --journal FILE is required (on storage other than the one under test)")?;
+    let journal = single("record", &opts, "journal")?.ok_or(
+        "durability record: --journal FILE is required (on storage other than the one under test)",
+    )?;
     Ok(RecordOptions {
         listen,
         journal: PathBuf::from(journal),
@@ -358,18 +373,22 @@ pub fn parse_verify(args: &[OsString]) -> Result<VerifyOptions, String> {
     };
     let examples = match text("verify", &opts, "examples")? {
         None => 10,
-        Some(n) => n.parse::<usize>().ok().filter(|n| *n <= 10_000).ok_or_else(|| {
-            format!("durability verify: --examples '{n}' is not accepted; accepted: 0 to 10000")
-        })?,
+        Some(n) => n
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n <= 10_000)
+            .ok_or_else(|| {
+                format!("durability verify: --examples '{n}' is not accepted; accepted: 0 to 10000")
+            })?,
     };
     let labels = match opts.get("label") {
         None => Vec::new(),
         Some(v) => v
             .iter()
             .map(|l| {
-                l.to_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| "durability verify: --label: the value is not UTF-8 text".to_string())
+                l.to_str().map(str::to_string).ok_or_else(|| {
+                    "durability verify: --label: the value is not UTF-8 text".to_string()
+                })
             })
             .collect::<Result<_, _>>()?,
     };
@@ -405,7 +424,11 @@ mod tests {
         let args: Vec<OsString> = all.into_iter().map(OsString::from).collect();
         let e = parse_write(&args).unwrap_err();
         assert!(!e.contains('\n'), "{e}");
-        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0, "nothing written");
+        assert_eq!(
+            std::fs::read_dir(d.path()).unwrap().count(),
+            0,
+            "nothing written"
+        );
         e
     }
 

@@ -283,7 +283,10 @@ pub enum Lost {
 impl Outcome {
     /// Whether this outcome breaks the promise of an acknowledged write.
     pub fn is_failure(&self) -> bool {
-        matches!(self, Outcome::Lost(_) | Outcome::Torn { .. } | Outcome::Corrupt(_))
+        matches!(
+            self,
+            Outcome::Lost(_) | Outcome::Torn { .. } | Outcome::Corrupt(_)
+        )
     }
 
     /// One-word class, as counted in the result.

@@ -199,7 +199,9 @@ fn serve(
     match hello.trim_end() {
         HELLO_WRITER => writer_session(&stream, reader, peer, journal, log),
         HELLO_FETCH => {
-            let sent = lock(journal).sync().and_then(|()| send_journal(&stream, path));
+            let sent = lock(journal)
+                .sync()
+                .and_then(|()| send_journal(&stream, path));
             match sent {
                 Ok(n) => log(&format!("{peer}: sent the journal ({n} bytes) to verify")),
                 Err(e) => log(&format!("{peer}: fetch failed: {e}")),
@@ -291,7 +293,10 @@ fn session_lines(
         match reader.read_until(b'\n', &mut line) {
             Ok(0) => return (acks, "connection closed".into()),
             Ok(_) if line.last() != Some(&b'\n') => {
-                return (acks, "connection closed in the middle of a line (dropped)".into())
+                return (
+                    acks,
+                    "connection closed in the middle of a line (dropped)".into(),
+                )
             }
             Ok(_) => {}
             Err(e) => return (acks, format!("connection failed: {e}")),
@@ -340,7 +345,8 @@ pub fn fetch(addr: &str) -> Result<Vec<u8>, String> {
 /// Prints `listening on ADDR` first (the port, when 0 was asked for).
 pub fn run(opts: &RecordOptions) -> Result<(), String> {
     let journal: PathBuf = opts.journal.clone();
-    let log: Arc<dyn Fn(&str) + Send + Sync> = Arc::new(|l: &str| eprintln!("durability record: {l}"));
+    let log: Arc<dyn Fn(&str) + Send + Sync> =
+        Arc::new(|l: &str| eprintln!("durability record: {l}"));
     let r = Recorder::start(opts, log)?;
     println!(
         "durability record: listening on {} (journal {})",

@@ -52,31 +52,44 @@ struct Latest {
     ack: Ack,
 }
 
-/// Check `opts.dir` against the journal `journal` (its bytes).
-pub fn verify(opts: &VerifyOptions, journal: &[u8]) -> Result<Verification, String> {
-    let started_at = report::store::utc_now_rfc3339();
-    let clock = Instant::now();
-    let marker = fileset::read_marker(&opts.dir)
-        .map_err(|e| format!("durability verify: {e}"))?
-        .ok_or_else(|| {
-            format!(
-                "durability verify: {} holds no durability file set (no {} marker); nothing to verify",
-                opts.dir.display(),
-                fileset::MARKER
-            )
-        })?;
-    let j = Journal::parse(journal).map_err(|e| format!("durability verify: {e}"))?;
+/// What the journal says about this file set.
+struct Plan<'j> {
+    sessions: Vec<&'j Session>,
+    /// Session order by run id.
+    order: HashMap<RunId, usize>,
+    latest: BTreeMap<(u32, u64), Latest>,
+    acknowledged_writes: u64,
+    out_of_layout: u64,
+}
+
+/// The sessions of the file set `fileset` and the latest acknowledged write
+/// of each block. A journal that gives nothing to check is an error: "nothing
+/// to verify" must never pass for success.
+fn plan<'j>(
+    j: &'j Journal,
+    fileset: &RunId,
+    layout: &Layout,
+    dir: &str,
+) -> Result<Plan<'j>, String> {
     let sessions: Vec<&Session> = j
         .sessions
         .iter()
-        .filter(|s| s.fileset == marker.id)
+        .filter(|s| s.fileset == *fileset)
         .collect();
     if sessions.is_empty() {
         return Err(format!(
-            "durability verify: nothing to verify: the journal holds no writer session of the file set in {} (file set {}; {} other session(s)); this is not a success",
-            opts.dir.display(),
-            marker.id,
+            "durability verify: nothing to verify: the journal holds no writer session of the file set in {dir} (file set {fileset}; {} other session(s)); this is not a success",
             j.sessions.len()
+        ));
+    }
+    if let Some(s) = sessions.iter().find(|s| {
+        s.block_size != layout.block_size
+            || s.file_num != layout.file_num
+            || s.file_size != layout.file_size
+    }) {
+        return Err(format!(
+            "durability verify: session {} wrote another layout than the file set's marker; the journal and {dir} disagree",
+            s.run
         ));
     }
     let order: HashMap<RunId, usize> = sessions
@@ -84,58 +97,51 @@ pub fn verify(opts: &VerifyOptions, journal: &[u8]) -> Result<Verification, Stri
         .enumerate()
         .map(|(i, s)| (s.run, i))
         .collect();
-    let layout = marker.layout;
-    for s in &sessions {
-        if s.block_size != layout.block_size
-            || s.file_num != layout.file_num
-            || s.file_size != layout.file_size
-        {
-            return Err(format!(
-                "durability verify: session {} wrote another layout than the file set's marker; the journal and {} disagree",
-                s.run,
-                opts.dir.display()
-            ));
-        }
-    }
-    let mut latest: BTreeMap<(u32, u64), Latest> = BTreeMap::new();
-    let mut acknowledged_writes = 0u64;
-    let mut out_of_layout = 0u64;
+    let mut p = Plan {
+        sessions,
+        order,
+        latest: BTreeMap::new(),
+        acknowledged_writes: 0,
+        out_of_layout: 0,
+    };
     for a in &j.acks {
-        let Some(&session) = order.get(&a.run) else {
+        let Some(&session) = p.order.get(&a.run) else {
             continue;
         };
         if u64::from(a.file) >= layout.file_num || a.block >= layout.blocks_per_file() {
-            out_of_layout += 1;
+            p.out_of_layout += 1;
             continue;
         }
-        acknowledged_writes += 1;
-        let newer = |l: &Latest| (session, a.seq) > (l.session, l.ack.seq);
-        match latest.get_mut(&(a.file, a.block)) {
-            Some(l) if !newer(l) => {}
-            Some(l) => {
-                *l = Latest { session, ack: *a };
-            }
-            None => {
-                latest.insert((a.file, a.block), Latest { session, ack: *a });
-            }
+        p.acknowledged_writes += 1;
+        let entry = p
+            .latest
+            .entry((a.file, a.block))
+            .or_insert(Latest { session, ack: *a });
+        if (session, a.seq) > (entry.session, entry.ack.seq) {
+            *entry = Latest { session, ack: *a };
         }
     }
-    if latest.is_empty() {
+    if p.latest.is_empty() {
         return Err(format!(
             "durability verify: nothing to verify: the journal holds {} session(s) of this file set but no acknowledged write; this is not a success",
-            sessions.len()
+            p.sessions.len()
         ));
     }
+    Ok(p)
+}
+
+/// Read back and classify every block of the plan.
+fn check_blocks(opts: &VerifyOptions, layout: &Layout, p: &Plan<'_>) -> (Durability, u64) {
     let mut d = Durability {
-        commit: sessions[sessions.len() - 1].commit.name().to_string(),
-        sessions: u32::try_from(sessions.len()).unwrap_or(u32::MAX),
-        acknowledged_writes,
+        commit: p.sessions[p.sessions.len() - 1].commit.name().to_string(),
+        sessions: u32::try_from(p.sessions.len()).unwrap_or(u32::MAX),
+        acknowledged_writes: p.acknowledged_writes,
         ..Durability::default()
     };
     let mut examples: BTreeMap<&'static str, Vec<DurabilityExample>> = BTreeMap::new();
-    let mut reader = BlockReader::new(opts, &layout);
+    let mut reader = BlockReader::new(opts, layout);
     let mut bytes_read = 0u64;
-    for (&(file, block), l) in &latest {
+    for (&(file, block), l) in &p.latest {
         let exp = Expected {
             run: l.ack.run,
             file,
@@ -143,7 +149,7 @@ pub fn verify(opts: &VerifyOptions, journal: &[u8]) -> Result<Verification, Stri
             seq: l.ack.seq,
             checksum: l.ack.checksum,
         };
-        let later = |r: &RunId| order.get(r).is_some_and(|&i| i > l.session);
+        let later = |r: &RunId| p.order.get(r).is_some_and(|&i| i > l.session);
         let outcome = match reader.read(file, block) {
             Ok(buf) => {
                 bytes_read += layout.block_size;
@@ -176,15 +182,24 @@ pub fn verify(opts: &VerifyOptions, journal: &[u8]) -> Result<Verification, Stri
     let failed = d.lost + d.torn + d.corrupt;
     d.verdict = if failed == 0 { "passed" } else { "failed" }.to_string();
     for class in ["lost", "torn", "corrupt", "unacknowledged_newer"] {
-        d.examples.extend(examples.remove(class).unwrap_or_default());
+        d.examples
+            .extend(examples.remove(class).unwrap_or_default());
     }
-    let last = sessions[sessions.len() - 1];
-    let elapsed = clock.elapsed().as_secs_f64();
+    (d, bytes_read)
+}
+
+/// The text report.
+fn report_lines(
+    opts: &VerifyOptions,
+    fileset: &RunId,
+    d: &Durability,
+    p: &Plan<'_>,
+    j: &Journal,
+) -> Vec<String> {
     let mut lines = vec![
         format!(
-            "durability verify: {} (file set {}, {} session(s), commit {})",
+            "durability verify: {} (file set {fileset}, {} session(s), commit {})",
             opts.dir.display(),
-            marker.id,
             d.sessions,
             d.commit
         ),
@@ -201,17 +216,16 @@ pub fn verify(opts: &VerifyOptions, journal: &[u8]) -> Result<Verification, Stri
             d.unacknowledged_newer
         ),
     ];
-    if out_of_layout > 0 {
+    if p.out_of_layout > 0 {
         lines.push(format!(
-            "  note: {out_of_layout} acknowledgement(s) name blocks outside the file set and were skipped"
+            "  note: {} acknowledgement(s) name blocks outside the file set and were skipped",
+            p.out_of_layout
         ));
     }
-    if !j.bad_lines.is_empty() {
+    if let Some((line, why)) = j.bad_lines.first() {
         lines.push(format!(
-            "  note: {} journal line(s) did not parse and were skipped (first: line {}: {})",
-            j.bad_lines.len(),
-            j.bad_lines[0].0,
-            j.bad_lines[0].1
+            "  note: {} journal line(s) did not parse and were skipped (first: line {line}: {why})",
+            j.bad_lines.len()
         ));
     }
     for e in &d.examples {
@@ -220,6 +234,7 @@ pub fn verify(opts: &VerifyOptions, journal: &[u8]) -> Result<Verification, Stri
             e.outcome, e.file, e.block, e.acknowledged_seq, e.found
         ));
     }
+    let failed = d.lost + d.torn + d.corrupt;
     lines.push(if failed == 0 {
         format!(
             "durability verify: PASSED: all {} acknowledged blocks hold their acknowledged or a later write",
@@ -231,6 +246,28 @@ pub fn verify(opts: &VerifyOptions, journal: &[u8]) -> Result<Verification, Stri
             d.acknowledged, d.lost, d.torn, d.corrupt
         )
     });
+    lines
+}
+
+/// Check `opts.dir` against the journal `journal` (its bytes).
+pub fn verify(opts: &VerifyOptions, journal: &[u8]) -> Result<Verification, String> {
+    let started_at = report::store::utc_now_rfc3339();
+    let clock = Instant::now();
+    let marker = fileset::read_marker(&opts.dir)
+        .map_err(|e| format!("durability verify: {e}"))?
+        .ok_or_else(|| {
+            format!(
+                "durability verify: {} holds no durability file set (no {} marker); nothing to verify",
+                opts.dir.display(),
+                fileset::MARKER
+            )
+        })?;
+    let j = Journal::parse(journal).map_err(|e| format!("durability verify: {e}"))?;
+    let layout = marker.layout;
+    let p = plan(&j, &marker.id, &layout, &opts.dir.display().to_string())?;
+    let (d, bytes_read) = check_blocks(opts, &layout, &p);
+    let lines = report_lines(opts, &marker.id, &d, &p, &j);
+    let failed = d.lost + d.torn + d.corrupt;
     let mut warnings = Vec::new();
     if failed > 0 {
         warnings.push(Warning {
@@ -251,6 +288,7 @@ pub fn verify(opts: &VerifyOptions, journal: &[u8]) -> Result<Verification, Stri
     let mut labels = BTreeMap::new();
     labels.insert("test".to_string(), "durability".to_string());
     labels.insert("durability".to_string(), d.verdict.clone());
+    let elapsed = clock.elapsed().as_secs_f64();
     let result = RunResult {
         schema_version: SCHEMA_VERSION,
         tool: ToolInfo {
@@ -260,7 +298,7 @@ pub fn verify(opts: &VerifyOptions, journal: &[u8]) -> Result<Verification, Stri
         kind: ResultKind::Measured,
         started_at,
         labels,
-        workload: workload(last, &layout, opts),
+        workload: workload(p.sessions[p.sessions.len() - 1], &layout, opts),
         interrupted: false,
         total_time_s: elapsed,
         rates: Rates::of(&counts, elapsed),

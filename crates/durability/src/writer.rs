@@ -123,7 +123,10 @@ impl Reporter {
         match sink {
             Sink::Journal(path) => {
                 let file = open_journal(path)?;
-                let out = BufWriter::new(file.try_clone().map_err(|e| format!("{}: {e}", path.display()))?);
+                let out = BufWriter::new(
+                    file.try_clone()
+                        .map_err(|e| format!("{}: {e}", path.display()))?,
+                );
                 let mut r = Reporter::Journal { out, file };
                 r.line(&session.line())?;
                 r.commit()?;
@@ -145,7 +148,11 @@ impl Reporter {
                     .map_err(|e| format!("recorder {addr}: no answer to the hello: {e}"))?;
                 match reply.trim_end() {
                     "OK" => {}
-                    "" => return Err(format!("recorder {addr}: closed the connection at the hello")),
+                    "" => {
+                        return Err(format!(
+                            "recorder {addr}: closed the connection at the hello"
+                        ))
+                    }
                     other => return Err(format!("recorder {addr}: refused the session: {other}")),
                 }
                 Ok(Reporter::Recorder {
@@ -157,8 +164,12 @@ impl Reporter {
 
     fn line(&mut self, line: &str) -> Result<(), String> {
         let r = match self {
-            Reporter::Journal { out, .. } => out.write_all(line.as_bytes()).and_then(|()| out.write_all(b"\n")),
-            Reporter::Recorder { out } => out.write_all(line.as_bytes()).and_then(|()| out.write_all(b"\n")),
+            Reporter::Journal { out, .. } => out
+                .write_all(line.as_bytes())
+                .and_then(|()| out.write_all(b"\n")),
+            Reporter::Recorder { out } => out
+                .write_all(line.as_bytes())
+                .and_then(|()| out.write_all(b"\n")),
         };
         r.map_err(|e| e.to_string())
     }
@@ -300,12 +311,48 @@ struct Shared {
 
 impl Shared {
     fn fail(&self, ending: Ending) {
-        let mut f = self.failure.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut f = self
+            .failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if f.is_none() {
             *f = Some(ending);
         }
         self.stop.store(true, SeqCst);
     }
+}
+
+/// What every worker thread needs besides the shared state.
+#[derive(Clone)]
+struct Worker {
+    run: RunId,
+    generation: u32,
+    layout: Layout,
+    commit: Commit,
+    dir: std::path::PathBuf,
+}
+
+/// Open the file set for writing with the commit method's flags.
+fn open_files(opts: &WriteOptions, layout: &Layout) -> Result<Vec<File>, String> {
+    let mut flags = libc::O_NOFOLLOW;
+    match opts.commit {
+        Commit::OSync => flags |= libc::O_SYNC,
+        Commit::ODsync => flags |= libc::O_DSYNC,
+        Commit::Fsync | Commit::Fdatasync => {}
+    }
+    if opts.direct {
+        flags |= libc::O_DIRECT;
+    }
+    (0..layout.file_num)
+        .map(|i| {
+            let p = fileset::file_path(&opts.dir, i);
+            OpenOptions::new()
+                .write(true)
+                .custom_flags(flags)
+                .open(&p)
+                .map_err(|e| format!("{}: {e}", p.display()))
+        })
+        .collect()
 }
 
 /// Run a writer session. `say` receives progress lines (stderr).
@@ -336,30 +383,10 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
         threads: spec.threads,
         started: report::store::utc_now_rfc3339(),
     };
+    // The recorder accepts the session before the first block is written.
     let mut reporter = Reporter::open(&opts.sink, &session)?;
-    let mut flags = 0;
-    match opts.commit {
-        Commit::OSync => flags |= libc::O_SYNC,
-        Commit::ODsync => flags |= libc::O_DSYNC,
-        Commit::Fsync | Commit::Fdatasync => {}
-    }
-    if opts.direct {
-        flags |= libc::O_DIRECT;
-    }
-    let mut files = Vec::new();
-    for i in 0..layout.file_num {
-        let p = fileset::file_path(&opts.dir, i);
-        files.push(
-            OpenOptions::new()
-                .write(true)
-                .custom_flags(flags | libc::O_NOFOLLOW)
-                .open(&p)
-                .map_err(|e| format!("{}: {e}", p.display()))?,
-        );
-    }
-    let dev = std::fs::metadata(&opts.dir).map(|m| m.dev()).ok();
     let shared = Arc::new(Shared {
-        files,
+        files: open_files(opts, &layout)?,
         generator: Generator::new(spec),
         stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
         seq: AtomicU64::new(0),
@@ -380,36 +407,75 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
     ));
     let start = Instant::now();
     let (tx, rx) = mpsc::channel::<Ack>();
+    let worker = Worker {
+        run,
+        generation: marker.generation,
+        layout,
+        commit: opts.commit,
+        dir: opts.dir.clone(),
+    };
     let mut threads = Vec::new();
     for t in 0..spec.threads {
-        let shared = Arc::clone(&shared);
+        let mine = Arc::clone(&shared);
         let tx = tx.clone();
-        let dir = opts.dir.clone();
-        let commit = opts.commit;
-        let seed = (
-            u64::from_le_bytes(run.0[..8].try_into().unwrap_or([1; 8])) ^ u64::from(t),
-            u64::from_le_bytes(run.0[8..].try_into().unwrap_or([2; 8])) | 1,
-        );
+        let worker = worker.clone();
         let th = std::thread::Builder::new()
             .name(format!("durability-writer-{t}"))
-            .spawn(move || writer_thread(&shared, &tx, t, run, marker.generation, layout, commit, seed, &dir))
-            .map_err(|e| format!("cannot start a writer thread: {e}"))?;
-        threads.push(th);
+            .spawn(move || writer_thread(&mine, &tx, t, &worker))
+            .map_err(|e| format!("cannot start a writer thread: {e}"));
+        match th {
+            Ok(th) => threads.push(th),
+            Err(e) => {
+                shared.fail(Ending::ReportingFailed(e));
+                break;
+            }
+        }
     }
     drop(tx);
-    // Reports are written by this thread while the workers run.
-    let mut reported = 0u64;
     let mut pending = String::new();
+    let mut reported = report_loop(
+        opts,
+        &shared,
+        &rx,
+        &threads,
+        &mut reporter,
+        &mut pending,
+        start,
+    );
+    finish(
+        &shared,
+        &rx,
+        &mut reporter,
+        &mut pending,
+        &mut reported,
+        &run,
+        start,
+    )
+}
+
+/// Write reports while the workers run; returns how many were written.
+/// Ends once the workers stopped (or were given up on).
+fn report_loop(
+    opts: &WriteOptions,
+    shared: &Shared,
+    rx: &mpsc::Receiver<Ack>,
+    threads: &[std::thread::JoinHandle<()>],
+    reporter: &mut Reporter,
+    pending: &mut String,
+    start: Instant,
+) -> u64 {
+    let dev = std::fs::metadata(&opts.dir).map(|m| m.dev()).ok();
+    let mut reported = 0u64;
     let mut last_mount_check = Instant::now();
     let mut stop_seen: Option<Instant> = None;
     loop {
         let mut batch = 0;
         match rx.recv_timeout(Duration::from_millis(20)) {
             Ok(a) => {
-                a.write_line(&mut pending);
+                a.write_line(pending);
                 batch += 1;
                 while let Ok(a) = rx.try_recv() {
-                    a.write_line(&mut pending);
+                    a.write_line(pending);
                     batch += 1;
                     if batch >= 4096 {
                         break;
@@ -417,10 +483,10 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
                 }
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Disconnected) => return reported,
         }
         if batch > 0 {
-            match reporter.raw(&pending).and_then(|()| reporter.commit()) {
+            match reporter.raw(pending).and_then(|()| reporter.commit()) {
                 Ok(()) => reported += batch,
                 Err(e) => shared.fail(Ending::ReportingFailed(e)),
             }
@@ -444,23 +510,33 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
                 )));
             }
         }
-        if shared.stop.load(SeqCst) && threads.iter().all(std::thread::JoinHandle::is_finished) {
-            // Drain what the workers queued before they finished.
-            while let Ok(a) = rx.try_recv() {
-                a.write_line(&mut pending);
-                reported += 1;
+        if shared.stop.load(SeqCst) {
+            if threads.iter().all(std::thread::JoinHandle::is_finished) {
+                return reported;
             }
-            break;
-        }
-        if shared.stop.load(SeqCst) && stop_seen.get_or_insert_with(Instant::now).elapsed() > STOP_GRACE {
             // A worker stuck in a write or commit on storage that is gone:
             // report what is queued and leave it (the process exits).
-            break;
+            if stop_seen.get_or_insert_with(Instant::now).elapsed() > STOP_GRACE {
+                return reported;
+            }
         }
     }
+}
+
+/// Report what the workers queued last, then the session's end line.
+fn finish(
+    shared: &Shared,
+    rx: &mpsc::Receiver<Ack>,
+    reporter: &mut Reporter,
+    pending: &mut String,
+    reported: &mut u64,
+    run: &RunId,
+    start: Instant,
+) -> Result<WriteSummary, String> {
+    let mut last = 0u64;
     while let Ok(a) = rx.try_recv() {
-        a.write_line(&mut pending);
-        reported += 1;
+        a.write_line(pending);
+        last += 1;
     }
     let ending = shared
         .failure
@@ -469,9 +545,9 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
         .clone()
         .unwrap_or(Ending::Stopped);
     let acknowledged = shared.acknowledged.load(SeqCst);
-    let mut flushed = reporter.raw(&pending).and_then(|()| reporter.commit());
-    if flushed.is_err() {
-        reported = reported.saturating_sub(pending.lines().count() as u64);
+    let mut flushed = reporter.raw(pending).and_then(|()| reporter.commit());
+    if flushed.is_ok() {
+        *reported += last;
     }
     let reason = match &ending {
         Ending::TimeLimit => "time_limit",
@@ -481,7 +557,7 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
     };
     if flushed.is_ok() {
         flushed = reporter
-            .line(&end_line(&run, acknowledged, reason))
+            .line(&end_line(run, acknowledged, reason))
             .and_then(|()| reporter.commit());
     }
     let ending = match (ending, flushed) {
@@ -490,26 +566,20 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
         (e, Ok(())) => e,
     };
     Ok(WriteSummary {
-        run,
+        run: *run,
         ending,
         acknowledged,
-        reported,
+        reported: *reported,
         elapsed_s: start.elapsed().as_secs_f64(),
     })
 }
 
-#[allow(clippy::too_many_arguments)]
-fn writer_thread(
-    shared: &Shared,
-    tx: &mpsc::Sender<Ack>,
-    thread: u32,
-    run: RunId,
-    generation: u32,
-    layout: Layout,
-    commit: Commit,
-    seed: (u64, u64),
-    dir: &Path,
-) {
+fn writer_thread(shared: &Shared, tx: &mpsc::Sender<Ack>, thread: u32, w: &Worker) {
+    let (run, layout) = (w.run, w.layout);
+    let seed = (
+        u64::from_le_bytes(run.0[..8].try_into().unwrap_or([1; 8])) ^ u64::from(thread),
+        u64::from_le_bytes(run.0[8..].try_into().unwrap_or([2; 8])) | 1,
+    );
     let mut rng = Xoroshiro::from_state(seed.0, seed.1);
     let bs = usize::try_from(layout.block_size).unwrap_or(usize::MAX);
     let mut buf = Aligned::new(bs);
@@ -523,7 +593,10 @@ fn writer_thread(
             continue;
         }
         let block = req.pos / layout.block_size;
-        let Some(file) = shared.files.get(usize::try_from(req.file).unwrap_or(usize::MAX)) else {
+        let Some(file) = shared
+            .files
+            .get(usize::try_from(req.file).unwrap_or(usize::MAX))
+        else {
             continue;
         };
         let guard = shared.stripes[stripe(req.file, block)]
@@ -536,36 +609,36 @@ fn writer_thread(
             block,
             seq,
             thread,
-            generation,
+            generation: w.generation,
             block_size,
         };
         let checksum = encode(&header, buf.buf());
-        let done = file.write_all_at(buf.buf(), req.pos).and_then(|()| match commit {
-            Commit::Fsync => file.sync_all(),
-            Commit::Fdatasync => file.sync_data(),
-            Commit::OSync | Commit::ODsync => Ok(()),
-        });
+        let done = file
+            .write_all_at(buf.buf(), req.pos)
+            .and_then(|()| match w.commit {
+                Commit::Fsync => file.sync_all(),
+                Commit::Fdatasync => file.sync_data(),
+                Commit::OSync | Commit::ODsync => Ok(()),
+            });
         drop(guard);
         if let Err(e) = done {
             shared.fail(Ending::StorageGone(format!(
                 "{}: {e}",
-                fileset::file_path(dir, u64::from(req.file)).display()
+                fileset::file_path(&w.dir, u64::from(req.file)).display()
             )));
             return;
         }
         shared.generator.complete(Op::Write);
         shared.acknowledged.fetch_add(1, SeqCst);
         // Only now, with the commit returned, may the write be reported.
-        if tx
-            .send(Ack {
-                run,
-                file: req.file,
-                block,
-                seq,
-                checksum,
-            })
-            .is_err()
-        {
+        let ack = Ack {
+            run,
+            file: req.file,
+            block,
+            seq,
+            checksum,
+        };
+        if tx.send(ack).is_err() {
             return;
         }
     }

@@ -27,7 +27,13 @@ impl Drop for Killed {
 /// `tankbench durability record` on 127.0.0.1, a port the kernel chose.
 fn start_recorder(dir: &Path, journal: &Path) -> (Killed, String) {
     let mut child = Command::new(tankbench_bin())
-        .args(["durability", "record", "--listen", "127.0.0.1:0", "--journal"])
+        .args([
+            "durability",
+            "record",
+            "--listen",
+            "127.0.0.1:0",
+            "--journal",
+        ])
         .arg(journal)
         .current_dir(dir)
         .stdout(Stdio::piped())
@@ -119,6 +125,70 @@ fn block_path(dir: &Path, file: u32) -> PathBuf {
     dir.join(format!("durability.{file}"))
 }
 
+/// Damage three acknowledged blocks, each its own way: an older version of
+/// the block (same run, an earlier sequence number), a flipped bit, zeros.
+/// Returns the (outcome, file, block) verify must report, sorted.
+fn damage_three_blocks(dir: &Path, journal: &Path) -> Vec<(String, u64, u64)> {
+    let latest = latest_acks(journal);
+    assert!(latest.len() >= 3, "{} blocks", latest.len());
+    let picks: Vec<Pick> = latest
+        .iter()
+        .filter(|(_, (_, seq, _))| *seq > 1)
+        .take(3)
+        .map(|(k, v)| (*k, *v))
+        .collect();
+    assert_eq!(picks.len(), 3);
+    // An older version of the block: the same run, an earlier sequence number.
+    let ((f0, b0), (run0, seq0, _)) = picks[0];
+    let mut older = vec![0u8; 4096];
+    encode(
+        &Header {
+            run: run0,
+            file: f0,
+            block: b0,
+            seq: seq0 - 1,
+            thread: 0,
+            generation: 1,
+            block_size: 4096,
+        },
+        &mut older,
+    );
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(block_path(dir, f0))
+        .unwrap();
+    file.write_all_at(&older, b0 * BS).unwrap();
+    // A flipped bit in the middle of a block.
+    let ((f1, b1), _) = picks[1];
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(block_path(dir, f1))
+        .unwrap();
+    let mut byte = [0u8; 1];
+    file.read_exact_at(&mut byte, b1 * BS + 1000).unwrap();
+    byte[0] ^= 0x04;
+    file.write_all_at(&byte, b1 * BS + 1000).unwrap();
+    // Zeros.
+    let ((f2, b2), _) = picks[2];
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(block_path(dir, f2))
+        .unwrap();
+    file.write_all_at(&[0u8; 4096], b2 * BS).unwrap();
+
+    let mut want = vec![
+        ("lost".to_string(), u64::from(f0), b0),
+        ("corrupt".to_string(), u64::from(f1), b1),
+        ("lost".to_string(), u64::from(f2), b2),
+    ];
+    want.sort();
+    want
+}
+
+/// A block and its latest acknowledged (run, seq, checksum).
+type Pick = ((u32, u64), (RunId, u64, u32));
+
 /// Issue 15: the recorder survives a writer's SIGKILL and takes a second
 /// writer session; verify finds every acknowledged block intact, and after
 /// three blocks are damaged (an older version, a flipped bit, zeros) it names
@@ -163,7 +233,14 @@ fn acknowledged_writes_survive_a_killed_writer_and_damage_is_found_exactly() {
         d["acknowledged"].as_u64().unwrap(),
         "{d}"
     );
-    assert_eq!((d["lost"].as_u64(), d["torn"].as_u64(), d["corrupt"].as_u64()), (Some(0), Some(0), Some(0)));
+    assert_eq!(
+        (
+            d["lost"].as_u64(),
+            d["torn"].as_u64(),
+            d["corrupt"].as_u64()
+        ),
+        (Some(0), Some(0), Some(0))
+    );
 
     // Writer 2 on the same recorder and file set: a new session.
     let mut args = write_args("d", &addr);
@@ -174,61 +251,21 @@ fn acknowledged_writes_survive_a_killed_writer_and_damage_is_found_exactly() {
     let j = Journal::parse(&std::fs::read(&journal).unwrap()).unwrap();
     assert_eq!(j.sessions.len(), 2, "two writer sessions recorded");
 
-    // Damage three acknowledged blocks, each its own way.
-    let latest = latest_acks(&journal);
-    assert!(latest.len() >= 3, "{} blocks", latest.len());
-    let picks: Vec<((u32, u64), (RunId, u64, u32))> = latest
-        .iter()
-        .filter(|(_, (_, seq, _))| *seq > 1)
-        .take(3)
-        .map(|(k, v)| (*k, *v))
-        .collect();
-    assert_eq!(picks.len(), 3);
-    // An older version of the block: the same run, an earlier sequence number.
-    let ((f0, b0), (run0, seq0, _)) = picks[0];
-    let mut older = vec![0u8; 4096];
-    encode(
-        &Header {
-            run: run0,
-            file: f0,
-            block: b0,
-            seq: seq0 - 1,
-            thread: 0,
-            generation: 1,
-            block_size: 4096,
-        },
-        &mut older,
-    );
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .open(block_path(&dir, f0))
-        .unwrap();
-    file.write_all_at(&older, b0 * BS).unwrap();
-    // A flipped bit in the middle of a block.
-    let ((f1, b1), _) = picks[1];
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(block_path(&dir, f1))
-        .unwrap();
-    let mut byte = [0u8; 1];
-    file.read_exact_at(&mut byte, b1 * BS + 1000).unwrap();
-    byte[0] ^= 0x04;
-    file.write_all_at(&byte, b1 * BS + 1000).unwrap();
-    // Zeros.
-    let ((f2, b2), _) = picks[2];
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .open(block_path(&dir, f2))
-        .unwrap();
-    file.write_all_at(&[0u8; 4096], b2 * BS).unwrap();
-
+    let want = damage_three_blocks(&dir, &journal);
     let (r, doc) = verify_json(t.path(), journal.to_str().unwrap(), &json);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("FAILED: 3 of"), "{}", r.stdout);
     let d = &doc["durability"];
     assert_eq!(d["verdict"], "failed");
-    assert_eq!((d["lost"].as_u64(), d["corrupt"].as_u64(), d["torn"].as_u64()), (Some(2), Some(1), Some(0)), "{d}");
+    assert_eq!(
+        (
+            d["lost"].as_u64(),
+            d["corrupt"].as_u64(),
+            d["torn"].as_u64()
+        ),
+        (Some(2), Some(1), Some(0)),
+        "{d}"
+    );
     assert_eq!(
         d["intact"].as_u64().unwrap() + d["unacknowledged_newer"].as_u64().unwrap() + 3,
         d["acknowledged"].as_u64().unwrap()
@@ -246,16 +283,13 @@ fn acknowledged_writes_survive_a_killed_writer_and_damage_is_found_exactly() {
         })
         .filter(|e| e.0 != "unacknowledged_newer")
         .collect();
-    let mut want = vec![
-        ("lost".to_string(), u64::from(f0), b0),
-        ("corrupt".to_string(), u64::from(f1), b1),
-        ("lost".to_string(), u64::from(f2), b2),
-    ];
-    want.sort();
     let mut found_sorted = found.clone();
     found_sorted.sort();
     assert_eq!(found_sorted, want, "{d}");
-    assert!(doc["warnings"][0]["code"] == "acknowledged_writes_lost", "{doc}");
+    assert!(
+        doc["warnings"][0]["code"] == "acknowledged_writes_lost",
+        "{doc}"
+    );
 }
 
 /// A recorder that saw nothing, and a journal with nothing of this file set:
@@ -265,7 +299,13 @@ fn verify_against_a_recorder_that_saw_nothing_fails_clearly() {
     let t = scratch();
     std::fs::create_dir(t.path().join("d")).unwrap();
     let own = t.path().join("own.journal");
-    let mut args = vec!["durability", "write", "d", "--journal", own.to_str().unwrap()];
+    let mut args = vec![
+        "durability",
+        "write",
+        "d",
+        "--journal",
+        own.to_str().unwrap(),
+    ];
     args.extend_from_slice(&LAYOUT);
     args.push("--time=1");
     let r = tb(t.path(), &args);
@@ -276,24 +316,36 @@ fn verify_against_a_recorder_that_saw_nothing_fails_clearly() {
     for from in [addr.as_str(), empty.to_str().unwrap()] {
         let r = tb(t.path(), &["durability", "verify", "d", "--from", from]);
         assert_eq!(r.code, 1, "{from}: {}{}", r.stdout, r.stderr);
-        assert!(r.stderr.contains("nothing to verify"), "{from}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("nothing to verify"),
+            "{from}: {}",
+            r.stderr
+        );
         assert_eq!(r.stderr.trim().lines().count(), 1, "{}", r.stderr);
         assert!(!r.stdout.contains("PASSED"));
     }
     // A session that acknowledged nothing is not a success either.
     let text = std::fs::read_to_string(&own).unwrap();
-    let header_and_session: String = text
-        .lines()
-        .take(2)
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let header_and_session: String = text.lines().take(2).map(|l| format!("{l}\n")).collect();
     let bare = t.path().join("bare.journal");
     std::fs::write(&bare, header_and_session).unwrap();
-    let r = tb(t.path(), &["durability", "verify", "d", "--from", bare.to_str().unwrap()]);
+    let r = tb(
+        t.path(),
+        &[
+            "durability",
+            "verify",
+            "d",
+            "--from",
+            bare.to_str().unwrap(),
+        ],
+    );
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("no acknowledged write"), "{}", r.stderr);
     // The writer's own journal verifies.
-    let r = tb(t.path(), &["durability", "verify", "d", "--from", own.to_str().unwrap()]);
+    let r = tb(
+        t.path(),
+        &["durability", "verify", "d", "--from", own.to_str().unwrap()],
+    );
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
 }
 
@@ -304,8 +356,14 @@ fn bad_options_are_refused_in_one_line_and_write_nothing() {
     std::fs::create_dir(t.path().join("d")).unwrap();
     let cases: [(&[&str], &str); 9] = [
         (&["write", "d", "--journal=j", "--commit=never"], "--commit"),
-        (&["write", "d", "--journal=j", "--file-test-mode=rndrw"], "--file-test-mode"),
-        (&["write", "d", "--journal=j", "--file-block-size=100"], "--file-block-size"),
+        (
+            &["write", "d", "--journal=j", "--file-test-mode=rndrw"],
+            "--file-test-mode",
+        ),
+        (
+            &["write", "d", "--journal=j", "--file-block-size=100"],
+            "--file-block-size",
+        ),
         (&["write", "d", "--journal=j", "--threads=0"], "threads"),
         (&["write", "d", "--journal=j", "--time=x"], "--time"),
         (&["write", "d"], "--recorder"),
@@ -318,7 +376,12 @@ fn bad_options_are_refused_in_one_line_and_write_nothing() {
         args.extend_from_slice(words);
         let r = tb(t.path(), &args);
         assert_eq!(r.code, 1, "{words:?}: {}{}", r.stdout, r.stderr);
-        assert_eq!(r.stderr.trim().lines().count(), 1, "{words:?}: {}", r.stderr);
+        assert_eq!(
+            r.stderr.trim().lines().count(),
+            1,
+            "{words:?}: {}",
+            r.stderr
+        );
         assert!(r.stderr.contains(option), "{words:?}: {}", r.stderr);
         assert_eq!(listing(&t.path().join("d")), vec![], "{words:?} wrote");
         assert!(!t.path().join("j").exists(), "{words:?} wrote the journal");
@@ -327,10 +390,24 @@ fn bad_options_are_refused_in_one_line_and_write_nothing() {
     std::fs::write(t.path().join("d/durability.0"), b"someone's").unwrap();
     let r = tb(
         t.path(),
-        &["durability", "write", "d", "--journal=j", "--file-num=1", "--file-total-size=64K"],
+        &[
+            "durability",
+            "write",
+            "d",
+            "--journal=j",
+            "--file-num=1",
+            "--file-total-size=64K",
+        ],
     );
     assert_eq!(r.code, 1);
-    assert!(r.stderr.contains("not created by tankbench"), "{}", r.stderr);
-    assert_eq!(std::fs::read(t.path().join("d/durability.0")).unwrap(), b"someone's");
+    assert!(
+        r.stderr.contains("not created by tankbench"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        std::fs::read(t.path().join("d/durability.0")).unwrap(),
+        b"someone's"
+    );
     assert!(!t.path().join("j").exists());
 }

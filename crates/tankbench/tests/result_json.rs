@@ -307,7 +307,8 @@ fn durability_section_is_documented() {
         &["durability", "verify", "set", "--from=j", "--json=v.json"],
     );
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
-    let v: Value = serde_json::from_slice(&std::fs::read(d.path().join("v.json")).unwrap()).unwrap();
+    let v: Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("v.json")).unwrap()).unwrap();
     assert!(!v["durability"]["examples"].as_array().unwrap().is_empty());
     let mut found = Documented::default();
     walk(&v["durability"], "durability", &mut found);

@@ -63,7 +63,9 @@ fn verify(args: &[OsString]) -> anyhow::Result<i32> {
         merge_labels(&mut labels, parse_labels(text)?)?;
     }
     if !labels.is_empty() && opts.save.is_none() {
-        anyhow::bail!("durability verify: --label needs --save: labels are kept with stored results");
+        anyhow::bail!(
+            "durability verify: --label needs --save: labels are kept with stored results"
+        );
     }
     // Destinations are checked before the check runs: nothing is written
     // when one of them is refused.
