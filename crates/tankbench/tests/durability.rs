@@ -411,3 +411,73 @@ fn bad_options_are_refused_in_one_line_and_write_nothing() {
     );
     assert!(!t.path().join("j").exists());
 }
+
+/// A tmpfs mounted for one test; lazily unmounted on drop (also on failure).
+struct Tmpfs(PathBuf);
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+/// Issue 15: when the storage goes away (here its mount disappears under the
+/// writer), the writer stops with exit 2 and one line saying how many writes
+/// were acknowledged.
+#[test]
+fn the_storage_going_away_ends_the_writer_with_its_count() {
+    testkit::require!("root");
+    let t = scratch();
+    let mnt = t.path().join("h23-mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    let status = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=4m", "tmpfs"])
+        .arg(&mnt)
+        .status();
+    if !status.is_ok_and(|s| s.success()) {
+        testkit::skip_or_fail("a tmpfs mount (mount -t tmpfs failed)");
+        return;
+    }
+    let guard = Tmpfs(mnt.clone());
+    std::fs::create_dir(mnt.join("d")).unwrap();
+    let journal = t.path().join("j");
+    let child = Command::new(tankbench_bin())
+        .args(["durability", "write", "h23-mnt/d", "--journal", "j"])
+        .args(["--file-num=1", "--file-total-size=1M"])
+        .current_dir(t.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut writer = Killed(child);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while acks_in(&journal) == 0 {
+        assert!(Instant::now() < deadline, "the writer reported nothing");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(guard);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(s) = writer.0.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "the writer did not notice");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut writer.0.stdout.take().unwrap(), &mut stdout).unwrap();
+    assert_eq!(status.code(), Some(2), "{stdout}");
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(
+        stdout.contains("the storage under test failed") && stdout.contains("writes acknowledged"),
+        "{stdout}"
+    );
+    let j = Journal::parse(&std::fs::read(&journal).unwrap()).unwrap();
+    assert!(
+        j.ends
+            .iter()
+            .any(|(_, e)| e.contains("reason=storage_failed")),
+        "{:?}",
+        j.ends
+    );
+}
