@@ -361,3 +361,143 @@ pub fn run(opts: &RecordOptions) -> Result<(), String> {
     eprintln!("durability record: stopped; journal flushed");
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::{Ack, Commit, Journal};
+
+    fn start(dir: &Path) -> Recorder {
+        let opts = RecordOptions {
+            listen: "127.0.0.1:0".into(),
+            journal: dir.join("j"),
+        };
+        Recorder::start(&opts, Arc::new(|_: &str| {})).unwrap()
+    }
+
+    fn session(run: u8) -> Session {
+        Session {
+            run: RunId([run; 16]),
+            fileset: RunId([1; 16]),
+            generation: 1,
+            block_size: 4096,
+            file_num: 1,
+            file_size: 8192,
+            mode: "rndwr".into(),
+            commit: Commit::Fsync,
+            direct: false,
+            threads: 1,
+            started: "2026-12-01T00:00:00Z".into(),
+        }
+    }
+
+    fn ack_line(run: u8, seq: u64) -> String {
+        let mut s = String::new();
+        Ack {
+            run: RunId([run; 16]),
+            file: 0,
+            block: 1,
+            seq,
+            checksum: 5,
+        }
+        .write_line(&mut s);
+        s
+    }
+
+    /// Send `text` as a writer and return the recorder's first answer line.
+    fn send(addr: &std::net::SocketAddr, text: &str) -> String {
+        let s = TcpStream::connect(addr).unwrap();
+        (&s).write_all(text.as_bytes()).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut answer = String::new();
+        let _ = BufReader::new(&s).read_line(&mut answer);
+        answer
+    }
+
+    /// The journal as a fetch returns it, once the recorder has caught up
+    /// with the writers (sessions end asynchronously).
+    fn fetch_until(addr: &std::net::SocketAddr, acks: usize) -> Journal {
+        for _ in 0..200 {
+            let j = Journal::parse(&fetch(&addr.to_string()).unwrap()).unwrap();
+            if j.acks.len() >= acks {
+                return j;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        panic!("the recorder never held {acks} acks");
+    }
+
+    #[test]
+    fn writer_sessions_are_recorded_and_cut_or_foreign_lines_are_not() {
+        let d = tempfile::tempdir().unwrap();
+        let r = start(d.path());
+        // A session whose connection ends in the middle of a line.
+        let text = format!(
+            "{HELLO_WRITER}\n{}\n{}{}",
+            session(7).line(),
+            ack_line(7, 1),
+            &ack_line(7, 2)[..20]
+        );
+        assert_eq!(send(&r.addr, &text), "OK\n");
+        // A second session that sends a line of another run: dropped there.
+        let text = format!(
+            "{HELLO_WRITER}\n{}\n{}{}{}",
+            session(8).line(),
+            ack_line(8, 1),
+            ack_line(9, 1),
+            ack_line(8, 2)
+        );
+        assert_eq!(send(&r.addr, &text), "OK\n");
+        let j = fetch_until(&r.addr, 2);
+        std::thread::sleep(Duration::from_millis(200));
+        let j2 = Journal::parse(&fetch(&r.addr.to_string()).unwrap()).unwrap();
+        assert_eq!(j.acks.len(), j2.acks.len(), "nothing more arrives");
+        assert_eq!(j2.sessions.len(), 2);
+        let seqs: Vec<(u8, u64)> = j2.acks.iter().map(|a| (a.run.0[0], a.seq)).collect();
+        assert_eq!(seqs, vec![(7, 1), (8, 1)]);
+        assert!(j2.bad_lines.is_empty() && !j2.truncated_tail);
+        r.stop().unwrap();
+        // A restarted recorder appends to the same journal.
+        let r = start(d.path());
+        assert_eq!(
+            send(
+                &r.addr,
+                &format!(
+                    "{HELLO_WRITER}\n{}\n{}",
+                    session(10).line(),
+                    ack_line(10, 1)
+                )
+            ),
+            "OK\n"
+        );
+        let j = fetch_until(&r.addr, 3);
+        assert_eq!(j.sessions.len(), 3);
+        r.stop().unwrap();
+    }
+
+    #[test]
+    fn bad_hellos_are_refused_and_recorded_nowhere() {
+        let d = tempfile::tempdir().unwrap();
+        let r = start(d.path());
+        assert!(send(&r.addr, "hello there\n").starts_with("ERR "));
+        assert!(send(&r.addr, &format!("{HELLO_WRITER}\nS run=zz\n")).starts_with("ERR "));
+        let j = Journal::parse(&fetch(&r.addr.to_string()).unwrap()).unwrap();
+        assert!(j.sessions.is_empty() && j.acks.is_empty());
+        r.stop().unwrap();
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_journal_is_never_appended_to() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("j"), b"precious\n").unwrap();
+        let opts = RecordOptions {
+            listen: "127.0.0.1:0".into(),
+            journal: d.path().join("j"),
+        };
+        let e = Recorder::start(&opts, Arc::new(|_: &str| {}))
+            .err()
+            .unwrap();
+        assert!(e.contains("not a durability journal"), "{e}");
+        assert_eq!(std::fs::read(d.path().join("j")).unwrap(), b"precious\n");
+    }
+}
