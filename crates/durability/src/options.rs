@@ -302,6 +302,12 @@ pub fn parse_write(args: &[OsString]) -> Result<WriteOptions, String> {
             spec.files.file_size
         ));
     }
+    if !spec.files.file_size.is_multiple_of(bs) {
+        return Err(format!(
+            "durability write: --file-total-size / --file-num gives files of {} bytes, not a whole number of {bs}-byte blocks; accepted: a total size that is --file-num x a multiple of --file-block-size",
+            spec.files.file_size
+        ));
+    }
     if u32::try_from(spec.files.file_num).is_err() {
         return Err("durability write: --file-num is too large".into());
     }
@@ -466,6 +472,7 @@ mod tests {
         assert!(write_err(&[j, "--file-test-mode=rndrd"]).contains("--file-test-mode"));
         assert!(write_err(&[j, "--file-block-size=1000"]).contains("--file-block-size"));
         assert!(write_err(&[j, "--file-num=0"]).contains("file-num"));
+        assert!(write_err(&[j, "--file-num=3", "--file-total-size=1M"]).contains("whole number"));
         assert!(write_err(&[j, "--time=soon"]).contains("--time"));
         assert!(write_err(&[j, "--bogus=1"]).contains("'--bogus'"));
         assert!(write_err(&[]).contains("--recorder"));

@@ -587,9 +587,10 @@ fn writer_thread(shared: &Shared, tx: &mpsc::Sender<Ack>, thread: u32, w: &Worke
     let index = usize::try_from(thread).unwrap_or(0);
     while !shared.stop.load(SeqCst) {
         let req = shared.generator.next(&mut rng, index);
-        // Whole blocks only: a file size that is not a multiple of the block
-        // size leaves a short tail the records do not cover.
-        if req.op != Op::Write || req.size != layout.block_size {
+        // Whole, aligned blocks only (the options refuse file sizes that are
+        // not whole blocks; this keeps a record's block number its offset).
+        if req.op != Op::Write || req.size != layout.block_size || req.pos % layout.block_size != 0
+        {
             continue;
         }
         let block = req.pos / layout.block_size;

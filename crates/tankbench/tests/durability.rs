@@ -481,3 +481,48 @@ fn the_storage_going_away_ends_the_writer_with_its_count() {
         j.ends
     );
 }
+
+/// SIGTERM stops a writer cleanly: exit 0, its count, and an end line in
+/// the journal.
+#[test]
+fn sigterm_stops_the_writer_with_its_count() {
+    let t = scratch();
+    std::fs::create_dir(t.path().join("d")).unwrap();
+    let journal = t.path().join("j");
+    let mut args = vec!["durability", "write", "d", "--journal", "j"];
+    args.extend_from_slice(&LAYOUT);
+    let child = Command::new(tankbench_bin())
+        .args(&args)
+        .current_dir(t.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut writer = Killed(child);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while acks_in(&journal) == 0 {
+        assert!(Instant::now() < deadline, "the writer reported nothing");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let pid = i32::try_from(writer.0.id()).unwrap();
+    // SAFETY: kill(2) on our own child's pid, which it still holds (not reaped).
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let status = writer.0.wait().unwrap();
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut writer.0.stdout.take().unwrap(), &mut stdout).unwrap();
+    assert_eq!(status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("stopped by signal"), "{stdout}");
+    let j = Journal::parse(&std::fs::read(&journal).unwrap()).unwrap();
+    let acknowledged: u64 = stdout
+        .split(": ")
+        .nth(2)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {stdout}"));
+    assert_eq!(
+        j.acks.len() as u64,
+        acknowledged,
+        "every acknowledged write reported"
+    );
+    assert!(j.ends[0].1.contains("reason=stopped"), "{:?}", j.ends);
+}
