@@ -589,7 +589,9 @@ fn writer_thread(shared: &Shared, tx: &mpsc::Sender<Ack>, thread: u32, w: &Worke
         let req = shared.generator.next(&mut rng, index);
         // Whole, aligned blocks only (the options refuse file sizes that are
         // not whole blocks; this keeps a record's block number its offset).
-        if req.op != Op::Write || req.size != layout.block_size || req.pos % layout.block_size != 0
+        if req.op != Op::Write
+            || req.size != layout.block_size
+            || !req.pos.is_multiple_of(layout.block_size)
         {
             continue;
         }
