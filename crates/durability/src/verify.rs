@@ -131,7 +131,11 @@ fn plan<'j>(
 }
 
 /// Read back and classify every block of the plan.
-fn check_blocks(opts: &VerifyOptions, layout: &Layout, p: &Plan<'_>) -> (Durability, u64) {
+fn check_blocks(
+    opts: &VerifyOptions,
+    layout: &Layout,
+    p: &Plan<'_>,
+) -> Result<(Durability, u64), String> {
     let mut d = Durability {
         commit: p.sessions[p.sessions.len() - 1].commit.name().to_string(),
         sessions: u32::try_from(p.sessions.len()).unwrap_or(u32::MAX),
@@ -157,6 +161,7 @@ fn check_blocks(opts: &VerifyOptions, layout: &Layout, p: &Plan<'_>) -> (Durabil
             }
             Err(ReadFailure::Missing(why)) => Outcome::Lost(Lost::Absent(why)),
             Err(ReadFailure::Error(why)) => Outcome::Corrupt(why),
+            Err(ReadFailure::Fatal(why)) => return Err(format!("durability verify: {why}")),
         };
         d.acknowledged += 1;
         match &outcome {
@@ -185,7 +190,7 @@ fn check_blocks(opts: &VerifyOptions, layout: &Layout, p: &Plan<'_>) -> (Durabil
         d.examples
             .extend(examples.remove(class).unwrap_or_default());
     }
-    (d, bytes_read)
+    Ok((d, bytes_read))
 }
 
 /// The text report.
@@ -265,7 +270,7 @@ pub fn verify(opts: &VerifyOptions, journal: &[u8]) -> Result<Verification, Stri
     let j = Journal::parse(journal).map_err(|e| format!("durability verify: {e}"))?;
     let layout = marker.layout;
     let p = plan(&j, &marker.id, &layout, &opts.dir.display().to_string())?;
-    let (d, bytes_read) = check_blocks(opts, &layout, &p);
+    let (d, bytes_read) = check_blocks(opts, &layout, &p)?;
     let lines = report_lines(opts, &marker.id, &d, &p, &j);
     let failed = d.lost + d.torn + d.corrupt;
     let mut warnings = Vec::new();
@@ -363,6 +368,9 @@ enum ReadFailure {
     Missing(String),
     /// The read failed.
     Error(String),
+    /// A file exists but cannot be opened (permissions, O_DIRECT refused):
+    /// a problem of the check, not of the data, so no block is judged.
+    Fatal(String),
 }
 
 /// Reads blocks, one open file at a time.
@@ -395,11 +403,27 @@ impl<'a> BlockReader<'a> {
         if self.open.as_ref().map(|(f, _)| *f) != Some(file) {
             let path = fileset::file_path(&self.opts.dir, u64::from(file));
             let flags = if self.opts.direct { libc::O_DIRECT } else { 0 };
-            let f = OpenOptions::new()
+            let f = match OpenOptions::new()
                 .read(true)
                 .custom_flags(flags | libc::O_NOFOLLOW)
                 .open(&path)
-                .map_err(|e| format!("{}: {e}", path.display()));
+            {
+                Ok(f) => Ok(f),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    Err(format!("{}: {e}", path.display()))
+                }
+                Err(e) => {
+                    let hint = if self.opts.direct {
+                        " (with --direct: the file system may not support O_DIRECT)"
+                    } else {
+                        ""
+                    };
+                    return Err(ReadFailure::Fatal(format!(
+                        "cannot open {}: {e}{hint}",
+                        path.display()
+                    )));
+                }
+            };
             self.open = Some((file, f));
         }
         let Some((_, f)) = &self.open else {
@@ -422,5 +446,152 @@ impl<'a> BlockReader<'a> {
             }
         }
         Ok(&self.buf[self.start..self.start + self.len])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::{Commit, JOURNAL_HEADER};
+    use crate::record::{encode, Header};
+
+    const LAYOUT: Layout = Layout {
+        file_num: 2,
+        file_size: 4 * 4096,
+        block_size: 4096,
+    };
+
+    fn session(run: RunId, fileset: RunId, generation: u32) -> Session {
+        Session {
+            run,
+            fileset,
+            generation,
+            block_size: LAYOUT.block_size,
+            file_num: LAYOUT.file_num,
+            file_size: LAYOUT.file_size,
+            mode: "rndwr".into(),
+            commit: Commit::Fsync,
+            direct: false,
+            threads: 1,
+            started: "2026-12-01T00:00:00Z".into(),
+        }
+    }
+
+    /// Write a record at (file, block) and return its ack.
+    fn put(dir: &Path, run: RunId, file: u32, block: u64, seq: u64) -> Ack {
+        let mut buf = vec![0u8; 4096];
+        let checksum = encode(
+            &Header {
+                run,
+                file,
+                block,
+                seq,
+                thread: 0,
+                generation: 1,
+                block_size: 4096,
+            },
+            &mut buf,
+        );
+        let f = OpenOptions::new()
+            .write(true)
+            .open(fileset::file_path(dir, u64::from(file)))
+            .unwrap();
+        f.write_all_at(&buf, block * 4096).unwrap();
+        Ack {
+            run,
+            file,
+            block,
+            seq,
+            checksum,
+        }
+    }
+
+    fn options(dir: &Path) -> VerifyOptions {
+        VerifyOptions {
+            dir: dir.to_path_buf(),
+            from: Sink::Journal(dir.join("unused")),
+            examples: 10,
+            direct: false,
+            save: None,
+            json: None,
+            labels: Vec::new(),
+        }
+    }
+
+    fn journal(sessions: &[Session], acks: &[Ack]) -> Vec<u8> {
+        let mut text = format!("{JOURNAL_HEADER}\n");
+        for s in sessions {
+            text.push_str(&s.line());
+            text.push('\n');
+        }
+        for a in acks {
+            a.write_line(&mut text);
+        }
+        text.into_bytes()
+    }
+
+    use std::path::Path;
+
+    #[test]
+    fn sessions_are_ordered_and_a_missing_file_is_lost() {
+        let d = tempfile::tempdir().unwrap();
+        let m = fileset::prepare(d.path(), LAYOUT, &mut |_| {}).unwrap();
+        let (r1, r2) = (RunId([1; 16]), RunId([2; 16]));
+        // Session 1 acknowledged blocks 0 and 1 of file 0; session 2 then
+        // rewrote block 0 (unacknowledged) and acknowledged block 2, which
+        // still holds session 1's content.
+        let a0 = put(d.path(), r1, 0, 0, 5);
+        let a1 = put(d.path(), r1, 0, 1, 6);
+        put(d.path(), r2, 0, 0, 1);
+        put(d.path(), r1, 0, 2, 7);
+        let a2 = Ack {
+            run: r2,
+            file: 0,
+            block: 2,
+            seq: 2,
+            checksum: 0,
+        };
+        // Session 2 also acknowledged a block of file 1, which then vanished.
+        let a3 = put(d.path(), r2, 1, 3, 3);
+        std::fs::remove_file(fileset::file_path(d.path(), 1)).unwrap();
+        let j = journal(
+            &[session(r1, m.id, 1), session(r2, m.id, 2)],
+            &[a0, a1, a2, a3],
+        );
+        let v = verify(&options(d.path()), &j).unwrap();
+        let dur = v.result.durability.as_ref().unwrap();
+        assert_eq!(
+            (
+                dur.acknowledged,
+                dur.intact,
+                dur.unacknowledged_newer,
+                dur.lost
+            ),
+            (4, 1, 1, 2),
+            "{dur:?}"
+        );
+        assert!(!v.passed());
+        let lost: Vec<(u32, u64, &str)> = dur
+            .examples
+            .iter()
+            .filter(|e| e.outcome == "lost")
+            .map(|e| (e.file, e.block, e.found.as_str()))
+            .collect();
+        assert_eq!(lost[0].0, 0);
+        assert!(lost[0].2.contains("another run"), "{lost:?}");
+        assert_eq!((lost[1].0, lost[1].1), (1, 3));
+        assert!(lost[1].2.starts_with("nothing"), "{lost:?}");
+    }
+
+    #[test]
+    fn another_file_sets_sessions_give_nothing_to_verify() {
+        let d = tempfile::tempdir().unwrap();
+        fileset::prepare(d.path(), LAYOUT, &mut |_| {}).unwrap();
+        let r = RunId([3; 16]);
+        let a = put(d.path(), r, 0, 0, 1);
+        let j = journal(&[session(r, RunId([9; 16]), 1)], &[a]);
+        let e = verify(&options(d.path()), &j).unwrap_err();
+        assert!(e.contains("nothing to verify"), "{e}");
+        assert!(!e.contains('\n'));
     }
 }
