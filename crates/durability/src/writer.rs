@@ -119,23 +119,25 @@ enum Reporter {
 }
 
 impl Reporter {
-    fn open(sink: &Sink, session: &Session) -> Result<Reporter, String> {
+    /// Reach the destination before anything is created in DIR: a journal
+    /// that is not one, or a recorder that cannot be reached, refuses the run
+    /// with nothing written. Returns the recorder's connection, if any.
+    fn reach(sink: &Sink) -> Result<Option<TcpStream>, String> {
         match sink {
             Sink::Journal(path) => {
-                let file = open_journal(path)?;
-                let out = BufWriter::new(
-                    file.try_clone()
-                        .map_err(|e| format!("{}: {e}", path.display()))?,
-                );
-                let mut r = Reporter::Journal { out, file };
-                r.line(&session.line())?;
-                r.commit()?;
-                Ok(r)
+                check_journal(path)?;
+                Ok(None)
             }
-            Sink::Recorder(addr) => {
-                let stream = connect(addr)?;
-                let mut hello = format!("{HELLO_WRITER}\n{}\n", session.line());
-                hello.shrink_to_fit();
+            Sink::Recorder(addr) => connect(addr).map(Some),
+        }
+    }
+
+    /// Open the session: its `S` line in the journal, or the hello the
+    /// recorder must answer `OK` to.
+    fn open(sink: &Sink, stream: Option<TcpStream>, session: &Session) -> Result<Reporter, String> {
+        match (sink, stream) {
+            (Sink::Recorder(addr), Some(stream)) => {
+                let hello = format!("{HELLO_WRITER}\n{}\n", session.line());
                 (&stream)
                     .write_all(hello.as_bytes())
                     .map_err(|e| format!("recorder {addr}: {e}"))?;
@@ -158,6 +160,18 @@ impl Reporter {
                 Ok(Reporter::Recorder {
                     out: BufWriter::new(stream),
                 })
+            }
+            (Sink::Recorder(addr), None) => Err(format!("recorder {addr}: not connected")),
+            (Sink::Journal(path), _) => {
+                let file = open_journal(path)?;
+                let out = BufWriter::new(
+                    file.try_clone()
+                        .map_err(|e| format!("{}: {e}", path.display()))?,
+                );
+                let mut r = Reporter::Journal { out, file };
+                r.line(&session.line())?;
+                r.commit()?;
+                Ok(r)
             }
         }
     }
@@ -218,6 +232,32 @@ pub(crate) fn connect(addr: &str) -> Result<TcpStream, String> {
         }
     }
     Err(last)
+}
+
+/// Whether `path` can be a journal: an existing journal, or a new file in a
+/// directory where files can be created. Creates nothing.
+fn check_journal(path: &Path) -> Result<(), String> {
+    match File::open(path) {
+        Ok(f) => {
+            let mut first = String::new();
+            BufReader::new(f)
+                .read_line(&mut first)
+                .map_err(|e| format!("journal {}: {e}", path.display()))?;
+            if first.trim_end() == JOURNAL_HEADER {
+                Ok(())
+            } else {
+                Err(format!(
+                    "journal {}: exists and is not a durability journal; it is left alone",
+                    path.display()
+                ))
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            report::atomic::check_can_create_in(report::atomic::parent_dir(path))
+                .map_err(|e| format!("journal {}: {e}", path.display()))
+        }
+        Err(e) => Err(format!("journal {}: {e}", path.display())),
+    }
 }
 
 /// Open (or create, with its header line) a journal file for appending. An
@@ -364,10 +404,7 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
         block_size: spec.files.block_size,
     };
     // The destination of reports is checked before anything is created in DIR.
-    if let Sink::Journal(p) = &opts.sink {
-        report::atomic::check_can_create_in(report::atomic::parent_dir(p))
-            .map_err(|e| format!("--journal {}: {e}", p.display()))?;
-    }
+    let stream = Reporter::reach(&opts.sink)?;
     let marker = fileset::prepare(&opts.dir, layout, say)?;
     let run = RunId::random().map_err(|e| format!("getrandom: {e}"))?;
     let session = Session {
@@ -384,7 +421,7 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
         started: report::store::utc_now_rfc3339(),
     };
     // The recorder accepts the session before the first block is written.
-    let mut reporter = Reporter::open(&opts.sink, &session)?;
+    let mut reporter = Reporter::open(&opts.sink, stream, &session)?;
     let shared = Arc::new(Shared {
         files: open_files(opts, &layout)?,
         generator: Generator::new(spec),

@@ -526,3 +526,34 @@ fn sigterm_stops_the_writer_with_its_count() {
     );
     assert!(j.ends[0].1.contains("reason=stopped"), "{:?}", j.ends);
 }
+
+/// A recorder that cannot be reached, or a journal path holding another
+/// file: refused before anything is created in DIR.
+#[test]
+fn an_unreachable_recorder_or_a_foreign_journal_writes_nothing() {
+    let t = scratch();
+    std::fs::create_dir(t.path().join("d")).unwrap();
+    // A port nothing listens on: bind one, note it, close it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let r = tb(t.path(), &write_args("d", &addr));
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains(&addr), "{}", r.stderr);
+    assert_eq!(std::fs::read_dir(t.path().join("d")).unwrap().count(), 0);
+    std::fs::write(t.path().join("notes"), b"mine\n").unwrap();
+    let mut args = vec!["durability", "write", "d", "--journal", "notes"];
+    args.extend_from_slice(&LAYOUT);
+    let r = tb(t.path(), &args);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("not a durability journal"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(std::fs::read_dir(t.path().join("d")).unwrap().count(), 0);
+    assert_eq!(std::fs::read(t.path().join("notes")).unwrap(), b"mine\n");
+}
