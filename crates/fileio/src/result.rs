@@ -48,6 +48,52 @@ pub struct RunResult {
     /// one rank's); absent for a single process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distributed: Option<Distributed>,
+    /// `tankbench durability verify`: what became of the acknowledged writes;
+    /// absent for every other run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub durability: Option<Durability>,
+}
+
+/// The outcome of a durability check: each block whose write was
+/// acknowledged as stable, read back and classified (docs/durability.md).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Durability {
+    /// `passed` (no acknowledged write lost or damaged) or `failed`.
+    pub verdict: String,
+    /// How the writer made each write stable: fsync, fdatasync, osync, odsync.
+    pub commit: String,
+    /// Writer sessions of the file set in the journal.
+    pub sessions: u32,
+    /// Acknowledgements in the journal (a block written many times counts each time).
+    pub acknowledged_writes: u64,
+    /// Blocks with an acknowledged write: each checked against its latest one.
+    pub acknowledged: u64,
+    /// Blocks holding their latest acknowledged version.
+    pub intact: u64,
+    /// Blocks holding an older version, another run's block, or zeros.
+    pub lost: u64,
+    /// Blocks partly new and partly older.
+    pub torn: u64,
+    /// Blocks whose checksums fail or that hold a record of another place.
+    pub corrupt: u64,
+    /// Blocks holding a later write that was never acknowledged (allowed).
+    pub unacknowledged_newer: u64,
+    /// The first blocks of each outcome but `intact`, in file and block order.
+    #[serde(default)]
+    pub examples: Vec<DurabilityExample>,
+}
+
+/// One block as `durability verify` found it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct DurabilityExample {
+    /// lost, torn, corrupt or unacknowledged_newer.
+    pub outcome: String,
+    pub file: u32,
+    pub block: u64,
+    /// Sequence number of the latest acknowledged write of the block.
+    pub acknowledged_seq: u64,
+    /// What the block held, in words.
+    pub found: String,
 }
 
 /// Timing and layout of a distributed (MPI) job. Times are seconds from the

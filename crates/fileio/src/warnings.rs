@@ -507,6 +507,7 @@ mod tests {
             warnings: Vec::new(),
             ranks: Vec::new(),
             distributed: None,
+            durability: None,
         }
     }
 

@@ -630,6 +630,7 @@ impl<'a> Sim<'a> {
             warnings: Vec::new(),
             ranks: Vec::new(),
             distributed: None,
+            durability: None,
         }
     }
 }

@@ -158,6 +158,7 @@ pub fn merge(
         environment: first.environment.clone(),
         warnings,
         distributed: Some(distributed),
+        durability: None,
         ranks,
     };
     Ok(Merged { result, period })
@@ -421,6 +422,7 @@ mod tests {
                 barrier_unix_ns: 1_000_000_000 + rank as u64 * 2_000_000,
                 ..Distributed::default()
             }),
+            durability: None,
         }
     }
 

@@ -606,6 +606,7 @@ pub fn build_result(
         warnings,
         ranks: Vec::new(),
         distributed: None,
+        durability: None,
     }
 }
 

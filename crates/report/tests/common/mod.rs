@@ -204,6 +204,7 @@ pub fn run(labels: &[(&str, &str)], read_mib: f64, write_mib: f64, seed: u64) ->
         warnings: vec![],
         ranks: vec![],
         distributed: None,
+        durability: None,
     }
 }
 

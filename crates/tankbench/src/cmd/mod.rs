@@ -4,6 +4,7 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
+pub mod durability;
 pub mod fileio;
 pub mod lab;
 pub mod plan;
@@ -41,6 +42,7 @@ pub fn dispatch(args: Vec<OsString>) -> anyhow::Result<i32> {
         Some("quick") => fileio::quick_main(strip_first(&rest, "quick")),
         Some("plan") => plan::plan_main(strip_first(&rest, "plan")),
         Some("lab") => lab::lab_main(strip_first(&rest, "lab")),
+        Some("durability") => durability::durability_main(strip_first(&rest, "durability")),
         Some("simulate") => simulate::simulate_main(strip_first(&rest, "simulate")),
         Some("report") => report::report_main(strip_first(&rest, "report")),
         Some("compare") => report::compare_main(strip_first(&rest, "compare")),
@@ -66,7 +68,7 @@ pub fn dispatch(args: Vec<OsString>) -> anyhow::Result<i32> {
         }
         Some(other) => {
             anyhow::bail!(
-                "unknown command '{other}'; accepted: fileio, quick, plan, lab, simulate, results, compare, report, chart, help"
+                "unknown command '{other}'; accepted: fileio, quick, plan, lab, simulate, durability, results, compare, report, chart, help"
             )
         }
     }
@@ -96,6 +98,7 @@ Usage:
   tankbench plan --disks 24x8TB ...     every ZFS layout for a set of disks, ranked
   tankbench lab up|run|status|down|matrix   a storage lab in software (root)
   tankbench simulate --system F.toml -- [fileio options] run   predict a run on a system
+  tankbench durability write|record|verify   do acknowledged writes survive a crash?
   tankbench results [DIR]               stored results
   tankbench compare A B                 compare runs with significance
   tankbench report DIR -o report.html   tables and charts of many runs

@@ -1,0 +1,259 @@
+//! The durability file set: `durability.N` files in the directory under test
+//! and the marker file that says tankbench created them.
+//!
+//! tankbench never writes to a file it did not create. The marker is created
+//! first (O_EXCL), so files named in it are ours even when a prepare was cut
+//! short; files of that name without a marker are someone else's and refused.
+
+use crate::record::RunId;
+use report::atomic::{write_atomically, Existing};
+use std::fs::{File, OpenOptions};
+use std::io::Write as _;
+use std::os::unix::fs::{FileExt as _, OpenOptionsExt as _};
+use std::path::{Path, PathBuf};
+
+/// The marker's name in the directory under test.
+pub const MARKER: &str = ".tankbench-durability";
+const MARKER_HEADER: &str = "tankbench-durability-fileset 1";
+
+/// The file layout a marker records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    pub file_num: u64,
+    pub file_size: u64,
+    pub block_size: u64,
+}
+
+impl Layout {
+    pub fn blocks_per_file(&self) -> u64 {
+        self.file_size / self.block_size
+    }
+}
+
+/// The marker's contents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marker {
+    pub id: RunId,
+    pub layout: Layout,
+    /// Writer sessions so far (the generation the last one wrote).
+    pub generation: u32,
+    /// Whether every file was created and filled with zeros.
+    pub ready: bool,
+}
+
+impl Marker {
+    fn text(&self) -> String {
+        format!(
+            "{MARKER_HEADER}\nfileset={} file_num={} file_size={} block_size={} generation={} state={}\n",
+            self.id,
+            self.layout.file_num,
+            self.layout.file_size,
+            self.layout.block_size,
+            self.generation,
+            if self.ready { "ready" } else { "preparing" }
+        )
+    }
+
+    fn parse(text: &str) -> Option<Marker> {
+        let mut lines = text.lines();
+        if lines.next()? != MARKER_HEADER {
+            return None;
+        }
+        let mut id = None;
+        let (mut file_num, mut file_size, mut block_size, mut generation, mut ready) =
+            (None, None, None, None, None);
+        for word in lines.next()?.split(' ') {
+            let (k, v) = word.split_once('=')?;
+            match k {
+                "fileset" => id = RunId::parse_hex(v),
+                "file_num" => file_num = v.parse().ok(),
+                "file_size" => file_size = v.parse().ok(),
+                "block_size" => block_size = v.parse().ok(),
+                "generation" => generation = v.parse().ok(),
+                "state" => ready = Some(v == "ready"),
+                _ => {}
+            }
+        }
+        let layout = Layout {
+            file_num: file_num?,
+            file_size: file_size?,
+            block_size: block_size?,
+        };
+        if layout.block_size == 0 || layout.file_num == 0 || layout.file_size < layout.block_size {
+            return None;
+        }
+        Some(Marker {
+            id: id?,
+            layout,
+            generation: generation?,
+            ready: ready?,
+        })
+    }
+}
+
+/// `DIR/durability.N`.
+pub fn file_path(dir: &Path, index: u64) -> PathBuf {
+    dir.join(format!("durability.{index}"))
+}
+
+/// Read the marker of `dir`: None when there is none.
+pub fn read_marker(dir: &Path) -> Result<Option<Marker>, String> {
+    let path = dir.join(MARKER);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Marker::parse(&text)
+            .map(Some)
+            .ok_or_else(|| format!("{}: not a durability file set marker", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+fn write_marker(dir: &Path, m: &Marker) -> Result<(), String> {
+    let path = dir.join(MARKER);
+    write_atomically(&path, m.text().as_bytes(), Existing::Replace)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Make sure `dir` holds a ready file set of `layout`, creating it when there
+/// is none, and start a new writer session on it: returns the marker with the
+/// session's generation. Refuses files it did not create and a file set of
+/// another layout.
+pub fn prepare(dir: &Path, layout: Layout, say: &mut dyn FnMut(&str)) -> Result<Marker, String> {
+    let mut marker = match read_marker(dir)? {
+        Some(m) if m.layout != layout => {
+            return Err(format!(
+                "{} holds a durability file set of another layout ({} files of {} bytes, blocks of {}); use the same --file-num, --file-total-size and --file-block-size, or another directory",
+                dir.display(),
+                m.layout.file_num,
+                m.layout.file_size,
+                m.layout.block_size
+            ))
+        }
+        Some(m) => m,
+        None => {
+            for i in 0..layout.file_num {
+                let p = file_path(dir, i);
+                if p.symlink_metadata().is_ok() {
+                    return Err(format!(
+                        "{} exists but was not created by tankbench durability (no {MARKER} marker); it is left alone: use another directory",
+                        p.display()
+                    ));
+                }
+            }
+            let m = Marker {
+                id: RunId::random().map_err(|e| format!("getrandom: {e}"))?,
+                layout,
+                generation: 0,
+                ready: false,
+            };
+            // Created with O_EXCL: a concurrent writer's marker is never replaced.
+            let path = dir.join(MARKER);
+            let mut f = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            f.write_all(m.text().as_bytes())
+                .and_then(|()| f.sync_all())
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            sync_dir(dir)?;
+            m
+        }
+    };
+    if !marker.ready || !files_complete(dir, &layout) {
+        say(&format!(
+            "Creating {} files of {} bytes in {} ...",
+            layout.file_num,
+            layout.file_size,
+            dir.display()
+        ));
+        for i in 0..layout.file_num {
+            fill_zeros(&file_path(dir, i), layout.file_size)?;
+        }
+        sync_dir(dir)?;
+        marker.ready = true;
+    }
+    marker.generation = marker.generation.saturating_add(1);
+    write_marker(dir, &marker)?;
+    Ok(marker)
+}
+
+fn files_complete(dir: &Path, layout: &Layout) -> bool {
+    (0..layout.file_num).all(|i| {
+        file_path(dir, i)
+            .symlink_metadata()
+            .is_ok_and(|m| m.is_file() && m.len() == layout.file_size)
+    })
+}
+
+/// Write zeros over the whole file (so the blocks exist before the first
+/// timed write) and flush them.
+fn fill_zeros(path: &Path, size: u64) -> Result<(), String> {
+    let err = |e: std::io::Error| format!("{}: {e}", path.display());
+    let f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(err)?;
+    let chunk = vec![0u8; 1 << 20];
+    let mut pos = 0u64;
+    while pos < size {
+        let n = usize::try_from((size - pos).min(chunk.len() as u64)).unwrap_or(chunk.len());
+        f.write_all_at(&chunk[..n], pos).map_err(err)?;
+        pos += n as u64;
+    }
+    f.set_len(size).map_err(err)?;
+    f.sync_all().map_err(err)
+}
+
+fn sync_dir(dir: &Path) -> Result<(), String> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| format!("{}: {e}", dir.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LAYOUT: Layout = Layout {
+        file_num: 2,
+        file_size: 8192,
+        block_size: 4096,
+    };
+
+    #[test]
+    fn prepare_creates_then_reuses_and_counts_generations() {
+        let d = tempfile::tempdir().unwrap();
+        let m1 = prepare(d.path(), LAYOUT, &mut |_| {}).unwrap();
+        assert_eq!((m1.generation, m1.ready), (1, true));
+        assert_eq!(
+            std::fs::metadata(file_path(d.path(), 1)).unwrap().len(),
+            8192
+        );
+        let m2 = prepare(d.path(), LAYOUT, &mut |_| {}).unwrap();
+        assert_eq!((m2.id, m2.generation), (m1.id, 2));
+        assert_eq!(read_marker(d.path()).unwrap(), Some(m2));
+    }
+
+    #[test]
+    fn foreign_files_and_other_layouts_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(file_path(d.path(), 1), b"mine").unwrap();
+        let e = prepare(d.path(), LAYOUT, &mut |_| {}).unwrap_err();
+        assert!(e.contains("not created by tankbench"), "{e}");
+        assert_eq!(std::fs::read(file_path(d.path(), 1)).unwrap(), b"mine");
+        assert!(!d.path().join(MARKER).exists());
+
+        let d = tempfile::tempdir().unwrap();
+        prepare(d.path(), LAYOUT, &mut |_| {}).unwrap();
+        let other = Layout {
+            file_num: 3,
+            ..LAYOUT
+        };
+        let e = prepare(d.path(), other, &mut |_| {}).unwrap_err();
+        assert!(e.contains("another layout"), "{e}");
+    }
+}

@@ -1,0 +1,21 @@
+//! durability: prove that acknowledged writes survive a crash.
+//!
+//! - [`record`]: what every written block holds, and how a block read back is
+//!   classified (intact, lost, torn, corrupt, or a later unacknowledged write).
+//! - [`journal`]: the lines that record acknowledged writes, in a journal file
+//!   or sent to a recorder.
+//! - [`fileset`]: the files under test and the marker that makes them ours.
+//! - [`writer`]: `durability write`, driven by fileio's request generator.
+//! - [`recorder`]: `durability record`, the TCP recorder on another machine.
+//! - [`verify`]: `durability verify`, the check after the crash, as a `RunResult`.
+//! - [`options`]: the command lines.
+//!
+//! The formats and the protocol are documented in docs/durability.md.
+
+pub mod fileset;
+pub mod journal;
+pub mod options;
+pub mod record;
+pub mod recorder;
+pub mod verify;
+pub mod writer;

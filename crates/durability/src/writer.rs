@@ -1,0 +1,690 @@
+//! `durability write`: write records at the offsets fileio's request
+//! generator picks, commit each one, and only then report it.
+//!
+//! The order per write is the whole point: the block is written, the commit
+//! method makes it stable (fsync(2)/fdatasync(2) return, or an O_SYNC/O_DSYNC
+//! write(2) returns), and only then is the acknowledgement queued for the
+//! journal or the recorder. A report can be lost (the writer dies with it
+//! queued), which only makes the check weaker, never wrong; a report can
+//! never precede its commit.
+
+use crate::fileset::{self, Layout};
+use crate::journal::{end_line, Ack, Commit, Session, JOURNAL_HEADER};
+use crate::options::{Sink, WriteOptions};
+use crate::record::{encode, Header, RunId};
+use fileio::options::Mode;
+use fileio::rng::Xoroshiro;
+use fileio::run::generator::{Generator, Op};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead as _, BufReader, BufWriter, Write as _};
+use std::net::TcpStream;
+use std::os::unix::fs::{FileExt as _, MetadataExt as _, OpenOptionsExt as _};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How a writer session ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// `--time` ran out.
+    TimeLimit,
+    /// SIGINT or SIGTERM.
+    Stopped,
+    /// The storage under test failed: the expected end of a power cut.
+    StorageGone(String),
+    /// The recorder or the journal failed: nothing more could be reported.
+    ReportingFailed(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct WriteSummary {
+    pub run: RunId,
+    pub ending: Ending,
+    /// Writes whose commit returned.
+    pub acknowledged: u64,
+    /// Of those, reports handed to the recorder or written to the journal.
+    pub reported: u64,
+    pub elapsed_s: f64,
+}
+
+impl WriteSummary {
+    /// The closing line.
+    pub fn line(&self, sink: &Sink) -> String {
+        let to = match sink {
+            Sink::Recorder(a) => format!("the recorder at {a}"),
+            Sink::Journal(p) => format!("journal {}", p.display()),
+        };
+        let why = match &self.ending {
+            Ending::TimeLimit => "time limit reached".to_string(),
+            Ending::Stopped => "stopped by signal".to_string(),
+            Ending::StorageGone(e) => format!("the storage under test failed ({e})"),
+            Ending::ReportingFailed(e) => format!("reporting failed ({e})"),
+        };
+        format!(
+            "durability write: {why}: {} writes acknowledged, {} reported to {to} in {:.1} s (run {})",
+            self.acknowledged, self.reported, self.elapsed_s, self.run
+        )
+    }
+
+    /// Exit status: 0 for a planned end, 2 when the storage went away (the
+    /// expected end of a power cut, told apart for scripts), 1 when reporting failed.
+    pub fn exit_code(&self) -> i32 {
+        match self.ending {
+            Ending::TimeLimit | Ending::Stopped => 0,
+            Ending::StorageGone(_) => 2,
+            Ending::ReportingFailed(_) => 1,
+        }
+    }
+}
+
+/// Set by SIGINT/SIGTERM (see [`install_stop_handlers`]).
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_stop(_sig: libc::c_int) {
+    STOP.store(true, SeqCst);
+}
+
+/// Route SIGINT and SIGTERM to a flag the writer and the recorder poll. A
+/// signal the parent set to be ignored stays ignored (nohup, background jobs).
+pub fn install_stop_handlers() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler only stores to an atomic (async-signal-safe,
+        // signal-safety(7)); the sigaction structs are zeroed then filled.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction == libc::SIG_IGN
+            {
+                continue;
+            }
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_stop as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+}
+
+/// Whether a stop signal arrived.
+pub fn stop_requested() -> bool {
+    STOP.load(SeqCst)
+}
+
+/// Where reports go: a journal file or a recorder connection.
+enum Reporter {
+    Journal { out: BufWriter<File>, file: File },
+    Recorder { out: BufWriter<TcpStream> },
+}
+
+impl Reporter {
+    /// Reach the destination before anything is created in DIR: a journal
+    /// that is not one, or a recorder that cannot be reached, refuses the run
+    /// with nothing written. Returns the recorder's connection, if any.
+    fn reach(sink: &Sink) -> Result<Option<TcpStream>, String> {
+        match sink {
+            Sink::Journal(path) => {
+                check_journal(path)?;
+                Ok(None)
+            }
+            Sink::Recorder(addr) => connect(addr).map(Some),
+        }
+    }
+
+    /// Open the session: its `S` line in the journal, or the hello the
+    /// recorder must answer `OK` to.
+    fn open(sink: &Sink, stream: Option<TcpStream>, session: &Session) -> Result<Reporter, String> {
+        match (sink, stream) {
+            (Sink::Recorder(addr), Some(stream)) => {
+                let hello = format!("{HELLO_WRITER}\n{}\n", session.line());
+                (&stream)
+                    .write_all(hello.as_bytes())
+                    .map_err(|e| format!("recorder {addr}: {e}"))?;
+                stream
+                    .set_read_timeout(Some(Duration::from_secs(10)))
+                    .map_err(|e| format!("recorder {addr}: {e}"))?;
+                let mut reply = String::new();
+                BufReader::new(&stream)
+                    .read_line(&mut reply)
+                    .map_err(|e| format!("recorder {addr}: no answer to the hello: {e}"))?;
+                match reply.trim_end() {
+                    "OK" => {}
+                    "" => {
+                        return Err(format!(
+                            "recorder {addr}: closed the connection at the hello"
+                        ))
+                    }
+                    other => return Err(format!("recorder {addr}: refused the session: {other}")),
+                }
+                Ok(Reporter::Recorder {
+                    out: BufWriter::new(stream),
+                })
+            }
+            (Sink::Recorder(addr), None) => Err(format!("recorder {addr}: not connected")),
+            (Sink::Journal(path), _) => {
+                let file = open_journal(path)?;
+                let out = BufWriter::new(
+                    file.try_clone()
+                        .map_err(|e| format!("{}: {e}", path.display()))?,
+                );
+                let mut r = Reporter::Journal { out, file };
+                r.line(&session.line())?;
+                r.commit()?;
+                Ok(r)
+            }
+        }
+    }
+
+    fn line(&mut self, line: &str) -> Result<(), String> {
+        let r = match self {
+            Reporter::Journal { out, .. } => out
+                .write_all(line.as_bytes())
+                .and_then(|()| out.write_all(b"\n")),
+            Reporter::Recorder { out } => out
+                .write_all(line.as_bytes())
+                .and_then(|()| out.write_all(b"\n")),
+        };
+        r.map_err(|e| e.to_string())
+    }
+
+    fn raw(&mut self, text: &str) -> Result<(), String> {
+        let r = match self {
+            Reporter::Journal { out, .. } => out.write_all(text.as_bytes()),
+            Reporter::Recorder { out } => out.write_all(text.as_bytes()),
+        };
+        r.map_err(|e| e.to_string())
+    }
+
+    /// Hand everything written so far on: to the recorder's socket, or to the
+    /// journal's storage (fdatasync: the batch is one flush, as a database
+    /// groups commits).
+    fn commit(&mut self) -> Result<(), String> {
+        match self {
+            Reporter::Journal { out, file } => out
+                .flush()
+                .and_then(|()| file.sync_data())
+                .map_err(|e| format!("journal: {e}")),
+            Reporter::Recorder { out } => out.flush().map_err(|e| format!("recorder: {e}")),
+        }
+    }
+}
+
+/// The first line a writer sends the recorder, before its session line.
+pub const HELLO_WRITER: &str = "tankbench-durability 1 writer";
+/// The first line `verify` sends the recorder to fetch the journal.
+pub const HELLO_FETCH: &str = "tankbench-durability 1 fetch";
+
+pub(crate) fn connect(addr: &str) -> Result<TcpStream, String> {
+    use std::net::ToSocketAddrs as _;
+    let addrs: Vec<_> = addr
+        .to_socket_addrs()
+        .map_err(|e| format!("recorder {addr}: {e}"))?
+        .collect();
+    let mut last = format!("recorder {addr}: no address");
+    for a in addrs {
+        match TcpStream::connect_timeout(&a, Duration::from_secs(5)) {
+            Ok(s) => {
+                let _ = s.set_nodelay(true);
+                return Ok(s);
+            }
+            Err(e) => last = format!("recorder {addr}: {e}"),
+        }
+    }
+    Err(last)
+}
+
+/// Whether `path` can be a journal: an existing journal, or a new file in a
+/// directory where files can be created. Creates nothing.
+fn check_journal(path: &Path) -> Result<(), String> {
+    match File::open(path) {
+        Ok(f) => {
+            let mut first = String::new();
+            BufReader::new(f)
+                .read_line(&mut first)
+                .map_err(|e| format!("journal {}: {e}", path.display()))?;
+            if first.trim_end() == JOURNAL_HEADER {
+                Ok(())
+            } else {
+                Err(format!(
+                    "journal {}: exists and is not a durability journal; it is left alone",
+                    path.display()
+                ))
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            report::atomic::check_can_create_in(report::atomic::parent_dir(path))
+                .map_err(|e| format!("journal {}: {e}", path.display()))
+        }
+        Err(e) => Err(format!("journal {}: {e}", path.display())),
+    }
+}
+
+/// Open (or create, with its header line) a journal file for appending. An
+/// existing file must already be a journal: anything else is not ours.
+pub(crate) fn open_journal(path: &Path) -> Result<File, String> {
+    let err = |e: std::io::Error| format!("journal {}: {e}", path.display());
+    match OpenOptions::new()
+        .append(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+    {
+        Ok(mut f) => {
+            f.write_all(format!("{JOURNAL_HEADER}\n").as_bytes())
+                .and_then(|()| f.sync_all())
+                .map_err(err)?;
+            if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                File::open(dir).and_then(|d| d.sync_all()).map_err(err)?;
+            }
+            Ok(f)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let mut first = String::new();
+            let f = File::open(path).map_err(err)?;
+            BufReader::new(f).read_line(&mut first).map_err(err)?;
+            if first.trim_end() != JOURNAL_HEADER {
+                return Err(format!(
+                    "journal {}: exists and is not a durability journal; it is left alone",
+                    path.display()
+                ));
+            }
+            OpenOptions::new()
+                .append(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(path)
+                .map_err(err)
+        }
+        Err(e) => Err(err(e)),
+    }
+}
+
+/// A buffer aligned for O_DIRECT (4096 covers every logical block size).
+struct Aligned {
+    storage: Vec<u8>,
+    start: usize,
+    len: usize,
+}
+
+impl Aligned {
+    fn new(len: usize) -> Aligned {
+        let storage = vec![0u8; len + 4096];
+        let misalign = storage.as_ptr() as usize % 4096;
+        let start = if misalign == 0 { 0 } else { 4096 - misalign };
+        Aligned {
+            storage,
+            start,
+            len,
+        }
+    }
+    fn buf(&mut self) -> &mut [u8] {
+        &mut self.storage[self.start..self.start + self.len]
+    }
+}
+
+/// Stripes of locks over blocks: two threads never write the same block at
+/// once, so a block's writes reach the file in sequence order and the last
+/// acknowledged one is the newest issued (otherwise an older write could land
+/// after a newer acknowledged one and look like a loss).
+const STRIPES: usize = 4096;
+
+/// How long workers get to finish their request after a stop before the
+/// writer reports what is queued and leaves them (a request on storage that
+/// is gone can block for as long as the mount's timeouts say).
+const STOP_GRACE: Duration = Duration::from_secs(10);
+
+fn stripe(file: u32, block: u64) -> usize {
+    let h = (u64::from(file).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ block)
+        .wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    usize::try_from(h >> 52).unwrap_or(0) % STRIPES
+}
+
+struct Shared {
+    files: Vec<File>,
+    generator: Generator,
+    stripes: Vec<Mutex<()>>,
+    seq: AtomicU64,
+    acknowledged: AtomicU64,
+    stop: AtomicBool,
+    failure: Mutex<Option<Ending>>,
+}
+
+impl Shared {
+    fn fail(&self, ending: Ending) {
+        let mut f = self
+            .failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if f.is_none() {
+            *f = Some(ending);
+        }
+        self.stop.store(true, SeqCst);
+    }
+}
+
+/// What every worker thread needs besides the shared state.
+#[derive(Clone)]
+struct Worker {
+    run: RunId,
+    generation: u32,
+    layout: Layout,
+    commit: Commit,
+    dir: std::path::PathBuf,
+}
+
+/// Open the file set for writing with the commit method's flags.
+fn open_files(opts: &WriteOptions, layout: &Layout) -> Result<Vec<File>, String> {
+    let mut flags = libc::O_NOFOLLOW;
+    match opts.commit {
+        Commit::OSync => flags |= libc::O_SYNC,
+        Commit::ODsync => flags |= libc::O_DSYNC,
+        Commit::Fsync | Commit::Fdatasync => {}
+    }
+    if opts.direct {
+        flags |= libc::O_DIRECT;
+    }
+    (0..layout.file_num)
+        .map(|i| {
+            let p = fileset::file_path(&opts.dir, i);
+            OpenOptions::new()
+                .write(true)
+                .custom_flags(flags)
+                .open(&p)
+                .map_err(|e| format!("{}: {e}", p.display()))
+        })
+        .collect()
+}
+
+/// Run a writer session. `say` receives progress lines (stderr).
+pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSummary, String> {
+    let spec = &opts.spec;
+    let layout = Layout {
+        file_num: spec.files.file_num,
+        file_size: spec.files.file_size,
+        block_size: spec.files.block_size,
+    };
+    // The destination of reports is checked before anything is created in DIR.
+    let stream = Reporter::reach(&opts.sink)?;
+    let marker = fileset::prepare(&opts.dir, layout, say)?;
+    let run = RunId::random().map_err(|e| format!("getrandom: {e}"))?;
+    let session = Session {
+        run,
+        fileset: marker.id,
+        generation: marker.generation,
+        block_size: layout.block_size,
+        file_num: layout.file_num,
+        file_size: layout.file_size,
+        mode: spec.mode.short_name().to_string(),
+        commit: opts.commit,
+        direct: opts.direct,
+        threads: spec.threads,
+        started: report::store::utc_now_rfc3339(),
+    };
+    // The recorder accepts the session before the first block is written.
+    let mut reporter = Reporter::open(&opts.sink, stream, &session)?;
+    let shared = Arc::new(Shared {
+        files: open_files(opts, &layout)?,
+        generator: Generator::new(spec),
+        stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+        seq: AtomicU64::new(0),
+        acknowledged: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        failure: Mutex::new(None),
+    });
+    say(&format!(
+        "durability write: run {run}, file set {} generation {}, {} thread(s), {} x {} bytes, blocks of {}, commit {}{}",
+        marker.id,
+        marker.generation,
+        spec.threads,
+        layout.file_num,
+        layout.file_size,
+        layout.block_size,
+        opts.commit.name(),
+        if opts.direct { ", O_DIRECT" } else { "" }
+    ));
+    let start = Instant::now();
+    let (tx, rx) = mpsc::channel::<Ack>();
+    let worker = Worker {
+        run,
+        generation: marker.generation,
+        layout,
+        commit: opts.commit,
+        dir: opts.dir.clone(),
+    };
+    let mut threads = Vec::new();
+    for t in 0..spec.threads {
+        let mine = Arc::clone(&shared);
+        let tx = tx.clone();
+        let worker = worker.clone();
+        let th = std::thread::Builder::new()
+            .name(format!("durability-writer-{t}"))
+            .spawn(move || writer_thread(&mine, &tx, t, &worker))
+            .map_err(|e| format!("cannot start a writer thread: {e}"));
+        match th {
+            Ok(th) => threads.push(th),
+            Err(e) => {
+                shared.fail(Ending::ReportingFailed(e));
+                break;
+            }
+        }
+    }
+    drop(tx);
+    let mut pending = String::new();
+    let mut reported = report_loop(
+        opts,
+        &shared,
+        &rx,
+        &threads,
+        &mut reporter,
+        &mut pending,
+        start,
+    );
+    finish(
+        &shared,
+        &rx,
+        &mut reporter,
+        &mut pending,
+        &mut reported,
+        &run,
+        start,
+    )
+}
+
+/// Write reports while the workers run; returns how many were written.
+/// Ends once the workers stopped (or were given up on).
+fn report_loop(
+    opts: &WriteOptions,
+    shared: &Shared,
+    rx: &mpsc::Receiver<Ack>,
+    threads: &[std::thread::JoinHandle<()>],
+    reporter: &mut Reporter,
+    pending: &mut String,
+    start: Instant,
+) -> u64 {
+    let dev = std::fs::metadata(&opts.dir).map(|m| m.dev()).ok();
+    let mut reported = 0u64;
+    let mut last_mount_check = Instant::now();
+    let mut stop_seen: Option<Instant> = None;
+    loop {
+        let mut batch = 0;
+        match rx.recv_timeout(Duration::from_millis(20)) {
+            Ok(a) => {
+                a.write_line(pending);
+                batch += 1;
+                while let Ok(a) = rx.try_recv() {
+                    a.write_line(pending);
+                    batch += 1;
+                    if batch >= 4096 {
+                        break;
+                    }
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return reported,
+        }
+        if batch > 0 {
+            match reporter.raw(pending).and_then(|()| reporter.commit()) {
+                Ok(()) => reported += batch,
+                Err(e) => shared.fail(Ending::ReportingFailed(e)),
+            }
+            pending.clear();
+        }
+        if stop_requested() {
+            shared.fail(Ending::Stopped);
+        }
+        if opts.time_s > 0 && start.elapsed() >= Duration::from_secs(opts.time_s) {
+            shared.fail(Ending::TimeLimit);
+        }
+        if last_mount_check.elapsed() >= Duration::from_secs(1) {
+            last_mount_check = Instant::now();
+            // An unmounted file system under DIR: the writes may still go to
+            // open files of a lazily detached mount, which no longer counts.
+            let now = std::fs::metadata(&opts.dir).map(|m| m.dev()).ok();
+            if now != dev {
+                shared.fail(Ending::StorageGone(format!(
+                    "{} is no longer the file system the run started on",
+                    opts.dir.display()
+                )));
+            }
+        }
+        if shared.stop.load(SeqCst) {
+            if threads.iter().all(std::thread::JoinHandle::is_finished) {
+                return reported;
+            }
+            // A worker stuck in a write or commit on storage that is gone:
+            // report what is queued and leave it (the process exits).
+            if stop_seen.get_or_insert_with(Instant::now).elapsed() > STOP_GRACE {
+                return reported;
+            }
+        }
+    }
+}
+
+/// Report what the workers queued last, then the session's end line.
+fn finish(
+    shared: &Shared,
+    rx: &mpsc::Receiver<Ack>,
+    reporter: &mut Reporter,
+    pending: &mut String,
+    reported: &mut u64,
+    run: &RunId,
+    start: Instant,
+) -> Result<WriteSummary, String> {
+    let mut last = 0u64;
+    while let Ok(a) = rx.try_recv() {
+        a.write_line(pending);
+        last += 1;
+    }
+    let ending = shared
+        .failure
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone()
+        .unwrap_or(Ending::Stopped);
+    let acknowledged = shared.acknowledged.load(SeqCst);
+    let mut flushed = reporter.raw(pending).and_then(|()| reporter.commit());
+    if flushed.is_ok() {
+        *reported += last;
+    }
+    let reason = match &ending {
+        Ending::TimeLimit => "time_limit",
+        Ending::Stopped => "stopped",
+        Ending::StorageGone(_) => "storage_failed",
+        Ending::ReportingFailed(_) => "reporting_failed",
+    };
+    if flushed.is_ok() {
+        flushed = reporter
+            .line(&end_line(run, acknowledged, reason))
+            .and_then(|()| reporter.commit());
+    }
+    let ending = match (ending, flushed) {
+        (Ending::ReportingFailed(e), _) => Ending::ReportingFailed(e),
+        (_, Err(e)) => Ending::ReportingFailed(e),
+        (e, Ok(())) => e,
+    };
+    Ok(WriteSummary {
+        run: *run,
+        ending,
+        acknowledged,
+        reported: *reported,
+        elapsed_s: start.elapsed().as_secs_f64(),
+    })
+}
+
+fn writer_thread(shared: &Shared, tx: &mpsc::Sender<Ack>, thread: u32, w: &Worker) {
+    let (run, layout) = (w.run, w.layout);
+    let seed = (
+        u64::from_le_bytes(run.0[..8].try_into().unwrap_or([1; 8])) ^ u64::from(thread),
+        u64::from_le_bytes(run.0[8..].try_into().unwrap_or([2; 8])) | 1,
+    );
+    let mut rng = Xoroshiro::from_state(seed.0, seed.1);
+    let bs = usize::try_from(layout.block_size).unwrap_or(usize::MAX);
+    let mut buf = Aligned::new(bs);
+    let block_size = u32::try_from(layout.block_size).unwrap_or(u32::MAX);
+    let index = usize::try_from(thread).unwrap_or(0);
+    while !shared.stop.load(SeqCst) {
+        let req = shared.generator.next(&mut rng, index);
+        // Whole, aligned blocks only (the options refuse file sizes that are
+        // not whole blocks; this keeps a record's block number its offset).
+        if req.op != Op::Write
+            || req.size != layout.block_size
+            || !req.pos.is_multiple_of(layout.block_size)
+        {
+            continue;
+        }
+        let block = req.pos / layout.block_size;
+        let Some(file) = shared
+            .files
+            .get(usize::try_from(req.file).unwrap_or(usize::MAX))
+        else {
+            continue;
+        };
+        let guard = shared.stripes[stripe(req.file, block)]
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let seq = shared.seq.fetch_add(1, SeqCst) + 1;
+        let header = Header {
+            run,
+            file: req.file,
+            block,
+            seq,
+            thread,
+            generation: w.generation,
+            block_size,
+        };
+        let checksum = encode(&header, buf.buf());
+        let done = file
+            .write_all_at(buf.buf(), req.pos)
+            .and_then(|()| match w.commit {
+                Commit::Fsync => file.sync_all(),
+                Commit::Fdatasync => file.sync_data(),
+                Commit::OSync | Commit::ODsync => Ok(()),
+            });
+        drop(guard);
+        if let Err(e) = done {
+            shared.fail(Ending::StorageGone(format!(
+                "{}: {e}",
+                fileset::file_path(&w.dir, u64::from(req.file)).display()
+            )));
+            return;
+        }
+        shared.generator.complete(Op::Write);
+        shared.acknowledged.fetch_add(1, SeqCst);
+        // Only now, with the commit returned, may the write be reported.
+        let ack = Ack {
+            run,
+            file: req.file,
+            block,
+            seq,
+            checksum,
+        };
+        if tx.send(ack).is_err() {
+            return;
+        }
+    }
+}
+
+/// Whether `mode` is one the writer accepts.
+pub fn accepted_mode(mode: Mode) -> bool {
+    matches!(mode, Mode::RndWr | Mode::SeqWr)
+}
