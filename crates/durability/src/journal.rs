@@ -20,43 +20,7 @@ use std::fmt::Write as _;
 /// The first line of every journal file.
 pub const JOURNAL_HEADER: &str = "tankbench-durability-journal 1";
 
-/// The commit method: what makes a write stable before it is reported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Commit {
-    /// write(2), then fsync(2).
-    Fsync,
-    /// write(2), then fdatasync(2).
-    Fdatasync,
-    /// The file opened with O_SYNC: write(2) returns once data and metadata
-    /// are stable (open(2)).
-    OSync,
-    /// The file opened with O_DSYNC: write(2) returns once the data (and the
-    /// metadata needed to read it) are stable.
-    ODsync,
-}
-
-impl Commit {
-    pub const ACCEPTED: &'static str = "fsync, fdatasync, osync, odsync";
-
-    pub fn parse(s: &str) -> Option<Commit> {
-        Some(match s {
-            "fsync" => Commit::Fsync,
-            "fdatasync" => Commit::Fdatasync,
-            "osync" => Commit::OSync,
-            "odsync" => Commit::ODsync,
-            _ => return None,
-        })
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Commit::Fsync => "fsync",
-            Commit::Fdatasync => "fdatasync",
-            Commit::OSync => "osync",
-            Commit::ODsync => "odsync",
-        }
-    }
-}
+pub use fileio::result::Commit;
 
 /// A writer session: the hello a writer sends, the `S` line of the journal.
 #[derive(Debug, Clone, PartialEq)]

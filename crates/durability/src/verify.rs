@@ -9,8 +9,8 @@ use crate::options::{Sink, VerifyOptions};
 use crate::record::{classify, Expected, Lost, Outcome, RunId};
 use fileio::options::{DataPattern, FsyncMode, IoMode, Mode};
 use fileio::result::{
-    Counts, Durability, DurabilityExample, Rates, ResultKind, RunResult, ToolInfo, Warning,
-    WorkloadSummary, SCHEMA_VERSION,
+    Counts, Durability, DurabilityExample, Rates, ResultKind, RunResult, ToolInfo, Verdict,
+    Warning, WorkloadSummary, SCHEMA_VERSION,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions};
@@ -31,7 +31,7 @@ impl Verification {
         self.result
             .durability
             .as_ref()
-            .is_some_and(|d| d.verdict == "passed")
+            .is_some_and(|d| d.verdict == Verdict::Passed)
     }
 }
 
@@ -137,7 +137,7 @@ fn check_blocks(
     p: &Plan<'_>,
 ) -> Result<(Durability, u64), String> {
     let mut d = Durability {
-        commit: p.sessions[p.sessions.len() - 1].commit.name().to_string(),
+        commit: p.sessions[p.sessions.len() - 1].commit,
         sessions: u32::try_from(p.sessions.len()).unwrap_or(u32::MAX),
         acknowledged_writes: p.acknowledged_writes,
         ..Durability::default()
@@ -185,7 +185,11 @@ fn check_blocks(
         }
     }
     let failed = d.lost + d.torn + d.corrupt;
-    d.verdict = if failed == 0 { "passed" } else { "failed" }.to_string();
+    d.verdict = if failed == 0 {
+        Verdict::Passed
+    } else {
+        Verdict::Failed
+    };
     for class in ["lost", "torn", "corrupt", "unacknowledged_newer"] {
         d.examples
             .extend(examples.remove(class).unwrap_or_default());
@@ -206,7 +210,7 @@ fn report_lines(
             "durability verify: {} (file set {fileset}, {} session(s), commit {})",
             opts.dir.display(),
             d.sessions,
-            d.commit
+            d.commit.name()
         ),
         format!(
             "  acknowledged writes in the journal: {} ({} blocks, each checked against its latest)",
@@ -292,7 +296,7 @@ pub fn verify(opts: &VerifyOptions, journal: &[u8]) -> Result<Verification, Stri
     };
     let mut labels = BTreeMap::new();
     labels.insert("test".to_string(), "durability".to_string());
-    labels.insert("durability".to_string(), d.verdict.clone());
+    labels.insert("durability".to_string(), d.verdict.name().to_string());
     let elapsed = clock.elapsed().as_secs_f64();
     let result = RunResult {
         schema_version: SCHEMA_VERSION,

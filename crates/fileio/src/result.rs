@@ -54,14 +54,74 @@ pub struct RunResult {
     pub durability: Option<Durability>,
 }
 
+/// The commit method: what makes a write stable before it is reported.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Commit {
+    /// write(2), then fsync(2).
+    #[default]
+    Fsync,
+    /// write(2), then fdatasync(2).
+    Fdatasync,
+    /// The file opened with O_SYNC: write(2) returns once data and metadata
+    /// are stable (open(2)).
+    OSync,
+    /// The file opened with O_DSYNC: write(2) returns once the data (and the
+    /// metadata needed to read it) are stable.
+    ODsync,
+}
+
+impl Commit {
+    pub const ACCEPTED: &'static str = "fsync, fdatasync, osync, odsync";
+
+    pub fn parse(s: &str) -> Option<Commit> {
+        Some(match s {
+            "fsync" => Commit::Fsync,
+            "fdatasync" => Commit::Fdatasync,
+            "osync" => Commit::OSync,
+            "odsync" => Commit::ODsync,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Commit::Fsync => "fsync",
+            Commit::Fdatasync => "fdatasync",
+            Commit::OSync => "osync",
+            Commit::ODsync => "odsync",
+        }
+    }
+}
+
+/// Whether every acknowledged write survived a durability check.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// No acknowledged write was lost, torn or corrupt.
+    Passed,
+    /// At least one acknowledged write was lost, torn or corrupt.
+    #[default]
+    Failed,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Passed => "passed",
+            Verdict::Failed => "failed",
+        }
+    }
+}
+
 /// The outcome of a durability check: each block whose write was
 /// acknowledged as stable, read back and classified (docs/durability.md).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Durability {
     /// `passed` (no acknowledged write lost or damaged) or `failed`.
-    pub verdict: String,
+    pub verdict: Verdict,
     /// How the writer made each write stable: fsync, fdatasync, osync, odsync.
-    pub commit: String,
+    pub commit: Commit,
     /// Writer sessions of the file set in the journal.
     pub sessions: u32,
     /// Acknowledgements in the journal (a block written many times counts each time).
