@@ -4,6 +4,7 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
+pub mod calibrate;
 pub mod fileio;
 pub mod lab;
 pub mod plan;
