@@ -57,11 +57,13 @@ const MAX_TRIPS_TRIED: u32 = 6;
 /// flush is the commit cost calibration fits) with 4 KiB records (a file
 /// system block: no read-modify-write), and the run's RAM and CPUs.
 pub fn local_model(env: &Environment) -> SystemModel {
-    let mut m = SystemModel::default();
-    m.name = if env.hostname.is_empty() {
-        "this machine (local, ad-hoc)".to_string()
-    } else {
-        format!("{} (local, ad-hoc)", env.hostname)
+    let mut m = SystemModel {
+        name: if env.hostname.is_empty() {
+            "this machine (local, ad-hoc)".to_string()
+        } else {
+            format!("{} (local, ad-hoc)", env.hostname)
+        },
+        ..SystemModel::default()
     };
     if env.mem_total_bytes > 0 {
         m.server.ram = env.mem_total_bytes.to_string();
@@ -438,108 +440,89 @@ impl Fitter<'_> {
 }
 
 /// Fit `model`'s uncertain parameters to `runs`.
-pub fn calibrate(model: &SystemModel, runs: &[Measurement]) -> Result<Calibration, SimError> {
-    if runs.is_empty() {
-        return Err(SimError::Unsupported(
-            "calibrate: no measured runs given (RESULTS: result files or store directories)"
-                .into(),
-        ));
-    }
-    let sys = model.resolve()?;
-    let mut fitter = Fitter { runs, simulations: 0 };
-    let mut outcomes: Vec<(Param, Option<Outcome>)> = Vec::new();
-    let mut candidates = Vec::new();
-    // The probe model: every applicable parameter at a value of its order.
-    let mut probe = model.clone();
-    for p in Param::ALL {
-        if let Some(why) = not_applicable(model, p)? {
-            outcomes.push((
-                p,
-                Some(Outcome::NotIdentified {
-                    value: None,
-                    reason: format!("does not apply: {why}"),
-                }),
-            ));
-            continue;
-        }
-        let v = current_value(model, p)?.unwrap_or(0.0);
-        if v < p.bounds().0 {
-            set_value(&mut probe, p, p.probe_scale())?;
-        }
-        candidates.push(p);
-        outcomes.push((p, None));
-    }
-    let cols = fitter.jacobian(&probe, &candidates, std::f64::consts::LN_2)?;
-    let mut basis: Vec<Vec<f64>> = Vec::new();
-    let mut accepted: Vec<Param> = Vec::new();
-    for (&p, col) in candidates.iter().zip(&cols) {
-        let norm = dot(col, col).sqrt();
-        let reason = if norm < 1.0 / MAX_LOG_SIGMA {
-            Some(format!(
-                "the runs barely depend on it (alone it would be known only within a factor {:.1})",
-                (1.0 / norm.max(1e-12)).min(50.0).exp().min(1e6)
-            ))
-        } else {
-            let mut rest = col.clone();
-            for b in &basis {
-                let c = dot(&rest, b);
-                rest.iter_mut().zip(b).for_each(|(r, bi)| *r -= c * bi);
+type Outcomes = Vec<(Param, Option<Outcome>)>;
+
+impl Fitter<'_> {
+    /// Which parameters the runs identify (step 3 of the module's method):
+    /// the accepted ones, in order, and an outcome for each one that is not.
+    fn identify(&mut self, model: &SystemModel) -> Result<(Vec<Param>, Outcomes), SimError> {
+        let mut outcomes: Outcomes = Vec::new();
+        let mut candidates = Vec::new();
+        // The probe model: every applicable parameter at a value of its order.
+        let mut probe = model.clone();
+        for p in Param::ALL {
+            if let Some(why) = not_applicable(model, p)? {
+                outcomes.push((
+                    p,
+                    Some(Outcome::NotIdentified {
+                        value: None,
+                        reason: format!("does not apply: {why}"),
+                    }),
+                ));
+                continue;
             }
-            let left = dot(&rest, &rest).sqrt();
-            if left < MIN_INDEPENDENCE * norm {
+            let v = current_value(model, p)?.unwrap_or(0.0);
+            if v < p.bounds().0 {
+                set_value(&mut probe, p, p.probe_scale())?;
+            }
+            candidates.push(p);
+            outcomes.push((p, None));
+        }
+        let cols = self.jacobian(&probe, &candidates, std::f64::consts::LN_2)?;
+        let mut basis: Vec<Vec<f64>> = Vec::new();
+        let mut accepted: Vec<Param> = Vec::new();
+        for (&p, col) in candidates.iter().zip(&cols) {
+            let norm = dot(col, col).sqrt();
+            let reason = if norm < 1.0 / MAX_LOG_SIGMA {
                 Some(format!(
-                    "confounded with {}: the runs cannot tell them apart",
-                    accepted.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
+                    "the runs barely depend on it (alone it would be known only within a factor {})",
+                    fmt_factor(1.0 / norm.max(1e-12))
                 ))
             } else {
-                basis.push(rest.iter().map(|r| r / left).collect());
-                accepted.push(p);
-                None
+                let mut rest = col.clone();
+                for b in &basis {
+                    let c = dot(&rest, b);
+                    rest.iter_mut().zip(b).for_each(|(r, bi)| *r -= c * bi);
+                }
+                let left = dot(&rest, &rest).sqrt();
+                if left < MIN_INDEPENDENCE * norm {
+                    Some(format!(
+                        "confounded with {}: the runs cannot tell them apart",
+                        accepted
+                            .iter()
+                            .map(|a| a.name())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                } else {
+                    basis.push(rest.iter().map(|r| r / left).collect());
+                    accepted.push(p);
+                    None
+                }
+            };
+            if let Some(reason) = reason {
+                let value = current_value(model, p)?;
+                set_outcome(&mut outcomes, p, Outcome::NotIdentified { value, reason });
             }
-        };
-        if let Some(reason) = reason {
-            let value = current_value(model, p)?;
-            set_outcome(&mut outcomes, p, Outcome::NotIdentified { value, reason });
         }
+        Ok((accepted, outcomes))
     }
-    let continuous: Vec<Param> = accepted.iter().copied().filter(|p| !p.is_integer()).collect();
-    let trips_fitted = accepted.contains(&Param::FsyncRoundTrips);
-    // The fit starts from the system's own values; a value below its bound
-    // (a local client's 0 µs) starts at the probe scale.
-    let mut start = model.clone();
-    for &p in &continuous {
-        if current_value(model, p)?.unwrap_or(0.0) < p.bounds().0 {
-            set_value(&mut start, p, p.probe_scale())?;
+
+    /// 1σ in ln units of each of `params` at the optimum `best` (step 5),
+    /// `extra` more parameters (the round trips) counted as fitted.
+    fn sigmas(
+        &mut self,
+        best: &SystemModel,
+        params: &[Param],
+        extra: usize,
+        chi2: f64,
+    ) -> Result<Vec<f64>, SimError> {
+        if params.is_empty() {
+            return Ok(Vec::new());
         }
-    }
-    let (best, chi2, trips_sigma) = if trips_fitted {
-        let mut tries = Vec::new();
-        for k in 1..=MAX_TRIPS_TRIED {
-            let mut m = start.clone();
-            set_value(&mut m, Param::FsyncRoundTrips, f64::from(k))?;
-            let (fit, c) = fitter.fit(&m, &continuous)?;
-            tries.push((k, fit, c));
-        }
-        tries.sort_by(|a, b| a.2.total_cmp(&b.2));
-        let (k, fit, c) = tries.swap_remove(0);
-        // The next best count within Δχ² = 1 of the best is as likely.
-        let sigma = tries
-            .iter()
-            .filter(|t| t.2 - c < 1.0)
-            .map(|t| f64::from(t.0.abs_diff(k)))
-            .fold(0.0, f64::max);
-        (fit, c, sigma)
-    } else {
-        let (fit, c) = fitter.fit(&start, &continuous)?;
-        (fit, c, 0.0)
-    };
-    // Uncertainty from the curvature at the optimum.
-    let sigmas = if continuous.is_empty() {
-        Vec::new()
-    } else {
-        let j = fitter.jacobian(&best, &continuous, 0.1)?;
+        let j = self.jacobian(best, params, 0.1)?;
         let m = j.first().map_or(0, Vec::len);
-        let k = continuous.len() + usize::from(trips_fitted);
+        let k = params.len() + extra;
         let scale = if m > k {
             (chi2 / (m - k) as f64).max(1.0)
         } else {
@@ -549,14 +532,76 @@ pub fn calibrate(model: &SystemModel, runs: &[Measurement]) -> Result<Calibratio
             .iter()
             .map(|a| j.iter().map(|b| dot(a, b)).collect())
             .collect();
-        match invert(&jtj) {
-            Some(inv) => (0..continuous.len())
+        Ok(match invert(&jtj) {
+            Some(inv) => (0..params.len())
                 .map(|i| (inv[i][i].max(0.0) * scale).sqrt())
                 .collect(),
-            None => vec![f64::INFINITY; continuous.len()],
+            None => vec![f64::INFINITY; params.len()],
+        })
+    }
+
+    /// The fit (step 4): the continuous parameters, and the round trips per
+    /// fsync one count at a time when `trips` is set. Returns the fitted
+    /// model, its objective and the round trips' uncertainty.
+    fn fit_all(
+        &mut self,
+        start: &SystemModel,
+        continuous: &[Param],
+        trips: bool,
+    ) -> Result<(SystemModel, f64, f64), SimError> {
+        if !trips {
+            let (fit, c) = self.fit(start, continuous)?;
+            return Ok((fit, c, 0.0));
         }
+        let mut tries = Vec::new();
+        for k in 1..=MAX_TRIPS_TRIED {
+            let mut m = start.clone();
+            set_value(&mut m, Param::FsyncRoundTrips, f64::from(k))?;
+            let (fit, c) = self.fit(&m, continuous)?;
+            tries.push((k, fit, c));
+        }
+        tries.sort_by(|a, b| a.2.total_cmp(&b.2));
+        let (k, fit, c) = tries.swap_remove(0);
+        // Another count within Δχ² = 1 of the best is as likely.
+        let sigma = tries
+            .iter()
+            .filter(|t| t.2 - c < 1.0)
+            .map(|t| f64::from(t.0.abs_diff(k)))
+            .fold(0.0, f64::max);
+        Ok((fit, c, sigma))
+    }
+}
+
+/// Fit `model`'s uncertain parameters to `runs`.
+pub fn calibrate(model: &SystemModel, runs: &[Measurement]) -> Result<Calibration, SimError> {
+    if runs.is_empty() {
+        return Err(SimError::Unsupported(
+            "calibrate: no measured runs given (RESULTS: result files or store directories)".into(),
+        ));
+    }
+    let sys = model.resolve()?;
+    let mut fitter = Fitter {
+        runs,
+        simulations: 0,
     };
-    for (i, &p) in continuous.iter().enumerate() {
+    let (accepted, mut outcomes) = fitter.identify(model)?;
+    let continuous: Vec<Param> = accepted
+        .iter()
+        .copied()
+        .filter(|p| !p.is_integer())
+        .collect();
+    let trips_fitted = accepted.contains(&Param::FsyncRoundTrips);
+    // The fit starts from the system's own values; a value below its bound
+    // (a local client's 0 µs) starts at the probe scale.
+    let mut start = model.clone();
+    for &p in &continuous {
+        if current_value(model, p)?.unwrap_or(0.0) < p.bounds().0 {
+            set_value(&mut start, p, p.probe_scale())?;
+        }
+    }
+    let (best, chi2, trips_sigma) = fitter.fit_all(&start, &continuous, trips_fitted)?;
+    let sigmas = fitter.sigmas(&best, &continuous, usize::from(trips_fitted), chi2)?;
+    for (&p, sigma) in continuous.iter().zip(&sigmas) {
         let value = current_value(&best, p)?.unwrap_or(0.0);
         let start_value = current_value(model, p)?.unwrap_or(0.0);
         set_outcome(
@@ -564,7 +609,7 @@ pub fn calibrate(model: &SystemModel, runs: &[Measurement]) -> Result<Calibratio
             p,
             Outcome::Fitted {
                 value,
-                uncertainty: value * sigmas[i],
+                uncertainty: value * sigma,
                 start: start_value,
             },
         );
@@ -605,6 +650,16 @@ pub fn calibrate(model: &SystemModel, runs: &[Measurement]) -> Result<Calibratio
         simulations: fitter.simulations,
         model: best,
     })
+}
+
+/// A factor for a reader: "1.9", or "over 100".
+fn fmt_factor(ln_sigma: f64) -> String {
+    let f = ln_sigma.min(50.0).exp();
+    if f > 100.0 {
+        "over 100".to_string()
+    } else {
+        format!("{f:.1}")
+    }
 }
 
 fn set_outcome(outcomes: &mut [(Param, Option<Outcome>)], p: Param, o: Outcome) {
@@ -836,7 +891,11 @@ impl Calibration {
                 .collect();
             let _ = writeln!(s, "  {}: {}", r.id, cells.join(", "));
         }
-        let _ = writeln!(s, "\nObjective (sum of squared noise-weighted log errors): {:.3}", self.chi2);
+        let _ = writeln!(
+            s,
+            "\nObjective (sum of squared noise-weighted log errors): {:.3}",
+            self.chi2
+        );
         s
     }
 }
@@ -868,7 +927,10 @@ mod tests {
     fn nelder_mead_finds_a_bounded_quadratic_minimum() {
         let mut f = |x: &[f64]| (x[0] - 1.0).powi(2) + 10.0 * (x[1] + 2.0).powi(2);
         let (x, fx) = nelder_mead(&mut f, &[0.0, 0.0], &[-5.0, -5.0], &[5.0, 5.0], 400);
-        assert!((x[0] - 1.0).abs() < 1e-2 && (x[1] + 2.0).abs() < 1e-2, "{x:?}");
+        assert!(
+            (x[0] - 1.0).abs() < 1e-2 && (x[1] + 2.0).abs() < 1e-2,
+            "{x:?}"
+        );
         assert!(fx < 1e-3);
         // The minimum outside the box: the fit stops at the bound.
         let mut g = |x: &[f64]| (x[0] - 9.0).powi(2);
@@ -881,7 +943,11 @@ mod tests {
         let a = vec![vec![4.0, 1.0], vec![1.0, 3.0]];
         let inv = invert(&a).unwrap();
         let id: Vec<Vec<f64>> = (0..2)
-            .map(|i| (0..2).map(|j| dot(&a[i], &[inv[0][j], inv[1][j]])).collect())
+            .map(|i| {
+                (0..2)
+                    .map(|j| dot(&a[i], &[inv[0][j], inv[1][j]]))
+                    .collect()
+            })
             .collect();
         assert!((id[0][0] - 1.0).abs() < 1e-12 && id[0][1].abs() < 1e-12);
         assert!(invert(&[vec![1.0, 2.0], vec![2.0, 4.0]]).is_none());

@@ -344,12 +344,18 @@ disk = "ssd-sata"
             "system = \"x\"\nmethod = \"m\"\nruns = []\n[parameters.\"server.ram\"]\nvalue = 1.0\nuncertainty = 0.0\n",
         )
         .unwrap_err();
-        assert!(e.to_string().contains("unknown parameter 'server.ram'"), "{e}");
+        assert!(
+            e.to_string().contains("unknown parameter 'server.ram'"),
+            "{e}"
+        );
         let e = Profile::from_toml(
             "system = \"x\"\nmethod = \"m\"\nruns = []\n[parameters.\"server.cpu_us\"]\nvalue = -1.0\nuncertainty = 0.0\n",
         )
         .unwrap_err();
-        assert!(e.to_string().contains("server.cpu_us: value must be"), "{e}");
+        assert!(
+            e.to_string().contains("server.cpu_us: value must be"),
+            "{e}"
+        );
         assert!(Profile::from_toml("nonsense").is_err());
     }
 
@@ -396,9 +402,7 @@ disk = "ssd-sata"
     #[test]
     fn an_hdd_commit_device_is_not_fitted() {
         let m = SystemModel::default();
-        assert!(not_applicable(&m, Param::CommitFlushMs)
-            .unwrap()
-            .is_some());
+        assert!(not_applicable(&m, Param::CommitFlushMs).unwrap().is_some());
         let mut with_log = m.clone();
         with_log.log = Some(DeviceSpec::Name("ssd-sata".into()));
         assert!(not_applicable(&with_log, Param::CommitFlushMs)

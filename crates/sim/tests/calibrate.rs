@@ -69,7 +69,7 @@ fn outcome(c: &sim::calibrate::Calibration, p: Param) -> &Outcome {
 }
 
 const WRITE_FSYNC: [&str; 3] = ["--file-test-mode=rndwr", "--file-fsync-all", "--threads=1"];
-const READ: [&str; 2] = ["--file-test-mode=rndrd", "--threads=1"];
+const READ: [&str; 3] = ["--file-test-mode=rndrd", "--threads=1", "--events=4000"];
 
 #[test]
 fn the_fit_recovers_known_commit_and_cpu_times() {
@@ -88,7 +88,11 @@ fn the_fit_recovers_known_commit_and_cpu_times() {
     let cpu = fitted(outcome(&c, Param::ServerCpuUs));
     // Tolerance: 3 % (the simulation is deterministic; what is left is the
     // simplex's stopping rule).
-    assert!((flush / 2.0 - 1.0).abs() < 0.03, "flush {flush}\n{}", c.report());
+    assert!(
+        (flush / 2.0 - 1.0).abs() < 0.03,
+        "flush {flush}\n{}",
+        c.report()
+    );
     assert!((cpu / 15.0 - 1.0).abs() < 0.03, "cpu {cpu}\n{}", c.report());
     for run in &c.runs {
         for &(m, measured, predicted) in &run.rows {
@@ -108,7 +112,9 @@ fn the_fit_recovers_known_commit_and_cpu_times() {
     let mut applied = model();
     let skipped = apply_profile(&mut applied, &c.profile()).unwrap();
     assert!(skipped.is_empty(), "{skipped:?}");
-    let v = current_value(&applied, Param::CommitFlushMs).unwrap().unwrap();
+    let v = current_value(&applied, Param::CommitFlushMs)
+        .unwrap()
+        .unwrap();
     assert!((v - flush).abs() < 1e-9);
 }
 
@@ -123,24 +129,36 @@ fn parameters_the_runs_cannot_tell_apart_are_not_identified() {
     let flush = fitted(outcome(&c, Param::CommitFlushMs));
     // The CPU stays at its 40 µs, which the truth shares: the commit comes out right.
     assert!((flush / 2.0 - 1.0).abs() < 0.03, "{}", c.report());
-    for p in [Param::ServerCpuUs, Param::ClientCpuUs, Param::FsyncRoundTrips] {
+    for p in [
+        Param::ServerCpuUs,
+        Param::ClientCpuUs,
+        Param::FsyncRoundTrips,
+    ] {
         match outcome(&c, p) {
             Outcome::NotIdentified { value, reason } => {
-                assert!(reason.contains("confounded") || reason.contains("barely"), "{reason}");
+                assert!(
+                    reason.contains("confounded") || reason.contains("barely"),
+                    "{reason}"
+                );
                 assert_eq!(*value, current_value(&model(), p).unwrap(), "{p:?} kept");
             }
             other => panic!("{p:?} should not be identified: {other:?}\n{}", c.report()),
         }
     }
     match outcome(&c, Param::RttMs) {
-        Outcome::NotIdentified { value: None, reason } => {
+        Outcome::NotIdentified {
+            value: None,
+            reason,
+        } => {
             assert!(reason.contains("local"), "{reason}")
         }
         other => panic!("{other:?}"),
     }
     let profile = c.profile();
     assert_eq!(profile.parameters.len(), 1);
-    assert!(profile.not_identified.contains(&"server.cpu_us".to_string()));
+    assert!(profile
+        .not_identified
+        .contains(&"server.cpu_us".to_string()));
     assert!(c.report().contains("not identified"));
 }
 
@@ -171,7 +189,10 @@ recordsize = "4K"
         measurement("rd1", &measured(&truth, &READ)),
         measurement(
             "rd8",
-            &measured(&truth, &["--file-test-mode=rndrd", "--threads=8"]),
+            &measured(
+                &truth,
+                &["--file-test-mode=rndrd", "--threads=8", "--events=8000"],
+            ),
         ),
     ];
     let c = calibrate(&SystemModel::from_toml(base).unwrap(), &runs).unwrap();
@@ -184,7 +205,9 @@ recordsize = "4K"
 #[test]
 fn a_prediction_is_not_a_measurement() {
     let r = simulate(&spec(&WRITE_FSYNC), &model()).unwrap();
-    let e = Measurement::from_result("p.json", &r).unwrap_err().to_string();
+    let e = Measurement::from_result("p.json", &r)
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("p.json: a predicted result"), "{e}");
     assert_eq!(e.lines().count(), 1);
 }
@@ -197,7 +220,10 @@ fn no_runs_is_refused() {
 
 #[test]
 fn the_measured_workload_is_what_is_simulated() {
-    let r = measured(&model(), &["--file-test-mode=rndrw", "--threads=3", "--file-fsync-all"]);
+    let r = measured(
+        &model(),
+        &["--file-test-mode=rndrw", "--threads=3", "--file-fsync-all"],
+    );
     let m = measurement("x", &r);
     assert_eq!(m.spec.threads, 3);
     assert!(m.spec.fsync_all);

@@ -100,10 +100,14 @@ fn calibrate_recovers_the_flush_and_saves_a_profile_predictions_use() {
         assert!(r.stdout.contains(part), "{part}:\n{}", r.stdout);
     }
     let text = std::fs::read_to_string(d.path().join("p.toml")).expect("profile");
-    let profile: toml::Value = toml::from_str(&text).expect("toml");
-    let flush = profile["parameters"]["commit_device.flush_ms"]["value"]
-        .as_float()
-        .unwrap();
+    // The value line of the fitted flush's table (no TOML parser here: the
+    // profile is read back by `simulate --profile` below).
+    let flush: f64 = text
+        .split("[parameters.\"commit_device.flush_ms\"]")
+        .nth(1)
+        .and_then(|t| t.lines().find_map(|l| l.strip_prefix("value = ")))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no fitted flush in:\n{text}"));
     assert!((flush / 3.0 - 1.0).abs() < 0.03, "{flush}\n{}", r.stdout);
     // The saved profile reproduces the measurement.
     let measured: serde_json::Value =
@@ -125,10 +129,23 @@ fn a_store_directory_gives_its_measured_runs() {
     let d = scratch();
     std::fs::create_dir(d.path().join("store")).unwrap();
     fake_measurement(&d.path().join("store"), "m.json", 2.0);
-    // The truth profile in the store is no result: left out with a note.
+    // A prediction saved in the same store is left out with a note.
+    let mut doc = predict(d.path(), &[]);
+    doc["kind"] = "predicted".into();
+    std::fs::write(
+        d.path().join("store/p.json"),
+        serde_json::to_vec(&doc).unwrap(),
+    )
+    .unwrap();
     let r = calibrate(d.path(), &["store"]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("on 1 measured run"), "{}", r.stdout);
+    assert!(r.stderr.contains("p.json: a prediction"), "{}", r.stderr);
+    // A directory with no measured result at all is refused.
+    std::fs::create_dir(d.path().join("empty")).unwrap();
+    let r = calibrate(d.path(), &["empty"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(r.stderr.contains("no measured results"), "{}", r.stderr);
 }
 
 #[test]
@@ -152,7 +169,13 @@ fn bad_inputs_are_one_line_and_write_nothing() {
     refused(&r, d.path(), &before, "--bogus");
     let r = tb(
         d.path(),
-        &["simulate", "calibrate", "--system", "missing.toml", "pred.json"],
+        &[
+            "simulate",
+            "calibrate",
+            "--system",
+            "missing.toml",
+            "pred.json",
+        ],
     );
     refused(&r, d.path(), &before, "--system missing.toml");
     // A profile with a parameter it cannot hold.

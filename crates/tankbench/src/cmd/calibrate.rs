@@ -53,7 +53,9 @@ fn parse_args(args: &[OsString]) -> anyhow::Result<Args> {
                 i += 1;
                 args.get(i)
                     .and_then(|v| v.to_str())
-                    .ok_or_else(|| anyhow::anyhow!("simulate calibrate: {name} needs a value; {USAGE}"))?
+                    .ok_or_else(|| {
+                        anyhow::anyhow!("simulate calibrate: {name} needs a value; {USAGE}")
+                    })?
                     .to_string()
             }
         };
