@@ -439,7 +439,6 @@ impl Fitter<'_> {
     }
 }
 
-/// Fit `model`'s uncertain parameters to `runs`.
 type Outcomes = Vec<(Param, Option<Outcome>)>;
 
 impl Fitter<'_> {
@@ -572,6 +571,27 @@ impl Fitter<'_> {
     }
 }
 
+impl Fitter<'_> {
+    /// Every run's measured and predicted figures on `model`.
+    fn run_fits(&mut self, model: &SystemModel) -> Result<Vec<RunFit>, SimError> {
+        let predicted = self.predict(model)?;
+        Ok(self
+            .runs
+            .iter()
+            .zip(&predicted)
+            .map(|(m, p)| RunFit {
+                id: m.id.clone(),
+                rows: m
+                    .observed
+                    .iter()
+                    .zip(p)
+                    .map(|(&(metric, measured), &pred)| (metric, measured, pred))
+                    .collect(),
+            })
+            .collect())
+    }
+}
+
 /// Fit `model`'s uncertain parameters to `runs`.
 pub fn calibrate(model: &SystemModel, runs: &[Measurement]) -> Result<Calibration, SimError> {
     if runs.is_empty() {
@@ -584,22 +604,56 @@ pub fn calibrate(model: &SystemModel, runs: &[Measurement]) -> Result<Calibratio
         runs,
         simulations: 0,
     };
-    let (accepted, mut outcomes) = fitter.identify(model)?;
-    let continuous: Vec<Param> = accepted
-        .iter()
-        .copied()
-        .filter(|p| !p.is_integer())
-        .collect();
-    let trips_fitted = accepted.contains(&Param::FsyncRoundTrips);
-    // The fit starts from the system's own values; a value below its bound
-    // (a local client's 0 µs) starts at the probe scale.
+    // Identify at the system's values, fit, and identify again at the fit:
+    // a parameter that did not matter at the starting values (a CPU that
+    // saturates only once the commit is found to be fast) can matter there.
+    // At most three rounds; each only adds parameters.
+    let (mut accepted, mut outcomes) = fitter.identify(model)?;
     let mut start = model.clone();
-    for &p in &continuous {
-        if current_value(model, p)?.unwrap_or(0.0) < p.bounds().0 {
-            set_value(&mut start, p, p.probe_scale())?;
+    let mut rounds = 0;
+    let (best, chi2, trips_sigma, continuous) = loop {
+        rounds += 1;
+        let continuous: Vec<Param> = accepted
+            .iter()
+            .copied()
+            .filter(|p| !p.is_integer())
+            .collect();
+        let trips = accepted.contains(&Param::FsyncRoundTrips);
+        // A value below its bound (a local client's 0 µs) starts at the
+        // probe scale.
+        for &p in &continuous {
+            if current_value(&start, p)?.unwrap_or(0.0) < p.bounds().0 {
+                set_value(&mut start, p, p.probe_scale())?;
+            }
         }
-    }
-    let (best, chi2, trips_sigma) = fitter.fit_all(&start, &continuous, trips_fitted)?;
+        let (best, chi2, sigma) = fitter.fit_all(&start, &continuous, trips)?;
+        if rounds == 3 {
+            break (best, chi2, sigma, continuous);
+        }
+        let (again, again_outcomes) = fitter.identify(&best)?;
+        if again.iter().all(|p| accepted.contains(p)) {
+            break (best, chi2, sigma, continuous);
+        }
+        // The union, in identification order, starting from this fit.
+        accepted = Param::ALL
+            .into_iter()
+            .filter(|p| accepted.contains(p) || again.contains(p))
+            .collect();
+        for (p, o) in again_outcomes {
+            if !accepted.contains(&p) {
+                set_outcome(
+                    &mut outcomes,
+                    p,
+                    o.unwrap_or(Outcome::NotIdentified {
+                        value: current_value(model, p)?,
+                        reason: "not identified".into(),
+                    }),
+                );
+            }
+        }
+        start = best;
+    };
+    let trips_fitted = accepted.contains(&Param::FsyncRoundTrips);
     let sigmas = fitter.sigmas(&best, &continuous, usize::from(trips_fitted), chi2)?;
     for (&p, sigma) in continuous.iter().zip(&sigmas) {
         let value = current_value(&best, p)?.unwrap_or(0.0);
@@ -625,20 +679,7 @@ pub fn calibrate(model: &SystemModel, runs: &[Measurement]) -> Result<Calibratio
             },
         );
     }
-    let predicted = fitter.predict(&best)?;
-    let fits = runs
-        .iter()
-        .zip(&predicted)
-        .map(|(m, p)| RunFit {
-            id: m.id.clone(),
-            rows: m
-                .observed
-                .iter()
-                .zip(p)
-                .map(|(&(metric, measured), &pred)| (metric, measured, pred))
-                .collect(),
-        })
-        .collect();
+    let fits = fitter.run_fits(&best)?;
     Ok(Calibration {
         system: sys.name,
         params: outcomes
