@@ -97,6 +97,7 @@ Usage:
   tankbench plan --disks 24x8TB ...     every ZFS layout for a set of disks, ranked
   tankbench lab up|run|status|down|matrix   a storage lab in software (root)
   tankbench simulate --system F.toml -- [fileio options] run   predict a run on a system
+  tankbench simulate calibrate [--system F.toml] RESULTS...   fit a system to measured runs
   tankbench results [DIR]               stored results
   tankbench compare A B                 compare runs with significance
   tankbench report DIR -o report.html   tables and charts of many runs
