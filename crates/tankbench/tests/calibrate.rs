@@ -81,6 +81,22 @@ fn profile_changes_the_prediction() {
     let w1 = with["rates"]["writes_per_s"].as_f64().unwrap();
     // An 8 ms flush instead of the file's 1 ms: well under half the writes.
     assert!(w1 < 0.5 * w0, "{w0} -> {w1}");
+    // A fitted value that does not apply to this (local) system is left out
+    // with a note, and the prediction is the system file's own.
+    std::fs::write(
+        d.path().join("rtt.toml"),
+        "system = \"nas\"\nmethod = \"m\"\nruns = []\n[parameters.\"link.rtt_ms\"]\nvalue = 0.5\nuncertainty = 0.0\n",
+    )
+    .unwrap();
+    let sys = system("this-machine-ext4.toml");
+    let mut args = vec!["simulate", "--system", &sys, "--profile", "rtt.toml", "--"];
+    args.extend_from_slice(&WORKLOAD);
+    args.extend_from_slice(&["--format=json", "run"]);
+    let r = tb(d.path(), &args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("link.rtt_ms not applied"), "{}", r.stderr);
+    let same: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(same["counts"], base["counts"]);
 }
 
 #[test]
