@@ -10,8 +10,10 @@
 //!
 //! Parameters, defaults and their sources: `docs/prediction.md`.
 
+pub mod calibrate;
 pub mod components;
 pub mod engine;
+pub mod profile;
 pub mod queue;
 pub mod report;
 pub mod system;

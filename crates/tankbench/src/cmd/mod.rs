@@ -4,6 +4,7 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
+pub mod calibrate;
 pub mod durability;
 pub mod fileio;
 pub mod lab;
@@ -98,6 +99,7 @@ Usage:
   tankbench plan --disks 24x8TB ...     every ZFS layout for a set of disks, ranked
   tankbench lab up|run|status|down|matrix   a storage lab in software (root)
   tankbench simulate --system F.toml -- [fileio options] run   predict a run on a system
+  tankbench simulate calibrate [--system F.toml] RESULTS...   fit a system to measured runs
   tankbench durability write|record|verify   do acknowledged writes survive a crash?
   tankbench results [DIR]               stored results
   tankbench compare A B                 compare runs with significance

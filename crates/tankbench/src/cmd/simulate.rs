@@ -10,7 +10,7 @@ use sim::system::{DeviceSpec, Protocol, SystemModel};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-const USAGE: &str = "usage: tankbench simulate --system SYSTEM.toml [--layout L] [--log DEVICE|none] [--link L] [--client local|linux-nfs|esxi-nfs] -- <fileio options> run";
+const USAGE: &str = "usage: tankbench simulate --system SYSTEM.toml [--profile PROFILE.toml] [--layout L] [--log DEVICE|none] [--link L] [--client local|linux-nfs|esxi-nfs] -- <fileio options> run";
 
 /// The words before `--`: the system and its overrides.
 #[derive(Debug, Default)]
@@ -20,6 +20,7 @@ struct SimArgs {
     log: Option<String>,
     link: Option<String>,
     client: Option<String>,
+    profile: Option<PathBuf>,
 }
 
 /// Split the command line at `--` and read simulate's own options. Accepts
@@ -41,7 +42,7 @@ fn parse_args(args: &[OsString]) -> anyhow::Result<(SimArgs, Vec<String>)> {
             None => (word, None),
         };
         let slot = match name {
-            "--system" => None,
+            "--system" | "--profile" => None,
             "--layout" => Some(&mut out.layout),
             "--log" => Some(&mut out.log),
             "--link" => Some(&mut out.link),
@@ -51,7 +52,7 @@ fn parse_args(args: &[OsString]) -> anyhow::Result<(SimArgs, Vec<String>)> {
                 std::process::exit(0);
             }
             other => anyhow::bail!(
-                "simulate: unknown option '{other}'; accepted: --system, --layout, --log, --link, --client (fileio options go after '--')"
+                "simulate: unknown option '{other}'; accepted: --system, --profile, --layout, --log, --link, --client (fileio options go after '--')"
             ),
         };
         let value = match inline {
@@ -73,6 +74,7 @@ fn parse_args(args: &[OsString]) -> anyhow::Result<(SimArgs, Vec<String>)> {
         }
         match slot {
             Some(s) => *s = Some(value),
+            None if name == "--profile" => out.profile = Some(PathBuf::from(value)),
             None => out.system = Some(PathBuf::from(value)),
         }
         i += 1;
@@ -137,6 +139,9 @@ fn name_override(msg: &str, a: &SimArgs) -> String {
 }
 
 pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
+    if args.first().is_some_and(|a| a == "calibrate") {
+        return super::calibrate::calibrate_main(args[1..].to_vec());
+    }
     let (a, words) = parse_args(&args)?;
     let Some(system_path) = &a.system else {
         anyhow::bail!("simulate: --system SYSTEM.toml is required; {USAGE}");
@@ -171,6 +176,11 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         .map_err(|e| anyhow::anyhow!("simulate: --system {}: {e}", system_path.display()))?;
     let mut model = SystemModel::from_toml(&text)
         .map_err(|e| anyhow::anyhow!("simulate: --system {}: {e}", system_path.display()))?;
+    // The profile calibrates the system file; an override then replaces a
+    // component whole (a --log device keeps its own class's figures).
+    if let Some(p) = &a.profile {
+        super::calibrate::apply_profile_file(&mut model, p)?;
+    }
     apply_overrides(&mut model, &a)?;
     let sys = model
         .resolve()

@@ -1,0 +1,996 @@
+//! Calibration: fit the uncertain parameters of a system model (see
+//! [`Param`]) to measured fileio runs by simulating each run and minimising
+//! the relative error of its rates.
+//!
+//! Method (docs/prediction.md, "Calibration"):
+//! 1. Each measured [`RunResult`] becomes the [`RunSpec`] it ran (its
+//!    workload summary read back through fileio's own option parser), with
+//!    a shorter simulated time ([`SIM_SECONDS`], at most [`SIM_EVENTS`]
+//!    events) and a fixed seed: schema 1 results do not record the seed.
+//! 2. The misfit of one figure is ln(predicted / measured) divided by the
+//!    run's relative noise (the standard error of its per-second interval
+//!    rates, at least [`NOISE_FLOOR`]); the objective is the sum of squares
+//!    over reads/s, writes/s, fsyncs/s and the mean event latency.
+//! 3. Identification: the sensitivity of every figure to each parameter
+//!    (central differences, a factor 2 either side, in log space) is taken
+//!    at the starting values. In [`Param::ALL`]'s order, a parameter is
+//!    fitted when alone it would be known within a factor e^0.5 and when its
+//!    sensitivities are not (nearly) a combination of those already
+//!    accepted; otherwise it is reported as not identified and keeps the
+//!    system's value.
+//! 4. The fit is Nelder–Mead in log space within [`Param::bounds`]; the
+//!    integer round trips per fsync, when identified, are tried one value at
+//!    a time with the others fitted for each.
+//! 5. Uncertainty (1σ) from the curvature at the optimum: the Gauss–Newton
+//!    covariance (JᵀJ)⁻¹ of the weighted log residuals, scaled up by the
+//!    reduced χ² when the fit is worse than the noise.
+
+use fileio::options::{check_command_line, Action, CommandLine, FsyncMode, IoMode, RunSpec};
+use fileio::result::{Environment, LatencyKey, ResultKind, RunResult};
+
+use crate::profile::{current_value, not_applicable, set_value, Fitted, Param, Profile};
+use crate::system::{DeviceSpec, SystemModel};
+use crate::SimError;
+
+/// Simulated seconds per run at most: long enough for two txg syncs at the
+/// default 5 s timeout, short enough for hundreds of simulations.
+pub const SIM_SECONDS: u64 = 10;
+/// Simulated events per run at most (fast cached runs reach it first).
+pub const SIM_EVENTS: u64 = 100_000;
+/// Smallest relative noise assumed for a measured rate: on a shared machine
+/// run-to-run spread exceeds the within-run standard error.
+pub const NOISE_FLOOR: f64 = 0.02;
+/// The seed of every simulated run.
+pub const SIM_SEED: u64 = 1;
+/// A parameter is identified when alone its 1σ is below this in ln units
+/// (a factor of about 1.65).
+const MAX_LOG_SIGMA: f64 = 0.5;
+/// ... and when at least this share (sine of the angle) of its sensitivity
+/// vector lies outside the span of the parameters accepted before it.
+const MIN_INDEPENDENCE: f64 = 0.3;
+/// Round trips per fsync tried when they are identified.
+const MAX_TRIPS_TRIED: u32 = 6;
+
+/// The system calibration assumes without a system file: fileio on the
+/// measuring machine's own file system, described as a local system whose
+/// pool is one flash device (the `ssd-sata` class as the starting point; its
+/// flush is the commit cost calibration fits) with 4 KiB records (a file
+/// system block: no read-modify-write), and the run's RAM and CPUs.
+pub fn local_model(env: &Environment) -> SystemModel {
+    let mut m = SystemModel {
+        name: if env.hostname.is_empty() {
+            "this machine (local, ad-hoc)".to_string()
+        } else {
+            format!("{} (local, ad-hoc)", env.hostname)
+        },
+        ..SystemModel::default()
+    };
+    if env.mem_total_bytes > 0 {
+        m.server.ram = env.mem_total_bytes.to_string();
+    }
+    if env.cpus > 0 {
+        m.server.cores = env.cpus.min(1024);
+    }
+    m.pool.layout = "1xstripe".into();
+    m.pool.disk = DeviceSpec::Name("ssd-sata".into());
+    m.pool.recordsize = "4K".into();
+    m
+}
+
+/// A figure of a run that calibration fits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    ReadsPerS,
+    WritesPerS,
+    FsyncsPerS,
+    MeanLatencyMs,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 4] = [
+        Metric::ReadsPerS,
+        Metric::WritesPerS,
+        Metric::FsyncsPerS,
+        Metric::MeanLatencyMs,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::ReadsPerS => "reads/s",
+            Metric::WritesPerS => "writes/s",
+            Metric::FsyncsPerS => "fsyncs/s",
+            Metric::MeanLatencyMs => "latency ms",
+        }
+    }
+
+    /// The figure in `r`; `None` when the run has none (no reads in rndwr,
+    /// no latency recorded).
+    pub fn of(self, r: &RunResult) -> Option<f64> {
+        let v = match self {
+            Metric::ReadsPerS => r.rates.reads_per_s,
+            Metric::WritesPerS => r.rates.writes_per_s,
+            Metric::FsyncsPerS => r.rates.fsyncs_per_s,
+            Metric::MeanLatencyMs => r
+                .latency
+                .get(&LatencyKey::Event)
+                .filter(|l| l.count > 0)
+                .map_or(0.0, |l| l.mean_ms),
+        };
+        (v.is_finite() && v > 0.0).then_some(v)
+    }
+}
+
+/// A measured run, ready to be simulated.
+#[derive(Debug, Clone)]
+pub struct Measurement {
+    pub id: String,
+    /// The run's workload with the simulated time and seed of calibration.
+    pub spec: RunSpec,
+    pub observed: Vec<(Metric, f64)>,
+    /// Relative noise of the measured figures (1σ).
+    pub noise: f64,
+}
+
+impl Measurement {
+    /// Read a measured result. Refused, with one line naming the run: a
+    /// prediction, a distributed job, a run with no events, a workload the
+    /// simulator does not model.
+    pub fn from_result(id: &str, r: &RunResult) -> Result<Measurement, SimError> {
+        let bad = |why: String| SimError::Unsupported(format!("{id}: {why}"));
+        if r.kind != ResultKind::Measured {
+            return Err(bad(
+                "a predicted result, not a measurement; calibrate needs measured runs (kind: measured)".into(),
+            ));
+        }
+        if !r.ranks.is_empty() || r.distributed.is_some() {
+            return Err(bad(
+                "a distributed (MPI) run; calibrate takes single-process runs".into(),
+            ));
+        }
+        let w = &r.workload;
+        if w.io_mode != IoMode::Sync {
+            return Err(bad(format!(
+                "--file-io-mode={} is not modelled; calibrate takes sync runs",
+                w.io_mode.name()
+            )));
+        }
+        if w.rate > 0 {
+            return Err(bad(
+                "--rate is not modelled; calibrate takes closed-loop runs (--rate=0)".into(),
+            ));
+        }
+        let observed: Vec<(Metric, f64)> = Metric::ALL
+            .into_iter()
+            .filter_map(|m| m.of(r).map(|v| (m, v)))
+            .collect();
+        if r.counts.events == 0 || observed.is_empty() {
+            return Err(bad("the run completed no events".into()));
+        }
+        let spec = spec_of(r).map_err(bad)?;
+        Ok(Measurement {
+            id: id.to_string(),
+            spec,
+            observed,
+            noise: noise_of(r),
+        })
+    }
+}
+
+fn on_off(b: bool) -> &'static str {
+    if b {
+        "on"
+    } else {
+        "off"
+    }
+}
+
+/// The run's workload as fileio options, parsed back by fileio's parser (so
+/// it is validated like a command line), with calibration's time and seed.
+fn spec_of(r: &RunResult) -> Result<RunSpec, String> {
+    let w = &r.workload;
+    let time = if w.time_limit_s == 0 {
+        SIM_SECONDS
+    } else {
+        w.time_limit_s.min(SIM_SECONDS)
+    };
+    let events = if w.events_limit == 0 {
+        SIM_EVENTS
+    } else {
+        w.events_limit.min(SIM_EVENTS)
+    };
+    let mut words = vec![
+        "fileio".to_string(),
+        format!("--file-test-mode={}", w.mode.short_name()),
+        format!("--threads={}", w.threads),
+        format!("--file-num={}", w.file_num),
+        format!("--file-total-size={}", w.total_size),
+        format!("--file-block-size={}", w.block_size),
+        format!("--file-rw-ratio={}", w.rw_ratio),
+        format!("--file-fsync-freq={}", w.fsync_freq),
+        format!("--file-fsync-all={}", on_off(w.fsync_all)),
+        format!("--file-fsync-end={}", on_off(w.fsync_end)),
+        format!(
+            "--file-fsync-mode={}",
+            match w.fsync_mode {
+                FsyncMode::Fsync => "fsync",
+                FsyncMode::Fdatasync => "fdatasync",
+            }
+        ),
+        format!("--time={time}"),
+        format!("--events={events}"),
+        format!("--rand-seed={SIM_SEED}"),
+    ];
+    if w.block_size > 0 && w.request_size > w.block_size {
+        words.push(format!(
+            "--file-merged-requests={}",
+            w.request_size / w.block_size
+        ));
+    }
+    if !w.extra_flags.is_empty() {
+        words.push(format!("--file-extra-flags={}", w.extra_flags.join(",")));
+    }
+    words.push("run".into());
+    match check_command_line(&words) {
+        Ok(CommandLine::Command(s)) => match s.action {
+            Action::Run(spec) => Ok(spec),
+            _ => Err("its workload is not a run".into()),
+        },
+        Ok(_) => Err("its workload is not a run".into()),
+        Err(f) => Err(format!(
+            "its workload is not valid fileio options: {}",
+            f.summary()
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("FATAL: ")
+        )),
+    }
+}
+
+/// Relative standard error of the run's throughput (reads + writes per
+/// second) from its interval samples, at least [`NOISE_FLOOR`].
+fn noise_of(r: &RunResult) -> f64 {
+    let rates: Vec<f64> = r
+        .intervals
+        .iter()
+        .map(|i| i.reads_per_s + i.writes_per_s)
+        .collect();
+    if rates.len() < 3 {
+        return NOISE_FLOOR;
+    }
+    let n = rates.len() as f64;
+    let mean = rates.iter().sum::<f64>() / n;
+    if mean <= 0.0 {
+        return NOISE_FLOOR;
+    }
+    let var = rates.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (var.sqrt() / mean / n.sqrt()).max(NOISE_FLOOR)
+}
+
+/// What calibration concluded about one parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Fitted {
+        value: f64,
+        /// 1σ, in the value's unit.
+        uncertainty: f64,
+        /// The system's value before the fit.
+        start: f64,
+    },
+    NotIdentified {
+        /// The system's value, kept (`None` when the parameter does not
+        /// apply to the system).
+        value: Option<f64>,
+        reason: String,
+    },
+}
+
+/// Measured against predicted, one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunFit {
+    pub id: String,
+    /// (figure, measured, predicted).
+    pub rows: Vec<(Metric, f64, f64)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Calibration {
+    pub system: String,
+    pub params: Vec<(Param, Outcome)>,
+    pub runs: Vec<RunFit>,
+    /// The objective at the fitted values (weighted sum of squares).
+    pub chi2: f64,
+    pub simulations: usize,
+    /// The system model with the fitted values applied.
+    pub model: SystemModel,
+}
+
+pub const METHOD: &str = "Nelder-Mead in log space on ln(predicted/measured) of reads/s, writes/s, fsyncs/s and mean latency, weighted by each run's noise; uncertainty 1 sigma from the curvature (Gauss-Newton covariance, scaled by the reduced chi-square when above 1)";
+
+struct Fitter<'a> {
+    runs: &'a [Measurement],
+    simulations: usize,
+}
+
+impl Fitter<'_> {
+    /// Predicted figures of every run (in each run's `observed` order).
+    fn predict(&mut self, model: &SystemModel) -> Result<Vec<Vec<f64>>, SimError> {
+        self.runs
+            .iter()
+            .map(|m| {
+                self.simulations += 1;
+                let r = crate::simulate(&m.spec, model)?;
+                Ok(m.observed
+                    .iter()
+                    .map(|&(metric, _)| metric.of(&r).unwrap_or(0.0))
+                    .collect())
+            })
+            .collect()
+    }
+
+    /// Weighted log residuals, flattened over runs and figures. A figure
+    /// predicted as 0 counts as a millionth of the measurement.
+    fn residuals(&self, predicted: &[Vec<f64>]) -> Vec<f64> {
+        let mut out = Vec::new();
+        for (m, p) in self.runs.iter().zip(predicted) {
+            for (&(_, measured), &pred) in m.observed.iter().zip(p) {
+                let pred = pred.max(measured * 1e-6);
+                out.push((pred / measured).ln() / m.noise);
+            }
+        }
+        out
+    }
+
+    fn chi2(&mut self, model: &SystemModel) -> Result<f64, SimError> {
+        let p = self.predict(model)?;
+        Ok(self.residuals(&p).iter().map(|r| r * r).sum())
+    }
+
+    /// Residual sensitivities to each of `params` around `model`, in ln
+    /// units, by central differences of half-width `h` (ln units; integer
+    /// parameters step by one).
+    fn jacobian(
+        &mut self,
+        model: &SystemModel,
+        params: &[Param],
+        h: f64,
+    ) -> Result<Vec<Vec<f64>>, SimError> {
+        let mut cols = Vec::with_capacity(params.len());
+        for &p in params {
+            let v = current_value(model, p)?.unwrap_or_else(|| p.probe_scale());
+            let (lo, hi) = p.bounds();
+            let (a, b) = if p.is_integer() {
+                if v + 1.0 <= hi {
+                    (v, v + 1.0)
+                } else {
+                    (v - 1.0, v)
+                }
+            } else {
+                ((v * (-h).exp()).max(lo), (v * h.exp()).min(hi))
+            };
+            let mut ma = model.clone();
+            set_value(&mut ma, p, a)?;
+            let mut mb = model.clone();
+            set_value(&mut mb, p, b)?;
+            let ra = {
+                let pa = self.predict(&ma)?;
+                self.residuals(&pa)
+            };
+            let rb = {
+                let pb = self.predict(&mb)?;
+                self.residuals(&pb)
+            };
+            let dx = (b / a).ln();
+            cols.push(ra.iter().zip(&rb).map(|(x, y)| (y - x) / dx).collect());
+        }
+        Ok(cols)
+    }
+
+    /// Fit the continuous `params` of `model` (starting at its values);
+    /// returns the fitted model and its objective.
+    fn fit(
+        &mut self,
+        model: &SystemModel,
+        params: &[Param],
+    ) -> Result<(SystemModel, f64), SimError> {
+        if params.is_empty() {
+            let c = self.chi2(model)?;
+            return Ok((model.clone(), c));
+        }
+        let x0: Vec<f64> = params
+            .iter()
+            .map(|&p| {
+                let v = current_value(model, p)
+                    .ok()
+                    .flatten()
+                    .filter(|v| *v >= p.bounds().0)
+                    .unwrap_or_else(|| p.probe_scale());
+                Ok(v.ln())
+            })
+            .collect::<Result<_, SimError>>()?;
+        let lo: Vec<f64> = params.iter().map(|p| p.bounds().0.ln()).collect();
+        let hi: Vec<f64> = params.iter().map(|p| p.bounds().1.ln()).collect();
+        let mut error = None;
+        let mut eval = |x: &[f64]| -> f64 {
+            let mut m = model.clone();
+            for (&p, &xi) in params.iter().zip(x) {
+                if let Err(e) = set_value(&mut m, p, xi.exp()) {
+                    error.get_or_insert(e);
+                    return f64::INFINITY;
+                }
+            }
+            match self.chi2(&m) {
+                Ok(c) => c,
+                Err(e) => {
+                    error.get_or_insert(e);
+                    f64::INFINITY
+                }
+            }
+        };
+        let (x, f) = nelder_mead(&mut eval, &x0, &lo, &hi, 80 * params.len());
+        if let Some(e) = error {
+            return Err(e);
+        }
+        let mut m = model.clone();
+        for (&p, &xi) in params.iter().zip(&x) {
+            set_value(&mut m, p, xi.exp())?;
+        }
+        Ok((m, f))
+    }
+}
+
+type Outcomes = Vec<(Param, Option<Outcome>)>;
+
+impl Fitter<'_> {
+    /// Which parameters the runs identify (step 3 of the module's method):
+    /// the accepted ones, in order, and an outcome for each one that is not.
+    fn identify(&mut self, model: &SystemModel) -> Result<(Vec<Param>, Outcomes), SimError> {
+        let mut outcomes: Outcomes = Vec::new();
+        let mut candidates = Vec::new();
+        // The probe model: every applicable parameter at a value of its order.
+        let mut probe = model.clone();
+        for p in Param::ALL {
+            if let Some(why) = not_applicable(model, p)? {
+                outcomes.push((
+                    p,
+                    Some(Outcome::NotIdentified {
+                        value: None,
+                        reason: format!("does not apply: {why}"),
+                    }),
+                ));
+                continue;
+            }
+            let v = current_value(model, p)?.unwrap_or(0.0);
+            if v < p.bounds().0 {
+                set_value(&mut probe, p, p.probe_scale())?;
+            }
+            candidates.push(p);
+            outcomes.push((p, None));
+        }
+        let cols = self.jacobian(&probe, &candidates, std::f64::consts::LN_2)?;
+        let mut basis: Vec<Vec<f64>> = Vec::new();
+        let mut accepted: Vec<Param> = Vec::new();
+        for (&p, col) in candidates.iter().zip(&cols) {
+            let norm = dot(col, col).sqrt();
+            let reason = if norm < 1.0 / MAX_LOG_SIGMA {
+                Some(format!(
+                    "the runs barely depend on it (alone it would be known only within a factor {})",
+                    fmt_factor(1.0 / norm.max(1e-12))
+                ))
+            } else {
+                let mut rest = col.clone();
+                for b in &basis {
+                    let c = dot(&rest, b);
+                    rest.iter_mut().zip(b).for_each(|(r, bi)| *r -= c * bi);
+                }
+                let left = dot(&rest, &rest).sqrt();
+                if left < MIN_INDEPENDENCE * norm {
+                    Some(format!(
+                        "confounded with {}: the runs cannot tell them apart",
+                        accepted
+                            .iter()
+                            .map(|a| a.name())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                } else {
+                    basis.push(rest.iter().map(|r| r / left).collect());
+                    accepted.push(p);
+                    None
+                }
+            };
+            if let Some(reason) = reason {
+                let value = current_value(model, p)?;
+                set_outcome(&mut outcomes, p, Outcome::NotIdentified { value, reason });
+            }
+        }
+        Ok((accepted, outcomes))
+    }
+
+    /// 1σ in ln units of each of `params` at the optimum `best` (step 5),
+    /// `extra` more parameters (the round trips) counted as fitted.
+    fn sigmas(
+        &mut self,
+        best: &SystemModel,
+        params: &[Param],
+        extra: usize,
+        chi2: f64,
+    ) -> Result<Vec<f64>, SimError> {
+        if params.is_empty() {
+            return Ok(Vec::new());
+        }
+        let j = self.jacobian(best, params, 0.1)?;
+        let m = j.first().map_or(0, Vec::len);
+        let k = params.len() + extra;
+        let scale = if m > k {
+            (chi2 / (m - k) as f64).max(1.0)
+        } else {
+            1.0
+        };
+        let jtj: Vec<Vec<f64>> = j
+            .iter()
+            .map(|a| j.iter().map(|b| dot(a, b)).collect())
+            .collect();
+        Ok(match invert(&jtj) {
+            Some(inv) => (0..params.len())
+                .map(|i| (inv[i][i].max(0.0) * scale).sqrt())
+                .collect(),
+            None => vec![f64::INFINITY; params.len()],
+        })
+    }
+
+    /// The fit (step 4): the continuous parameters, and the round trips per
+    /// fsync one count at a time when `trips` is set. Returns the fitted
+    /// model, its objective and the round trips' uncertainty.
+    fn fit_all(
+        &mut self,
+        start: &SystemModel,
+        continuous: &[Param],
+        trips: bool,
+    ) -> Result<(SystemModel, f64, f64), SimError> {
+        if !trips {
+            let (fit, c) = self.fit(start, continuous)?;
+            return Ok((fit, c, 0.0));
+        }
+        let mut tries = Vec::new();
+        for k in 1..=MAX_TRIPS_TRIED {
+            let mut m = start.clone();
+            set_value(&mut m, Param::FsyncRoundTrips, f64::from(k))?;
+            let (fit, c) = self.fit(&m, continuous)?;
+            tries.push((k, fit, c));
+        }
+        tries.sort_by(|a, b| a.2.total_cmp(&b.2));
+        let (k, fit, c) = tries.swap_remove(0);
+        // Another count within Δχ² = 1 of the best is as likely.
+        let sigma = tries
+            .iter()
+            .filter(|t| t.2 - c < 1.0)
+            .map(|t| f64::from(t.0.abs_diff(k)))
+            .fold(0.0, f64::max);
+        Ok((fit, c, sigma))
+    }
+}
+
+impl Fitter<'_> {
+    /// Every run's measured and predicted figures on `model`.
+    fn run_fits(&mut self, model: &SystemModel) -> Result<Vec<RunFit>, SimError> {
+        let predicted = self.predict(model)?;
+        Ok(self
+            .runs
+            .iter()
+            .zip(&predicted)
+            .map(|(m, p)| RunFit {
+                id: m.id.clone(),
+                rows: m
+                    .observed
+                    .iter()
+                    .zip(p)
+                    .map(|(&(metric, measured), &pred)| (metric, measured, pred))
+                    .collect(),
+            })
+            .collect())
+    }
+}
+
+/// Fit `model`'s uncertain parameters to `runs`.
+pub fn calibrate(model: &SystemModel, runs: &[Measurement]) -> Result<Calibration, SimError> {
+    if runs.is_empty() {
+        return Err(SimError::Unsupported(
+            "calibrate: no measured runs given (RESULTS: result files or store directories)".into(),
+        ));
+    }
+    let sys = model.resolve()?;
+    let mut fitter = Fitter {
+        runs,
+        simulations: 0,
+    };
+    // Identify at the system's values, fit, and identify again at the fit:
+    // a parameter that did not matter at the starting values (a CPU that
+    // saturates only once the commit is found to be fast) can matter there.
+    // At most three rounds; each only adds parameters.
+    let (mut accepted, mut outcomes) = fitter.identify(model)?;
+    let mut start = model.clone();
+    let mut rounds = 0;
+    let (best, chi2, trips_sigma, continuous) = loop {
+        rounds += 1;
+        let continuous: Vec<Param> = accepted
+            .iter()
+            .copied()
+            .filter(|p| !p.is_integer())
+            .collect();
+        let trips = accepted.contains(&Param::FsyncRoundTrips);
+        // A value below its bound (a local client's 0 µs) starts at the
+        // probe scale.
+        for &p in &continuous {
+            if current_value(&start, p)?.unwrap_or(0.0) < p.bounds().0 {
+                set_value(&mut start, p, p.probe_scale())?;
+            }
+        }
+        let (best, chi2, sigma) = fitter.fit_all(&start, &continuous, trips)?;
+        if rounds == 3 {
+            break (best, chi2, sigma, continuous);
+        }
+        let (again, again_outcomes) = fitter.identify(&best)?;
+        if again.iter().all(|p| accepted.contains(p)) {
+            break (best, chi2, sigma, continuous);
+        }
+        // The union, in identification order, starting from this fit.
+        accepted = Param::ALL
+            .into_iter()
+            .filter(|p| accepted.contains(p) || again.contains(p))
+            .collect();
+        for (p, o) in again_outcomes {
+            if !accepted.contains(&p) {
+                set_outcome(
+                    &mut outcomes,
+                    p,
+                    o.unwrap_or(Outcome::NotIdentified {
+                        value: current_value(model, p)?,
+                        reason: "not identified".into(),
+                    }),
+                );
+            }
+        }
+        start = best;
+    };
+    let trips_fitted = accepted.contains(&Param::FsyncRoundTrips);
+    let sigmas = fitter.sigmas(&best, &continuous, usize::from(trips_fitted), chi2)?;
+    for (&p, sigma) in continuous.iter().zip(&sigmas) {
+        let value = current_value(&best, p)?.unwrap_or(0.0);
+        let start_value = current_value(model, p)?.unwrap_or(0.0);
+        set_outcome(
+            &mut outcomes,
+            p,
+            Outcome::Fitted {
+                value,
+                uncertainty: value * sigma,
+                start: start_value,
+            },
+        );
+    }
+    if trips_fitted {
+        set_outcome(
+            &mut outcomes,
+            Param::FsyncRoundTrips,
+            Outcome::Fitted {
+                value: current_value(&best, Param::FsyncRoundTrips)?.unwrap_or(1.0),
+                uncertainty: trips_sigma,
+                start: f64::from(sys.fsync_round_trips),
+            },
+        );
+    }
+    let fits = fitter.run_fits(&best)?;
+    Ok(Calibration {
+        system: sys.name,
+        params: outcomes
+            .into_iter()
+            .filter_map(|(p, o)| o.map(|o| (p, o)))
+            .collect(),
+        runs: fits,
+        chi2,
+        simulations: fitter.simulations,
+        model: best,
+    })
+}
+
+/// A factor for a reader: "1.9", or "over 100".
+fn fmt_factor(ln_sigma: f64) -> String {
+    let f = ln_sigma.min(50.0).exp();
+    if f > 100.0 {
+        "over 100".to_string()
+    } else {
+        format!("{f:.1}")
+    }
+}
+
+fn set_outcome(outcomes: &mut [(Param, Option<Outcome>)], p: Param, o: Outcome) {
+    if let Some(slot) = outcomes.iter_mut().find(|(q, _)| *q == p) {
+        slot.1 = Some(o);
+    }
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Inverse of a small symmetric matrix by Gauss–Jordan elimination with
+/// partial pivoting; `None` when it is singular.
+fn invert(a: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
+    let n = a.len();
+    let mut m: Vec<Vec<f64>> = a
+        .iter()
+        .enumerate()
+        .map(|(i, row)| {
+            let mut r = row.clone();
+            r.extend((0..n).map(|j| if i == j { 1.0 } else { 0.0 }));
+            r
+        })
+        .collect();
+    for c in 0..n {
+        let pivot = (c..n).max_by(|&x, &y| m[x][c].abs().total_cmp(&m[y][c].abs()))?;
+        if m[pivot][c].abs() < 1e-12 {
+            return None;
+        }
+        m.swap(c, pivot);
+        let d = m[c][c];
+        m[c].iter_mut().for_each(|v| *v /= d);
+        for r in 0..n {
+            if r != c {
+                let f = m[r][c];
+                if f != 0.0 {
+                    let pivot_row = m[c].clone();
+                    m[r].iter_mut()
+                        .zip(&pivot_row)
+                        .for_each(|(v, p)| *v -= f * p);
+                }
+            }
+        }
+    }
+    Some(m.into_iter().map(|r| r[n..].to_vec()).collect())
+}
+
+/// Minimise `f` from `x0` within the box `lo..hi` (each point is clamped
+/// into it) with the Nelder–Mead simplex (reflection 1, expansion 2,
+/// contraction ½, shrink ½), starting with steps of ln 2, stopping when the
+/// simplex's values agree within 1e-6 or after `max_evals` evaluations.
+fn nelder_mead(
+    f: &mut impl FnMut(&[f64]) -> f64,
+    x0: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    max_evals: usize,
+) -> (Vec<f64>, f64) {
+    let n = x0.len();
+    let clamp = |x: &mut Vec<f64>| {
+        for i in 0..n {
+            x[i] = x[i].clamp(lo[i], hi[i]);
+        }
+    };
+    let mut simplex: Vec<(Vec<f64>, f64)> = Vec::with_capacity(n + 1);
+    let mut start = x0.to_vec();
+    clamp(&mut start);
+    let f0 = f(&start);
+    simplex.push((start.clone(), f0));
+    for i in 0..n {
+        let mut x = start.clone();
+        // Step up, or down when the upper bound is that close.
+        x[i] = if x[i] + std::f64::consts::LN_2 <= hi[i] {
+            x[i] + std::f64::consts::LN_2
+        } else {
+            x[i] - std::f64::consts::LN_2
+        };
+        clamp(&mut x);
+        let fx = f(&x);
+        simplex.push((x, fx));
+    }
+    let mut evals = n + 1;
+    while evals < max_evals {
+        simplex.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let best = simplex[0].1;
+        let worst = simplex[n].1;
+        if (worst - best).abs() <= 1e-6 * (1.0 + best.abs()) {
+            break;
+        }
+        let centroid: Vec<f64> = (0..n)
+            .map(|i| simplex[..n].iter().map(|(x, _)| x[i]).sum::<f64>() / n as f64)
+            .collect();
+        let toward = |t: f64, from: &[f64]| -> Vec<f64> {
+            let mut x: Vec<f64> = (0..n)
+                .map(|i| centroid[i] + t * (from[i] - centroid[i]))
+                .collect();
+            clamp(&mut x);
+            x
+        };
+        let xr = toward(-1.0, &simplex[n].0);
+        let fr = f(&xr);
+        evals += 1;
+        if fr < best {
+            let xe = toward(-2.0, &simplex[n].0);
+            let fe = f(&xe);
+            evals += 1;
+            simplex[n] = if fe < fr { (xe, fe) } else { (xr, fr) };
+        } else if fr < simplex[n - 1].1 {
+            simplex[n] = (xr, fr);
+        } else {
+            let xc = if fr < worst {
+                toward(-0.5, &simplex[n].0)
+            } else {
+                toward(0.5, &simplex[n].0)
+            };
+            let fc = f(&xc);
+            evals += 1;
+            if fc < worst.min(fr) {
+                simplex[n] = (xc, fc);
+            } else {
+                let x_best = simplex[0].0.clone();
+                for point in simplex.iter_mut().skip(1) {
+                    let mut x: Vec<f64> = (0..n)
+                        .map(|i| x_best[i] + 0.5 * (point.0[i] - x_best[i]))
+                        .collect();
+                    clamp(&mut x);
+                    point.1 = f(&x);
+                    point.0 = x;
+                    evals += 1;
+                }
+            }
+        }
+    }
+    simplex.sort_by(|a, b| a.1.total_cmp(&b.1));
+    simplex.swap_remove(0)
+}
+
+impl Calibration {
+    /// The profile to save: fitted values only.
+    pub fn profile(&self) -> Profile {
+        let mut parameters = std::collections::BTreeMap::new();
+        let mut not_identified = Vec::new();
+        for (p, o) in &self.params {
+            match o {
+                Outcome::Fitted {
+                    value, uncertainty, ..
+                } => {
+                    parameters.insert(
+                        p.name().to_string(),
+                        Fitted {
+                            value: *value,
+                            uncertainty: *uncertainty,
+                        },
+                    );
+                }
+                Outcome::NotIdentified { .. } => not_identified.push(p.name().to_string()),
+            }
+        }
+        Profile {
+            system: self.system.clone(),
+            method: METHOD.to_string(),
+            runs: self.runs.iter().map(|r| r.id.clone()).collect(),
+            not_identified,
+            parameters,
+        }
+    }
+
+    /// The text report: each parameter's value, uncertainty and status, then
+    /// every run's measured and predicted figures.
+    pub fn report(&self) -> String {
+        use std::fmt::Write as _;
+        let mut s = format!(
+            "Calibration of system '{}' on {} measured run{} ({} simulations; {SIM_SECONDS} s or {SIM_EVENTS} events simulated per run, seed {SIM_SEED})\n\n",
+            self.system,
+            self.runs.len(),
+            if self.runs.len() == 1 { "" } else { "s" },
+            self.simulations
+        );
+        let _ = writeln!(
+            s,
+            "{:<26} {:>12} {:>12} {:>12}  status",
+            "parameter", "value", "±1σ", "before"
+        );
+        for (p, o) in &self.params {
+            match o {
+                Outcome::Fitted {
+                    value,
+                    uncertainty,
+                    start,
+                } => {
+                    let _ = writeln!(
+                        s,
+                        "{:<26} {:>12} {:>12} {:>12}  fitted ({})",
+                        p.name(),
+                        fmt_num(*value),
+                        fmt_num(*uncertainty),
+                        fmt_num(*start),
+                        p.describe()
+                    );
+                }
+                Outcome::NotIdentified { value, reason } => {
+                    let v = value.map_or_else(|| "-".to_string(), fmt_num);
+                    let _ = writeln!(
+                        s,
+                        "{:<26} {:>12} {:>12} {:>12}  not identified: {reason}",
+                        p.name(),
+                        v,
+                        "-",
+                        v
+                    );
+                }
+            }
+        }
+        let _ = writeln!(s, "\nResiduals (measured -> predicted, error):");
+        for r in &self.runs {
+            let cells: Vec<String> = r
+                .rows
+                .iter()
+                .map(|&(m, measured, pred)| {
+                    format!(
+                        "{} {} -> {} ({:+.1}%)",
+                        m.name(),
+                        fmt_num(measured),
+                        fmt_num(pred),
+                        (pred / measured - 1.0) * 100.0
+                    )
+                })
+                .collect();
+            let _ = writeln!(s, "  {}: {}", r.id, cells.join(", "));
+        }
+        let _ = writeln!(
+            s,
+            "\nObjective (sum of squared noise-weighted log errors): {:.3}",
+            self.chi2
+        );
+        s
+    }
+}
+
+/// Four significant digits, without exponent for everyday magnitudes.
+fn fmt_num(v: f64) -> String {
+    if !v.is_finite() {
+        return "inf".into();
+    }
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if a >= 1000.0 {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        format!("{v:.3}")
+    } else if a >= 0.001 {
+        format!("{v:.5}")
+    } else {
+        format!("{v:.3e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nelder_mead_finds_a_bounded_quadratic_minimum() {
+        let mut f = |x: &[f64]| (x[0] - 1.0).powi(2) + 10.0 * (x[1] + 2.0).powi(2);
+        let (x, fx) = nelder_mead(&mut f, &[0.0, 0.0], &[-5.0, -5.0], &[5.0, 5.0], 400);
+        assert!(
+            (x[0] - 1.0).abs() < 1e-2 && (x[1] + 2.0).abs() < 1e-2,
+            "{x:?}"
+        );
+        assert!(fx < 1e-3);
+        // The minimum outside the box: the fit stops at the bound.
+        let mut g = |x: &[f64]| (x[0] - 9.0).powi(2);
+        let (x, _) = nelder_mead(&mut g, &[0.0], &[-5.0], &[5.0], 200);
+        assert!((x[0] - 5.0).abs() < 1e-2, "{x:?}");
+    }
+
+    #[test]
+    fn invert_inverts_and_refuses_singular() {
+        let a = vec![vec![4.0, 1.0], vec![1.0, 3.0]];
+        let inv = invert(&a).unwrap();
+        let id: Vec<Vec<f64>> = (0..2)
+            .map(|i| {
+                (0..2)
+                    .map(|j| dot(&a[i], &[inv[0][j], inv[1][j]]))
+                    .collect()
+            })
+            .collect();
+        assert!((id[0][0] - 1.0).abs() < 1e-12 && id[0][1].abs() < 1e-12);
+        assert!(invert(&[vec![1.0, 2.0], vec![2.0, 4.0]]).is_none());
+    }
+}

@@ -1,0 +1,412 @@
+//! A calibration profile: the parameter values `simulate calibrate` fitted
+//! to measured runs, written as TOML, and applied to a [`SystemModel`] before
+//! a later prediction ("measure the box you have, predict the one you
+//! don't").
+//!
+//! A profile names parameters by the system file's field names; applying it
+//! replaces those fields and nothing else. Parameters the data could not
+//! identify are listed for the reader but carry no value, so they keep
+//! whatever the system file says.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use zfs_model::diskmodel::ModelParams;
+
+use crate::system::{DeviceSpec, Protocol, SystemModel};
+use crate::SimError;
+
+/// The uncertain parameters calibration fits, in the order it tries to
+/// identify them: when two explain the data equally well, the earlier one
+/// is fitted and the later one reported as not identified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Param {
+    /// Flush latency of the device log blocks go to (the log device, or the
+    /// pool's disk without one): the device part of a commit's cost.
+    CommitFlushMs,
+    ServerCpuUs,
+    RttMs,
+    FsyncRoundTrips,
+    ClientCpuUs,
+}
+
+impl Param {
+    /// Identification order (see the type's comment).
+    pub const ALL: [Param; 5] = [
+        Param::CommitFlushMs,
+        Param::ServerCpuUs,
+        Param::RttMs,
+        Param::FsyncRoundTrips,
+        Param::ClientCpuUs,
+    ];
+
+    /// The name in a profile: the system file's field it replaces.
+    pub fn name(self) -> &'static str {
+        match self {
+            Param::CommitFlushMs => "commit_device.flush_ms",
+            Param::ServerCpuUs => "server.cpu_us",
+            Param::RttMs => "link.rtt_ms",
+            Param::FsyncRoundTrips => "client.fsync_round_trips",
+            Param::ClientCpuUs => "client.cpu_us",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Param> {
+        Param::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    pub fn accepted() -> String {
+        Param::ALL.map(Param::name).join(", ")
+    }
+
+    /// What the value means, for reports.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Param::CommitFlushMs => "log commit: flush of the commit device, ms",
+            Param::ServerCpuUs => "server CPU per request, µs",
+            Param::RttMs => "network round trip per request, ms",
+            Param::FsyncRoundTrips => "synchronous round trips per fsync",
+            Param::ClientCpuUs => "client CPU per request, µs",
+        }
+    }
+
+    /// The range a fit searches and a profile may hold. Wide on purpose:
+    /// from far below anything measurable to far above anything plausible,
+    /// so the bound is never what decides a fit.
+    pub fn bounds(self) -> (f64, f64) {
+        match self {
+            Param::CommitFlushMs => (1e-4, 1e3),
+            Param::ServerCpuUs | Param::ClientCpuUs => (0.01, 1e5),
+            Param::RttMs => (1e-4, 1e3),
+            Param::FsyncRoundTrips => (1.0, 16.0),
+        }
+    }
+
+    /// A value of the right order, where a fit probes a parameter whose
+    /// current value is 0 (a local client's CPU): 0 has no logarithm, and
+    /// the sensitivity at 0 says nothing about whether the data could tell
+    /// a realistic value apart.
+    pub fn probe_scale(self) -> f64 {
+        match self {
+            Param::CommitFlushMs => 1.0,
+            Param::ServerCpuUs | Param::ClientCpuUs => 10.0,
+            Param::RttMs => 0.1,
+            Param::FsyncRoundTrips => 1.0,
+        }
+    }
+
+    pub fn is_integer(self) -> bool {
+        self == Param::FsyncRoundTrips
+    }
+}
+
+/// One fitted value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fitted {
+    pub value: f64,
+    /// One standard deviation, in the value's unit (see `method`).
+    pub uncertainty: f64,
+}
+
+/// A calibration profile as saved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// The system the runs were measured on (its `name`).
+    pub system: String,
+    /// How the values and uncertainties were obtained.
+    pub method: String,
+    /// The measured runs fitted (ids or file names).
+    pub runs: Vec<String>,
+    /// Parameters the runs could not tell apart from others or from noise:
+    /// no value, so a prediction keeps its system's own.
+    #[serde(default)]
+    pub not_identified: Vec<String>,
+    /// Field name (see [`Param::name`]) to fitted value.
+    pub parameters: BTreeMap<String, Fitted>,
+}
+
+impl Profile {
+    /// Read a profile, checking every name and value.
+    pub fn from_toml(text: &str) -> Result<Profile, SimError> {
+        let p: Profile = toml::from_str(text).map_err(|e| {
+            SimError::Toml(
+                e.message()
+                    .lines()
+                    .next()
+                    .unwrap_or("unreadable")
+                    .to_string(),
+            )
+        })?;
+        for (name, f) in &p.parameters {
+            let param = Param::from_name(name).ok_or_else(|| {
+                SimError::System(format!(
+                    "profile: unknown parameter '{name}'; accepted: {}",
+                    Param::accepted()
+                ))
+            })?;
+            let (lo, hi) = param.bounds();
+            if !(f.value.is_finite() && (lo..=hi).contains(&f.value)) {
+                return Err(SimError::System(format!(
+                    "profile: {name}: value must be from {lo} to {hi}, got {}",
+                    f.value
+                )));
+            }
+            if !(f.uncertainty.is_finite() && f.uncertainty >= 0.0) {
+                return Err(SimError::System(format!(
+                    "profile: {name}: uncertainty must be a number from 0 up, got {}",
+                    f.uncertainty
+                )));
+            }
+        }
+        Ok(p)
+    }
+
+    pub fn to_toml(&self) -> String {
+        let body = toml::to_string(self).unwrap_or_default();
+        format!(
+            "# tankbench simulate calibration profile: apply with\n# `tankbench simulate --system SYSTEM.toml --profile THIS_FILE -- ... run`.\n{body}"
+        )
+    }
+
+    /// The fitted value of `p`, if the profile has one.
+    pub fn get(&self, p: Param) -> Option<f64> {
+        self.parameters.get(p.name()).map(|f| f.value)
+    }
+}
+
+/// The device log blocks go to, as the model resolves it: the log device,
+/// or the pool's disk when there is none.
+fn commit_device(model: &SystemModel) -> Result<(bool, ModelParams), SimError> {
+    let resolve = |d: &DeviceSpec, field: &str| match d {
+        DeviceSpec::Model(m) => Ok(m.clone()),
+        DeviceSpec::Name(n) => ModelParams::builtin(n).map(|(_, m)| m).ok_or_else(|| {
+            SimError::System(format!(
+                "{field}: unknown device '{n}' (resolve the system first)"
+            ))
+        }),
+    };
+    match &model.log {
+        Some(DeviceSpec::Name(n)) if n.trim().eq_ignore_ascii_case("none") => {
+            Ok((false, resolve(&model.pool.disk, "pool.disk")?))
+        }
+        Some(d) => Ok((true, resolve(d, "log")?)),
+        None => Ok((false, resolve(&model.pool.disk, "pool.disk")?)),
+    }
+}
+
+/// Why `p` does not apply to `model`, or `None` when it does.
+pub fn not_applicable(model: &SystemModel, p: Param) -> Result<Option<String>, SimError> {
+    Ok(match p {
+        Param::RttMs if model.client.protocol == Protocol::Local => {
+            Some("the client is local: no link".into())
+        }
+        Param::CommitFlushMs => match commit_device(model)? {
+            (_, ModelParams::Flash(_)) => None,
+            (log, ModelParams::Hdd(_)) => Some(format!(
+                "the commit device ({}) is a disk model whose flush follows from its own mechanics",
+                if log { "log" } else { "pool.disk" }
+            )),
+            (log, ModelParams::None) => Some(format!(
+                "the commit device ({}) is 'none' (no latency to fit)",
+                if log { "log" } else { "pool.disk" }
+            )),
+        },
+        _ => None,
+    })
+}
+
+/// The value `model` gives `p`, defaults applied (`None` when `p` does not
+/// apply to it).
+pub fn current_value(model: &SystemModel, p: Param) -> Result<Option<f64>, SimError> {
+    if not_applicable(model, p)?.is_some() {
+        return Ok(None);
+    }
+    let sys = model.resolve()?;
+    Ok(Some(match p {
+        Param::CommitFlushMs => match commit_device(model)?.1 {
+            ModelParams::Flash(f) => f.flush_ms,
+            _ => return Ok(None),
+        },
+        Param::ServerCpuUs => sys.server_cpu_ns as f64 / 1e3,
+        Param::RttMs => sys.rtt_ns as f64 / 1e6,
+        Param::FsyncRoundTrips => f64::from(sys.fsync_round_trips),
+        Param::ClientCpuUs => sys.client_cpu_ns as f64 / 1e3,
+    }))
+}
+
+/// Set `p` to `value` in `model`; `Ok(false)` when `p` does not apply to it.
+pub fn set_value(model: &mut SystemModel, p: Param, value: f64) -> Result<bool, SimError> {
+    if not_applicable(model, p)?.is_some() {
+        return Ok(false);
+    }
+    match p {
+        Param::CommitFlushMs => {
+            let (on_log, device) = commit_device(model)?;
+            let ModelParams::Flash(mut flash) = device else {
+                return Ok(false);
+            };
+            flash.flush_ms = value;
+            let spec = DeviceSpec::Model(ModelParams::Flash(flash));
+            if on_log {
+                model.log = Some(spec);
+            } else {
+                model.pool.disk = spec;
+            }
+        }
+        Param::ServerCpuUs => model.server.cpu_us = value,
+        Param::RttMs => model.link.rtt_ms = Some(value),
+        Param::FsyncRoundTrips => {
+            let (lo, hi) = p.bounds();
+            // Clamped to 1..=16 just above, so the cast is exact.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let trips = value.round().clamp(lo, hi) as u32;
+            model.client.fsync_round_trips = Some(trips);
+        }
+        Param::ClientCpuUs => model.client.cpu_us = Some(value),
+    }
+    Ok(true)
+}
+
+/// Apply `profile` to `model`. Returns a note for each fitted parameter that
+/// does not apply to this system (e.g. a link round trip on a local client),
+/// which is left out rather than refused: a profile measured on one box
+/// applies what transfers to another.
+pub fn apply_profile(model: &mut SystemModel, profile: &Profile) -> Result<Vec<String>, SimError> {
+    let mut skipped = Vec::new();
+    for (name, fitted) in &profile.parameters {
+        let p = Param::from_name(name).ok_or_else(|| {
+            SimError::System(format!(
+                "profile: unknown parameter '{name}'; accepted: {}",
+                Param::accepted()
+            ))
+        })?;
+        if let Some(why) = not_applicable(model, p)? {
+            skipped.push(format!("{name} not applied: {why}"));
+            continue;
+        }
+        set_value(model, p, fitted.value)?;
+    }
+    // The result must still be a valid system.
+    model.resolve()?;
+    Ok(skipped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn local_flash() -> SystemModel {
+        SystemModel::from_toml(
+            r#"
+name = "box"
+[pool]
+layout = "1xstripe"
+disk = "ssd-sata"
+"#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for p in Param::ALL {
+            assert_eq!(Param::from_name(p.name()), Some(p));
+        }
+        assert_eq!(Param::from_name("server.ram"), None);
+    }
+
+    #[test]
+    fn profile_round_trips_through_toml() {
+        let mut parameters = BTreeMap::new();
+        parameters.insert(
+            "commit_device.flush_ms".to_string(),
+            Fitted {
+                value: 1.25,
+                uncertainty: 0.05,
+            },
+        );
+        let p = Profile {
+            system: "box".into(),
+            method: "test".into(),
+            runs: vec!["a.json".into()],
+            not_identified: vec!["server.cpu_us".into()],
+            parameters,
+        };
+        let back = Profile::from_toml(&p.to_toml()).unwrap();
+        assert_eq!(back, p);
+    }
+
+    #[test]
+    fn bad_profiles_name_the_problem() {
+        let e = Profile::from_toml(
+            "system = \"x\"\nmethod = \"m\"\nruns = []\n[parameters.\"server.ram\"]\nvalue = 1.0\nuncertainty = 0.0\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("unknown parameter 'server.ram'"),
+            "{e}"
+        );
+        let e = Profile::from_toml(
+            "system = \"x\"\nmethod = \"m\"\nruns = []\n[parameters.\"server.cpu_us\"]\nvalue = -1.0\nuncertainty = 0.0\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("server.cpu_us: value must be"),
+            "{e}"
+        );
+        assert!(Profile::from_toml("nonsense").is_err());
+    }
+
+    #[test]
+    fn applying_sets_the_fields_and_skips_what_does_not_apply() {
+        let mut m = local_flash();
+        let mut parameters = BTreeMap::new();
+        for (name, value) in [
+            ("commit_device.flush_ms", 3.5),
+            ("server.cpu_us", 7.0),
+            ("link.rtt_ms", 0.2),
+        ] {
+            parameters.insert(
+                name.to_string(),
+                Fitted {
+                    value,
+                    uncertainty: 0.0,
+                },
+            );
+        }
+        let profile = Profile {
+            system: "box".into(),
+            method: "test".into(),
+            runs: vec![],
+            not_identified: vec![],
+            parameters,
+        };
+        let skipped = apply_profile(&mut m, &profile).unwrap();
+        assert_eq!(skipped.len(), 1, "{skipped:?}");
+        assert!(skipped[0].starts_with("link.rtt_ms"));
+        assert_eq!(current_value(&m, Param::CommitFlushMs).unwrap(), Some(3.5));
+        assert_eq!(current_value(&m, Param::ServerCpuUs).unwrap(), Some(7.0));
+        // The pool's disk kept its other parameters.
+        let sys = m.resolve().unwrap();
+        match sys.disk {
+            ModelParams::Flash(f) => {
+                assert!((f.write_mb_s - 500.0).abs() < 1e-9);
+                assert!((f.flush_ms - 3.5).abs() < 1e-9);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_hdd_commit_device_is_not_fitted() {
+        let m = SystemModel::default();
+        assert!(not_applicable(&m, Param::CommitFlushMs).unwrap().is_some());
+        let mut with_log = m.clone();
+        with_log.log = Some(DeviceSpec::Name("ssd-sata".into()));
+        assert!(not_applicable(&with_log, Param::CommitFlushMs)
+            .unwrap()
+            .is_none());
+    }
+}

@@ -1,0 +1,236 @@
+//! Calibration against the simulator itself: "measurements" produced with
+//! known parameters are fitted back from other starting values.
+
+use fileio::options::{check_command_line, Action, CommandLine, RunSpec};
+use fileio::result::{ResultKind, RunResult};
+use sim::calibrate::{calibrate, Measurement, Outcome};
+use sim::profile::{apply_profile, current_value, set_value, Param};
+use sim::{simulate, SystemModel};
+
+fn spec(extra: &[&str]) -> RunSpec {
+    let mut words = vec![
+        "fileio",
+        "--file-total-size=16M",
+        "--file-num=4",
+        "--file-block-size=4096",
+        "--rand-seed=1",
+        "--time=2",
+    ];
+    words.extend_from_slice(extra);
+    words.push("run");
+    match check_command_line(&words) {
+        Ok(CommandLine::Command(s)) => match s.action {
+            Action::Run(spec) => spec,
+            other => panic!("not a run: {other:?}"),
+        },
+        other => panic!("{words:?}: {other:?}"),
+    }
+}
+
+/// fileio on the server itself, its pool one flash disk whose flush is the
+/// commit's cost, 4 KiB records (no read-modify-write).
+const LOCAL: &str = r#"
+name = "box"
+[server]
+ram = "4G"
+cores = 2
+cpu_us = 40.0
+[pool]
+layout = "1xstripe"
+disk = "ssd-sata"
+recordsize = "4K"
+"#;
+
+fn model() -> SystemModel {
+    SystemModel::from_toml(LOCAL).unwrap()
+}
+
+/// A "measurement": the simulator's prediction on `truth`, relabelled as
+/// measured, as a stored result would be.
+fn measured(truth: &SystemModel, extra: &[&str]) -> RunResult {
+    let mut r = simulate(&spec(extra), truth).unwrap();
+    r.kind = ResultKind::Measured;
+    r
+}
+
+fn measurement(id: &str, r: &RunResult) -> Measurement {
+    Measurement::from_result(id, r).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn fitted(outcome: &Outcome) -> f64 {
+    match outcome {
+        Outcome::Fitted { value, .. } => *value,
+        other => panic!("not fitted: {other:?}"),
+    }
+}
+
+fn outcome(c: &sim::calibrate::Calibration, p: Param) -> &Outcome {
+    &c.params.iter().find(|(q, _)| *q == p).expect("listed").1
+}
+
+const WRITE_FSYNC: [&str; 3] = ["--file-test-mode=rndwr", "--file-fsync-all", "--threads=1"];
+const READ: [&str; 3] = ["--file-test-mode=rndrd", "--threads=1", "--events=4000"];
+
+#[test]
+fn the_fit_recovers_known_commit_and_cpu_times() {
+    let mut truth = model();
+    set_value(&mut truth, Param::CommitFlushMs, 2.0).unwrap();
+    set_value(&mut truth, Param::ServerCpuUs, 15.0).unwrap();
+    let runs = [
+        measurement("wr", &measured(&truth, &WRITE_FSYNC)),
+        measurement("rd", &measured(&truth, &READ)),
+    ];
+    // The starting model is off by factors of 4 and 2.7.
+    let mut start = model();
+    set_value(&mut start, Param::CommitFlushMs, 0.5).unwrap();
+    let c = calibrate(&start, &runs).unwrap();
+    let flush = fitted(outcome(&c, Param::CommitFlushMs));
+    let cpu = fitted(outcome(&c, Param::ServerCpuUs));
+    // Tolerance: 3 % (the simulation is deterministic; what is left is the
+    // simplex's stopping rule).
+    assert!(
+        (flush / 2.0 - 1.0).abs() < 0.03,
+        "flush {flush}\n{}",
+        c.report()
+    );
+    assert!((cpu / 15.0 - 1.0).abs() < 0.03, "cpu {cpu}\n{}", c.report());
+    for run in &c.runs {
+        for &(m, measured, predicted) in &run.rows {
+            assert!(
+                (predicted / measured - 1.0).abs() < 0.03,
+                "{} {}: {measured} vs {predicted}",
+                run.id,
+                m.name()
+            );
+        }
+    }
+    // The fitted values carry an uncertainty, and the profile applies them.
+    match outcome(&c, Param::CommitFlushMs) {
+        Outcome::Fitted { uncertainty, .. } => assert!(*uncertainty > 0.0 && *uncertainty < 1.0),
+        other => panic!("{other:?}"),
+    }
+    let mut applied = model();
+    let skipped = apply_profile(&mut applied, &c.profile()).unwrap();
+    assert!(skipped.is_empty(), "{skipped:?}");
+    let v = current_value(&applied, Param::CommitFlushMs)
+        .unwrap()
+        .unwrap();
+    assert!((v - flush).abs() < 1e-9);
+}
+
+#[test]
+fn parameters_the_runs_cannot_tell_apart_are_not_identified() {
+    let mut truth = model();
+    set_value(&mut truth, Param::CommitFlushMs, 2.0).unwrap();
+    // One thread of write + fsync: every figure is 1 / (CPU + commit), so
+    // the CPU time cannot be told from the commit time.
+    let runs = [measurement("wr", &measured(&truth, &WRITE_FSYNC))];
+    let c = calibrate(&model(), &runs).unwrap();
+    let flush = fitted(outcome(&c, Param::CommitFlushMs));
+    // The CPU stays at its 40 µs, which the truth shares: the commit comes out right.
+    assert!((flush / 2.0 - 1.0).abs() < 0.03, "{}", c.report());
+    for p in [
+        Param::ServerCpuUs,
+        Param::ClientCpuUs,
+        Param::FsyncRoundTrips,
+    ] {
+        match outcome(&c, p) {
+            Outcome::NotIdentified { value, reason } => {
+                assert!(
+                    reason.contains("confounded") || reason.contains("barely"),
+                    "{reason}"
+                );
+                assert_eq!(*value, current_value(&model(), p).unwrap(), "{p:?} kept");
+            }
+            other => panic!("{p:?} should not be identified: {other:?}\n{}", c.report()),
+        }
+    }
+    match outcome(&c, Param::RttMs) {
+        Outcome::NotIdentified {
+            value: None,
+            reason,
+        } => {
+            assert!(reason.contains("local"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+    let profile = c.profile();
+    assert_eq!(profile.parameters.len(), 1);
+    assert!(profile
+        .not_identified
+        .contains(&"server.cpu_us".to_string()));
+    assert!(c.report().contains("not identified"));
+}
+
+#[test]
+fn a_network_round_trip_is_recovered_from_remote_reads() {
+    // Linux NFS over 10G: a cached read costs client CPU, the round trip and
+    // server CPU. Reads at 1 and 8 threads: the CPU queues, the link does not.
+    let base = r#"
+name = "nfs"
+[client]
+protocol = "linux-nfs"
+cpu_us = 20.0
+[link]
+link = "10G"
+[server]
+ram = "4G"
+cores = 1
+cpu_us = 30.0
+[pool]
+layout = "1xstripe"
+disk = "ssd-sata"
+recordsize = "4K"
+"#;
+    let mut truth = SystemModel::from_toml(base).unwrap();
+    set_value(&mut truth, Param::RttMs, 0.3).unwrap();
+    set_value(&mut truth, Param::ServerCpuUs, 50.0).unwrap();
+    let runs = [
+        measurement("rd1", &measured(&truth, &READ)),
+        measurement(
+            "rd8",
+            &measured(
+                &truth,
+                &["--file-test-mode=rndrd", "--threads=8", "--events=8000"],
+            ),
+        ),
+    ];
+    let c = calibrate(&SystemModel::from_toml(base).unwrap(), &runs).unwrap();
+    let rtt = fitted(outcome(&c, Param::RttMs));
+    let cpu = fitted(outcome(&c, Param::ServerCpuUs));
+    assert!((rtt / 0.3 - 1.0).abs() < 0.05, "rtt {rtt}\n{}", c.report());
+    assert!((cpu / 50.0 - 1.0).abs() < 0.05, "cpu {cpu}\n{}", c.report());
+}
+
+#[test]
+fn a_prediction_is_not_a_measurement() {
+    let r = simulate(&spec(&WRITE_FSYNC), &model()).unwrap();
+    let e = Measurement::from_result("p.json", &r)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("p.json: a predicted result"), "{e}");
+    assert_eq!(e.lines().count(), 1);
+}
+
+#[test]
+fn no_runs_is_refused() {
+    let e = calibrate(&model(), &[]).unwrap_err().to_string();
+    assert!(e.contains("no measured runs"), "{e}");
+}
+
+#[test]
+fn the_measured_workload_is_what_is_simulated() {
+    let r = measured(
+        &model(),
+        &["--file-test-mode=rndrw", "--threads=3", "--file-fsync-all"],
+    );
+    let m = measurement("x", &r);
+    assert_eq!(m.spec.threads, 3);
+    assert!(m.spec.fsync_all);
+    assert_eq!(m.spec.files.file_num, 4);
+    assert_eq!(m.spec.files.block_size, 4096);
+    assert_eq!(m.spec.rand_seed, sim::calibrate::SIM_SEED);
+    assert!(m.spec.time_s <= sim::calibrate::SIM_SECONDS);
+    let names: Vec<_> = m.observed.iter().map(|(k, _)| k.name()).collect();
+    assert_eq!(names, ["reads/s", "writes/s", "fsyncs/s", "latency ms"]);
+}

@@ -1,0 +1,188 @@
+//! `tankbench simulate calibrate`: fit a system model's uncertain parameters
+//! to measured runs (the `sim::calibrate` library) and save them as a profile
+//! that `tankbench simulate --profile` applies.
+
+use fileio::result::{ResultKind, RunResult};
+use report::atomic::{check_new_file, write_atomically, Existing};
+use report::store::{load_dir, load_file};
+use sim::calibrate::{calibrate, local_model, Measurement};
+use sim::profile::{apply_profile, Profile};
+use sim::SystemModel;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+const USAGE: &str = "usage: tankbench simulate calibrate [--system SYSTEM.toml] [--save-profile FILE] RESULTS... (result files or store directories of measured runs)";
+
+#[derive(Debug, Default)]
+struct Args {
+    system: Option<PathBuf>,
+    save_profile: Option<PathBuf>,
+    results: Vec<PathBuf>,
+}
+
+fn parse_args(args: &[OsString]) -> anyhow::Result<Args> {
+    let mut out = Args::default();
+    let mut i = 0;
+    while i < args.len() {
+        let word = args[i].to_str().ok_or_else(|| {
+            anyhow::anyhow!("simulate calibrate: an argument is not UTF-8 text; {USAGE}")
+        })?;
+        if !word.starts_with("--") {
+            out.results.push(PathBuf::from(word));
+            i += 1;
+            continue;
+        }
+        let (name, inline) = match word.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (word, None),
+        };
+        if name == "--help" {
+            println!("{USAGE}");
+            std::process::exit(0);
+        }
+        let slot = match name {
+            "--system" => &mut out.system,
+            "--save-profile" => &mut out.save_profile,
+            other => anyhow::bail!(
+                "simulate calibrate: unknown option '{other}'; accepted: --system, --save-profile"
+            ),
+        };
+        let value = match inline {
+            Some(v) => v,
+            None => {
+                i += 1;
+                args.get(i)
+                    .and_then(|v| v.to_str())
+                    .ok_or_else(|| {
+                        anyhow::anyhow!("simulate calibrate: {name} needs a value; {USAGE}")
+                    })?
+                    .to_string()
+            }
+        };
+        if value.is_empty() {
+            anyhow::bail!("simulate calibrate: {name} needs a value; {USAGE}");
+        }
+        *slot = Some(PathBuf::from(value));
+        i += 1;
+    }
+    Ok(out)
+}
+
+/// The measured runs named on the command line: a file must be a measured
+/// result; a store directory gives its measured results (predictions and
+/// files that are not results are left out, each with a note on stderr).
+fn load_runs(paths: &[PathBuf]) -> anyhow::Result<Vec<(String, RunResult)>> {
+    let mut runs = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let listing = load_dir(path)
+                .map_err(|e| anyhow::anyhow!("simulate calibrate: {}: {e}", path.display()))?;
+            for s in &listing.skipped {
+                eprintln!("note: left out {}: {}", s.path.display(), s.reason);
+            }
+            let before = runs.len();
+            for run in listing.runs {
+                if run.result.kind == ResultKind::Measured {
+                    runs.push((run.path.display().to_string(), run.result));
+                } else {
+                    eprintln!("note: left out {}: a prediction", run.path.display());
+                }
+            }
+            if runs.len() == before {
+                anyhow::bail!(
+                    "simulate calibrate: {}: no measured results in this directory",
+                    path.display()
+                );
+            }
+        } else {
+            let run = load_file(path).map_err(|e| {
+                anyhow::anyhow!(
+                    "simulate calibrate: {}: not a readable result: {}",
+                    path.display(),
+                    first_line(&e.to_string())
+                )
+            })?;
+            runs.push((path.display().to_string(), run.result));
+        }
+    }
+    Ok(runs)
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("")
+}
+
+fn read_system(path: &Path) -> anyhow::Result<SystemModel> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("--system {}: {e}", path.display()))?;
+    let model = SystemModel::from_toml(&text)
+        .map_err(|e| anyhow::anyhow!("--system {}: {e}", path.display()))?;
+    model
+        .resolve()
+        .map_err(|e| anyhow::anyhow!("--system {}: {e}", path.display()))?;
+    Ok(model)
+}
+
+pub fn calibrate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
+    let a = parse_args(&args)?;
+    if a.results.is_empty() {
+        anyhow::bail!("simulate calibrate: no measured runs given; {USAGE}");
+    }
+    // The destination is checked first: nothing is fitted, and nothing
+    // written, when it is refused.
+    if let Some(path) = &a.save_profile {
+        check_new_file(path).map_err(|e| {
+            anyhow::anyhow!("simulate calibrate: --save-profile {}: {e}", path.display())
+        })?;
+    }
+    let system = a
+        .system
+        .as_deref()
+        .map(read_system)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("simulate calibrate: {e}"))?;
+    let runs = load_runs(&a.results)?;
+    // Without a system file: this machine as a local system
+    // (sim::calibrate::local_model), sized from the first run's environment.
+    let model = match system {
+        Some(m) => m,
+        None => runs
+            .first()
+            .map_or_else(SystemModel::default, |(_, r)| local_model(&r.environment)),
+    };
+    let measurements = runs
+        .iter()
+        .map(|(id, r)| Measurement::from_result(id, r))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| anyhow::anyhow!("simulate calibrate: {e}"))?;
+    let c = calibrate(&model, &measurements).map_err(|e| {
+        let msg = e.to_string();
+        anyhow::anyhow!(
+            "simulate calibrate: {}",
+            msg.strip_prefix("calibrate: ").unwrap_or(&msg)
+        )
+    })?;
+    print!("{}", c.report());
+    if let Some(path) = &a.save_profile {
+        write_atomically(path, c.profile().to_toml().as_bytes(), Existing::Keep).map_err(|e| {
+            anyhow::anyhow!("simulate calibrate: --save-profile {}: {e}", path.display())
+        })?;
+        eprintln!("saved profile {}", path.display());
+    }
+    Ok(0)
+}
+
+/// `tankbench simulate --profile FILE`: apply a saved profile to `model`;
+/// a fitted value that does not apply to this system is noted on stderr.
+pub fn apply_profile_file(model: &mut SystemModel, path: &Path) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("simulate: --profile {}: {e}", path.display()))?;
+    let profile = Profile::from_toml(&text)
+        .map_err(|e| anyhow::anyhow!("simulate: --profile {}: {e}", path.display()))?;
+    let skipped = apply_profile(model, &profile)
+        .map_err(|e| anyhow::anyhow!("simulate: --profile {}: {e}", path.display()))?;
+    for s in skipped {
+        eprintln!("note: --profile {}: {s}", path.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,209 @@
+//! `tankbench simulate calibrate` and `simulate --profile` through the
+//! binary. The "measurements" are the simulator's own predictions relabelled
+//! as measured, so the parameters they were made with are known.
+
+mod common;
+
+use common::{listing, scratch, tb, Run};
+use std::path::{Path, PathBuf};
+
+fn system(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/systems")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+const WORKLOAD: [&str; 8] = [
+    "--file-total-size=16M",
+    "--file-num=4",
+    "--file-block-size=4K",
+    "--file-test-mode=rndwr",
+    "--file-fsync-all",
+    "--threads=1",
+    "--time=2",
+    "--rand-seed=1",
+];
+
+/// A profile that sets the commit device's flush to `ms`.
+fn write_profile(dir: &Path, name: &str, ms: f64) -> String {
+    let text = format!(
+        "system = \"test\"\nmethod = \"by hand\"\nruns = []\n[parameters.\"commit_device.flush_ms\"]\nvalue = {ms}\nuncertainty = 0.0\n"
+    );
+    std::fs::write(dir.join(name), text).expect("profile");
+    name.to_string()
+}
+
+/// Predict WORKLOAD on the ext4 example system, with `own` options.
+fn predict(dir: &Path, own: &[&str]) -> serde_json::Value {
+    let sys = system("this-machine-ext4.toml");
+    let mut args = vec!["simulate", "--system", &sys];
+    args.extend_from_slice(own);
+    args.push("--");
+    args.extend_from_slice(&WORKLOAD);
+    args.extend_from_slice(&["--format=json", "run"]);
+    let r = tb(dir, &args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    serde_json::from_str(&r.stdout).expect("json")
+}
+
+/// A "measured" result made by the simulator with the flush at `ms`.
+fn fake_measurement(dir: &Path, name: &str, ms: f64) {
+    let profile = write_profile(dir, &format!("{name}.truth.toml"), ms);
+    let mut doc = predict(dir, &["--profile", &profile]);
+    doc["kind"] = "measured".into();
+    std::fs::write(dir.join(name), serde_json::to_vec(&doc).unwrap()).expect("write");
+}
+
+fn calibrate(dir: &Path, args: &[&str]) -> Run {
+    let sys = system("this-machine-ext4.toml");
+    let mut all = vec!["simulate", "calibrate", "--system", &sys];
+    all.extend_from_slice(args);
+    tb(dir, &all)
+}
+
+/// Refused: exit 1, one line on stderr containing `what`, nothing written.
+fn refused(r: &Run, dir: &Path, before: &[(String, u64)], what: &str) {
+    assert_eq!(r.code, 1, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(r.stderr.contains(what), "{what} not named: {}", r.stderr);
+    assert_eq!(listing(dir), before, "something was written");
+}
+
+#[test]
+fn profile_changes_the_prediction() {
+    let d = scratch();
+    let slow = write_profile(d.path(), "slow.toml", 8.0);
+    let base = predict(d.path(), &[]);
+    let with = predict(d.path(), &["--profile", &slow]);
+    let w0 = base["rates"]["writes_per_s"].as_f64().unwrap();
+    let w1 = with["rates"]["writes_per_s"].as_f64().unwrap();
+    // An 8 ms flush instead of the file's 1 ms: well under half the writes.
+    assert!(w1 < 0.5 * w0, "{w0} -> {w1}");
+    // A fitted value that does not apply to this (local) system is left out
+    // with a note, and the prediction is the system file's own.
+    std::fs::write(
+        d.path().join("rtt.toml"),
+        "system = \"nas\"\nmethod = \"m\"\nruns = []\n[parameters.\"link.rtt_ms\"]\nvalue = 0.5\nuncertainty = 0.0\n",
+    )
+    .unwrap();
+    let sys = system("this-machine-ext4.toml");
+    let mut args = vec!["simulate", "--system", &sys, "--profile", "rtt.toml", "--"];
+    args.extend_from_slice(&WORKLOAD);
+    args.extend_from_slice(&["--format=json", "run"]);
+    let r = tb(d.path(), &args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("link.rtt_ms not applied"), "{}", r.stderr);
+    let same: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(same["counts"], base["counts"]);
+}
+
+#[test]
+fn calibrate_recovers_the_flush_and_saves_a_profile_predictions_use() {
+    let d = scratch();
+    fake_measurement(d.path(), "m.json", 3.0);
+    let r = calibrate(d.path(), &["--save-profile", "p.toml", "m.json"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    for part in [
+        "commit_device.flush_ms",
+        "fitted",
+        "server.cpu_us",
+        "not identified",
+        "link.rtt_ms",
+        "m.json: writes/s",
+    ] {
+        assert!(r.stdout.contains(part), "{part}:\n{}", r.stdout);
+    }
+    let text = std::fs::read_to_string(d.path().join("p.toml")).expect("profile");
+    // The value line of the fitted flush's table (no TOML parser here: the
+    // profile is read back by `simulate --profile` below).
+    let flush: f64 = text
+        .split("[parameters.\"commit_device.flush_ms\"]")
+        .nth(1)
+        .and_then(|t| t.lines().find_map(|l| l.strip_prefix("value = ")))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no fitted flush in:\n{text}"));
+    assert!((flush / 3.0 - 1.0).abs() < 0.03, "{flush}\n{}", r.stdout);
+    // The saved profile reproduces the measurement.
+    let measured: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("m.json")).unwrap()).unwrap();
+    let predicted = predict(d.path(), &["--profile", "p.toml"]);
+    let (m, p) = (
+        measured["rates"]["writes_per_s"].as_f64().unwrap(),
+        predicted["rates"]["writes_per_s"].as_f64().unwrap(),
+    );
+    assert!((p / m - 1.0).abs() < 0.03, "{m} vs {p}");
+    // An existing profile is never replaced.
+    let before = listing(d.path());
+    let again = calibrate(d.path(), &["--save-profile", "p.toml", "m.json"]);
+    refused(&again, d.path(), &before, "--save-profile");
+}
+
+#[test]
+fn a_store_directory_gives_its_measured_runs() {
+    let d = scratch();
+    std::fs::create_dir(d.path().join("store")).unwrap();
+    fake_measurement(&d.path().join("store"), "m.json", 2.0);
+    // A prediction saved in the same store is left out with a note.
+    let mut doc = predict(d.path(), &[]);
+    doc["kind"] = "predicted".into();
+    std::fs::write(
+        d.path().join("store/p.json"),
+        serde_json::to_vec(&doc).unwrap(),
+    )
+    .unwrap();
+    let r = calibrate(d.path(), &["store"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("on 1 measured run"), "{}", r.stdout);
+    assert!(r.stderr.contains("p.json: a prediction"), "{}", r.stderr);
+    // A directory with no measured result at all is refused.
+    std::fs::create_dir(d.path().join("empty")).unwrap();
+    let r = calibrate(d.path(), &["empty"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(r.stderr.contains("no measured results"), "{}", r.stderr);
+}
+
+#[test]
+fn bad_inputs_are_one_line_and_write_nothing() {
+    let d = scratch();
+    // A prediction given as a measurement.
+    let sys = system("this-machine-ext4.toml");
+    let mut args = vec!["simulate", "--system", &sys, "--"];
+    args.extend_from_slice(&WORKLOAD);
+    args.extend_from_slice(&["--json=pred.json", "run"]);
+    assert_eq!(tb(d.path(), &args).code, 0);
+    std::fs::write(d.path().join("notes.txt"), "not a result").unwrap();
+    let before = listing(d.path());
+    let r = calibrate(d.path(), &["--save-profile", "p.toml", "pred.json"]);
+    refused(&r, d.path(), &before, "a predicted result");
+    let r = calibrate(d.path(), &["--save-profile", "p.toml", "notes.txt"]);
+    refused(&r, d.path(), &before, "notes.txt");
+    let r = calibrate(d.path(), &["--save-profile", "p.toml"]);
+    refused(&r, d.path(), &before, "no measured runs");
+    let r = calibrate(d.path(), &["--bogus", "pred.json"]);
+    refused(&r, d.path(), &before, "--bogus");
+    let r = tb(
+        d.path(),
+        &[
+            "simulate",
+            "calibrate",
+            "--system",
+            "missing.toml",
+            "pred.json",
+        ],
+    );
+    refused(&r, d.path(), &before, "--system missing.toml");
+    // A profile with a parameter it cannot hold.
+    std::fs::write(
+        d.path().join("bad.toml"),
+        "system = \"x\"\nmethod = \"m\"\nruns = []\n[parameters.\"server.ram\"]\nvalue = 1.0\nuncertainty = 0.0\n",
+    )
+    .unwrap();
+    let before = listing(d.path());
+    let mut args = vec!["simulate", "--system", &sys, "--profile", "bad.toml", "--"];
+    args.extend_from_slice(&WORKLOAD);
+    args.push("run");
+    let r = tb(d.path(), &args);
+    refused(&r, d.path(), &before, "unknown parameter 'server.ram'");
+}
