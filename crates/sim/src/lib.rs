@@ -12,6 +12,7 @@
 
 pub mod components;
 pub mod engine;
+pub mod matrix;
 pub mod queue;
 pub mod report;
 pub mod system;

@@ -288,3 +288,148 @@ fn sysbench_percentile_option_reaches_the_report() {
         p90.stdout
     );
 }
+
+/// `tankbench simulate` with comma lists in `own`, the reference workload
+/// cut to `--time=1`, `extra` before `run`.
+fn simulate_matrix(dir: &Path, own: &[&str], extra: &[&str]) -> Run {
+    let mut words: Vec<&str> = RNDRW[..RNDRW.len() - 1]
+        .iter()
+        .copied()
+        .filter(|w| !w.starts_with("--time="))
+        .collect();
+    words.push("--time=1");
+    words.extend_from_slice(extra);
+    words.push("run");
+    let sys = system("reference-nas.toml");
+    let mut args = vec!["simulate", "--system", &sys];
+    args.extend_from_slice(own);
+    args.push("--");
+    args.extend_from_slice(&words);
+    tb(dir, &args)
+}
+
+const TWO_BY_TWO: [&str; 4] = [
+    "--layout",
+    "1xraidz3-24,3xraidz2-8",
+    "--log",
+    "none,ssd-sata",
+];
+
+#[test]
+fn comma_lists_print_one_table_row_per_cell() {
+    let d = scratch();
+    let r = simulate_matrix(d.path(), &TWO_BY_TWO, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    for column in [
+        "layout",
+        "log",
+        "reads/s",
+        "writes/s",
+        "read MiB/s",
+        "write MiB/s",
+        "avg lat ms",
+        "p95 ms",
+    ] {
+        assert!(lines[0].contains(column), "{column} missing: {}", lines[0]);
+    }
+    assert!(lines[2].starts_with("1xraidz3-24  none"), "{}", r.stdout);
+    assert!(
+        lines[5].starts_with("3xraidz2-8   ssd-sata"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("PREDICTION (simulated, not measured)"));
+    assert!(r.stderr.contains("predicted 4 cell(s) in"), "{}", r.stderr);
+    assert!(listing(d.path()).is_empty(), "a table wrote files");
+}
+
+#[test]
+fn a_bad_axis_value_is_one_line_naming_the_option_and_accepted_values() {
+    let d = scratch();
+    let r = simulate_matrix(
+        d.path(),
+        &["--layout", "3xraidz2-8,2xraidz9-4"],
+        &["--save=store"],
+    );
+    refused(&r, d.path(), "--layout '2xraidz9-4'");
+    assert!(r.stderr.contains("raidz2-WIDTH"), "{}", r.stderr);
+    assert!(!d.path().join("store").exists());
+    let r = simulate_matrix(d.path(), &["--client", "esxi-nfs,nfs3"], &[]);
+    refused(&r, d.path(), "--client 'nfs3'");
+    assert!(r.stderr.contains("linux-nfs"), "{}", r.stderr);
+    let r = simulate_matrix(d.path(), &["--log", "none,tape"], &[]);
+    refused(&r, d.path(), "--log 'tape'");
+    assert!(r.stderr.contains("ssd-sata"), "{}", r.stderr);
+}
+
+#[test]
+fn matrix_json_has_every_cell_with_distinct_labels() {
+    let d = scratch();
+    let v = json(&simulate_matrix(d.path(), &TWO_BY_TWO, &["--format=json"]));
+    let results = v["results"].as_array().expect("results");
+    assert_eq!(results.len(), 4);
+    let mut labels: Vec<String> = results.iter().map(|r| r["labels"].to_string()).collect();
+    labels.sort();
+    labels.dedup();
+    assert_eq!(labels.len(), 4, "{labels:?}");
+    for r in results {
+        assert_eq!(r["kind"], "predicted");
+    }
+    assert_eq!(results[1]["labels"]["log"], "ssd-sata");
+    assert_eq!(results[1]["labels"]["layout"], "1xraidz3-24");
+}
+
+#[test]
+fn matrix_save_stores_every_cell_as_a_prediction() {
+    let d = scratch();
+    let r = simulate_matrix(d.path(), &TWO_BY_TWO, &["--save=store", "--label=run=m"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("saved 4 prediction(s)"), "{}", r.stderr);
+    let stored = listing(&d.path().join("store"));
+    assert_eq!(stored.len(), 4, "{stored:?}");
+    let listed = tb(d.path(), &["results", "store"]);
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    assert_eq!(
+        listed.stdout.matches("run=m").count(),
+        4,
+        "{}",
+        listed.stdout
+    );
+}
+
+#[test]
+fn the_matrix_file_form_runs_the_reference_cells() {
+    let d = scratch();
+    let m = d.path().join("m.toml");
+    let example = std::fs::read_to_string(system("reference-matrix.toml")).unwrap();
+    // The shipped matrix, its system found next to it, cut to one second.
+    let text = example
+        .replace(
+            "\"reference-nas.toml\"",
+            &format!("{:?}", system("reference-nas.toml")),
+        )
+        .replace("--time=240", "--time=1");
+    std::fs::write(&m, text).unwrap();
+    let r = tb(d.path(), &["simulate", "matrix", "m.toml", "--format=csv"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("\"layout\",\"log\",\"link\",\"client\",\"reads/s\""),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(lines.len(), 13, "{}", r.stdout);
+    let r = tb(d.path(), &["simulate", "matrix", "m.toml", "--format=xml"]);
+    refused_keeping(&r, "--format 'xml'");
+    let r = tb(d.path(), &["simulate", "matrix", "missing.toml"]);
+    refused_keeping(&r, "missing.toml");
+}
+
+/// Refused with one line naming `what`, nothing on stdout.
+fn refused_keeping(r: &Run, what: &str) {
+    assert_eq!(r.code, 1, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(r.stderr.contains(what), "{what} not named: {}", r.stderr);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+}
