@@ -13,6 +13,7 @@
 pub mod components;
 pub mod engine;
 pub mod matrix;
+pub mod plan_model;
 pub mod queue;
 pub mod report;
 pub mod system;

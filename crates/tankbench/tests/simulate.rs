@@ -433,3 +433,65 @@ fn refused_keeping(r: &Run, what: &str) {
     assert!(r.stderr.contains(what), "{what} not named: {}", r.stderr);
     assert!(r.stdout.is_empty(), "{}", r.stdout);
 }
+
+#[test]
+fn plan_prints_the_simulators_table_per_layout() {
+    let d = scratch();
+    let fileio = "--file-total-size=4G --file-test-mode=rndrw --file-block-size=4K --file-fsync-all --time=240 --rand-seed=1";
+    let layouts = "1xraidz3-24,3xraidz2-8";
+    let r = tb(
+        d.path(),
+        &[
+            "plan", "--disks", "24x8TB", "--log", "10GB", "--link", "2x10G", "--ram", "32GiB",
+            "--layout", layouts, "--fileio", fileio,
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let table = r
+        .stdout
+        .split("Predicted workload by layout:\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no predicted table:\n{}", r.stdout));
+    let rows: Vec<&str> = table
+        .lines()
+        .skip(2)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(rows.len(), 4, "{table}");
+    // The SLOG row of 3xraidz2-8 is the simulator's prediction of the same
+    // system over the plan's first 4,000 events.
+    let sim = simulate(
+        d.path(),
+        &[
+            "--layout",
+            "3xraidz2-8",
+            "--log",
+            "ssd-sata",
+            "--link",
+            "2x10G",
+        ],
+        &["--time=240", "--events=4000", "--format=json"],
+    );
+    let v = json(&sim);
+    let writes = format!("{:.0}", v["rates"]["writes_per_s"].as_f64().unwrap());
+    let row = rows
+        .iter()
+        .find(|l| l.starts_with("3xraidz2-8   ssd-sata"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(
+        row.contains(&format!(" {writes} ")),
+        "{writes} not in: {row}"
+    );
+    let bad = tb(
+        d.path(),
+        &[
+            "plan",
+            "--disks",
+            "24x8TB",
+            "--fileio",
+            "--file-test-mode=sideways",
+        ],
+    );
+    refused_keeping(&bad, "--fileio");
+    assert!(bad.stderr.contains("sideways"), "{}", bad.stderr);
+}
