@@ -495,3 +495,35 @@ fn plan_prints_the_simulators_table_per_layout() {
     refused_keeping(&bad, "--fileio");
     assert!(bad.stderr.contains("sideways"), "{}", bad.stderr);
 }
+
+#[test]
+fn plan_says_disk_sync_ms_changes_no_figure() {
+    let d = scratch();
+    let args = [
+        "plan",
+        "--disks",
+        "24x8TB",
+        "--layout",
+        "3xraidz2-8",
+        "--format",
+        "json",
+    ];
+    let plain = tb(d.path(), &args);
+    let mut with = args.to_vec();
+    with.extend(["--disk-sync-ms", "9"]);
+    let overridden = tb(d.path(), &with);
+    assert_eq!(overridden.code, 0, "{}", overridden.stderr);
+    assert!(
+        overridden
+            .stderr
+            .contains("--disk-sync-ms changes no figure"),
+        "{}",
+        overridden.stderr
+    );
+    let predicted = |r: &Run| -> serde_json::Value {
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        v["entries"][0]["performance"]["predicted"].clone()
+    };
+    assert!(predicted(&plain)["writes_per_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(predicted(&plain), predicted(&overridden));
+}

@@ -44,7 +44,7 @@ struct PlanArgs {
     /// Override the disk's small random IOPS.
     #[arg(long, allow_negative_numbers = true, value_name = "IOPS")]
     disk_iops: Option<f64>,
-    /// Override the disk's small write + cache flush time, ms.
+    /// Override the disk's small write + cache flush time, ms (kept for scripts; no figure uses it: Sync 4K is simulated).
     #[arg(long, allow_negative_numbers = true, value_name = "MS")]
     disk_sync_ms: Option<f64>,
     /// Override unrecoverable read errors per bit (e.g. 1e-15).
@@ -307,7 +307,10 @@ pub fn plan_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
             return Err(anyhow!("plan: {}", message.trim_start_matches("error: ")));
         }
     };
-    let (warnings, output) = render(&parsed)?;
+    let (mut warnings, output) = render(&parsed)?;
+    if parsed.disk_sync_ms.is_some() {
+        warnings.insert(0, "--disk-sync-ms changes no figure: the Sync 4K columns are simulated with the disk class's model (zfs_model::diskmodel; docs/prediction.md)".into());
+    }
     for warning in &warnings {
         eprintln!("tankbench: warning: {warning}");
     }
