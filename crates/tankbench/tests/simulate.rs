@@ -527,3 +527,46 @@ fn plan_says_disk_sync_ms_changes_no_figure() {
     assert!(predicted(&plain)["writes_per_s"].as_f64().unwrap() > 0.0);
     assert_eq!(predicted(&plain), predicted(&overridden));
 }
+
+#[test]
+fn plan_json_is_schema_2_with_the_predicted_figures() {
+    let d = scratch();
+    let r = tb(
+        d.path(),
+        &[
+            "plan",
+            "--disks",
+            "24x8TB",
+            "--log",
+            "10GB",
+            "--link",
+            "2x1G",
+            "--layout",
+            "2xraidz2-12",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["schema_version"], 2);
+    let perf = &v["entries"][0]["performance"];
+    for key in ["predicted", "predicted_with_log"] {
+        for figure in [
+            "writes_per_s",
+            "read_mib_per_s",
+            "write_mib_per_s",
+            "write_latency_ms",
+        ] {
+            assert!(
+                perf[key][figure].as_f64().is_some_and(|x| x > 0.0),
+                "{key}.{figure}: {perf}"
+            );
+        }
+    }
+    assert!(perf.get("sync_write_iops").is_none(), "{perf}");
+    assert!(v["prediction_assumptions"][0]
+        .as_str()
+        .unwrap_or("")
+        .contains("simulator"));
+}

@@ -15,8 +15,12 @@ use crate::reliability::{at_least_one, reliability, Reliability, RiskOptions};
 use crate::units::{human_binary, GIB, KIB};
 use crate::workload::{Weights, Workload};
 
-/// Version of the JSON document `tankbench plan --format=json` prints.
-pub const PLAN_SCHEMA_VERSION: u32 = 1;
+/// Version of the JSON document `tankbench plan --format=json` prints. 2:
+/// the sync-write figures are the simulator's (`performance.predicted`,
+/// `predicted_with_log`, `prediction_note`, and the plan's
+/// `prediction_assumptions`) instead of the rule-of-thumb `sync_write_*` and
+/// `slog_sync_write_*` figures.
+pub const PLAN_SCHEMA_VERSION: u32 = 2;
 
 /// Loss probabilities below this are not distinguished when ranking: the
 /// independent-failure model stops being the dominant risk long before
