@@ -424,6 +424,16 @@ fn the_matrix_file_form_runs_the_reference_cells() {
     refused_keeping(&r, "--format 'xml'");
     let r = tb(d.path(), &["simulate", "matrix", "missing.toml"]);
     refused_keeping(&r, "missing.toml");
+    // Output options belong on the command line, not in the workload.
+    let text = std::fs::read_to_string(&m).unwrap();
+    std::fs::write(
+        &m,
+        text.replace("\"--time=1\"", "\"--time=1\", \"--save=x\""),
+    )
+    .unwrap();
+    let r = tb(d.path(), &["simulate", "matrix", "m.toml"]);
+    refused_keeping(&r, "--save");
+    assert!(!d.path().join("x").exists());
 }
 
 /// Refused with one line naming `what`, nothing on stdout.

@@ -112,6 +112,19 @@ pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
     let Action::Run(spec) = &settings.action else {
         anyhow::bail!("simulate matrix: workload: the fileio options of a run");
     };
+    // Output options in the workload would be silently ignored: the matrix
+    // takes them on its own command line.
+    let ext = &settings.ext;
+    if ext.format != fileio::options::Format::Text
+        || ext.json_path.is_some()
+        || ext.save.is_some()
+        || !ext.labels.is_empty()
+        || ext.repeat != 1
+    {
+        anyhow::bail!(
+            "simulate matrix: workload: --format, --json, --save, --label and --repeat are not workload options; accepted on the command line: --format=FORMAT, --save[=DIR], --label=K=V"
+        );
+    }
     let cells = m.cells().map_err(|e| {
         anyhow::anyhow!(
             "simulate {}",
