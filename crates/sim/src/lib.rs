@@ -13,6 +13,8 @@
 pub mod calibrate;
 pub mod components;
 pub mod engine;
+pub mod matrix;
+pub mod plan_model;
 pub mod profile;
 pub mod queue;
 pub mod report;

@@ -274,6 +274,32 @@ pub fn set_value(model: &mut SystemModel, p: Param, value: f64) -> Result<bool, 
 /// which is left out rather than refused: a profile measured on one box
 /// applies what transfers to another.
 pub fn apply_profile(model: &mut SystemModel, profile: &Profile) -> Result<Vec<String>, SimError> {
+    apply_profile_except(model, profile, &[])
+}
+
+impl Param {
+    /// The system fields whose replacement makes this fitted value stale: it
+    /// was measured on the component they name, and a different component
+    /// keeps its own class's figures (as a command-line override does).
+    fn components(self) -> &'static [&'static str] {
+        match self {
+            Param::CommitFlushMs => &["log", "pool.log", "pool.disk"],
+            Param::ServerCpuUs => &["server.cpu_us"],
+            Param::RttMs => &["link"],
+            Param::FsyncRoundTrips | Param::ClientCpuUs => &["client"],
+        }
+    }
+}
+
+/// [`apply_profile`] for a system whose `replaced` fields (dotted names, as
+/// a matrix axis sets them) were chosen on purpose: a fitted value of a
+/// component that was replaced is skipped with a note, so a matrix over log
+/// devices compares the devices and not the one the profile measured.
+pub fn apply_profile_except(
+    model: &mut SystemModel,
+    profile: &Profile,
+    replaced: &[&str],
+) -> Result<Vec<String>, SimError> {
     let mut skipped = Vec::new();
     for (name, fitted) in &profile.parameters {
         let p = Param::from_name(name).ok_or_else(|| {
@@ -282,6 +308,16 @@ pub fn apply_profile(model: &mut SystemModel, profile: &Profile) -> Result<Vec<S
                 Param::accepted()
             ))
         })?;
+        if let Some(field) = replaced.iter().find(|f| {
+            p.components()
+                .iter()
+                .any(|c| *f == c || f.starts_with(&format!("{c}.")))
+        }) {
+            skipped.push(format!(
+                "{name} not applied: the matrix sets {field}, whose own figures apply"
+            ));
+            continue;
+        }
         if let Some(why) = not_applicable(model, p)? {
             skipped.push(format!("{name} not applied: {why}"));
             continue;

@@ -288,3 +288,295 @@ fn sysbench_percentile_option_reaches_the_report() {
         p90.stdout
     );
 }
+
+/// `tankbench simulate` with comma lists in `own`, the reference workload
+/// cut to `--time=1`, `extra` before `run`.
+fn simulate_matrix(dir: &Path, own: &[&str], extra: &[&str]) -> Run {
+    let mut words: Vec<&str> = RNDRW[..RNDRW.len() - 1]
+        .iter()
+        .copied()
+        .filter(|w| !w.starts_with("--time="))
+        .collect();
+    words.push("--time=1");
+    words.extend_from_slice(extra);
+    words.push("run");
+    let sys = system("reference-nas.toml");
+    let mut args = vec!["simulate", "--system", &sys];
+    args.extend_from_slice(own);
+    args.push("--");
+    args.extend_from_slice(&words);
+    tb(dir, &args)
+}
+
+const TWO_BY_TWO: [&str; 4] = [
+    "--layout",
+    "1xraidz3-24,3xraidz2-8",
+    "--log",
+    "none,ssd-sata",
+];
+
+#[test]
+fn comma_lists_print_one_table_row_per_cell() {
+    let d = scratch();
+    let r = simulate_matrix(d.path(), &TWO_BY_TWO, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    for column in [
+        "layout",
+        "log",
+        "reads/s",
+        "writes/s",
+        "read MiB/s",
+        "write MiB/s",
+        "avg lat ms",
+        "p95 ms",
+    ] {
+        assert!(lines[0].contains(column), "{column} missing: {}", lines[0]);
+    }
+    assert!(lines[2].starts_with("1xraidz3-24  none"), "{}", r.stdout);
+    assert!(
+        lines[5].starts_with("3xraidz2-8   ssd-sata"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("PREDICTION (simulated, not measured)"));
+    assert!(r.stderr.contains("predicted 4 cell(s) in"), "{}", r.stderr);
+    assert!(listing(d.path()).is_empty(), "a table wrote files");
+}
+
+#[test]
+fn a_bad_axis_value_is_one_line_naming_the_option_and_accepted_values() {
+    let d = scratch();
+    let r = simulate_matrix(
+        d.path(),
+        &["--layout", "3xraidz2-8,2xraidz9-4"],
+        &["--save=store"],
+    );
+    refused(&r, d.path(), "--layout '2xraidz9-4'");
+    assert!(r.stderr.contains("raidz2-WIDTH"), "{}", r.stderr);
+    assert!(!d.path().join("store").exists());
+    let r = simulate_matrix(d.path(), &["--client", "esxi-nfs,nfs3"], &[]);
+    refused(&r, d.path(), "--client 'nfs3'");
+    assert!(r.stderr.contains("linux-nfs"), "{}", r.stderr);
+    let r = simulate_matrix(d.path(), &["--log", "none,tape"], &[]);
+    refused(&r, d.path(), "--log 'tape'");
+    assert!(r.stderr.contains("ssd-sata"), "{}", r.stderr);
+}
+
+#[test]
+fn matrix_json_has_every_cell_with_distinct_labels() {
+    let d = scratch();
+    let v = json(&simulate_matrix(d.path(), &TWO_BY_TWO, &["--format=json"]));
+    let results = v["results"].as_array().expect("results");
+    assert_eq!(results.len(), 4);
+    let mut labels: Vec<String> = results.iter().map(|r| r["labels"].to_string()).collect();
+    labels.sort();
+    labels.dedup();
+    assert_eq!(labels.len(), 4, "{labels:?}");
+    for r in results {
+        assert_eq!(r["kind"], "predicted");
+    }
+    assert_eq!(results[1]["labels"]["log"], "ssd-sata");
+    assert_eq!(results[1]["labels"]["layout"], "1xraidz3-24");
+}
+
+#[test]
+fn matrix_save_stores_every_cell_as_a_prediction() {
+    let d = scratch();
+    let r = simulate_matrix(d.path(), &TWO_BY_TWO, &["--save=store", "--label=run=m"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("saved 4 prediction(s)"), "{}", r.stderr);
+    let stored = listing(&d.path().join("store"));
+    assert_eq!(stored.len(), 4, "{stored:?}");
+    let listed = tb(d.path(), &["results", "store"]);
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    assert_eq!(
+        listed.stdout.matches("run=m").count(),
+        4,
+        "{}",
+        listed.stdout
+    );
+}
+
+#[test]
+fn the_matrix_file_form_runs_the_reference_cells() {
+    let d = scratch();
+    let m = d.path().join("m.toml");
+    let example = std::fs::read_to_string(system("reference-matrix.toml")).unwrap();
+    // The shipped matrix, its system found next to it, cut to one second.
+    let text = example
+        .replace(
+            "\"reference-nas.toml\"",
+            &format!("{:?}", system("reference-nas.toml")),
+        )
+        .replace("--time=240", "--time=1");
+    std::fs::write(&m, text).unwrap();
+    let r = tb(d.path(), &["simulate", "matrix", "m.toml", "--format=csv"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("\"layout\",\"log\",\"link\",\"client\",\"reads/s\""),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(lines.len(), 13, "{}", r.stdout);
+    let r = tb(d.path(), &["simulate", "matrix", "m.toml", "--format=xml"]);
+    refused_keeping(&r, "--format 'xml'");
+    let r = tb(d.path(), &["simulate", "matrix", "missing.toml"]);
+    refused_keeping(&r, "missing.toml");
+    // Output options belong on the command line, not in the workload.
+    let text = std::fs::read_to_string(&m).unwrap();
+    std::fs::write(
+        &m,
+        text.replace("\"--time=1\"", "\"--time=1\", \"--save=x\""),
+    )
+    .unwrap();
+    let r = tb(d.path(), &["simulate", "matrix", "m.toml"]);
+    refused_keeping(&r, "--save");
+    assert!(!d.path().join("x").exists());
+}
+
+/// Refused with one line naming `what`, nothing on stdout.
+fn refused_keeping(r: &Run, what: &str) {
+    assert_eq!(r.code, 1, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(r.stderr.contains(what), "{what} not named: {}", r.stderr);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+}
+
+#[test]
+fn plan_prints_the_simulators_table_per_layout() {
+    let d = scratch();
+    let fileio = "--file-total-size=4G --file-test-mode=rndrw --file-block-size=4K --file-fsync-all --time=240 --rand-seed=1";
+    let layouts = "1xraidz3-24,3xraidz2-8";
+    let r = tb(
+        d.path(),
+        &[
+            "plan", "--disks", "24x8TB", "--log", "10GB", "--link", "2x10G", "--ram", "32GiB",
+            "--layout", layouts, "--fileio", fileio,
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let table = r
+        .stdout
+        .split("Predicted workload by layout:\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no predicted table:\n{}", r.stdout));
+    let rows: Vec<&str> = table
+        .lines()
+        .skip(2)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(rows.len(), 4, "{table}");
+    // The SLOG row of 3xraidz2-8 is the simulator's prediction of the same
+    // system over the plan's first 4,000 events.
+    let sim = simulate(
+        d.path(),
+        &[
+            "--layout",
+            "3xraidz2-8",
+            "--log",
+            "ssd-sata",
+            "--link",
+            "2x10G",
+        ],
+        &["--time=240", "--events=4000", "--format=json"],
+    );
+    let v = json(&sim);
+    let writes = format!("{:.0}", v["rates"]["writes_per_s"].as_f64().unwrap());
+    let row = rows
+        .iter()
+        .find(|l| l.starts_with("3xraidz2-8   ssd-sata"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(
+        row.contains(&format!(" {writes} ")),
+        "{writes} not in: {row}"
+    );
+    let bad = tb(
+        d.path(),
+        &[
+            "plan",
+            "--disks",
+            "24x8TB",
+            "--fileio",
+            "--file-test-mode=sideways",
+        ],
+    );
+    refused_keeping(&bad, "--fileio");
+    assert!(bad.stderr.contains("sideways"), "{}", bad.stderr);
+}
+
+#[test]
+fn plan_says_disk_sync_ms_changes_no_figure() {
+    let d = scratch();
+    let args = [
+        "plan",
+        "--disks",
+        "24x8TB",
+        "--layout",
+        "3xraidz2-8",
+        "--format",
+        "json",
+    ];
+    let plain = tb(d.path(), &args);
+    let mut with = args.to_vec();
+    with.extend(["--disk-sync-ms", "9"]);
+    let overridden = tb(d.path(), &with);
+    assert_eq!(overridden.code, 0, "{}", overridden.stderr);
+    assert!(
+        overridden
+            .stderr
+            .contains("--disk-sync-ms changes no figure"),
+        "{}",
+        overridden.stderr
+    );
+    let predicted = |r: &Run| -> serde_json::Value {
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        v["entries"][0]["performance"]["predicted"].clone()
+    };
+    assert!(predicted(&plain)["writes_per_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(predicted(&plain), predicted(&overridden));
+}
+
+#[test]
+fn plan_json_is_schema_2_with_the_predicted_figures() {
+    let d = scratch();
+    let r = tb(
+        d.path(),
+        &[
+            "plan",
+            "--disks",
+            "24x8TB",
+            "--log",
+            "10GB",
+            "--link",
+            "2x1G",
+            "--layout",
+            "2xraidz2-12",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["schema_version"], 2);
+    let perf = &v["entries"][0]["performance"];
+    for key in ["predicted", "predicted_with_log"] {
+        for figure in [
+            "writes_per_s",
+            "read_mib_per_s",
+            "write_mib_per_s",
+            "write_latency_ms",
+        ] {
+            assert!(
+                perf[key][figure].as_f64().is_some_and(|x| x > 0.0),
+                "{key}.{figure}: {perf}"
+            );
+        }
+    }
+    assert!(perf.get("sync_write_iops").is_none(), "{perf}");
+    assert!(v["prediction_assumptions"][0]
+        .as_str()
+        .unwrap_or("")
+        .contains("simulator"));
+}

@@ -172,7 +172,9 @@ pub struct DiskPerf {
     /// Small random I/Os per second (low = queue depth 1, high = deep queue).
     pub random_iops: Estimate,
     /// Time of one small write plus cache flush, excluding the rotational wait
-    /// (seek + settle + flush for a HDD; the whole write + flush for an SSD), ms.
+    /// (seek + settle + flush for a HDD; the whole write + flush for an SSD),
+    /// ms. Reported with the class; no plan figure uses it any more (sync
+    /// writes are simulated with `diskmodel`'s model of the class).
     pub positioning_ms: Estimate,
     /// One full revolution (HDD only), ms.
     pub revolution_ms: Option<f64>,
@@ -181,22 +183,6 @@ pub struct DiskPerf {
 }
 
 impl DiskPerf {
-    /// Latency of a small synchronous write that must land on `disks` devices
-    /// at once (1 for a stripe, k for a mirror, p+1 for a raidz log block).
-    /// Each disk waits for its sector to come round; the write completes when
-    /// the slowest has, and the expected maximum of n uniform rotational waits
-    /// is one revolution × n/(n+1) (the mean of the largest of n uniform
-    /// draws).
-    pub fn sync_write_ms(&self, disks: u32) -> Estimate {
-        match self.revolution_ms {
-            Some(rev) => {
-                let n = disks.max(1) as f64;
-                self.positioning_ms.map(|p| p + rev * n / (n + 1.0))
-            }
-            None => self.positioning_ms,
-        }
-    }
-
     pub fn mtbf_hours(&self) -> f64 {
         8760.0 / self.afr
     }
@@ -513,23 +499,5 @@ mod tests {
             DiskClass::parse("nvme-consumer").unwrap(),
             DiskClass::NvmeNoPlp
         );
-        // Without PLP, a flush is what costs.
-        assert!(
-            DiskClass::SsdSataNoPlp
-                .default_perf()
-                .sync_write_ms(1)
-                .typical
-                > 10.0 * DiskClass::SsdSata.default_perf().sync_write_ms(1).typical
-        );
-    }
-
-    #[test]
-    fn hdd_sync_write_grows_with_the_number_of_disks_waited_for() {
-        let perf = DiskClass::Hdd7200.default_perf();
-        let one = perf.sync_write_ms(1);
-        // 5 ms positioning + half a revolution (4.17 ms) ≈ 9.2 ms; data sheets and the OpenZFS hardware docs: typ 8–13 ms.
-        assert!((one.typical - 9.17).abs() < 0.01, "{one:?}");
-        assert!(one.low >= 5.0 && one.high <= 16.0, "{one:?}");
-        assert!(perf.sync_write_ms(4).typical > perf.sync_write_ms(2).typical);
     }
 }

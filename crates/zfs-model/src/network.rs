@@ -220,16 +220,6 @@ impl Protocol {
         }
     }
 
-    /// Client + server software time per request (RPC / SCSI / SMB stacks and
-    /// the ZFS write path), ms. A model assumption, not a measurement.
-    pub fn stack_ms(self) -> Estimate {
-        match self {
-            Protocol::Nfs | Protocol::Iscsi => Estimate::new(0.010, 0.020, 0.050),
-            Protocol::Smb => Estimate::new(0.020, 0.040, 0.100),
-            Protocol::Local => Estimate::new(0.003, 0.005, 0.010),
-        }
-    }
-
     /// Which client writes reach the ZIL as commits: NFSv3 FILE_SYNC writes
     /// and COMMIT (RFC 1813), iSCSI FUA and SYNCHRONIZE CACHE, SMB flushes.
     pub fn sync_semantics(self) -> &'static str {

@@ -1,7 +1,10 @@
-//! Analytic performance: IOPS and bandwidth from per-vdev rules of thumb, and
-//! the latency of a synchronous 4 KiB write from a device + network + protocol
-//! model (OpenZFS "Workload Tuning" and "Hardware" docs, `module/zfs/zil.c`).
-//! Every figure is a range and carries its assumptions.
+//! Performance of a layout: the pool's own random IOPS and streaming
+//! bandwidth from per-vdev rules (OpenZFS "Workload Tuning" and "Hardware"
+//! docs), each a range with its assumptions; and the figures of the workload
+//! the plan ranks by (sync writes/s and their latency, read and write MiB/s),
+//! which a [`PerformanceModel`] predicts: the `sim` crate's simulator, the
+//! one model of a whole run (this crate cannot depend on it, so the plan is
+//! handed one).
 
 use serde::Serialize;
 
@@ -10,8 +13,8 @@ use crate::disk::{leaf_asize, DiskClass, DiskGroup, DiskPerf, MAX_DISK_BYTES};
 use crate::error::{ModelError, Result};
 use crate::estimate::Estimate;
 use crate::layout::{Layout, Shape, VdevKind, MAX_MIRROR_WAYS};
-use crate::network::{Link, Protocol, WIRE_BYTES_4K_WRITE};
-use crate::units::{human_binary, parse_size, SizeMeaning, KIB, MIB};
+use crate::network::{Link, Protocol};
+use crate::units::{human_binary, parse_size, SizeMeaning, MIB};
 
 /// A performance figure with the assumptions it rests on.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -82,9 +85,6 @@ pub struct PerfOptions {
     pub ashift: u32,
     pub link: Option<Link>,
     pub protocol: Protocol,
-    /// Concurrent writers issuing synchronous writes.
-    pub threads: u32,
-    pub log: Option<LogDevice>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -96,17 +96,70 @@ pub struct Performance {
     pub seq_write_mb_s: Figure,
     /// What one client connection can move over the link, MB/s (LACP: one member).
     pub client_stream_cap_mb_s: Option<f64>,
-    /// One 4 KiB synchronous write, ZIL inside the pool.
-    pub sync_write_latency_ms: Figure,
-    pub sync_write_iops: Figure,
+    /// The plan's workload predicted with the ZIL inside the pool; `None`
+    /// when no model could predict it (see `prediction_note`).
+    pub predicted: Option<WorkloadFigures>,
     /// The same with the log device, when there is one.
-    pub slog_sync_write_latency_ms: Option<Figure>,
-    pub slog_sync_write_iops: Option<Figure>,
+    pub predicted_with_log: Option<WorkloadFigures>,
+    /// Why a prediction is missing, when one is.
+    pub prediction_note: Option<String>,
 }
 
-/// Size of the ZIL block that carries one 4 KiB write: the data plus its log
-/// record header and block trailer (~200 bytes) need a second 4 KiB sector.
-pub const ZIL_BLOCK_FOR_4K: u64 = 4 * KIB + 256;
+/// The figures of one predicted run of the plan's workload.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct WorkloadFigures {
+    pub reads_per_s: f64,
+    /// Synchronous writes per second (each write of the workload).
+    pub writes_per_s: f64,
+    pub fsyncs_per_s: f64,
+    pub read_mib_per_s: f64,
+    pub write_mib_per_s: f64,
+    /// Mean latency of one write (with `--file-fsync-all` from an ESXi
+    /// guest, a stable write: one commit), ms.
+    pub write_latency_ms: f64,
+    /// Mean and 95th percentile of the event latency, ms.
+    pub event_latency_ms: f64,
+    pub event_latency_p95_ms: Option<f64>,
+}
+
+/// What a [`PerformanceModel`] is asked: one layout of the plan, with or
+/// without the log device, and the rest of the request.
+#[derive(Debug, Clone, Copy)]
+pub struct PerfQuery<'a> {
+    pub layout: &'a Layout,
+    pub groups: &'a [DiskGroup],
+    pub log: Option<&'a LogDevice>,
+    pub link: Option<Link>,
+    pub protocol: Protocol,
+    pub threads: u32,
+    pub recordsize: u64,
+    pub ram_bytes: u64,
+}
+
+/// A model that predicts the plan's workload on a configuration. The
+/// simulator implements it (`sim::plan_model`); `plan` asks it and has no
+/// formula of its own for these figures.
+pub trait PerformanceModel: Sync {
+    /// The figures, or a one-line reason why this configuration cannot be
+    /// predicted (e.g. a protocol the model does not cover).
+    fn predict(&self, query: &PerfQuery<'_>) -> std::result::Result<WorkloadFigures, String>;
+    /// What the predictions rest on, one line each, for the plan's
+    /// assumptions.
+    fn assumptions(&self) -> Vec<String>;
+}
+
+/// No performance model: the plan gives capacity and risk, and the
+/// predicted columns say why they are empty.
+pub struct NoPrediction;
+
+impl PerformanceModel for NoPrediction {
+    fn predict(&self, _: &PerfQuery<'_>) -> std::result::Result<WorkloadFigures, String> {
+        Err("no performance model was given".into())
+    }
+    fn assumptions(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
 
 /// Disks one block of `block_bytes` is read from on a healthy vdev
 /// (parity is not read): min(w − p, ceil(B / A)) on raidz (M. Ahrens, "How I
@@ -148,86 +201,14 @@ fn sum_over_vdevs(
         })
 }
 
-/// Network + protocol part of one synchronous write, ms.
-fn transport_ms(link: Option<Link>, protocol: Protocol) -> (Estimate, Vec<String>) {
-    let stack = protocol.stack_ms();
-    let mut notes = vec![format!(
-        "client + server software time {:.0}-{:.0} us per request ({}; assumption)",
-        stack.low * 1e3,
-        stack.high * 1e3,
-        protocol.name()
-    )];
-    match link {
-        Some(link) if protocol != Protocol::Local => {
-            let rtt = link.round_trip_ms();
-            let wire = link.serialization_4k_ms();
-            notes.push(format!(
-                "{} round trip {:.0}-{:.0} us{} + {:.1} us to serialise ~{} wire bytes on one member link",
-                link.name(),
-                rtt.low * 1e3,
-                rtt.high * 1e3,
-                if link.measured_range() { "" } else { " (extrapolated from 10 GbE)" },
-                wire * 1e3,
-                WIRE_BYTES_4K_WRITE
-            ));
-            if link.members > 1 {
-                notes.push("LACP pins one connection to one member: a single client gets one link's bandwidth and latency".into());
-            }
-            (stack.plus(rtt.map(|r| r + wire)), notes)
-        }
-        _ => (stack, notes),
-    }
-}
-
-fn sync_iops(latency: &Estimate, threads: u32, link: Option<Link>) -> (Estimate, Vec<String>) {
-    let t = threads.max(1) as f64;
-    // Batching lets T waiting writers share log blocks (OpenZFS 8585, 0.8+):
-    // up to T / latency. Without it (older ZFS) commits run one at a time.
-    let mut iops =
-        Estimate::new(1.0 / latency.high, t / latency.typical, t / latency.low).map(|v| v * 1e3);
-    let mut notes = vec![format!(
-        "{threads} writer(s); typical = threads / latency (commits batched, OpenZFS 0.8+); low = one commit at a time at the slow latency"
-    )];
-    if let Some(link) = link {
-        let cap = link.flow_goodput_mb_s() * 1e6 / WIRE_BYTES_4K_WRITE;
-        if iops.high > cap {
-            notes.push(format!("capped at {cap:.0}/s by one link member's goodput"));
-        }
-        iops = iops.min_with(cap);
-    }
-    (iops, notes)
-}
-
-/// Run the performance model for `layout` on `groups`.
+/// The pool's own figures for `layout` on `groups`, the predicted ones left
+/// empty (the plan fills them from its [`PerformanceModel`]).
 pub fn performance(groups: &[DiskGroup], layout: &Layout, options: &PerfOptions) -> Performance {
-    let shape = layout.shape;
-    let ashift = options.ashift;
     let block = options.block_bytes;
 
     let random_read_iops = random_read_figure(groups, layout, options);
     let random_write_iops = random_write_figure(groups, layout, options);
     let (seq_read_mb_s, seq_write_mb_s) = sequential_figures(groups, layout, options);
-
-    // Synchronous 4 KiB writes: t = stack + network + log write with flush.
-    let (transport, transport_notes) = transport_ms(options.link, options.protocol);
-    let zil_shape_disks = disks_written_per_block(&shape, ashift, ZIL_BLOCK_FOR_4K);
-    let first_group = &groups[layout.placements[0].group];
-    let in_pool = first_group.perf.sync_write_ms(zil_shape_disks);
-    let latency = transport.plus(in_pool);
-    let mut latency_notes = vec![format!(
-        "no log device: the ZIL block (~8 KiB) goes to a {} vdev and waits for {zil_shape_disks} {} disk(s) to write and flush: {:.2}-{:.2} ms",
-        shape.vdev_name(),
-        first_group.class.name(),
-        in_pool.low,
-        in_pool.high
-    )];
-    if first_group.class.is_rotational() {
-        latency_notes.push("HDD: seek + flush + the slowest disk's rotational wait (one revolution x n/(n+1)); competes with txg writes".into());
-    }
-    latency_notes.extend(transport_notes.iter().cloned());
-    let (iops, iops_notes) = sync_iops(&latency, options.threads, options.link);
-
-    let (slog_latency, slog_iops) = slog_figures(options, transport, &transport_notes);
 
     Performance {
         block_bytes: block,
@@ -239,18 +220,9 @@ pub fn performance(groups: &[DiskGroup], layout: &Layout, options: &PerfOptions)
             .link
             .filter(|_| options.protocol != Protocol::Local)
             .map(|l| l.flow_goodput_mb_s()),
-        sync_write_latency_ms: Figure {
-            estimate: latency,
-            unit: "ms",
-            assumptions: latency_notes,
-        },
-        sync_write_iops: Figure {
-            estimate: iops,
-            unit: "IOPS",
-            assumptions: iops_notes,
-        },
-        slog_sync_write_latency_ms: slog_latency,
-        slog_sync_write_iops: slog_iops,
+        predicted: None,
+        predicted_with_log: None,
+        prediction_note: None,
     }
 }
 
@@ -378,53 +350,13 @@ fn sequential_figures(
     (seq_read_mb_s, seq_write_mb_s)
 }
 
-/// Latency and IOPS of 4 KiB sync writes through the log device, if any.
-fn slog_figures(
-    options: &PerfOptions,
-    transport: Estimate,
-    transport_notes: &[String],
-) -> (Option<Figure>, Option<Figure>) {
-    match &options.log {
-        Some(log) => {
-            let device = log.perf.sync_write_ms(log.devices);
-            let total = transport.plus(device);
-            let mut notes = vec![format!(
-                "log device: {} {} ({}), write + flush {:.2}-{:.2} ms",
-                if log.devices > 1 {
-                    format!("{}-way mirror of", log.devices)
-                } else {
-                    "one".into()
-                },
-                log.class.name(),
-                human_binary(log.bytes),
-                device.low,
-                device.high
-            )];
-            notes.extend(transport_notes.iter().cloned());
-            let (iops, iops_notes) = sync_iops(&total, options.threads, options.link);
-            (
-                Some(Figure {
-                    estimate: total,
-                    unit: "ms",
-                    assumptions: notes,
-                }),
-                Some(Figure {
-                    estimate: iops,
-                    unit: "IOPS",
-                    assumptions: iops_notes,
-                }),
-            )
-        }
-        None => (None, None),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::disk::PerfOverrides;
+    use crate::units::KIB;
 
-    fn run(layout: &str, link: &str, log: Option<DiskClass>) -> Performance {
+    fn run(layout: &str, link: &str) -> Performance {
         let groups =
             vec![
                 DiskGroup::parse("24x8TB", DiskClass::Hdd7200, &PerfOverrides::default()).unwrap(),
@@ -435,13 +367,6 @@ mod tests {
             ashift: 12,
             link: Link::parse(link).unwrap(),
             protocol: Protocol::Nfs,
-            threads: 1,
-            log: log.map(|class| LogDevice {
-                bytes: 10_000_000_000,
-                devices: 1,
-                class,
-                perf: class.default_perf(),
-            }),
         };
         performance(&groups, &layout, &options)
     }
@@ -455,75 +380,18 @@ mod tests {
             ("3xraidz2-8", 600.0),
             ("12xmirror-2", 3600.0),
         ] {
-            let got = run(layout, "10G", None).random_read_iops.estimate.typical;
+            let got = run(layout, "10G").random_read_iops.estimate.typical;
             assert!((got - want).abs() < 1.0, "{layout}: {got}");
         }
-        let mirror_writes = run("12xmirror-2", "10G", None)
-            .random_write_iops
-            .estimate
-            .typical;
+        let mirror_writes = run("12xmirror-2", "10G").random_write_iops.estimate.typical;
         assert!((mirror_writes - 1800.0).abs() < 1.0, "{mirror_writes}");
     }
 
     #[test]
     fn sequential_rates_exceed_a_10g_link() {
-        let p = run("3xraidz2-8", "2x10G", None);
+        let p = run("3xraidz2-8", "2x10G");
         // 3 vdevs x 6 data disks x 180 MB/s.
         assert!((p.seq_read_mb_s.estimate.typical - 3240.0).abs() < 1.0);
         assert!(p.seq_read_mb_s.estimate.typical > p.client_stream_cap_mb_s.unwrap());
-    }
-
-    /// One 4 KiB sync write from an NFS client: HDD in-pool ZIL
-    /// ~13 ms on either link; SATA SSD SLOG ~0.24 ms on 1 GbE, ~0.18 ms on 10 GbE.
-    #[test]
-    fn sync_write_latency_with_and_without_slog() {
-        let hdd = run("3xraidz2-8", "1G", None).sync_write_latency_ms.estimate;
-        assert!(
-            hdd.low > 5.0 && hdd.typical > 10.0 && hdd.typical < 14.0 && hdd.high < 20.0,
-            "{hdd:?}"
-        );
-        let one = run("3xraidz2-8", "1G", Some(DiskClass::SsdSata))
-            .slog_sync_write_latency_ms
-            .unwrap()
-            .estimate;
-        let ten = run("3xraidz2-8", "10G", Some(DiskClass::SsdSata))
-            .slog_sync_write_latency_ms
-            .unwrap()
-            .estimate;
-        assert!(
-            one.low < 0.24 && 0.24 < one.high && (one.typical - 0.24).abs() < 0.1,
-            "{one:?}"
-        );
-        assert!(
-            ten.low < 0.18 && 0.18 < ten.high && (ten.typical - 0.18).abs() < 0.05,
-            "{ten:?}"
-        );
-        let nvme = run("3xraidz2-8", "10G", Some(DiskClass::Nvme))
-            .slog_sync_write_latency_ms
-            .unwrap()
-            .estimate;
-        assert!(nvme.typical < ten.typical);
-        let no_plp = run("3xraidz2-8", "10G", Some(DiskClass::NvmeNoPlp))
-            .slog_sync_write_latency_ms
-            .unwrap()
-            .estimate;
-        assert!(no_plp.typical > 2.0);
-    }
-
-    #[test]
-    fn wider_raidz_waits_for_more_disks_on_the_zil() {
-        let z3 = run("1xraidz3-24", "10G", None)
-            .sync_write_latency_ms
-            .estimate
-            .typical;
-        let z2 = run("3xraidz2-8", "10G", None)
-            .sync_write_latency_ms
-            .estimate
-            .typical;
-        let mirror = run("12xmirror-2", "10G", None)
-            .sync_write_latency_ms
-            .estimate
-            .typical;
-        assert!(mirror < z2 && z2 < z3, "{mirror} {z2} {z3}");
     }
 }

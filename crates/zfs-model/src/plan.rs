@@ -8,13 +8,19 @@ use crate::disk::{total_disks, DiskGroup};
 use crate::error::{ModelError, Result};
 use crate::layout::{Layout, Shape, VdevKind};
 use crate::network::{Link, Protocol};
-use crate::perf::{performance, LogDevice, PerfOptions, Performance};
+use crate::perf::{
+    performance, LogDevice, PerfOptions, PerfQuery, Performance, PerformanceModel, WorkloadFigures,
+};
 use crate::reliability::{at_least_one, reliability, Reliability, RiskOptions};
 use crate::units::{human_binary, GIB, KIB};
 use crate::workload::{Weights, Workload};
 
-/// Version of the JSON document `tankbench plan --format=json` prints.
-pub const PLAN_SCHEMA_VERSION: u32 = 1;
+/// Version of the JSON document `tankbench plan --format=json` prints. 2:
+/// the sync-write figures are the simulator's (`performance.predicted`,
+/// `predicted_with_log`, `prediction_note`, and the plan's
+/// `prediction_assumptions`) instead of the rule-of-thumb `sync_write_*` and
+/// `slog_sync_write_*` figures.
+pub const PLAN_SCHEMA_VERSION: u32 = 2;
 
 /// Loss probabilities below this are not distinguished when ranking: the
 /// independent-failure model stops being the dominant risk long before
@@ -102,6 +108,8 @@ pub struct Plan {
     pub schema_version: u32,
     pub request: PlanRequest,
     pub weights: Weights,
+    /// What the predicted workload figures rest on (the model's own lines).
+    pub prediction_assumptions: Vec<String>,
     pub warnings: Vec<String>,
     pub entries: Vec<PlanEntry>,
     pub best: Best,
@@ -205,8 +213,15 @@ impl PlanRequest {
     }
 }
 
-/// Evaluate and rank.
-pub fn plan(request: PlanRequest) -> Result<Plan> {
+/// Most layouts whose workload is predicted: beyond this many candidates
+/// (hundreds of disks enumerate hundreds of layouts) the predictions would
+/// make a plan take seconds; `--layout` or a smaller `--max-idle` picks
+/// fewer.
+pub const MAX_PREDICTED_LAYOUTS: usize = 64;
+
+/// Evaluate and rank. The predicted workload figures (sync writes/s and
+/// latency, read and write MiB/s) come from `model`.
+pub fn plan(request: PlanRequest, model: &dyn PerformanceModel) -> Result<Plan> {
     let layouts = request.candidate_layouts()?;
     let mut warnings = request_warnings(&request);
     let workload = request.workload;
@@ -235,8 +250,6 @@ pub fn plan(request: PlanRequest) -> Result<Plan> {
                 ashift: request.capacity.ashift,
                 link: request.link,
                 protocol: request.protocol,
-                threads: request.threads,
-                log: request.log.clone(),
             };
             let performance = performance(&request.groups, &layout, &perf_options);
             let usable_bytes = capacity.block(block).map(|b| b.usable_bytes).unwrap_or(0);
@@ -266,6 +279,19 @@ pub fn plan(request: PlanRequest) -> Result<Plan> {
         })
         .collect();
 
+    if entries.len() > MAX_PREDICTED_LAYOUTS {
+        warnings.push(format!(
+            "{} layouts: the predicted workload columns are left out above {MAX_PREDICTED_LAYOUTS} (pick layouts with --layout, or fewer with --max-idle)",
+            entries.len()
+        ));
+        for e in &mut entries {
+            e.performance.prediction_note = Some(format!(
+                "not predicted: more than {MAX_PREDICTED_LAYOUTS} layouts"
+            ));
+        }
+    } else {
+        predict_all(&mut entries, &request, model)?;
+    }
     let weights = workload.weights();
     score(&mut entries, &request, &weights);
     entries.sort_by(|a, b| {
@@ -288,10 +314,89 @@ pub fn plan(request: PlanRequest) -> Result<Plan> {
         schema_version: PLAN_SCHEMA_VERSION,
         request,
         weights,
+        prediction_assumptions: model.assumptions(),
         warnings,
         entries,
         best,
     })
+}
+
+/// Ask `model` for every entry's workload, without and (when the request has
+/// one) with the log device, spread over the machine's cores: each
+/// prediction depends on its query only, so the order does not matter.
+fn predict_all(
+    entries: &mut [PlanEntry],
+    request: &PlanRequest,
+    model: &dyn PerformanceModel,
+) -> Result<()> {
+    let layouts: Vec<Layout> = entries
+        .iter()
+        .map(|e| Layout::fit(e.shape, &request.groups, request.spares))
+        .collect::<Result<_>>()?;
+    let query = |layout: &Layout,
+                 log: Option<&LogDevice>|
+     -> std::result::Result<WorkloadFigures, String> {
+        model.predict(&PerfQuery {
+            layout,
+            groups: &request.groups,
+            log,
+            link: request.link,
+            protocol: request.protocol,
+            threads: request.threads,
+            recordsize: request.recordsize,
+            ram_bytes: request.ram_bytes,
+        })
+    };
+    type Predicted = (
+        std::result::Result<WorkloadFigures, String>,
+        Option<std::result::Result<WorkloadFigures, String>>,
+    );
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let chunk = layouts.len().div_ceil(cores).max(1);
+    let predicted: Vec<Predicted> = std::thread::scope(|s| {
+        let handles: Vec<_> = layouts
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|l| {
+                            (
+                                query(l, None),
+                                request.log.as_ref().map(|log| query(l, Some(log))),
+                            )
+                        })
+                        .collect::<Vec<Predicted>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    vec![(Err("the prediction failed".to_string()), None); chunk]
+                })
+            })
+            .collect()
+    });
+    for (e, (without, with)) in entries.iter_mut().zip(predicted) {
+        let p = &mut e.performance;
+        match without {
+            Ok(f) => p.predicted = Some(f),
+            Err(why) => p.prediction_note = Some(why),
+        }
+        match with {
+            Some(Ok(f)) => p.predicted_with_log = Some(f),
+            Some(Err(why)) => p.prediction_note = Some(why),
+            None => {}
+        }
+    }
+    Ok(())
+}
+
+/// The predicted figures the plan ranks by: with the log device when there
+/// is one.
+pub fn ranking_prediction(perf: &Performance) -> Option<&WorkloadFigures> {
+    perf.predicted_with_log.as_ref().or(perf.predicted.as_ref())
 }
 
 /// The figure each criterion ranks by, oriented so that larger is better.
@@ -309,12 +414,9 @@ fn criteria(entry: &PlanEntry, request: &PlanRequest) -> [f64; 6] {
         .unwrap_or(f64::INFINITY);
     let sequential = perf.seq_read_mb_s.estimate.typical.min(sequential_cap)
         + perf.seq_write_mb_s.estimate.typical.min(sequential_cap);
-    let sync_latency = perf
-        .slog_sync_write_latency_ms
-        .as_ref()
-        .unwrap_or(&perf.sync_write_latency_ms)
-        .estimate
-        .typical;
+    // Synchronous writes per second of the predicted workload; 0 for every
+    // layout when none was predicted, so the criterion ties.
+    let sync_writes = ranking_prediction(perf).map_or(0.0, |f| f.writes_per_s);
     [
         entry.usable_bytes as f64,
         // "Nines" of yearly survival; the floor makes everything safer than
@@ -323,7 +425,7 @@ fn criteria(entry: &PlanEntry, request: &PlanRequest) -> [f64; 6] {
         perf.random_read_iops.estimate.typical,
         perf.random_write_iops.estimate.typical,
         sequential,
-        1.0 / sync_latency,
+        sync_writes,
     ]
 }
 
@@ -477,7 +579,14 @@ fn layout_notes(
 mod tests {
     use super::*;
     use crate::disk::{DiskClass, OsPartitioning, PerfOverrides};
+    use crate::perf::NoPrediction;
     use crate::rules::RuleSet;
+
+    /// Capacity and risk only: the predicted figures are the simulator's
+    /// (the `sim` crate's tests rank with them).
+    fn plan_of(request: PlanRequest) -> Result<Plan> {
+        plan(request, &NoPrediction)
+    }
 
     pub(crate) fn reference_request(layouts: &[&str]) -> PlanRequest {
         PlanRequest {
@@ -558,7 +667,7 @@ mod tests {
 
     #[test]
     fn the_reference_choice_ranks_three_raidz2_first() {
-        let plan = plan(reference_request(&[
+        let plan = plan_of(reference_request(&[
             "1xraidz3-24",
             "2xraidz2-12",
             "3xraidz2-8",
@@ -576,7 +685,7 @@ mod tests {
 
     #[test]
     fn log_sizing_warnings_depend_on_the_link() {
-        let fast = plan(reference_request(&["3xraidz2-8"])).unwrap();
+        let fast = plan_of(reference_request(&["3xraidz2-8"])).unwrap();
         assert!(
             fast.warnings
                 .iter()
@@ -586,7 +695,7 @@ mod tests {
         );
         let mut slow = reference_request(&["3xraidz2-8"]);
         slow.link = Link::parse("2x1G").unwrap();
-        let slow = plan(slow).unwrap();
+        let slow = plan_of(slow).unwrap();
         assert!(
             slow.warnings
                 .iter()
@@ -598,12 +707,12 @@ mod tests {
 
     #[test]
     fn a_layout_that_does_not_fit_is_an_error() {
-        let err = plan(reference_request(&["4xraidz2-8"]))
+        let err = plan_of(reference_request(&["4xraidz2-8"]))
             .unwrap_err()
             .to_string();
         assert!(err.contains("needs 32 disks, there are 24"), "{err}");
         let mut none = reference_request(&[]);
         none.groups.clear();
-        assert_eq!(plan(none).unwrap_err(), ModelError::NoDisks);
+        assert_eq!(plan_of(none).unwrap_err(), ModelError::NoDisks);
     }
 }

@@ -6,8 +6,8 @@ use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 use crate::estimate::Estimate;
 use crate::explain::{across_rule_sets, explain_capacity};
 use crate::layout::Layout;
-use crate::perf::Figure;
-use crate::plan::{Plan, PlanEntry, PlanRequest};
+use crate::perf::{Figure, Performance, WorkloadFigures};
+use crate::plan::{ranking_prediction, Plan, PlanEntry, PlanRequest};
 use crate::reliability::{at_least_one, Reliability};
 use crate::units::{human_binary, tib};
 
@@ -212,18 +212,15 @@ pub fn compare(a: &PlanEntry, b: &PlanEntry) -> String {
             duration(b.reliability.resilver_hours.typical)
         ),
     ];
-    let sync_a = pa
-        .slog_sync_write_latency_ms
-        .as_ref()
-        .unwrap_or(&pa.sync_write_latency_ms);
-    let sync_b = pb
-        .slog_sync_write_latency_ms
-        .as_ref()
-        .unwrap_or(&pb.sync_write_latency_ms);
-    parts.push(format!(
-        "sync 4K {:.2} vs {:.2} ms",
-        sync_a.estimate.typical, sync_b.estimate.typical
-    ));
+    if let (Some(sa), Some(sb)) = (ranking_prediction(pa), ranking_prediction(pb)) {
+        parts.push(format!(
+            "sync writes {}/s vs {}/s ({:.2} vs {:.2} ms)",
+            count(sa.writes_per_s),
+            count(sb.writes_per_s),
+            sa.write_latency_ms,
+            sb.write_latency_ms
+        ));
+    }
     parts.join(", ")
 }
 
@@ -237,6 +234,40 @@ fn figure_lines(name: &str, figure: &Figure) -> String {
         count(e.high)
     );
     for a in &figure.assumptions {
+        out.push_str(&format!("      - {a}\n"));
+    }
+    out
+}
+
+/// The predicted workload of `--explain`: without and with the log device.
+fn predicted_lines(perf: &Performance, assumptions: &[String]) -> String {
+    let mut out = String::new();
+    for (name, f) in [
+        ("predicted workload, no log device", perf.predicted.as_ref()),
+        (
+            "predicted workload, with log device",
+            perf.predicted_with_log.as_ref(),
+        ),
+    ] {
+        if let Some(f) = f {
+            out.push_str(&format!(
+                "  {name}: {} writes/s at {:.2} ms each, {} reads/s; {:.2} MiB/s read, {:.2} MiB/s written; event latency {:.2} ms mean{}\n",
+                count(f.writes_per_s),
+                f.write_latency_ms,
+                count(f.reads_per_s),
+                f.read_mib_per_s,
+                f.write_mib_per_s,
+                f.event_latency_ms,
+                f.event_latency_p95_ms
+                    .map(|p| format!(", {p:.2} ms p95"))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+    if let Some(why) = &perf.prediction_note {
+        out.push_str(&format!("  predicted workload: {why}\n"));
+    }
+    for a in assumptions {
         out.push_str(&format!("      - {a}\n"));
     }
     out
@@ -278,23 +309,7 @@ pub fn explain(plan: &Plan, entry: &PlanEntry, layout: &Layout) -> String {
     out.push_str(&figure_lines("random write", &perf.random_write_iops));
     out.push_str(&figure_lines("sequential read", &perf.seq_read_mb_s));
     out.push_str(&figure_lines("sequential write", &perf.seq_write_mb_s));
-    out.push_str(&figure_lines(
-        "sync 4 KiB write latency, no log device",
-        &perf.sync_write_latency_ms,
-    ));
-    out.push_str(&figure_lines(
-        "sync 4 KiB writes, no log device",
-        &perf.sync_write_iops,
-    ));
-    if let (Some(latency), Some(iops)) =
-        (&perf.slog_sync_write_latency_ms, &perf.slog_sync_write_iops)
-    {
-        out.push_str(&figure_lines(
-            "sync 4 KiB write latency, with log device",
-            latency,
-        ));
-        out.push_str(&figure_lines("sync 4 KiB writes, with log device", iops));
-    }
+    out.push_str(&predicted_lines(perf, &plan.prediction_assumptions));
     if !entry.notes.is_empty() {
         out.push_str("\nNotes:\n");
         for note in &entry.notes {
@@ -335,11 +350,10 @@ fn table_row(plan: &Plan, entry: &PlanEntry, has_log: bool) -> Vec<Cell> {
     let layout = entry.layout.as_str();
     let perf = &entry.performance;
     let risk = &entry.reliability;
-    let sync = |latency: &Figure, iops: &Figure| {
-        format!(
-            "{:.2} ms\n{}/s",
-            latency.estimate.typical,
-            count(iops.estimate.typical)
+    let sync = |f: Option<&WorkloadFigures>| {
+        f.map_or_else(
+            || "n/a".to_string(),
+            |f| format!("{:.2} ms\n{}/s", f.write_latency_ms, count(f.writes_per_s)),
         )
     };
     let mut row = vec![
@@ -378,15 +392,13 @@ fn table_row(plan: &Plan, entry: &PlanEntry, has_log: bool) -> Vec<Cell> {
             is_best(&best.sequential, layout, plan.entries.len()),
         )),
         Cell::new(mark(
-            sync(&perf.sync_write_latency_ms, &perf.sync_write_iops),
+            sync(perf.predicted.as_ref()),
             !has_log && is_best(&best.sync_write, layout, plan.entries.len()),
         )),
     ];
-    if let (Some(latency), Some(iops)) =
-        (&perf.slog_sync_write_latency_ms, &perf.slog_sync_write_iops)
-    {
+    if has_log {
         row.push(Cell::new(mark(
-            sync(latency, iops),
+            sync(perf.predicted_with_log.as_ref()),
             is_best(&best.sync_write, layout, plan.entries.len()),
         )));
     }
@@ -434,22 +446,11 @@ fn assumptions(plan: &Plan) -> String {
     out.push_str("  resilver: low = data laid out sequentially, high = one random read per block piece (old, fragmented pool)\n");
     if let Some(first) = plan.entries.first() {
         let perf = &first.performance;
-        out.push_str(&format!(
-            "  sync writes: {}\n",
-            perf.sync_write_iops.assumptions.join("; ")
-        ));
-        for note in perf
-            .slog_sync_write_latency_ms
-            .as_ref()
-            .unwrap_or(&perf.sync_write_latency_ms)
-            .assumptions
-            .iter()
-            .skip(1)
-        {
-            out.push_str(&format!("  {note}\n"));
+        for line in &plan.prediction_assumptions {
+            out.push_str(&format!("  sync writes: {line}\n"));
         }
-        if let Some(log) = &perf.slog_sync_write_latency_ms {
-            out.push_str(&format!("  {}\n", log.assumptions[0]));
+        if let Some(why) = &perf.prediction_note {
+            out.push_str(&format!("  sync writes: {why}\n"));
         }
         out.push_str(&format!("  {}\n", request.protocol.sync_semantics()));
         if let Some(cap) = perf.client_stream_cap_mb_s {

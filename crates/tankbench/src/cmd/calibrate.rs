@@ -174,11 +174,16 @@ pub fn calibrate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
 
 /// `tankbench simulate --profile FILE`: apply a saved profile to `model`;
 /// a fitted value that does not apply to this system is noted on stderr.
-pub fn apply_profile_file(model: &mut SystemModel, path: &Path) -> anyhow::Result<()> {
+/// Read and check a profile file (`--profile`).
+pub fn load_profile(path: &Path) -> anyhow::Result<Profile> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| anyhow::anyhow!("simulate: --profile {}: {e}", path.display()))?;
-    let profile = Profile::from_toml(&text)
-        .map_err(|e| anyhow::anyhow!("simulate: --profile {}: {e}", path.display()))?;
+    Profile::from_toml(&text)
+        .map_err(|e| anyhow::anyhow!("simulate: --profile {}: {e}", path.display()))
+}
+
+pub fn apply_profile_file(model: &mut SystemModel, path: &Path) -> anyhow::Result<()> {
+    let profile = load_profile(path)?;
     let skipped = apply_profile(model, &profile)
         .map_err(|e| anyhow::anyhow!("simulate: --profile {}: {e}", path.display()))?;
     for s in skipped {

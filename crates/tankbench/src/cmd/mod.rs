@@ -11,6 +11,7 @@ pub mod lab;
 pub mod plan;
 pub mod report;
 pub mod simulate;
+pub mod simulate_matrix;
 
 /// Route the command line to a subcommand.
 ///

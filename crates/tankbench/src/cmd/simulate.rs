@@ -10,7 +10,7 @@ use sim::system::{DeviceSpec, Protocol, SystemModel};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-const USAGE: &str = "usage: tankbench simulate --system SYSTEM.toml [--profile PROFILE.toml] [--layout L] [--log DEVICE|none] [--link L] [--client local|linux-nfs|esxi-nfs] -- <fileio options> run";
+const USAGE: &str = "usage: tankbench simulate --system SYSTEM.toml [--profile PROFILE.toml] [--layout L[,L...]] [--log DEVICE|none[,...]] [--link L[,L...]] [--client local|linux-nfs|esxi-nfs[,...]] [--ram SIZE[,...]] -- <fileio options> run\n       tankbench simulate matrix MATRIX.toml [--format=text|markdown|csv|json] [--save[=DIR]] [--label=K=V]...\n       tankbench simulate calibrate [--system SYSTEM.toml] [--save-profile FILE] RESULTS...";
 
 /// The words before `--`: the system and its overrides.
 #[derive(Debug, Default)]
@@ -21,6 +21,31 @@ struct SimArgs {
     link: Option<String>,
     client: Option<String>,
     profile: Option<PathBuf>,
+    ram: Option<String>,
+}
+
+impl SimArgs {
+    /// The overrides given, as matrix axes (name, values of its comma list).
+    fn axes(&self) -> Vec<(&'static str, Vec<String>)> {
+        [
+            ("layout", &self.layout),
+            ("log", &self.log),
+            ("link", &self.link),
+            ("client", &self.client),
+            ("ram", &self.ram),
+        ]
+        .into_iter()
+        .filter_map(|(name, v)| {
+            v.as_ref()
+                .map(|v| (name, v.split(',').map(|s| s.trim().to_string()).collect()))
+        })
+        .collect()
+    }
+
+    /// Whether an override lists several values: the command is a matrix.
+    fn is_matrix(&self) -> bool {
+        self.axes().iter().any(|(_, v)| v.len() > 1)
+    }
 }
 
 /// Split the command line at `--` and read simulate's own options. Accepts
@@ -47,12 +72,13 @@ fn parse_args(args: &[OsString]) -> anyhow::Result<(SimArgs, Vec<String>)> {
             "--log" => Some(&mut out.log),
             "--link" => Some(&mut out.link),
             "--client" => Some(&mut out.client),
+            "--ram" => Some(&mut out.ram),
             "--help" | "-h" | "help" => {
                 println!("{USAGE}");
                 std::process::exit(0);
             }
             other => anyhow::bail!(
-                "simulate: unknown option '{other}'; accepted: --system, --profile, --layout, --log, --link, --client (fileio options go after '--')"
+                "simulate: unknown option '{other}'; accepted: --system, --profile, --layout, --log, --link, --client, --ram (fileio options go after '--')"
             ),
         };
         let value = match inline {
@@ -107,6 +133,9 @@ fn apply_overrides(model: &mut SystemModel, a: &SimArgs) -> anyhow::Result<()> {
     if let Some(l) = &a.log {
         model.log = Some(DeviceSpec::Name(l.clone()));
     }
+    if let Some(r) = &a.ram {
+        model.server.ram = r.clone();
+    }
     if let Some(c) = &a.client {
         model.client.protocol = match c.as_str() {
             "local" => Protocol::Local,
@@ -128,6 +157,7 @@ fn name_override(msg: &str, a: &SimArgs) -> String {
         ("pool.layout:", "--layout", a.layout.is_some()),
         ("link.link:", "--link", a.link.is_some()),
         ("log:", "--log", a.log.is_some()),
+        ("server.ram:", "--ram", a.ram.is_some()),
     ];
     let body = msg.strip_prefix("system model: ").unwrap_or(msg);
     for (field, option, given) in pairs {
@@ -142,10 +172,16 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     if args.first().is_some_and(|a| a == "calibrate") {
         return super::calibrate::calibrate_main(args[1..].to_vec());
     }
+    if args.first().is_some_and(|a| a == "matrix") {
+        return super::simulate_matrix::matrix_main(&args[1..]);
+    }
     let (a, words) = parse_args(&args)?;
     let Some(system_path) = &a.system else {
         anyhow::bail!("simulate: --system SYSTEM.toml is required; {USAGE}");
     };
+    if a.is_matrix() {
+        return matrix_of_overrides(&a, system_path, &words);
+    }
     let settings = match check_command_line(&words) {
         Ok(CommandLine::Command(s)) => s,
         Ok(_) => anyhow::bail!("simulate: the fileio words must end in 'run'; {USAGE}"),
@@ -236,4 +272,74 @@ fn write_json(path: &Path, result: &fileio::result::RunResult) -> anyhow::Result
     doc.push('\n');
     write_atomically(path, doc.as_bytes(), Existing::Keep)
         .map_err(|e| anyhow::anyhow!("simulate: --json={}: {e}", path.display()))
+}
+
+/// `tankbench simulate` with comma lists: every override given becomes an
+/// axis (first given, first column), the fileio words the workload; the
+/// output options (`--format`, `--save`, `--label`) are fileio's, after `--`.
+fn matrix_of_overrides(a: &SimArgs, system_path: &Path, words: &[String]) -> anyhow::Result<i32> {
+    use super::simulate_matrix::{run_matrix, MatrixOutput, TableFormat};
+    let settings = match check_command_line(words) {
+        Ok(CommandLine::Command(s)) => s,
+        Ok(_) => anyhow::bail!("simulate: the fileio words must end in 'run'; {USAGE}"),
+        Err(f) => anyhow::bail!(
+            "simulate: {}",
+            f.summary()
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("FATAL: ")
+        ),
+    };
+    let ext = &settings.ext;
+    if ext.json_path.is_some() {
+        anyhow::bail!(
+            "simulate: --json=FILE takes one prediction; a matrix prints JSON with --format=json"
+        );
+    }
+    let mut labels = Labels::new();
+    for text in &ext.labels {
+        merge_labels(&mut labels, parse_labels(text)?)?;
+    }
+    let text = std::fs::read_to_string(system_path)
+        .map_err(|e| anyhow::anyhow!("simulate: --system {}: {e}", system_path.display()))?;
+    // The workload: the fileio words without the program's and output
+    // options, which the matrix handles.
+    let workload: Vec<String> = words
+        .iter()
+        .skip(1)
+        .filter(|w| {
+            w.as_str() != "run"
+                && !["--format", "--save", "--label"]
+                    .iter()
+                    .any(|o| w.as_str() == *o || w.starts_with(&format!("{o}=")))
+        })
+        .cloned()
+        .collect();
+    let mut m =
+        sim::matrix::MatrixSpec::from_system_text(&text, workload, &a.axes()).map_err(|e| {
+            let msg = e.to_string();
+            let msg = msg.strip_prefix("system model: ").unwrap_or(&msg);
+            // An axis here is an option: name it as typed.
+            match msg.strip_prefix("matrix: axis ") {
+                Some(rest) => anyhow::anyhow!("simulate: --{}", rest.replacen(" value ", " ", 1)),
+                None => anyhow::anyhow!("simulate: --system {}: {msg}", system_path.display()),
+            }
+        })?;
+    if let Some(path) = &a.profile {
+        m.profile = Some(super::calibrate::load_profile(path)?);
+        m.cells()
+            .map_err(|e| anyhow::anyhow!("simulate: --profile {}: {e}", path.display()))?;
+    }
+    run_matrix(
+        &m,
+        &MatrixOutput {
+            format: Some(match ext.format {
+                Format::Json => TableFormat::Json,
+                Format::Text => TableFormat::Text,
+            }),
+            save: ext.save.clone(),
+            labels,
+        },
+    )
 }

@@ -1,0 +1,432 @@
+//! The matrix form of a prediction: one base system, axes that vary parts of
+//! it, one fileio workload; every combination is predicted, and the results
+//! form the reference user's table (one row per cell) through
+//! `report::table`, the table `lab matrix` and `compare` use.
+//!
+//! ```toml
+//! system = "reference-nas.toml"     # a system file (next to this one), or an inline [system] table
+//! workload = ["--file-total-size=4G", "--file-test-mode=rndrw", "--time=240"]
+//! [[axis]]
+//! key = "layout"                    # or any dotted field of the system: "pool.layout"
+//! values = ["1xraidz3-24", "2xraidz2-12", "3xraidz2-8"]
+//! ```
+//!
+//! The axis vocabulary is `lab matrix`'s (`[[axis]]` with `key` and
+//! `values`, first axis slowest); the keys are fields of the system file,
+//! with short names for the common ones ([`AXIS_NAMES`]).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use fileio::options::RunSpec;
+use fileio::result::{LatencyKey, RunResult};
+use report::table::{Cell, Table};
+use serde::Deserialize;
+
+use crate::system::SystemModel;
+use crate::SimError;
+
+/// Short axis names and the system field each varies. `pool.log` is the
+/// lab's name of the log device, accepted for the same field.
+pub const AXIS_NAMES: [(&str, &str); 11] = [
+    ("layout", "pool.layout"),
+    ("log", "log"),
+    ("pool.log", "log"),
+    ("link", "link.link"),
+    ("client", "client.protocol"),
+    ("protocol", "client.protocol"),
+    ("ram", "server.ram"),
+    ("disk", "pool.disk"),
+    ("recordsize", "pool.recordsize"),
+    ("sync", "server.sync"),
+    ("zil", "server.zil"),
+];
+
+/// One axis: the field it varies and the values it takes, in order.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Axis {
+    pub key: String,
+    pub values: Vec<toml::Value>,
+}
+
+impl Axis {
+    /// The dotted field of the system this axis sets.
+    pub fn field(&self) -> &str {
+        AXIS_NAMES
+            .iter()
+            .find(|(name, _)| *name == self.key)
+            .map_or(self.key.as_str(), |(_, field)| field)
+    }
+
+    /// The column and label name of the axis: its short name.
+    pub fn name(&self) -> String {
+        let field = self.field();
+        AXIS_NAMES
+            .iter()
+            .find(|(name, f)| *f == field && !name.contains('.'))
+            .map_or_else(|| self.key.clone(), |(name, _)| (*name).to_string())
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMatrix {
+    system: toml::Value,
+    workload: Vec<String>,
+    #[serde(default)]
+    axis: Vec<Axis>,
+}
+
+/// A matrix: the base system as TOML (so an axis can set any field before
+/// the system is read), the fileio options, the axes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatrixSpec {
+    pub base: toml::Value,
+    /// fileio options, `run` not included.
+    pub workload: Vec<String>,
+    pub axes: Vec<Axis>,
+    /// A calibration profile applied to every cell (`simulate --profile`);
+    /// fitted values of components an axis replaces are skipped.
+    pub profile: Option<crate::profile::Profile>,
+}
+
+/// One combination of axis values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatrixCell {
+    /// (axis name, value as text), one per axis in axis order.
+    pub choices: Vec<(String, String)>,
+    pub system: SystemModel,
+}
+
+/// toml's messages can span lines; keep one.
+fn one_line(e: &dyn std::fmt::Display) -> String {
+    e.to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A value as the table and the labels show it: strings bare.
+pub fn value_text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => one_line(other),
+    }
+}
+
+impl MatrixSpec {
+    /// Read a matrix file's text; `dir` is where a `system = "FILE"` is
+    /// looked for (the matrix file's directory).
+    pub fn from_toml(text: &str, dir: &Path) -> Result<MatrixSpec, SimError> {
+        let raw: RawMatrix = toml::from_str(text)
+            .map_err(|e| SimError::System(format!("matrix: {}", one_line(&e.message()))))?;
+        let base = match raw.system {
+            toml::Value::String(file) => {
+                let path = dir.join(&file);
+                let text = std::fs::read_to_string(&path).map_err(|e| {
+                    SimError::System(format!("matrix: system: {}: {e}", path.display()))
+                })?;
+                toml::from_str::<toml::Value>(&text).map_err(|e| {
+                    SimError::System(format!(
+                        "matrix: system: {}: {}",
+                        path.display(),
+                        one_line(&e.message())
+                    ))
+                })?
+            }
+            v @ toml::Value::Table(_) => v,
+            other => {
+                return Err(SimError::System(format!(
+                    "matrix: system: expected a file name or a table, got {}",
+                    one_line(&other)
+                )))
+            }
+        };
+        let mut workload = raw.workload;
+        if workload.last().map(String::as_str) == Some("run") {
+            workload.pop();
+        }
+        let m = MatrixSpec {
+            base,
+            workload,
+            axes: raw.axis,
+            profile: None,
+        };
+        m.cells()?;
+        Ok(m)
+    }
+
+    /// A matrix from a system file's text, fileio options (without `run`)
+    /// and axes of text values, such as a command line's comma lists.
+    pub fn from_system_text(
+        system: &str,
+        workload: Vec<String>,
+        axes: &[(&str, Vec<String>)],
+    ) -> Result<MatrixSpec, SimError> {
+        let base = toml::from_str::<toml::Value>(system)
+            .map_err(|e| SimError::Toml(one_line(&e.message())))?;
+        let m = MatrixSpec {
+            base,
+            workload,
+            axes: axes
+                .iter()
+                .map(|(key, values)| Axis {
+                    key: (*key).to_string(),
+                    values: values.iter().cloned().map(toml::Value::String).collect(),
+                })
+                .collect(),
+            profile: None,
+        };
+        m.cells()?;
+        Ok(m)
+    }
+
+    /// Every combination, first axis slowest, each checked to resolve. A
+    /// value that does not fit its field is named with its axis.
+    pub fn cells(&self) -> Result<Vec<MatrixCell>, SimError> {
+        // The base on its own must be a system, whatever the axes set.
+        system_of(&self.base).map_err(|e| SimError::System(format!("matrix: system: {e}")))?;
+        for axis in &self.axes {
+            if axis.values.is_empty() {
+                return Err(SimError::System(format!(
+                    "matrix: axis {}: values must not be empty",
+                    axis.key
+                )));
+            }
+            // Each value alone on the base, so the error names the value
+            // that is wrong rather than a combination.
+            for v in &axis.values {
+                let mut one = self.base.clone();
+                set_path(&mut one, axis.field(), v.clone())?;
+                system_of(&one).map_err(|e| axis_error(axis, v, &e))?;
+            }
+        }
+        let mut combos: Vec<(toml::Value, Vec<(String, String)>)> =
+            vec![(self.base.clone(), Vec::new())];
+        for axis in &self.axes {
+            let mut next = Vec::with_capacity(combos.len() * axis.values.len());
+            for (base, choices) in &combos {
+                for v in &axis.values {
+                    let mut c = base.clone();
+                    set_path(&mut c, axis.field(), v.clone())?;
+                    let mut ch = choices.clone();
+                    ch.push((axis.name(), value_text(v)));
+                    next.push((c, ch));
+                }
+            }
+            combos = next;
+        }
+        combos
+            .into_iter()
+            .map(|(v, choices)| {
+                let cell_error = |e: &dyn std::fmt::Display| {
+                    SimError::System(format!(
+                        "matrix: cell {}: {e}",
+                        choices
+                            .iter()
+                            .map(|(k, v)| format!("{k}={v}"))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    ))
+                };
+                let mut system = system_of(&v).map_err(|e| cell_error(&e))?;
+                if let Some(profile) = &self.profile {
+                    let replaced: Vec<&str> = self.axes.iter().map(Axis::field).collect();
+                    crate::profile::apply_profile_except(&mut system, profile, &replaced)
+                        .map_err(|e| cell_error(&e))?;
+                }
+                Ok(MatrixCell { choices, system })
+            })
+            .collect()
+    }
+}
+
+fn axis_error(axis: &Axis, v: &toml::Value, e: &str) -> SimError {
+    SimError::System(format!(
+        "matrix: axis {} value '{}': {e}",
+        axis.key,
+        value_text(v)
+    ))
+}
+
+/// The system a TOML value describes, every field parsed.
+fn system_of(v: &toml::Value) -> Result<SystemModel, String> {
+    let model: SystemModel = v
+        .clone()
+        .try_into()
+        .map_err(|e: toml::de::Error| one_line(&e.message()))?;
+    model.resolve().map_err(|e| {
+        let msg = e.to_string();
+        msg.strip_prefix("system model: ")
+            .unwrap_or(&msg)
+            .to_string()
+    })?;
+    Ok(model)
+}
+
+/// Set `key` (dotted) in a TOML table, creating intermediate tables.
+fn set_path(v: &mut toml::Value, key: &str, value: toml::Value) -> Result<(), SimError> {
+    let mut cur = v;
+    let parts: Vec<&str> = key.split('.').collect();
+    for (i, p) in parts.iter().enumerate() {
+        let t = cur.as_table_mut().ok_or_else(|| {
+            SimError::System(format!(
+                "matrix: axis key {key}: '{p}' is inside a value that is not a table"
+            ))
+        })?;
+        if p.is_empty() {
+            break;
+        }
+        if i + 1 == parts.len() {
+            t.insert((*p).to_string(), value);
+            return Ok(());
+        }
+        cur = t
+            .entry((*p).to_string())
+            .or_insert_with(|| toml::Value::Table(toml::map::Map::new()));
+    }
+    Err(SimError::System(format!(
+        "matrix: axis key '{key}': a dotted field of the system, or one of {}",
+        axis_names()
+    )))
+}
+
+/// The short axis names, for messages.
+pub fn axis_names() -> String {
+    AXIS_NAMES
+        .iter()
+        .map(|(n, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Predict every cell of `cells` running `spec`, on up to `parallel`
+/// threads. The results come back in cell order and each is the same
+/// whatever the thread count (a cell's run depends on its seed only). Each
+/// result carries the cell's axis choices as labels (the simulator's own
+/// labels, such as the canonical layout name, are kept where both name one).
+pub fn run_cells(
+    spec: &RunSpec,
+    cells: &[MatrixCell],
+    parallel: usize,
+) -> Result<Vec<RunResult>, SimError> {
+    let next = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<Result<RunResult, SimError>>>> =
+        Mutex::new((0..cells.len()).map(|_| None).collect());
+    let workers = parallel.clamp(1, cells.len().max(1));
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(cell) = cells.get(i) else { break };
+                let result = crate::simulate(spec, &cell.system).map(|mut r| {
+                    for (k, v) in &cell.choices {
+                        r.labels.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                    r
+                });
+                if let Ok(mut s) = slots.lock() {
+                    s[i] = Some(result);
+                }
+            });
+        }
+    });
+    let slots = slots
+        .into_inner()
+        .map_err(|_| SimError::Unsupported("simulate: a cell's thread failed".into()))?;
+    slots
+        .into_iter()
+        .map(|s| {
+            s.unwrap_or_else(|| Err(SimError::Unsupported("simulate: a cell was not run".into())))
+        })
+        .collect()
+}
+
+/// The figures of one prediction the table shows, in column order after the
+/// axes: reads/s, writes/s, fsyncs/s, read MiB/s, write MiB/s, mean and p95
+/// event latency (ms).
+pub const FIGURE_COLUMNS: [&str; 7] = [
+    "reads/s",
+    "writes/s",
+    "fsyncs/s",
+    "read MiB/s",
+    "write MiB/s",
+    "avg lat ms",
+    "p95 ms",
+];
+
+fn figures(r: &RunResult) -> [Option<f64>; 7] {
+    let event = r.latency.get(&LatencyKey::Event);
+    [
+        Some(r.rates.reads_per_s),
+        Some(r.rates.writes_per_s),
+        Some(r.rates.fsyncs_per_s),
+        Some(r.rates.read_mib_per_s),
+        Some(r.rates.written_mib_per_s),
+        event.map(|l| l.mean_ms),
+        event.and_then(|l| l.at(95.0)),
+    ]
+}
+
+/// The reference user's table: one row per cell, the axis values, then
+/// [`FIGURE_COLUMNS`]. With no axes the first column is the system's name.
+pub fn results_table(workload: &[String], cells: &[MatrixCell], results: &[RunResult]) -> Table {
+    let axis_names: Vec<String> = match cells.first() {
+        Some(c) if !c.choices.is_empty() => c.choices.iter().map(|(k, _)| k.clone()).collect(),
+        _ => vec!["system".to_string()],
+    };
+    let mut columns: Vec<(&str, bool)> = axis_names.iter().map(|n| (n.as_str(), false)).collect();
+    columns.extend(FIGURE_COLUMNS.iter().map(|c| (*c, true)));
+    let mut t = Table::new(&columns);
+    for (cell, r) in cells.iter().zip(results) {
+        let mut row: Vec<Cell> = if cell.choices.is_empty() {
+            vec![Cell::Text(
+                r.labels.get("system").cloned().unwrap_or_default(),
+            )]
+        } else {
+            cell.choices
+                .iter()
+                .map(|(_, v)| Cell::Text(v.clone()))
+                .collect()
+        };
+        row.extend(figures(r).map(Cell::Num));
+        t.rows.push(row);
+    }
+    let system = results
+        .first()
+        .and_then(|r| r.labels.get("system"))
+        .cloned()
+        .unwrap_or_default();
+    t.notes.push(format!(
+        "PREDICTION (simulated, not measured) for system '{system}'; workload: fileio {} run",
+        workload.join(" ")
+    ));
+    let common: BTreeMap<&str, &str> = results
+        .first()
+        .map(|r| {
+            r.labels
+                .iter()
+                .filter(|(k, v)| {
+                    !axis_names.contains(k)
+                        && k.as_str() != "system"
+                        && results.iter().all(|o| o.labels.get(*k) == Some(v))
+                })
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect()
+        })
+        .unwrap_or_default();
+    if !common.is_empty() {
+        t.notes.push(format!(
+            "All cells: {}",
+            common
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    t
+}

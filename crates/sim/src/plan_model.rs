@@ -1,0 +1,246 @@
+//! The simulator as `plan`'s performance model: each layout the planner
+//! evaluates is described as a [`SystemModel`] and the plan's workload (a
+//! fileio run) is simulated on it, so `plan`'s sync writes/s, their latency
+//! and the read/write MiB/s are the simulator's figures, not a second
+//! formula.
+
+use fileio::options::{check_command_line, Action, CommandLine, RunSpec};
+use fileio::result::{LatencyKey, RunResult};
+use report::table::{Cell, Table};
+use zfs_model::network::Protocol as PlanProtocol;
+use zfs_model::perf::{PerfQuery, PerformanceModel, WorkloadFigures};
+use zfs_model::plan::Plan;
+
+use crate::system::{DeviceSpec, Protocol, SystemModel};
+use crate::SimError;
+
+/// The workload `plan` predicts by default: the reference user's command
+/// (`sysbench fileio` rndrw, 4 KiB, fsync after every write, 4 GiB), cut to
+/// its first [`PLAN_EVENTS`] events so that a plan of a few dozen layouts
+/// stays under a second. `--threads` comes from `plan --threads`.
+pub const PLAN_WORKLOAD: [&str; 5] = [
+    "--file-total-size=4G",
+    "--file-test-mode=rndrw",
+    "--file-block-size=4K",
+    "--file-fsync-all",
+    "--time=240",
+];
+
+/// Events simulated per prediction when the workload does not set
+/// `--events`. On an HDD pool without a log device the write latency
+/// depends on the txg syncs the ZIL competes with: 1,000 events (3.4
+/// simulated seconds on 3xraidz2-8) end before the first sync and put the
+/// write latency 12 % above a 240 s run's; 4,000 events (13.5 s, two syncs)
+/// are within 3-7 % of it, about the spread between seeds of the 240 s run
+/// itself (`tests/plan.rs` holds the plan to 10 % of a 60 s run).
+pub const PLAN_EVENTS: u64 = 4000;
+
+/// Most threads a plan prediction simulates (each is a worker of the
+/// simulation; `plan --threads` accepts any count).
+pub const MAX_PLAN_THREADS: u32 = 1024;
+
+/// The simulator, running `words` (fileio options) on each layout.
+pub struct SimPerformance {
+    words: Vec<String>,
+}
+
+impl SimPerformance {
+    /// The model for `workload` (fileio options; empty: [`PLAN_WORKLOAD`]).
+    /// The options are checked here, once, with fileio's parser.
+    pub fn new(workload: &[String]) -> Result<SimPerformance, SimError> {
+        let mut words: Vec<String> = if workload.is_empty() {
+            PLAN_WORKLOAD.iter().map(|w| (*w).to_string()).collect()
+        } else {
+            workload
+                .iter()
+                .filter(|w| w.as_str() != "run" && w.as_str() != "fileio")
+                .cloned()
+                .collect()
+        };
+        if !words
+            .iter()
+            .any(|w| w.starts_with("--events=") || w.starts_with("--max-requests="))
+        {
+            words.push(format!("--events={PLAN_EVENTS}"));
+        }
+        // sysbench's default seed (0) takes the clock: a plan must give the
+        // same figures every time it is asked.
+        if !words.iter().any(|w| w.starts_with("--rand-seed=")) {
+            words.push("--rand-seed=1".into());
+        }
+        let m = SimPerformance { words };
+        m.spec(1)?;
+        Ok(m)
+    }
+
+    /// The fileio options each prediction runs (before `--threads`).
+    pub fn words(&self) -> &[String] {
+        &self.words
+    }
+
+    /// The run with `threads` workers; the workload's own `--threads`, when
+    /// it has one, wins (it comes later on the command line).
+    pub fn spec(&self, threads: u32) -> Result<RunSpec, SimError> {
+        let mut words = vec!["fileio".to_string(), format!("--threads={threads}")];
+        words.extend(self.words.iter().cloned());
+        words.push("run".into());
+        match check_command_line(&words) {
+            Ok(CommandLine::Command(s)) => match s.action {
+                Action::Run(spec) => Ok(spec),
+                _ => Err(SimError::Unsupported("the workload must be a run".into())),
+            },
+            Ok(_) => Err(SimError::Unsupported("the workload must be a run".into())),
+            Err(f) => Err(SimError::Unsupported(
+                f.summary()
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .trim_start_matches("FATAL: ")
+                    .to_string(),
+            )),
+        }
+    }
+}
+
+/// The system a plan query describes. The simulator's client for plan's
+/// `nfs` is the reference user's: a guest on an ESXi NFS datastore (every
+/// write stable); `iscsi` and `smb` are not modelled by the simulator yet.
+pub fn system_of(q: &PerfQuery<'_>) -> Result<SystemModel, String> {
+    let protocol = match q.protocol {
+        PlanProtocol::Nfs => Protocol::EsxiNfs,
+        PlanProtocol::Local => Protocol::Local,
+        other => {
+            return Err(format!(
+                "not predicted: the simulator does not model {} clients yet (nfs, local)",
+                other.name()
+            ))
+        }
+    };
+    let group = q
+        .layout
+        .placements
+        .first()
+        .and_then(|p| q.groups.get(p.group))
+        .ok_or_else(|| "not predicted: the layout has no disks".to_string())?;
+    let mut m = SystemModel {
+        name: "plan".into(),
+        ..SystemModel::default()
+    };
+    m.client.protocol = protocol;
+    if let Some(link) = q.link {
+        m.link.link = format!("{}x{}G", link.members, link.gbit_per_s);
+    }
+    m.server.ram = q.ram_bytes.to_string();
+    m.pool.layout = q.layout.shape.name();
+    m.pool.disk = DeviceSpec::Name(group.class.name().into());
+    m.pool.disk_size = group.bytes.to_string();
+    m.pool.recordsize = q.recordsize.to_string();
+    m.log = q.log.map(|l| DeviceSpec::Name(l.class.name().into()));
+    Ok(m)
+}
+
+/// The plan's figures of a predicted run.
+pub fn figures(r: &RunResult) -> WorkloadFigures {
+    let event = r.latency.get(&LatencyKey::Event);
+    WorkloadFigures {
+        reads_per_s: r.rates.reads_per_s,
+        writes_per_s: r.rates.writes_per_s,
+        fsyncs_per_s: r.rates.fsyncs_per_s,
+        read_mib_per_s: r.rates.read_mib_per_s,
+        write_mib_per_s: r.rates.written_mib_per_s,
+        write_latency_ms: r.latency.get(&LatencyKey::Write).map_or(0.0, |l| l.mean_ms),
+        event_latency_ms: event.map_or(0.0, |l| l.mean_ms),
+        event_latency_p95_ms: event.and_then(|l| l.at(95.0)),
+    }
+}
+
+impl SimPerformance {
+    /// The whole predicted run of a plan query (the figures are
+    /// [`figures`] of it).
+    pub fn run(&self, q: &PerfQuery<'_>) -> Result<RunResult, String> {
+        if q.threads > MAX_PLAN_THREADS {
+            return Err(format!(
+                "not predicted: --threads above {MAX_PLAN_THREADS} is not simulated"
+            ));
+        }
+        let system = system_of(q)?;
+        let spec = self.spec(q.threads).map_err(|e| e.to_string())?;
+        crate::simulate(&spec, &system).map_err(|e| {
+            let msg = e.to_string();
+            format!(
+                "not predicted: {}",
+                msg.strip_prefix("simulate: ").unwrap_or(&msg)
+            )
+        })
+    }
+}
+
+impl PerformanceModel for SimPerformance {
+    fn predict(&self, q: &PerfQuery<'_>) -> Result<WorkloadFigures, String> {
+        self.run(q).map(|r| figures(&r))
+    }
+
+    fn assumptions(&self) -> Vec<String> {
+        vec![
+            format!(
+                "predicted by the simulator (docs/prediction.md) running fileio {} with plan's --threads, --ram, --link and --recordsize",
+                self.words.join(" ")
+            ),
+            "nfs is an ESXi guest's NFS datastore (every write stable, 2 stable journal writes per guest fsync); each disk and log device is its class's model (zfs_model::diskmodel); --disk-* overrides and log mirrors are not simulated".into(),
+        ]
+    }
+}
+
+/// `plan`'s predicted workload table: one row per layout, without and with
+/// the log device, the figures of the simulator's matrix table.
+pub fn workload_table(plan: &Plan) -> Table {
+    let mut t = Table::new(&[
+        ("layout", false),
+        ("log", false),
+        ("reads/s", true),
+        ("writes/s", true),
+        ("read MiB/s", true),
+        ("write MiB/s", true),
+        ("write ms", true),
+        ("avg lat ms", true),
+        ("p95 ms", true),
+    ]);
+    let log_name = plan
+        .request
+        .log
+        .as_ref()
+        .map(|l| l.class.name().to_string());
+    for e in &plan.entries {
+        let p = &e.performance;
+        let rows = [
+            ("none".to_string(), p.predicted.as_ref()),
+            (
+                log_name.clone().unwrap_or_default(),
+                p.predicted_with_log.as_ref(),
+            ),
+        ];
+        for (log, f) in rows {
+            let Some(f) = f else { continue };
+            let mut row = vec![Cell::Text(e.layout.clone()), Cell::Text(log)];
+            row.extend(
+                [
+                    Some(f.reads_per_s),
+                    Some(f.writes_per_s),
+                    Some(f.read_mib_per_s),
+                    Some(f.write_mib_per_s),
+                    Some(f.write_latency_ms),
+                    Some(f.event_latency_ms),
+                    f.event_latency_p95_ms,
+                ]
+                .map(Cell::Num),
+            );
+            t.rows.push(row);
+        }
+    }
+    t.notes.extend(
+        plan.prediction_assumptions
+            .iter()
+            .map(|a| format!("PREDICTION: {a}")),
+    );
+    t
+}

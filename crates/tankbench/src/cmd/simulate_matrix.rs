@@ -1,0 +1,193 @@
+//! `tankbench simulate matrix MATRIX.toml`, and `tankbench simulate` with
+//! comma lists in its overrides: every combination predicted (the `sim`
+//! crate's matrix), printed as one table, or as JSON, and saved for
+//! `compare` and `report`.
+
+use anyhow::Context as _;
+use fileio::options::{check_command_line, Action, CommandLine};
+use fileio::result::RunResult;
+use report::atomic::check_can_create_in;
+use report::labels::{merge_labels, parse_labels, Labels};
+use report::store::{ResultStore, DEFAULT_DIR};
+use sim::matrix::{run_cells, MatrixSpec};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+const USAGE: &str = "usage: tankbench simulate matrix MATRIX.toml [--profile=PROFILE.toml] [--format=text|markdown|csv|json] [--save[=DIR]] [--label=K=V]...";
+
+/// How a matrix is shown and kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableFormat {
+    Text,
+    Markdown,
+    Csv,
+    Json,
+}
+
+impl TableFormat {
+    const ACCEPTED: &'static str = "text, markdown, csv, json";
+
+    fn parse(s: &str) -> anyhow::Result<TableFormat> {
+        Ok(match s {
+            "text" => TableFormat::Text,
+            "markdown" | "md" => TableFormat::Markdown,
+            "csv" => TableFormat::Csv,
+            "json" => TableFormat::Json,
+            other => anyhow::bail!(
+                "simulate matrix: --format '{other}': accepted: {}",
+                TableFormat::ACCEPTED
+            ),
+        })
+    }
+}
+
+/// Output options of a matrix.
+#[derive(Debug, Default)]
+pub struct MatrixOutput {
+    pub format: Option<TableFormat>,
+    /// `Some(None)`: the default store.
+    pub save: Option<Option<PathBuf>>,
+    pub labels: Labels,
+}
+
+/// `tankbench simulate matrix ...` (the words after `matrix`).
+pub fn matrix_main(args: &[OsString]) -> anyhow::Result<i32> {
+    let mut file: Option<PathBuf> = None;
+    let mut out = MatrixOutput::default();
+    let mut profile: Option<PathBuf> = None;
+    for a in args {
+        let word = a
+            .to_str()
+            .ok_or_else(|| anyhow::anyhow!("simulate matrix: an option is not UTF-8 text"))?;
+        let (name, value) = match word.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (word, None),
+        };
+        match (name, value) {
+            ("--help" | "-h", _) => {
+                println!("{USAGE}");
+                return Ok(0);
+            }
+            ("--format", Some(v)) => out.format = Some(TableFormat::parse(v)?),
+            ("--save", None) => out.save = Some(None),
+            ("--save", Some(v)) if !v.is_empty() => out.save = Some(Some(PathBuf::from(v))),
+            ("--label", Some(v)) => merge_labels(&mut out.labels, parse_labels(v)?)?,
+            ("--profile", Some(v)) if !v.is_empty() => profile = Some(PathBuf::from(v)),
+            (n, _) if n.starts_with('-') => anyhow::bail!(
+                "simulate matrix: unknown or incomplete option '{word}'; accepted: --profile=FILE, --format=FORMAT, --save[=DIR], --label=K=V; {USAGE}"
+            ),
+            _ if file.is_none() => file = Some(PathBuf::from(word)),
+            _ => anyhow::bail!("simulate matrix: one matrix file only, got '{word}' too; {USAGE}"),
+        }
+    }
+    let Some(file) = file else {
+        anyhow::bail!("simulate matrix: a MATRIX.toml is required; {USAGE}");
+    };
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| anyhow::anyhow!("simulate matrix: {}: {e}", file.display()))?;
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let mut m = MatrixSpec::from_toml(&text, dir).map_err(|e| {
+        let msg = e.to_string();
+        let msg = msg.strip_prefix("system model: ").unwrap_or(&msg);
+        anyhow::anyhow!("simulate matrix: {}: {msg}", file.display())
+    })?;
+    if let Some(path) = &profile {
+        m.profile = Some(super::calibrate::load_profile(path)?);
+        m.cells()
+            .map_err(|e| anyhow::anyhow!("simulate matrix: --profile {}: {e}", path.display()))?;
+    }
+    run_matrix(&m, &out)
+}
+
+/// Predict every cell of `m` and print (and save) the results.
+pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
+    let mut words = vec!["fileio".to_string()];
+    words.extend(m.workload.iter().cloned());
+    words.push("run".into());
+    let settings = match check_command_line(&words) {
+        Ok(CommandLine::Command(s)) => s,
+        Ok(_) => anyhow::bail!("simulate matrix: workload: the fileio options of a run"),
+        Err(f) => anyhow::bail!(
+            "simulate matrix: workload: {}",
+            f.summary()
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("FATAL: ")
+        ),
+    };
+    let Action::Run(spec) = &settings.action else {
+        anyhow::bail!("simulate matrix: workload: the fileio options of a run");
+    };
+    // Output options in the workload would be silently ignored: the matrix
+    // takes them on its own command line.
+    let ext = &settings.ext;
+    if ext.format != fileio::options::Format::Text
+        || ext.json_path.is_some()
+        || ext.save.is_some()
+        || !ext.labels.is_empty()
+        || ext.repeat != 1
+    {
+        anyhow::bail!(
+            "simulate matrix: workload: --format, --json, --save, --label and --repeat are not workload options; accepted on the command line: --format=FORMAT, --save[=DIR], --label=K=V"
+        );
+    }
+    let cells = m.cells().map_err(|e| {
+        anyhow::anyhow!(
+            "simulate {}",
+            e.to_string().trim_start_matches("system model: ")
+        )
+    })?;
+    if !out.labels.is_empty() && out.save.is_none() {
+        anyhow::bail!("simulate matrix: --label needs --save: labels are kept with stored results");
+    }
+    let save_dir = out
+        .save
+        .as_ref()
+        .map(|d| d.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_DIR)));
+    if let Some(dir) = &save_dir {
+        check_can_create_in(dir)
+            .map_err(|e| anyhow::anyhow!("simulate matrix: --save={}: {e}", dir.display()))?;
+    }
+    let parallel = std::thread::available_parallelism().map_or(1, usize::from);
+    let started = std::time::Instant::now();
+    let mut results = run_cells(spec, &cells, parallel).map_err(|e| {
+        let msg = e.to_string();
+        anyhow::anyhow!(
+            "simulate matrix: {}",
+            msg.strip_prefix("simulate: ").unwrap_or(&msg)
+        )
+    })?;
+    let took = started.elapsed().as_secs_f64();
+    for r in &mut results {
+        r.labels.extend(out.labels.clone());
+    }
+    eprintln!(
+        "predicted {} cell(s) in {took:.2} s on {parallel} thread(s)",
+        results.len()
+    );
+    if let Some(dir) = &save_dir {
+        let store = ResultStore::open(dir.as_path()).context("--save")?;
+        for r in &results {
+            store.save(r).context("--save")?;
+        }
+        eprintln!("saved {} prediction(s) in {}", results.len(), dir.display());
+    }
+    let table = sim::matrix::results_table(&m.workload, &cells, &results);
+    match out.format.unwrap_or(TableFormat::Text) {
+        TableFormat::Text => print!("{}", table.to_terminal()),
+        TableFormat::Markdown => print!("{}", table.to_markdown()),
+        TableFormat::Csv => print!("{}", table.to_csv()),
+        TableFormat::Json => println!("{}", json_doc(&m.workload, &results)?),
+    }
+    Ok(0)
+}
+
+/// The JSON of a matrix: the workload and every cell's predicted result.
+fn json_doc(workload: &[String], results: &[RunResult]) -> anyhow::Result<String> {
+    Ok(serde_json::to_string_pretty(&serde_json::json!({
+        "generator": "tankbench simulate matrix",
+        "workload": workload,
+        "results": results,
+    }))?)
+}
