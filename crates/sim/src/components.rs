@@ -34,9 +34,15 @@ fn round_up(v: u64, unit: u64) -> u64 {
     v.div_ceil(unit) * unit
 }
 
-/// Bytes on the wire for a message carrying `payload` bytes of data.
+/// Bytes on the wire for an NFS message carrying `payload` bytes of data.
 pub fn wire_bytes(payload: u64) -> u64 {
-    let tcp = payload + RPC_HEADER_BYTES;
+    wire_bytes_with_header(payload, RPC_HEADER_BYTES)
+}
+
+/// Bytes on the wire for a message of `header` protocol bytes carrying
+/// `payload` bytes of data.
+pub fn wire_bytes_with_header(payload: u64, header: u64) -> u64 {
+    let tcp = payload + header;
     tcp + tcp.div_ceil(FRAME_PAYLOAD) * FRAME_OVERHEAD
 }
 
@@ -45,13 +51,15 @@ pub fn wire_bytes(payload: u64) -> u64 {
 /// whatever the member count; each direction is a FIFO queue.
 pub struct LinkPath {
     ps_per_byte: u64,
+    header: u64,
     half_rtt: Nanos,
     up_free: Nanos,
     down_free: Nanos,
 }
 
 impl LinkPath {
-    pub fn new(link: Link, rtt: Nanos) -> LinkPath {
+    /// `header`: the protocol's bytes beside the payload of each message.
+    pub fn new(link: Link, rtt: Nanos, header: u64) -> LinkPath {
         // Line rate of one member: 8 bits per byte; picoseconds keep 100G
         // exact enough (0.08 ns a byte).
         let ps = 8e12 / (link.gbit_per_s * 1e9);
@@ -60,6 +68,7 @@ impl LinkPath {
         let ps_per_byte = ps.round().max(1.0) as u64;
         LinkPath {
             ps_per_byte,
+            header,
             half_rtt: rtt / 2,
             up_free: 0,
             down_free: 0,
@@ -72,7 +81,7 @@ impl LinkPath {
     }
 
     fn serialise(&self, payload: u64) -> Nanos {
-        wire_bytes(payload) * self.ps_per_byte / 1000
+        wire_bytes_with_header(payload, self.header) * self.ps_per_byte / 1000
     }
 
     /// Client to server: queue behind earlier messages, serialise, cross.
@@ -464,13 +473,13 @@ mod tests {
     fn one_flow_uses_one_member() {
         let one = Link::parse("1G").unwrap().unwrap();
         let two = Link::parse("2x1G").unwrap().unwrap();
-        let mut a = LinkPath::new(one, 100_000);
-        let mut b = LinkPath::new(two, 100_000);
+        let mut a = LinkPath::new(one, 100_000, RPC_HEADER_BYTES);
+        let mut b = LinkPath::new(two, 100_000, RPC_HEADER_BYTES);
         for _ in 0..10 {
             assert_eq!(a.send_up(0, 4096), b.send_up(0, 4096));
         }
         // 4,500 bytes at 1 Gbit/s: 36 µs each, queued, plus half the RTT.
-        let mut c = LinkPath::new(one, 100_000);
+        let mut c = LinkPath::new(one, 100_000, RPC_HEADER_BYTES);
         assert_eq!(c.send_up(0, 4096), 36_000 + 50_000);
         assert_eq!(c.send_up(0, 4096), 72_000 + 50_000);
     }

@@ -113,6 +113,11 @@ struct Sim<'a> {
     log: Option<LogDevice>,
     zil: Zil,
     records_per_file: u64,
+    /// Every data write waits for a commit: the protocol sends it stable, or
+    /// the file is open O_SYNC/O_DSYNC (which a Linux NFS client turns into
+    /// FILE_SYNC WRITEs, an iSCSI initiator into FUA writes, and ZFS itself
+    /// into a zil_commit per write).
+    stable_writes: bool,
     dirty_per_vdev: Vec<u64>,
     journal_dirty: u64,
     counts: Counts,
@@ -218,7 +223,9 @@ impl<'a> Sim<'a> {
             workers,
             link: match sys.protocol {
                 Protocol::Local => None,
-                _ => sys.link.map(|l| LinkPath::new(l, sys.rtt_ns)),
+                p => sys
+                    .link
+                    .map(|l| LinkPath::new(l, sys.rtt_ns, p.header_bytes())),
             },
             cpu: Cpu::new(sys.cores),
             arc,
@@ -232,6 +239,9 @@ impl<'a> Sim<'a> {
                 waiting: Vec::with_capacity(threads),
             },
             records_per_file,
+            stable_writes: sys.stable_writes
+                || spec.files.extra_flags.sync
+                || spec.files.extra_flags.dsync,
             dirty_per_vdev: vec![0; vdevs],
             journal_dirty: 0,
             counts: Counts::default(),
@@ -309,9 +319,10 @@ impl<'a> Sim<'a> {
 
     fn begin_fsync(&mut self, now: Nanos, w: u32) {
         let trips = self.sys.fsync_round_trips;
-        let rpc = match self.sys.protocol {
-            Protocol::EsxiNfs => Rpc::Journal,
-            Protocol::Local | Protocol::LinuxNfs => Rpc::Commit,
+        let rpc = if self.sys.protocol.fsync_is_journal_writes() {
+            Rpc::Journal
+        } else {
+            Rpc::Commit
         };
         let worker = &mut self.workers[w as usize];
         worker.fsync_left = trips;
@@ -387,7 +398,7 @@ impl<'a> Sim<'a> {
                 if logged {
                     self.zil.pending += worker.req.size + LR_WRITE_BYTES;
                 }
-                logged && (sync == SyncProperty::Always || self.sys.protocol.stable_writes())
+                logged && (sync == SyncProperty::Always || self.stable_writes)
             }
             Rpc::Journal => {
                 self.journal_dirty += JOURNAL_BLOCK;

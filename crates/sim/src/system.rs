@@ -26,14 +26,39 @@ pub enum Protocol {
     /// and a guest fsync becomes the guest file system's journal writes,
     /// each stable.
     EsxiNfs,
+    /// A Linux initiator on a zvol over iSCSI: SCSI WRITEs without FUA are
+    /// write-back (zvol_write commits only for FUA or `sync=always`), and a
+    /// guest fsync ends in SYNCHRONIZE CACHE, which the target turns into a
+    /// `zil_commit` (zvol_flush).
+    Iscsi,
+    /// A Linux or Windows client over SMB 2/3 (Samba on the server): WRITEs
+    /// without SMB2_WRITEFLAG_WRITE_THROUGH are buffered by the server, a
+    /// guest fsync is one SMB2 FLUSH, which Samba turns into fsync
+    /// (`strict sync = yes`, its default since 4.7).
+    Smb,
 }
 
 impl Protocol {
-    pub const ACCEPTED: &'static str = "local, linux-nfs, esxi-nfs";
+    pub const ACCEPTED: &'static str = "local, linux-nfs, esxi-nfs, iscsi, smb";
 
-    /// Whether every data write waits for the ZIL on a `sync=standard` dataset.
-    pub fn stable_writes(self) -> bool {
+    /// Whether every data write waits for the ZIL on a `sync=standard`
+    /// dataset, by default: ESXi's FILE_SYNC WRITEs only. A Linux iSCSI
+    /// initiator sets FUA on journal commit blocks, not on data writes; an
+    /// SMB client sets WRITE_THROUGH only when the application opened the
+    /// file write-through.
+    pub fn default_stable_writes(self) -> bool {
         self == Protocol::EsxiNfs
+    }
+
+    /// Whether a guest fsync is the guest file system's journal writes (a
+    /// stable WRITE each) rather than one flush request.
+    pub fn fsync_is_journal_writes(self) -> bool {
+        self == Protocol::EsxiNfs
+    }
+
+    /// Whether the protocol runs over the network.
+    pub fn remote(self) -> bool {
+        self != Protocol::Local
     }
 
     /// Synchronous round trips one guest fsync costs, by default.
@@ -42,10 +67,12 @@ impl Protocol {
     /// ext4 journal commit writes its descriptor/metadata block and then its
     /// commit block (Documentation/filesystems/ext4/journal.rst), each a
     /// stable WRITE; ESXi sends no COMMIT because its writes are already
-    /// stable. A first estimate, and the first parameter calibration fits.
+    /// stable. iscsi: one SYNCHRONIZE CACHE (the journal's own blocks are
+    /// write-back WRITEs folded into it). smb: one SMB2 FLUSH (MS-SMB2
+    /// 2.2.17). A first estimate, and the first parameter calibration fits.
     pub fn default_fsync_round_trips(self) -> u32 {
         match self {
-            Protocol::Local | Protocol::LinuxNfs => 1,
+            Protocol::Local | Protocol::LinuxNfs | Protocol::Iscsi | Protocol::Smb => 1,
             Protocol::EsxiNfs => 2,
         }
     }
@@ -53,11 +80,25 @@ impl Protocol {
     /// Client CPU per request, microseconds, by default: none on the server
     /// itself; an NFS client's RPC path (the Linux client, or ESXi's NFS
     /// client plus the guest's virtual disk path) is set at 20 µs, a first
-    /// estimate that calibration replaces.
+    /// estimate that calibration replaces; iSCSI and SMB get the same
+    /// estimate for want of a measurement that separates them.
     pub fn default_client_cpu_us(self) -> f64 {
         match self {
             Protocol::Local => 0.0,
-            Protocol::LinuxNfs | Protocol::EsxiNfs => 20.0,
+            Protocol::LinuxNfs | Protocol::EsxiNfs | Protocol::Iscsi | Protocol::Smb => 20.0,
+        }
+    }
+
+    /// Request or response header bytes beside the payload of one message:
+    /// NFSv3 with its ONC RPC header (RFC 1813, RFC 5531) about 134; iSCSI a
+    /// 48-byte Basic Header Segment (RFC 7143 11.2) plus the SCSI CDB in it;
+    /// SMB2 a 64-byte header (MS-SMB2 2.2.1) plus a 48-byte WRITE request
+    /// and the 4-byte transport header (MS-SMB2 2.1).
+    pub fn header_bytes(self) -> u64 {
+        match self {
+            Protocol::Local | Protocol::LinuxNfs | Protocol::EsxiNfs => 134,
+            Protocol::Iscsi => 48,
+            Protocol::Smb => 116,
         }
     }
 }
@@ -123,6 +164,9 @@ pub struct ClientModel {
     pub fsync_round_trips: Option<u32>,
     /// Default: [`Protocol::default_client_cpu_us`].
     pub cpu_us: Option<f64>,
+    /// Whether every data write is sent stable (NFS FILE_SYNC, SCSI FUA,
+    /// SMB2 WRITE_THROUGH). Default: [`Protocol::default_stable_writes`].
+    pub stable_writes: Option<bool>,
 }
 
 impl Default for ClientModel {
@@ -131,6 +175,7 @@ impl Default for ClientModel {
             protocol: Protocol::Local,
             fsync_round_trips: None,
             cpu_us: None,
+            stable_writes: None,
         }
     }
 }
@@ -228,6 +273,7 @@ pub struct System {
     pub name: String,
     pub protocol: Protocol,
     pub fsync_round_trips: u32,
+    pub stable_writes: bool,
     pub client_cpu_ns: u64,
     /// `None` for a local client.
     pub link: Option<Link>,
@@ -346,6 +392,10 @@ impl SystemModel {
             },
             protocol,
             fsync_round_trips,
+            stable_writes: self
+                .client
+                .stable_writes
+                .unwrap_or_else(|| protocol.default_stable_writes()),
             client_cpu_ns: micros_to_ns(
                 "client.cpu_us",
                 self.client
@@ -377,11 +427,29 @@ fn protocol_name(p: Protocol) -> &'static str {
         Protocol::Local => "local",
         Protocol::LinuxNfs => "linux-nfs",
         Protocol::EsxiNfs => "esxi-nfs",
+        Protocol::Iscsi => "iscsi",
+        Protocol::Smb => "smb",
     }
 }
 
 impl Protocol {
+    pub const ALL: [Protocol; 5] = [
+        Protocol::Local,
+        Protocol::LinuxNfs,
+        Protocol::EsxiNfs,
+        Protocol::Iscsi,
+        Protocol::Smb,
+    ];
+
     pub fn name(self) -> &'static str {
         protocol_name(self)
+    }
+
+    /// The protocol of a name as the system file spells it (`ACCEPTED`).
+    pub fn parse(name: &str) -> Option<Protocol> {
+        let name = name.trim();
+        Protocol::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(name))
     }
 }

@@ -261,3 +261,60 @@ fn bad_system_fields_are_named() {
         .to_string();
     assert!(e.contains("log: unknown device 'floppy'"), "{e}");
 }
+
+/// One writer, fsync after every write, in-pool ZIL on 7200 rpm disks: the
+/// write's and the fsync's mean latency, ms, on a client of `protocol`.
+fn write_and_fsync_ms(protocol: &str, client_extra: &str, fileio_extra: &[&str]) -> (f64, f64) {
+    let text = ESXI.replace(
+        "protocol = \"esxi-nfs\"",
+        &format!("protocol = \"{protocol}\"\n{client_extra}"),
+    );
+    let mut words = vec![
+        "--file-test-mode=rndwr",
+        "--threads=1",
+        "--time=10",
+        "--file-fsync-all",
+    ];
+    words.extend_from_slice(fileio_extra);
+    let r = simulate(&spec(&words), &system(&text)).unwrap();
+    (
+        r.latency[&LatencyKey::Write].mean_ms,
+        r.latency[&LatencyKey::Fsync].mean_ms,
+    )
+}
+
+#[test]
+fn iscsi_and_smb_write_back_and_commit_on_fsync() {
+    for protocol in ["iscsi", "smb", "linux-nfs"] {
+        let (write, fsync) = write_and_fsync_ms(protocol, "", &[]);
+        // A write-back WRITE is one round trip; the flush (SYNCHRONIZE
+        // CACHE, SMB2 FLUSH, COMMIT) waits for a log block on the disks.
+        assert!(write < 1.0, "{protocol}: write {write} ms");
+        assert!(fsync > 3.0, "{protocol}: fsync {fsync} ms");
+        // FUA / WRITE_THROUGH / FILE_SYNC writes wait for the log too.
+        let (write, _) = write_and_fsync_ms(protocol, "stable_writes = true", &[]);
+        assert!(write > 3.0, "{protocol} stable: write {write} ms");
+        // So does a write to a file opened O_SYNC or O_DSYNC.
+        for flag in ["sync", "dsync"] {
+            let extra = format!("--file-extra-flags={flag}");
+            let (write, _) = write_and_fsync_ms(protocol, "", &[&extra]);
+            assert!(write > 3.0, "{protocol} O_{flag}: write {write} ms");
+        }
+    }
+    // ESXi sends every WRITE stable by default; turning that off is allowed.
+    let (write, _) = write_and_fsync_ms("esxi-nfs", "", &[]);
+    assert!(write > 3.0, "esxi-nfs: write {write} ms");
+    let (write, _) = write_and_fsync_ms("esxi-nfs", "stable_writes = false", &[]);
+    assert!(write < 1.0, "esxi-nfs unstable: write {write} ms");
+}
+
+#[test]
+fn protocol_names_parse_and_are_refused_with_the_accepted_list() {
+    for p in sim::system::Protocol::ALL {
+        assert_eq!(sim::system::Protocol::parse(p.name()), Some(p));
+    }
+    let e = SystemModel::from_toml("[client]\nprotocol = \"afp\"")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("afp") && !e.contains('\n'), "{e}");
+}
