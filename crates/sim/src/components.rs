@@ -46,15 +46,86 @@ pub fn wire_bytes_with_header(payload: u64, header: u64) -> u64 {
     tcp + tcp.div_ceil(FRAME_PAYLOAD) * FRAME_OVERHEAD
 }
 
+/// A small seeded generator (xorshift64*, Vigna 2016) for the simulator's
+/// own draws: deterministic for a seed, independent of fileio's streams.
+#[derive(Debug, Clone)]
+pub struct Jitter {
+    state: u64,
+}
+
+impl Jitter {
+    /// A generator for `stream` of the run seeded with `seed`: splitmix64 of
+    /// the two, so neighbouring streams are unrelated.
+    pub fn new(seed: u64, stream: u64) -> Jitter {
+        let mut z = seed
+            .wrapping_add(stream.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        Jitter {
+            state: (z ^ (z >> 31)).max(1),
+        }
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.state;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.state = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// An exponentially distributed time of mean `mean` (inverse transform).
+    pub fn exponential(&mut self, mean: Nanos) -> Nanos {
+        if mean == 0 {
+            return 0;
+        }
+        let u = self.unit();
+        // -ln(1 - u) for u in [0, 1) is finite and non-negative (at most
+        // 37 for 53-bit u), so the product fits comfortably.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let t = (-(1.0 - u).ln() * mean as f64).round() as Nanos;
+        t
+    }
+
+    /// `mean` scaled by a uniform factor in [1 - spread, 1 + spread]: the
+    /// mean is kept, so closed forms of one request at a time still hold.
+    pub fn around(&mut self, mean: Nanos, spread: f64) -> Nanos {
+        if spread <= 0.0 || mean == 0 {
+            return mean;
+        }
+        let f = 1.0 + spread * (2.0 * self.unit() - 1.0);
+        // f is in [0, 2) for spread <= 1 (checked by the system model), so
+        // the product is a non-negative time below 2 * mean.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let t = (mean as f64 * f).round() as Nanos;
+        t
+    }
+}
+
 /// One client's TCP connection over the link. A LACP hash pins a flow to one
 /// member link (IEEE 802.1AX), so the connection gets one member's rate
-/// whatever the member count; each direction is a FIFO queue.
+/// whatever the member count; each direction is a FIFO queue, and TCP
+/// delivers in order, so a message never overtakes the one before it.
+/// Each message's propagation (half the round trip) varies uniformly by
+/// `rtt_spread` around its mean, the spread of the measured round trips
+/// the link class's figure comes from.
 pub struct LinkPath {
     ps_per_byte: u64,
     header: u64,
     half_rtt: Nanos,
+    rtt_spread: f64,
+    jitter: Jitter,
     up_free: Nanos,
     down_free: Nanos,
+    up_last: Nanos,
+    down_last: Nanos,
 }
 
 impl LinkPath {
@@ -70,9 +141,21 @@ impl LinkPath {
             ps_per_byte,
             header,
             half_rtt: rtt / 2,
+            rtt_spread: 0.0,
+            jitter: Jitter::new(0, 0),
             up_free: 0,
             down_free: 0,
+            up_last: 0,
+            down_last: 0,
         }
+    }
+
+    /// Vary each message's propagation by `spread` (a fraction of the mean,
+    /// 0 to 1), drawn from `jitter`.
+    pub fn with_jitter(mut self, spread: f64, jitter: Jitter) -> LinkPath {
+        self.rtt_spread = spread.clamp(0.0, 1.0);
+        self.jitter = jitter;
+        self
     }
 
     /// Goodput one flow can reach, MB/s (for reports and checks).
@@ -88,14 +171,20 @@ impl LinkPath {
     pub fn send_up(&mut self, now: Nanos, payload: u64) -> Nanos {
         let start = now.max(self.up_free);
         self.up_free = start + self.serialise(payload);
-        self.up_free + self.half_rtt
+        let at =
+            (self.up_free + self.jitter.around(self.half_rtt, self.rtt_spread)).max(self.up_last);
+        self.up_last = at;
+        at
     }
 
     /// Server to client.
     pub fn send_down(&mut self, now: Nanos, payload: u64) -> Nanos {
         let start = now.max(self.down_free);
         self.down_free = start + self.serialise(payload);
-        self.down_free + self.half_rtt
+        let at = (self.down_free + self.jitter.around(self.half_rtt, self.rtt_spread))
+            .max(self.down_last);
+        self.down_last = at;
+        at
     }
 }
 
@@ -254,14 +343,21 @@ pub struct Pool {
 }
 
 impl Pool {
-    pub fn new(shape: Shape, disk: &ModelParams, disk_bytes: u64, recordsize: u64) -> Pool {
+    /// `seed`: the run's seed; each disk draws its rotational positions
+    /// from its own stream of it, so a run is the same for the same seed.
+    pub fn new(
+        shape: Shape,
+        disk: &ModelParams,
+        disk_bytes: u64,
+        recordsize: u64,
+        seed: u64,
+    ) -> Pool {
         let n = shape.disks() as usize;
         let disks = (0..n)
             .map(|i| {
                 let mut params = disk.clone();
-                // Each disk its own rotational positions.
                 if let ModelParams::Hdd(p) = &mut params {
-                    p.seed = p.seed.wrapping_add(i as u64);
+                    p.seed = Jitter::new(seed ^ p.seed, i as u64).next_u64();
                 }
                 params.instantiate(disk_bytes)
             })
@@ -441,7 +537,13 @@ pub struct LogDevice {
 }
 
 impl LogDevice {
-    pub fn new(model: &ModelParams, capacity: u64) -> LogDevice {
+    /// `seed`: the run's seed (a hard disk as log device draws its
+    /// rotational positions from it).
+    pub fn new(model: &ModelParams, capacity: u64, seed: u64) -> LogDevice {
+        let mut model = model.clone();
+        if let ModelParams::Hdd(p) = &mut model {
+            p.seed = Jitter::new(seed ^ p.seed, u64::MAX).next_u64();
+        }
         LogDevice {
             disk: model.instantiate(capacity),
             at: 0,
@@ -512,16 +614,16 @@ mod tests {
     fn raidz_reads_the_data_columns_mirror_one_child() {
         let flash = ModelParams::Flash(FlashParams::sata_plp());
         let shape = Shape::parse("1xraidz2-8").unwrap();
-        let (cols, per) = Pool::new(shape, &flash, 1 << 40, 128 << 10).columns(128 << 10);
+        let (cols, per) = Pool::new(shape, &flash, 1 << 40, 128 << 10, 1).columns(128 << 10);
         assert_eq!((cols, per), (6, round_up((128 << 10) / 6 + 1, SECTOR)));
         let shape = Shape::parse("2xmirror").unwrap();
-        let p = Pool::new(shape, &flash, 1 << 40, 128 << 10);
+        let p = Pool::new(shape, &flash, 1 << 40, 128 << 10, 1);
         assert_eq!(p.columns(4096), (1, 4096));
     }
 
     #[test]
     fn log_device_costs_write_then_flush() {
-        let mut d = LogDevice::new(&ModelParams::Flash(FlashParams::sata_plp()), 1 << 30);
+        let mut d = LogDevice::new(&ModelParams::Flash(FlashParams::sata_plp()), 1 << 30, 1);
         let done = d.write_log_block(0, 4096);
         // Intel 710 class: about 0.158 ms per 4 KiB write + flush.
         assert!((done as f64 / 1e6 - 0.158).abs() < 0.01, "{done}");

@@ -15,14 +15,19 @@ use fileio::run::histograms::{new_hdr, FastHistogram};
 use fileio::run::runner::worker_seeds;
 use fileio::sysbench::report_text::{summarize, workload_summary, TOOL_VERSION};
 
-use crate::components::{Arc, Cpu, LinkPath, LogDevice, Pool, LR_WRITE_BYTES, SECTOR};
+use crate::components::{Arc, Cpu, Jitter, LinkPath, LogDevice, Pool, LR_WRITE_BYTES, SECTOR};
 use crate::queue::{EventQueue, Nanos};
-use crate::system::{Protocol, SyncProperty, System, SystemModel, ZilBatching};
+use crate::system::{CpuService, Protocol, SyncProperty, System, SystemModel, ZilBatching};
 use crate::SimError;
 
 /// Most records the ARC map tracks (a u32 per record and a flag: 1.5 GiB of
 /// map at this bound). A 4 GiB file set at 4 KiB records is 1 Mi records.
 const MAX_RECORDS: u64 = 1 << 28;
+
+/// Stream of the run seed the link's draws come from (the disks use their
+/// index, the log device u64::MAX).
+const LINK_STREAM: u64 = 1 << 32;
+const CPU_STREAM: u64 = (1 << 32) + 1;
 
 /// Size of a journal block the guest writes for an fsync (ext4's block).
 const JOURNAL_BLOCK: u64 = 4096;
@@ -108,6 +113,7 @@ struct Sim<'a> {
     workers: Vec<Worker>,
     link: Option<LinkPath>,
     cpu: Cpu,
+    cpu_jitter: Jitter,
     arc: Arc,
     pool: Pool,
     log: Option<LogDevice>,
@@ -211,7 +217,13 @@ impl<'a> Sim<'a> {
             })
             .collect::<Vec<_>>();
         let threads = workers.len();
-        let pool = Pool::new(sys.shape, &sys.disk, sys.disk_bytes, sys.recordsize);
+        let pool = Pool::new(
+            sys.shape,
+            &sys.disk,
+            sys.disk_bytes,
+            sys.recordsize,
+            spec.rand_seed,
+        );
         let vdevs = pool.vdevs();
         Ok(Sim {
             spec,
@@ -223,14 +235,19 @@ impl<'a> Sim<'a> {
             workers,
             link: match sys.protocol {
                 Protocol::Local => None,
-                p => sys
-                    .link
-                    .map(|l| LinkPath::new(l, sys.rtt_ns, p.header_bytes())),
+                p => sys.link.map(|l| {
+                    LinkPath::new(l, sys.rtt_ns, p.header_bytes())
+                        .with_jitter(sys.rtt_spread, Jitter::new(spec.rand_seed, LINK_STREAM))
+                }),
             },
             cpu: Cpu::new(sys.cores),
+            cpu_jitter: Jitter::new(spec.rand_seed, CPU_STREAM),
             arc,
             pool,
-            log: sys.log.as_ref().map(|m| LogDevice::new(m, sys.disk_bytes)),
+            log: sys
+                .log
+                .as_ref()
+                .map(|m| LogDevice::new(m, sys.disk_bytes, spec.rand_seed)),
             zil: Zil {
                 pending: 0,
                 last_done: 0,
@@ -274,7 +291,13 @@ impl<'a> Sim<'a> {
                 Event::Issue(w) => self.issue(now, w),
                 Event::Send(w) => self.send(now, w),
                 Event::Arrive(w) => {
-                    let done = self.cpu.run(now, self.sys.server_cpu_ns);
+                    let cost = match self.sys.cpu_service {
+                        CpuService::Exponential => {
+                            self.cpu_jitter.exponential(self.sys.server_cpu_ns)
+                        }
+                        CpuService::Fixed => self.sys.server_cpu_ns,
+                    };
+                    let done = self.cpu.run(now, cost);
                     self.queue.schedule(done, Event::Served(w));
                 }
                 Event::Served(w) => self.served(now, w),

@@ -127,6 +127,19 @@ pub enum ZilBatching {
     OneInFlight,
 }
 
+/// How the server's CPU time per request varies around `server.cpu_us`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum CpuService {
+    /// Exponentially distributed: the usual queueing-model assumption for a
+    /// service made of many steps of varying length (RPC decode, ZPL, DMU,
+    /// locks, interrupts), as in M/M/c.
+    #[default]
+    Exponential,
+    /// Every request takes exactly `server.cpu_us` (for closed forms).
+    Fixed,
+}
+
 /// A device: a disk class name (`plan --class` names, or `none` for no
 /// added latency) or a model with its own parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -188,6 +201,11 @@ pub struct LinkModel {
     /// Default: the typical small-request round trip of the link's class
     /// (`zfs_model::network::Link::round_trip_ms`).
     pub rtt_ms: Option<f64>,
+    /// How much one message's trip varies around the mean, as a fraction
+    /// (uniform in mean × [1 − spread, 1 + spread]). Default: the spread of
+    /// the measured range behind the link class's round trip,
+    /// (high − low) / (2 × typical) of `Link::round_trip_ms`.
+    pub rtt_spread: Option<f64>,
 }
 
 impl Default for LinkModel {
@@ -195,6 +213,7 @@ impl Default for LinkModel {
         LinkModel {
             link: "1G".into(),
             rtt_ms: None,
+            rtt_spread: None,
         }
     }
 }
@@ -210,6 +229,7 @@ pub struct ServerModel {
     pub cpu_us: f64,
     /// Cores serving requests at once.
     pub cores: u32,
+    pub cpu_service: CpuService,
     pub sync: SyncProperty,
     pub zil: ZilBatching,
     /// `zfs_txg_timeout` (zfs(4)): a txg syncs at least this often, seconds.
@@ -223,6 +243,7 @@ impl Default for ServerModel {
             arc_fraction: 0.5,
             cpu_us: 30.0,
             cores: 4,
+            cpu_service: CpuService::Exponential,
             sync: SyncProperty::Standard,
             zil: ZilBatching::Pipelined,
             txg_timeout_s: 5.0,
@@ -278,8 +299,10 @@ pub struct System {
     /// `None` for a local client.
     pub link: Option<Link>,
     pub rtt_ns: u64,
+    pub rtt_spread: f64,
     pub arc_bytes: u64,
     pub server_cpu_ns: u64,
+    pub cpu_service: CpuService,
     pub cores: u32,
     pub sync: SyncProperty,
     pub zil: ZilBatching,
@@ -316,8 +339,9 @@ impl SystemModel {
         })
     }
 
-    /// Apply defaults and parse every word; the error names the field.
-    pub fn resolve(&self) -> Result<System, SimError> {
+    /// The link (none for a local client), its mean round trip, ms, and
+    /// the spread of one trip around it.
+    fn resolve_link(&self) -> Result<(Option<Link>, f64, f64), SimError> {
         let bad =
             |field: &str, e: &dyn std::fmt::Display| SimError::System(format!("{field}: {e}"));
         let protocol = self.client.protocol;
@@ -338,6 +362,28 @@ impl SystemModel {
             (None, Some(l)) => l.round_trip_ms().typical,
             (None, None) => 0.0,
         };
+        let rtt_spread = match (self.link.rtt_spread, link) {
+            (Some(s), _) => s,
+            (None, Some(l)) => {
+                let r = l.round_trip_ms();
+                (r.high - r.low) / (2.0 * r.typical)
+            }
+            (None, None) => 0.0,
+        };
+        if !(rtt_spread.is_finite() && (0.0..=1.0).contains(&rtt_spread)) {
+            return Err(SimError::System(format!(
+                "link.rtt_spread: must be a fraction from 0 to 1, got {rtt_spread}"
+            )));
+        }
+        Ok((link, rtt_ms, rtt_spread))
+    }
+
+    /// Apply defaults and parse every word; the error names the field.
+    pub fn resolve(&self) -> Result<System, SimError> {
+        let bad =
+            |field: &str, e: &dyn std::fmt::Display| SimError::System(format!("{field}: {e}"));
+        let protocol = self.client.protocol;
+        let (link, rtt_ms, rtt_spread) = self.resolve_link()?;
         let fsync_round_trips = self
             .client
             .fsync_round_trips
@@ -404,10 +450,12 @@ impl SystemModel {
             )?,
             link,
             rtt_ns: micros_to_ns("link.rtt_ms", rtt_ms * 1e3)?,
+            rtt_spread,
             // Checked above: 0 < f <= 1, so the product is within 0..=ram.
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             arc_bytes: (ram as f64 * f) as u64,
             server_cpu_ns: micros_to_ns("server.cpu_us", self.server.cpu_us)?,
+            cpu_service: self.server.cpu_service,
             cores: self.server.cores,
             sync: self.server.sync,
             zil: self.server.zil,

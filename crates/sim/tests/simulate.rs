@@ -318,3 +318,86 @@ fn protocol_names_parse_and_are_refused_with_the_accepted_list() {
         .to_string();
     assert!(e.contains("afp") && !e.contains('\n'), "{e}");
 }
+
+/// The reference user's box as shipped in examples/systems.
+const REFERENCE: &str = include_str!("../../../examples/systems/reference-nas.toml");
+
+/// Standard deviation of the per-thread event counts over their mean.
+fn fairness_spread(r: &RunResult) -> f64 {
+    let n = r.threads.len() as f64;
+    let mean = r.threads.iter().map(|t| t.events as f64).sum::<f64>() / n;
+    let var = r
+        .threads
+        .iter()
+        .map(|t| (t.events as f64 - mean).powi(2))
+        .sum::<f64>()
+        / n;
+    var.sqrt() / mean
+}
+
+#[test]
+fn threads_share_the_work_fairly_on_the_reference_command() {
+    // Without variation in service times, rndrw's global read/write rule
+    // locks the threads into a fixed pattern (one thread only writing, its
+    // event count a third of the others'); real runs share evenly.
+    let s = spec(&[
+        "--file-test-mode=rndrw",
+        "--file-block-size=4K",
+        "--threads=4",
+        "--time=30",
+        "--file-fsync-all",
+    ]);
+    let r = simulate(&s, &system(REFERENCE)).unwrap();
+    let spread = fairness_spread(&r);
+    assert!(spread < 0.03, "per-thread events {:?}", r.threads);
+    // The same box with every service time fixed locks up as described.
+    let fixed = REFERENCE
+        .replace("[server]", "[server]\ncpu_service = \"fixed\"")
+        .replace("[link]", "[link]\nrtt_spread = 0.0");
+    let locked = simulate(&s, &system(&fixed)).unwrap();
+    assert!(
+        fairness_spread(&locked) > 0.1,
+        "per-thread events {:?}",
+        locked.threads
+    );
+    // Deterministic for a seed, and the variation does come from the seed.
+    let again = simulate(&s, &system(REFERENCE)).unwrap();
+    assert_eq!(r.threads, again.threads);
+    let mut other = s.clone();
+    other.rand_seed += 1;
+    let other = simulate(&other, &system(REFERENCE)).unwrap();
+    assert_ne!(r.threads, other.threads);
+}
+
+#[test]
+fn service_time_variation_keeps_the_means() {
+    // One request at a time: the exponential server CPU time and the varied
+    // link trips keep their means, so the mean latency is the fixed one's.
+    let base = r#"
+[client]
+protocol = "linux-nfs"
+cpu_us = 0
+[link]
+link = "10G"
+rtt_ms = 0.5
+[server]
+cpu_us = 200
+"#;
+    let fixed = base
+        .replace("cpu_us = 200", "cpu_us = 200\ncpu_service = \"fixed\"")
+        .replace("rtt_ms = 0.5", "rtt_ms = 0.5\nrtt_spread = 0.0");
+    let s = spec(&["--file-test-mode=rndrd", "--threads=1", "--time=20"]);
+    let varied = simulate(&s, &system(base)).unwrap();
+    let fixed = simulate(&s, &system(&fixed)).unwrap();
+    let (v, f) = (
+        varied.latency[&LatencyKey::Read].mean_ms,
+        fixed.latency[&LatencyKey::Read].mean_ms,
+    );
+    assert!((v - f).abs() / f < 0.01, "{v} vs {f}");
+    let spread = |r: &RunResult| {
+        let l = &r.latency[&LatencyKey::Read];
+        l.max_ms - l.min_ms
+    };
+    assert!(spread(&varied) > 0.2, "{}", spread(&varied));
+    assert!(spread(&fixed) < 0.01, "{}", spread(&fixed));
+}
