@@ -28,6 +28,15 @@ const MAX_RECORDS: u64 = 1 << 28;
 /// index, the log device u64::MAX).
 const LINK_STREAM: u64 = 1 << 32;
 const CPU_STREAM: u64 = (1 << 32) + 1;
+const CLIENT_STREAM: u64 = (1 << 32) + 2;
+
+/// A CPU cost of mean `mean` as `service` has it vary.
+fn service_time(jitter: &mut Jitter, service: CpuService, mean: Nanos) -> Nanos {
+    match service {
+        CpuService::Exponential => jitter.exponential(mean),
+        CpuService::Fixed => mean,
+    }
+}
 
 /// Size of a journal block the guest writes for an fsync (ext4's block).
 const JOURNAL_BLOCK: u64 = 4096;
@@ -114,11 +123,16 @@ struct Sim<'a> {
     link: Option<LinkPath>,
     cpu: Cpu,
     cpu_jitter: Jitter,
+    client_jitter: Jitter,
     arc: Arc,
     pool: Pool,
     log: Option<LogDevice>,
     zil: Zil,
     records_per_file: u64,
+    /// The client's page cache, in units of `--file-block-size` (`None`
+    /// with `--file-extra-flags=direct` or no cache).
+    guest_cache: Option<Arc>,
+    blocks_per_file: u64,
     /// Every data write waits for a commit: the protocol sends it stable, or
     /// the file is open O_SYNC/O_DSYNC (which a Linux NFS client turns into
     /// FILE_SYNC WRITEs, an iSCSI initiator into FUA writes, and ZFS itself
@@ -156,6 +170,33 @@ pub fn simulate_traced(
     sim.run();
     let trace = sim.trace.take().map(|(_, t)| t).unwrap_or_default();
     Ok((sim.result(), trace))
+}
+
+/// The client's page cache over the file set, filled as `prepare` left it
+/// (the last blocks written), and the blocks per file. None when reads
+/// bypass it (O_DIRECT) or it has no room.
+fn guest_cache(spec: &RunSpec, sys: &System) -> Result<(Option<Arc>, u64), SimError> {
+    let unit = spec.files.block_size.max(1);
+    let per_file = spec.files.file_size.div_ceil(unit).max(1);
+    let capacity = sys.page_cache_bytes / unit;
+    if spec.files.extra_flags.direct || capacity == 0 {
+        return Ok((None, per_file));
+    }
+    let blocks = spec.files.file_num.saturating_mul(per_file);
+    if blocks > MAX_RECORDS {
+        return Err(SimError::Unsupported(format!(
+            "simulate: the file set is {blocks} blocks of --file-block-size; at most {MAX_RECORDS} are modelled in client.page_cache (raise --file-block-size, or set client.page_cache = \"0\")"
+        )));
+    }
+    let capacity = capacity.min(blocks);
+    // Both at most MAX_RECORDS (2^28), within u32.
+    #[allow(clippy::cast_possible_truncation)]
+    let mut cache = Arc::new(blocks as u32, capacity as u32);
+    #[allow(clippy::cast_possible_truncation)]
+    for b in (blocks - capacity) as u32..blocks as u32 {
+        cache.insert(b);
+    }
+    Ok((Some(cache), per_file))
 }
 
 fn check_supported(spec: &RunSpec) -> Result<(), SimError> {
@@ -196,6 +237,7 @@ impl<'a> Sim<'a> {
         for r in (records - arc_records.min(records)) as u32..records as u32 {
             arc.insert(r);
         }
+        let (guest_cache, blocks_per_file) = guest_cache(spec, sys)?;
         let seeds = worker_seeds(spec, 0);
         let workers = seeds
             .into_iter()
@@ -242,6 +284,7 @@ impl<'a> Sim<'a> {
             },
             cpu: Cpu::new(sys.cores),
             cpu_jitter: Jitter::new(spec.rand_seed, CPU_STREAM),
+            client_jitter: Jitter::new(spec.rand_seed, CLIENT_STREAM),
             arc,
             pool,
             log: sys
@@ -256,6 +299,8 @@ impl<'a> Sim<'a> {
                 waiting: Vec::with_capacity(threads),
             },
             records_per_file,
+            guest_cache,
+            blocks_per_file,
             stable_writes: sys.stable_writes
                 || spec.files.extra_flags.sync
                 || spec.files.extra_flags.dsync,
@@ -291,12 +336,11 @@ impl<'a> Sim<'a> {
                 Event::Issue(w) => self.issue(now, w),
                 Event::Send(w) => self.send(now, w),
                 Event::Arrive(w) => {
-                    let cost = match self.sys.cpu_service {
-                        CpuService::Exponential => {
-                            self.cpu_jitter.exponential(self.sys.server_cpu_ns)
-                        }
-                        CpuService::Fixed => self.sys.server_cpu_ns,
-                    };
+                    let cost = service_time(
+                        &mut self.cpu_jitter,
+                        self.sys.cpu_service,
+                        self.sys.server_cpu_ns,
+                    );
                     let done = self.cpu.run(now, cost);
                     self.queue.schedule(done, Event::Served(w));
                 }
@@ -334,10 +378,34 @@ impl<'a> Sim<'a> {
             }
         }
         match req.op {
+            Op::Read if self.guest_cache_hit(&req) => {
+                // Served from the client's page cache: never leaves it.
+                self.workers[w as usize].rpc = Rpc::Read;
+                let cost = service_time(
+                    &mut self.client_jitter,
+                    self.sys.client_cpu_service,
+                    self.sys.cache_hit_ns,
+                );
+                self.queue.schedule(now + cost, Event::Done(w));
+            }
             Op::Read => self.begin_rpc(now, w, Rpc::Read),
             Op::Write => self.begin_rpc(now, w, Rpc::Write),
             Op::Fsync => self.begin_fsync(now, w),
         }
+    }
+
+    fn block_of(&self, req: &Request) -> u32 {
+        let b = u64::from(req.file) * self.blocks_per_file
+            + req.pos / self.spec.files.block_size.max(1);
+        // Below the block count, which guest_cache() held to MAX_RECORDS.
+        #[allow(clippy::cast_possible_truncation)]
+        let b = b as u32;
+        b
+    }
+
+    fn guest_cache_hit(&mut self, req: &Request) -> bool {
+        let block = self.block_of(req);
+        self.guest_cache.as_mut().is_some_and(|c| c.lookup(block))
     }
 
     fn begin_fsync(&mut self, now: Nanos, w: u32) {
@@ -356,8 +424,12 @@ impl<'a> Sim<'a> {
 
     fn begin_rpc(&mut self, now: Nanos, w: u32, rpc: Rpc) {
         self.workers[w as usize].rpc = rpc;
-        self.queue
-            .schedule(now + self.sys.client_cpu_ns, Event::Send(w));
+        let cost = service_time(
+            &mut self.client_jitter,
+            self.sys.client_cpu_service,
+            self.sys.client_cpu_ns,
+        );
+        self.queue.schedule(now + cost, Event::Send(w));
     }
 
     fn request_payload(&self, w: u32) -> u64 {
@@ -531,6 +603,13 @@ impl<'a> Sim<'a> {
         }
         let op = worker.req.op;
         let size = worker.req.size;
+        if op != Op::Fsync {
+            // What was read or written is in the client's page cache now.
+            let block = self.block_of(&self.workers[w as usize].req);
+            if let Some(c) = self.guest_cache.as_mut() {
+                c.insert(block);
+            }
+        }
         match op {
             Op::Read => {
                 self.counts.reads += 1;

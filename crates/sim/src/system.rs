@@ -56,6 +56,21 @@ impl Protocol {
         self == Protocol::EsxiNfs
     }
 
+    /// The client's page cache for the file set, by default. On the server
+    /// itself none: ZFS on Linux keeps file data in the ARC, not the page
+    /// cache (only mmap goes through it). A remote client caches file pages
+    /// in its own page cache (NFS, SMB: the client's file pages; iSCSI, ESXi:
+    /// the guest's page cache over its block device), which Linux lets grow
+    /// into all free memory (Documentation/admin-guide/mm/concepts.rst);
+    /// 2 GiB is half of a 4 GiB guest, an estimate to replace with the
+    /// client's free memory.
+    pub fn default_page_cache(self) -> &'static str {
+        match self {
+            Protocol::Local => "0",
+            Protocol::LinuxNfs | Protocol::EsxiNfs | Protocol::Iscsi | Protocol::Smb => "2G",
+        }
+    }
+
     /// Whether the protocol runs over the network.
     pub fn remote(self) -> bool {
         self != Protocol::Local
@@ -180,6 +195,13 @@ pub struct ClientModel {
     /// Whether every data write is sent stable (NFS FILE_SYNC, SCSI FUA,
     /// SMB2 WRITE_THROUGH). Default: [`Protocol::default_stable_writes`].
     pub stable_writes: Option<bool>,
+    /// The client's page cache for the file set (a size, `0` for none).
+    /// Default: [`Protocol::default_page_cache`].
+    pub page_cache: Option<String>,
+    /// Time a read served from the page cache takes, microseconds.
+    pub cache_hit_us: f64,
+    /// How `cpu_us` and `cache_hit_us` vary per request.
+    pub cpu_service: CpuService,
 }
 
 impl Default for ClientModel {
@@ -189,6 +211,9 @@ impl Default for ClientModel {
             fsync_round_trips: None,
             cpu_us: None,
             stable_writes: None,
+            page_cache: None,
+            cache_hit_us: 5.0,
+            cpu_service: CpuService::Exponential,
         }
     }
 }
@@ -295,7 +320,10 @@ pub struct System {
     pub protocol: Protocol,
     pub fsync_round_trips: u32,
     pub stable_writes: bool,
+    pub page_cache_bytes: u64,
+    pub cache_hit_ns: u64,
     pub client_cpu_ns: u64,
+    pub client_cpu_service: CpuService,
     /// `None` for a local client.
     pub link: Option<Link>,
     pub rtt_ns: u64,
@@ -393,6 +421,16 @@ impl SystemModel {
                 "client.fsync_round_trips: must be 1 to 64, got {fsync_round_trips}"
             )));
         }
+        let page_cache = self
+            .client
+            .page_cache
+            .as_deref()
+            .unwrap_or_else(|| protocol.default_page_cache());
+        let page_cache_bytes = if page_cache.trim() == "0" {
+            0
+        } else {
+            parse_size(page_cache, SizeMeaning::Exact).map_err(|e| bad("client.page_cache", &e))?
+        };
         let ram =
             parse_size(&self.server.ram, SizeMeaning::Exact).map_err(|e| bad("server.ram", &e))?;
         let f = self.server.arc_fraction;
@@ -442,6 +480,9 @@ impl SystemModel {
                 .client
                 .stable_writes
                 .unwrap_or_else(|| protocol.default_stable_writes()),
+            page_cache_bytes,
+            cache_hit_ns: micros_to_ns("client.cache_hit_us", self.client.cache_hit_us)?,
+            client_cpu_service: self.client.cpu_service,
             client_cpu_ns: micros_to_ns(
                 "client.cpu_us",
                 self.client

@@ -340,19 +340,30 @@ fn threads_share_the_work_fairly_on_the_reference_command() {
     // Without variation in service times, rndrw's global read/write rule
     // locks the threads into a fixed pattern (one thread only writing, its
     // event count a third of the others'); real runs share evenly.
-    let s = spec(&[
+    let s = match check_command_line(&[
+        "fileio",
+        "--file-total-size=4G",
         "--file-test-mode=rndrw",
         "--file-block-size=4K",
         "--threads=4",
         "--time=30",
         "--file-fsync-all",
-    ]);
+        "--rand-seed=1",
+        "run",
+    ]) {
+        Ok(CommandLine::Command(settings)) => match settings.action {
+            Action::Run(spec) => spec,
+            other => panic!("not a run: {other:?}"),
+        },
+        other => panic!("{other:?}"),
+    };
     let r = simulate(&s, &system(REFERENCE)).unwrap();
     let spread = fairness_spread(&r);
     assert!(spread < 0.03, "per-thread events {:?}", r.threads);
     // The same box with every service time fixed locks up as described.
     let fixed = REFERENCE
         .replace("[server]", "[server]\ncpu_service = \"fixed\"")
+        .replace("[client]", "[client]\ncpu_service = \"fixed\"")
         .replace("[link]", "[link]\nrtt_spread = 0.0");
     let locked = simulate(&s, &system(&fixed)).unwrap();
     assert!(
@@ -377,6 +388,7 @@ fn service_time_variation_keeps_the_means() {
 [client]
 protocol = "linux-nfs"
 cpu_us = 0
+page_cache = "0"
 [link]
 link = "10G"
 rtt_ms = 0.5
@@ -400,4 +412,73 @@ cpu_us = 200
     };
     assert!(spread(&varied) > 0.2, "{}", spread(&varied));
     assert!(spread(&fixed) < 0.01, "{}", spread(&fixed));
+}
+
+#[test]
+fn the_client_page_cache_serves_reads_of_a_small_file_set() {
+    // A 16 MiB file set fits the default 2 GiB client cache: a buffered 4 KiB
+    // random read never leaves the client; O_DIRECT or no cache crosses the
+    // link every time; writes with fsync go through either way.
+    let nfs = r#"
+[client]
+protocol = "linux-nfs"
+cpu_service = "fixed"
+[link]
+link = "10G"
+[server]
+cpu_service = "fixed"
+"#;
+    let rndrd = |extra: &[&str], sys: &str| {
+        let mut words = vec!["--file-test-mode=rndrd", "--threads=1", "--time=1"];
+        words.extend_from_slice(extra);
+        simulate(&spec(&words), &system(sys)).unwrap()
+    };
+    let cached = rndrd(&[], nfs);
+    let read_ms = cached.latency[&LatencyKey::Read].mean_ms;
+    // The latency histogram's buckets are coarser than 3 digits this low;
+    // the rate below is exact.
+    assert!((read_ms - 0.005).abs() < 0.0003, "cached read {read_ms} ms");
+    let expect = 1.0 / 5e-6;
+    let got = cached.rates.reads_per_s;
+    assert!((got - expect).abs() / expect < 0.01, "{got} reads/s");
+    // RTT 0.04 ms + 2 x 20 µs server and client CPU, at least.
+    let direct = rndrd(&["--file-extra-flags=direct"], nfs);
+    assert!(direct.latency[&LatencyKey::Read].min_ms > 0.05);
+    let none = rndrd(&[], &nfs.replace("[link]", "page_cache = \"0\"\n[link]"));
+    assert!(none.latency[&LatencyKey::Read].min_ms > 0.05);
+    // The server itself keeps file data in the ARC, not a page cache.
+    let local = rndrd(&[], "[server]\ncpu_service = \"fixed\"\n");
+    assert!(local.latency[&LatencyKey::Read].min_ms > 0.025);
+    // Writes with --file-fsync-all still reach the server.
+    let s = spec(&[
+        "--file-test-mode=rndrw",
+        "--threads=1",
+        "--time=2",
+        "--file-fsync-all",
+    ]);
+    let r = simulate(&s, &system(nfs)).unwrap();
+    assert!(r.latency[&LatencyKey::Write].min_ms > 0.05);
+    assert!(r.latency[&LatencyKey::Fsync].min_ms > 0.05);
+    assert!(r.latency[&LatencyKey::Read].max_ms < 0.01);
+}
+
+#[test]
+fn a_file_set_larger_than_the_client_cache_misses_in_proportion() {
+    // 64 MiB of files, 16 MiB of cache: about a quarter of uniform random
+    // reads hit it.
+    let sys = system(
+        "[client]\nprotocol = \"linux-nfs\"\npage_cache = \"16M\"\n[link]\nlink = \"10G\"\n",
+    );
+    let mut s = spec(&["--file-test-mode=rndrd", "--threads=1", "--time=5"]);
+    s.files.file_size *= 4;
+    s.files.total_size *= 4;
+    s.percentiles = vec![20.0, 30.0];
+    let r = simulate(&s, &sys).unwrap();
+    let hits = r.latency[&LatencyKey::Read]
+        .at(20.0)
+        .map(|ms| ms < 0.01)
+        .unwrap_or(false);
+    assert!(hits, "{:?}", r.latency[&LatencyKey::Read]);
+    let misses = r.latency[&LatencyKey::Read].at(30.0).unwrap_or(0.0);
+    assert!(misses > 0.05, "30th percentile {misses} ms");
 }
