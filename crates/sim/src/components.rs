@@ -303,12 +303,15 @@ impl Arc {
         self.slot_of[record as usize] = slot;
     }
 
-    pub fn mark_dirty(&mut self, record: u32) {
-        if let Some(d) = self.dirty.get_mut(record as usize) {
-            if !*d {
+    /// Mark `record` dirty in the open txg; true if it was not already.
+    pub fn mark_dirty(&mut self, record: u32) -> bool {
+        match self.dirty.get_mut(record as usize) {
+            Some(d) if !*d => {
                 *d = true;
                 self.dirty_list.push(record);
+                true
             }
+            _ => false,
         }
     }
 
@@ -340,6 +343,10 @@ pub struct Pool {
     zil_at: Vec<u64>,
     next_zil_vdev: usize,
     written: Vec<bool>,
+    /// Per disk: the txg writes not yet given to it (offset, bytes left).
+    backlog: Vec<(u64, u64)>,
+    /// Per disk: txg writes given to it and not yet complete.
+    in_flight: Vec<u32>,
 }
 
 impl Pool {
@@ -374,6 +381,8 @@ impl Pool {
             zil_at: vec![disk_bytes / 2; count],
             next_zil_vdev: 0,
             written: vec![false; n],
+            backlog: vec![(0, 0); n],
+            in_flight: vec![0; n],
         }
     }
 
@@ -488,10 +497,13 @@ impl Pool {
         self.write_and_flush(now, vdev, cols, offset, per_disk)
     }
 
-    /// A txg sync: `records[v]` dirty records (plus `extra_bytes` spread
-    /// over the vdevs) written to each vdev in one sequential sweep per disk,
-    /// then every disk written is flushed. Returns when the txg is on disk.
-    pub fn sync_txg(&mut self, now: Nanos, records: &[u64], extra_bytes: u64) -> Nanos {
+    /// Queue a txg's writes: `records[v]` dirty records (plus `extra_bytes`
+    /// spread over the vdevs) for each vdev, one sequential extent per disk
+    /// (copy-on-write allocates new space). Nothing is submitted yet: the
+    /// vdev queue feeds them to the disks a few at a time
+    /// ([`Pool::issue_async`]) so synchronous I/O overtakes them. Returns
+    /// whether there is anything to write.
+    pub fn queue_txg(&mut self, records: &[u64], extra_bytes: u64) -> bool {
         let (cols, per_disk) = self.columns(self.recordsize);
         let extra_per_vdev = extra_bytes.div_ceil(self.vdevs() as u64);
         self.written.iter_mut().for_each(|w| *w = false);
@@ -503,7 +515,7 @@ impl Pool {
             VdevKind::Mirror => self.shape.width,
             _ => (cols + self.parity()).min(self.shape.width),
         } as usize;
-        let mut done = now;
+        let mut any = false;
         for vdev in 0..self.vdevs() {
             let n = records.get(vdev).copied().unwrap_or(0);
             let mut len = n * per_disk;
@@ -516,10 +528,57 @@ impl Pool {
             let offset = self.alloc[vdev];
             self.alloc[vdev] += len;
             for i in vdev * w..vdev * w + disks {
-                done = done.max(self.disks[i].submit(now, Op::Write { offset, len }));
+                self.backlog[i] = (offset, len);
                 self.written[i] = true;
+                any = true;
             }
         }
+        any
+    }
+
+    pub fn disks(&self) -> usize {
+        self.disks.len()
+    }
+
+    /// Whether `disk` has queued txg writes not yet given to it.
+    pub fn has_backlog(&self, disk: usize) -> bool {
+        self.backlog.get(disk).is_some_and(|b| b.1 > 0)
+    }
+
+    /// vdev_queue: give `disk` queued txg writes, aggregated up to
+    /// `aggregate` bytes each, until `max_active` are in flight; `issued`
+    /// is told when each completes.
+    pub fn issue_async(
+        &mut self,
+        now: Nanos,
+        disk: usize,
+        max_active: u32,
+        aggregate: u64,
+        mut issued: impl FnMut(Nanos),
+    ) {
+        while self.in_flight[disk] < max_active && self.backlog[disk].1 > 0 {
+            let (offset, left) = self.backlog[disk];
+            let len = left.min(aggregate.max(SECTOR));
+            self.backlog[disk] = (offset + len, left - len);
+            self.in_flight[disk] += 1;
+            issued(self.disks[disk].submit(now, Op::Write { offset, len }));
+        }
+    }
+
+    /// A txg write on `disk` completed.
+    pub fn async_done(&mut self, disk: usize) {
+        self.in_flight[disk] = self.in_flight[disk].saturating_sub(1);
+    }
+
+    /// Whether every queued txg write has been written.
+    pub fn txg_written(&self) -> bool {
+        self.in_flight.iter().all(|&n| n == 0) && self.backlog.iter().all(|b| b.1 == 0)
+    }
+
+    /// Flush every disk the txg wrote (the txg's uberblock is written only
+    /// after its data is stable); returns when all are done.
+    pub fn flush_written(&mut self, now: Nanos) -> Nanos {
+        let mut done = now;
         for i in 0..self.disks.len() {
             if self.written[i] {
                 done = done.max(self.disks[i].submit(now, Op::Flush));

@@ -66,8 +66,36 @@ enum Event {
     Done(u32),
     /// One-batch-in-flight ZIL: the next batch starts.
     ZilBatch,
-    /// A txg sync starts.
+    /// `zfs_txg_timeout` has passed: sync the open txg.
     Txg,
+    /// A write's throttle delay (dmu_tx_delay) is over.
+    Throttled(u32),
+    /// A txg write on this disk completed.
+    AsyncDone(u32),
+    /// The syncing txg is on stable storage.
+    TxgSynced,
+}
+
+/// The txg pipeline's state: one txg open, at most one syncing (a third,
+/// quiesced, waits for it).
+struct TxgState {
+    /// Bytes dirtied in the open txg (a record counts whole: dbuf_dirty
+    /// charges the dirty buffer's size).
+    open_dirty: u64,
+    /// Bytes of the txg being synced, released when it completes.
+    syncing_dirty: u64,
+    syncing: bool,
+    /// The open txg asked to sync while another was syncing.
+    sync_wanted: bool,
+    /// dmu_tx_delay's dp_last_wakeup.
+    last_wakeup: Nanos,
+    /// Writers blocked at `zfs_dirty_data_max` until the sync completes.
+    blocked: Vec<u32>,
+    /// Throttle waits and blocks, for the result's notes.
+    delayed: u64,
+    delay_ns: u64,
+    blocks: u64,
+    syncs: u64,
 }
 
 /// What one message to the server asks for.
@@ -95,6 +123,7 @@ struct Worker {
     stopped: bool,
 }
 
+#[derive(Default)]
 struct Histos {
     event: FastHistogram,
     read: FastHistogram,
@@ -112,6 +141,23 @@ struct Zil {
     in_flight_until: Nanos,
     batch_scheduled: bool,
     waiting: Vec<u32>,
+}
+
+impl TxgState {
+    fn new(threads: usize) -> TxgState {
+        TxgState {
+            open_dirty: 0,
+            syncing_dirty: 0,
+            syncing: false,
+            sync_wanted: false,
+            last_wakeup: 0,
+            blocked: Vec::with_capacity(threads),
+            delayed: 0,
+            delay_ns: 0,
+            blocks: 0,
+            syncs: 0,
+        }
+    }
 }
 
 struct Sim<'a> {
@@ -140,6 +186,7 @@ struct Sim<'a> {
     stable_writes: bool,
     dirty_per_vdev: Vec<u64>,
     journal_dirty: u64,
+    txg: TxgState,
     counts: Counts,
     histos: Histos,
     event_min: Nanos,
@@ -306,13 +353,9 @@ impl<'a> Sim<'a> {
                 || spec.files.extra_flags.dsync,
             dirty_per_vdev: vec![0; vdevs],
             journal_dirty: 0,
+            txg: TxgState::new(threads),
             counts: Counts::default(),
-            histos: Histos {
-                event: FastHistogram::default(),
-                read: FastHistogram::default(),
-                write: FastHistogram::default(),
-                fsync: FastHistogram::default(),
-            },
+            histos: Histos::default(),
             event_min: Nanos::MAX,
             event_max: 0,
             event_sum: 0,
@@ -349,7 +392,10 @@ impl<'a> Sim<'a> {
                 Event::Reply(w) => self.reply(now, w),
                 Event::Done(w) => self.done(now, w),
                 Event::ZilBatch => self.zil_batch(now),
-                Event::Txg => self.txg(now),
+                Event::Txg => self.txg_timeout(now),
+                Event::Throttled(w) => self.apply(now, w),
+                Event::AsyncDone(d) => self.async_done(now, d as usize),
+                Event::TxgSynced => self.txg_synced(now),
             }
         }
     }
@@ -458,7 +504,41 @@ impl<'a> Sim<'a> {
         r
     }
 
+    /// The server has the request: a write first passes the write
+    /// throttle (dmu_tx_assign, before it touches any data).
     fn served(&mut self, now: Nanos, w: u32) {
+        match self.workers[w as usize].rpc {
+            Rpc::Write | Rpc::Journal => self.throttle(now, w),
+            Rpc::Read | Rpc::Commit => self.apply(now, w),
+        }
+    }
+
+    /// dmu_tx_delay: with dirty data above `zfs_delay_min_dirty_percent`
+    /// each write waits its share of the delay curve after the previous
+    /// delayed write's wakeup; at `zfs_dirty_data_max` it waits for the
+    /// syncing txg to complete.
+    fn throttle(&mut self, now: Nanos, w: u32) {
+        let tuning = self.sys.txg;
+        let dirty = self.txg.open_dirty + self.txg.syncing_dirty;
+        if dirty >= tuning.dirty_max {
+            self.txg.blocks += 1;
+            self.txg.blocked.push(w);
+            self.request_sync(now);
+            return;
+        }
+        let delay = tuning.delay_ns(dirty);
+        if delay == 0 {
+            self.apply(now, w);
+            return;
+        }
+        let wakeup = (now + delay).max(self.txg.last_wakeup + delay);
+        self.txg.last_wakeup = wakeup;
+        self.txg.delayed += 1;
+        self.txg.delay_ns += wakeup - now;
+        self.queue.schedule(wakeup, Event::Throttled(w));
+    }
+
+    fn apply(&mut self, now: Nanos, w: u32) {
         let worker = self.workers[w as usize];
         let ready = match worker.rpc {
             Rpc::Read | Rpc::Write => {
@@ -489,7 +569,9 @@ impl<'a> Sim<'a> {
             Rpc::Read => false,
             Rpc::Write => {
                 let record = self.record_of(&worker.req);
-                self.arc.mark_dirty(record);
+                if self.arc.mark_dirty(record) {
+                    self.dirtied(now, self.sys.recordsize);
+                }
                 if logged {
                     self.zil.pending += worker.req.size + LR_WRITE_BYTES;
                 }
@@ -497,6 +579,7 @@ impl<'a> Sim<'a> {
             }
             Rpc::Journal => {
                 self.journal_dirty += JOURNAL_BLOCK;
+                self.dirtied(now, JOURNAL_BLOCK);
                 if logged {
                     self.zil.pending += JOURNAL_BLOCK + LR_WRITE_BYTES;
                 }
@@ -648,20 +731,99 @@ impl<'a> Sim<'a> {
         self.queue.schedule(now, Event::Issue(w));
     }
 
-    fn txg(&mut self, now: Nanos) {
+    /// `bytes` more dirty data in the open txg; past
+    /// `zfs_dirty_data_sync_percent` the txg syncs early.
+    fn dirtied(&mut self, now: Nanos, bytes: u64) {
+        self.txg.open_dirty += bytes;
+        if self.txg.open_dirty >= self.sys.txg.sync_bytes {
+            self.request_sync(now);
+        }
+    }
+
+    fn txg_timeout(&mut self, now: Nanos) {
+        if self.txg.open_dirty > 0 {
+            self.request_sync(now);
+        }
+        if self.active > 0 {
+            self.queue
+                .schedule(now + self.sys.txg_timeout_ns, Event::Txg);
+        }
+    }
+
+    /// Sync the open txg now, or as soon as the syncing one completes.
+    fn request_sync(&mut self, now: Nanos) {
+        if self.txg.syncing {
+            self.txg.sync_wanted = true;
+        } else if self.txg.open_dirty > 0 || self.journal_dirty > 0 {
+            self.start_sync(now);
+        }
+    }
+
+    /// The open txg closes and syncs: its dirty records go to the vdev
+    /// queues as async writes.
+    fn start_sync(&mut self, now: Nanos) {
+        self.txg.syncing = true;
+        self.txg.sync_wanted = false;
+        self.txg.syncs += 1;
+        self.txg.syncing_dirty = std::mem::take(&mut self.txg.open_dirty);
         let vdevs = self.dirty_per_vdev.len();
         self.dirty_per_vdev.iter_mut().for_each(|d| *d = 0);
         let per_vdev = &mut self.dirty_per_vdev;
         self.arc.take_dirty(|r| per_vdev[r as usize % vdevs] += 1);
         let journal = std::mem::take(&mut self.journal_dirty);
-        if per_vdev.iter().any(|&n| n > 0) || journal > 0 {
-            self.pool.sync_txg(now, per_vdev, journal);
-        }
-        // Records of a synced txg need no log any more (zil_clean).
+        // Records of a txg being synced need no log any more (zil_clean
+        // drops them once it is; the model drops them as it starts).
         self.zil.pending = 0;
-        if self.active > 0 {
-            self.queue
-                .schedule(now + self.sys.txg_timeout_ns, Event::Txg);
+        if self.pool.queue_txg(&self.dirty_per_vdev, journal) {
+            for d in 0..self.pool.disks() {
+                self.issue_async(now, d);
+            }
+        }
+        if self.pool.txg_written() {
+            let done = self.pool.flush_written(now);
+            self.queue.schedule(done, Event::TxgSynced);
+        }
+    }
+
+    fn issue_async(&mut self, now: Nanos, disk: usize) {
+        if !self.pool.has_backlog(disk) {
+            return;
+        }
+        let tuning = self.sys.txg;
+        let active = tuning.async_active(self.txg.open_dirty + self.txg.syncing_dirty);
+        let queue = &mut self.queue;
+        // Disk indices are below the pool's disk count, a u32 layout size.
+        #[allow(clippy::cast_possible_truncation)]
+        let d = disk as u32;
+        self.pool
+            .issue_async(now, disk, active, tuning.aggregation, |done| {
+                queue.schedule(done, Event::AsyncDone(d));
+            });
+    }
+
+    fn async_done(&mut self, now: Nanos, disk: usize) {
+        self.pool.async_done(disk);
+        self.issue_async(now, disk);
+        if self.pool.txg_written() {
+            let done = self.pool.flush_written(now);
+            self.queue.schedule(done, Event::TxgSynced);
+        }
+    }
+
+    fn txg_synced(&mut self, now: Nanos) {
+        self.txg.syncing = false;
+        self.txg.syncing_dirty = 0;
+        let blocked = std::mem::take(&mut self.txg.blocked);
+        for &w in &blocked {
+            self.throttle(now, w);
+        }
+        let mut blocked = blocked;
+        blocked.clear();
+        if self.txg.blocked.is_empty() {
+            self.txg.blocked = blocked;
+        }
+        if self.txg.sync_wanted {
+            self.request_sync(now);
         }
     }
 

@@ -259,6 +259,29 @@ pub struct ServerModel {
     pub zil: ZilBatching,
     /// `zfs_txg_timeout` (zfs(4)): a txg syncs at least this often, seconds.
     pub txg_timeout_s: f64,
+    /// `zfs_dirty_data_max` (zfs(4)): dirty data at which writers wait for
+    /// a txg to sync. Default: 10 % of RAM, at most `zfs_dirty_data_max_max`
+    /// = min(4 GiB, 25 % of RAM).
+    pub dirty_data_max: Option<String>,
+    /// `zfs_dirty_data_sync_percent` (zfs(4)): a txg syncs early once this
+    /// share of `dirty_data_max` is dirty.
+    pub dirty_data_sync_percent: f64,
+    /// `zfs_delay_min_dirty_percent` (zfs(4)): above this share of
+    /// `dirty_data_max` every write is delayed (dmu_tx_delay).
+    pub delay_min_dirty_percent: f64,
+    /// `zfs_delay_scale` (zfs(4)), ns: the delay at the curve's midpoint.
+    pub delay_scale_ns: u64,
+    /// `zfs_vdev_async_write_min_active` / `_max_active` (zfs(4)): txg
+    /// writes in flight per disk, rising from min to max as dirty data goes
+    /// from `vdev_async_write_active_min_dirty_percent` to `_max_`.
+    pub vdev_async_write_min_active: u32,
+    pub vdev_async_write_max_active: u32,
+    pub vdev_async_write_active_min_dirty_percent: f64,
+    pub vdev_async_write_active_max_dirty_percent: f64,
+    /// `zfs_vdev_aggregation_limit` (zfs(4)): largest txg write to one disk.
+    /// Default: 1M for hard disks, 128K for flash
+    /// (`zfs_vdev_aggregation_limit_non_rotating`).
+    pub vdev_aggregation_limit: Option<String>,
 }
 
 impl Default for ServerModel {
@@ -272,6 +295,15 @@ impl Default for ServerModel {
             sync: SyncProperty::Standard,
             zil: ZilBatching::Pipelined,
             txg_timeout_s: 5.0,
+            dirty_data_max: None,
+            dirty_data_sync_percent: 20.0,
+            delay_min_dirty_percent: 60.0,
+            delay_scale_ns: 500_000,
+            vdev_async_write_min_active: 2,
+            vdev_async_write_max_active: 10,
+            vdev_async_write_active_min_dirty_percent: 30.0,
+            vdev_async_write_active_max_dirty_percent: 60.0,
+            vdev_aggregation_limit: None,
         }
     }
 }
@@ -312,6 +344,60 @@ pub struct SystemModel {
     pub log: Option<DeviceSpec>,
 }
 
+/// The txg and vdev-queue tunables, in bytes and nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TxgTuning {
+    pub dirty_max: u64,
+    /// Open-txg dirty bytes that start a sync early.
+    pub sync_bytes: u64,
+    /// Dirty bytes above which writes are delayed.
+    pub delay_min_bytes: u64,
+    pub delay_scale_ns: u64,
+    pub async_min_active: u32,
+    pub async_max_active: u32,
+    pub active_min_bytes: u64,
+    pub active_max_bytes: u64,
+    pub aggregation: u64,
+}
+
+/// `zfs_delay_max_ns` (zfs(4)): the longest a write is delayed, 100 ms.
+pub const DELAY_MAX_NS: u64 = 100_000_000;
+
+impl TxgTuning {
+    /// vdev_queue_max_async_writes: the txg writes one disk may have in
+    /// flight with `dirty` bytes dirty.
+    pub fn async_active(&self, dirty: u64) -> u32 {
+        if dirty <= self.active_min_bytes {
+            return self.async_min_active;
+        }
+        if dirty >= self.active_max_bytes {
+            return self.async_max_active;
+        }
+        let span = u128::from(self.active_max_bytes - self.active_min_bytes).max(1);
+        let extra = u128::from(dirty - self.active_min_bytes)
+            * u128::from(self.async_max_active.saturating_sub(self.async_min_active))
+            / span;
+        // extra is below max_active - min_active, a u32.
+        #[allow(clippy::cast_possible_truncation)]
+        let extra = extra as u32;
+        self.async_min_active + extra
+    }
+
+    /// dmu_tx_delay's minimum time for a write with `dirty` bytes dirty
+    /// (0 below the delay threshold; the caller blocks at `dirty_max`).
+    pub fn delay_ns(&self, dirty: u64) -> u64 {
+        if dirty <= self.delay_min_bytes {
+            return 0;
+        }
+        if dirty >= self.dirty_max {
+            return DELAY_MAX_NS;
+        }
+        let d = u128::from(self.delay_scale_ns) * u128::from(dirty - self.delay_min_bytes)
+            / u128::from(self.dirty_max - dirty);
+        u64::try_from(d).unwrap_or(u64::MAX).min(DELAY_MAX_NS)
+    }
+}
+
 /// The resolved system the simulator runs: every default applied, every
 /// word parsed.
 #[derive(Debug, Clone, PartialEq)]
@@ -335,6 +421,7 @@ pub struct System {
     pub sync: SyncProperty,
     pub zil: ZilBatching,
     pub txg_timeout_ns: u64,
+    pub txg: TxgTuning,
     pub shape: Shape,
     pub disk: ModelParams,
     pub disk_bytes: u64,
@@ -351,6 +438,78 @@ fn micros_to_ns(field: &str, us: f64) -> Result<u64, SimError> {
     // Checked just above: finite, non-negative and at most 1e15 ns.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     Ok((us * 1e3).round() as u64)
+}
+
+fn percent_of(field: &str, pct: f64, of: u64) -> Result<u64, SimError> {
+    if !(pct.is_finite() && (0.0..=100.0).contains(&pct)) {
+        return Err(SimError::System(format!(
+            "{field}: must be a percentage from 0 to 100, got {pct}"
+        )));
+    }
+    // 0 <= pct <= 100: the product is within 0..=of.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    Ok((of as f64 * pct / 100.0) as u64)
+}
+
+impl ServerModel {
+    fn txg_tuning(&self, ram: u64, disk: &ModelParams) -> Result<TxgTuning, SimError> {
+        let bad =
+            |field: &str, e: &dyn std::fmt::Display| SimError::System(format!("{field}: {e}"));
+        let dirty_max = match &self.dirty_data_max {
+            Some(v) => {
+                parse_size(v, SizeMeaning::Exact).map_err(|e| bad("server.dirty_data_max", &e))?
+            }
+            None => (ram / 10).min((ram / 4).min(4 << 30)),
+        }
+        .max(1);
+        let (lo, hi) = (
+            self.vdev_async_write_min_active,
+            self.vdev_async_write_max_active,
+        );
+        if !(1..=1000).contains(&lo) || !(lo..=1000).contains(&hi) {
+            return Err(SimError::System(format!(
+                "server.vdev_async_write_min_active and _max_active: must be 1 to 1000 with min <= max, got {lo} and {hi}"
+            )));
+        }
+        let aggregation = match &self.vdev_aggregation_limit {
+            Some(v) => parse_size(v, SizeMeaning::Exact)
+                .map_err(|e| bad("server.vdev_aggregation_limit", &e))?,
+            None if matches!(disk, ModelParams::Hdd(_)) => 1 << 20,
+            None => 128 << 10,
+        };
+        if !(4096..=16 << 20).contains(&aggregation) {
+            return Err(SimError::System(format!(
+                "server.vdev_aggregation_limit: must be 4K to 16M, got {aggregation} bytes"
+            )));
+        }
+        Ok(TxgTuning {
+            dirty_max,
+            sync_bytes: percent_of(
+                "server.dirty_data_sync_percent",
+                self.dirty_data_sync_percent,
+                dirty_max,
+            )?,
+            delay_min_bytes: percent_of(
+                "server.delay_min_dirty_percent",
+                self.delay_min_dirty_percent,
+                dirty_max,
+            )?,
+            delay_scale_ns: self.delay_scale_ns,
+            async_min_active: lo,
+            async_max_active: hi,
+            active_min_bytes: percent_of(
+                "server.vdev_async_write_active_min_dirty_percent",
+                self.vdev_async_write_active_min_dirty_percent,
+                dirty_max,
+            )?,
+            active_max_bytes: percent_of(
+                "server.vdev_async_write_active_max_dirty_percent",
+                self.vdev_async_write_active_max_dirty_percent,
+                dirty_max,
+            )?,
+            aggregation,
+        })
+    }
 }
 
 impl SystemModel {
@@ -463,6 +622,7 @@ impl SystemModel {
                 self.pool.recordsize
             )));
         }
+        let disk = self.pool.disk.resolve("pool.disk")?;
         let log = match &self.log {
             None => None,
             Some(DeviceSpec::Name(n)) if n.trim().eq_ignore_ascii_case("none") => None,
@@ -502,8 +662,9 @@ impl SystemModel {
             zil: self.server.zil,
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             txg_timeout_ns: (txg * 1e9) as u64,
+            txg: self.server.txg_tuning(ram, &disk)?,
             shape,
-            disk: self.pool.disk.resolve("pool.disk")?,
+            disk,
             disk_bytes,
             recordsize,
             log,
@@ -540,5 +701,60 @@ impl Protocol {
         Protocol::ALL
             .into_iter()
             .find(|p| p.name().eq_ignore_ascii_case(name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tuning() -> TxgTuning {
+        SystemModel::default().resolve().unwrap().txg
+    }
+
+    #[test]
+    fn dirty_max_is_a_tenth_of_ram_at_most_4_gib() {
+        let mut m = SystemModel::default();
+        m.server.ram = "16G".into();
+        assert_eq!(m.resolve().unwrap().txg.dirty_max, (16u64 << 30) / 10);
+        m.server.ram = "256G".into();
+        assert_eq!(m.resolve().unwrap().txg.dirty_max, 4 << 30);
+        m.server.dirty_data_max = Some("1G".into());
+        assert_eq!(m.resolve().unwrap().txg.dirty_max, 1 << 30);
+    }
+
+    #[test]
+    fn async_writes_in_flight_rise_from_30_to_60_percent_dirty() {
+        let t = tuning();
+        let pct = |p: u64| t.dirty_max / 100 * p;
+        assert_eq!(t.async_active(0), 2);
+        assert_eq!(t.async_active(pct(30)), 2);
+        assert_eq!(t.async_active(pct(46)), 6);
+        assert_eq!(t.async_active(pct(61)), 10);
+        assert_eq!(t.async_active(t.dirty_max), 10);
+        assert_eq!(t.aggregation, 1 << 20, "hard disks aggregate to 1 MiB");
+    }
+
+    #[test]
+    fn the_delay_curve_is_dmu_tx_delays() {
+        let t = tuning();
+        assert_eq!(t.delay_ns(t.delay_min_bytes), 0);
+        // Midway between 60 % and 100 %: the scale itself, 500 µs.
+        let mid = (t.delay_min_bytes + t.dirty_max) / 2;
+        let d = t.delay_ns(mid);
+        assert!((499_000..=501_000).contains(&d), "{d}");
+        assert_eq!(t.delay_ns(t.dirty_max - 1), DELAY_MAX_NS);
+    }
+
+    #[test]
+    fn bad_txg_tunables_are_named() {
+        let mut m = SystemModel::default();
+        m.server.dirty_data_sync_percent = 120.0;
+        let e = m.resolve().unwrap_err().to_string();
+        assert!(e.contains("server.dirty_data_sync_percent"), "{e}");
+        let mut m = SystemModel::default();
+        m.server.vdev_async_write_min_active = 20;
+        let e = m.resolve().unwrap_err().to_string();
+        assert!(e.contains("vdev_async_write_min_active"), "{e}");
     }
 }

@@ -482,3 +482,85 @@ fn a_file_set_larger_than_the_client_cache_misses_in_proportion() {
     let misses = r.latency[&LatencyKey::Read].at(30.0).unwrap_or(0.0);
     assert!(misses > 0.05, "30th percentile {misses} ms");
 }
+
+fn words_spec(words: &[&str]) -> RunSpec {
+    let mut all = vec!["fileio"];
+    all.extend_from_slice(words);
+    all.push("run");
+    match check_command_line(&all) {
+        Ok(CommandLine::Command(settings)) => match settings.action {
+            Action::Run(spec) => spec,
+            other => panic!("not a run: {other:?}"),
+        },
+        other => panic!("{all:?}: {other:?}"),
+    }
+}
+
+#[test]
+fn the_write_throttle_holds_ingest_to_what_the_pool_writes() {
+    // sync=disabled, whole-record writes: nothing but the txg limits the
+    // writers. Without dirty-data throttling they would run at CPU speed
+    // (tens of thousands of 128 KiB writes a second); with it the rate
+    // converges to the mirror's sequential write rate, 180 MB/s.
+    let sys = system(
+        r#"
+[server]
+ram = "2G"
+sync = "disabled"
+[pool]
+layout = "1xmirror-2"
+disk = "hdd-7200"
+"#,
+    );
+    let s = words_spec(&[
+        "--file-total-size=4G",
+        "--file-test-mode=rndwr",
+        "--file-block-size=128K",
+        "--file-fsync-freq=0",
+        "--threads=4",
+        "--time=60",
+    ]);
+    let r = simulate(&s, &sys).unwrap();
+    let mb_s = r.rates.writes_per_s * 131_072.0 / 1e6;
+    assert!((60.0..=200.0).contains(&mb_s), "{mb_s} MB/s");
+    // Some writes waited on the delay curve or at the limit.
+    let write = &r.latency[&LatencyKey::Write];
+    assert!(write.max_ms > 1.0, "{write:?}");
+}
+
+#[test]
+fn log_blocks_overtake_queued_txg_writes() {
+    // In-pool ZIL on flash, each 4 KiB write dirtying a 128 KiB record: the
+    // txg writes are large. With the vdev queue's priority a commit waits
+    // behind at most the txg writes in flight; with every txg write handed
+    // to the disk at once (the FIFO of a queue without classes), behind all.
+    let base = r#"
+[server]
+ram = "8G"
+[pool]
+layout = "1xmirror-2"
+disk = "ssd-sata"
+"#;
+    let fifo = base.replace(
+        "ram = \"8G\"",
+        "ram = \"8G\"\nvdev_async_write_min_active = 1000\nvdev_async_write_max_active = 1000\nvdev_aggregation_limit = \"16M\"",
+    );
+    let s = words_spec(&[
+        "--file-total-size=2G",
+        "--file-test-mode=rndwr",
+        "--file-fsync-all",
+        "--threads=4",
+        "--time=30",
+    ]);
+    let fsync = |text: &str| {
+        let r = simulate(&s, &system(text)).unwrap();
+        (r.latency[&LatencyKey::Fsync].max_ms, r.rates.writes_per_s)
+    };
+    let (prio_max, prio_w) = fsync(base);
+    let (fifo_max, fifo_w) = fsync(&fifo);
+    assert!(
+        prio_max * 3.0 < fifo_max,
+        "max fsync {prio_max} vs {fifo_max} ms"
+    );
+    assert!(prio_w >= fifo_w, "{prio_w} vs {fifo_w} writes/s");
+}
