@@ -109,6 +109,25 @@ impl Jitter {
     }
 }
 
+/// Time a device had at least one operation outstanding: the union of
+/// the intervals from each submission to its completion.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Busy {
+    pub ns: Nanos,
+    until: Nanos,
+}
+
+impl Busy {
+    /// An operation submitted at `now` completes at `done`.
+    pub fn add(&mut self, now: Nanos, done: Nanos) {
+        let from = now.max(self.until);
+        if done > from {
+            self.ns += done - from;
+            self.until = done;
+        }
+    }
+}
+
 /// One client's TCP connection over the link. A LACP hash pins a flow to one
 /// member link (IEEE 802.1AX), so the connection gets one member's rate
 /// whatever the member count; each direction is a FIFO queue, and TCP
@@ -126,6 +145,9 @@ pub struct LinkPath {
     down_free: Nanos,
     up_last: Nanos,
     down_last: Nanos,
+    /// Time spent serialising each way.
+    pub up_busy: Nanos,
+    pub down_busy: Nanos,
 }
 
 impl LinkPath {
@@ -147,6 +169,8 @@ impl LinkPath {
             down_free: 0,
             up_last: 0,
             down_last: 0,
+            up_busy: 0,
+            down_busy: 0,
         }
     }
 
@@ -170,7 +194,9 @@ impl LinkPath {
     /// Client to server: queue behind earlier messages, serialise, cross.
     pub fn send_up(&mut self, now: Nanos, payload: u64) -> Nanos {
         let start = now.max(self.up_free);
-        self.up_free = start + self.serialise(payload);
+        let wire = self.serialise(payload);
+        self.up_busy += wire;
+        self.up_free = start + wire;
         let at =
             (self.up_free + self.jitter.around(self.half_rtt, self.rtt_spread)).max(self.up_last);
         self.up_last = at;
@@ -180,7 +206,9 @@ impl LinkPath {
     /// Server to client.
     pub fn send_down(&mut self, now: Nanos, payload: u64) -> Nanos {
         let start = now.max(self.down_free);
-        self.down_free = start + self.serialise(payload);
+        let wire = self.serialise(payload);
+        self.down_busy += wire;
+        self.down_free = start + wire;
         let at = (self.down_free + self.jitter.around(self.half_rtt, self.rtt_spread))
             .max(self.down_last);
         self.down_last = at;
@@ -191,12 +219,15 @@ impl LinkPath {
 /// The server's cores: each request takes the core that frees first.
 pub struct Cpu {
     free_at: Vec<Nanos>,
+    /// CPU time used, all cores together.
+    pub used: Nanos,
 }
 
 impl Cpu {
     pub fn new(cores: u32) -> Cpu {
         Cpu {
             free_at: vec![0; cores.max(1) as usize],
+            used: 0,
         }
     }
 
@@ -209,6 +240,7 @@ impl Cpu {
             .min_by_key(|&(_, t)| t)
             .unwrap_or((0, 0));
         let done = now.max(free) + cost;
+        self.used += cost;
         if let Some(slot) = self.free_at.get_mut(i) {
             *slot = done;
         }
@@ -347,6 +379,7 @@ pub struct Pool {
     backlog: Vec<(u64, u64)>,
     /// Per disk: txg writes given to it and not yet complete.
     in_flight: Vec<u32>,
+    busy: Vec<Busy>,
 }
 
 impl Pool {
@@ -383,11 +416,24 @@ impl Pool {
             written: vec![false; n],
             backlog: vec![(0, 0); n],
             in_flight: vec![0; n],
+            busy: vec![Busy::default(); n],
         }
     }
 
     pub fn vdevs(&self) -> usize {
         self.shape.count as usize
+    }
+
+    /// Give `op` to disk `i` at `now`, keeping its busy time.
+    fn submit(&mut self, i: usize, now: Nanos, op: Op) -> Nanos {
+        let done = self.disks[i].submit(now, op);
+        self.busy[i].add(now, done);
+        done
+    }
+
+    /// The busy time of the busiest disk.
+    pub fn busiest_disk_ns(&self) -> Nanos {
+        self.busy.iter().map(|b| b.ns).max().unwrap_or(0)
     }
 
     fn parity(&self) -> u32 {
@@ -431,7 +477,8 @@ impl Pool {
             // A mirror reads one copy: the children take turns.
             VdevKind::Mirror => {
                 let i = self.disk_index(vdev, row);
-                done = self.disks[i].submit(
+                done = self.submit(
+                    i,
                     now,
                     Op::Read {
                         offset,
@@ -444,7 +491,8 @@ impl Pool {
             _ => {
                 for c in 0..u64::from(cols) {
                     let i = self.disk_index(vdev, row + c);
-                    done = done.max(self.disks[i].submit(
+                    done = done.max(self.submit(
+                        i,
                         now,
                         Op::Read {
                             offset,
@@ -476,11 +524,11 @@ impl Pool {
         let mut done = now;
         for c in 0..u64::from(targets) {
             let i = self.disk_index(vdev, c);
-            done = done.max(self.disks[i].submit(now, Op::Write { offset, len }));
+            done = done.max(self.submit(i, now, Op::Write { offset, len }));
         }
         for c in 0..u64::from(targets) {
             let i = self.disk_index(vdev, c);
-            done = done.max(self.disks[i].submit(now, Op::Flush));
+            done = done.max(self.submit(i, now, Op::Flush));
         }
         done
     }
@@ -561,7 +609,7 @@ impl Pool {
             let len = left.min(aggregate.max(SECTOR));
             self.backlog[disk] = (offset + len, left - len);
             self.in_flight[disk] += 1;
-            issued(self.disks[disk].submit(now, Op::Write { offset, len }));
+            issued(self.submit(disk, now, Op::Write { offset, len }));
         }
     }
 
@@ -581,7 +629,7 @@ impl Pool {
         let mut done = now;
         for i in 0..self.disks.len() {
             if self.written[i] {
-                done = done.max(self.disks[i].submit(now, Op::Flush));
+                done = done.max(self.submit(i, now, Op::Flush));
             }
         }
         done
@@ -593,6 +641,7 @@ impl Pool {
 pub struct LogDevice {
     disk: Disk,
     at: u64,
+    pub busy: Busy,
 }
 
 impl LogDevice {
@@ -606,6 +655,7 @@ impl LogDevice {
         LogDevice {
             disk: model.instantiate(capacity),
             at: 0,
+            busy: Busy::default(),
         }
     }
 
@@ -616,7 +666,9 @@ impl LogDevice {
         let written = self.disk.submit(now, Op::Write { offset, len });
         // The flush follows the write's completion (zil_lwb_write_done
         // issues it), so it is submitted then.
-        self.disk.submit(written, Op::Flush)
+        let done = self.disk.submit(written, Op::Flush);
+        self.busy.add(now, done);
+        done
     }
 }
 

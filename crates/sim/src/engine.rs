@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use fileio::options::{IoMode, RunSpec};
 use fileio::result::{
     Counts, Environment, LatencyKey, Rates, ResultKind, RunResult, ThreadSummary, ToolInfo,
-    SCHEMA_VERSION,
+    Warning, SCHEMA_VERSION,
 };
 use fileio::rng::Xoroshiro;
 use fileio::run::generator::{Generator, Op, Request};
@@ -217,6 +217,64 @@ pub fn simulate_traced(
     sim.run();
     let trace = sim.trace.take().map(|(_, t)| t).unwrap_or_default();
     Ok((sim.result(), trace))
+}
+
+/// Share of the run each resource was busy (0 to 1), and what the txg
+/// throttle did: which resource limits the prediction.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Utilisation {
+    /// Server CPU time over cores × run time.
+    pub server_cpu: f64,
+    /// Serialisation time over run time, client to server and back.
+    pub link_up: f64,
+    pub link_down: f64,
+    /// Time with a log block outstanding on the log device.
+    pub log_device: f64,
+    /// Time the busiest pool disk had an operation outstanding.
+    pub pool_disk: f64,
+    /// Writes the txg throttle delayed, and those that waited at
+    /// `zfs_dirty_data_max`.
+    pub writes_delayed: u64,
+    pub writes_blocked: u64,
+    pub txg_syncs: u64,
+}
+
+/// A resource this busy is saturated: the prediction is limited by it.
+pub const SATURATED: f64 = 0.9;
+
+impl Utilisation {
+    /// The resources by name with their share of the run, busiest first.
+    pub fn by_resource(&self) -> Vec<(&'static str, f64)> {
+        let mut v = vec![
+            ("server CPU", self.server_cpu),
+            ("link (client to server)", self.link_up),
+            ("link (server to client)", self.link_down),
+            ("log device", self.log_device),
+            ("busiest pool disk", self.pool_disk),
+        ];
+        v.sort_by(|a, b| b.1.total_cmp(&a.1));
+        v
+    }
+
+    /// The busiest resource, if it is saturated.
+    pub fn bottleneck(&self) -> Option<(&'static str, f64)> {
+        self.by_resource()
+            .first()
+            .copied()
+            .filter(|&(_, u)| u >= SATURATED)
+    }
+}
+
+/// [`simulate`], also returning how busy each resource was.
+pub fn simulate_with_utilisation(
+    spec: &RunSpec,
+    system: &SystemModel,
+) -> Result<(RunResult, Utilisation), SimError> {
+    let sys = system.resolve()?;
+    check_supported(spec)?;
+    let mut sim = Sim::new(spec, &sys, 0)?;
+    sim.run();
+    Ok((sim.result(), sim.utilisation()))
 }
 
 /// The client's page cache over the file set, filled as `prepare` left it
@@ -827,6 +885,49 @@ impl<'a> Sim<'a> {
         }
     }
 
+    fn utilisation(&self) -> Utilisation {
+        let t = self.end.max(1) as f64;
+        let share = |ns: Nanos| (ns as f64 / t).min(1.0);
+        Utilisation {
+            server_cpu: (self.cpu.used as f64 / (t * f64::from(self.sys.cores.max(1)))).min(1.0),
+            link_up: self.link.as_ref().map_or(0.0, |l| share(l.up_busy)),
+            link_down: self.link.as_ref().map_or(0.0, |l| share(l.down_busy)),
+            log_device: self.log.as_ref().map_or(0.0, |l| share(l.busy.ns)),
+            pool_disk: share(self.pool.busiest_disk_ns()),
+            writes_delayed: self.txg.delayed,
+            writes_blocked: self.txg.blocks,
+            txg_syncs: self.txg.syncs,
+        }
+    }
+
+    /// The prediction's notes: how busy each resource was, which one
+    /// saturated, and what the write throttle did.
+    fn notes(&self) -> Vec<Warning> {
+        let u = self.utilisation();
+        let busy = u
+            .by_resource()
+            .iter()
+            .map(|(name, share)| format!("{name} {:.0} %", share * 100.0))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut notes = vec![Warning {
+            code: "predicted_utilisation".into(),
+            message: format!(
+                "busy: {busy}; {} txg syncs, {} writes delayed by the write throttle, {} blocked at zfs_dirty_data_max",
+                u.txg_syncs, u.writes_delayed, u.writes_blocked
+            ),
+            hint: "the resource nearest 100 % limits throughput; below that, latency (round trips, commits) does".into(),
+        }];
+        if let Some((name, share)) = u.bottleneck() {
+            notes.push(Warning {
+                code: "predicted_saturation".into(),
+                message: format!("{name} is saturated ({:.0} % busy)", share * 100.0),
+                hint: format!("more threads will not raise throughput; a faster {name} would"),
+            });
+        }
+        notes
+    }
+
     fn result(&self) -> RunResult {
         let spec = self.spec;
         let seconds = self.end as f64 / 1e9;
@@ -902,7 +1003,7 @@ impl<'a> Sim<'a> {
                 fs_type: "zfs (simulated)".to_string(),
                 ..Environment::default()
             },
-            warnings: Vec::new(),
+            warnings: self.notes(),
             ranks: Vec::new(),
             distributed: None,
         }

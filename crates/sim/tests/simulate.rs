@@ -564,3 +564,133 @@ disk = "ssd-sata"
     );
     assert!(prio_w >= fifo_w, "{prio_w} vs {fifo_w} writes/s");
 }
+
+#[test]
+fn one_reader_missing_the_arc_on_a_fixed_latency_pool_matches_the_closed_form() {
+    // Local client, an ARC of 4 records over 32,768 (a hit in 8,000), every
+    // read a 128 KiB record from one mirror child: server CPU + the
+    // device's read latency + the record's transfer.
+    let sys = system(
+        r#"
+[server]
+ram = "1M"
+cpu_us = 30
+cpu_service = "fixed"
+[pool]
+layout = "1xmirror-2"
+disk = { kind = "flash", read_ms = 0.1, write_ms = 0.2, flush_ms = 0.5, flush_ms_per_mb = 0.0, read_mb_s = 1000.0, write_mb_s = 1000.0, parallelism = 1 }
+"#,
+    );
+    let s = words_spec(&[
+        "--file-total-size=4G",
+        "--file-test-mode=rndrd",
+        "--threads=1",
+        "--time=5",
+    ]);
+    let r = simulate(&s, &sys).unwrap();
+    let expect = 1.0 / (30e-6 + 0.1e-3 + 131_072.0 / 1e9);
+    let got = r.rates.reads_per_s;
+    assert!((got - expect).abs() / expect < 0.01, "{got} vs {expect}");
+}
+
+#[test]
+fn one_reader_over_the_link_matches_the_closed_form() {
+    // Reads served from the ARC over NFS, no client cache: client CPU, the
+    // call on the wire, half the round trip, server CPU, the 4 KiB reply
+    // on the wire, half the round trip. The trips vary (default spread)
+    // but keep their mean.
+    let sys = system(
+        r#"
+[client]
+protocol = "linux-nfs"
+cpu_us = 10
+cpu_service = "fixed"
+page_cache = "0"
+[link]
+link = "1G"
+rtt_ms = 0.2
+[server]
+cpu_us = 30
+cpu_service = "fixed"
+"#,
+    );
+    let s = spec(&[
+        "--file-test-mode=rndrd",
+        "--file-block-size=4K",
+        "--threads=1",
+        "--time=5",
+    ]);
+    let r = simulate(&s, &sys).unwrap();
+    let wire_ns = |bytes: f64| bytes * 8.0; // 1 Gbit/s: 8 ns a byte
+    let call = wire_ns(134.0 + 90.0);
+    let reply = wire_ns(4096.0 + 134.0 + 3.0 * 90.0);
+    let per_read_ns = 10e3 + call + 100e3 + 30e3 + reply + 100e3;
+    let expect = 1e9 / per_read_ns;
+    let got = r.rates.reads_per_s;
+    assert!((got - expect).abs() / expect < 0.01, "{got} vs {expect}");
+}
+
+#[test]
+fn more_threads_raise_throughput_until_the_server_cpu_saturates() {
+    // One server core at 100 µs a request: 10,000 requests/s at most. A
+    // 0.5 ms round trip keeps one thread well below that.
+    let sys = system(
+        r#"
+[client]
+protocol = "linux-nfs"
+page_cache = "0"
+[link]
+link = "10G"
+rtt_ms = 0.5
+[server]
+cpu_us = 100
+cores = 1
+"#,
+    );
+    let mut last = 0.0;
+    let mut first = None;
+    for threads in [1, 2, 4, 8, 16, 32] {
+        let t = format!("--threads={threads}");
+        let s = spec(&["--file-test-mode=rndrd", &t, "--time=5"]);
+        let (r, u) = sim::simulate_with_utilisation(&s, &sys).unwrap();
+        let x = r.rates.reads_per_s;
+        assert!(x >= last * 0.99, "{threads} threads: {x} < {last}");
+        first.get_or_insert(x);
+        last = x;
+        if threads == 2 {
+            assert!(x > 1.8 * first.unwrap(), "{x}");
+        }
+        if threads >= 16 {
+            assert_eq!(u.bottleneck().map(|b| b.0), Some("server CPU"), "{u:?}");
+            // Exponential service times: the sample mean is within 1 %.
+            assert!(x > 9_500.0 && x <= 10_000.0 * 1.01, "{x}");
+            assert!(r
+                .warnings
+                .iter()
+                .any(|w| w.code == "predicted_saturation" && w.message.starts_with("server CPU")));
+        }
+        if threads == 1 {
+            assert_eq!(u.bottleneck(), None, "{u:?}");
+        }
+    }
+}
+
+#[test]
+fn a_slow_log_device_is_named_as_the_bottleneck() {
+    // Sixteen sync writers on a consumer SSD without power-loss protection
+    // as log device (2 ms a flush): the log device is what saturates.
+    let s = spec(&[
+        "--file-test-mode=rndwr",
+        "--threads=16",
+        "--time=5",
+        "--file-fsync-all",
+    ]);
+    let (r, u) = sim::simulate_with_utilisation(&s, &with_log(ESXI, "\"ssd-sata-noplp\"")).unwrap();
+    assert_eq!(u.bottleneck().map(|b| b.0), Some("log device"), "{u:?}");
+    let note = r
+        .warnings
+        .iter()
+        .find(|w| w.code == "predicted_utilisation")
+        .expect("utilisation note");
+    assert!(note.message.contains("log device"), "{}", note.message);
+}
