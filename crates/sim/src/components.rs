@@ -90,7 +90,8 @@ impl Jitter {
         // -ln(1 - u) for u in [0, 1) is finite and non-negative (at most
         // 37 for 53-bit u), so the product fits comfortably.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let t = (-(1.0 - u).ln() * mean as f64).round() as Nanos;
+        // + 0.5 and truncation: rounding without a libm call per request.
+        let t = (-(1.0 - u).ln() * mean as f64 + 0.5) as Nanos;
         t
     }
 
@@ -104,7 +105,7 @@ impl Jitter {
         // f is in [0, 2) for spread <= 1 (checked by the system model), so
         // the product is a non-negative time below 2 * mean.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let t = (mean as f64 * f).round() as Nanos;
+        let t = (mean as f64 * f + 0.5) as Nanos;
         t
     }
 }
@@ -250,6 +251,76 @@ impl Cpu {
 
 const ABSENT: u32 = u32::MAX;
 
+/// A page cache: CLOCK over blocks with nothing dirty to keep, so the
+/// reference bit lives in the slot itself (the top bit) and the hand sweeps
+/// one array.
+pub struct PageCache {
+    slot_of: Vec<u32>,
+    slots: Vec<u32>,
+    hand: usize,
+    capacity: usize,
+}
+
+const REFERENCED: u32 = 1 << 31;
+
+impl PageCache {
+    /// A cache of `capacity` blocks over `blocks` blocks (below 2^31).
+    pub fn new(blocks: u32, capacity: u32) -> PageCache {
+        let blocks = blocks.min(REFERENCED - 1);
+        let capacity = capacity.clamp(1, blocks.max(1)) as usize;
+        PageCache {
+            slot_of: vec![ABSENT; blocks as usize],
+            slots: Vec::with_capacity(capacity),
+            hand: 0,
+            capacity,
+        }
+    }
+
+    /// Whether `block` is cached; a hit marks it recently used.
+    pub fn lookup(&mut self, block: u32) -> bool {
+        match self.slot_of.get(block as usize) {
+            Some(&slot) if slot != ABSENT => {
+                self.slots[slot as usize] |= REFERENCED;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Cache `block`, evicting one not used since the hand last passed.
+    pub fn insert(&mut self, block: u32) {
+        if block as usize >= self.slot_of.len() || self.lookup(block) {
+            return;
+        }
+        // Slot indices are below capacity <= blocks < 2^31.
+        #[allow(clippy::cast_possible_truncation)]
+        let slot = if self.slots.len() < self.capacity {
+            self.slots.push(block);
+            (self.slots.len() - 1) as u32
+        } else {
+            // Every pass clears reference bits, so within one sweep plus
+            // one step the hand finds a victim.
+            let n = self.slots.len();
+            loop {
+                let i = self.hand;
+                self.hand = if i + 1 == n { 0 } else { i + 1 };
+                let s = self.slots[i];
+                if s & REFERENCED == 0 {
+                    self.slot_of[s as usize] = ABSENT;
+                    self.slots[i] = block;
+                    break i as u32;
+                }
+                self.slots[i] = s & !REFERENCED;
+            }
+        };
+        self.slot_of[block as usize] = slot;
+    }
+
+    pub fn cached(&self) -> usize {
+        self.slots.len()
+    }
+}
+
 /// The ARC as a CLOCK cache of whole records (a second-chance
 /// approximation of LRU; the real ARC also keeps a frequency list, which a
 /// uniform random workload does not reward). Dirty records are kept until
@@ -377,8 +448,9 @@ pub struct Pool {
     written: Vec<bool>,
     /// Per disk: the txg writes not yet given to it (offset, bytes left).
     backlog: Vec<(u64, u64)>,
-    /// Per disk: txg writes given to it and not yet complete.
-    in_flight: Vec<u32>,
+    /// Per disk: when each txg write given to it and not yet retired
+    /// completes.
+    in_flight: Vec<Vec<Nanos>>,
     busy: Vec<Busy>,
 }
 
@@ -415,7 +487,7 @@ impl Pool {
             next_zil_vdev: 0,
             written: vec![false; n],
             backlog: vec![(0, 0); n],
-            in_flight: vec![0; n],
+            in_flight: vec![Vec::new(); n],
             busy: vec![Busy::default(); n],
         }
     }
@@ -588,39 +660,38 @@ impl Pool {
         self.disks.len()
     }
 
-    /// Whether `disk` has queued txg writes not yet given to it.
-    pub fn has_backlog(&self, disk: usize) -> bool {
-        self.backlog.get(disk).is_some_and(|b| b.1 > 0)
-    }
-
     /// vdev_queue: give `disk` queued txg writes, aggregated up to
-    /// `aggregate` bytes each, until `max_active` are in flight; `issued`
-    /// is told when each completes.
-    pub fn issue_async(
-        &mut self,
-        now: Nanos,
-        disk: usize,
-        max_active: u32,
-        aggregate: u64,
-        mut issued: impl FnMut(Nanos),
-    ) {
-        while self.in_flight[disk] < max_active && self.backlog[disk].1 > 0 {
+    /// `aggregate` bytes each, until `max_active` are in flight.
+    pub fn issue_async(&mut self, now: Nanos, disk: usize, max_active: u32, aggregate: u64) {
+        while self.in_flight[disk].len() < max_active as usize && self.backlog[disk].1 > 0 {
             let (offset, left) = self.backlog[disk];
             let len = left.min(aggregate.max(SECTOR));
             self.backlog[disk] = (offset + len, left - len);
-            self.in_flight[disk] += 1;
-            issued(self.submit(disk, now, Op::Write { offset, len }));
+            let done = self.submit(disk, now, Op::Write { offset, len });
+            self.in_flight[disk].push(done);
         }
     }
 
-    /// A txg write on `disk` completed.
-    pub fn async_done(&mut self, disk: usize) {
-        self.in_flight[disk] = self.in_flight[disk].saturating_sub(1);
+    /// Retire the txg writes complete by `now` and give each disk that
+    /// completed one more, up to `max_active` in flight.
+    pub fn retire_async(&mut self, now: Nanos, max_active: u32, aggregate: u64) {
+        for disk in 0..self.disks.len() {
+            let before = self.in_flight[disk].len();
+            self.in_flight[disk].retain(|&t| t > now);
+            if self.in_flight[disk].len() < before {
+                self.issue_async(now, disk, max_active, aggregate);
+            }
+        }
+    }
+
+    /// When the next txg write in flight completes.
+    pub fn next_async_done(&self) -> Option<Nanos> {
+        self.in_flight.iter().flatten().copied().min()
     }
 
     /// Whether every queued txg write has been written.
     pub fn txg_written(&self) -> bool {
-        self.in_flight.iter().all(|&n| n == 0) && self.backlog.iter().all(|b| b.1 == 0)
+        self.in_flight.iter().all(Vec::is_empty) && self.backlog.iter().all(|b| b.1 == 0)
     }
 
     /// Flush every disk the txg wrote (the txg's uberblock is written only
@@ -703,6 +774,21 @@ mod tests {
         assert_eq!(cpu.run(0, 10), 10);
         assert_eq!(cpu.run(0, 10), 10);
         assert_eq!(cpu.run(0, 10), 20);
+    }
+
+    #[test]
+    fn page_cache_evicts_the_block_not_used_since_the_hand_passed() {
+        let mut c = PageCache::new(10, 2);
+        c.insert(1);
+        c.insert(2);
+        assert!(c.lookup(1));
+        c.insert(3);
+        assert!(c.lookup(1), "referenced: kept");
+        assert!(!c.lookup(2), "unreferenced: evicted");
+        assert!(c.lookup(3));
+        assert_eq!(c.cached(), 2);
+        c.insert(99);
+        assert!(!c.lookup(99), "outside the file set: not cached");
     }
 
     #[test]

@@ -15,7 +15,9 @@ use fileio::run::histograms::{new_hdr, FastHistogram};
 use fileio::run::runner::worker_seeds;
 use fileio::sysbench::report_text::{summarize, workload_summary, TOOL_VERSION};
 
-use crate::components::{Arc, Cpu, Jitter, LinkPath, LogDevice, Pool, LR_WRITE_BYTES, SECTOR};
+use crate::components::{
+    Arc, Cpu, Jitter, LinkPath, LogDevice, PageCache, Pool, LR_WRITE_BYTES, SECTOR,
+};
 use crate::queue::{EventQueue, Nanos};
 use crate::system::{CpuService, Protocol, SyncProperty, System, SystemModel, ZilBatching};
 use crate::SimError;
@@ -70,7 +72,8 @@ enum Event {
     Txg,
     /// A write's throttle delay (dmu_tx_delay) is over.
     Throttled(u32),
-    /// A txg write on this disk completed.
+    /// The earliest txg write in flight completed (the number tells the
+    /// latest such event from those an earlier one superseded).
     AsyncDone(u32),
     /// The syncing txg is on stable storage.
     TxgSynced,
@@ -96,6 +99,9 @@ struct TxgState {
     delay_ns: u64,
     blocks: u64,
     syncs: u64,
+    /// When the AsyncDone event in the queue fires, and its number.
+    async_event_at: Nanos,
+    async_generation: u32,
 }
 
 /// What one message to the server asks for.
@@ -156,6 +162,8 @@ impl TxgState {
             delay_ns: 0,
             blocks: 0,
             syncs: 0,
+            async_event_at: Nanos::MAX,
+            async_generation: 0,
         }
     }
 }
@@ -177,7 +185,7 @@ struct Sim<'a> {
     records_per_file: u64,
     /// The client's page cache, in units of `--file-block-size` (`None`
     /// with `--file-extra-flags=direct` or no cache).
-    guest_cache: Option<Arc>,
+    guest_cache: Option<PageCache>,
     blocks_per_file: u64,
     /// Every data write waits for a commit: the protocol sends it stable, or
     /// the file is open O_SYNC/O_DSYNC (which a Linux NFS client turns into
@@ -280,7 +288,7 @@ pub fn simulate_with_utilisation(
 /// The client's page cache over the file set, filled as `prepare` left it
 /// (the last blocks written), and the blocks per file. None when reads
 /// bypass it (O_DIRECT) or it has no room.
-fn guest_cache(spec: &RunSpec, sys: &System) -> Result<(Option<Arc>, u64), SimError> {
+fn guest_cache(spec: &RunSpec, sys: &System) -> Result<(Option<PageCache>, u64), SimError> {
     let unit = spec.files.block_size.max(1);
     let per_file = spec.files.file_size.div_ceil(unit).max(1);
     let capacity = sys.page_cache_bytes / unit;
@@ -296,7 +304,7 @@ fn guest_cache(spec: &RunSpec, sys: &System) -> Result<(Option<Arc>, u64), SimEr
     let capacity = capacity.min(blocks);
     // Both at most MAX_RECORDS (2^28), within u32.
     #[allow(clippy::cast_possible_truncation)]
-    let mut cache = Arc::new(blocks as u32, capacity as u32);
+    let mut cache = PageCache::new(blocks as u32, capacity as u32);
     #[allow(clippy::cast_possible_truncation)]
     for b in (blocks - capacity) as u32..blocks as u32 {
         cache.insert(b);
@@ -452,7 +460,7 @@ impl<'a> Sim<'a> {
                 Event::ZilBatch => self.zil_batch(now),
                 Event::Txg => self.txg_timeout(now),
                 Event::Throttled(w) => self.apply(now, w),
-                Event::AsyncDone(d) => self.async_done(now, d as usize),
+                Event::AsyncDone(generation) => self.async_done(now, generation),
                 Event::TxgSynced => self.txg_synced(now),
             }
         }
@@ -833,9 +841,12 @@ impl<'a> Sim<'a> {
         // drops them once it is; the model drops them as it starts).
         self.zil.pending = 0;
         if self.pool.queue_txg(&self.dirty_per_vdev, journal) {
+            let tuning = self.sys.txg;
+            let active = tuning.async_active(self.txg.open_dirty + self.txg.syncing_dirty);
             for d in 0..self.pool.disks() {
-                self.issue_async(now, d);
+                self.pool.issue_async(now, d, active, tuning.aggregation);
             }
+            self.schedule_async_done();
         }
         if self.pool.txg_written() {
             let done = self.pool.flush_written(now);
@@ -843,25 +854,29 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn issue_async(&mut self, now: Nanos, disk: usize) {
-        if !self.pool.has_backlog(disk) {
-            return;
+    /// One event stands for every txg write in flight: it fires when the
+    /// earliest completes (a few hundred pending events would make every
+    /// queue operation dearer).
+    fn schedule_async_done(&mut self) {
+        if let Some(at) = self.pool.next_async_done() {
+            if at < self.txg.async_event_at {
+                self.txg.async_event_at = at;
+                self.txg.async_generation = self.txg.async_generation.wrapping_add(1);
+                self.queue
+                    .schedule(at, Event::AsyncDone(self.txg.async_generation));
+            }
         }
-        let tuning = self.sys.txg;
-        let active = tuning.async_active(self.txg.open_dirty + self.txg.syncing_dirty);
-        let queue = &mut self.queue;
-        // Disk indices are below the pool's disk count, a u32 layout size.
-        #[allow(clippy::cast_possible_truncation)]
-        let d = disk as u32;
-        self.pool
-            .issue_async(now, disk, active, tuning.aggregation, |done| {
-                queue.schedule(done, Event::AsyncDone(d));
-            });
     }
 
-    fn async_done(&mut self, now: Nanos, disk: usize) {
-        self.pool.async_done(disk);
-        self.issue_async(now, disk);
+    fn async_done(&mut self, now: Nanos, generation: u32) {
+        if generation != self.txg.async_generation {
+            return;
+        }
+        self.txg.async_event_at = Nanos::MAX;
+        let tuning = self.sys.txg;
+        let active = tuning.async_active(self.txg.open_dirty + self.txg.syncing_dirty);
+        self.pool.retire_async(now, active, tuning.aggregation);
+        self.schedule_async_done();
         if self.pool.txg_written() {
             let done = self.pool.flush_written(now);
             self.queue.schedule(done, Event::TxgSynced);
