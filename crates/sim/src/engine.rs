@@ -337,7 +337,7 @@ impl<'a> Sim<'a> {
         let records = spec.files.file_num.saturating_mul(records_per_file);
         if records > MAX_RECORDS {
             return Err(SimError::Unsupported(format!(
-                "simulate: the file set is {records} records of pool.recordsize; at most {MAX_RECORDS} are modelled (raise pool.recordsize or lower --file-total-size)"
+                "simulate: the file set is {records} records of pool.recordsize (pool.volblocksize for iscsi); at most {MAX_RECORDS} are modelled (raise it or lower --file-total-size)"
             )));
         }
         let arc_records = (sys.arc_bytes / sys.recordsize).min(records);

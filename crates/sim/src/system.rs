@@ -316,7 +316,11 @@ pub struct PoolModel {
     pub disk: DeviceSpec,
     /// Marketed capacity of one disk (`8TB` is read by the IDEMA rule).
     pub disk_size: String,
+    /// The dataset's `recordsize` (file protocols and local).
     pub recordsize: String,
+    /// The zvol's `volblocksize`, the block an `iscsi` client's data lives
+    /// in. Default 16K (zfsprops(7); OpenZFS 2.2 raised it from 8K).
+    pub volblocksize: Option<String>,
 }
 
 impl Default for PoolModel {
@@ -326,6 +330,7 @@ impl Default for PoolModel {
             disk: DeviceSpec::Name("hdd-7200".into()),
             disk_size: "8TB".into(),
             recordsize: "128K".into(),
+            volblocksize: None,
         }
     }
 }
@@ -449,6 +454,31 @@ fn percent_of(field: &str, pct: f64, of: u64) -> Result<u64, SimError> {
     // 0 <= pct <= 100: the product is within 0..=of.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     Ok((of as f64 * pct / 100.0) as u64)
+}
+
+impl PoolModel {
+    /// The block a file's data lives in: the dataset's recordsize, or the
+    /// zvol's volblocksize for an iSCSI client.
+    fn block_size(&self, protocol: Protocol) -> Result<u64, SimError> {
+        let (field, block) = if protocol == Protocol::Iscsi {
+            (
+                "pool.volblocksize",
+                self.volblocksize.as_deref().unwrap_or("16K"),
+            )
+        } else {
+            ("pool.recordsize", self.recordsize.as_str())
+        };
+        let size = parse_size(block, SizeMeaning::Exact)
+            .map_err(|e| SimError::System(format!("{field}: {e}")))?;
+        // zfsprops(7): recordsize and volblocksize are powers of two from
+        // 512 B to 16 MiB.
+        if !(size.is_power_of_two() && (512..=16 << 20).contains(&size)) {
+            return Err(SimError::System(format!(
+                "{field}: must be a power of two from 512 to 16M, got {block}"
+            )));
+        }
+        Ok(size)
+    }
 }
 
 impl ServerModel {
@@ -613,15 +643,7 @@ impl SystemModel {
         let shape = Shape::parse(&self.pool.layout).map_err(|e| bad("pool.layout", &e))?;
         let disk_bytes = parse_size(&self.pool.disk_size, SizeMeaning::MarketedDisk)
             .map_err(|e| bad("pool.disk_size", &e))?;
-        let recordsize = parse_size(&self.pool.recordsize, SizeMeaning::Exact)
-            .map_err(|e| bad("pool.recordsize", &e))?;
-        // zfsprops(7): recordsize is a power of two from 512 B to 16 MiB.
-        if !(recordsize.is_power_of_two() && (512..=16 << 20).contains(&recordsize)) {
-            return Err(SimError::System(format!(
-                "pool.recordsize: must be a power of two from 512 to 16M, got {}",
-                self.pool.recordsize
-            )));
-        }
+        let recordsize = self.pool.block_size(protocol)?;
         let disk = self.pool.disk.resolve("pool.disk")?;
         let log = match &self.log {
             None => None,
@@ -744,6 +766,19 @@ mod tests {
         let d = t.delay_ns(mid);
         assert!((499_000..=501_000).contains(&d), "{d}");
         assert_eq!(t.delay_ns(t.dirty_max - 1), DELAY_MAX_NS);
+    }
+
+    #[test]
+    fn an_iscsi_client_writes_into_volblocksize_blocks() {
+        let mut m = SystemModel::default();
+        assert_eq!(m.resolve().unwrap().recordsize, 128 << 10);
+        m.client.protocol = Protocol::Iscsi;
+        assert_eq!(m.resolve().unwrap().recordsize, 16 << 10);
+        m.pool.volblocksize = Some("64K".into());
+        assert_eq!(m.resolve().unwrap().recordsize, 64 << 10);
+        m.pool.volblocksize = Some("3K".into());
+        let e = m.resolve().unwrap_err().to_string();
+        assert!(e.contains("pool.volblocksize") && e.contains("3K"), "{e}");
     }
 
     #[test]
