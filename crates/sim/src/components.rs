@@ -34,24 +34,126 @@ fn round_up(v: u64, unit: u64) -> u64 {
     v.div_ceil(unit) * unit
 }
 
-/// Bytes on the wire for a message carrying `payload` bytes of data.
+/// Bytes on the wire for an NFS message carrying `payload` bytes of data.
 pub fn wire_bytes(payload: u64) -> u64 {
-    let tcp = payload + RPC_HEADER_BYTES;
+    wire_bytes_with_header(payload, RPC_HEADER_BYTES)
+}
+
+/// Bytes on the wire for a message of `header` protocol bytes carrying
+/// `payload` bytes of data.
+pub fn wire_bytes_with_header(payload: u64, header: u64) -> u64 {
+    let tcp = payload + header;
     tcp + tcp.div_ceil(FRAME_PAYLOAD) * FRAME_OVERHEAD
+}
+
+/// A small seeded generator (xorshift64*, Vigna 2016) for the simulator's
+/// own draws: deterministic for a seed, independent of fileio's streams.
+#[derive(Debug, Clone)]
+pub struct Jitter {
+    state: u64,
+}
+
+impl Jitter {
+    /// A generator for `stream` of the run seeded with `seed`: splitmix64 of
+    /// the two, so neighbouring streams are unrelated.
+    pub fn new(seed: u64, stream: u64) -> Jitter {
+        let mut z = seed
+            .wrapping_add(stream.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        Jitter {
+            state: (z ^ (z >> 31)).max(1),
+        }
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.state;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.state = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// An exponentially distributed time of mean `mean` (inverse transform).
+    pub fn exponential(&mut self, mean: Nanos) -> Nanos {
+        if mean == 0 {
+            return 0;
+        }
+        let u = self.unit();
+        // -ln(1 - u) for u in [0, 1) is finite and non-negative (at most
+        // 37 for 53-bit u), so the product fits comfortably.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        // + 0.5 and truncation: rounding without a libm call per request.
+        let t = (-(1.0 - u).ln() * mean as f64 + 0.5) as Nanos;
+        t
+    }
+
+    /// `mean` scaled by a uniform factor in [1 - spread, 1 + spread]: the
+    /// mean is kept, so closed forms of one request at a time still hold.
+    pub fn around(&mut self, mean: Nanos, spread: f64) -> Nanos {
+        if spread <= 0.0 || mean == 0 {
+            return mean;
+        }
+        let f = 1.0 + spread * (2.0 * self.unit() - 1.0);
+        // f is in [0, 2) for spread <= 1 (checked by the system model), so
+        // the product is a non-negative time below 2 * mean.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let t = (mean as f64 * f + 0.5) as Nanos;
+        t
+    }
+}
+
+/// Time a device had at least one operation outstanding: the union of
+/// the intervals from each submission to its completion.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Busy {
+    pub ns: Nanos,
+    until: Nanos,
+}
+
+impl Busy {
+    /// An operation submitted at `now` completes at `done`.
+    pub fn add(&mut self, now: Nanos, done: Nanos) {
+        let from = now.max(self.until);
+        if done > from {
+            self.ns += done - from;
+            self.until = done;
+        }
+    }
 }
 
 /// One client's TCP connection over the link. A LACP hash pins a flow to one
 /// member link (IEEE 802.1AX), so the connection gets one member's rate
-/// whatever the member count; each direction is a FIFO queue.
+/// whatever the member count; each direction is a FIFO queue, and TCP
+/// delivers in order, so a message never overtakes the one before it.
+/// Each message's propagation (half the round trip) varies uniformly by
+/// `rtt_spread` around its mean, the spread of the measured round trips
+/// the link class's figure comes from.
 pub struct LinkPath {
     ps_per_byte: u64,
+    header: u64,
     half_rtt: Nanos,
+    rtt_spread: f64,
+    jitter: Jitter,
     up_free: Nanos,
     down_free: Nanos,
+    up_last: Nanos,
+    down_last: Nanos,
+    /// Time spent serialising each way.
+    pub up_busy: Nanos,
+    pub down_busy: Nanos,
 }
 
 impl LinkPath {
-    pub fn new(link: Link, rtt: Nanos) -> LinkPath {
+    /// `header`: the protocol's bytes beside the payload of each message.
+    pub fn new(link: Link, rtt: Nanos, header: u64) -> LinkPath {
         // Line rate of one member: 8 bits per byte; picoseconds keep 100G
         // exact enough (0.08 ns a byte).
         let ps = 8e12 / (link.gbit_per_s * 1e9);
@@ -60,10 +162,25 @@ impl LinkPath {
         let ps_per_byte = ps.round().max(1.0) as u64;
         LinkPath {
             ps_per_byte,
+            header,
             half_rtt: rtt / 2,
+            rtt_spread: 0.0,
+            jitter: Jitter::new(0, 0),
             up_free: 0,
             down_free: 0,
+            up_last: 0,
+            down_last: 0,
+            up_busy: 0,
+            down_busy: 0,
         }
+    }
+
+    /// Vary each message's propagation by `spread` (a fraction of the mean,
+    /// 0 to 1), drawn from `jitter`.
+    pub fn with_jitter(mut self, spread: f64, jitter: Jitter) -> LinkPath {
+        self.rtt_spread = spread.clamp(0.0, 1.0);
+        self.jitter = jitter;
+        self
     }
 
     /// Goodput one flow can reach, MB/s (for reports and checks).
@@ -72,33 +189,46 @@ impl LinkPath {
     }
 
     fn serialise(&self, payload: u64) -> Nanos {
-        wire_bytes(payload) * self.ps_per_byte / 1000
+        wire_bytes_with_header(payload, self.header) * self.ps_per_byte / 1000
     }
 
     /// Client to server: queue behind earlier messages, serialise, cross.
     pub fn send_up(&mut self, now: Nanos, payload: u64) -> Nanos {
         let start = now.max(self.up_free);
-        self.up_free = start + self.serialise(payload);
-        self.up_free + self.half_rtt
+        let wire = self.serialise(payload);
+        self.up_busy += wire;
+        self.up_free = start + wire;
+        let at =
+            (self.up_free + self.jitter.around(self.half_rtt, self.rtt_spread)).max(self.up_last);
+        self.up_last = at;
+        at
     }
 
     /// Server to client.
     pub fn send_down(&mut self, now: Nanos, payload: u64) -> Nanos {
         let start = now.max(self.down_free);
-        self.down_free = start + self.serialise(payload);
-        self.down_free + self.half_rtt
+        let wire = self.serialise(payload);
+        self.down_busy += wire;
+        self.down_free = start + wire;
+        let at = (self.down_free + self.jitter.around(self.half_rtt, self.rtt_spread))
+            .max(self.down_last);
+        self.down_last = at;
+        at
     }
 }
 
 /// The server's cores: each request takes the core that frees first.
 pub struct Cpu {
     free_at: Vec<Nanos>,
+    /// CPU time used, all cores together.
+    pub used: Nanos,
 }
 
 impl Cpu {
     pub fn new(cores: u32) -> Cpu {
         Cpu {
             free_at: vec![0; cores.max(1) as usize],
+            used: 0,
         }
     }
 
@@ -111,6 +241,7 @@ impl Cpu {
             .min_by_key(|&(_, t)| t)
             .unwrap_or((0, 0));
         let done = now.max(free) + cost;
+        self.used += cost;
         if let Some(slot) = self.free_at.get_mut(i) {
             *slot = done;
         }
@@ -119,6 +250,76 @@ impl Cpu {
 }
 
 const ABSENT: u32 = u32::MAX;
+
+/// A page cache: CLOCK over blocks with nothing dirty to keep, so the
+/// reference bit lives in the slot itself (the top bit) and the hand sweeps
+/// one array.
+pub struct PageCache {
+    slot_of: Vec<u32>,
+    slots: Vec<u32>,
+    hand: usize,
+    capacity: usize,
+}
+
+const REFERENCED: u32 = 1 << 31;
+
+impl PageCache {
+    /// A cache of `capacity` blocks over `blocks` blocks (below 2^31).
+    pub fn new(blocks: u32, capacity: u32) -> PageCache {
+        let blocks = blocks.min(REFERENCED - 1);
+        let capacity = capacity.clamp(1, blocks.max(1)) as usize;
+        PageCache {
+            slot_of: vec![ABSENT; blocks as usize],
+            slots: Vec::with_capacity(capacity),
+            hand: 0,
+            capacity,
+        }
+    }
+
+    /// Whether `block` is cached; a hit marks it recently used.
+    pub fn lookup(&mut self, block: u32) -> bool {
+        match self.slot_of.get(block as usize) {
+            Some(&slot) if slot != ABSENT => {
+                self.slots[slot as usize] |= REFERENCED;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Cache `block`, evicting one not used since the hand last passed.
+    pub fn insert(&mut self, block: u32) {
+        if block as usize >= self.slot_of.len() || self.lookup(block) {
+            return;
+        }
+        // Slot indices are below capacity <= blocks < 2^31.
+        #[allow(clippy::cast_possible_truncation)]
+        let slot = if self.slots.len() < self.capacity {
+            self.slots.push(block);
+            (self.slots.len() - 1) as u32
+        } else {
+            // Every pass clears reference bits, so within one sweep plus
+            // one step the hand finds a victim.
+            let n = self.slots.len();
+            loop {
+                let i = self.hand;
+                self.hand = if i + 1 == n { 0 } else { i + 1 };
+                let s = self.slots[i];
+                if s & REFERENCED == 0 {
+                    self.slot_of[s as usize] = ABSENT;
+                    self.slots[i] = block;
+                    break i as u32;
+                }
+                self.slots[i] = s & !REFERENCED;
+            }
+        };
+        self.slot_of[block as usize] = slot;
+    }
+
+    pub fn cached(&self) -> usize {
+        self.slots.len()
+    }
+}
 
 /// The ARC as a CLOCK cache of whole records (a second-chance
 /// approximation of LRU; the real ARC also keeps a frequency list, which a
@@ -205,12 +406,15 @@ impl Arc {
         self.slot_of[record as usize] = slot;
     }
 
-    pub fn mark_dirty(&mut self, record: u32) {
-        if let Some(d) = self.dirty.get_mut(record as usize) {
-            if !*d {
+    /// Mark `record` dirty in the open txg; true if it was not already.
+    pub fn mark_dirty(&mut self, record: u32) -> bool {
+        match self.dirty.get_mut(record as usize) {
+            Some(d) if !*d => {
                 *d = true;
                 self.dirty_list.push(record);
+                true
             }
+            _ => false,
         }
     }
 
@@ -242,17 +446,30 @@ pub struct Pool {
     zil_at: Vec<u64>,
     next_zil_vdev: usize,
     written: Vec<bool>,
+    /// Per disk: the txg writes not yet given to it (offset, bytes left).
+    backlog: Vec<(u64, u64)>,
+    /// Per disk: when each txg write given to it and not yet retired
+    /// completes.
+    in_flight: Vec<Vec<Nanos>>,
+    busy: Vec<Busy>,
 }
 
 impl Pool {
-    pub fn new(shape: Shape, disk: &ModelParams, disk_bytes: u64, recordsize: u64) -> Pool {
+    /// `seed`: the run's seed; each disk draws its rotational positions
+    /// from its own stream of it, so a run is the same for the same seed.
+    pub fn new(
+        shape: Shape,
+        disk: &ModelParams,
+        disk_bytes: u64,
+        recordsize: u64,
+        seed: u64,
+    ) -> Pool {
         let n = shape.disks() as usize;
         let disks = (0..n)
             .map(|i| {
                 let mut params = disk.clone();
-                // Each disk its own rotational positions.
                 if let ModelParams::Hdd(p) = &mut params {
-                    p.seed = p.seed.wrapping_add(i as u64);
+                    p.seed = Jitter::new(seed ^ p.seed, i as u64).next_u64();
                 }
                 params.instantiate(disk_bytes)
             })
@@ -269,11 +486,26 @@ impl Pool {
             zil_at: vec![disk_bytes / 2; count],
             next_zil_vdev: 0,
             written: vec![false; n],
+            backlog: vec![(0, 0); n],
+            in_flight: vec![Vec::new(); n],
+            busy: vec![Busy::default(); n],
         }
     }
 
     pub fn vdevs(&self) -> usize {
         self.shape.count as usize
+    }
+
+    /// Give `op` to disk `i` at `now`, keeping its busy time.
+    fn submit(&mut self, i: usize, now: Nanos, op: Op) -> Nanos {
+        let done = self.disks[i].submit(now, op);
+        self.busy[i].add(now, done);
+        done
+    }
+
+    /// The busy time of the busiest disk.
+    pub fn busiest_disk_ns(&self) -> Nanos {
+        self.busy.iter().map(|b| b.ns).max().unwrap_or(0)
     }
 
     fn parity(&self) -> u32 {
@@ -317,7 +549,8 @@ impl Pool {
             // A mirror reads one copy: the children take turns.
             VdevKind::Mirror => {
                 let i = self.disk_index(vdev, row);
-                done = self.disks[i].submit(
+                done = self.submit(
+                    i,
                     now,
                     Op::Read {
                         offset,
@@ -330,7 +563,8 @@ impl Pool {
             _ => {
                 for c in 0..u64::from(cols) {
                     let i = self.disk_index(vdev, row + c);
-                    done = done.max(self.disks[i].submit(
+                    done = done.max(self.submit(
+                        i,
                         now,
                         Op::Read {
                             offset,
@@ -362,11 +596,11 @@ impl Pool {
         let mut done = now;
         for c in 0..u64::from(targets) {
             let i = self.disk_index(vdev, c);
-            done = done.max(self.disks[i].submit(now, Op::Write { offset, len }));
+            done = done.max(self.submit(i, now, Op::Write { offset, len }));
         }
         for c in 0..u64::from(targets) {
             let i = self.disk_index(vdev, c);
-            done = done.max(self.disks[i].submit(now, Op::Flush));
+            done = done.max(self.submit(i, now, Op::Flush));
         }
         done
     }
@@ -383,10 +617,13 @@ impl Pool {
         self.write_and_flush(now, vdev, cols, offset, per_disk)
     }
 
-    /// A txg sync: `records[v]` dirty records (plus `extra_bytes` spread
-    /// over the vdevs) written to each vdev in one sequential sweep per disk,
-    /// then every disk written is flushed. Returns when the txg is on disk.
-    pub fn sync_txg(&mut self, now: Nanos, records: &[u64], extra_bytes: u64) -> Nanos {
+    /// Queue a txg's writes: `records[v]` dirty records (plus `extra_bytes`
+    /// spread over the vdevs) for each vdev, one sequential extent per disk
+    /// (copy-on-write allocates new space). Nothing is submitted yet: the
+    /// vdev queue feeds them to the disks a few at a time
+    /// ([`Pool::issue_async`]) so synchronous I/O overtakes them. Returns
+    /// whether there is anything to write.
+    pub fn queue_txg(&mut self, records: &[u64], extra_bytes: u64) -> bool {
         let (cols, per_disk) = self.columns(self.recordsize);
         let extra_per_vdev = extra_bytes.div_ceil(self.vdevs() as u64);
         self.written.iter_mut().for_each(|w| *w = false);
@@ -398,7 +635,7 @@ impl Pool {
             VdevKind::Mirror => self.shape.width,
             _ => (cols + self.parity()).min(self.shape.width),
         } as usize;
-        let mut done = now;
+        let mut any = false;
         for vdev in 0..self.vdevs() {
             let n = records.get(vdev).copied().unwrap_or(0);
             let mut len = n * per_disk;
@@ -411,13 +648,59 @@ impl Pool {
             let offset = self.alloc[vdev];
             self.alloc[vdev] += len;
             for i in vdev * w..vdev * w + disks {
-                done = done.max(self.disks[i].submit(now, Op::Write { offset, len }));
+                self.backlog[i] = (offset, len);
                 self.written[i] = true;
+                any = true;
             }
         }
+        any
+    }
+
+    pub fn disks(&self) -> usize {
+        self.disks.len()
+    }
+
+    /// vdev_queue: give `disk` queued txg writes, aggregated up to
+    /// `aggregate` bytes each, until `max_active` are in flight.
+    pub fn issue_async(&mut self, now: Nanos, disk: usize, max_active: u32, aggregate: u64) {
+        while self.in_flight[disk].len() < max_active as usize && self.backlog[disk].1 > 0 {
+            let (offset, left) = self.backlog[disk];
+            let len = left.min(aggregate.max(SECTOR));
+            self.backlog[disk] = (offset + len, left - len);
+            let done = self.submit(disk, now, Op::Write { offset, len });
+            self.in_flight[disk].push(done);
+        }
+    }
+
+    /// Retire the txg writes complete by `now` and give each disk that
+    /// completed one more, up to `max_active` in flight.
+    pub fn retire_async(&mut self, now: Nanos, max_active: u32, aggregate: u64) {
+        for disk in 0..self.disks.len() {
+            let before = self.in_flight[disk].len();
+            self.in_flight[disk].retain(|&t| t > now);
+            if self.in_flight[disk].len() < before {
+                self.issue_async(now, disk, max_active, aggregate);
+            }
+        }
+    }
+
+    /// When the next txg write in flight completes.
+    pub fn next_async_done(&self) -> Option<Nanos> {
+        self.in_flight.iter().flatten().copied().min()
+    }
+
+    /// Whether every queued txg write has been written.
+    pub fn txg_written(&self) -> bool {
+        self.in_flight.iter().all(Vec::is_empty) && self.backlog.iter().all(|b| b.1 == 0)
+    }
+
+    /// Flush every disk the txg wrote (the txg's uberblock is written only
+    /// after its data is stable); returns when all are done.
+    pub fn flush_written(&mut self, now: Nanos) -> Nanos {
+        let mut done = now;
         for i in 0..self.disks.len() {
             if self.written[i] {
-                done = done.max(self.disks[i].submit(now, Op::Flush));
+                done = done.max(self.submit(i, now, Op::Flush));
             }
         }
         done
@@ -429,13 +712,21 @@ impl Pool {
 pub struct LogDevice {
     disk: Disk,
     at: u64,
+    pub busy: Busy,
 }
 
 impl LogDevice {
-    pub fn new(model: &ModelParams, capacity: u64) -> LogDevice {
+    /// `seed`: the run's seed (a hard disk as log device draws its
+    /// rotational positions from it).
+    pub fn new(model: &ModelParams, capacity: u64, seed: u64) -> LogDevice {
+        let mut model = model.clone();
+        if let ModelParams::Hdd(p) = &mut model {
+            p.seed = Jitter::new(seed ^ p.seed, u64::MAX).next_u64();
+        }
         LogDevice {
             disk: model.instantiate(capacity),
             at: 0,
+            busy: Busy::default(),
         }
     }
 
@@ -446,7 +737,9 @@ impl LogDevice {
         let written = self.disk.submit(now, Op::Write { offset, len });
         // The flush follows the write's completion (zil_lwb_write_done
         // issues it), so it is submitted then.
-        self.disk.submit(written, Op::Flush)
+        let done = self.disk.submit(written, Op::Flush);
+        self.busy.add(now, done);
+        done
     }
 }
 
@@ -464,13 +757,13 @@ mod tests {
     fn one_flow_uses_one_member() {
         let one = Link::parse("1G").unwrap().unwrap();
         let two = Link::parse("2x1G").unwrap().unwrap();
-        let mut a = LinkPath::new(one, 100_000);
-        let mut b = LinkPath::new(two, 100_000);
+        let mut a = LinkPath::new(one, 100_000, RPC_HEADER_BYTES);
+        let mut b = LinkPath::new(two, 100_000, RPC_HEADER_BYTES);
         for _ in 0..10 {
             assert_eq!(a.send_up(0, 4096), b.send_up(0, 4096));
         }
         // 4,500 bytes at 1 Gbit/s: 36 µs each, queued, plus half the RTT.
-        let mut c = LinkPath::new(one, 100_000);
+        let mut c = LinkPath::new(one, 100_000, RPC_HEADER_BYTES);
         assert_eq!(c.send_up(0, 4096), 36_000 + 50_000);
         assert_eq!(c.send_up(0, 4096), 72_000 + 50_000);
     }
@@ -481,6 +774,21 @@ mod tests {
         assert_eq!(cpu.run(0, 10), 10);
         assert_eq!(cpu.run(0, 10), 10);
         assert_eq!(cpu.run(0, 10), 20);
+    }
+
+    #[test]
+    fn page_cache_evicts_the_block_not_used_since_the_hand_passed() {
+        let mut c = PageCache::new(10, 2);
+        c.insert(1);
+        c.insert(2);
+        assert!(c.lookup(1));
+        c.insert(3);
+        assert!(c.lookup(1), "referenced: kept");
+        assert!(!c.lookup(2), "unreferenced: evicted");
+        assert!(c.lookup(3));
+        assert_eq!(c.cached(), 2);
+        c.insert(99);
+        assert!(!c.lookup(99), "outside the file set: not cached");
     }
 
     #[test]
@@ -503,16 +811,16 @@ mod tests {
     fn raidz_reads_the_data_columns_mirror_one_child() {
         let flash = ModelParams::Flash(FlashParams::sata_plp());
         let shape = Shape::parse("1xraidz2-8").unwrap();
-        let (cols, per) = Pool::new(shape, &flash, 1 << 40, 128 << 10).columns(128 << 10);
+        let (cols, per) = Pool::new(shape, &flash, 1 << 40, 128 << 10, 1).columns(128 << 10);
         assert_eq!((cols, per), (6, round_up((128 << 10) / 6 + 1, SECTOR)));
         let shape = Shape::parse("2xmirror").unwrap();
-        let p = Pool::new(shape, &flash, 1 << 40, 128 << 10);
+        let p = Pool::new(shape, &flash, 1 << 40, 128 << 10, 1);
         assert_eq!(p.columns(4096), (1, 4096));
     }
 
     #[test]
     fn log_device_costs_write_then_flush() {
-        let mut d = LogDevice::new(&ModelParams::Flash(FlashParams::sata_plp()), 1 << 30);
+        let mut d = LogDevice::new(&ModelParams::Flash(FlashParams::sata_plp()), 1 << 30, 1);
         let done = d.write_log_block(0, 4096);
         // Intel 710 class: about 0.158 ms per 4 KiB write + flush.
         assert!((done as f64 / 1e6 - 0.158).abs() < 0.01, "{done}");

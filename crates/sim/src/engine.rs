@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use fileio::options::{IoMode, RunSpec};
 use fileio::result::{
     Counts, Environment, LatencyKey, Rates, ResultKind, RunResult, ThreadSummary, ToolInfo,
-    SCHEMA_VERSION,
+    Warning, SCHEMA_VERSION,
 };
 use fileio::rng::Xoroshiro;
 use fileio::run::generator::{Generator, Op, Request};
@@ -15,14 +15,30 @@ use fileio::run::histograms::{new_hdr, FastHistogram};
 use fileio::run::runner::worker_seeds;
 use fileio::sysbench::report_text::{summarize, workload_summary, TOOL_VERSION};
 
-use crate::components::{Arc, Cpu, LinkPath, LogDevice, Pool, LR_WRITE_BYTES, SECTOR};
+use crate::components::{
+    Arc, Cpu, Jitter, LinkPath, LogDevice, PageCache, Pool, LR_WRITE_BYTES, SECTOR,
+};
 use crate::queue::{EventQueue, Nanos};
-use crate::system::{Protocol, SyncProperty, System, SystemModel, ZilBatching};
+use crate::system::{CpuService, Protocol, SyncProperty, System, SystemModel, ZilBatching};
 use crate::SimError;
 
 /// Most records the ARC map tracks (a u32 per record and a flag: 1.5 GiB of
 /// map at this bound). A 4 GiB file set at 4 KiB records is 1 Mi records.
 const MAX_RECORDS: u64 = 1 << 28;
+
+/// Stream of the run seed the link's draws come from (the disks use their
+/// index, the log device u64::MAX).
+const LINK_STREAM: u64 = 1 << 32;
+const CPU_STREAM: u64 = (1 << 32) + 1;
+const CLIENT_STREAM: u64 = (1 << 32) + 2;
+
+/// A CPU cost of mean `mean` as `service` has it vary.
+fn service_time(jitter: &mut Jitter, service: CpuService, mean: Nanos) -> Nanos {
+    match service {
+        CpuService::Exponential => jitter.exponential(mean),
+        CpuService::Fixed => mean,
+    }
+}
 
 /// Size of a journal block the guest writes for an fsync (ext4's block).
 const JOURNAL_BLOCK: u64 = 4096;
@@ -52,8 +68,40 @@ enum Event {
     Done(u32),
     /// One-batch-in-flight ZIL: the next batch starts.
     ZilBatch,
-    /// A txg sync starts.
+    /// `zfs_txg_timeout` has passed: sync the open txg.
     Txg,
+    /// A write's throttle delay (dmu_tx_delay) is over.
+    Throttled(u32),
+    /// The earliest txg write in flight completed (the number tells the
+    /// latest such event from those an earlier one superseded).
+    AsyncDone(u32),
+    /// The syncing txg is on stable storage.
+    TxgSynced,
+}
+
+/// The txg pipeline's state: one txg open, at most one syncing (a third,
+/// quiesced, waits for it).
+struct TxgState {
+    /// Bytes dirtied in the open txg (a record counts whole: dbuf_dirty
+    /// charges the dirty buffer's size).
+    open_dirty: u64,
+    /// Bytes of the txg being synced, released when it completes.
+    syncing_dirty: u64,
+    syncing: bool,
+    /// The open txg asked to sync while another was syncing.
+    sync_wanted: bool,
+    /// dmu_tx_delay's dp_last_wakeup.
+    last_wakeup: Nanos,
+    /// Writers blocked at `zfs_dirty_data_max` until the sync completes.
+    blocked: Vec<u32>,
+    /// Throttle waits and blocks, for the result's notes.
+    delayed: u64,
+    delay_ns: u64,
+    blocks: u64,
+    syncs: u64,
+    /// When the AsyncDone event in the queue fires, and its number.
+    async_event_at: Nanos,
+    async_generation: u32,
 }
 
 /// What one message to the server asks for.
@@ -81,6 +129,7 @@ struct Worker {
     stopped: bool,
 }
 
+#[derive(Default)]
 struct Histos {
     event: FastHistogram,
     read: FastHistogram,
@@ -100,6 +149,25 @@ struct Zil {
     waiting: Vec<u32>,
 }
 
+impl TxgState {
+    fn new(threads: usize) -> TxgState {
+        TxgState {
+            open_dirty: 0,
+            syncing_dirty: 0,
+            syncing: false,
+            sync_wanted: false,
+            last_wakeup: 0,
+            blocked: Vec::with_capacity(threads),
+            delayed: 0,
+            delay_ns: 0,
+            blocks: 0,
+            syncs: 0,
+            async_event_at: Nanos::MAX,
+            async_generation: 0,
+        }
+    }
+}
+
 struct Sim<'a> {
     spec: &'a RunSpec,
     sys: &'a System,
@@ -108,13 +176,25 @@ struct Sim<'a> {
     workers: Vec<Worker>,
     link: Option<LinkPath>,
     cpu: Cpu,
+    cpu_jitter: Jitter,
+    client_jitter: Jitter,
     arc: Arc,
     pool: Pool,
     log: Option<LogDevice>,
     zil: Zil,
     records_per_file: u64,
+    /// The client's page cache, in units of `--file-block-size` (`None`
+    /// with `--file-extra-flags=direct` or no cache).
+    guest_cache: Option<PageCache>,
+    blocks_per_file: u64,
+    /// Every data write waits for a commit: the protocol sends it stable, or
+    /// the file is open O_SYNC/O_DSYNC (which a Linux NFS client turns into
+    /// FILE_SYNC WRITEs, an iSCSI initiator into FUA writes, and ZFS itself
+    /// into a zil_commit per write).
+    stable_writes: bool,
     dirty_per_vdev: Vec<u64>,
     journal_dirty: u64,
+    txg: TxgState,
     counts: Counts,
     histos: Histos,
     event_min: Nanos,
@@ -147,6 +227,91 @@ pub fn simulate_traced(
     Ok((sim.result(), trace))
 }
 
+/// Share of the run each resource was busy (0 to 1), and what the txg
+/// throttle did: which resource limits the prediction.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Utilisation {
+    /// Server CPU time over cores × run time.
+    pub server_cpu: f64,
+    /// Serialisation time over run time, client to server and back.
+    pub link_up: f64,
+    pub link_down: f64,
+    /// Time with a log block outstanding on the log device.
+    pub log_device: f64,
+    /// Time the busiest pool disk had an operation outstanding.
+    pub pool_disk: f64,
+    /// Writes the txg throttle delayed, and those that waited at
+    /// `zfs_dirty_data_max`.
+    pub writes_delayed: u64,
+    pub writes_blocked: u64,
+    pub txg_syncs: u64,
+}
+
+/// A resource this busy is saturated: the prediction is limited by it.
+pub const SATURATED: f64 = 0.9;
+
+impl Utilisation {
+    /// The resources by name with their share of the run, busiest first.
+    pub fn by_resource(&self) -> Vec<(&'static str, f64)> {
+        let mut v = vec![
+            ("server CPU", self.server_cpu),
+            ("link (client to server)", self.link_up),
+            ("link (server to client)", self.link_down),
+            ("log device", self.log_device),
+            ("busiest pool disk", self.pool_disk),
+        ];
+        v.sort_by(|a, b| b.1.total_cmp(&a.1));
+        v
+    }
+
+    /// The busiest resource, if it is saturated.
+    pub fn bottleneck(&self) -> Option<(&'static str, f64)> {
+        self.by_resource()
+            .first()
+            .copied()
+            .filter(|&(_, u)| u >= SATURATED)
+    }
+}
+
+/// [`simulate`], also returning how busy each resource was.
+pub fn simulate_with_utilisation(
+    spec: &RunSpec,
+    system: &SystemModel,
+) -> Result<(RunResult, Utilisation), SimError> {
+    let sys = system.resolve()?;
+    check_supported(spec)?;
+    let mut sim = Sim::new(spec, &sys, 0)?;
+    sim.run();
+    Ok((sim.result(), sim.utilisation()))
+}
+
+/// The client's page cache over the file set, filled as `prepare` left it
+/// (the last blocks written), and the blocks per file. None when reads
+/// bypass it (O_DIRECT) or it has no room.
+fn guest_cache(spec: &RunSpec, sys: &System) -> Result<(Option<PageCache>, u64), SimError> {
+    let unit = spec.files.block_size.max(1);
+    let per_file = spec.files.file_size.div_ceil(unit).max(1);
+    let capacity = sys.page_cache_bytes / unit;
+    if spec.files.extra_flags.direct || capacity == 0 {
+        return Ok((None, per_file));
+    }
+    let blocks = spec.files.file_num.saturating_mul(per_file);
+    if blocks > MAX_RECORDS {
+        return Err(SimError::Unsupported(format!(
+            "simulate: the file set is {blocks} blocks of --file-block-size; at most {MAX_RECORDS} are modelled in client.page_cache (raise --file-block-size, or set client.page_cache = \"0\")"
+        )));
+    }
+    let capacity = capacity.min(blocks);
+    // Both at most MAX_RECORDS (2^28), within u32.
+    #[allow(clippy::cast_possible_truncation)]
+    let mut cache = PageCache::new(blocks as u32, capacity as u32);
+    #[allow(clippy::cast_possible_truncation)]
+    for b in (blocks - capacity) as u32..blocks as u32 {
+        cache.insert(b);
+    }
+    Ok((Some(cache), per_file))
+}
+
 fn check_supported(spec: &RunSpec) -> Result<(), SimError> {
     if spec.io_mode != IoMode::Sync {
         return Err(SimError::Unsupported(
@@ -172,7 +337,7 @@ impl<'a> Sim<'a> {
         let records = spec.files.file_num.saturating_mul(records_per_file);
         if records > MAX_RECORDS {
             return Err(SimError::Unsupported(format!(
-                "simulate: the file set is {records} records of pool.recordsize; at most {MAX_RECORDS} are modelled (raise pool.recordsize or lower --file-total-size)"
+                "simulate: the file set is {records} records of pool.recordsize (pool.volblocksize for iscsi); at most {MAX_RECORDS} are modelled (raise it or lower --file-total-size)"
             )));
         }
         let arc_records = (sys.arc_bytes / sys.recordsize).min(records);
@@ -185,6 +350,7 @@ impl<'a> Sim<'a> {
         for r in (records - arc_records.min(records)) as u32..records as u32 {
             arc.insert(r);
         }
+        let (guest_cache, blocks_per_file) = guest_cache(spec, sys)?;
         let seeds = worker_seeds(spec, 0);
         let workers = seeds
             .into_iter()
@@ -206,7 +372,13 @@ impl<'a> Sim<'a> {
             })
             .collect::<Vec<_>>();
         let threads = workers.len();
-        let pool = Pool::new(sys.shape, &sys.disk, sys.disk_bytes, sys.recordsize);
+        let pool = Pool::new(
+            sys.shape,
+            &sys.disk,
+            sys.disk_bytes,
+            sys.recordsize,
+            spec.rand_seed,
+        );
         let vdevs = pool.vdevs();
         Ok(Sim {
             spec,
@@ -218,12 +390,20 @@ impl<'a> Sim<'a> {
             workers,
             link: match sys.protocol {
                 Protocol::Local => None,
-                _ => sys.link.map(|l| LinkPath::new(l, sys.rtt_ns)),
+                p => sys.link.map(|l| {
+                    LinkPath::new(l, sys.rtt_ns, p.header_bytes())
+                        .with_jitter(sys.rtt_spread, Jitter::new(spec.rand_seed, LINK_STREAM))
+                }),
             },
             cpu: Cpu::new(sys.cores),
+            cpu_jitter: Jitter::new(spec.rand_seed, CPU_STREAM),
+            client_jitter: Jitter::new(spec.rand_seed, CLIENT_STREAM),
             arc,
             pool,
-            log: sys.log.as_ref().map(|m| LogDevice::new(m, sys.disk_bytes)),
+            log: sys
+                .log
+                .as_ref()
+                .map(|m| LogDevice::new(m, sys.disk_bytes, spec.rand_seed)),
             zil: Zil {
                 pending: 0,
                 last_done: 0,
@@ -232,15 +412,16 @@ impl<'a> Sim<'a> {
                 waiting: Vec::with_capacity(threads),
             },
             records_per_file,
+            guest_cache,
+            blocks_per_file,
+            stable_writes: sys.stable_writes
+                || spec.files.extra_flags.sync
+                || spec.files.extra_flags.dsync,
             dirty_per_vdev: vec![0; vdevs],
             journal_dirty: 0,
+            txg: TxgState::new(threads),
             counts: Counts::default(),
-            histos: Histos {
-                event: FastHistogram::default(),
-                read: FastHistogram::default(),
-                write: FastHistogram::default(),
-                fsync: FastHistogram::default(),
-            },
+            histos: Histos::default(),
             event_min: Nanos::MAX,
             event_max: 0,
             event_sum: 0,
@@ -264,7 +445,12 @@ impl<'a> Sim<'a> {
                 Event::Issue(w) => self.issue(now, w),
                 Event::Send(w) => self.send(now, w),
                 Event::Arrive(w) => {
-                    let done = self.cpu.run(now, self.sys.server_cpu_ns);
+                    let cost = service_time(
+                        &mut self.cpu_jitter,
+                        self.sys.cpu_service,
+                        self.sys.server_cpu_ns,
+                    );
+                    let done = self.cpu.run(now, cost);
                     self.queue.schedule(done, Event::Served(w));
                 }
                 Event::Served(w) => self.served(now, w),
@@ -272,7 +458,10 @@ impl<'a> Sim<'a> {
                 Event::Reply(w) => self.reply(now, w),
                 Event::Done(w) => self.done(now, w),
                 Event::ZilBatch => self.zil_batch(now),
-                Event::Txg => self.txg(now),
+                Event::Txg => self.txg_timeout(now),
+                Event::Throttled(w) => self.apply(now, w),
+                Event::AsyncDone(generation) => self.async_done(now, generation),
+                Event::TxgSynced => self.txg_synced(now),
             }
         }
     }
@@ -301,17 +490,42 @@ impl<'a> Sim<'a> {
             }
         }
         match req.op {
+            Op::Read if self.guest_cache_hit(&req) => {
+                // Served from the client's page cache: never leaves it.
+                self.workers[w as usize].rpc = Rpc::Read;
+                let cost = service_time(
+                    &mut self.client_jitter,
+                    self.sys.client_cpu_service,
+                    self.sys.cache_hit_ns,
+                );
+                self.queue.schedule(now + cost, Event::Done(w));
+            }
             Op::Read => self.begin_rpc(now, w, Rpc::Read),
             Op::Write => self.begin_rpc(now, w, Rpc::Write),
             Op::Fsync => self.begin_fsync(now, w),
         }
     }
 
+    fn block_of(&self, req: &Request) -> u32 {
+        let b = u64::from(req.file) * self.blocks_per_file
+            + req.pos / self.spec.files.block_size.max(1);
+        // Below the block count, which guest_cache() held to MAX_RECORDS.
+        #[allow(clippy::cast_possible_truncation)]
+        let b = b as u32;
+        b
+    }
+
+    fn guest_cache_hit(&mut self, req: &Request) -> bool {
+        let block = self.block_of(req);
+        self.guest_cache.as_mut().is_some_and(|c| c.lookup(block))
+    }
+
     fn begin_fsync(&mut self, now: Nanos, w: u32) {
         let trips = self.sys.fsync_round_trips;
-        let rpc = match self.sys.protocol {
-            Protocol::EsxiNfs => Rpc::Journal,
-            Protocol::Local | Protocol::LinuxNfs => Rpc::Commit,
+        let rpc = if self.sys.protocol.fsync_is_journal_writes() {
+            Rpc::Journal
+        } else {
+            Rpc::Commit
         };
         let worker = &mut self.workers[w as usize];
         worker.fsync_left = trips;
@@ -322,8 +536,12 @@ impl<'a> Sim<'a> {
 
     fn begin_rpc(&mut self, now: Nanos, w: u32, rpc: Rpc) {
         self.workers[w as usize].rpc = rpc;
-        self.queue
-            .schedule(now + self.sys.client_cpu_ns, Event::Send(w));
+        let cost = service_time(
+            &mut self.client_jitter,
+            self.sys.client_cpu_service,
+            self.sys.client_cpu_ns,
+        );
+        self.queue.schedule(now + cost, Event::Send(w));
     }
 
     fn request_payload(&self, w: u32) -> u64 {
@@ -352,7 +570,41 @@ impl<'a> Sim<'a> {
         r
     }
 
+    /// The server has the request: a write first passes the write
+    /// throttle (dmu_tx_assign, before it touches any data).
     fn served(&mut self, now: Nanos, w: u32) {
+        match self.workers[w as usize].rpc {
+            Rpc::Write | Rpc::Journal => self.throttle(now, w),
+            Rpc::Read | Rpc::Commit => self.apply(now, w),
+        }
+    }
+
+    /// dmu_tx_delay: with dirty data above `zfs_delay_min_dirty_percent`
+    /// each write waits its share of the delay curve after the previous
+    /// delayed write's wakeup; at `zfs_dirty_data_max` it waits for the
+    /// syncing txg to complete.
+    fn throttle(&mut self, now: Nanos, w: u32) {
+        let tuning = self.sys.txg;
+        let dirty = self.txg.open_dirty + self.txg.syncing_dirty;
+        if dirty >= tuning.dirty_max {
+            self.txg.blocks += 1;
+            self.txg.blocked.push(w);
+            self.request_sync(now);
+            return;
+        }
+        let delay = tuning.delay_ns(dirty);
+        if delay == 0 {
+            self.apply(now, w);
+            return;
+        }
+        let wakeup = (now + delay).max(self.txg.last_wakeup + delay);
+        self.txg.last_wakeup = wakeup;
+        self.txg.delayed += 1;
+        self.txg.delay_ns += wakeup - now;
+        self.queue.schedule(wakeup, Event::Throttled(w));
+    }
+
+    fn apply(&mut self, now: Nanos, w: u32) {
         let worker = self.workers[w as usize];
         let ready = match worker.rpc {
             Rpc::Read | Rpc::Write => {
@@ -383,14 +635,17 @@ impl<'a> Sim<'a> {
             Rpc::Read => false,
             Rpc::Write => {
                 let record = self.record_of(&worker.req);
-                self.arc.mark_dirty(record);
+                if self.arc.mark_dirty(record) {
+                    self.dirtied(now, self.sys.recordsize);
+                }
                 if logged {
                     self.zil.pending += worker.req.size + LR_WRITE_BYTES;
                 }
-                logged && (sync == SyncProperty::Always || self.sys.protocol.stable_writes())
+                logged && (sync == SyncProperty::Always || self.stable_writes)
             }
             Rpc::Journal => {
                 self.journal_dirty += JOURNAL_BLOCK;
+                self.dirtied(now, JOURNAL_BLOCK);
                 if logged {
                     self.zil.pending += JOURNAL_BLOCK + LR_WRITE_BYTES;
                 }
@@ -497,6 +752,13 @@ impl<'a> Sim<'a> {
         }
         let op = worker.req.op;
         let size = worker.req.size;
+        if op != Op::Fsync {
+            // What was read or written is in the client's page cache now.
+            let block = self.block_of(&self.workers[w as usize].req);
+            if let Some(c) = self.guest_cache.as_mut() {
+                c.insert(block);
+            }
+        }
         match op {
             Op::Read => {
                 self.counts.reads += 1;
@@ -535,21 +797,150 @@ impl<'a> Sim<'a> {
         self.queue.schedule(now, Event::Issue(w));
     }
 
-    fn txg(&mut self, now: Nanos) {
+    /// `bytes` more dirty data in the open txg; past
+    /// `zfs_dirty_data_sync_percent` the txg syncs early.
+    fn dirtied(&mut self, now: Nanos, bytes: u64) {
+        self.txg.open_dirty += bytes;
+        if self.txg.open_dirty >= self.sys.txg.sync_bytes {
+            self.request_sync(now);
+        }
+    }
+
+    fn txg_timeout(&mut self, now: Nanos) {
+        if self.txg.open_dirty > 0 {
+            self.request_sync(now);
+        }
+        if self.active > 0 {
+            self.queue
+                .schedule(now + self.sys.txg_timeout_ns, Event::Txg);
+        }
+    }
+
+    /// Sync the open txg now, or as soon as the syncing one completes.
+    fn request_sync(&mut self, now: Nanos) {
+        if self.txg.syncing {
+            self.txg.sync_wanted = true;
+        } else if self.txg.open_dirty > 0 || self.journal_dirty > 0 {
+            self.start_sync(now);
+        }
+    }
+
+    /// The open txg closes and syncs: its dirty records go to the vdev
+    /// queues as async writes.
+    fn start_sync(&mut self, now: Nanos) {
+        self.txg.syncing = true;
+        self.txg.sync_wanted = false;
+        self.txg.syncs += 1;
+        self.txg.syncing_dirty = std::mem::take(&mut self.txg.open_dirty);
         let vdevs = self.dirty_per_vdev.len();
         self.dirty_per_vdev.iter_mut().for_each(|d| *d = 0);
         let per_vdev = &mut self.dirty_per_vdev;
         self.arc.take_dirty(|r| per_vdev[r as usize % vdevs] += 1);
         let journal = std::mem::take(&mut self.journal_dirty);
-        if per_vdev.iter().any(|&n| n > 0) || journal > 0 {
-            self.pool.sync_txg(now, per_vdev, journal);
-        }
-        // Records of a synced txg need no log any more (zil_clean).
+        // Records of a txg being synced need no log any more (zil_clean
+        // drops them once it is; the model drops them as it starts).
         self.zil.pending = 0;
-        if self.active > 0 {
-            self.queue
-                .schedule(now + self.sys.txg_timeout_ns, Event::Txg);
+        if self.pool.queue_txg(&self.dirty_per_vdev, journal) {
+            let tuning = self.sys.txg;
+            let active = tuning.async_active(self.txg.open_dirty + self.txg.syncing_dirty);
+            for d in 0..self.pool.disks() {
+                self.pool.issue_async(now, d, active, tuning.aggregation);
+            }
+            self.schedule_async_done();
         }
+        if self.pool.txg_written() {
+            let done = self.pool.flush_written(now);
+            self.queue.schedule(done, Event::TxgSynced);
+        }
+    }
+
+    /// One event stands for every txg write in flight: it fires when the
+    /// earliest completes (a few hundred pending events would make every
+    /// queue operation dearer).
+    fn schedule_async_done(&mut self) {
+        if let Some(at) = self.pool.next_async_done() {
+            if at < self.txg.async_event_at {
+                self.txg.async_event_at = at;
+                self.txg.async_generation = self.txg.async_generation.wrapping_add(1);
+                self.queue
+                    .schedule(at, Event::AsyncDone(self.txg.async_generation));
+            }
+        }
+    }
+
+    fn async_done(&mut self, now: Nanos, generation: u32) {
+        if generation != self.txg.async_generation {
+            return;
+        }
+        self.txg.async_event_at = Nanos::MAX;
+        let tuning = self.sys.txg;
+        let active = tuning.async_active(self.txg.open_dirty + self.txg.syncing_dirty);
+        self.pool.retire_async(now, active, tuning.aggregation);
+        self.schedule_async_done();
+        if self.pool.txg_written() {
+            let done = self.pool.flush_written(now);
+            self.queue.schedule(done, Event::TxgSynced);
+        }
+    }
+
+    fn txg_synced(&mut self, now: Nanos) {
+        self.txg.syncing = false;
+        self.txg.syncing_dirty = 0;
+        let blocked = std::mem::take(&mut self.txg.blocked);
+        for &w in &blocked {
+            self.throttle(now, w);
+        }
+        let mut blocked = blocked;
+        blocked.clear();
+        if self.txg.blocked.is_empty() {
+            self.txg.blocked = blocked;
+        }
+        if self.txg.sync_wanted {
+            self.request_sync(now);
+        }
+    }
+
+    fn utilisation(&self) -> Utilisation {
+        let t = self.end.max(1) as f64;
+        let share = |ns: Nanos| (ns as f64 / t).min(1.0);
+        Utilisation {
+            server_cpu: (self.cpu.used as f64 / (t * f64::from(self.sys.cores.max(1)))).min(1.0),
+            link_up: self.link.as_ref().map_or(0.0, |l| share(l.up_busy)),
+            link_down: self.link.as_ref().map_or(0.0, |l| share(l.down_busy)),
+            log_device: self.log.as_ref().map_or(0.0, |l| share(l.busy.ns)),
+            pool_disk: share(self.pool.busiest_disk_ns()),
+            writes_delayed: self.txg.delayed,
+            writes_blocked: self.txg.blocks,
+            txg_syncs: self.txg.syncs,
+        }
+    }
+
+    /// The prediction's notes: how busy each resource was, which one
+    /// saturated, and what the write throttle did.
+    fn notes(&self) -> Vec<Warning> {
+        let u = self.utilisation();
+        let busy = u
+            .by_resource()
+            .iter()
+            .map(|(name, share)| format!("{name} {:.0} %", share * 100.0))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut notes = vec![Warning {
+            code: "predicted_utilisation".into(),
+            message: format!(
+                "busy: {busy}; {} txg syncs, {} writes delayed by the write throttle, {} blocked at zfs_dirty_data_max",
+                u.txg_syncs, u.writes_delayed, u.writes_blocked
+            ),
+            hint: "the resource nearest 100 % limits throughput; below that, latency (round trips, commits) does".into(),
+        }];
+        if let Some((name, share)) = u.bottleneck() {
+            notes.push(Warning {
+                code: "predicted_saturation".into(),
+                message: format!("{name} is saturated ({:.0} % busy)", share * 100.0),
+                hint: format!("more threads will not raise throughput; a faster {name} would"),
+            });
+        }
+        notes
     }
 
     fn result(&self) -> RunResult {
@@ -627,7 +1018,7 @@ impl<'a> Sim<'a> {
                 fs_type: "zfs (simulated)".to_string(),
                 ..Environment::default()
             },
-            warnings: Vec::new(),
+            warnings: self.notes(),
             ranks: Vec::new(),
             distributed: None,
             durability: None,

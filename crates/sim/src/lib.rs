@@ -20,7 +20,7 @@ pub mod queue;
 pub mod report;
 pub mod system;
 
-pub use engine::{simulate, simulate_traced, Issued};
+pub use engine::{simulate, simulate_traced, simulate_with_utilisation, Issued, Utilisation};
 pub use system::{System, SystemModel};
 
 /// Why a prediction could not be made. Each message is one line naming the

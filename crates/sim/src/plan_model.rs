@@ -104,17 +104,14 @@ impl SimPerformance {
 
 /// The system a plan query describes. The simulator's client for plan's
 /// `nfs` is the reference user's: a guest on an ESXi NFS datastore (every
-/// write stable); `iscsi` and `smb` are not modelled by the simulator yet.
+/// write stable); `iscsi` and `smb` are the simulator's presets of those
+/// names.
 pub fn system_of(q: &PerfQuery<'_>) -> Result<SystemModel, String> {
     let protocol = match q.protocol {
         PlanProtocol::Nfs => Protocol::EsxiNfs,
         PlanProtocol::Local => Protocol::Local,
-        other => {
-            return Err(format!(
-                "not predicted: the simulator does not model {} clients yet (nfs, local)",
-                other.name()
-            ))
-        }
+        PlanProtocol::Iscsi => Protocol::Iscsi,
+        PlanProtocol::Smb => Protocol::Smb,
     };
     let group = q
         .layout

@@ -26,14 +26,54 @@ pub enum Protocol {
     /// and a guest fsync becomes the guest file system's journal writes,
     /// each stable.
     EsxiNfs,
+    /// A Linux initiator on a zvol over iSCSI: SCSI WRITEs without FUA are
+    /// write-back (zvol_write commits only for FUA or `sync=always`), and a
+    /// guest fsync ends in SYNCHRONIZE CACHE, which the target turns into a
+    /// `zil_commit` (zvol_flush).
+    Iscsi,
+    /// A Linux or Windows client over SMB 2/3 (Samba on the server): WRITEs
+    /// without SMB2_WRITEFLAG_WRITE_THROUGH are buffered by the server, a
+    /// guest fsync is one SMB2 FLUSH, which Samba turns into fsync
+    /// (`strict sync = yes`, its default since 4.7).
+    Smb,
 }
 
 impl Protocol {
-    pub const ACCEPTED: &'static str = "local, linux-nfs, esxi-nfs";
+    pub const ACCEPTED: &'static str = "local, linux-nfs, esxi-nfs, iscsi, smb";
 
-    /// Whether every data write waits for the ZIL on a `sync=standard` dataset.
-    pub fn stable_writes(self) -> bool {
+    /// Whether every data write waits for the ZIL on a `sync=standard`
+    /// dataset, by default: ESXi's FILE_SYNC WRITEs only. A Linux iSCSI
+    /// initiator sets FUA on journal commit blocks, not on data writes; an
+    /// SMB client sets WRITE_THROUGH only when the application opened the
+    /// file write-through.
+    pub fn default_stable_writes(self) -> bool {
         self == Protocol::EsxiNfs
+    }
+
+    /// Whether a guest fsync is the guest file system's journal writes (a
+    /// stable WRITE each) rather than one flush request.
+    pub fn fsync_is_journal_writes(self) -> bool {
+        self == Protocol::EsxiNfs
+    }
+
+    /// The client's page cache for the file set, by default. On the server
+    /// itself none: ZFS on Linux keeps file data in the ARC, not the page
+    /// cache (only mmap goes through it). A remote client caches file pages
+    /// in its own page cache (NFS, SMB: the client's file pages; iSCSI, ESXi:
+    /// the guest's page cache over its block device), which Linux lets grow
+    /// into all free memory (Documentation/admin-guide/mm/concepts.rst);
+    /// 2 GiB is half of a 4 GiB guest, an estimate to replace with the
+    /// client's free memory.
+    pub fn default_page_cache(self) -> &'static str {
+        match self {
+            Protocol::Local => "0",
+            Protocol::LinuxNfs | Protocol::EsxiNfs | Protocol::Iscsi | Protocol::Smb => "2G",
+        }
+    }
+
+    /// Whether the protocol runs over the network.
+    pub fn remote(self) -> bool {
+        self != Protocol::Local
     }
 
     /// Synchronous round trips one guest fsync costs, by default.
@@ -42,10 +82,12 @@ impl Protocol {
     /// ext4 journal commit writes its descriptor/metadata block and then its
     /// commit block (Documentation/filesystems/ext4/journal.rst), each a
     /// stable WRITE; ESXi sends no COMMIT because its writes are already
-    /// stable. A first estimate, and the first parameter calibration fits.
+    /// stable. iscsi: one SYNCHRONIZE CACHE (the journal's own blocks are
+    /// write-back WRITEs folded into it). smb: one SMB2 FLUSH (MS-SMB2
+    /// 2.2.17). A first estimate, and the first parameter calibration fits.
     pub fn default_fsync_round_trips(self) -> u32 {
         match self {
-            Protocol::Local | Protocol::LinuxNfs => 1,
+            Protocol::Local | Protocol::LinuxNfs | Protocol::Iscsi | Protocol::Smb => 1,
             Protocol::EsxiNfs => 2,
         }
     }
@@ -53,11 +95,25 @@ impl Protocol {
     /// Client CPU per request, microseconds, by default: none on the server
     /// itself; an NFS client's RPC path (the Linux client, or ESXi's NFS
     /// client plus the guest's virtual disk path) is set at 20 µs, a first
-    /// estimate that calibration replaces.
+    /// estimate that calibration replaces; iSCSI and SMB get the same
+    /// estimate for want of a measurement that separates them.
     pub fn default_client_cpu_us(self) -> f64 {
         match self {
             Protocol::Local => 0.0,
-            Protocol::LinuxNfs | Protocol::EsxiNfs => 20.0,
+            Protocol::LinuxNfs | Protocol::EsxiNfs | Protocol::Iscsi | Protocol::Smb => 20.0,
+        }
+    }
+
+    /// Request or response header bytes beside the payload of one message:
+    /// NFSv3 with its ONC RPC header (RFC 1813, RFC 5531) about 134; iSCSI a
+    /// 48-byte Basic Header Segment (RFC 7143 11.2) plus the SCSI CDB in it;
+    /// SMB2 a 64-byte header (MS-SMB2 2.2.1) plus a 48-byte WRITE request
+    /// and the 4-byte transport header (MS-SMB2 2.1).
+    pub fn header_bytes(self) -> u64 {
+        match self {
+            Protocol::Local | Protocol::LinuxNfs | Protocol::EsxiNfs => 134,
+            Protocol::Iscsi => 48,
+            Protocol::Smb => 116,
         }
     }
 }
@@ -84,6 +140,19 @@ pub enum ZilBatching {
     /// Before 8585: one batch in flight; committers arriving meanwhile join
     /// the next batch, which starts when the current one completes.
     OneInFlight,
+}
+
+/// How the server's CPU time per request varies around `server.cpu_us`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum CpuService {
+    /// Exponentially distributed: the usual queueing-model assumption for a
+    /// service made of many steps of varying length (RPC decode, ZPL, DMU,
+    /// locks, interrupts), as in M/M/c.
+    #[default]
+    Exponential,
+    /// Every request takes exactly `server.cpu_us` (for closed forms).
+    Fixed,
 }
 
 /// A device: a disk class name (`plan --class` names, or `none` for no
@@ -123,6 +192,16 @@ pub struct ClientModel {
     pub fsync_round_trips: Option<u32>,
     /// Default: [`Protocol::default_client_cpu_us`].
     pub cpu_us: Option<f64>,
+    /// Whether every data write is sent stable (NFS FILE_SYNC, SCSI FUA,
+    /// SMB2 WRITE_THROUGH). Default: [`Protocol::default_stable_writes`].
+    pub stable_writes: Option<bool>,
+    /// The client's page cache for the file set (a size, `0` for none).
+    /// Default: [`Protocol::default_page_cache`].
+    pub page_cache: Option<String>,
+    /// Time a read served from the page cache takes, microseconds.
+    pub cache_hit_us: f64,
+    /// How `cpu_us` and `cache_hit_us` vary per request.
+    pub cpu_service: CpuService,
 }
 
 impl Default for ClientModel {
@@ -131,6 +210,10 @@ impl Default for ClientModel {
             protocol: Protocol::Local,
             fsync_round_trips: None,
             cpu_us: None,
+            stable_writes: None,
+            page_cache: None,
+            cache_hit_us: 5.0,
+            cpu_service: CpuService::Exponential,
         }
     }
 }
@@ -143,6 +226,11 @@ pub struct LinkModel {
     /// Default: the typical small-request round trip of the link's class
     /// (`zfs_model::network::Link::round_trip_ms`).
     pub rtt_ms: Option<f64>,
+    /// How much one message's trip varies around the mean, as a fraction
+    /// (uniform in mean × [1 − spread, 1 + spread]). Default: the spread of
+    /// the measured range behind the link class's round trip,
+    /// (high − low) / (2 × typical) of `Link::round_trip_ms`.
+    pub rtt_spread: Option<f64>,
 }
 
 impl Default for LinkModel {
@@ -150,6 +238,7 @@ impl Default for LinkModel {
         LinkModel {
             link: "1G".into(),
             rtt_ms: None,
+            rtt_spread: None,
         }
     }
 }
@@ -165,10 +254,34 @@ pub struct ServerModel {
     pub cpu_us: f64,
     /// Cores serving requests at once.
     pub cores: u32,
+    pub cpu_service: CpuService,
     pub sync: SyncProperty,
     pub zil: ZilBatching,
     /// `zfs_txg_timeout` (zfs(4)): a txg syncs at least this often, seconds.
     pub txg_timeout_s: f64,
+    /// `zfs_dirty_data_max` (zfs(4)): dirty data at which writers wait for
+    /// a txg to sync. Default: 10 % of RAM, at most `zfs_dirty_data_max_max`
+    /// = min(4 GiB, 25 % of RAM).
+    pub dirty_data_max: Option<String>,
+    /// `zfs_dirty_data_sync_percent` (zfs(4)): a txg syncs early once this
+    /// share of `dirty_data_max` is dirty.
+    pub dirty_data_sync_percent: f64,
+    /// `zfs_delay_min_dirty_percent` (zfs(4)): above this share of
+    /// `dirty_data_max` every write is delayed (dmu_tx_delay).
+    pub delay_min_dirty_percent: f64,
+    /// `zfs_delay_scale` (zfs(4)), ns: the delay at the curve's midpoint.
+    pub delay_scale_ns: u64,
+    /// `zfs_vdev_async_write_min_active` / `_max_active` (zfs(4)): txg
+    /// writes in flight per disk, rising from min to max as dirty data goes
+    /// from `vdev_async_write_active_min_dirty_percent` to `_max_`.
+    pub vdev_async_write_min_active: u32,
+    pub vdev_async_write_max_active: u32,
+    pub vdev_async_write_active_min_dirty_percent: f64,
+    pub vdev_async_write_active_max_dirty_percent: f64,
+    /// `zfs_vdev_aggregation_limit` (zfs(4)): largest txg write to one disk.
+    /// Default: 1M for hard disks, 128K for flash
+    /// (`zfs_vdev_aggregation_limit_non_rotating`).
+    pub vdev_aggregation_limit: Option<String>,
 }
 
 impl Default for ServerModel {
@@ -178,9 +291,19 @@ impl Default for ServerModel {
             arc_fraction: 0.5,
             cpu_us: 30.0,
             cores: 4,
+            cpu_service: CpuService::Exponential,
             sync: SyncProperty::Standard,
             zil: ZilBatching::Pipelined,
             txg_timeout_s: 5.0,
+            dirty_data_max: None,
+            dirty_data_sync_percent: 20.0,
+            delay_min_dirty_percent: 60.0,
+            delay_scale_ns: 500_000,
+            vdev_async_write_min_active: 2,
+            vdev_async_write_max_active: 10,
+            vdev_async_write_active_min_dirty_percent: 30.0,
+            vdev_async_write_active_max_dirty_percent: 60.0,
+            vdev_aggregation_limit: None,
         }
     }
 }
@@ -193,7 +316,11 @@ pub struct PoolModel {
     pub disk: DeviceSpec,
     /// Marketed capacity of one disk (`8TB` is read by the IDEMA rule).
     pub disk_size: String,
+    /// The dataset's `recordsize` (file protocols and local).
     pub recordsize: String,
+    /// The zvol's `volblocksize`, the block an `iscsi` client's data lives
+    /// in. Default 16K (zfsprops(7); OpenZFS 2.2 raised it from 8K).
+    pub volblocksize: Option<String>,
 }
 
 impl Default for PoolModel {
@@ -203,6 +330,7 @@ impl Default for PoolModel {
             disk: DeviceSpec::Name("hdd-7200".into()),
             disk_size: "8TB".into(),
             recordsize: "128K".into(),
+            volblocksize: None,
         }
     }
 }
@@ -221,6 +349,60 @@ pub struct SystemModel {
     pub log: Option<DeviceSpec>,
 }
 
+/// The txg and vdev-queue tunables, in bytes and nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TxgTuning {
+    pub dirty_max: u64,
+    /// Open-txg dirty bytes that start a sync early.
+    pub sync_bytes: u64,
+    /// Dirty bytes above which writes are delayed.
+    pub delay_min_bytes: u64,
+    pub delay_scale_ns: u64,
+    pub async_min_active: u32,
+    pub async_max_active: u32,
+    pub active_min_bytes: u64,
+    pub active_max_bytes: u64,
+    pub aggregation: u64,
+}
+
+/// `zfs_delay_max_ns` (zfs(4)): the longest a write is delayed, 100 ms.
+pub const DELAY_MAX_NS: u64 = 100_000_000;
+
+impl TxgTuning {
+    /// vdev_queue_max_async_writes: the txg writes one disk may have in
+    /// flight with `dirty` bytes dirty.
+    pub fn async_active(&self, dirty: u64) -> u32 {
+        if dirty <= self.active_min_bytes {
+            return self.async_min_active;
+        }
+        if dirty >= self.active_max_bytes {
+            return self.async_max_active;
+        }
+        let span = u128::from(self.active_max_bytes - self.active_min_bytes).max(1);
+        let extra = u128::from(dirty - self.active_min_bytes)
+            * u128::from(self.async_max_active.saturating_sub(self.async_min_active))
+            / span;
+        // extra is below max_active - min_active, a u32.
+        #[allow(clippy::cast_possible_truncation)]
+        let extra = extra as u32;
+        self.async_min_active + extra
+    }
+
+    /// dmu_tx_delay's minimum time for a write with `dirty` bytes dirty
+    /// (0 below the delay threshold; the caller blocks at `dirty_max`).
+    pub fn delay_ns(&self, dirty: u64) -> u64 {
+        if dirty <= self.delay_min_bytes {
+            return 0;
+        }
+        if dirty >= self.dirty_max {
+            return DELAY_MAX_NS;
+        }
+        let d = u128::from(self.delay_scale_ns) * u128::from(dirty - self.delay_min_bytes)
+            / u128::from(self.dirty_max - dirty);
+        u64::try_from(d).unwrap_or(u64::MAX).min(DELAY_MAX_NS)
+    }
+}
+
 /// The resolved system the simulator runs: every default applied, every
 /// word parsed.
 #[derive(Debug, Clone, PartialEq)]
@@ -228,16 +410,23 @@ pub struct System {
     pub name: String,
     pub protocol: Protocol,
     pub fsync_round_trips: u32,
+    pub stable_writes: bool,
+    pub page_cache_bytes: u64,
+    pub cache_hit_ns: u64,
     pub client_cpu_ns: u64,
+    pub client_cpu_service: CpuService,
     /// `None` for a local client.
     pub link: Option<Link>,
     pub rtt_ns: u64,
+    pub rtt_spread: f64,
     pub arc_bytes: u64,
     pub server_cpu_ns: u64,
+    pub cpu_service: CpuService,
     pub cores: u32,
     pub sync: SyncProperty,
     pub zil: ZilBatching,
     pub txg_timeout_ns: u64,
+    pub txg: TxgTuning,
     pub shape: Shape,
     pub disk: ModelParams,
     pub disk_bytes: u64,
@@ -256,6 +445,103 @@ fn micros_to_ns(field: &str, us: f64) -> Result<u64, SimError> {
     Ok((us * 1e3).round() as u64)
 }
 
+fn percent_of(field: &str, pct: f64, of: u64) -> Result<u64, SimError> {
+    if !(pct.is_finite() && (0.0..=100.0).contains(&pct)) {
+        return Err(SimError::System(format!(
+            "{field}: must be a percentage from 0 to 100, got {pct}"
+        )));
+    }
+    // 0 <= pct <= 100: the product is within 0..=of.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    Ok((of as f64 * pct / 100.0) as u64)
+}
+
+impl PoolModel {
+    /// The block a file's data lives in: the dataset's recordsize, or the
+    /// zvol's volblocksize for an iSCSI client.
+    fn block_size(&self, protocol: Protocol) -> Result<u64, SimError> {
+        let (field, block) = if protocol == Protocol::Iscsi {
+            (
+                "pool.volblocksize",
+                self.volblocksize.as_deref().unwrap_or("16K"),
+            )
+        } else {
+            ("pool.recordsize", self.recordsize.as_str())
+        };
+        let size = parse_size(block, SizeMeaning::Exact)
+            .map_err(|e| SimError::System(format!("{field}: {e}")))?;
+        // zfsprops(7): recordsize and volblocksize are powers of two from
+        // 512 B to 16 MiB.
+        if !(size.is_power_of_two() && (512..=16 << 20).contains(&size)) {
+            return Err(SimError::System(format!(
+                "{field}: must be a power of two from 512 to 16M, got {block}"
+            )));
+        }
+        Ok(size)
+    }
+}
+
+impl ServerModel {
+    fn txg_tuning(&self, ram: u64, disk: &ModelParams) -> Result<TxgTuning, SimError> {
+        let bad =
+            |field: &str, e: &dyn std::fmt::Display| SimError::System(format!("{field}: {e}"));
+        let dirty_max = match &self.dirty_data_max {
+            Some(v) => {
+                parse_size(v, SizeMeaning::Exact).map_err(|e| bad("server.dirty_data_max", &e))?
+            }
+            None => (ram / 10).min((ram / 4).min(4 << 30)),
+        }
+        .max(1);
+        let (lo, hi) = (
+            self.vdev_async_write_min_active,
+            self.vdev_async_write_max_active,
+        );
+        if !(1..=1000).contains(&lo) || !(lo..=1000).contains(&hi) {
+            return Err(SimError::System(format!(
+                "server.vdev_async_write_min_active and _max_active: must be 1 to 1000 with min <= max, got {lo} and {hi}"
+            )));
+        }
+        let aggregation = match &self.vdev_aggregation_limit {
+            Some(v) => parse_size(v, SizeMeaning::Exact)
+                .map_err(|e| bad("server.vdev_aggregation_limit", &e))?,
+            None if matches!(disk, ModelParams::Hdd(_)) => 1 << 20,
+            None => 128 << 10,
+        };
+        if !(4096..=16 << 20).contains(&aggregation) {
+            return Err(SimError::System(format!(
+                "server.vdev_aggregation_limit: must be 4K to 16M, got {aggregation} bytes"
+            )));
+        }
+        Ok(TxgTuning {
+            dirty_max,
+            sync_bytes: percent_of(
+                "server.dirty_data_sync_percent",
+                self.dirty_data_sync_percent,
+                dirty_max,
+            )?,
+            delay_min_bytes: percent_of(
+                "server.delay_min_dirty_percent",
+                self.delay_min_dirty_percent,
+                dirty_max,
+            )?,
+            delay_scale_ns: self.delay_scale_ns,
+            async_min_active: lo,
+            async_max_active: hi,
+            active_min_bytes: percent_of(
+                "server.vdev_async_write_active_min_dirty_percent",
+                self.vdev_async_write_active_min_dirty_percent,
+                dirty_max,
+            )?,
+            active_max_bytes: percent_of(
+                "server.vdev_async_write_active_max_dirty_percent",
+                self.vdev_async_write_active_max_dirty_percent,
+                dirty_max,
+            )?,
+            aggregation,
+        })
+    }
+}
+
 impl SystemModel {
     pub fn from_toml(text: &str) -> Result<SystemModel, SimError> {
         // toml's messages span lines (they quote the input); keep the first.
@@ -270,8 +556,9 @@ impl SystemModel {
         })
     }
 
-    /// Apply defaults and parse every word; the error names the field.
-    pub fn resolve(&self) -> Result<System, SimError> {
+    /// The link (none for a local client), its mean round trip, ms, and
+    /// the spread of one trip around it.
+    fn resolve_link(&self) -> Result<(Option<Link>, f64, f64), SimError> {
         let bad =
             |field: &str, e: &dyn std::fmt::Display| SimError::System(format!("{field}: {e}"));
         let protocol = self.client.protocol;
@@ -292,6 +579,28 @@ impl SystemModel {
             (None, Some(l)) => l.round_trip_ms().typical,
             (None, None) => 0.0,
         };
+        let rtt_spread = match (self.link.rtt_spread, link) {
+            (Some(s), _) => s,
+            (None, Some(l)) => {
+                let r = l.round_trip_ms();
+                (r.high - r.low) / (2.0 * r.typical)
+            }
+            (None, None) => 0.0,
+        };
+        if !(rtt_spread.is_finite() && (0.0..=1.0).contains(&rtt_spread)) {
+            return Err(SimError::System(format!(
+                "link.rtt_spread: must be a fraction from 0 to 1, got {rtt_spread}"
+            )));
+        }
+        Ok((link, rtt_ms, rtt_spread))
+    }
+
+    /// Apply defaults and parse every word; the error names the field.
+    pub fn resolve(&self) -> Result<System, SimError> {
+        let bad =
+            |field: &str, e: &dyn std::fmt::Display| SimError::System(format!("{field}: {e}"));
+        let protocol = self.client.protocol;
+        let (link, rtt_ms, rtt_spread) = self.resolve_link()?;
         let fsync_round_trips = self
             .client
             .fsync_round_trips
@@ -301,6 +610,16 @@ impl SystemModel {
                 "client.fsync_round_trips: must be 1 to 64, got {fsync_round_trips}"
             )));
         }
+        let page_cache = self
+            .client
+            .page_cache
+            .as_deref()
+            .unwrap_or_else(|| protocol.default_page_cache());
+        let page_cache_bytes = if page_cache.trim() == "0" {
+            0
+        } else {
+            parse_size(page_cache, SizeMeaning::Exact).map_err(|e| bad("client.page_cache", &e))?
+        };
         let ram =
             parse_size(&self.server.ram, SizeMeaning::Exact).map_err(|e| bad("server.ram", &e))?;
         let f = self.server.arc_fraction;
@@ -324,15 +643,8 @@ impl SystemModel {
         let shape = Shape::parse(&self.pool.layout).map_err(|e| bad("pool.layout", &e))?;
         let disk_bytes = parse_size(&self.pool.disk_size, SizeMeaning::MarketedDisk)
             .map_err(|e| bad("pool.disk_size", &e))?;
-        let recordsize = parse_size(&self.pool.recordsize, SizeMeaning::Exact)
-            .map_err(|e| bad("pool.recordsize", &e))?;
-        // zfsprops(7): recordsize is a power of two from 512 B to 16 MiB.
-        if !(recordsize.is_power_of_two() && (512..=16 << 20).contains(&recordsize)) {
-            return Err(SimError::System(format!(
-                "pool.recordsize: must be a power of two from 512 to 16M, got {}",
-                self.pool.recordsize
-            )));
-        }
+        let recordsize = self.pool.block_size(protocol)?;
+        let disk = self.pool.disk.resolve("pool.disk")?;
         let log = match &self.log {
             None => None,
             Some(DeviceSpec::Name(n)) if n.trim().eq_ignore_ascii_case("none") => None,
@@ -346,6 +658,13 @@ impl SystemModel {
             },
             protocol,
             fsync_round_trips,
+            stable_writes: self
+                .client
+                .stable_writes
+                .unwrap_or_else(|| protocol.default_stable_writes()),
+            page_cache_bytes,
+            cache_hit_ns: micros_to_ns("client.cache_hit_us", self.client.cache_hit_us)?,
+            client_cpu_service: self.client.cpu_service,
             client_cpu_ns: micros_to_ns(
                 "client.cpu_us",
                 self.client
@@ -354,17 +673,20 @@ impl SystemModel {
             )?,
             link,
             rtt_ns: micros_to_ns("link.rtt_ms", rtt_ms * 1e3)?,
+            rtt_spread,
             // Checked above: 0 < f <= 1, so the product is within 0..=ram.
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             arc_bytes: (ram as f64 * f) as u64,
             server_cpu_ns: micros_to_ns("server.cpu_us", self.server.cpu_us)?,
+            cpu_service: self.server.cpu_service,
             cores: self.server.cores,
             sync: self.server.sync,
             zil: self.server.zil,
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             txg_timeout_ns: (txg * 1e9) as u64,
+            txg: self.server.txg_tuning(ram, &disk)?,
             shape,
-            disk: self.pool.disk.resolve("pool.disk")?,
+            disk,
             disk_bytes,
             recordsize,
             log,
@@ -377,11 +699,97 @@ fn protocol_name(p: Protocol) -> &'static str {
         Protocol::Local => "local",
         Protocol::LinuxNfs => "linux-nfs",
         Protocol::EsxiNfs => "esxi-nfs",
+        Protocol::Iscsi => "iscsi",
+        Protocol::Smb => "smb",
     }
 }
 
 impl Protocol {
+    pub const ALL: [Protocol; 5] = [
+        Protocol::Local,
+        Protocol::LinuxNfs,
+        Protocol::EsxiNfs,
+        Protocol::Iscsi,
+        Protocol::Smb,
+    ];
+
     pub fn name(self) -> &'static str {
         protocol_name(self)
+    }
+
+    /// The protocol of a name as the system file spells it (`ACCEPTED`).
+    pub fn parse(name: &str) -> Option<Protocol> {
+        let name = name.trim();
+        Protocol::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tuning() -> TxgTuning {
+        SystemModel::default().resolve().unwrap().txg
+    }
+
+    #[test]
+    fn dirty_max_is_a_tenth_of_ram_at_most_4_gib() {
+        let mut m = SystemModel::default();
+        m.server.ram = "16G".into();
+        assert_eq!(m.resolve().unwrap().txg.dirty_max, (16u64 << 30) / 10);
+        m.server.ram = "256G".into();
+        assert_eq!(m.resolve().unwrap().txg.dirty_max, 4 << 30);
+        m.server.dirty_data_max = Some("1G".into());
+        assert_eq!(m.resolve().unwrap().txg.dirty_max, 1 << 30);
+    }
+
+    #[test]
+    fn async_writes_in_flight_rise_from_30_to_60_percent_dirty() {
+        let t = tuning();
+        let pct = |p: u64| t.dirty_max / 100 * p;
+        assert_eq!(t.async_active(0), 2);
+        assert_eq!(t.async_active(pct(30)), 2);
+        assert_eq!(t.async_active(pct(46)), 6);
+        assert_eq!(t.async_active(pct(61)), 10);
+        assert_eq!(t.async_active(t.dirty_max), 10);
+        assert_eq!(t.aggregation, 1 << 20, "hard disks aggregate to 1 MiB");
+    }
+
+    #[test]
+    fn the_delay_curve_is_dmu_tx_delays() {
+        let t = tuning();
+        assert_eq!(t.delay_ns(t.delay_min_bytes), 0);
+        // Midway between 60 % and 100 %: the scale itself, 500 µs.
+        let mid = (t.delay_min_bytes + t.dirty_max) / 2;
+        let d = t.delay_ns(mid);
+        assert!((499_000..=501_000).contains(&d), "{d}");
+        assert_eq!(t.delay_ns(t.dirty_max - 1), DELAY_MAX_NS);
+    }
+
+    #[test]
+    fn an_iscsi_client_writes_into_volblocksize_blocks() {
+        let mut m = SystemModel::default();
+        assert_eq!(m.resolve().unwrap().recordsize, 128 << 10);
+        m.client.protocol = Protocol::Iscsi;
+        assert_eq!(m.resolve().unwrap().recordsize, 16 << 10);
+        m.pool.volblocksize = Some("64K".into());
+        assert_eq!(m.resolve().unwrap().recordsize, 64 << 10);
+        m.pool.volblocksize = Some("3K".into());
+        let e = m.resolve().unwrap_err().to_string();
+        assert!(e.contains("pool.volblocksize") && e.contains("3K"), "{e}");
+    }
+
+    #[test]
+    fn bad_txg_tunables_are_named() {
+        let mut m = SystemModel::default();
+        m.server.dirty_data_sync_percent = 120.0;
+        let e = m.resolve().unwrap_err().to_string();
+        assert!(e.contains("server.dirty_data_sync_percent"), "{e}");
+        let mut m = SystemModel::default();
+        m.server.vdev_async_write_min_active = 20;
+        let e = m.resolve().unwrap_err().to_string();
+        assert!(e.contains("vdev_async_write_min_active"), "{e}");
     }
 }

@@ -164,13 +164,15 @@ fn parameters_the_runs_cannot_tell_apart_are_not_identified() {
 
 #[test]
 fn a_network_round_trip_is_recovered_from_remote_reads() {
-    // Linux NFS over 10G: a cached read costs client CPU, the round trip and
-    // server CPU. Reads at 1 and 8 threads: the CPU queues, the link does not.
+    // Linux NFS over 10G: a read the ARC holds costs client CPU, the round
+    // trip and server CPU. No client page cache, so every read crosses the
+    // link. Reads at 1 and 8 threads: the CPU queues, the link does not.
     let base = r#"
 name = "nfs"
 [client]
 protocol = "linux-nfs"
 cpu_us = 20.0
+page_cache = "0"
 [link]
 link = "10G"
 [server]

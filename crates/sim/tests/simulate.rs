@@ -261,3 +261,436 @@ fn bad_system_fields_are_named() {
         .to_string();
     assert!(e.contains("log: unknown device 'floppy'"), "{e}");
 }
+
+/// One writer, fsync after every write, in-pool ZIL on 7200 rpm disks: the
+/// write's and the fsync's mean latency, ms, on a client of `protocol`.
+fn write_and_fsync_ms(protocol: &str, client_extra: &str, fileio_extra: &[&str]) -> (f64, f64) {
+    let text = ESXI.replace(
+        "protocol = \"esxi-nfs\"",
+        &format!("protocol = \"{protocol}\"\n{client_extra}"),
+    );
+    let mut words = vec![
+        "--file-test-mode=rndwr",
+        "--threads=1",
+        "--time=10",
+        "--file-fsync-all",
+    ];
+    words.extend_from_slice(fileio_extra);
+    let r = simulate(&spec(&words), &system(&text)).unwrap();
+    (
+        r.latency[&LatencyKey::Write].mean_ms,
+        r.latency[&LatencyKey::Fsync].mean_ms,
+    )
+}
+
+#[test]
+fn iscsi_and_smb_write_back_and_commit_on_fsync() {
+    for protocol in ["iscsi", "smb", "linux-nfs"] {
+        let (write, fsync) = write_and_fsync_ms(protocol, "", &[]);
+        // A write-back WRITE is one round trip; the flush (SYNCHRONIZE
+        // CACHE, SMB2 FLUSH, COMMIT) waits for a log block on the disks.
+        assert!(write < 1.0, "{protocol}: write {write} ms");
+        assert!(fsync > 3.0, "{protocol}: fsync {fsync} ms");
+        // FUA / WRITE_THROUGH / FILE_SYNC writes wait for the log too.
+        let (write, _) = write_and_fsync_ms(protocol, "stable_writes = true", &[]);
+        assert!(write > 3.0, "{protocol} stable: write {write} ms");
+        // So does a write to a file opened O_SYNC or O_DSYNC.
+        for flag in ["sync", "dsync"] {
+            let extra = format!("--file-extra-flags={flag}");
+            let (write, _) = write_and_fsync_ms(protocol, "", &[&extra]);
+            assert!(write > 3.0, "{protocol} O_{flag}: write {write} ms");
+        }
+    }
+    // ESXi sends every WRITE stable by default; turning that off is allowed.
+    let (write, _) = write_and_fsync_ms("esxi-nfs", "", &[]);
+    assert!(write > 3.0, "esxi-nfs: write {write} ms");
+    let (write, _) = write_and_fsync_ms("esxi-nfs", "stable_writes = false", &[]);
+    assert!(write < 1.0, "esxi-nfs unstable: write {write} ms");
+}
+
+#[test]
+fn protocol_names_parse_and_are_refused_with_the_accepted_list() {
+    for p in sim::system::Protocol::ALL {
+        assert_eq!(sim::system::Protocol::parse(p.name()), Some(p));
+    }
+    let e = SystemModel::from_toml("[client]\nprotocol = \"afp\"")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("afp") && !e.contains('\n'), "{e}");
+}
+
+/// The reference user's box as shipped in examples/systems.
+const REFERENCE: &str = include_str!("../../../examples/systems/reference-nas.toml");
+
+/// Standard deviation of the per-thread event counts over their mean.
+fn fairness_spread(r: &RunResult) -> f64 {
+    let n = r.threads.len() as f64;
+    let mean = r.threads.iter().map(|t| t.events as f64).sum::<f64>() / n;
+    let var = r
+        .threads
+        .iter()
+        .map(|t| (t.events as f64 - mean).powi(2))
+        .sum::<f64>()
+        / n;
+    var.sqrt() / mean
+}
+
+#[test]
+fn threads_share_the_work_fairly_on_the_reference_command() {
+    // Without variation in service times, rndrw's global read/write rule
+    // locks the threads into a fixed pattern (one thread only writing, its
+    // event count a third of the others'); real runs share evenly.
+    let s = match check_command_line(&[
+        "fileio",
+        "--file-total-size=4G",
+        "--file-test-mode=rndrw",
+        "--file-block-size=4K",
+        "--threads=4",
+        "--time=30",
+        "--file-fsync-all",
+        "--rand-seed=1",
+        "run",
+    ]) {
+        Ok(CommandLine::Command(settings)) => match settings.action {
+            Action::Run(spec) => spec,
+            other => panic!("not a run: {other:?}"),
+        },
+        other => panic!("{other:?}"),
+    };
+    let r = simulate(&s, &system(REFERENCE)).unwrap();
+    let spread = fairness_spread(&r);
+    assert!(spread < 0.03, "per-thread events {:?}", r.threads);
+    // The same box with every service time fixed locks up as described.
+    let fixed = REFERENCE
+        .replace("[server]", "[server]\ncpu_service = \"fixed\"")
+        .replace("[client]", "[client]\ncpu_service = \"fixed\"")
+        .replace("[link]", "[link]\nrtt_spread = 0.0");
+    let locked = simulate(&s, &system(&fixed)).unwrap();
+    assert!(
+        fairness_spread(&locked) > 0.1,
+        "per-thread events {:?}",
+        locked.threads
+    );
+    // Deterministic for a seed, and the variation does come from the seed.
+    let again = simulate(&s, &system(REFERENCE)).unwrap();
+    assert_eq!(r.threads, again.threads);
+    let mut other = s.clone();
+    other.rand_seed += 1;
+    let other = simulate(&other, &system(REFERENCE)).unwrap();
+    assert_ne!(r.threads, other.threads);
+}
+
+#[test]
+fn service_time_variation_keeps_the_means() {
+    // One request at a time: the exponential server CPU time and the varied
+    // link trips keep their means, so the mean latency is the fixed one's.
+    let base = r#"
+[client]
+protocol = "linux-nfs"
+cpu_us = 0
+page_cache = "0"
+[link]
+link = "10G"
+rtt_ms = 0.5
+[server]
+cpu_us = 200
+"#;
+    let fixed = base
+        .replace("cpu_us = 200", "cpu_us = 200\ncpu_service = \"fixed\"")
+        .replace("rtt_ms = 0.5", "rtt_ms = 0.5\nrtt_spread = 0.0");
+    let s = spec(&["--file-test-mode=rndrd", "--threads=1", "--time=20"]);
+    let varied = simulate(&s, &system(base)).unwrap();
+    let fixed = simulate(&s, &system(&fixed)).unwrap();
+    let (v, f) = (
+        varied.latency[&LatencyKey::Read].mean_ms,
+        fixed.latency[&LatencyKey::Read].mean_ms,
+    );
+    assert!((v - f).abs() / f < 0.01, "{v} vs {f}");
+    let spread = |r: &RunResult| {
+        let l = &r.latency[&LatencyKey::Read];
+        l.max_ms - l.min_ms
+    };
+    assert!(spread(&varied) > 0.2, "{}", spread(&varied));
+    assert!(spread(&fixed) < 0.01, "{}", spread(&fixed));
+}
+
+#[test]
+fn the_client_page_cache_serves_reads_of_a_small_file_set() {
+    // A 16 MiB file set fits the default 2 GiB client cache: a buffered 4 KiB
+    // random read never leaves the client; O_DIRECT or no cache crosses the
+    // link every time; writes with fsync go through either way.
+    let nfs = r#"
+[client]
+protocol = "linux-nfs"
+cpu_service = "fixed"
+[link]
+link = "10G"
+[server]
+cpu_service = "fixed"
+"#;
+    let rndrd = |extra: &[&str], sys: &str| {
+        let mut words = vec!["--file-test-mode=rndrd", "--threads=1", "--time=1"];
+        words.extend_from_slice(extra);
+        simulate(&spec(&words), &system(sys)).unwrap()
+    };
+    let cached = rndrd(&[], nfs);
+    let read_ms = cached.latency[&LatencyKey::Read].mean_ms;
+    // The latency histogram's buckets are coarser than 3 digits this low;
+    // the rate below is exact.
+    assert!((read_ms - 0.005).abs() < 0.0003, "cached read {read_ms} ms");
+    let expect = 1.0 / 5e-6;
+    let got = cached.rates.reads_per_s;
+    assert!((got - expect).abs() / expect < 0.01, "{got} reads/s");
+    // RTT 0.04 ms + 2 x 20 µs server and client CPU, at least.
+    let direct = rndrd(&["--file-extra-flags=direct"], nfs);
+    assert!(direct.latency[&LatencyKey::Read].min_ms > 0.05);
+    let none = rndrd(&[], &nfs.replace("[link]", "page_cache = \"0\"\n[link]"));
+    assert!(none.latency[&LatencyKey::Read].min_ms > 0.05);
+    // The server itself keeps file data in the ARC, not a page cache.
+    let local = rndrd(&[], "[server]\ncpu_service = \"fixed\"\n");
+    assert!(local.latency[&LatencyKey::Read].min_ms > 0.025);
+    // Writes with --file-fsync-all still reach the server.
+    let s = spec(&[
+        "--file-test-mode=rndrw",
+        "--threads=1",
+        "--time=2",
+        "--file-fsync-all",
+    ]);
+    let r = simulate(&s, &system(nfs)).unwrap();
+    assert!(r.latency[&LatencyKey::Write].min_ms > 0.05);
+    assert!(r.latency[&LatencyKey::Fsync].min_ms > 0.05);
+    assert!(r.latency[&LatencyKey::Read].max_ms < 0.01);
+}
+
+#[test]
+fn a_file_set_larger_than_the_client_cache_misses_in_proportion() {
+    // 64 MiB of files, 16 MiB of cache: about a quarter of uniform random
+    // reads hit it.
+    let sys = system(
+        "[client]\nprotocol = \"linux-nfs\"\npage_cache = \"16M\"\n[link]\nlink = \"10G\"\n",
+    );
+    let mut s = spec(&["--file-test-mode=rndrd", "--threads=1", "--time=5"]);
+    s.files.file_size *= 4;
+    s.files.total_size *= 4;
+    s.percentiles = vec![20.0, 30.0];
+    let r = simulate(&s, &sys).unwrap();
+    let hits = r.latency[&LatencyKey::Read]
+        .at(20.0)
+        .map(|ms| ms < 0.01)
+        .unwrap_or(false);
+    assert!(hits, "{:?}", r.latency[&LatencyKey::Read]);
+    let misses = r.latency[&LatencyKey::Read].at(30.0).unwrap_or(0.0);
+    assert!(misses > 0.05, "30th percentile {misses} ms");
+}
+
+fn words_spec(words: &[&str]) -> RunSpec {
+    let mut all = vec!["fileio"];
+    all.extend_from_slice(words);
+    all.push("run");
+    match check_command_line(&all) {
+        Ok(CommandLine::Command(settings)) => match settings.action {
+            Action::Run(spec) => spec,
+            other => panic!("not a run: {other:?}"),
+        },
+        other => panic!("{all:?}: {other:?}"),
+    }
+}
+
+#[test]
+fn the_write_throttle_holds_ingest_to_what_the_pool_writes() {
+    // sync=disabled, whole-record writes: nothing but the txg limits the
+    // writers. Without dirty-data throttling they would run at CPU speed
+    // (tens of thousands of 128 KiB writes a second); with it the rate
+    // converges to the mirror's sequential write rate, 180 MB/s.
+    let sys = system(
+        r#"
+[server]
+ram = "2G"
+sync = "disabled"
+[pool]
+layout = "1xmirror-2"
+disk = "hdd-7200"
+"#,
+    );
+    let s = words_spec(&[
+        "--file-total-size=4G",
+        "--file-test-mode=rndwr",
+        "--file-block-size=128K",
+        "--file-fsync-freq=0",
+        "--threads=4",
+        "--time=60",
+    ]);
+    let r = simulate(&s, &sys).unwrap();
+    let mb_s = r.rates.writes_per_s * 131_072.0 / 1e6;
+    assert!((60.0..=200.0).contains(&mb_s), "{mb_s} MB/s");
+    // Some writes waited on the delay curve or at the limit.
+    let write = &r.latency[&LatencyKey::Write];
+    assert!(write.max_ms > 1.0, "{write:?}");
+}
+
+#[test]
+fn log_blocks_overtake_queued_txg_writes() {
+    // In-pool ZIL on flash, each 4 KiB write dirtying a 128 KiB record: the
+    // txg writes are large. With the vdev queue's priority a commit waits
+    // behind at most the txg writes in flight; with every txg write handed
+    // to the disk at once (the FIFO of a queue without classes), behind all.
+    let base = r#"
+[server]
+ram = "8G"
+[pool]
+layout = "1xmirror-2"
+disk = "ssd-sata"
+"#;
+    let fifo = base.replace(
+        "ram = \"8G\"",
+        "ram = \"8G\"\nvdev_async_write_min_active = 1000\nvdev_async_write_max_active = 1000\nvdev_aggregation_limit = \"16M\"",
+    );
+    let s = words_spec(&[
+        "--file-total-size=2G",
+        "--file-test-mode=rndwr",
+        "--file-fsync-all",
+        "--threads=4",
+        "--time=30",
+    ]);
+    let fsync = |text: &str| {
+        let r = simulate(&s, &system(text)).unwrap();
+        (r.latency[&LatencyKey::Fsync].max_ms, r.rates.writes_per_s)
+    };
+    let (prio_max, prio_w) = fsync(base);
+    let (fifo_max, fifo_w) = fsync(&fifo);
+    assert!(
+        prio_max * 3.0 < fifo_max,
+        "max fsync {prio_max} vs {fifo_max} ms"
+    );
+    assert!(prio_w >= fifo_w, "{prio_w} vs {fifo_w} writes/s");
+}
+
+#[test]
+fn one_reader_missing_the_arc_on_a_fixed_latency_pool_matches_the_closed_form() {
+    // Local client, an ARC of 4 records over 32,768 (a hit in 8,000), every
+    // read a 128 KiB record from one mirror child: server CPU + the
+    // device's read latency + the record's transfer.
+    let sys = system(
+        r#"
+[server]
+ram = "1M"
+cpu_us = 30
+cpu_service = "fixed"
+[pool]
+layout = "1xmirror-2"
+disk = { kind = "flash", read_ms = 0.1, write_ms = 0.2, flush_ms = 0.5, flush_ms_per_mb = 0.0, read_mb_s = 1000.0, write_mb_s = 1000.0, parallelism = 1 }
+"#,
+    );
+    let s = words_spec(&[
+        "--file-total-size=4G",
+        "--file-test-mode=rndrd",
+        "--threads=1",
+        "--time=5",
+    ]);
+    let r = simulate(&s, &sys).unwrap();
+    let expect = 1.0 / (30e-6 + 0.1e-3 + 131_072.0 / 1e9);
+    let got = r.rates.reads_per_s;
+    assert!((got - expect).abs() / expect < 0.01, "{got} vs {expect}");
+}
+
+#[test]
+fn one_reader_over_the_link_matches_the_closed_form() {
+    // Reads served from the ARC over NFS, no client cache: client CPU, the
+    // call on the wire, half the round trip, server CPU, the 4 KiB reply
+    // on the wire, half the round trip. The trips vary (default spread)
+    // but keep their mean.
+    let sys = system(
+        r#"
+[client]
+protocol = "linux-nfs"
+cpu_us = 10
+cpu_service = "fixed"
+page_cache = "0"
+[link]
+link = "1G"
+rtt_ms = 0.2
+[server]
+cpu_us = 30
+cpu_service = "fixed"
+"#,
+    );
+    let s = spec(&[
+        "--file-test-mode=rndrd",
+        "--file-block-size=4K",
+        "--threads=1",
+        "--time=5",
+    ]);
+    let r = simulate(&s, &sys).unwrap();
+    let wire_ns = |bytes: f64| bytes * 8.0; // 1 Gbit/s: 8 ns a byte
+    let call = wire_ns(134.0 + 90.0);
+    let reply = wire_ns(4096.0 + 134.0 + 3.0 * 90.0);
+    let per_read_ns = 10e3 + call + 100e3 + 30e3 + reply + 100e3;
+    let expect = 1e9 / per_read_ns;
+    let got = r.rates.reads_per_s;
+    assert!((got - expect).abs() / expect < 0.01, "{got} vs {expect}");
+}
+
+#[test]
+fn more_threads_raise_throughput_until_the_server_cpu_saturates() {
+    // One server core at 100 µs a request: 10,000 requests/s at most. A
+    // 0.5 ms round trip keeps one thread well below that.
+    let sys = system(
+        r#"
+[client]
+protocol = "linux-nfs"
+page_cache = "0"
+[link]
+link = "10G"
+rtt_ms = 0.5
+[server]
+cpu_us = 100
+cores = 1
+"#,
+    );
+    let mut last = 0.0;
+    let mut first = None;
+    for threads in [1, 2, 4, 8, 16, 32] {
+        let t = format!("--threads={threads}");
+        let s = spec(&["--file-test-mode=rndrd", &t, "--time=5"]);
+        let (r, u) = sim::simulate_with_utilisation(&s, &sys).unwrap();
+        let x = r.rates.reads_per_s;
+        assert!(x >= last * 0.99, "{threads} threads: {x} < {last}");
+        first.get_or_insert(x);
+        last = x;
+        if threads == 2 {
+            assert!(x > 1.8 * first.unwrap(), "{x}");
+        }
+        if threads >= 16 {
+            assert_eq!(u.bottleneck().map(|b| b.0), Some("server CPU"), "{u:?}");
+            // Exponential service times: the sample mean is within 1 %.
+            assert!(x > 9_500.0 && x <= 10_000.0 * 1.01, "{x}");
+            assert!(r
+                .warnings
+                .iter()
+                .any(|w| w.code == "predicted_saturation" && w.message.starts_with("server CPU")));
+        }
+        if threads == 1 {
+            assert_eq!(u.bottleneck(), None, "{u:?}");
+        }
+    }
+}
+
+#[test]
+fn a_slow_log_device_is_named_as_the_bottleneck() {
+    // Sixteen sync writers on a consumer SSD without power-loss protection
+    // as log device (2 ms a flush): the log device is what saturates.
+    let s = spec(&[
+        "--file-test-mode=rndwr",
+        "--threads=16",
+        "--time=5",
+        "--file-fsync-all",
+    ]);
+    let (r, u) = sim::simulate_with_utilisation(&s, &with_log(ESXI, "\"ssd-sata-noplp\"")).unwrap();
+    assert_eq!(u.bottleneck().map(|b| b.0), Some("log device"), "{u:?}");
+    let note = r
+        .warnings
+        .iter()
+        .find(|w| w.code == "predicted_utilisation")
+        .expect("utilisation note");
+    assert!(note.message.contains("log device"), "{}", note.message);
+}

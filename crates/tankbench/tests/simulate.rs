@@ -161,9 +161,19 @@ fn bad_layout_is_one_line_naming_the_option() {
 #[test]
 fn bad_client_is_one_line_with_the_accepted_values() {
     let d = scratch();
-    let r = simulate(d.path(), &["--client", "smb"], &[]);
+    let r = simulate(d.path(), &["--client", "nfs4"], &[]);
     refused(&r, d.path(), "--client");
     assert!(r.stderr.contains("linux-nfs"), "{}", r.stderr);
+}
+
+#[test]
+fn every_client_preset_is_accepted_on_the_command_line() {
+    let d = scratch();
+    for client in ["local", "linux-nfs", "esxi-nfs", "iscsi", "smb"] {
+        let r = simulate(d.path(), &["--client", client], &["--format=json"]);
+        let v = json(&r);
+        assert!(count(&v, "writes") > 0.0, "{client}: {}", r.stdout);
+    }
 }
 
 #[test]

@@ -10,7 +10,7 @@ use sim::system::{DeviceSpec, Protocol, SystemModel};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-const USAGE: &str = "usage: tankbench simulate --system SYSTEM.toml [--profile PROFILE.toml] [--layout L[,L...]] [--log DEVICE|none[,...]] [--link L[,L...]] [--client local|linux-nfs|esxi-nfs[,...]] [--ram SIZE[,...]] -- <fileio options> run\n       tankbench simulate matrix MATRIX.toml [--format=text|markdown|csv|json] [--save[=DIR]] [--label=K=V]...\n       tankbench simulate calibrate [--system SYSTEM.toml] [--save-profile FILE] RESULTS...";
+const USAGE: &str = "usage: tankbench simulate --system SYSTEM.toml [--profile PROFILE.toml] [--layout L[,L...]] [--log DEVICE|none[,...]] [--link L[,L...]] [--client local|linux-nfs|esxi-nfs|iscsi|smb[,...]] [--ram SIZE[,...]] -- <fileio options> run\n       tankbench simulate matrix MATRIX.toml [--format=text|markdown|csv|json] [--save[=DIR]] [--label=K=V]...\n       tankbench simulate calibrate [--system SYSTEM.toml] [--save-profile FILE] RESULTS...";
 
 /// The words before `--`: the system and its overrides.
 #[derive(Debug, Default)]
@@ -137,15 +137,9 @@ fn apply_overrides(model: &mut SystemModel, a: &SimArgs) -> anyhow::Result<()> {
         model.server.ram = r.clone();
     }
     if let Some(c) = &a.client {
-        model.client.protocol = match c.as_str() {
-            "local" => Protocol::Local,
-            "linux-nfs" => Protocol::LinuxNfs,
-            "esxi-nfs" => Protocol::EsxiNfs,
-            other => anyhow::bail!(
-                "simulate: --client '{other}': accepted: {}",
-                Protocol::ACCEPTED
-            ),
-        };
+        model.client.protocol = Protocol::parse(c).ok_or_else(|| {
+            anyhow::anyhow!("simulate: --client '{c}': accepted: {}", Protocol::ACCEPTED)
+        })?;
     }
     Ok(())
 }
