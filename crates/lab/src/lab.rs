@@ -1013,7 +1013,11 @@ pub fn down_all(root: &Path) -> Sweep {
             .and_then(|mut c| sys::run_cmd(c.args(["list", "-H", "-o", "name"])))
             .unwrap_or_default();
         let mut pools_kept = false;
-        for name in names.lines().map(str::trim).filter(|n| n.starts_with("tb-")) {
+        for name in names
+            .lines()
+            .map(str::trim)
+            .filter(|n| n.starts_with("tb-"))
+        {
             match destroy_pool(name, Some(&daemon)) {
                 Ok(()) => sweep.removed.push(format!("pool {name}")),
                 Err(e) => {
@@ -1142,6 +1146,7 @@ mod tests {
             // Refused without running zpool: the lab destroys only tb- pools.
             Resource::Pool {
                 name: "not-ours".into(),
+                zfsd: None,
             },
             Resource::File {
                 path: later.clone(),

@@ -13,6 +13,7 @@ pub mod matrix;
 pub mod net;
 pub mod remote;
 pub mod run;
+pub mod server;
 pub mod spec;
 pub mod state;
 pub mod sys;

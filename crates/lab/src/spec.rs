@@ -1290,4 +1290,39 @@ rpm = 5400
         .unwrap_err();
         assert!(e.to_string().contains("pool.sync"), "{e}");
     }
+
+    /// `server.arc`: sizes as zfs reads them, whole MiB within zfs-fuse's
+    /// `-m` range; refused with kernel OpenZFS, whose ARC is the machine's.
+    #[test]
+    fn server_arc_is_a_size_in_zfs_fuse_range() {
+        let with = |arc: &str, extra: &str| {
+            LabSpec::from_toml(&format!(
+                "name = \"x\"\n[pool]\nlayout = \"mirror-2\"\n{extra}\n[server]\narc = \"{arc}\"\n"
+            ))
+        };
+        assert_eq!(with("2G", "").unwrap().server.arc, Some(2 << 30));
+        assert_eq!(with("2GiB", "").unwrap().server.arc, Some(2 << 30));
+        assert_eq!(with("16M", "").unwrap().server.arc, Some(16 << 20));
+        assert_eq!(with("16G", "").unwrap().server.arc, Some(16 << 30));
+        assert_eq!(with("2G", "").unwrap().labels()["arc"], "2G");
+        assert_eq!(pool_with("").server.arc, None);
+        assert_eq!(pool_with("").labels()["arc"], "default");
+        for bad in ["8M", "17G", "1.5M", "2GB", "lots"] {
+            let e = with(bad, "").unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("server.arc: invalid value '{bad}'"))
+                    && e.contains("16M to 16G")
+                    && !e.contains('\n'),
+                "{e}"
+            );
+        }
+        let e = with("2G", "backend = \"openzfs\"").unwrap_err().to_string();
+        assert!(e.contains("server.arc") && e.contains("zfs_arc_max"), "{e}");
+        let e = LabSpec::from_toml(
+            "name = \"x\"\n[pool]\nlayout = \"mirror-2\"\n[server]\nram = \"2G\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("ram"), "{e}");
+    }
 }
