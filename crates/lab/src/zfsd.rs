@@ -172,7 +172,11 @@ pub fn daemon_command(
     arc_mib: Option<u64>,
 ) -> Result<Command, LabError> {
     let mut cmd = Command::new(bin);
-    cmd.arg("--no-daemon");
+    // The ARC is the server's cache, as on the NAS (OpenZFS on Linux keeps
+    // file data out of the page cache). Without this, the host's page cache
+    // of the FUSE mount answers re-reads before they reach zfs-fuse: 0 ARC
+    // lookups during a read-only run, measured here.
+    cmd.args(["--no-daemon", "--disable-page-cache"]);
     if let Some(m) = arc_mib {
         cmd.arg("--max-arc-size").arg(m.to_string());
     }
