@@ -317,7 +317,7 @@ pub fn share_mount_point(path: &Path) -> Result<(), LabError> {
 
 /// Bytes of a size accepted as `server.arc`, as the MiB zfs-fuse's `-m` takes.
 pub fn arc_mib(bytes: u64) -> Option<u64> {
-    (bytes % (1 << 20) == 0).then_some(bytes >> 20)
+    bytes.is_multiple_of(1 << 20).then_some(bytes >> 20)
 }
 
 #[cfg(test)]
