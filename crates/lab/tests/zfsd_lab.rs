@@ -118,6 +118,15 @@ fn each_lab_has_its_own_daemon_and_arc() {
     // The ARC ceiling each spec asked for (zfs-fuse -m).
     assert_eq!(db.arc_stats().expect("arcstats").c_max, 256 << 20);
     assert_eq!(ds.arc_stats().expect("arcstats").c_max, 16 << 20);
+    // `lab status` names the lab's daemon and its ARC.
+    let status = lab::server::status_lines(&big, std::time::Duration::from_millis(200)).join("\n");
+    assert!(
+        status.contains(&format!(
+            "zfs-fuse pid {} (the lab's own): ARC max 256 MiB",
+            db.pid
+        )) && status.contains("reads/s"),
+        "{status}"
+    );
     // Each daemon serves its own pool only.
     assert_eq!(pools_of(&db), ["tb-zbig"]);
     assert_eq!(pools_of(&ds), ["tb-zsmall"]);
