@@ -244,7 +244,12 @@ impl Matrix {
             results.push(self.finished(cell)?);
         }
         let done_before = results.iter().filter(|r| r.is_some()).count();
-        if done_before > 0 {
+        if done_before == n {
+            say(&format!(
+                "all {n} cells finished before (kept from {}); nothing to run",
+                self.cells_dir().display()
+            ));
+        } else if done_before > 0 {
             say(&format!(
                 "{done_before} of {n} cells finished before (kept from {}); running the other {}",
                 self.cells_dir().display(),
@@ -868,5 +873,23 @@ values = [{kind = "1G"}, {kind = "10G"}]
         assert_eq!(clock(307.0), "5m07s");
         assert_eq!(clock(3720.0), "1h02m");
         assert_eq!(clock(-3.0), "0s");
+    }
+
+    /// The example matrices load, and the reference ones give the lab the
+    /// ARC that holds their file set, with no warning.
+    #[test]
+    fn the_example_matrices_load() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/lab");
+        for name in ["reference-matrix.toml", "reference-local-matrix.toml"] {
+            let m = Matrix::load(&dir.join(name)).unwrap();
+            assert!(m
+                .workload
+                .contains(&format!("--time={DEFAULT_CELL_TIME_S}")));
+            for c in m.cells().unwrap() {
+                let spec = c.raw.validate().unwrap();
+                assert_eq!(spec.server.arc, Some(2 << 30), "{name}");
+                assert_eq!(crate::server::arc_fit_warning(&spec, &m.workload), None);
+            }
+        }
     }
 }
