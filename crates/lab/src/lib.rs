@@ -16,6 +16,7 @@ pub mod run;
 pub mod spec;
 pub mod state;
 pub mod sys;
+pub mod undo;
 
 pub use lab::{Lab, UpOptions};
 pub use spec::LabSpec;
