@@ -205,21 +205,21 @@ impl UndoLog {
     /// The power fails at `now`. Durable writes whose replies are out stay;
     /// every other write is reverted, newest first: a write the model did
     /// not call durable whole (it was in the volatile cache), a durable one
-    /// still in flight except for the byte ranges `tear(len)` says reached
-    /// the medium (relative to the write's start). Afterwards nothing is
+    /// still in flight except for the byte ranges `tear(offset, len)` says
+    /// reached the medium (relative to the write's start). Afterwards nothing is
     /// volatile.
     pub fn cut(
         &mut self,
         backing: &File,
         now: Nanos,
-        mut tear: impl FnMut(u64) -> Vec<(u64, u64)>,
+        mut tear: impl FnMut(u64, u64) -> Vec<(u64, u64)>,
     ) -> std::io::Result<CutLoss> {
         self.settle(now);
         let mut loss = CutLoss::default();
         let records = std::mem::take(&mut self.records);
         for r in records.into_values().rev() {
             let restore: Vec<(u64, &[u8])> = if r.durable {
-                let kept: Vec<(u64, u64)> = tear(r.len)
+                let kept: Vec<(u64, u64)> = tear(r.offset, r.len)
                     .into_iter()
                     .map(|(s, e)| (r.offset + s, r.offset + e))
                     .collect();
@@ -314,7 +314,7 @@ mod tests {
         f.write_all_at(data, off).unwrap();
     }
 
-    fn never_tear(_: u64) -> Vec<(u64, u64)> {
+    fn never_tear(_: u64, _: u64) -> Vec<(u64, u64)> {
         panic!("nothing is in flight")
     }
 
@@ -382,12 +382,12 @@ mod tests {
         assert_eq!(u.len(), 1);
         let mut asked = Vec::new();
         let loss = u
-            .cut(&f, 50, |len| {
-                asked.push(len);
+            .cut(&f, 50, |off, len| {
+                asked.push((off, len));
                 vec![(0, 4), (8, 10)]
             })
             .unwrap();
-        assert_eq!(asked, vec![12]);
+        assert_eq!(asked, vec![(0, 12)]);
         assert_eq!(content(&f, 12), b"bbbbaaaabbaa");
         assert_eq!(
             loss,

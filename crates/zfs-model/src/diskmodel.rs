@@ -321,23 +321,29 @@ impl WriteLog {
         x.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
-    /// The byte ranges (from the write's start) of a `len`-byte write in
-    /// flight that reach the medium.
-    fn tear(&mut self, how: Tear, len: u64) -> Vec<(u64, u64)> {
-        let units = len.div_ceil(TEAR_UNIT);
-        let unit = |i: u64| (i * TEAR_UNIT, ((i + 1) * TEAR_UNIT).min(len));
+    /// The byte ranges (from the write's start) of a `len`-byte write at
+    /// `offset` in flight that reach the medium. Units are whole sectors or
+    /// pages of the device, so a write that starts or ends inside one has a
+    /// shorter first or last unit.
+    fn tear(&mut self, how: Tear, offset: u64, len: u64) -> Vec<(u64, u64)> {
+        let mut units = Vec::new();
+        let mut at = 0;
+        while at < len {
+            let next = ((offset + at) / TEAR_UNIT + 1) * TEAR_UNIT - offset;
+            units.push((at, next.min(len)));
+            at = next;
+        }
         match how {
             Tear::Prefix => {
-                let kept = self.draw() % (units + 1);
-                if kept == 0 {
-                    Vec::new()
-                } else {
-                    vec![(0, unit(kept - 1).1)]
+                let kept = self.draw() % (units.len() as u64 + 1);
+                match usize::try_from(kept).ok().and_then(|k| k.checked_sub(1)) {
+                    Some(last) => vec![(0, units[last].1)],
+                    None => Vec::new(),
                 }
             }
-            Tear::Pages => (0..units)
+            Tear::Pages => units
+                .into_iter()
                 .filter(|_| self.draw() >> 63 == 1)
-                .map(unit)
                 .collect(),
         }
     }
@@ -529,12 +535,13 @@ impl Disk {
         }
     }
 
-    /// Which byte ranges (from its start) of a `len`-byte write in flight at
-    /// a power cut reach the medium: seeded, so a cut is reproducible.
-    pub fn tear(&mut self, len: u64) -> Vec<(u64, u64)> {
+    /// Which byte ranges (from its start) of a `len`-byte write at `offset`
+    /// in flight at a power cut reach the medium: seeded, so a cut is
+    /// reproducible.
+    pub fn tear(&mut self, offset: u64, len: u64) -> Vec<(u64, u64)> {
         match self {
-            Disk::Hdd(d) => d.log.tear(Tear::Prefix, len),
-            Disk::Flash(d) => d.log.tear(Tear::Pages, len),
+            Disk::Hdd(d) => d.log.tear(Tear::Prefix, offset, len),
+            Disk::Flash(d) => d.log.tear(Tear::Pages, offset, len),
             Disk::None => vec![(0, len)],
         }
     }
@@ -1304,8 +1311,8 @@ mod tests {
         let mut b = a.clone();
         let mut prefixes = Vec::new();
         for _ in 0..50 {
-            let t = a.tear(len);
-            assert_eq!(t, b.tear(len), "same seed, same tear");
+            let t = a.tear(1 << 20, len);
+            assert_eq!(t, b.tear(1 << 20, len), "same seed, same tear");
             assert!(t.len() <= 1);
             if let Some(&(start, end)) = t.first() {
                 assert_eq!(start, 0);
@@ -1317,7 +1324,7 @@ mod tests {
         prefixes.dedup();
         assert!(prefixes.len() > 10, "prefix lengths vary: {prefixes:?}");
         let mut f = tracked(ModelParams::Flash(FlashParams::sata_consumer()));
-        let pages = f.tear(len);
+        let pages = f.tear(0, len);
         assert!(pages.len() > 10 && pages.len() < 55, "{}", pages.len());
         assert!(pages.iter().all(|(s, e)| s % TEAR_UNIT == 0 && e > s && *e <= len));
         // A different seed tears differently.
@@ -1325,7 +1332,13 @@ mod tests {
             seed: 2,
             ..FlashParams::sata_consumer()
         }));
-        assert_ne!(g.tear(len), pages);
+        assert_ne!(g.tear(0, len), pages);
+        // Units follow the device's sectors, not the write's start.
+        let mut h = tracked(ModelParams::Flash(FlashParams::sata_plp()));
+        let units: Vec<(u64, u64)> = (0..64)
+            .flat_map(|_| h.tear(TEAR_UNIT - 100, 2 * TEAR_UNIT))
+            .collect();
+        assert!(units.iter().all(|u| [(0, 100), (100, 4196), (4196, 8192)].contains(u)));
     }
 
     #[test]
