@@ -9,6 +9,7 @@ use crate::remote::{self, SshFiles};
 use crate::spec::{Access, Backend, LabSpec, LinkSpec};
 use crate::state::{LabInfo, Resource, State};
 use crate::sys::{self, Requirement};
+use crate::zfsd::{self, Zfsd};
 use crate::LabError;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -218,6 +219,7 @@ impl Lab {
             pid,
             tag: tag.to_string(),
             what: what.to_string(),
+            start_time: zfsd::start_time(pid),
         })?;
         Ok(pid)
     }
@@ -270,7 +272,7 @@ impl Lab {
             )));
         }
         let disks = self.build_disks(&spec, opts, &say)?;
-        let (backend, pool_mp) = self.create_pool(&spec, &disks, &say)?;
+        let (backend, pool_mp, zfsd) = self.create_pool(&spec, &disks, &say)?;
 
         let mut workdir = pool_mp.clone();
         let mut client_netns = None;
@@ -301,6 +303,7 @@ impl Lab {
             log_disks: disks.log,
             link: link_measured,
             built_in_s: 0.0,
+            zfsd,
         })
     }
 
@@ -393,20 +396,29 @@ impl Lab {
         })
     }
 
-    /// `zpool create` over the disks, mounted under the lab directory.
+    /// `zpool create` over the disks, mounted under the lab directory; with
+    /// zfs-fuse, by the lab's own daemon, started here.
     fn create_pool(
         &mut self,
         spec: &LabSpec,
         disks: &BuiltDisks,
         say: &dyn Fn(&str),
-    ) -> Result<(Backend, PathBuf), LabError> {
+    ) -> Result<(Backend, PathBuf, Option<Zfsd>), LabError> {
         let id = spec.id();
         let backend = choose_backend(spec)?;
-        if backend == Backend::ZfsFuse {
-            ensure_zfs_fuse()?;
-        }
         let pool_mp = self.dir.join("pool");
         self.mkdir(&pool_mp)?;
+        let daemon = if backend == Backend::ZfsFuse {
+            // Shared before the daemon's namespace copies it: the dataset
+            // zfs-fuse mounts here must reach the host's mount table.
+            self.record(Resource::Mount {
+                path: pool_mp.clone(),
+            })?;
+            zfsd::share_mount_point(&pool_mp)?;
+            Some(self.start_zfsd(spec, say)?)
+        } else {
+            None
+        };
         let data_paths: Vec<PathBuf> = disks.data.iter().map(|d| disks.mount.join(d)).collect();
         let mut args: Vec<String> = vec!["create".into(), "-f".into()];
         if let Some(a) = spec.pool.ashift {
@@ -443,8 +455,13 @@ impl Lab {
             "pool {id}: {} on {backend:?}",
             spec.pool.layout_text
         ));
-        self.record(Resource::Pool { name: id.clone() })?;
-        sys::run("zpool", &args)?;
+        self.record(Resource::Pool {
+            name: id.clone(),
+            zfsd: daemon.clone(),
+        })?;
+        let mut create = zfs_command(daemon.as_ref(), "zpool")?;
+        create.args(&args);
+        sys::run_cmd(&mut create)?;
         if !sys::is_mounted(&pool_mp) {
             return Err(LabError::Other(format!(
                 "pool {id} was created but is not mounted at {}",
@@ -452,7 +469,51 @@ impl Lab {
             )));
         }
         sys::check_interrupted()?;
-        Ok((backend, pool_mp))
+        Ok((backend, pool_mp, daemon))
+    }
+
+    /// The lab's own zfs-fuse daemon, in a mount namespace of its own with
+    /// the lab's zfsrc, socket, lock, pool cache and kstat directory
+    /// (crate::zfsd), and the ARC `server.arc` asks for.
+    fn start_zfsd(&mut self, spec: &LabSpec, say: &dyn Fn(&str)) -> Result<Zfsd, LabError> {
+        let bin = sys::which("zfs-fuse").ok_or_else(|| {
+            LabError::Missing("program `zfs-fuse` (apt-get install zfs-fuse)".into())
+        })?;
+        zfsd::ensure_fixed_paths()?;
+        let ddir = self.dir.join("zfsd");
+        self.mkdir(&ddir)?;
+        for (_, name) in zfsd::PRIVATE_PATHS {
+            self.mkdir(&ddir.join(name))?;
+        }
+        self.write_file(&ddir.join("etc").join("zfsrc"), zfsd::ZFSRC)?;
+        // What zfs-fuse makes in its directories (removed if there).
+        for made in zfsd::DAEMON_FILES {
+            self.record(Resource::File {
+                path: ddir.join(made),
+            })?;
+        }
+        let arc_mib = spec.server.arc.and_then(zfsd::arc_mib);
+        say(&format!(
+            "zfs-fuse of the lab: ARC {}",
+            arc_mib.map_or_else(|| "zfs-fuse's default".to_string(), |m| format!("{m} MiB"))
+        ));
+        let cmd = zfsd::daemon_command(&bin, &ddir, arc_mib)?;
+        let log = ddir.join("zfs-fuse.log");
+        let tag = ddir.display().to_string();
+        let pid = self.spawn_daemon(cmd, zfsd::WHAT, &tag, &log)?;
+        let daemon = Zfsd {
+            pid,
+            start_time: zfsd::start_time(pid).unwrap_or_default(),
+            tag,
+        };
+        let probe = daemon.clone();
+        self.wait_ready("zfs-fuse", pid, &log, || {
+            probe.command("zpool").is_ok_and(|mut c| {
+                sys::status_within(c.arg("list"), ZPOOL_ANSWER_LIMIT) == sys::Within::Succeeded
+            })
+        })?;
+        sys::check_interrupted()?;
+        Ok(daemon)
     }
 
     /// The network namespaces joined by the link, and the delaying relay in
@@ -698,7 +759,7 @@ fn describe(r: &Resource) -> String {
         Resource::File { path } => format!("file {}", path.display()),
         Resource::Process { pid, what, .. } => format!("{what} (pid {pid})"),
         Resource::Mount { path } => format!("mount {}", path.display()),
-        Resource::Pool { name } => format!("pool {name}"),
+        Resource::Pool { name, .. } => format!("pool {name}"),
         Resource::Netns { name } => format!("network namespace {name}"),
     }
 }
@@ -721,8 +782,19 @@ fn remove(r: &Resource, children: &mut Vec<Child>) -> Result<(), LabError> {
             }
             last
         }
-        Resource::Process { pid, tag, .. } => {
-            sys::stop_pid(*pid, tag, Duration::from_secs(5));
+        Resource::Process {
+            pid,
+            tag,
+            what,
+            start_time,
+        } => {
+            if start_time.is_some_and(|t| zfsd::start_time(*pid) != Some(t)) {
+                // The pid now belongs to another process: ours is gone.
+                return Ok(());
+            }
+            // zfs-fuse takes a few seconds to close its pools and exit.
+            let grace = if what == zfsd::WHAT { 30 } else { 5 };
+            sys::stop_pid(*pid, tag, Duration::from_secs(grace));
             if let Some(i) = children.iter().position(|c| c.id() as i32 == *pid) {
                 let mut c = children.remove(i);
                 let _ = c.wait();
@@ -736,7 +808,7 @@ fn remove(r: &Resource, children: &mut Vec<Child>) -> Result<(), LabError> {
             }
             Ok(())
         }
-        Resource::Pool { name } => destroy_pool(name),
+        Resource::Pool { name, zfsd } => destroy_pool(name, zfsd.as_ref()),
         Resource::Netns { name } => {
             if sys::netns_path(name).exists() {
                 sys::run("ip", ["netns", "del", name.as_str()])?;
@@ -757,10 +829,20 @@ fn remove(r: &Resource, children: &mut Vec<Child>) -> Result<(), LabError> {
     }
 }
 
+/// `program` (zpool, zfs) talking to the lab's own daemon, or to the
+/// machine's ZFS when there is none.
+pub fn zfs_command(daemon: Option<&Zfsd>, program: &str) -> Result<Command, LabError> {
+    match daemon {
+        Some(d) => d.command(program),
+        None => Ok(Command::new(program)),
+    }
+}
+
 /// Whether `name` is a pool; an error when zfs-fuse does not answer.
-fn pool_exists(name: &str) -> Result<bool, LabError> {
+fn pool_exists(name: &str, daemon: Option<&Zfsd>) -> Result<bool, LabError> {
+    let mut cmd = zfs_command(daemon, "zpool")?;
     match sys::status_within(
-        Command::new("zpool").args(["list", "-H", "-o", "name", name]),
+        cmd.args(["list", "-H", "-o", "name", name]),
         ZPOOL_ANSWER_LIMIT,
     ) {
         sys::Within::Succeeded => Ok(true),
@@ -769,19 +851,27 @@ fn pool_exists(name: &str) -> Result<bool, LabError> {
     }
 }
 
-fn destroy_pool(name: &str) -> Result<(), LabError> {
+fn destroy_pool(name: &str, daemon: Option<&Zfsd>) -> Result<(), LabError> {
     if !name.starts_with("tb-") {
         return Err(LabError::Other(format!(
             "refusing to destroy pool '{name}' without the tb- prefix"
         )));
     }
-    if sys::which("zpool").is_none() || !pool_exists(name)? {
+    // A lab's own daemon that is gone took its pool with it: the pool was in
+    // its private cache only, and nothing else imports it.
+    if sys::which("zpool").is_none() || daemon.is_some_and(|d| !d.alive()) {
+        return Ok(());
+    }
+    if !pool_exists(name, daemon)? {
         return Ok(());
     }
     let mut last = Ok(String::new());
     for _ in 0..10 {
-        last = sys::run("zpool", ["destroy", "-f", name]);
-        if last.is_ok() || !pool_exists(name)? {
+        // zfs-fuse answers "pool is busy" while it still unmounts the
+        // dataset; a later try succeeds.
+        let mut cmd = zfs_command(daemon, "zpool")?;
+        last = sys::run_cmd(cmd.args(["destroy", "-f", name]));
+        if last.is_ok() || !pool_exists(name, daemon)? {
             return Ok(());
         }
         std::thread::sleep(Duration::from_millis(500));
@@ -829,44 +919,6 @@ fn choose_backend(spec: &LabSpec) -> Result<Backend, LabError> {
 /// in well under a second; a daemon with a suspended pool (its disks gone,
 /// failmode=wait) never does, and neither would the build.
 const ZPOOL_ANSWER_LIMIT: Duration = Duration::from_secs(30);
-
-/// Start the shared zfs-fuse daemon if none is running. The lab never stops
-/// it, and never touches a running one (its pid file included): other labs
-/// and tools on the machine use the same daemon.
-pub fn ensure_zfs_fuse() -> Result<(), LabError> {
-    match pool_list() {
-        sys::Within::Succeeded => return Ok(()),
-        sys::Within::TimedOut => return Err(zfs_fuse_hangs()),
-        sys::Within::Failed => {}
-    }
-    if let Some(pid) = sys::process_named("zfs-fuse") {
-        return Err(LabError::Missing(format!(
-            "zfs-fuse (pid {pid}) is running but `zpool list` fails; check syslog, and restart the daemon when nothing uses it"
-        )));
-    }
-    let bin = sys::which("zfs-fuse")
-        .ok_or_else(|| LabError::Missing("program `zfs-fuse` (apt-get install zfs-fuse)".into()))?;
-    for d in ["/var/run/zfs", "/var/lock/zfs", "/etc/zfs"] {
-        let _ = std::fs::create_dir_all(d);
-    }
-    // No zfs-fuse runs: a pid file left by one that died would stop the new
-    // one from starting.
-    let _ = std::fs::remove_file("/var/run/zfs-fuse.pid");
-    let _ = Command::new(bin)
-        .args(["--pidfile", "/var/run/zfs-fuse.pid", "--no-kstat-mount"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    for _ in 0..100 {
-        match pool_list() {
-            sys::Within::Succeeded => return Ok(()),
-            sys::Within::TimedOut => return Err(zfs_fuse_hangs()),
-            sys::Within::Failed => std::thread::sleep(Duration::from_millis(100)),
-        }
-    }
-    Err(LabError::Missing("zfs-fuse did not come up (`zpool list` keeps failing); start it with `zfs-fuse` and check syslog".into()))
-}
 
 fn pool_list() -> sys::Within {
     sys::status_within(Command::new("zpool").arg("list"), ZPOOL_ANSWER_LIMIT)
@@ -935,12 +987,55 @@ pub fn down_all(root: &Path) -> Sweep {
         {
             let status = sys::run("zpool", ["status", name]).unwrap_or_default();
             if status.contains(&root_s) {
-                match destroy_pool(name) {
+                match destroy_pool(name, None) {
                     Ok(()) => sweep.removed.push(format!("pool {name}")),
                     Err(e) => sweep.kept.push(format!("pool {name}: {e}")),
                 }
             }
         }
+    }
+    // The labs' own zfs-fuse daemons (a daemon directory under root/tb-* in
+    // the command line): their pools first, then the daemons. The machine's
+    // daemon carries no such mark and is never touched.
+    for pid in sys::all_pids() {
+        let cmd = sys::pid_cmdline(pid);
+        let is_zfs_fuse = cmd.first().is_some_and(|a| a.ends_with("zfs-fuse"));
+        let Some(tag) = cmd.iter().find(|a| in_root(a)).filter(|_| is_zfs_fuse) else {
+            continue;
+        };
+        let daemon = Zfsd {
+            pid,
+            start_time: zfsd::start_time(pid).unwrap_or_default(),
+            tag: tag.clone(),
+        };
+        let names = daemon
+            .command("zpool")
+            .and_then(|mut c| sys::run_cmd(c.args(["list", "-H", "-o", "name"])))
+            .unwrap_or_default();
+        let mut pools_kept = false;
+        for name in names
+            .lines()
+            .map(str::trim)
+            .filter(|n| n.starts_with("tb-"))
+        {
+            match destroy_pool(name, Some(&daemon)) {
+                Ok(()) => sweep.removed.push(format!("pool {name}")),
+                Err(e) => {
+                    pools_kept = true;
+                    sweep.kept.push(format!("pool {name}: {e}"));
+                }
+            }
+        }
+        if pools_kept {
+            sweep.kept.push(format!(
+                "zfs-fuse (pid {pid}): kept, a pool of it could not be destroyed"
+            ));
+            continue;
+        }
+        sys::stop_pid(pid, tag, Duration::from_secs(30));
+        sweep
+            .removed
+            .push(format!("process {pid} ({})", cmd.join(" ")));
     }
     for m in mounts.iter().filter(|p| !p.ends_with("client")) {
         if !sys::is_mounted(m) {
@@ -1051,6 +1146,7 @@ mod tests {
             // Refused without running zpool: the lab destroys only tb- pools.
             Resource::Pool {
                 name: "not-ours".into(),
+                zfsd: None,
             },
             Resource::File {
                 path: later.clone(),

@@ -13,10 +13,12 @@ pub mod matrix;
 pub mod net;
 pub mod remote;
 pub mod run;
+pub mod server;
 pub mod spec;
 pub mod state;
 pub mod sys;
 pub mod undo;
+pub mod zfsd;
 
 pub use lab::{Lab, UpOptions};
 pub use spec::LabSpec;

@@ -15,6 +15,7 @@
 use crate::lab::{Lab, UpOptions};
 use crate::net::LinkMeasurement;
 use crate::run::{self, Outcome};
+use crate::server::ServerActivity;
 use crate::spec::RawSpec;
 use crate::{sys, LabError};
 use fileio::result::{LatencyKey, RunResult};
@@ -27,6 +28,16 @@ use std::path::{Path, PathBuf};
 /// Marks the JSON document of a matrix as ours (its first key), so a later
 /// run may replace it and never replaces a file someone else wrote.
 pub const JSON_GENERATOR: &str = "tankbench lab matrix";
+
+/// Marks the file of one finished (or failed) cell.
+pub const CELL_GENERATOR: &str = "tankbench lab matrix cell";
+
+/// The run time a matrix gives each cell when its workload names none, s.
+/// zfs-fuse syncs a transaction group every 30 s (zfs_txg_timeout in its
+/// txg.c, from OpenSolaris; OpenZFS has 5 s), so a 60 s run holds two syncs
+/// wherever it starts; 20 s runs held one or none, and no-log figures moved
+/// 2.5-fold between such runs.
+pub const DEFAULT_CELL_TIME_S: u64 = 60;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -66,6 +77,38 @@ struct MatrixDoc<'a> {
     generator: &'static str,
     workload: &'a [String],
     cells: &'a [CellResult],
+}
+
+/// The file of one cell: the mark, what the cell was (its spec and the
+/// workload, as JSON), and its result.
+#[derive(Serialize, Deserialize)]
+struct CellDoc {
+    generator: String,
+    key: String,
+    result: CellResult,
+}
+
+/// FNV-1a, 64 bits (Fowler, Noll, Vo): a stable name for a cell's file.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Seconds as `1h02m`, `5m07s` or `42s`.
+fn clock(seconds: f64) -> String {
+    // Rounded and clamped to a day's worth of hours times 1000: a finite,
+    // non-negative value that fits.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let s = seconds.clamp(0.0, 86_400_000.0).round() as u64;
+    match (s / 3600, s % 3600 / 60, s % 60) {
+        (0, 0, sec) => format!("{sec}s"),
+        (0, m, sec) => format!("{m}m{sec:02}s"),
+        (h, m, _) => format!("{h}h{m:02}m"),
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -130,9 +173,16 @@ impl Matrix {
             Some(o) => dir.join(o),
             None => dir.join(path.file_stem().unwrap_or_default()),
         };
+        let mut workload = raw.workload;
+        if !workload
+            .iter()
+            .any(|w| w.starts_with("--time=") || w.starts_with("--max-time="))
+        {
+            workload.push(format!("--time={DEFAULT_CELL_TIME_S}"));
+        }
         let m = Matrix {
             base,
-            workload: raw.workload,
+            workload,
             output,
             axes: raw.axis,
         };
@@ -181,21 +231,59 @@ impl Matrix {
             .collect()
     }
 
-    /// Build, run and tear down every cell; write the tables after each cell
-    /// so an interrupted matrix keeps what it measured.
+    /// Build, run and tear down every cell that has no finished result in
+    /// the output yet; write each cell's file as soon as it is done and the
+    /// tables after each cell, so an interrupted matrix keeps what it
+    /// measured and a second run of it measures only what is missing (or
+    /// failed). A finished cell's file is never rewritten.
     pub fn run(&self, opts: &UpOptions, say: &dyn Fn(&str)) -> Result<Vec<CellResult>, LabError> {
         let cells = self.cells()?;
-        let mut results: Vec<CellResult> = Vec::new();
+        let n = cells.len();
+        let mut results: Vec<Option<CellResult>> = Vec::with_capacity(n);
+        for cell in &cells {
+            results.push(self.finished(cell)?);
+        }
+        let done_before = results.iter().filter(|r| r.is_some()).count();
+        if done_before > 0 {
+            say(&format!(
+                "{done_before} of {n} cells finished before (kept from {}); running the other {}",
+                self.cells_dir().display(),
+                n - done_before
+            ));
+        }
+        if let Some(t) = crate::run::run_shape(&self.workload).map(|s| s.time_s) {
+            if t > 0 && t < DEFAULT_CELL_TIME_S {
+                say(&format!(
+                    "warning: --time={t}: a cell shorter than {DEFAULT_CELL_TIME_S} s may hold no transaction-group sync of zfs-fuse (every 30 s), so writes that wait for one vary from cell to cell"
+                ));
+            }
+        }
+        let started = std::time::Instant::now();
+        let mut ran = 0usize;
+        let to_run = n - done_before;
         for (i, cell) in cells.iter().enumerate() {
+            if results[i].is_some() {
+                continue;
+            }
             sys::check_interrupted()?;
             let spec = cell.raw.validate()?;
             let labels = spec.labels();
+            let elapsed = started.elapsed().as_secs();
+            let eta = if ran > 0 {
+                let per_cell = started.elapsed().as_secs_f64() / ran as f64;
+                format!(", ETA {}", clock(per_cell * (to_run - ran) as f64))
+            } else {
+                String::new()
+            };
             say(&format!(
-                "cell {}/{}: {}",
+                "cell {}/{n}: {} (elapsed {}{eta})",
                 i + 1,
-                cells.len(),
-                label_line(&labels)
+                label_line(&labels),
+                clock(elapsed as f64)
             ));
+            if let Some(w) = crate::server::arc_fit_warning(&spec, &self.workload) {
+                say(&w);
+            }
             let mut res = CellResult {
                 labels: labels.clone(),
                 link: None,
@@ -203,6 +291,7 @@ impl Matrix {
                 error: None,
                 build_s: 0.0,
             };
+            let mut teardown_failed = None;
             match Lab::up(&spec, opts) {
                 Ok(lab) => {
                     res.link = lab.info().and_then(|i| i.link.clone());
@@ -216,21 +305,112 @@ impl Matrix {
                             "{}teardown: {e}",
                             res.error.map(|s| s + "; ").unwrap_or_default()
                         ));
-                        results.push(res);
-                        self.write(&results)?;
-                        return Err(e);
+                        teardown_failed = Some(e);
                     }
                 }
                 Err(e) => res.error = Some(e.to_string()),
             }
+            ran += 1;
             if let Some(e) = &res.error {
-                say(&format!("cell {} failed: {e}", i + 1));
+                say(&format!("cell {}/{n} failed: {e}", i + 1));
             }
-            results.push(res);
-            self.write(&results)?;
+            self.write_cell(cell, &res)?;
+            results[i] = Some(res);
+            self.write(&results.iter().flatten().cloned().collect::<Vec<_>>())?;
+            if let Some(e) = teardown_failed {
+                // A lab that did not come down holds names and memory the
+                // next cell needs.
+                return Err(e);
+            }
             sys::check_interrupted()?;
         }
-        Ok(results)
+        Ok(results.into_iter().flatten().collect())
+    }
+
+    /// Where each cell's result is kept: `<output>.cells/`.
+    pub fn cells_dir(&self) -> PathBuf {
+        self.output.with_extension("cells")
+    }
+
+    /// The file of `cell`: named by a hash of its configuration and the
+    /// workload, so a matrix that gains an axis value keeps the cells it
+    /// shares with the old one.
+    pub fn cell_file(&self, cell: &Cell) -> PathBuf {
+        self.cells_dir().join(format!(
+            "cell-{:016x}.json",
+            fnv1a(self.cell_key(cell).as_bytes())
+        ))
+    }
+
+    /// What makes a cell the same cell: its spec and the workload.
+    fn cell_key(&self, cell: &Cell) -> String {
+        serde_json::to_string(&(&cell.raw, &self.workload)).expect("a cell serializes")
+    }
+
+    /// The finished result of `cell` from an earlier run, if any; a failed
+    /// one is run again. An error for a file there that is not a cell file
+    /// of ours, or one of another configuration.
+    fn finished(&self, cell: &Cell) -> Result<Option<CellResult>, LabError> {
+        let path = self.cell_file(cell);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => {
+                return Err(LabError::Io {
+                    what: format!("read {}", path.display()),
+                    source: e,
+                })
+            }
+        };
+        let doc: CellDoc = serde_json::from_str(&text)
+            .ok()
+            .filter(|d: &CellDoc| d.generator == CELL_GENERATOR)
+            .ok_or_else(|| {
+                LabError::Spec(format!(
+                    "output: {} was not written by a lab matrix; move it away or choose another output",
+                    path.display()
+                ))
+            })?;
+        if doc.key != self.cell_key(cell) {
+            return Err(LabError::Spec(format!(
+                "output: {} holds another configuration under the same name; move it away or choose another output",
+                path.display()
+            )));
+        }
+        Ok((doc.result.error.is_none() && doc.result.outcome.is_some()).then_some(doc.result))
+    }
+
+    /// Write the file of a cell just run: new, or in place of the file of a
+    /// failed run of the same cell (never of a finished one: those are not
+    /// run again).
+    fn write_cell(&self, cell: &Cell, result: &CellResult) -> Result<(), LabError> {
+        let dir = self.cells_dir();
+        std::fs::create_dir_all(&dir).map_err(|e| LabError::Io {
+            what: format!("create {}", dir.display()),
+            source: e,
+        })?;
+        let path = self.cell_file(cell);
+        if self.finished(cell)?.is_some() {
+            return Err(LabError::Other(format!(
+                "{} holds a finished result; not replaced",
+                path.display()
+            )));
+        }
+        let doc = CellDoc {
+            generator: CELL_GENERATOR.to_string(),
+            key: self.cell_key(cell),
+            result: result.clone(),
+        };
+        let text = serde_json::to_string_pretty(&doc).expect("a cell serializes") + "\n";
+        let existing = if path.exists() {
+            Existing::Replace
+        } else {
+            Existing::Keep
+        };
+        write_atomically(&path, text.as_bytes(), existing).map_err(|e| LabError::Io {
+            what: format!("write {}", path.display()),
+            source: e,
+        })
     }
 
     /// `<output>.md` and `<output>.json`.
@@ -253,6 +433,16 @@ impl Matrix {
         })?;
         for path in self.output_files() {
             check_replaceable(&path)?;
+        }
+        let cells = self.cells_dir();
+        if cells.exists() && !cells.is_dir() {
+            return Err(LabError::Spec(format!(
+                "output: {} exists and is not a directory (a matrix keeps its cells there); choose another output",
+                cells.display()
+            )));
+        }
+        for cell in self.cells()? {
+            self.finished(&cell)?;
         }
         Ok(())
     }
@@ -329,10 +519,11 @@ fn publish(path: &Path, bytes: &[u8]) -> Result<(), LabError> {
 
 fn label_line(l: &std::collections::BTreeMap<String, String>) -> String {
     format!(
-        "layout {} | slog {} | link {}",
+        "layout {} | slog {} | link {} | arc {}",
         l.get("layout").map(String::as_str).unwrap_or("?"),
         l.get("slog").map(String::as_str).unwrap_or("?"),
-        l.get("link").map(String::as_str).unwrap_or("?")
+        l.get("link").map(String::as_str).unwrap_or("?"),
+        l.get("arc").map(String::as_str).unwrap_or("?")
     )
 }
 
@@ -362,6 +553,10 @@ pub fn results_table(workload: &[String], results: &[CellResult]) -> Table {
         ("fsyncs/s", true),
         ("avg lat ms", true),
         ("p95 ms", true),
+        ("ARC MiB", true),
+        ("ARC hit %", true),
+        ("disk r/s", true),
+        ("disk w/s", true),
     ]);
     t.notes
         .push(format!("Workload: tankbench fileio {}", workload.join(" ")));
@@ -375,7 +570,7 @@ pub fn results_table(workload: &[String], results: &[CellResult]) -> Table {
             table::Cell::Num(r.link.as_ref().map(|m| m.single_flow_mbit_s)),
         ];
         match &r.outcome {
-            Some(Outcome { result }) => {
+            Some(Outcome { result, server }) => {
                 let (avg, p95) = event_latency_ms(result);
                 let rates = &result.rates;
                 row.extend(
@@ -390,8 +585,19 @@ pub fn results_table(workload: &[String], results: &[CellResult]) -> Table {
                     ]
                     .map(table::Cell::Num),
                 );
+                let s = server.as_ref();
+                row.extend(
+                    [
+                        s.and_then(|s| s.arc_max_bytes)
+                            .map(|b| b as f64 / f64::from(1u32 << 20)),
+                        s.and_then(ServerActivity::arc_hit_percent),
+                        s.and_then(|s| s.disk_reads_per_s),
+                        s.and_then(|s| s.disk_writes_per_s),
+                    ]
+                    .map(table::Cell::Num),
+                );
             }
-            None => row.extend(std::iter::repeat_n(table::Cell::Num(None), 7)),
+            None => row.extend(std::iter::repeat_n(table::Cell::Num(None), 11)),
         }
         t.rows.push(row);
         if let Some(e) = &r.error {
@@ -514,7 +720,7 @@ values = [{kind = "1G"}, {kind = "10G"}]
     fn tables_replace_only_what_a_matrix_wrote() {
         let dir = tempfile::tempdir().unwrap();
         let m = Matrix {
-            base: toml::Value::Table(Default::default()),
+            base: toml::from_str("name = \"m\"\n[pool]\nlayout = \"mirror-2\"\n").unwrap(),
             workload: vec!["--time=1".into()],
             output: dir.path().join("out/ref"),
             axes: Vec::new(),
@@ -564,5 +770,103 @@ values = [{kind = "1G"}, {kind = "10G"}]
         .unwrap();
         let e = Matrix::load(&p).err().unwrap().to_string();
         assert!(e.contains("pool.layout") && e.contains("raidz9-6"), "{e}");
+    }
+
+    fn two_cell_matrix(dir: &Path, workload: &str) -> Matrix {
+        let p = dir.join("m.toml");
+        std::fs::write(
+            &p,
+            format!("workload = [{workload}]\noutput = \"out/m\"\n[base]\nname = \"m\"\n[base.pool]\nlayout = \"mirror-2\"\n[[axis]]\nkey = \"server.arc\"\nvalues = [\"64M\", \"2G\"]\n"),
+        )
+        .unwrap();
+        Matrix::load(&p).unwrap()
+    }
+
+    fn finished_cell() -> CellResult {
+        let result: RunResult = serde_json::from_str(include_str!(
+            "../../fileio/tests/data/schema1-stored-seqwr.json"
+        ))
+        .unwrap();
+        CellResult {
+            outcome: Some(Outcome {
+                result,
+                server: None,
+            }),
+            ..cell("1xmirror-2", None)
+        }
+    }
+
+    /// `server.arc` is a matrix axis (its label names the size), and a
+    /// workload without --time gets the matrix's default duration.
+    #[test]
+    fn arc_is_an_axis_and_cells_run_a_minute_by_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = two_cell_matrix(dir.path(), "\"--file-test-mode=rndrw\"");
+        assert_eq!(m.workload.last().unwrap(), "--time=60");
+        let specs: Vec<_> = m
+            .cells()
+            .unwrap()
+            .iter()
+            .map(|c| c.raw.validate().unwrap())
+            .collect();
+        assert_eq!(specs[0].server.arc, Some(64 << 20));
+        assert_eq!(specs[1].labels()["arc"], "2G");
+        let m = two_cell_matrix(dir.path(), "\"--time=5\"");
+        assert_eq!(m.workload, ["--time=5"]);
+    }
+
+    /// A finished cell is kept (found again, never rewritten); a failed one
+    /// is run again and its file replaced; a cell file that is not ours, or
+    /// of another configuration under the same name, stops the matrix
+    /// before anything runs, and stays as it was.
+    #[test]
+    fn finished_cells_are_kept_and_failed_ones_run_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = two_cell_matrix(dir.path(), "\"--time=5\"");
+        let cells = m.cells().unwrap();
+        m.check_outputs().unwrap();
+        assert!(m.finished(&cells[0]).unwrap().is_none());
+        m.write_cell(&cells[0], &finished_cell()).unwrap();
+        m.write_cell(&cells[1], &cell("1xmirror-2", Some("zpool create failed")))
+            .unwrap();
+        assert_ne!(m.cell_file(&cells[0]), m.cell_file(&cells[1]));
+        assert!(m.finished(&cells[0]).unwrap().is_some());
+        // Failed: not finished, so the next run measures it again.
+        assert!(m.finished(&cells[1]).unwrap().is_none());
+        let first = std::fs::read_to_string(m.cell_file(&cells[0])).unwrap();
+        assert!(m.write_cell(&cells[0], &finished_cell()).is_err());
+        assert_eq!(
+            std::fs::read_to_string(m.cell_file(&cells[0])).unwrap(),
+            first
+        );
+        m.write_cell(&cells[1], &finished_cell()).unwrap();
+        assert!(m.finished(&cells[1]).unwrap().is_some());
+        m.check_outputs().unwrap();
+
+        // Someone else's file under a cell's name.
+        std::fs::write(m.cell_file(&cells[1]), "{\"mine\": 1}\n").unwrap();
+        let e = m.check_outputs().unwrap_err().to_string();
+        assert!(
+            e.contains("not written by a lab matrix") && !e.contains('\n'),
+            "{e}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(m.cell_file(&cells[1])).unwrap(),
+            "{\"mine\": 1}\n"
+        );
+        // Another configuration's file under this cell's name.
+        let mut doc: serde_json::Value = serde_json::from_str(&first).unwrap();
+        doc["key"] = serde_json::Value::String("other".into());
+        std::fs::write(m.cell_file(&cells[1]), doc.to_string()).unwrap();
+        let e = m.check_outputs().unwrap_err().to_string();
+        assert!(e.contains("another configuration"), "{e}");
+    }
+
+    #[test]
+    fn progress_clock() {
+        assert_eq!(clock(42.4), "42s");
+        assert_eq!(clock(307.0), "5m07s");
+        assert_eq!(clock(3720.0), "1h02m");
+        assert_eq!(clock(-3.0), "0s");
     }
 }

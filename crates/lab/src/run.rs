@@ -17,6 +17,40 @@ use std::process::{Command, Stdio};
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Outcome {
     pub result: RunResult,
+    /// What the server's ARC and disks did during the run (beside the
+    /// result, which stays the client's measurement).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<crate::server::ServerActivity>,
+}
+
+/// What a workload's `run` will do, as fileio's parser reads its options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunShape {
+    /// `--file-total-size`, bytes.
+    pub file_total_size: u64,
+    /// `--time`, seconds (0: no time limit).
+    pub time_s: u64,
+    /// `--events` (`--max-requests`), 0: no limit.
+    pub events: u64,
+}
+
+/// The shape of a workload's `run`; None when fileio refuses the options
+/// (which [`check_workload`] reports).
+pub fn run_shape(args: &[String]) -> Option<RunShape> {
+    let mut words = vec!["fileio".to_string()];
+    words.extend(strip_format(args));
+    words.push("run".into());
+    match fileio::options::check_command_line(&words).ok()? {
+        fileio::options::CommandLine::Command(settings) => match &settings.action {
+            fileio::options::Action::Run(spec) => Some(RunShape {
+                file_total_size: spec.files.total_size,
+                time_s: spec.time_s,
+                events: spec.events,
+            }),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Find the tankbench binary: `TANKBENCH_BIN`, else next to the running
@@ -136,12 +170,14 @@ pub fn run_workload(lab: &Lab, tankbench: &Path, args: &[String]) -> Result<Outc
     )?;
     let mut run_args = args.clone();
     run_args.push("--format=json".into());
+    let before = crate::server::snapshot(lab);
     let ran = sys::check_interrupted().and_then(|_| {
         run_step(
             fileio_command(tankbench, &info.workdir, netns, &run_args, "run")?,
             true,
         )
     });
+    let server = crate::server::between(&before, &crate::server::snapshot(lab));
     // Cleanup regardless of how the run went: the test files are ours.
     let cleaned = run_step(
         fileio_command(tankbench, &info.workdir, netns, &args, "cleanup")?,
@@ -151,7 +187,10 @@ pub fn run_workload(lab: &Lab, tankbench: &Path, args: &[String]) -> Result<Outc
     cleaned?;
     let mut result = parse_result(&stdout)?;
     result.labels.extend(labels);
-    Ok(Outcome { result })
+    Ok(Outcome {
+        result,
+        server: Some(server),
+    })
 }
 
 /// The `RunResult` that `tankbench fileio ... --format=json run` printed. Its

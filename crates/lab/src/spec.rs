@@ -32,6 +32,9 @@ pub struct RawSpec {
     pub link: Option<RawLink>,
     #[serde(default)]
     pub access: Option<String>,
+    /// The server: the ARC of the lab's own zfs-fuse daemon.
+    #[serde(default)]
+    pub server: Option<RawServer>,
     /// User-defined or overridden disk models, by name.
     #[serde(default)]
     pub models: BTreeMap<String, toml::Value>,
@@ -85,6 +88,15 @@ pub enum RawLog {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct RawServer {
+    /// The ARC ceiling of the lab's zfs-fuse daemon (`zfs-fuse -m`), a size
+    /// as `zfs` reads it: 2G = 2 GiB.
+    #[serde(default)]
+    pub arc: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RawLink {
     /// A link as `plan --link` takes it (1G, 10G, 2.5G, 2x1G), or the long
     /// forms lacp and custom (with `rate`, `members`).
@@ -108,6 +120,17 @@ pub struct LabSpec {
     pub link: Option<LinkSpec>,
     pub access: Access,
     pub workload: Vec<String>,
+    /// The server's memory for ZFS (older state files have none).
+    #[serde(default)]
+    pub server: ServerSpec,
+}
+
+/// The server side of a lab beyond its pool.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ServerSpec {
+    /// Bytes of ARC the lab's zfs-fuse daemon may hold (`zfs-fuse -m`, whole
+    /// MiB); `None`: zfs-fuse's own default.
+    pub arc: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -436,6 +459,19 @@ impl RawSpec {
         let log = self.validate_log()?;
         let link = self.link.as_ref().map(validate_link).transpose()?;
         let access = validate_access(self.access.as_deref(), link.is_some())?;
+        let arc = self
+            .server
+            .as_ref()
+            .and_then(|s| s.arc.as_deref())
+            .map(validate_arc)
+            .transpose()?;
+        if arc.is_some() && backend == Some(Backend::OpenZfs) {
+            return Err(bad(
+                "server.arc",
+                self.server.as_ref().and_then(|s| s.arc.as_deref()).unwrap_or_default(),
+                "with backend openzfs: nothing (the kernel's ARC is the whole machine's; set zfs_arc_max yourself)",
+            ));
+        }
         Ok(LabSpec {
             name: self.name.clone(),
             root,
@@ -455,6 +491,7 @@ impl RawSpec {
             link,
             access,
             workload: self.workload.clone(),
+            server: ServerSpec { arc },
         })
     }
 
@@ -638,6 +675,37 @@ fn default_added_rtt_ms(rate_bps: u64, members: u32) -> f64 {
     }
     .round_trip_ms()
     .low
+}
+
+/// `server.arc`: a size as `zfs` reads it (one-letter units binary), in
+/// whole MiB within zfs-fuse's range for `-m`.
+fn validate_arc(text: &str) -> Result<u64, LabError> {
+    let (lo, hi) = crate::zfsd::ARC_MIB_RANGE;
+    let accepted = format!(
+        "a whole number of MiB from {lo}M to {}G (zfs-fuse's --max-arc-size range), e.g. 2G; TB, GB are decimal, T, G, TiB, GiB binary",
+        hi >> 10
+    );
+    match units::parse_size(text, SizeMeaning::Exact) {
+        Ok(b) => match crate::zfsd::arc_mib(b) {
+            Some(m) if (lo..=hi).contains(&m) => Ok(b),
+            _ => Err(bad("server.arc", text, &accepted)),
+        },
+        Err(e) => Err(LabError::Spec(format!(
+            "server.arc: invalid value '{text}' ({}); accepted: {accepted}",
+            reason(&e)
+        ))),
+    }
+}
+
+/// A size in binary units for labels and status lines: 2G, 512M (whole
+/// units only; otherwise MiB with decimals).
+pub fn binary_size(bytes: u64) -> String {
+    for (unit, shift) in [("T", 40), ("G", 30), ("M", 20)] {
+        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return format!("{}{unit}", bytes >> shift);
+        }
+    }
+    format!("{:.1}M", bytes as f64 / f64::from(1u32 << 20))
 }
 
 fn validate_name(name: &str) -> Result<(), LabError> {
@@ -846,6 +914,13 @@ impl LabSpec {
                 .as_ref()
                 .map(|l| l.label.clone())
                 .unwrap_or_else(|| "local".into()),
+        );
+        m.insert(
+            "arc".into(),
+            self.server
+                .arc
+                .map(binary_size)
+                .unwrap_or_else(|| "default".into()),
         );
         m.insert(
             "access".into(),
@@ -1214,5 +1289,40 @@ rpm = 5400
         )
         .unwrap_err();
         assert!(e.to_string().contains("pool.sync"), "{e}");
+    }
+
+    /// `server.arc`: sizes as zfs reads them, whole MiB within zfs-fuse's
+    /// `-m` range; refused with kernel OpenZFS, whose ARC is the machine's.
+    #[test]
+    fn server_arc_is_a_size_in_zfs_fuse_range() {
+        let with = |arc: &str, extra: &str| {
+            LabSpec::from_toml(&format!(
+                "name = \"x\"\n[pool]\nlayout = \"mirror-2\"\n{extra}\n[server]\narc = \"{arc}\"\n"
+            ))
+        };
+        assert_eq!(with("2G", "").unwrap().server.arc, Some(2 << 30));
+        assert_eq!(with("2GiB", "").unwrap().server.arc, Some(2 << 30));
+        assert_eq!(with("16M", "").unwrap().server.arc, Some(16 << 20));
+        assert_eq!(with("16G", "").unwrap().server.arc, Some(16 << 30));
+        assert_eq!(with("2G", "").unwrap().labels()["arc"], "2G");
+        assert_eq!(pool_with("").server.arc, None);
+        assert_eq!(pool_with("").labels()["arc"], "default");
+        for bad in ["8M", "17G", "1.5M", "2GB", "lots"] {
+            let e = with(bad, "").unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("server.arc: invalid value '{bad}'"))
+                    && e.contains("16M to 16G")
+                    && !e.contains('\n'),
+                "{e}"
+            );
+        }
+        let e = with("2G", "backend = \"openzfs\"").unwrap_err().to_string();
+        assert!(e.contains("server.arc") && e.contains("zfs_arc_max"), "{e}");
+        let e = LabSpec::from_toml(
+            "name = \"x\"\n[pool]\nlayout = \"mirror-2\"\n[server]\nram = \"2G\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("ram"), "{e}");
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::net::LinkMeasurement;
 use crate::spec::{Backend, LabSpec};
+use crate::zfsd::Zfsd;
 use crate::LabError;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -17,11 +18,25 @@ pub enum Resource {
     File { path: PathBuf },
     /// A daemon process the lab started; `tag` must appear in its command line
     /// before it is signalled (guards against pid reuse).
-    Process { pid: i32, tag: String, what: String },
+    Process {
+        pid: i32,
+        tag: String,
+        what: String,
+        /// Its start time (field 22 of /proc/PID/stat), where recorded: a
+        /// process with this pid but another start time is not ours.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        start_time: Option<u64>,
+    },
     /// A FUSE or sshfs mount the lab made.
     Mount { path: PathBuf },
-    /// A ZFS pool the lab created.
-    Pool { name: String },
+    /// A ZFS pool the lab created, served by the lab's own zfs-fuse daemon
+    /// (`zfsd`) or by the machine's ZFS (kernel OpenZFS; older labs: the
+    /// shared zfs-fuse daemon).
+    Pool {
+        name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        zfsd: Option<Zfsd>,
+    },
     /// A network namespace (its veth ends and qdiscs go with it).
     Netns { name: String },
 }
@@ -84,4 +99,7 @@ pub struct LabInfo {
     pub log_disks: Vec<String>,
     pub link: Option<LinkMeasurement>,
     pub built_in_s: f64,
+    /// The lab's own zfs-fuse daemon (None with kernel OpenZFS).
+    #[serde(default)]
+    pub zfsd: Option<Zfsd>,
 }

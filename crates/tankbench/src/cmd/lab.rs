@@ -141,6 +141,9 @@ fn run(
     }
     // Before anything is built: a bad option costs nothing.
     lab::run::check_workload(&args)?;
+    if let Some(w) = lab::server::arc_fit_warning(&spec, &args) {
+        eprintln!("{w}");
+    }
     if let Some(p) = &json {
         check_new_file(p).with_context(|| format!("--json {}", p.display()))?;
     }
@@ -277,6 +280,9 @@ fn print_status(l: &Lab) {
                     "  link     {}: rtt {:.3} ms (min {:.3}), one flow {:.0} Mbit/s, all members {:.0} Mbit/s",
                     link.label, m.rtt_ms_median, m.rtt_ms_min, m.single_flow_mbit_s, m.aggregate_mbit_s
                 );
+            }
+            for line in lab::server::status_lines(l, std::time::Duration::from_secs(2)) {
+                println!("{line}");
             }
         }
         None => println!(
