@@ -8,7 +8,10 @@
 //! `power-cut` to the control file [`CONTROL_FILE`] in the mount cuts the
 //! power of every disk at once: replies still held are never sent as success
 //! (the kernel gets EIO), each disk reverts what its model says a cut loses,
-//! and the file system goes on serving (the power is back). Reading the
+//! and the file system goes on serving (the power is back). `power-off` cuts
+//! the same way but leaves the disks dark: every request fails with EIO and
+//! changes nothing until `power-on` (so a dying client's last requests cannot
+//! reach a disk that has no power, however long it takes to die). Reading the
 //! control file returns the last cut's losses as JSON. The file is not listed
 //! in the directory (so `zpool import -d` never opens it), only root may open
 //! it, and any other content is refused with EINVAL.
@@ -38,6 +41,10 @@ use zfs_model::diskmodel::{Disk, ModelParams, Nanos, Op};
 pub const CONTROL_FILE: &str = ".tankbench-power";
 /// The one command the control file takes.
 pub const POWER_CUT: &str = "power-cut";
+/// Cut the power and keep it off (see the module comment).
+pub const POWER_OFF: &str = "power-off";
+/// Power back after `power-off`.
+pub const POWER_ON: &str = "power-on";
 /// Inode of the control file: far above the disks' (2, 3, ...).
 const CONTROL_INO: u64 = 1 << 40;
 
@@ -242,6 +249,8 @@ pub struct DiskFs {
     /// The last power cut's report (JSON), what reading the control file
     /// returns.
     last_cut: Vec<u8>,
+    /// Powered off: every disk request fails with EIO.
+    dark: bool,
     stats_file: Option<PathBuf>,
     stats_written: Instant,
     delayer: Delayer,
@@ -283,6 +292,7 @@ impl DiskFs {
         Ok(DiskFs {
             disks,
             last_cut: b"[]\n".to_vec(),
+            dark: false,
             stats_file: cfg.stats_file.clone(),
             stats_written: Instant::now(),
             delayer: Delayer::start(),
@@ -411,11 +421,19 @@ impl DiskFs {
             return reply.error(libc::EINVAL);
         };
         let command = data.strip_suffix(b"\n").unwrap_or(data);
-        if command != POWER_CUT.as_bytes() {
-            return reply.error(libc::EINVAL);
-        }
-        match self.power_cut() {
-            Ok(_) => reply.written(n),
+        let result = match std::str::from_utf8(command) {
+            Ok(POWER_CUT) if !self.dark => self.power_cut().map(|_| ()),
+            Ok(POWER_OFF) if !self.dark => self.power_cut().map(|_| self.dark = true),
+            Ok(POWER_ON) => {
+                self.dark = false;
+                Ok(())
+            }
+            // A cut while the power is off changes nothing: say so.
+            Ok(POWER_CUT | POWER_OFF) => Err(std::io::Error::from_raw_os_error(libc::EALREADY)),
+            _ => Err(std::io::Error::from_raw_os_error(libc::EINVAL)),
+        };
+        match result {
+            Ok(()) => reply.written(n),
             Err(e) => reply.error(e.raw_os_error().unwrap_or(libc::EIO)),
         }
     }
@@ -544,6 +562,9 @@ impl Filesystem for DiskFs {
         let Some(idx) = Self::disk_index(ino).filter(|i| *i < self.disks.len()) else {
             return reply.error(libc::ENOENT);
         };
+        if self.dark {
+            return reply.error(libc::EIO);
+        }
         let disk_size = self.disks[idx].cfg.size;
         // A negative offset reads from the start, as before.
         let offset = u64::try_from(offset).unwrap_or(0);
@@ -595,6 +616,9 @@ impl Filesystem for DiskFs {
         let Some(idx) = Self::disk_index(ino).filter(|i| *i < self.disks.len()) else {
             return reply.error(libc::ENOENT);
         };
+        if self.dark {
+            return reply.error(libc::EIO);
+        }
         let offset = u64::try_from(offset).unwrap_or(0);
         // The kernel sends at most max_write bytes per request, far below 4 GiB;
         // anything larger is refused before a byte is written.
@@ -636,6 +660,9 @@ impl Filesystem for DiskFs {
         let Some(idx) = Self::disk_index(ino).filter(|i| *i < self.disks.len()) else {
             return reply.error(libc::ENOENT);
         };
+        if self.dark {
+            return reply.error(libc::EIO);
+        }
         // The backing file is not synced: what a flush makes durable is the
         // model's business (the undo records); a host crash loses the lab
         // anyway.

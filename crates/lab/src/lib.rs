@@ -7,6 +7,7 @@
 //! made) -> workloads ([`run`]) -> [`lab::Lab::down`] (reverse order). The
 //! [`matrix`] runner repeats that for every combination of a matrix file.
 
+pub mod crash;
 pub mod diskfs;
 pub mod lab;
 pub mod matrix;
