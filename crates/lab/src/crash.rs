@@ -146,7 +146,16 @@ pub fn crash(lab: &mut Lab, say: &dyn Fn(&str)) -> Result<CrashReport, LabError>
     say(&format!("zfs-fuse restarted (pid {})", new.pid));
     adopt_daemon(lab, &old, &new)?;
     wait_answering(&new, &mut child, &ddir.join("zfs-fuse.log"))?;
-    bring_back_pool(&new, &info.pool, &info.disk_mount, &info.pool_mountpoint)?;
+    bring_back_pool(&new, &info.pool, &info.disk_mount, &info.pool_mountpoint).map_err(|e| {
+        LabError::Other(format!(
+            "{e}; the power cut reverted {lost} bytes of acknowledged writes ({})",
+            disks
+                .iter()
+                .map(|d| format!("{} {}", d.name, d.loss.lost_bytes))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })?;
     let recovery_s = started.elapsed().as_secs_f64();
     say(&format!(
         "pool {} is back at {} ({recovery_s:.1} s)",
@@ -177,17 +186,32 @@ fn signal_kill(d: &Zfsd) {
 
 /// Wait until the killed daemon is gone.
 fn wait_gone(d: &Zfsd) -> Result<(), LabError> {
-    // Gone means reaped, not only a zombie: the threads of a killed
-    // multi-threaded process still hold its files (zfs-fuse's lock among
-    // them) while the leader already shows as a zombie.
-    let gone = || zfsd::start_time(d.pid) != Some(d.start_time);
+    // A zombie leader is not gone while its other threads still exit: they
+    // hold the process's files (zfs-fuse's lock among them) until the last
+    // one is done. A zombie with no threads left is gone (its parent, maybe
+    // this very process when it built the lab, reaps it when it will).
+    let gone = || zfsd::start_time(d.pid) != Some(d.start_time) || zombie_without_threads(d.pid);
     let deadline = Instant::now() + DAEMON_LIMIT;
     while !gone() {
         if Instant::now() > deadline {
+            let status = std::fs::read_to_string(format!("/proc/{}/status", d.pid))
+                .unwrap_or_default();
+            let field = |name: &str| {
+                status
+                    .lines()
+                    .find(|l| l.starts_with(name))
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .skip(1)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
             return Err(LabError::Other(format!(
-                "zfs-fuse (pid {}) is still there {} s after SIGKILL",
+                "zfs-fuse (pid {}) is still there {} s after SIGKILL (state {}, {} threads)",
                 d.pid,
-                DAEMON_LIMIT.as_secs()
+                DAEMON_LIMIT.as_secs(),
+                field("State:"),
+                field("Threads:")
             )));
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -221,6 +245,22 @@ fn detach_dead_pool_mount(pool_mp: &Path) -> Result<(), LabError> {
             });
         }
     }
+}
+
+/// Whether `pid` is a zombie whose threads have all exited (proc(5):
+/// `State` and `Threads` of /proc/PID/status).
+fn zombie_without_threads(pid: i32) -> bool {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+        return true;
+    };
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(str::trim)
+            .unwrap_or("")
+    };
+    field("State:").starts_with('Z') && field("Threads:") == "1"
 }
 
 /// Start the lab's daemon again, as `lab up` does (its namespace, zfsrc,
@@ -348,12 +388,71 @@ fn bring_back_pool(
         let mut mount = zfs_command(Some(d), "zfs")?;
         let _ = sys::status_within(mount.args(["mount", "-a"]), Duration::from_secs(30));
         if Instant::now() > deadline {
+            let mut health = zfs_command(Some(d), "zpool")?;
+            let health = sys::run_cmd(health.args(["list", "-H", "-o", "health", pool]))
+                .map(|h| h.trim().to_string())
+                .unwrap_or_else(|e| e.to_string());
             return Err(LabError::Other(format!(
-                "pool {pool} is back but not mounted at {}",
+                "pool {pool} did not come back at {} after the crash (health: {health})",
                 pool_mp.display()
             )));
         }
         std::thread::sleep(Duration::from_millis(200));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{Backend, LabSpec};
+    use crate::state::{LabInfo, State};
+
+    /// A lab whose pool the machine's ZFS serves (no daemon of its own):
+    /// crash refuses before touching anything, and says why.
+    #[test]
+    fn a_lab_without_its_own_daemon_is_not_crashed() {
+        let root = tempfile::Builder::new()
+            .prefix("tb-h24-crash-")
+            .tempdir()
+            .unwrap();
+        let spec = LabSpec::from_toml(&format!(
+            "name = \"nodaemon\"\nroot = \"{}\"\n[pool]\nlayout = \"mirror\"\ndisk = \"hdd\"\ndisk_size = \"1GB\"\n",
+            root.path().display()
+        ))
+        .unwrap();
+        let dir = root.path().join("tb-nodaemon");
+        std::fs::create_dir(&dir).unwrap();
+        // Its disk mount does not exist: had crash gone on, the power cut
+        // would have failed with another message.
+        let state = State {
+            id: "tb-nodaemon".into(),
+            spec,
+            resources: vec![Resource::Dir { path: dir.clone() }],
+            info: Some(LabInfo {
+                backend: Backend::OpenZfs,
+                pool: "tb-nodaemon".into(),
+                pool_mountpoint: dir.join("pool"),
+                workdir: dir.join("pool"),
+                client_netns: None,
+                disk_mount: dir.join("disks"),
+                disks: vec!["tb-d00".into(), "tb-d01".into()],
+                log_disks: Vec::new(),
+                link: None,
+                built_in_s: 0.0,
+                zfsd: None,
+            }),
+        };
+        state.save(&dir).unwrap();
+        let before = std::fs::read_to_string(State::path(&dir)).unwrap();
+        let mut lab = Lab::open(root.path(), "nodaemon").unwrap();
+        let said = std::cell::RefCell::new(Vec::new());
+        let err = crash(&mut lab, &|s| said.borrow_mut().push(s.to_string()))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no zfs-fuse daemon of its own"), "{err}");
+        assert!(!err.contains('\n'), "one line: {err}");
+        assert!(said.borrow().is_empty(), "nothing was done: {said:?}");
+        assert_eq!(std::fs::read_to_string(State::path(&dir)).unwrap(), before);
+    }
 }
