@@ -435,8 +435,15 @@ impl Lab {
             args.push("-O".into());
             args.push(format!("compression={c}"));
         }
-        if let Some(s) = &spec.pool.sync {
-            // Validated against the backend in choose_backend.
+        // Validated against the backend in choose_backend: zfs-fuse takes
+        // only "standard", which is how its pool version 23 behaves anyway,
+        // and has no property to set ("invalid property 'sync'").
+        if let Some(s) = spec
+            .pool
+            .sync
+            .as_ref()
+            .filter(|_| backend != Backend::ZfsFuse)
+        {
             args.push("-O".into());
             args.push(format!("sync={s}"));
         }
@@ -994,49 +1001,7 @@ pub fn down_all(root: &Path) -> Sweep {
             }
         }
     }
-    // The labs' own zfs-fuse daemons (a daemon directory under root/tb-* in
-    // the command line): their pools first, then the daemons. The machine's
-    // daemon carries no such mark and is never touched.
-    for pid in sys::all_pids() {
-        let cmd = sys::pid_cmdline(pid);
-        let is_zfs_fuse = cmd.first().is_some_and(|a| a.ends_with("zfs-fuse"));
-        let Some(tag) = cmd.iter().find(|a| in_root(a)).filter(|_| is_zfs_fuse) else {
-            continue;
-        };
-        let daemon = Zfsd {
-            pid,
-            start_time: zfsd::start_time(pid).unwrap_or_default(),
-            tag: tag.clone(),
-        };
-        let names = daemon
-            .command("zpool")
-            .and_then(|mut c| sys::run_cmd(c.args(["list", "-H", "-o", "name"])))
-            .unwrap_or_default();
-        let mut pools_kept = false;
-        for name in names
-            .lines()
-            .map(str::trim)
-            .filter(|n| n.starts_with("tb-"))
-        {
-            match destroy_pool(name, Some(&daemon)) {
-                Ok(()) => sweep.removed.push(format!("pool {name}")),
-                Err(e) => {
-                    pools_kept = true;
-                    sweep.kept.push(format!("pool {name}: {e}"));
-                }
-            }
-        }
-        if pools_kept {
-            sweep.kept.push(format!(
-                "zfs-fuse (pid {pid}): kept, a pool of it could not be destroyed"
-            ));
-            continue;
-        }
-        sys::stop_pid(pid, tag, Duration::from_secs(30));
-        sweep
-            .removed
-            .push(format!("process {pid} ({})", cmd.join(" ")));
-    }
+    sweep_zfs_daemons(&in_root, &mut sweep);
     for m in mounts.iter().filter(|p| !p.ends_with("client")) {
         if !sys::is_mounted(m) {
             continue;
@@ -1085,6 +1050,52 @@ pub fn down_all(root: &Path) -> Sweep {
         }
     }
     sweep
+}
+
+/// The labs' own zfs-fuse daemons (a daemon directory under root/tb-* in
+/// their command line): their pools first, then the daemons. The machine's
+/// daemon carries no such mark and is never touched.
+fn sweep_zfs_daemons(in_root: &dyn Fn(&str) -> bool, sweep: &mut Sweep) {
+    for pid in sys::all_pids() {
+        let cmd = sys::pid_cmdline(pid);
+        let is_zfs_fuse = cmd.first().is_some_and(|a| a.ends_with("zfs-fuse"));
+        let Some(tag) = cmd.iter().find(|a| in_root(a)).filter(|_| is_zfs_fuse) else {
+            continue;
+        };
+        let daemon = Zfsd {
+            pid,
+            start_time: zfsd::start_time(pid).unwrap_or_default(),
+            tag: tag.clone(),
+        };
+        let names = daemon
+            .command("zpool")
+            .and_then(|mut c| sys::run_cmd(c.args(["list", "-H", "-o", "name"])))
+            .unwrap_or_default();
+        let mut pools_kept = false;
+        for name in names
+            .lines()
+            .map(str::trim)
+            .filter(|n| n.starts_with("tb-"))
+        {
+            match destroy_pool(name, Some(&daemon)) {
+                Ok(()) => sweep.removed.push(format!("pool {name}")),
+                Err(e) => {
+                    pools_kept = true;
+                    sweep.kept.push(format!("pool {name}: {e}"));
+                }
+            }
+        }
+        if pools_kept {
+            sweep.kept.push(format!(
+                "zfs-fuse (pid {pid}): kept, a pool of it could not be destroyed"
+            ));
+            continue;
+        }
+        sys::stop_pid(pid, tag, Duration::from_secs(30));
+        sweep
+            .removed
+            .push(format!("process {pid} ({})", cmd.join(" ")));
+    }
 }
 
 #[cfg(test)]

@@ -35,22 +35,31 @@ pub struct RunShape {
 }
 
 /// The shape of a workload's `run`; None when fileio refuses the options
-/// (which [`check_workload`] reports).
+/// (which [`check_workload`] reports). The file set is read as `prepare`
+/// reads it, so options without a test mode still have one.
 pub fn run_shape(args: &[String]) -> Option<RunShape> {
-    let mut words = vec!["fileio".to_string()];
-    words.extend(strip_format(args));
-    words.push("run".into());
-    match fileio::options::check_command_line(&words).ok()? {
-        fileio::options::CommandLine::Command(settings) => match &settings.action {
-            fileio::options::Action::Run(spec) => Some(RunShape {
-                file_total_size: spec.files.total_size,
-                time_s: spec.time_s,
-                events: spec.events,
-            }),
+    use fileio::options::{check_command_line, Action, CommandLine};
+    let action = |verb: &str| {
+        let mut words = vec!["fileio".to_string()];
+        words.extend(strip_format(args));
+        words.push(verb.into());
+        match check_command_line(&words).ok()? {
+            CommandLine::Command(settings) => Some(settings.action),
             _ => None,
-        },
-        _ => None,
-    }
+        }
+    };
+    let Some(Action::Prepare(files)) = action("prepare") else {
+        return None;
+    };
+    let (time_s, events) = match action("run") {
+        Some(Action::Run(spec)) => (spec.time_s, spec.events),
+        _ => (0, 0),
+    };
+    Some(RunShape {
+        file_total_size: files.total_size,
+        time_s,
+        events,
+    })
 }
 
 /// Find the tankbench binary: `TANKBENCH_BIN`, else next to the running

@@ -258,4 +258,38 @@ mod tests {
         );
         assert_eq!(file_set_arc_bytes(4096, 4096), 4096 + 128);
     }
+
+    /// The warning names the file set and the ARC, and the size that would
+    /// hold it; a file set that fits, or kernel OpenZFS, gets none.
+    #[test]
+    fn a_file_set_larger_than_the_arc_is_warned_about() {
+        let spec = |extra: &str| {
+            LabSpec::from_toml(&format!(
+                "name = \"w\"\n[pool]\nlayout = \"mirror-2\"\n{extra}\n"
+            ))
+            .unwrap()
+        };
+        let words = |size: &str| vec![format!("--file-total-size={size}")];
+        let w = arc_fit_warning(&spec("[server]\narc = \"100M\""), &words("256M")).unwrap();
+        assert!(
+            w.starts_with("warning: the file set (256 MiB with metadata) does not fit the ARC of lab tb-w (100 MiB)")
+                && w.contains("at least 257M")
+                && !w.contains('\n'),
+            "{w}"
+        );
+        assert!(arc_fit_warning(&spec("[server]\narc = \"2G\""), &words("256M")).is_none());
+        // Without server.arc: zfs-fuse's default of 128 MiB.
+        let w = arc_fit_warning(&spec(""), &words("256M")).unwrap();
+        assert!(w.contains("128 MiB, zfs-fuse's default"), "{w}");
+        assert!(arc_fit_warning(&spec(""), &words("100M")).is_none());
+        // 4K records: the block pointers add 3 %.
+        let w = arc_fit_warning(
+            &spec("recordsize = \"4K\"\n[server]\narc = \"256M\""),
+            &words("256M"),
+        );
+        assert!(w.is_some_and(|w| w.contains("264 MiB")));
+        assert!(arc_fit_warning(&spec("backend = \"openzfs\""), &words("256M")).is_none());
+        // sysbench's default file set is 2 GiB.
+        assert!(arc_fit_warning(&spec("[server]\narc = \"1G\""), &[]).is_some());
+    }
 }

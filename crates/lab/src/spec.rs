@@ -715,7 +715,7 @@ fn validate_arc(text: &str) -> Result<u64, LabError> {
 /// units only; otherwise MiB with decimals).
 pub fn binary_size(bytes: u64) -> String {
     for (unit, shift) in [("T", 40), ("G", 30), ("M", 20)] {
-        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
             return format!("{}{unit}", bytes >> shift);
         }
     }

@@ -1,0 +1,291 @@
+//! Each zfs-fuse lab runs its own daemon, with the ARC its spec asks for, in
+//! a mount namespace of its own: two labs at once keep to their own ARC and
+//! pool, `lab down --all` stops the labs' daemons and nothing else, and a
+//! matrix keeps its finished cells when one fails and runs only what is
+//! missing when it is run again. Small pools on the SSD model, local access,
+//! runs of a few seconds.
+
+mod common;
+
+use lab::lab::{down_all, Lab, UpOptions};
+use lab::matrix::Matrix;
+use lab::spec::LabSpec;
+use lab::zfsd::Zfsd;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Tears down everything under the test's lab root, also when a test fails.
+struct RootGuard(PathBuf);
+
+impl Drop for RootGuard {
+    fn drop(&mut self) {
+        let sweep = down_all(&self.0);
+        if !sweep.kept.is_empty() {
+            eprintln!("left behind under {}: {:?}", self.0.display(), sweep.kept);
+        }
+        let _ = std::fs::remove_dir_all(self.0.join("matrix"));
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+fn root(test: &str) -> RootGuard {
+    RootGuard(PathBuf::from(format!(
+        "/var/tmp/tb-zfsdtest-{test}-{}",
+        std::process::id()
+    )))
+}
+
+fn spec(name: &str, root: &Path, arc: &str) -> LabSpec {
+    LabSpec::from_toml(&format!(
+        "name = \"{name}\"\nroot = \"{}\"\n[pool]\nlayout = \"mirror-2\"\ndisk = \"ssd-sata\"\ndisk_size = \"1G\"\n[server]\narc = \"{arc}\"\n",
+        root.display()
+    ))
+    .unwrap()
+}
+
+fn options() -> UpOptions {
+    UpOptions {
+        tankbench: common::tankbench(),
+        measure_link: false,
+        progress: Box::new(|s| eprintln!("{s}")),
+    }
+}
+
+fn daemon(lab: &Lab) -> Zfsd {
+    lab.info()
+        .and_then(|i| i.zfsd.clone())
+        .expect("a zfs-fuse lab records its own daemon")
+}
+
+fn pools_of(d: &Zfsd) -> Vec<String> {
+    let mut cmd = d.command("zpool").unwrap();
+    lab::sys::run_cmd(cmd.args(["list", "-H", "-o", "name"]))
+        .unwrap()
+        .lines()
+        .map(|l| l.trim().to_string())
+        .collect()
+}
+
+fn workload(mode: &str) -> Vec<String> {
+    [
+        "--file-total-size=48M",
+        "--file-num=2",
+        mode,
+        "--file-block-size=4K",
+        "--threads=2",
+        "--time=3",
+        "--max-requests=0",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// The system's zfs-fuse daemon, if one runs: not started with a lab's mark.
+fn system_zfs_fuse() -> Option<i32> {
+    lab::sys::all_pids().into_iter().find(|pid| {
+        let cmd = lab::sys::pid_cmdline(*pid);
+        lab::sys::pid_alive(*pid)
+            && cmd.first().is_some_and(|a| a.ends_with("zfs-fuse"))
+            && !cmd.iter().any(|a| a.contains("/tb-"))
+    })
+}
+
+/// Two labs at once, each with its own daemon and ARC ceiling; a file set
+/// that fits the ARC is read back without disk reads; each daemon sees only
+/// its own pool; `lab down --all` stops both daemons and leaves a daemon
+/// that is not a lab's alone.
+#[test]
+fn each_lab_has_its_own_daemon_and_arc() {
+    testkit::require!("root", "/dev/fuse", "zfs-fuse", "zpool");
+    let guard = root("own");
+    let system_before = system_zfs_fuse();
+    // A process named zfs-fuse outside the lab root, as the machine's
+    // daemon would be: down --all must not touch it.
+    let decoy_dir = tempfile::tempdir().unwrap();
+    let decoy = decoy_dir.path().join("zfs-fuse");
+    std::fs::copy("/bin/sleep", &decoy).unwrap();
+    let mut decoy = Command::new(&decoy).arg("600").spawn().unwrap();
+
+    let big = Lab::up(&spec("zbig", &guard.0, "256M"), &options()).expect("lab up zbig");
+    let small = Lab::up(&spec("zsmall", &guard.0, "16M"), &options()).expect("lab up zsmall");
+    let (db, ds) = (daemon(&big), daemon(&small));
+    assert_ne!(db.pid, ds.pid);
+    assert!(db.alive() && ds.alive());
+    if let Some(sys_pid) = system_before {
+        assert!(sys_pid != db.pid && sys_pid != ds.pid);
+    }
+    // The ARC ceiling each spec asked for (zfs-fuse -m).
+    assert_eq!(db.arc_stats().expect("arcstats").c_max, 256 << 20);
+    assert_eq!(ds.arc_stats().expect("arcstats").c_max, 16 << 20);
+    // `lab status` names the lab's daemon and its ARC.
+    let status = lab::server::status_lines(&big, std::time::Duration::from_millis(200)).join("\n");
+    assert!(
+        status.contains(&format!(
+            "zfs-fuse pid {} (the lab's own): ARC max 256 MiB",
+            db.pid
+        )) && status.contains("reads/s"),
+        "{status}"
+    );
+    // Each daemon serves its own pool only.
+    assert_eq!(pools_of(&db), ["tb-zbig"]);
+    assert_eq!(pools_of(&ds), ["tb-zsmall"]);
+    // The pool's mount reaches the host's mount table (where sshd and
+    // local workloads look), as a zfs-fuse file system.
+    for l in [&big, &small] {
+        let mp = &l.info().unwrap().pool_mountpoint;
+        assert!(
+            lab::sys::mounts()
+                .iter()
+                .any(|m| &m.target == mp && m.fstype == "fuse.zfs"),
+            "{} is not a zfs-fuse mount in the host",
+            mp.display()
+        );
+    }
+
+    // Random reads of a 48 MiB file set: written by prepare, so in the
+    // 256 MiB ARC, read without going to the disks.
+    let tb = common::tankbench();
+    let o = lab::run::run_workload(&big, &tb, &workload("--file-test-mode=rndrd")).expect("run");
+    let s = o.server.expect("server activity");
+    eprintln!("256M ARC: {} reads/s, {s:?}", o.result.rates.reads_per_s);
+    assert!(o.result.rates.reads_per_s > 0.0);
+    assert!(s.arc_hit_percent().unwrap() > 99.0, "{s:?}");
+    let disk_reads = s.disk_reads_per_s.unwrap();
+    assert!(
+        disk_reads < 0.01 * o.result.rates.reads_per_s,
+        "{disk_reads} disk reads/s for {} reads/s",
+        o.result.rates.reads_per_s
+    );
+    // The same in a 16 MiB ARC, a third of the file set: most records
+    // come from the disks.
+    let o = lab::run::run_workload(&small, &tb, &workload("--file-test-mode=rndrd")).expect("run");
+    let s = o.server.expect("server activity");
+    eprintln!("16M ARC: {} reads/s, {s:?}", o.result.rates.reads_per_s);
+    assert!(s.arc_hit_percent().unwrap() < 90.0, "{s:?}");
+    assert!(
+        s.disk_reads_per_s.unwrap() > 0.1 * o.result.rates.reads_per_s,
+        "{s:?}"
+    );
+
+    let sweep = down_all(&guard.0);
+    assert!(sweep.kept.is_empty(), "{:?}", sweep.kept);
+    for d in [&db, &ds] {
+        assert!(!d.alive(), "lab daemon {} still runs", d.pid);
+    }
+    assert!(
+        decoy.try_wait().unwrap().is_none(),
+        "down --all stopped a zfs-fuse that is not a lab's"
+    );
+    let _ = decoy.kill();
+    let _ = decoy.wait();
+    if let Some(pid) = system_before {
+        assert!(
+            lab::sys::pid_alive(pid),
+            "the system's zfs-fuse {pid} was stopped"
+        );
+    }
+    assert!(!guard.0.exists(), "{} remains", guard.0.display());
+}
+
+/// A matrix whose second cell fails keeps the first; run again, it runs
+/// only the failed cell and leaves the finished cell's file as it was.
+#[test]
+fn a_matrix_keeps_finished_cells_and_reruns_only_the_rest() {
+    testkit::require!("root", "/dev/fuse", "zfs-fuse", "zpool");
+    if Path::new("/sys/module/zfs").exists() {
+        // The failing cell relies on zfs-fuse refusing sync=always.
+        testkit::skip_or_fail("kernel OpenZFS is loaded: the lab would use it");
+        return;
+    }
+    let guard = root("matrix");
+    let dir = guard.0.join("matrix");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("m.toml");
+    // Cell 2 asks zfs-fuse for sync=always, which pool version 23 lacks: it
+    // fails when it is built, after cell 1 finished.
+    std::fs::write(
+        &file,
+        format!(
+            r#"workload = ["--file-total-size=16M", "--file-num=2", "--file-test-mode=rndwr", "--time=2", "--max-requests=0"]
+output = "out/m"
+[base]
+name = "zmx"
+root = "{}"
+[base.pool]
+layout = "mirror-2"
+disk = "ssd-sata"
+disk_size = "1G"
+[base.server]
+arc = "64M"
+[[axis]]
+key = "pool.sync"
+values = ["standard", "always"]
+"#,
+            guard.0.display()
+        ),
+    )
+    .unwrap();
+    let m = Matrix::load(&file).unwrap();
+    m.check_outputs().unwrap();
+    let lines = std::cell::RefCell::new(Vec::<String>::new());
+    let say = |s: &str| {
+        eprintln!("{s}");
+        lines.borrow_mut().push(s.to_string());
+    };
+    let first = m.run(&options(), &say).unwrap();
+    assert_eq!(first.len(), 2);
+    assert!(first[0].error.is_none() && first[0].outcome.is_some());
+    assert!(
+        first[1]
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("pool.sync")),
+        "{:?}",
+        first[1].error
+    );
+    let cells = m.cells().unwrap();
+    let kept = std::fs::read(m.cell_file(&cells[0])).unwrap();
+    let progress = lines.borrow().join("\n");
+    assert!(
+        progress.contains("cell 1/2: layout 1xmirror-2"),
+        "{progress}"
+    );
+    assert!(progress.contains("cell 2/2"), "{progress}");
+    lines.borrow_mut().clear();
+
+    // Again: only the failed cell runs.
+    let m = Matrix::load(&file).unwrap();
+    m.check_outputs().unwrap();
+    let second = m.run(&options(), &say).unwrap();
+    let progress = lines.borrow().join("\n");
+    assert!(
+        progress.contains("1 of 2 cells finished before"),
+        "{progress}"
+    );
+    assert!(!progress.contains("cell 1/2:"), "{progress}");
+    assert!(progress.contains("cell 2/2:"), "{progress}");
+    assert_eq!(std::fs::read(m.cell_file(&cells[0])).unwrap(), kept);
+    assert_eq!(second.len(), 2);
+    assert_eq!(
+        second[0]
+            .outcome
+            .as_ref()
+            .map(|o| o.result.rates.writes_per_s),
+        first[0]
+            .outcome
+            .as_ref()
+            .map(|o| o.result.rates.writes_per_s)
+    );
+    // The tables hold both cells.
+    let json = std::fs::read_to_string(m.output_files()[1].clone()).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["cells"].as_array().unwrap().len(), 2);
+    assert!(doc["cells"][0]["outcome"]["server"]["arc_max_bytes"].is_u64());
+    let sweep = down_all(&guard.0);
+    assert!(
+        sweep.kept.iter().all(|k| k.contains("matrix")),
+        "{:?}",
+        sweep.kept
+    );
+}
