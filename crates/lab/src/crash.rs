@@ -109,9 +109,8 @@ pub fn crash(lab: &mut Lab, say: &dyn Fn(&str)) -> Result<CrashReport, LabError>
         )));
     }
     // Everything the restart needs is checked before anything is killed.
-    let bin = sys::which("zfs-fuse").ok_or_else(|| {
-        LabError::Missing("program `zfs-fuse` (apt-get install zfs-fuse)".into())
-    })?;
+    let bin = sys::which("zfs-fuse")
+        .ok_or_else(|| LabError::Missing("program `zfs-fuse` (apt-get install zfs-fuse)".into()))?;
     let ddir = lab.dir.join("zfsd");
     let arc_mib = lab.state.spec.server.arc.and_then(zfsd::arc_mib);
     // Another lab's daemon that exited may have removed one of the fixed
@@ -194,8 +193,8 @@ fn wait_gone(d: &Zfsd) -> Result<(), LabError> {
     let deadline = Instant::now() + DAEMON_LIMIT;
     while !gone() {
         if Instant::now() > deadline {
-            let status = std::fs::read_to_string(format!("/proc/{}/status", d.pid))
-                .unwrap_or_default();
+            let status =
+                std::fs::read_to_string(format!("/proc/{}/status", d.pid)).unwrap_or_default();
             let field = |name: &str| {
                 status
                     .lines()
@@ -375,7 +374,14 @@ fn bring_back_pool(
     if !known {
         let mut import = zfs_command(Some(d), "zpool")?;
         // -f: the pool was never exported, so it looks in use by a host.
-        sys::run_cmd(import.arg("import").arg("-f").arg("-d").arg(disk_mount).arg(pool))?;
+        sys::run_cmd(
+            import
+                .arg("import")
+                .arg("-f")
+                .arg("-d")
+                .arg(disk_mount)
+                .arg(pool),
+        )?;
     }
     let deadline = Instant::now() + DAEMON_LIMIT;
     while !sys::is_mounted(pool_mp)

@@ -21,6 +21,7 @@
 //! Files are opened with FOPEN_DIRECT_IO so the kernel page cache never answers
 //! for the disk: every access reaches the model.
 
+use crate::undo::{CutLoss, UndoLog};
 use fuser::{
     FileAttr, FileType, Filesystem, MountOption, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty,
     ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request,
@@ -34,7 +35,6 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime};
-use crate::undo::{CutLoss, UndoLog};
 use zfs_model::diskmodel::{Disk, ModelParams, Nanos, Op};
 
 /// Name of the control file in the mount (hidden, unlisted).
@@ -407,7 +407,8 @@ impl DiskFs {
                 loss,
             });
         }
-        self.last_cut = (serde_json::to_string_pretty(&report).expect("serializes") + "\n").into_bytes();
+        self.last_cut =
+            (serde_json::to_string_pretty(&report).expect("serializes") + "\n").into_bytes();
         self.write_stats();
         Ok(report)
     }

@@ -101,8 +101,8 @@ impl UndoLog {
         len: u64,
         done: Nanos,
     ) -> std::io::Result<()> {
-        let n = usize::try_from(len)
-            .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+        let n =
+            usize::try_from(len).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
         let mut old = vec![0u8; n];
         let mut got = 0usize;
         while got < n {
@@ -443,6 +443,9 @@ mod tests {
         assert!(subtract(5, 8, &[(0, 10)]).is_empty());
         let p = cut_out(vec![(0, b"abcdef".to_vec())], 2, 4);
         assert_eq!(p, vec![(0, b"ab".to_vec()), (4, b"ef".to_vec())]);
-        assert_eq!(cut_out(vec![(0, b"ab".to_vec())], 2, 4), vec![(0, b"ab".to_vec())]);
+        assert_eq!(
+            cut_out(vec![(0, b"ab".to_vec())], 2, 4),
+            vec![(0, b"ab".to_vec())]
+        );
     }
 }

@@ -111,7 +111,10 @@ fn acknowledged_writes_survive_honest_disks_and_die_on_lying_ones() {
     assert_ne!(report.killed_pid, report.new_pid);
     assert_eq!(report.disks.len(), 3);
     let log = report.disks.iter().find(|d| d.name == "tb-log0").unwrap();
-    assert_eq!(log.loss.lost_writes, 0, "a protected log device lost writes");
+    assert_eq!(
+        log.loss.lost_writes, 0,
+        "a protected log device lost writes"
+    );
     assert!(
         after.as_deref() == Some(written.as_slice()),
         "acknowledged writes lost on honest disks: {:?} bytes back of {}",
@@ -130,7 +133,11 @@ fn acknowledged_writes_survive_honest_disks_and_die_on_lying_ones() {
     let (written, after, report) = crash_after_synced_writes(&lying, &tankbench);
     eprintln!("lying: {:?}", report.disks);
     let lost: u64 = report.disks.iter().map(|d| d.loss.lost_bytes).sum();
-    assert!(lost > 0, "the lying devices lost nothing: {:?}", report.disks);
+    assert!(
+        lost > 0,
+        "the lying devices lost nothing: {:?}",
+        report.disks
+    );
     assert!(
         after.as_deref() != Some(written.as_slice()),
         "every acknowledged byte survived devices whose flushes lie: the crash cut nothing"

@@ -286,7 +286,10 @@ fn the_disks_serve_again_after_a_cut_and_cut_again() {
     assert_eq!(cut_of(&report, "hdd").loss.lost_bytes, 6);
     assert!(read(&f, 4096).iter().all(|b| *b == OLD));
     let s = &m.stats()[0];
-    assert_eq!((s.power_cuts, s.lost_writes, s.lost_bytes), (2, 2, 4096 + 6));
+    assert_eq!(
+        (s.power_cuts, s.lost_writes, s.lost_bytes),
+        (2, 2, 4096 + 6)
+    );
 }
 
 #[test]
@@ -328,13 +331,16 @@ fn seed_with_partial_tear(model: impl Fn(u64) -> ModelParams, len: u64) -> (u64,
 /// unaligned buffer as two requests (its pages are pinned one by one), and
 /// the test wants one request in flight.
 #[repr(C, align(4096))]
-struct AlignedBuf([u8; 32 * TEAR_UNIT as usize]);
+struct AlignedBuf([u8; BUF_LEN]);
+
+/// 32 sectors or pages of TEAR_UNIT (checked in the tests that use it).
+const BUF_LEN: usize = 128 * 1024;
 
 /// Write 128 KiB on a slow disk from another thread, cut while it is in
 /// flight; the write must fail (never acknowledged) and the disk hold NEW
 /// exactly in the `kept` ranges.
 fn torn_write_case(model: ModelParams, kept: &[(u64, u64)]) {
-    let buf = Box::new(AlignedBuf([NEW; 32 * TEAR_UNIT as usize]));
+    let buf = Box::new(AlignedBuf([NEW; BUF_LEN]));
     let len = buf.0.len();
     let m = mount(vec![("d", model)], len);
     let f = m.open("d");
@@ -343,7 +349,10 @@ fn torn_write_case(model: ModelParams, kept: &[(u64, u64)]) {
     std::thread::sleep(Duration::from_millis(300));
     let report = m.cut();
     let result = writer.join().unwrap();
-    assert!(result.is_err(), "a write cut short must not be acknowledged");
+    assert!(
+        result.is_err(),
+        "a write cut short must not be acknowledged"
+    );
     let got = read(&m.open("d"), len);
     for (i, b) in got.iter().enumerate() {
         let i = i as u64;
@@ -364,7 +373,8 @@ fn torn_write_case(model: ModelParams, kept: &[(u64, u64)]) {
 #[test]
 fn an_hdd_write_in_flight_keeps_a_prefix_of_its_sectors() {
     testkit::require!("root", "/dev/fuse");
-    let len = 32 * TEAR_UNIT;
+    let len = BUF_LEN as u64;
+    assert_eq!(len, 32 * TEAR_UNIT);
     // No write cache, 128 KiB at 0.125 MB/s: a second on the platters.
     let model = |seed| {
         ModelParams::Hdd(HddParams {
@@ -383,7 +393,8 @@ fn an_hdd_write_in_flight_keeps_a_prefix_of_its_sectors() {
 #[test]
 fn a_flash_write_in_flight_keeps_a_subset_of_its_pages() {
     testkit::require!("root", "/dev/fuse");
-    let len = 32 * TEAR_UNIT;
+    let len = BUF_LEN as u64;
+    assert_eq!(len, 32 * TEAR_UNIT);
     let model = |seed| {
         ModelParams::Flash(FlashParams {
             write_mb_s: 0.125,

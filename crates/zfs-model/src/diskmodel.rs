@@ -231,7 +231,9 @@ const CONSUMER_DESTAGE_MS: f64 = 700.0;
 // rate), far inside u64; round() leaves no fraction to lose.
 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
 fn consumer_cache_bytes(write_mb_s: f64) -> u64 {
-    (CONSUMER_DESTAGE_MS / 1e3 * write_mb_s * 1e6).round().max(0.0) as u64
+    (CONSUMER_DESTAGE_MS / 1e3 * write_mb_s * 1e6)
+        .round()
+        .max(0.0) as u64
 }
 
 impl Default for FlashParams {
@@ -520,7 +522,9 @@ impl Disk {
     /// Ids of the writes that became durable since the last call: on the
     /// platters or programmed to flash, or never cached at all.
     pub fn take_durable(&mut self) -> Vec<u64> {
-        self.log().map(|l| std::mem::take(&mut l.durable)).unwrap_or_default()
+        self.log()
+            .map(|l| std::mem::take(&mut l.durable))
+            .unwrap_or_default()
     }
 
     /// The power fails at `now`: what the device destaged in idle time
@@ -1286,7 +1290,13 @@ mod tests {
         assert!(to_ms(f - t) < 0.2, "{}", to_ms(f - t));
         assert!(d.take_durable().is_empty());
         assert_eq!(d.clone().power_cut(f), vec![1]);
-        d.submit(t + ms(700.0), Op::Read { offset: 0, len: 4096 });
+        d.submit(
+            t + ms(700.0),
+            Op::Read {
+                offset: 0,
+                len: 4096,
+            },
+        );
         assert_eq!(d.take_durable(), vec![1]);
     }
 
@@ -1326,7 +1336,9 @@ mod tests {
         let mut f = tracked(ModelParams::Flash(FlashParams::sata_consumer()));
         let pages = f.tear(0, len);
         assert!(pages.len() > 10 && pages.len() < 55, "{}", pages.len());
-        assert!(pages.iter().all(|(s, e)| s % TEAR_UNIT == 0 && e > s && *e <= len));
+        assert!(pages
+            .iter()
+            .all(|(s, e)| s % TEAR_UNIT == 0 && e > s && *e <= len));
         // A different seed tears differently.
         let mut g = tracked(ModelParams::Flash(FlashParams {
             seed: 2,
@@ -1338,7 +1350,9 @@ mod tests {
         let units: Vec<(u64, u64)> = (0..64)
             .flat_map(|_| h.tear(TEAR_UNIT - 100, 2 * TEAR_UNIT))
             .collect();
-        assert!(units.iter().all(|u| [(0, 100), (100, 4196), (4196, 8192)].contains(u)));
+        assert!(units
+            .iter()
+            .all(|u| [(0, 100), (100, 4196), (4196, 8192)].contains(u)));
     }
 
     #[test]
