@@ -22,6 +22,31 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// `lab status`'s line about power cuts, from the disks' counters: none
+/// before the first cut.
+pub fn power_status_line(stats: &[crate::diskfs::DiskStats]) -> Option<String> {
+    let cuts = stats.iter().map(|d| d.power_cuts).max().unwrap_or(0);
+    if cuts == 0 {
+        return None;
+    }
+    let lost: u64 = stats.iter().map(|d| d.lost_bytes).sum();
+    let torn: u64 = stats.iter().map(|d| d.torn_writes).sum();
+    let per_disk: Vec<String> = stats
+        .iter()
+        .filter(|d| d.lost_bytes > 0)
+        .map(|d| format!("{} {}", d.name, d.lost_bytes))
+        .collect();
+    Some(format!(
+        "  power    {cuts} cut{}: {lost} bytes of acknowledged writes reverted{}, {torn} writes in flight torn",
+        if cuts == 1 { "" } else { "s" },
+        if per_disk.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", per_disk.join(", "))
+        }
+    ))
+}
+
 /// What one crash did.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize, PartialEq)]
 pub struct CrashReport {
@@ -413,6 +438,24 @@ mod tests {
     use super::*;
     use crate::spec::{Backend, LabSpec};
     use crate::state::{LabInfo, State};
+
+    #[test]
+    fn the_status_line_sums_the_cuts_of_every_disk() {
+        use crate::diskfs::DiskStats;
+        let disk = |name: &str, cuts, lost, torn| DiskStats {
+            name: name.into(),
+            power_cuts: cuts,
+            lost_bytes: lost,
+            torn_writes: torn,
+            ..DiskStats::default()
+        };
+        assert_eq!(power_status_line(&[disk("tb-d00", 0, 0, 0)]), None);
+        assert_eq!(power_status_line(&[]), None);
+        assert_eq!(
+            power_status_line(&[disk("tb-d00", 2, 0, 1), disk("tb-log0", 2, 4096, 0)]).unwrap(),
+            "  power    2 cuts: 4096 bytes of acknowledged writes reverted (tb-log0 4096), 1 writes in flight torn"
+        );
+    }
 
     /// A lab whose pool the machine's ZFS serves (no daemon of its own):
     /// crash refuses before touching anything, and says why.

@@ -340,6 +340,9 @@ fn print_status(l: &Lab) {
             for line in lab::server::status_lines(l, std::time::Duration::from_secs(2)) {
                 println!("{line}");
             }
+            if let Some(line) = lab::crash::power_status_line(&l.disk_stats()) {
+                println!("{line}");
+            }
         }
         None => println!(
             "  (incomplete: build did not finish; `tankbench lab down {}` removes it)",
