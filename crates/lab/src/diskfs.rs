@@ -3,11 +3,25 @@
 //! the backing file at once and its reply is held back until the disk model says
 //! the operation would have completed.
 //!
+//! Power cuts: for every write the model does not yet call durable, the
+//! backing file's previous content is kept ([`crate::undo`]). Writing
+//! `power-cut` to the control file [`CONTROL_FILE`] in the mount cuts the
+//! power of every disk at once: replies still held are never sent as success
+//! (the kernel gets EIO), each disk reverts what its model says a cut loses,
+//! and the file system goes on serving (the power is back). `power-off` cuts
+//! the same way but leaves the disks dark: every request fails with EIO and
+//! changes nothing until `power-on` (so a dying client's last requests cannot
+//! reach a disk that has no power, however long it takes to die). Reading the
+//! control file returns the last cut's losses as JSON. The file is not listed
+//! in the directory (so `zpool import -d` never opens it), only root may open
+//! it, and any other content is refused with EINVAL.
+//!
 //! zfs-fuse (and kernel OpenZFS) use these files as vdevs: a vdev cache flush
 //! becomes `fsync` on the file, which the model charges as a disk cache flush.
 //! Files are opened with FOPEN_DIRECT_IO so the kernel page cache never answers
 //! for the disk: every access reaches the model.
 
+use crate::undo::{CutLoss, UndoLog};
 use fuser::{
     FileAttr, FileType, Filesystem, MountOption, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty,
     ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request,
@@ -22,6 +36,17 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use zfs_model::diskmodel::{Disk, ModelParams, Nanos, Op};
+
+/// Name of the control file in the mount (hidden, unlisted).
+pub const CONTROL_FILE: &str = ".tankbench-power";
+/// The one command the control file takes.
+pub const POWER_CUT: &str = "power-cut";
+/// Cut the power and keep it off (see the module comment).
+pub const POWER_OFF: &str = "power-off";
+/// Power back after `power-off`.
+pub const POWER_ON: &str = "power-on";
+/// Inode of the control file: far above the disks' (2, 3, ...).
+const CONTROL_INO: u64 = 1 << 40;
 
 /// One emulated disk.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -116,6 +141,26 @@ impl Delayer {
         cv.notify_one();
     }
 
+    /// A power cut at the returned instant: replies due by then are sent,
+    /// the others are dropped unsent (fuser answers a dropped reply with EIO),
+    /// so nothing completing later is acknowledged.
+    pub fn cut(&self) -> Nanos {
+        let (lock, _) = &*self.inner;
+        let (now, pending) = {
+            let mut g = lock.lock().unwrap();
+            let now = self.now();
+            (now, std::mem::take(&mut g.0).into_sorted_vec())
+        };
+        // into_sorted_vec is ascending by Ord, which is reversed time:
+        // latest first.
+        let (due, never): (Vec<Timed>, Vec<Timed>) = pending.into_iter().partition(|t| t.at <= now);
+        for t in due.into_iter().rev() {
+            (t.job)();
+        }
+        drop(never);
+        now
+    }
+
     fn run(&self) {
         crate::sys::precise_timers();
         let (lock, cv) = &*self.inner;
@@ -150,6 +195,10 @@ struct DiskState {
     cfg: DiskConfig,
     file: File,
     model: Disk,
+    /// Previous content of the writes not yet durable (empty for `none`,
+    /// whose writes are durable the instant they complete).
+    undo: UndoLog,
+    tracks_writes: bool,
     stats: DiskStats,
 }
 
@@ -165,11 +214,43 @@ pub struct DiskStats {
     pub bytes_written: u64,
     /// Sum of modelled latencies (completion minus arrival), ms.
     pub model_ms: f64,
+    /// Bytes of previous content held for writes not yet durable: at most
+    /// what a power cut now would revert.
+    #[serde(default)]
+    pub volatile_bytes: u64,
+    /// Writes counted as destaged early because the records reached the
+    /// model's cache size (a full cache).
+    #[serde(default)]
+    pub bound_destaged: u64,
+    #[serde(default)]
+    pub power_cuts: u64,
+    /// Totals over every power cut (see [`CutLoss`]).
+    #[serde(default)]
+    pub lost_writes: u64,
+    #[serde(default)]
+    pub lost_bytes: u64,
+    #[serde(default)]
+    pub torn_writes: u64,
+    #[serde(default)]
+    pub torn_bytes_lost: u64,
+}
+
+/// What one power cut did to one disk (the control file's report).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct DiskCut {
+    pub name: String,
+    #[serde(flatten)]
+    pub loss: CutLoss,
 }
 
 /// The FUSE file system of one lab's disks.
 pub struct DiskFs {
     disks: Vec<DiskState>,
+    /// The last power cut's report (JSON), what reading the control file
+    /// returns.
+    last_cut: Vec<u8>,
+    /// Powered off: every disk request fails with EIO.
+    dark: bool,
     stats_file: Option<PathBuf>,
     stats_written: Instant,
     delayer: Delayer,
@@ -194,10 +275,14 @@ impl DiskFs {
             if file.metadata()?.len() != d.size {
                 file.set_len(d.size)?;
             }
+            let mut model = d.model.instantiate(d.size);
+            model.track_writes();
             disks.push(DiskState {
                 cfg: d.clone(),
                 file,
-                model: d.model.instantiate(d.size),
+                model,
+                undo: UndoLog::new(d.model.power_loss().cache_bytes),
+                tracks_writes: !matches!(d.model, ModelParams::None),
                 stats: DiskStats {
                     name: d.name.clone(),
                     ..Default::default()
@@ -206,6 +291,8 @@ impl DiskFs {
         }
         Ok(DiskFs {
             disks,
+            last_cut: b"[]\n".to_vec(),
+            dark: false,
             stats_file: cfg.stats_file.clone(),
             stats_written: Instant::now(),
             delayer: Delayer::start(),
@@ -225,6 +312,8 @@ impl DiskFs {
     fn attr(&self, ino: u64) -> Option<FileAttr> {
         let (kind, size, perm, nlink) = if ino == ROOT_INO {
             (FileType::Directory, 0, 0o755, 2)
+        } else if ino == CONTROL_INO {
+            (FileType::RegularFile, self.last_cut.len() as u64, 0o600, 1)
         } else {
             let d = self.disks.get(Self::disk_index(ino)?)?;
             (FileType::RegularFile, d.cfg.size, 0o600, 1)
@@ -250,6 +339,32 @@ impl DiskFs {
 
     /// Charge `op` on disk `idx` and run `reply` when the model says it is done.
     fn complete_at_model_time(&mut self, idx: usize, op: Op, reply: Job) {
+        let (now, done) = self.charge(idx, op);
+        self.settle(idx, now);
+        self.reply_at(now, done, reply);
+    }
+
+    /// Forget the undo records of writes that became durable.
+    fn settle(&mut self, idx: usize, now: Nanos) {
+        let d = &mut self.disks[idx];
+        let durable = d.model.take_durable();
+        d.undo.durable(&durable, now);
+        d.undo.settle(now);
+        d.stats.volatile_bytes = d.undo.bytes();
+        d.stats.bound_destaged = d.undo.bound_destaged;
+    }
+
+    fn reply_at(&mut self, now: Nanos, done: Nanos, reply: Job) {
+        self.maybe_write_stats();
+        if done <= now {
+            reply();
+        } else {
+            self.delayer.at(done, reply);
+        }
+    }
+
+    /// Submit `op` to disk `idx`'s model and count it: (now, completion).
+    fn charge(&mut self, idx: usize, op: Op) -> (Nanos, Nanos) {
         let now = self.delayer.now();
         let done = self.disks[idx].model.submit(now, op);
         let st = &mut self.disks[idx].stats;
@@ -265,16 +380,65 @@ impl DiskFs {
             Op::Flush => st.flushes += 1,
         }
         st.model_ms += done.saturating_sub(now) as f64 / 1e6;
-        self.maybe_write_stats();
-        if done <= now {
-            reply();
-        } else {
-            self.delayer.at(done, reply);
+        (now, done)
+    }
+
+    /// Cut the power of every disk at once (see the module comment).
+    pub fn power_cut(&mut self) -> std::io::Result<Vec<DiskCut>> {
+        let now = self.delayer.cut();
+        let mut report = Vec::new();
+        for d in &mut self.disks {
+            d.model.power_cut(now);
+            let durable = d.model.take_durable();
+            d.undo.durable(&durable, now);
+            let DiskState {
+                undo, model, file, ..
+            } = d;
+            let loss = undo.cut(file, now, |off, len| model.tear(off, len))?;
+            let st = &mut d.stats;
+            st.power_cuts += 1;
+            st.lost_writes += loss.lost_writes;
+            st.lost_bytes += loss.lost_bytes;
+            st.torn_writes += loss.torn_writes;
+            st.torn_bytes_lost += loss.torn_bytes_lost;
+            st.volatile_bytes = 0;
+            report.push(DiskCut {
+                name: d.cfg.name.clone(),
+                loss,
+            });
         }
+        self.last_cut =
+            (serde_json::to_string_pretty(&report).expect("serializes") + "\n").into_bytes();
+        self.write_stats();
+        Ok(report)
     }
 }
 
 impl DiskFs {
+    /// A write to the control file: `power-cut` (a trailing newline
+    /// allowed) cuts the power; anything else is refused.
+    fn control(&mut self, data: &[u8], reply: ReplyWrite) {
+        let Ok(n) = u32::try_from(data.len()) else {
+            return reply.error(libc::EINVAL);
+        };
+        let command = data.strip_suffix(b"\n").unwrap_or(data);
+        let result = match std::str::from_utf8(command) {
+            Ok(POWER_CUT) if !self.dark => self.power_cut().map(|_| ()),
+            Ok(POWER_OFF) if !self.dark => self.power_cut().map(|_| self.dark = true),
+            Ok(POWER_ON) => {
+                self.dark = false;
+                Ok(())
+            }
+            // A cut while the power is off changes nothing: say so.
+            Ok(POWER_CUT | POWER_OFF) => Err(std::io::Error::from_raw_os_error(libc::EALREADY)),
+            _ => Err(std::io::Error::from_raw_os_error(libc::EINVAL)),
+        };
+        match result {
+            Ok(()) => reply.written(n),
+            Err(e) => reply.error(e.raw_os_error().unwrap_or(libc::EIO)),
+        }
+    }
+
     pub fn stats(&self) -> Vec<DiskStats> {
         self.disks.iter().map(|d| d.stats.clone()).collect()
     }
@@ -307,6 +471,9 @@ impl Filesystem for DiskFs {
     fn lookup(&mut self, _req: &Request<'_>, parent: u64, name: &OsStr, reply: ReplyEntry) {
         if parent != ROOT_INO {
             return reply.error(libc::ENOENT);
+        }
+        if name == OsStr::new(CONTROL_FILE) {
+            return reply.entry(&TTL, &self.attr(CONTROL_INO).expect("control"), 0);
         }
         match self
             .disks
@@ -349,13 +516,22 @@ impl Filesystem for DiskFs {
         let Some(a) = self.attr(ino) else {
             return reply.error(libc::ENOENT);
         };
-        if size.is_some_and(|s| s != a.size) {
+        // The control file takes O_TRUNC (a shell's `>`): its size is the
+        // report's and not stored.
+        if ino != CONTROL_INO && size.is_some_and(|s| s != a.size) {
             return reply.error(libc::EPERM);
         }
         reply.attr(&TTL, &a)
     }
 
-    fn open(&mut self, _req: &Request<'_>, ino: u64, _flags: i32, reply: ReplyOpen) {
+    fn open(&mut self, req: &Request<'_>, ino: u64, _flags: i32, reply: ReplyOpen) {
+        if ino == CONTROL_INO {
+            // Only root cuts the power, whatever the mount's permissions.
+            if req.uid() != 0 {
+                return reply.error(libc::EACCES);
+            }
+            return reply.opened(0, FOPEN_DIRECT_IO);
+        }
         if Self::disk_index(ino)
             .and_then(|i| self.disks.get(i))
             .is_none()
@@ -377,9 +553,19 @@ impl Filesystem for DiskFs {
         _lock_owner: Option<u64>,
         reply: ReplyData,
     ) {
+        if ino == CONTROL_INO {
+            let from = usize::try_from(offset.max(0))
+                .unwrap_or(usize::MAX)
+                .min(self.last_cut.len());
+            let to = from.saturating_add(size as usize).min(self.last_cut.len());
+            return reply.data(&self.last_cut[from..to]);
+        }
         let Some(idx) = Self::disk_index(ino).filter(|i| *i < self.disks.len()) else {
             return reply.error(libc::ENOENT);
         };
+        if self.dark {
+            return reply.error(libc::EIO);
+        }
         let disk_size = self.disks[idx].cfg.size;
         // A negative offset reads from the start, as before.
         let offset = u64::try_from(offset).unwrap_or(0);
@@ -425,9 +611,15 @@ impl Filesystem for DiskFs {
         _lock_owner: Option<u64>,
         reply: ReplyWrite,
     ) {
+        if ino == CONTROL_INO {
+            return self.control(data, reply);
+        }
         let Some(idx) = Self::disk_index(ino).filter(|i| *i < self.disks.len()) else {
             return reply.error(libc::ENOENT);
         };
+        if self.dark {
+            return reply.error(libc::EIO);
+        }
         let offset = u64::try_from(offset).unwrap_or(0);
         // The kernel sends at most max_write bytes per request, far below 4 GiB;
         // anything larger is refused before a byte is written.
@@ -439,14 +631,20 @@ impl Filesystem for DiskFs {
             // A disk does not grow.
             return reply.error(libc::ENOSPC);
         }
-        if let Err(e) = self.disks[idx].file.write_all_at(data, offset) {
+        let (now, done) = self.charge(idx, Op::Write { offset, len });
+        let d = &mut self.disks[idx];
+        if d.tracks_writes {
+            // Before the write changes them: what a power cut restores.
+            let id = d.model.last_write_id();
+            if let Err(e) = d.undo.save(&d.file, id, offset, len, done) {
+                return reply.error(e.raw_os_error().unwrap_or(libc::EIO));
+            }
+        }
+        if let Err(e) = d.file.write_all_at(data, offset) {
             return reply.error(e.raw_os_error().unwrap_or(libc::EIO));
         }
-        self.complete_at_model_time(
-            idx,
-            Op::Write { offset, len },
-            Box::new(move || reply.written(n)),
-        );
+        self.settle(idx, now);
+        self.reply_at(now, done, Box::new(move || reply.written(n)));
     }
 
     fn fsync(
@@ -457,11 +655,18 @@ impl Filesystem for DiskFs {
         _datasync: bool,
         reply: ReplyEmpty,
     ) {
+        if ino == CONTROL_INO {
+            return reply.ok();
+        }
         let Some(idx) = Self::disk_index(ino).filter(|i| *i < self.disks.len()) else {
             return reply.error(libc::ENOENT);
         };
-        // The backing file is not synced: the lab emulates a disk's timing, not
-        // its durability (a host crash loses the lab anyway).
+        if self.dark {
+            return reply.error(libc::EIO);
+        }
+        // The backing file is not synced: what a flush makes durable is the
+        // model's business (the undo records); a host crash loses the lab
+        // anyway.
         self.complete_at_model_time(idx, Op::Flush, Box::new(move || reply.ok()));
     }
 

@@ -7,6 +7,7 @@
 //! made) -> workloads ([`run`]) -> [`lab::Lab::down`] (reverse order). The
 //! [`matrix`] runner repeats that for every combination of a matrix file.
 
+pub mod crash;
 pub mod diskfs;
 pub mod lab;
 pub mod matrix;
@@ -17,6 +18,7 @@ pub mod server;
 pub mod spec;
 pub mod state;
 pub mod sys;
+pub mod undo;
 pub mod zfsd;
 
 pub use lab::{Lab, UpOptions};

@@ -201,6 +201,7 @@ mod tests {
             bytes_read: 0,
             bytes_written: 0,
             model_ms: 0.0,
+            ..DiskStats::default()
         }
     }
 

@@ -605,6 +605,20 @@ fn check_model_ranges(params: &ModelParams) -> Result<(), String> {
             let rate = "a 1 MiB request may take at most about a second; no device passes 100 GB/s";
             within("read_mb_s", p.read_mb_s, 1.0, 100_000.0, rate)?;
             within("write_mb_s", p.write_mb_s, 1.0, 100_000.0, rate)?;
+            within(
+                "destage_ms",
+                p.destage_ms,
+                0.0,
+                60_000.0,
+                "drives program their buffer within a second or so",
+            )?;
+            if p.cache_bytes > 4 << 30 {
+                return Err(format!(
+                    "cache_bytes: invalid value '{}'; accepted: 0 to {} (the lab keeps the previous content of every cached write in memory)",
+                    p.cache_bytes,
+                    4u64 << 30
+                ));
+            }
             if !(1..=1024).contains(&p.parallelism) {
                 return Err(format!(
                     "parallelism: invalid value '{}'; accepted: 1 to 1024 (commands a device works on at once; the model keeps a slot for each)",
@@ -1197,6 +1211,8 @@ rpm = 5400
             ("ssd", "write_ms", "5000.0", "0 to 1000"),
             ("ssd", "flush_ms", "1e7", "0 to 10000"),
             ("ssd", "flush_ms_per_mb", "1e7", "0 to 1000"),
+            ("ssd", "destage_ms", "1e6", "0 to 60000"),
+            ("ssd", "cache_bytes", "9999999999999", "0 to 4294967296"),
             ("ssd", "read_mb_s", "0.5", "1 to 100000"),
             ("ssd", "write_mb_s", "1e9", "1 to 100000"),
             ("ssd", "parallelism", "4000000000", "1 to 1024"),

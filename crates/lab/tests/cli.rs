@@ -203,3 +203,24 @@ fn the_lab_reads_the_result_fileio_prints() {
         .to_string();
     assert!(e.contains("no JSON RunResult"), "{e}");
 }
+
+/// `lab crash` of a lab that is not up, or with a bad format: one line,
+/// exit status 1, nothing killed or made.
+#[test]
+fn crash_of_a_lab_that_is_not_up_is_one_line() {
+    let (code, stdout, stderr) = lab(&["crash", "h24-nosuchlab"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("no lab named 'h24-nosuchlab' is up"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = lab(&["crash", "h24-nosuchlab", "--format", "yaml"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("--format") && stderr.contains("json"),
+        "{stderr}"
+    );
+    assert!(!std::path::Path::new("/var/tmp/tb-lab-clitest-none").exists());
+}

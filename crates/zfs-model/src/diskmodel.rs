@@ -12,7 +12,7 @@
 
 use crate::disk::DiskClass;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 /// Nanoseconds on the lab's monotonic clock.
 pub type Nanos = u64;
@@ -62,6 +62,11 @@ pub struct HddParams {
     /// revolution, seeded) or `average` (always half a revolution).
     pub rotation: Rotation,
     pub seed: u64,
+    /// FLUSH CACHE (ATA) / SYNCHRONIZE CACHE (SCSI) writes the cache to the
+    /// platters before it completes. `false`: the drive acknowledges a flush
+    /// at once and keeps the data in its volatile cache (drives that ignore
+    /// flushes were found with Brad Fitzpatrick's diskchecker.pl, 2005).
+    pub flush_honoured: bool,
 }
 
 impl HddParams {
@@ -91,6 +96,7 @@ impl Default for HddParams {
             cache_bytes: 128 << 20,
             rotation: Rotation::Random,
             seed: 1,
+            flush_honoured: true,
         }
     }
 }
@@ -121,6 +127,24 @@ pub struct FlashParams {
     pub write_mb_s: f64,
     /// Operations the device works on at once (NCQ / NVMe queues, flash channels).
     pub parallelism: u32,
+    /// Writes are acknowledged from a DRAM buffer that a power cut loses
+    /// (drives without power-loss protection). With protection, capacitors
+    /// hold the power long enough to program the buffer: nothing acknowledged
+    /// is lost.
+    pub volatile_cache: bool,
+    /// The volatile buffer: when it holds more, the oldest writes are
+    /// programmed (become durable) first.
+    pub cache_bytes: u64,
+    /// A buffered write is programmed in the background this long after it
+    /// was acknowledged, flush or no flush.
+    pub destage_ms: f64,
+    /// FLUSH CACHE (ATA) / Flush (NVMe) programs the buffer before it
+    /// completes. `false`: the flush is acknowledged and nothing is persisted
+    /// until the background destage (a "lying" drive).
+    pub flush_honoured: bool,
+    /// Seed of the choices a power cut makes (which pages of a write in
+    /// flight persist).
+    pub seed: u64,
 }
 
 impl FlashParams {
@@ -134,6 +158,11 @@ impl FlashParams {
             read_mb_s: 530.0,
             write_mb_s: 500.0,
             parallelism: 4,
+            volatile_cache: false,
+            cache_bytes: 0,
+            destage_ms: 0.0,
+            flush_honoured: true,
+            seed: 1,
         }
     }
     /// SATA SSD without power-loss protection (consumer class).
@@ -141,7 +170,22 @@ impl FlashParams {
         FlashParams {
             flush_ms: 2.0,
             flush_ms_per_mb: 2.0,
+            volatile_cache: true,
+            destage_ms: CONSUMER_DESTAGE_MS,
+            cache_bytes: consumer_cache_bytes(500.0),
             ..Self::sata_plp()
+        }
+    }
+    /// A consumer SATA SSD whose flush lies: it is acknowledged as fast as a
+    /// protected drive's (the drive does no work for it, which is what makes
+    /// it look attractive as a log device) and persists nothing; buffered
+    /// writes become durable only by the background destage.
+    pub fn sata_lying() -> Self {
+        FlashParams {
+            flush_ms: 0.1,
+            flush_ms_per_mb: 0.0,
+            flush_honoured: false,
+            ..Self::sata_consumer()
         }
     }
     /// NVMe SSD with power-loss protection (data-centre class).
@@ -154,6 +198,11 @@ impl FlashParams {
             read_mb_s: 3000.0,
             write_mb_s: 2000.0,
             parallelism: 16,
+            volatile_cache: false,
+            cache_bytes: 0,
+            destage_ms: 0.0,
+            flush_honoured: true,
+            seed: 1,
         }
     }
     /// NVMe SSD without power-loss protection (consumer class).
@@ -161,9 +210,30 @@ impl FlashParams {
         FlashParams {
             flush_ms: 2.0,
             flush_ms_per_mb: 0.5,
+            volatile_cache: true,
+            destage_ms: CONSUMER_DESTAGE_MS,
+            cache_bytes: consumer_cache_bytes(2000.0),
             ..Self::nvme_plp()
         }
     }
+}
+
+/// How long after acknowledging a write a consumer SSD may still lose it:
+/// Ahmadian et al., "Investigating Power Outage Effects on Reliability of
+/// Solid-State Drives" (DATE 2018) saw data loss up to 700 ms after a request
+/// completed, over thousands of power cuts of drives of several makers.
+const CONSUMER_DESTAGE_MS: f64 = 700.0;
+
+/// The volatile buffer of a consumer SSD: what it accepts at its write rate
+/// within the destage window (700 ms at 500 MB/s = 350 MB). Data sheets do
+/// not state the data share of the DRAM, so the window bounds it.
+// destage window x rate: at most 0.7 s x 100,000 MB/s (the spec's largest
+// rate), far inside u64; round() leaves no fraction to lose.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+fn consumer_cache_bytes(write_mb_s: f64) -> u64 {
+    (CONSUMER_DESTAGE_MS / 1e3 * write_mb_s * 1e6)
+        .round()
+        .max(0.0) as u64
 }
 
 impl Default for FlashParams {
@@ -182,29 +252,160 @@ pub enum ModelParams {
     None,
 }
 
-/// The model with no delay, the one built-in that is no disk class.
+/// What a power cut does to a device: which acknowledged writes it can lose
+/// and how it tears a write in flight. Sources and the per-model table are in
+/// docs/lab.md ("Power cuts").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PowerLoss {
+    /// Acknowledged writes wait in a cache that a power cut empties.
+    pub volatile_cache: bool,
+    /// A flush makes the cached writes durable before it completes.
+    pub flush_honoured: bool,
+    /// Most bytes the volatile cache holds (0 without one).
+    pub cache_bytes: u64,
+    pub tear: Tear,
+}
+
+/// How a write still in flight at a power cut is torn, in units of
+/// [`TEAR_UNIT`] counted from the start of the write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tear {
+    /// A head writes sectors in order: the write keeps a prefix of its
+    /// sectors (any length from none to all).
+    Prefix,
+    /// Flash programs pages on parallel channels: the write keeps any subset
+    /// of its pages ("shorn writes", Zheng et al., "Understanding the
+    /// Robustness of SSDs under Power Fault", FAST 2013).
+    Pages,
+}
+
+/// The unit a power cut tears a write into: the 4 KiB physical sector of
+/// Advanced Format hard disks (IDEMA) and the smallest flash page.
+pub const TEAR_UNIT: u64 = 4096;
+
+/// Durability bookkeeping of a model, off unless the user asks for it (the
+/// simulator never does, so it keeps no per-write state): writes are numbered
+/// 1, 2, 3 ... in submission order; the ids of writes that became durable
+/// wait in `durable` until taken.
+#[derive(Debug, Clone, Default)]
+struct WriteLog {
+    enabled: bool,
+    last_id: u64,
+    durable: Vec<u64>,
+    /// xorshift64 state of the power cut's choices.
+    rng: u64,
+}
+
+impl WriteLog {
+    fn new(seed: u64) -> WriteLog {
+        WriteLog {
+            // Its own stream, so a cut never shifts the rotational delays
+            // an HDD draws from `seed`.
+            rng: (seed ^ 0x9E37_79B9_7F4A_7C15).max(1),
+            ..WriteLog::default()
+        }
+    }
+
+    fn next_id(&mut self) -> Option<u64> {
+        if !self.enabled {
+            return None;
+        }
+        self.last_id += 1;
+        Some(self.last_id)
+    }
+
+    fn draw(&mut self) -> u64 {
+        let mut x = self.rng;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.rng = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// The byte ranges (from the write's start) of a `len`-byte write at
+    /// `offset` in flight that reach the medium. Units are whole sectors or
+    /// pages of the device, so a write that starts or ends inside one has a
+    /// shorter first or last unit.
+    fn tear(&mut self, how: Tear, offset: u64, len: u64) -> Vec<(u64, u64)> {
+        let mut units = Vec::new();
+        let mut at = 0;
+        while at < len {
+            let next = ((offset + at) / TEAR_UNIT + 1) * TEAR_UNIT - offset;
+            units.push((at, next.min(len)));
+            at = next;
+        }
+        match how {
+            Tear::Prefix => {
+                let kept = self.draw() % (units.len() as u64 + 1);
+                match usize::try_from(kept).ok().and_then(|k| k.checked_sub(1)) {
+                    Some(last) => vec![(0, units[last].1)],
+                    None => Vec::new(),
+                }
+            }
+            Tear::Pages => units
+                .into_iter()
+                .filter(|_| self.draw() >> 63 == 1)
+                .collect(),
+        }
+    }
+}
+
+/// The model with no delay, one of the two built-ins that are no disk class.
 pub const NO_DELAY: &str = "none";
 
+/// A consumer SATA SSD whose flush lies ([`FlashParams::sata_lying`]): the
+/// negative control of durability checks. No disk class: nobody plans with it.
+pub const LYING_SSD: &str = "ssd-sata-lying";
+
 /// Names of the built-in models, for error messages and docs: the disk
-/// classes of zfs-model (the names `plan --class` takes) and `none`.
+/// classes of zfs-model (the names `plan --class` takes), `ssd-sata-lying`
+/// and `none`.
 pub fn builtin_names() -> Vec<&'static str> {
     DiskClass::ALL
         .iter()
         .map(|c| c.name())
-        .chain([NO_DELAY])
+        .chain([LYING_SSD, NO_DELAY])
         .collect()
 }
 
 impl ModelParams {
     /// The built-in model of a name, with the name it goes by: a disk class
     /// by its name or alias, read by zfs-model's class parser so a class
-    /// means the same device here and in `plan`, or `none`.
+    /// means the same device here and in `plan`, `ssd-sata-lying`, or `none`.
     pub fn builtin(name: &str) -> Option<(&'static str, ModelParams)> {
         if name.trim().eq_ignore_ascii_case(NO_DELAY) {
             return Some((NO_DELAY, ModelParams::None));
         }
+        if name.trim().eq_ignore_ascii_case(LYING_SSD) {
+            return Some((LYING_SSD, ModelParams::Flash(FlashParams::sata_lying())));
+        }
         let class = DiskClass::parse(name).ok()?;
         Some((class.name(), ModelParams::for_class(class)))
+    }
+
+    /// What a power cut does to a device of this model.
+    pub fn power_loss(&self) -> PowerLoss {
+        match self {
+            ModelParams::Hdd(p) => PowerLoss {
+                volatile_cache: p.write_cache,
+                flush_honoured: p.flush_honoured,
+                cache_bytes: if p.write_cache { p.cache_bytes } else { 0 },
+                tear: Tear::Prefix,
+            },
+            ModelParams::Flash(p) => PowerLoss {
+                volatile_cache: p.volatile_cache,
+                flush_honoured: p.flush_honoured,
+                cache_bytes: if p.volatile_cache { p.cache_bytes } else { 0 },
+                tear: Tear::Pages,
+            },
+            ModelParams::None => PowerLoss {
+                volatile_cache: false,
+                flush_honoured: true,
+                cache_bytes: 0,
+                tear: Tear::Prefix,
+            },
+        }
     }
 
     /// The lab's model of a disk class.
@@ -254,6 +455,7 @@ impl ModelParams {
                 nonneg("flush_ms_per_mb", p.flush_ms_per_mb)?;
                 pos("read_mb_s", p.read_mb_s)?;
                 pos("write_mb_s", p.write_mb_s)?;
+                nonneg("destage_ms", p.destage_ms)?;
                 if p.parallelism == 0 {
                     return Err("parallelism must be at least 1".into());
                 }
@@ -290,6 +492,63 @@ impl Disk {
             Disk::None => now,
         }
     }
+
+    fn log(&mut self) -> Option<&mut WriteLog> {
+        match self {
+            Disk::Hdd(d) => Some(&mut d.log),
+            Disk::Flash(d) => Some(&mut d.log),
+            Disk::None => None,
+        }
+    }
+
+    /// Number writes from now on and keep track of which are durable (the
+    /// lab's disks do, to know what a power cut loses). `none` keeps no
+    /// state: its writes complete, durable, the instant they arrive.
+    pub fn track_writes(&mut self) {
+        if let Some(l) = self.log() {
+            l.enabled = true;
+        }
+    }
+
+    /// The id of the last write submitted while tracking (0: none yet).
+    pub fn last_write_id(&self) -> u64 {
+        match self {
+            Disk::Hdd(d) => d.log.last_id,
+            Disk::Flash(d) => d.log.last_id,
+            Disk::None => 0,
+        }
+    }
+
+    /// Ids of the writes that became durable since the last call: on the
+    /// platters or programmed to flash, or never cached at all.
+    pub fn take_durable(&mut self) -> Vec<u64> {
+        self.log()
+            .map(|l| std::mem::take(&mut l.durable))
+            .unwrap_or_default()
+    }
+
+    /// The power fails at `now`: what the device destaged in idle time
+    /// before `now` is durable (see [`Disk::take_durable`]); the cache is
+    /// emptied and the ids of the writes it held are returned (lost). Work
+    /// in flight is abandoned, so the device comes back idle.
+    pub fn power_cut(&mut self, now: Nanos) -> Vec<u64> {
+        match self {
+            Disk::Hdd(d) => d.power_cut(now),
+            Disk::Flash(d) => d.power_cut(now),
+            Disk::None => Vec::new(),
+        }
+    }
+
+    /// Which byte ranges (from its start) of a `len`-byte write at `offset`
+    /// in flight at a power cut reach the medium: seeded, so a cut is
+    /// reproducible.
+    pub fn tear(&mut self, offset: u64, len: u64) -> Vec<(u64, u64)> {
+        match self {
+            Disk::Hdd(d) => d.log.tear(Tear::Prefix, offset, len),
+            Disk::Flash(d) => d.log.tear(Tear::Pages, offset, len),
+            Disk::None => vec![(0, len)],
+        }
+    }
 }
 
 // `as` from f64 saturates (Rust reference, numeric casts: NaN becomes 0,
@@ -321,8 +580,12 @@ pub struct Hdd {
     /// Written but not yet on the platters: offset -> length, merged.
     dirty: BTreeMap<u64, u64>,
     dirty_bytes: u64,
+    /// Ids of the tracked writes in each cached extent (same keys as
+    /// `dirty`): they become durable when their extent is destaged.
+    dirty_ids: BTreeMap<u64, Vec<u64>>,
     rng: u64,
     full_stroke_ms: f64,
+    log: WriteLog,
 }
 
 impl Hdd {
@@ -335,6 +598,7 @@ impl Hdd {
         let full_stroke_ms =
             p.track_to_track_ms + (p.avg_seek_ms - p.track_to_track_ms) * 15.0 / 8.0;
         let rng = p.seed.max(1);
+        let log = WriteLog::new(p.seed);
         Hdd {
             p,
             capacity: capacity.max(1),
@@ -343,8 +607,10 @@ impl Hdd {
             busy_until: 0,
             dirty: BTreeMap::new(),
             dirty_bytes: 0,
+            dirty_ids: BTreeMap::new(),
             rng,
             full_stroke_ms,
+            log,
         }
     }
 
@@ -420,6 +686,8 @@ impl Hdd {
         }
         self.dirty.clear();
         self.dirty_bytes = 0;
+        let ids = std::mem::take(&mut self.dirty_ids);
+        self.log.durable.extend(ids.into_values().flatten());
         total
     }
 
@@ -447,14 +715,18 @@ impl Hdd {
             self.busy_until += cost;
             self.dirty.remove(&o);
             self.dirty_bytes -= l;
+            if let Some(ids) = self.dirty_ids.remove(&o) {
+                self.log.durable.extend(ids);
+            }
         }
     }
 
-    fn add_dirty(&mut self, offset: u64, len: u64) {
+    fn add_dirty(&mut self, offset: u64, len: u64, id: Option<u64>) {
         // Merge with overlapping or touching extents so a flush writes each
         // region once.
         let mut start = offset;
         let mut end = offset + len;
+        let mut ids: Vec<u64> = Vec::new();
         let overlapping: Vec<(u64, u64)> = self
             .dirty
             .range(..=end)
@@ -467,9 +739,36 @@ impl Hdd {
             end = end.max(o + l);
             self.dirty.remove(&o);
             self.dirty_bytes -= l;
+            let mut more = self.dirty_ids.remove(&o).unwrap_or_default();
+            // The longer list takes in the shorter: a run of sequential
+            // writes growing one extent costs one push each, not a copy of
+            // every id before it.
+            if more.len() > ids.len() {
+                std::mem::swap(&mut ids, &mut more);
+            }
+            ids.append(&mut more);
         }
+        ids.extend(id);
         self.dirty.insert(start, end - start);
         self.dirty_bytes += end - start;
+        if !ids.is_empty() {
+            self.dirty_ids.insert(start, ids);
+        }
+    }
+
+    fn power_cut(&mut self, now: Nanos) -> Vec<u64> {
+        if self.p.write_cache {
+            self.destage_idle(now);
+        }
+        self.dirty.clear();
+        self.dirty_bytes = 0;
+        self.busy_until = self.busy_until.min(now);
+        let mut lost: Vec<u64> = std::mem::take(&mut self.dirty_ids)
+            .into_values()
+            .flatten()
+            .collect();
+        lost.sort_unstable();
+        lost
     }
 
     fn in_cache(&self, offset: u64, len: u64) -> bool {
@@ -495,18 +794,22 @@ impl Hdd {
                 }
             }
             Op::Write { offset, len } => {
+                let id = self.log.next_id();
                 if self.p.write_cache {
                     let mut t = overhead + transfer_ms(len, self.p.interface_mb_s);
                     if self.dirty_bytes + len > self.p.cache_bytes {
                         // Cache full: the write waits for the cache to drain.
                         t += self.destage_all_ms(media_at);
                     }
-                    self.add_dirty(offset, len);
+                    self.add_dirty(offset, len, id);
                     t
                 } else {
+                    self.log.durable.extend(id);
                     overhead + self.media_access_ms(offset, len, media_at)
                 }
             }
+            // A lying drive answers at once and keeps its cache.
+            Op::Flush if !self.p.flush_honoured => overhead,
             Op::Flush => overhead + self.destage_all_ms(media_at),
         };
         self.busy_until = start + ms(service_ms);
@@ -522,20 +825,62 @@ pub struct Flash {
     lanes: Vec<Nanos>,
     bus_free: Nanos,
     unflushed_bytes: u64,
+    /// Tracked writes in the volatile buffer, oldest first: (id, bytes,
+    /// when acknowledged).
+    buffered: VecDeque<(u64, u64, Nanos)>,
+    buffered_bytes: u64,
+    log: WriteLog,
 }
 
 impl Flash {
     pub fn new(p: FlashParams) -> Flash {
         let n = p.parallelism.max(1) as usize;
+        let log = WriteLog::new(p.seed);
         Flash {
             p,
             lanes: vec![0; n],
             bus_free: 0,
             unflushed_bytes: 0,
+            buffered: VecDeque::new(),
+            buffered_bytes: 0,
+            log,
         }
     }
 
+    /// The background destage: a buffered write is programmed `destage_ms`
+    /// after its acknowledgement, in order of arrival.
+    fn destage_aged(&mut self, now: Nanos) {
+        let age = ms(self.p.destage_ms);
+        while let Some(&(id, len, at)) = self.buffered.front() {
+            if at.saturating_add(age) > now {
+                break;
+            }
+            self.buffered.pop_front();
+            self.buffered_bytes -= len;
+            self.log.durable.push(id);
+        }
+    }
+
+    fn destage_buffer(&mut self) {
+        self.log
+            .durable
+            .extend(self.buffered.drain(..).map(|(id, _, _)| id));
+        self.buffered_bytes = 0;
+    }
+
+    fn power_cut(&mut self, now: Nanos) -> Vec<u64> {
+        self.destage_aged(now);
+        self.buffered_bytes = 0;
+        self.unflushed_bytes = 0;
+        for l in &mut self.lanes {
+            *l = (*l).min(now);
+        }
+        self.bus_free = self.bus_free.min(now);
+        self.buffered.drain(..).map(|(id, _, _)| id).collect()
+    }
+
     pub fn submit(&mut self, now: Nanos, op: Op) -> Nanos {
+        self.destage_aged(now);
         let (lane_idx, lane_free) = self
             .lanes
             .iter()
@@ -557,6 +902,24 @@ impl Flash {
                 let done = xfer_start + ms(transfer_ms(len, rate));
                 self.bus_free = done;
                 self.lanes[lane_idx] = done;
+                if matches!(op, Op::Write { .. }) {
+                    if let Some(id) = self.log.next_id() {
+                        if self.p.volatile_cache {
+                            self.buffered.push_back((id, len, done));
+                            self.buffered_bytes += len;
+                            // A full buffer is programmed oldest first.
+                            while self.buffered_bytes > self.p.cache_bytes {
+                                let Some((old, l, _)) = self.buffered.pop_front() else {
+                                    break;
+                                };
+                                self.buffered_bytes -= l;
+                                self.log.durable.push(old);
+                            }
+                        } else {
+                            self.log.durable.push(id);
+                        }
+                    }
+                }
                 done
             }
             Op::Flush => {
@@ -566,6 +929,9 @@ impl Flash {
                 let cost =
                     self.p.flush_ms + self.p.flush_ms_per_mb * self.unflushed_bytes as f64 / 1e6;
                 self.unflushed_bytes = 0;
+                if self.p.flush_honoured {
+                    self.destage_buffer();
+                }
                 let done = start + ms(cost);
                 for l in &mut self.lanes {
                     *l = done;
@@ -821,6 +1187,199 @@ mod tests {
         assert!((to_ms(big) - (0.09 + 1.0 / 530.0 * 1e3)).abs() < 0.01);
     }
 
+    fn w(offset: u64) -> Op {
+        Op::Write { offset, len: 4096 }
+    }
+
+    fn tracked(p: ModelParams) -> Disk {
+        let mut d = p.instantiate(TB8);
+        d.track_writes();
+        d
+    }
+
+    #[test]
+    fn untracked_models_number_nothing() {
+        // The simulator never asks: no per-write state builds up.
+        let mut d = ModelParams::Hdd(HddParams::default()).instantiate(TB8);
+        d.submit(0, w(0));
+        assert_eq!(d.last_write_id(), 0);
+        assert!(d.take_durable().is_empty());
+        assert!(d.power_cut(1).is_empty());
+    }
+
+    #[test]
+    fn hdd_cut_loses_what_no_flush_covered() {
+        let mut d = tracked(ModelParams::Hdd(HddParams::default()));
+        let t = d.submit(0, w(1 << 30));
+        assert_eq!(d.last_write_id(), 1);
+        assert!(d.take_durable().is_empty(), "in the cache only");
+        let f = d.submit(t, Op::Flush);
+        assert_eq!(d.take_durable(), vec![1], "a flush makes it durable");
+        let t2 = d.submit(f, w(2 << 30));
+        // Overlapping and touching writes share an extent and its fate.
+        let t3 = d.submit(t2, w((2 << 30) + 4096));
+        assert_eq!(d.power_cut(t3), vec![2, 3]);
+        assert!(d.take_durable().is_empty());
+        // After the cut the drive is idle and its cache empty.
+        assert!(d.power_cut(t3 + 1).is_empty());
+    }
+
+    #[test]
+    fn sequential_writes_share_one_extent_and_its_fate() {
+        let mut d = tracked(ModelParams::Hdd(HddParams::default()));
+        let n = 20_000u64;
+        for i in 0..n {
+            d.submit(0, w((1 << 30) + i * 4096));
+        }
+        let Disk::Hdd(h) = &d else { panic!("hdd") };
+        assert_eq!(h.dirty.len(), 1, "one merged extent");
+        let lost = d.clone().power_cut(1);
+        assert_eq!(lost, (1..=n).collect::<Vec<_>>());
+        d.submit(1, Op::Flush);
+        let mut durable = d.take_durable();
+        durable.sort_unstable();
+        assert_eq!(durable, (1..=n).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn hdd_idle_destage_is_durable() {
+        let mut d = tracked(ModelParams::Hdd(HddParams::default()));
+        let t = d.submit(0, w(1 << 30));
+        // A second later the drive has written it in idle time.
+        assert!(d.power_cut(t + ms(1000.0)).is_empty());
+        assert_eq!(d.take_durable(), vec![1]);
+    }
+
+    #[test]
+    fn hdd_without_write_cache_is_durable_at_once() {
+        let p = HddParams {
+            write_cache: false,
+            ..HddParams::default()
+        };
+        assert!(!ModelParams::Hdd(p.clone()).power_loss().volatile_cache);
+        let mut d = tracked(ModelParams::Hdd(p));
+        d.submit(0, w(0));
+        assert_eq!(d.take_durable(), vec![1]);
+    }
+
+    #[test]
+    fn hdd_lying_flush_is_fast_and_persists_nothing() {
+        let p = HddParams {
+            flush_honoured: false,
+            rotation: Rotation::Average,
+            ..HddParams::default()
+        };
+        let mut d = tracked(ModelParams::Hdd(p));
+        let t = d.submit(0, w(1 << 40));
+        let f = d.submit(t, Op::Flush);
+        assert!(to_ms(f - t) < 0.1, "acknowledged at once");
+        assert!(d.take_durable().is_empty());
+        assert_eq!(d.power_cut(f), vec![1]);
+    }
+
+    #[test]
+    fn flash_plp_loses_nothing_acknowledged() {
+        let mut d = tracked(ModelParams::Flash(FlashParams::sata_plp()));
+        let t = d.submit(0, w(0));
+        assert_eq!(d.take_durable(), vec![1]);
+        assert!(d.power_cut(t).is_empty());
+    }
+
+    #[test]
+    fn flash_consumer_buffers_until_flush_or_destage() {
+        let p = FlashParams::sata_consumer();
+        assert!(p.volatile_cache && p.flush_honoured);
+        let mut d = tracked(ModelParams::Flash(p));
+        let t = d.submit(0, w(0));
+        assert!(d.take_durable().is_empty());
+        let f = d.submit(t, Op::Flush);
+        assert_eq!(d.take_durable(), vec![1]);
+        let t2 = d.submit(f, w(4096));
+        // Before the destage window ends the write is lost ...
+        assert_eq!(d.clone().power_cut(t2 + ms(699.0)), vec![2]);
+        // ... after it, programmed.
+        assert!(d.power_cut(t2 + ms(700.0)).is_empty());
+        assert_eq!(d.take_durable(), vec![2]);
+    }
+
+    #[test]
+    fn flash_lying_flush_persists_nothing_destage_does() {
+        let (name, p) = ModelParams::builtin("ssd-sata-lying").unwrap();
+        assert_eq!(name, LYING_SSD);
+        let pl = p.power_loss();
+        assert!(pl.volatile_cache && !pl.flush_honoured);
+        let mut d = tracked(p);
+        let t = d.submit(0, w(0));
+        let f = d.submit(t, Op::Flush);
+        // As fast as a protected drive's flush.
+        assert!(to_ms(f - t) < 0.2, "{}", to_ms(f - t));
+        assert!(d.take_durable().is_empty());
+        assert_eq!(d.clone().power_cut(f), vec![1]);
+        d.submit(
+            t + ms(700.0),
+            Op::Read {
+                offset: 0,
+                len: 4096,
+            },
+        );
+        assert_eq!(d.take_durable(), vec![1]);
+    }
+
+    #[test]
+    fn flash_full_buffer_programs_the_oldest_first() {
+        let p = FlashParams {
+            cache_bytes: 8192,
+            ..FlashParams::sata_consumer()
+        };
+        let mut d = tracked(ModelParams::Flash(p));
+        for i in 0..3 {
+            d.submit(0, w(i * 4096));
+        }
+        assert_eq!(d.take_durable(), vec![1]);
+        assert_eq!(d.power_cut(0), vec![2, 3]);
+    }
+
+    #[test]
+    fn tears_are_seeded_prefixes_or_page_subsets() {
+        let len = 64 * 4096 + 100;
+        let mut a = tracked(ModelParams::Hdd(HddParams::default()));
+        let mut b = a.clone();
+        let mut prefixes = Vec::new();
+        for _ in 0..50 {
+            let t = a.tear(1 << 20, len);
+            assert_eq!(t, b.tear(1 << 20, len), "same seed, same tear");
+            assert!(t.len() <= 1);
+            if let Some(&(start, end)) = t.first() {
+                assert_eq!(start, 0);
+                assert!(end == len || end % TEAR_UNIT == 0);
+            }
+            prefixes.push(t.first().map_or(0, |r| r.1));
+        }
+        prefixes.sort_unstable();
+        prefixes.dedup();
+        assert!(prefixes.len() > 10, "prefix lengths vary: {prefixes:?}");
+        let mut f = tracked(ModelParams::Flash(FlashParams::sata_consumer()));
+        let pages = f.tear(0, len);
+        assert!(pages.len() > 10 && pages.len() < 55, "{}", pages.len());
+        assert!(pages
+            .iter()
+            .all(|(s, e)| s % TEAR_UNIT == 0 && e > s && *e <= len));
+        // A different seed tears differently.
+        let mut g = tracked(ModelParams::Flash(FlashParams {
+            seed: 2,
+            ..FlashParams::sata_consumer()
+        }));
+        assert_ne!(g.tear(0, len), pages);
+        // Units follow the device's sectors, not the write's start.
+        let mut h = tracked(ModelParams::Flash(FlashParams::sata_plp()));
+        let units: Vec<(u64, u64)> = (0..64)
+            .flat_map(|_| h.tear(TEAR_UNIT - 100, 2 * TEAR_UNIT))
+            .collect();
+        assert!(units
+            .iter()
+            .all(|u| [(0, 100), (100, 4196), (4196, 8192)].contains(u)));
+    }
+
     #[test]
     fn builtins_validate() {
         for name in builtin_names() {
@@ -829,6 +1388,7 @@ mod tests {
             model.validate().unwrap();
         }
         assert!(ModelParams::builtin("floppy").is_none());
+        assert!(builtin_names().contains(&"ssd-sata-lying"));
         // The lab's first names are the same classes.
         assert_eq!(
             ModelParams::builtin("ssd-plp"),

@@ -64,6 +64,17 @@ enum Cmd {
     /// Build, run and tear down every configuration of MATRIX.toml; writes a
     /// Markdown and a JSON table.
     Matrix { matrix: PathBuf },
+    /// Crash a lab that is up: kill its own zfs-fuse daemon (no clean
+    /// export), cut the power of its disks (each loses what its model's
+    /// volatile cache held), restart the daemon and bring the pool back
+    /// (intent log replay). Prints what each disk lost.
+    Crash {
+        /// Lab name or SPEC.toml.
+        lab: String,
+        /// What to print: a table, or the crash report as JSON.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
     /// Internal: the lab's helper daemons.
     #[command(name = "__daemon", hide = true)]
     Daemon { args: Vec<String> },
@@ -110,6 +121,7 @@ pub fn lab_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
         }
         Cmd::Down { lab, all } => down(lab, all),
         Cmd::Matrix { matrix } => run_matrix(&matrix),
+        Cmd::Crash { lab, format } => crash(&lab, format),
         Cmd::Daemon { .. } => unreachable!("handled above"),
     }
 }
@@ -188,6 +200,55 @@ fn run(
     Ok(if sys::interrupted() { 130 } else { 0 })
 }
 
+/// A lab named on the command line: by name, or by its SPEC.toml (whose
+/// `root` and `name` say where it is).
+fn lab_location(which: &str) -> anyhow::Result<(PathBuf, String)> {
+    Ok(if which.ends_with(".toml") {
+        let s = spec::load(&PathBuf::from(which))?;
+        (s.root, s.name)
+    } else {
+        (default_root(), which.trim_start_matches("tb-").to_string())
+    })
+}
+
+/// `lab crash`: kill the lab's daemon, cut the power, bring the pool back.
+fn crash(which: &str, format: Format) -> anyhow::Result<i32> {
+    let (root, name) = lab_location(which)?;
+    let mut lab = Lab::open(&root, &name)?;
+    let report = lab::crash::crash(&mut lab, &|s| eprintln!("[{}] {s}", lab_id(&name)))?;
+    match format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+        Format::Text => {
+            let mut t = report::table::Table::new(&[
+                ("disk", false),
+                ("lost writes", true),
+                ("lost bytes", true),
+                ("torn writes", true),
+                ("torn bytes lost", true),
+            ]);
+            for d in &report.disks {
+                t.rows.push(vec![
+                    report::table::Cell::Text(d.name.clone()),
+                    report::table::Cell::Int(d.loss.lost_writes),
+                    report::table::Cell::Int(d.loss.lost_bytes),
+                    report::table::Cell::Int(d.loss.torn_writes),
+                    report::table::Cell::Int(d.loss.torn_bytes_lost),
+                ]);
+            }
+            t.notes.push(format!(
+                "pool {} back in {:.1} s (zfs-fuse pid {} killed, pid {} now)",
+                report.pool, report.recovery_s, report.killed_pid, report.new_pid
+            ));
+            print!("{}", t.to_terminal());
+        }
+    }
+    Ok(0)
+}
+
+fn lab_id(name: &str) -> String {
+    format!("tb-{name}")
+}
+
 /// `lab down`: one lab by name or spec file, or with `all` every lab and
 /// leftover.
 fn down(lab: Option<String>, all: bool) -> anyhow::Result<i32> {
@@ -207,12 +268,7 @@ fn down(lab: Option<String>, all: bool) -> anyhow::Result<i32> {
     let Some(which) = lab else {
         bail!("lab down: name the lab (or its SPEC.toml), or use --all");
     };
-    let (root, name) = if which.ends_with(".toml") {
-        let s = spec::load(&PathBuf::from(&which))?;
-        (s.root, s.name)
-    } else {
-        (default_root(), which.trim_start_matches("tb-").to_string())
-    };
+    let (root, name) = lab_location(&which)?;
     match Lab::open(&root, &name) {
         Ok(l) => {
             l.down()?;
@@ -282,6 +338,9 @@ fn print_status(l: &Lab) {
                 );
             }
             for line in lab::server::status_lines(l, std::time::Duration::from_secs(2)) {
+                println!("{line}");
+            }
+            if let Some(line) = lab::crash::power_status_line(&l.disk_stats()) {
                 println!("{line}");
             }
         }

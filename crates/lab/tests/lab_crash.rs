@@ -1,0 +1,152 @@
+//! `lab crash` from real parts: a lab with its own zfs-fuse daemon is built,
+//! a file is written with an fsync after every write, and the lab crashes
+//! right after the last fsync returned. On disks that honour flushes (HDDs
+//! with a protected log device) every acknowledged byte must come back; when
+//! every device lies about flushes, acknowledged writes must be lost (the
+//! negative control: if they survive, the crash does not cut anything).
+//! Nothing of either lab may remain afterwards.
+
+mod common;
+
+use lab::lab::{Lab, UpOptions};
+use lab::spec::LabSpec;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+fn spec(name: &str, root: &Path, disk: &str, log: &str) -> LabSpec {
+    LabSpec::from_toml(&format!(
+        r#"
+name = "{name}"
+root = "{root}"
+[pool]
+layout = "mirror"
+disk = "{disk}"
+disk_size = "1GB"
+log = "{log}"
+"#,
+        root = root.display(),
+    ))
+    .unwrap()
+}
+
+/// Tears the lab down however the test ends (the crash rewrote its state,
+/// so it is opened again from the state file).
+struct Down<'a>(&'a LabSpec);
+
+impl Drop for Down<'_> {
+    fn drop(&mut self) {
+        if let Ok(l) = Lab::open(&self.0.root, &self.0.name) {
+            if let Err(e) = l.down() {
+                eprintln!("lab down: {e}");
+            }
+        }
+    }
+}
+
+/// 16 x 64 KiB, each fsync'd: the bytes, once every fsync returned.
+fn write_synced(path: &Path) -> Vec<u8> {
+    let data: Vec<u8> = (0..16 * 65536u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+        .collect();
+    let mut f = std::fs::File::create(path).unwrap();
+    for chunk in data.chunks(65536) {
+        f.write_all(chunk).unwrap();
+        f.sync_all().unwrap();
+    }
+    data
+}
+
+/// Build, write, crash: (the file after the crash, the report).
+fn crash_after_synced_writes(
+    spec: &LabSpec,
+    tankbench: &Path,
+) -> (Vec<u8>, Option<Vec<u8>>, lab::crash::CrashReport) {
+    let opts = UpOptions {
+        tankbench: tankbench.to_path_buf(),
+        measure_link: false,
+        progress: Box::new(|s| eprintln!("{s}")),
+    };
+    let _down = Down(spec);
+    let mut lab = Lab::up(spec, &opts).expect("lab up");
+    // The pool's creation is older than any device's destage window
+    // (700 ms): what the crash may take is the file's writes, not the pool.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let file = lab.info().unwrap().pool_mountpoint.join("synced");
+    let written = write_synced(&file);
+    let report = lab::crash::crash(&mut lab, &|s| eprintln!("{s}")).expect("crash");
+    let after = std::fs::read(&file).ok();
+    (written, after, report)
+}
+
+fn leftovers(id: &str, root: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for m in lab::sys::mounts() {
+        if m.target.starts_with(root) {
+            found.push(format!("mount {}", m.target.display()));
+        }
+    }
+    let root_s = root.display().to_string();
+    for pid in lab::sys::all_pids() {
+        let cmd = lab::sys::pid_cmdline(pid);
+        if lab::sys::pid_alive(pid) && cmd.iter().any(|a| a.contains(&root_s)) {
+            found.push(format!("process {pid}: {}", cmd.join(" ")));
+        }
+    }
+    if root.join(id).exists() {
+        found.push(format!("directory {}", root.join(id).display()));
+    }
+    found
+}
+
+#[test]
+fn acknowledged_writes_survive_honest_disks_and_die_on_lying_ones() {
+    testkit::require!("root", "/dev/fuse", "zfs-fuse");
+    let tankbench = common::tankbench();
+    let root = PathBuf::from(format!("/var/tmp/tb-h24-crashtest-{}", std::process::id()));
+
+    // Honest: HDDs honour flushes, the log device has power-loss protection.
+    let honest = spec("tchonest", &root, "hdd", "ssd-sata:1GB");
+    let (written, after, report) = crash_after_synced_writes(&honest, &tankbench);
+    eprintln!("honest: {:?}", report.disks);
+    assert_ne!(report.killed_pid, report.new_pid);
+    assert_eq!(report.disks.len(), 3);
+    let log = report.disks.iter().find(|d| d.name == "tb-log0").unwrap();
+    assert_eq!(
+        log.loss.lost_writes, 0,
+        "a protected log device lost writes"
+    );
+    assert!(
+        after.as_deref() == Some(written.as_slice()),
+        "acknowledged writes lost on honest disks: {:?} bytes back of {}",
+        after.map(|a| a.len()),
+        written.len()
+    );
+    assert!(
+        leftovers("tb-tchonest", &root).is_empty(),
+        "left behind: {:?}",
+        leftovers("tb-tchonest", &root)
+    );
+
+    // Lying: every device acknowledges flushes without persisting, and the
+    // crash comes well inside their destage window (700 ms).
+    let lying = spec("tclying", &root, "ssd-sata-lying", "ssd-sata-lying:1GB");
+    let (written, after, report) = crash_after_synced_writes(&lying, &tankbench);
+    eprintln!("lying: {:?}", report.disks);
+    let lost: u64 = report.disks.iter().map(|d| d.loss.lost_bytes).sum();
+    assert!(
+        lost > 0,
+        "the lying devices lost nothing: {:?}",
+        report.disks
+    );
+    assert!(
+        after.as_deref() != Some(written.as_slice()),
+        "every acknowledged byte survived devices whose flushes lie: the crash cut nothing"
+    );
+    assert!(
+        leftovers("tb-tclying", &root).is_empty(),
+        "left behind: {:?}",
+        leftovers("tb-tclying", &root)
+    );
+    let _ = std::fs::remove_dir(&root);
+    assert!(!root.exists(), "lab root {} remains", root.display());
+}
