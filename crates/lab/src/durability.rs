@@ -131,6 +131,8 @@ struct RawCell {
     #[serde(default)]
     export: Export,
     #[serde(default)]
+    crashes: Option<u32>,
+    #[serde(default)]
     set: BTreeMap<String, toml::Value>,
 }
 
@@ -140,6 +142,9 @@ pub struct DurabilityCell {
     pub name: String,
     pub expect: Expect,
     pub export: Export,
+    /// Crashes of this cell: `--crashes`, else the cell's `crashes`, else
+    /// the matrix's.
+    pub crashes: u32,
     pub spec: LabSpec,
 }
 
@@ -149,6 +154,7 @@ pub struct DurabilityMatrix {
     pub output: PathBuf,
     /// Options of `tankbench durability write` (layout, threads, commit).
     pub write: Vec<String>,
+    /// Crashes of a cell that names none.
     pub crashes: u32,
     pub seed: u64,
     pub window_s: [f64; 2],
@@ -329,13 +335,17 @@ impl DurabilityMatrix {
             }
         };
         check_write_options(&raw.write).map_err(|e| spec_err(path, e))?;
-        let crashes = crashes.or(raw.crashes).unwrap_or(DEFAULT_CRASHES);
-        if !(1..=1000).contains(&crashes) {
-            return Err(spec_err(
-                path,
-                format!("crashes: {crashes} is out of range; accepted: 1 to 1000"),
-            ));
-        }
+        let check_crashes = |n: u32| {
+            if (1..=1000).contains(&n) {
+                Ok(n)
+            } else {
+                Err(spec_err(
+                    path,
+                    format!("crashes: {n} is out of range; accepted: 1 to 1000"),
+                ))
+            }
+        };
+        let matrix_crashes = check_crashes(raw.crashes.unwrap_or(DEFAULT_CRASHES))?;
         let window_s = raw.crash_window_s.unwrap_or(DEFAULT_WINDOW_S);
         if !(window_s[0].is_finite()
             && window_s[1].is_finite()
@@ -382,6 +392,7 @@ impl DurabilityMatrix {
                 name: c.name,
                 expect: c.expect,
                 export: c.export,
+                crashes: check_crashes(crashes.or(c.crashes).unwrap_or(matrix_crashes))?,
                 spec,
             });
         }
@@ -393,7 +404,7 @@ impl DurabilityMatrix {
         Ok(DurabilityMatrix {
             output,
             write: raw.write,
-            crashes,
+            crashes: crashes.unwrap_or(matrix_crashes),
             seed: seed.or(raw.seed).unwrap_or(1),
             window_s,
             cells,
@@ -440,7 +451,7 @@ impl DurabilityMatrix {
                 i + 1,
                 self.cells.len(),
                 cell.name,
-                self.crashes
+                cell.crashes
             ));
             let outcome = self.run_cell(i, cell, opts, say);
             say(&format!("cell {}: {}", cell.name, outcome.verdict()));
@@ -478,12 +489,12 @@ impl DurabilityMatrix {
         let lab = guard.0.as_mut().expect("just set");
         match Rig::attach(lab, cell.export, &opts.tankbench) {
             Ok(rig) => {
-                for k in 0..self.crashes {
+                for k in 0..cell.crashes {
                     if sys::interrupted() {
                         break;
                     }
                     let after = self.crash_after_s(index, k);
-                    let c = self.one_crash(lab, &rig, &out.labels, k, after, say);
+                    let c = self.one_crash(lab, &rig, &out.labels, (k, cell.crashes), after, say);
                     if let Some(e) = &c.error {
                         say(&format!("crash {}: {e}", k + 1));
                     }
@@ -516,7 +527,7 @@ impl DurabilityMatrix {
         lab: &mut Lab,
         rig: &Rig,
         labels: &BTreeMap<String, String>,
-        k: u32,
+        (k, of): (u32, u32),
         after_s: f64,
         say: &dyn Fn(&str),
     ) -> CrashOutcome {
@@ -530,7 +541,16 @@ impl DurabilityMatrix {
             error: None,
         };
         let mut writer = None;
-        let r = self.crash_steps(lab, rig, labels, k, after_s, say, &mut out, &mut writer);
+        let r = self.crash_steps(
+            lab,
+            rig,
+            labels,
+            (k, of),
+            after_s,
+            say,
+            &mut out,
+            &mut writer,
+        );
         if let Some(mut w) = writer {
             // Whatever went wrong, the writer does not outlive its crash.
             let _ = w.kill();
@@ -548,7 +568,7 @@ impl DurabilityMatrix {
         lab: &mut Lab,
         rig: &Rig,
         labels: &BTreeMap<String, String>,
-        k: u32,
+        (k, of): (u32, u32),
         after_s: f64,
         say: &dyn Fn(&str),
         out: &mut CrashOutcome,
@@ -631,7 +651,7 @@ impl DurabilityMatrix {
         say(&format!(
             "crash {}/{}: {:.2} s after the first acknowledgement",
             k + 1,
-            self.crashes,
+            of,
             after_s
         ));
         out.crash = Some(crash::crash(lab, say)?);
@@ -745,9 +765,8 @@ impl DurabilityMatrix {
             ("verdict", false),
         ]);
         t.notes.push(format!(
-            "Writer: tankbench durability write {}; {} crashes per cell, each uniform in [{}, {}] s after the first acknowledgement, seed {}",
+            "Writer: tankbench durability write {}; crashes (column) each uniform in [{}, {}] s after the first acknowledgement, seed {}",
             self.write.join(" "),
-            self.crashes,
             self.window_s[0],
             self.window_s[1],
             self.seed
@@ -1117,7 +1136,7 @@ mod tests {
         p
     }
 
-    const CELLS: &str = "[[cell]]\nname = \"plp\"\nexpect = \"intact\"\nset = { \"pool.log\" = \"ssd-sata:256M\" }\n[[cell]]\nname = \"nofsync\"\nexpect = \"loss\"\nexport = \"no-fsync\"\n";
+    const CELLS: &str = "[[cell]]\nname = \"plp\"\nexpect = \"intact\"\nset = { \"pool.log\" = \"ssd-sata:256M\" }\n[[cell]]\nname = \"nofsync\"\nexpect = \"loss\"\nexport = \"no-fsync\"\ncrashes = 1\n";
 
     #[test]
     fn a_matrix_loads_its_cells_with_the_changes_applied() {
@@ -1131,6 +1150,11 @@ mod tests {
         assert_eq!(m.cells[1].export, Export::NoFsync);
         assert_eq!(m.cells[0].expect, Expect::Intact);
         assert_eq!(m.output, dir.path().join("d"));
+        // A cell's own count wins over the matrix's, the command line's
+        // over both.
+        assert_eq!((m.cells[0].crashes, m.cells[1].crashes), (3, 1));
+        let m = DurabilityMatrix::load(&matrix_file(dir.path(), CELLS), Some(5), None).unwrap();
+        assert_eq!((m.cells[0].crashes, m.cells[1].crashes), (5, 5));
     }
 
     #[test]
