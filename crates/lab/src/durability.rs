@@ -88,7 +88,7 @@ pub enum Export {
     Fsync,
     /// An sshfs mount whose sftp-server denies the fsync request
     /// (`sftp-server -P fsync`): OpenSSH's sftp-server then does not
-    /// advertise fsync@openssh.com, and sshfs (sshfs.c, sshfs_fsync) answers
+    /// advertise fsync@openssh.com (sftp-server.c, compose_extension), and sshfs (sshfs.c, sshfs_fsync) answers
     /// fsync(2) once its writes are acknowledged by the server's write(2),
     /// in the server's memory. The export acknowledges commits it never
     /// makes stable, as an NFS export with `async` (exports(5)) or
@@ -609,45 +609,13 @@ impl DurabilityMatrix {
         })?;
         let child = writer.insert(child);
 
-        // The first acknowledgement the recorder wrote down.
-        let started = Instant::now();
-        loop {
-            if journal_has_ack(&rig.journal, journal_start) {
-                break;
-            }
-            if let Ok(Some(st)) = child.try_wait() {
-                return Err(LabError::Other(format!(
-                    "the writer ended ({st}) before its first acknowledgement: {}",
-                    last_line(&wlog)
-                )));
-            }
-            if started.elapsed() > FIRST_ACK_LIMIT {
-                return Err(LabError::Other(format!(
-                    "no acknowledgement reached the recorder within {} s: {}",
-                    FIRST_ACK_LIMIT.as_secs(),
-                    last_line(&wlog)
-                )));
-            }
-            sys::check_interrupted()?;
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let first_ack = Instant::now();
-        // The file set's layout (marker, files filled with zeros) flushed
-        // from the server's side: the crash is to test the blocks' writes,
+        let first_ack = wait_first_ack(child, &rig.journal, journal_start, &wlog)?;
+        // The file set's layout (marker, files filled with zeros) made
+        // durable on the server: the crash is to test the blocks' writes,
         // not the creation of the files, which an export that ignores
         // fsync would otherwise lose as a whole.
-        sync_file_set(&server_dir)?;
-        let at = first_ack + Duration::from_secs_f64(after_s);
-        while Instant::now() < at {
-            if let Ok(Some(st)) = child.try_wait() {
-                return Err(LabError::Other(format!(
-                    "the writer ended ({st}) before the crash: {}",
-                    last_line(&wlog)
-                )));
-            }
-            sys::check_interrupted()?;
-            std::thread::sleep(Duration::from_millis(10).min(at - Instant::now()));
-        }
+        settle_pool(&info, k)?;
+        wait_writing_until(child, first_ack + Duration::from_secs_f64(after_s), &wlog)?;
         say(&format!(
             "crash {}/{}: {:.2} s after the first acknowledgement",
             k + 1,
@@ -667,45 +635,58 @@ impl DurabilityMatrix {
         *writer = None;
         out.writer_line = last_line(&wlog);
 
-        // Verify on the server's mount point, fetching the journal from the
-        // recorder over the server's own veth.
-        let vjson = rig.dir.join(format!("verify-{k}.json"));
-        let vlog = rig.dir.join(format!("verify-{k}.log"));
-        record(
-            lab,
-            Resource::File {
-                path: vjson.clone(),
-            },
-        )?;
-        record(lab, Resource::File { path: vlog.clone() })?;
-        let logf = std::fs::File::create(&vlog).map_err(|e| io(&vlog, "create", e))?;
-        let mut cmd = Command::new(&rig.tankbench);
-        cmd.arg("durability")
-            .arg("verify")
-            .arg(&server_dir)
-            .arg(format!("--from={RECORDER_FROM_SERVER}:{RECORDER_PORT}"))
-            .arg(format!("--json={}", vjson.display()));
-        sys::in_netns(&mut cmd, &net::server_ns(&lab.state.id))?;
-        cmd.stdin(Stdio::null())
-            .stdout(logf.try_clone().map_err(|e| io(&vlog, "dup", e))?)
-            .stderr(logf);
-        let status = cmd.status().map_err(|e| LabError::Spawn {
-            command: sys::describe(&cmd),
-            source: e,
-        })?;
-        let text = std::fs::read_to_string(&vjson).map_err(|_| {
-            LabError::Other(format!(
-                "durability verify ended ({status}) without a result: {}",
-                last_line(&vlog)
-            ))
-        })?;
-        let mut result: RunResult = serde_json::from_str(&text).map_err(|e| {
-            LabError::Other(format!("durability verify's result does not parse: {e}"))
-        })?;
-        result.labels.extend(labels.clone());
-        result.labels.insert("crash".into(), k.to_string());
-        if let Some(d) = &result.durability {
-            say(&format!(
+        out.verify = Some(verify(lab, rig, k, &server_dir, labels, say)?);
+        Ok(())
+    }
+}
+
+/// Verify on the server's mount point, fetching the journal from the
+/// recorder over the server's own veth: verify's `RunResult`, with the lab's
+/// labels and the crash's number.
+fn verify(
+    lab: &mut Lab,
+    rig: &Rig,
+    k: u32,
+    server_dir: &Path,
+    labels: &BTreeMap<String, String>,
+    say: &dyn Fn(&str),
+) -> Result<RunResult, LabError> {
+    let vjson = rig.dir.join(format!("verify-{k}.json"));
+    let vlog = rig.dir.join(format!("verify-{k}.log"));
+    record(
+        lab,
+        Resource::File {
+            path: vjson.clone(),
+        },
+    )?;
+    record(lab, Resource::File { path: vlog.clone() })?;
+    let logf = std::fs::File::create(&vlog).map_err(|e| io(&vlog, "create", e))?;
+    let mut cmd = Command::new(&rig.tankbench);
+    cmd.arg("durability")
+        .arg("verify")
+        .arg(server_dir)
+        .arg(format!("--from={RECORDER_FROM_SERVER}:{RECORDER_PORT}"))
+        .arg(format!("--json={}", vjson.display()));
+    sys::in_netns(&mut cmd, &net::server_ns(&lab.state.id))?;
+    cmd.stdin(Stdio::null())
+        .stdout(logf.try_clone().map_err(|e| io(&vlog, "dup", e))?)
+        .stderr(logf);
+    let status = cmd.status().map_err(|e| LabError::Spawn {
+        command: sys::describe(&cmd),
+        source: e,
+    })?;
+    let text = std::fs::read_to_string(&vjson).map_err(|_| {
+        LabError::Other(format!(
+            "durability verify ended ({status}) without a result: {}",
+            last_line(&vlog)
+        ))
+    })?;
+    let mut result: RunResult = serde_json::from_str(&text)
+        .map_err(|e| LabError::Other(format!("durability verify's result does not parse: {e}")))?;
+    result.labels.extend(labels.clone());
+    result.labels.insert("crash".into(), k.to_string());
+    if let Some(d) = &result.durability {
+        say(&format!(
                 "verify: {} acknowledged writes, {} blocks: {} intact, {} lost, {} torn, {} corrupt ({})",
                 d.acknowledged_writes,
                 d.acknowledged,
@@ -715,11 +696,11 @@ impl DurabilityMatrix {
                 d.corrupt,
                 d.verdict.name()
             ));
-        }
-        out.verify = Some(result);
-        Ok(())
     }
+    Ok(result)
+}
 
+impl DurabilityMatrix {
     /// Write `<output>.md` (the table) and `<output>.json` (every cell,
     /// every crash, every verify `RunResult`).
     pub fn write(&self, results: &[CellOutcome]) -> Result<(), LabError> {
@@ -852,41 +833,7 @@ impl Rig {
             .info()
             .cloned()
             .ok_or_else(|| LabError::Other("the lab is not completely built".into()))?;
-        let rec_ns = format!("{id}-rec");
-        sys::run("ip", ["netns", "add", rec_ns.as_str()])?;
-        record(
-            lab,
-            Resource::Netns {
-                name: rec_ns.clone(),
-            },
-        )?;
-        sys::run("ip", ["-n", rec_ns.as_str(), "link", "set", "lo", "up"])?;
-        // Interface names: the spec keeps a lab's name to 8 characters, so
-        // tb-NAME-r0 fits the kernel's 15.
-        for (i, peer_ns, peer_addr, rec_addr) in [
-            (0, net::client_ns(&id), "10.78.0.1", RECORDER_FROM_CLIENT),
-            (1, net::server_ns(&id), "10.78.1.1", RECORDER_FROM_SERVER),
-        ] {
-            let peer_dev = format!("{id}-r{i}");
-            let rec_dev = format!("{id}-q{i}");
-            sys::run(
-                "ip",
-                [
-                    "link", "add", &peer_dev, "netns", &peer_ns, "type", "veth", "peer", "name",
-                    &rec_dev, "netns", &rec_ns,
-                ],
-            )?;
-            for (ns, dev, addr) in [
-                (&peer_ns, &peer_dev, peer_addr),
-                (&rec_ns, &rec_dev, rec_addr),
-            ] {
-                sys::run(
-                    "ip",
-                    ["-n", ns, "addr", "add", &format!("{addr}/24"), "dev", dev],
-                )?;
-                sys::run("ip", ["-n", ns, "link", "set", dev, "up"])?;
-            }
-        }
+        let rec_ns = recorder_namespace(lab, &id)?;
         let dir = lab.dir.join("durability");
         std::fs::create_dir(&dir).map_err(|e| io(&dir, "create", e))?;
         record(lab, Resource::Dir { path: dir.clone() })?;
@@ -953,6 +900,47 @@ impl Rig {
             tankbench: tankbench.to_path_buf(),
         })
     }
+}
+
+/// The recorder's network namespace, joined to the client's and the
+/// server's by one veth pair each; recorded in the lab's state.
+fn recorder_namespace(lab: &mut Lab, id: &str) -> Result<String, LabError> {
+    let rec_ns = format!("{id}-rec");
+    sys::run("ip", ["netns", "add", rec_ns.as_str()])?;
+    record(
+        lab,
+        Resource::Netns {
+            name: rec_ns.clone(),
+        },
+    )?;
+    sys::run("ip", ["-n", rec_ns.as_str(), "link", "set", "lo", "up"])?;
+    // Interface names: the spec keeps a lab's name to 8 characters, so
+    // tb-NAME-r0 fits the kernel's 15.
+    for (i, peer_ns, peer_addr, rec_addr) in [
+        (0, net::client_ns(id), "10.78.0.1", RECORDER_FROM_CLIENT),
+        (1, net::server_ns(id), "10.78.1.1", RECORDER_FROM_SERVER),
+    ] {
+        let peer_dev = format!("{id}-r{i}");
+        let rec_dev = format!("{id}-q{i}");
+        sys::run(
+            "ip",
+            [
+                "link", "add", &peer_dev, "netns", &peer_ns, "type", "veth", "peer", "name",
+                &rec_dev, "netns", &rec_ns,
+            ],
+        )?;
+        for (ns, dev, addr) in [
+            (&peer_ns, &peer_dev, peer_addr),
+            (&rec_ns, &rec_dev, rec_addr),
+        ] {
+            sys::run(
+                "ip",
+                ["-n", ns, "addr", "add", &format!("{addr}/24"), "dev", dev],
+            )?;
+            sys::run("ip", ["-n", ns, "link", "set", dev, "up"])?;
+        }
+    }
+    Ok(rec_ns)
 }
 
 /// A second sshfs mount of the pool in the client namespace, through the
@@ -1023,6 +1011,55 @@ fn mount_no_fsync(lab: &mut Lab, pool_mp: &Path) -> Result<PathBuf, LabError> {
     Ok(mp)
 }
 
+/// Wait for the run's first acknowledgement in the recorder's journal (past
+/// `from`, where the journal ended when the writer started): its moment.
+fn wait_first_ack(
+    child: &mut Child,
+    journal: &Path,
+    from: u64,
+    wlog: &Path,
+) -> Result<Instant, LabError> {
+    let started = Instant::now();
+    loop {
+        if journal_has_ack(journal, from) {
+            return Ok(Instant::now());
+        }
+        if let Ok(Some(st)) = child.try_wait() {
+            return Err(LabError::Other(format!(
+                "the writer ended ({st}) before its first acknowledgement: {}",
+                last_line(wlog)
+            )));
+        }
+        if started.elapsed() > FIRST_ACK_LIMIT {
+            return Err(LabError::Other(format!(
+                "no acknowledgement reached the recorder within {} s: {}",
+                FIRST_ACK_LIMIT.as_secs(),
+                last_line(wlog)
+            )));
+        }
+        sys::check_interrupted()?;
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Wait until `at`, the writer still writing.
+fn wait_writing_until(child: &mut Child, at: Instant, wlog: &Path) -> Result<(), LabError> {
+    loop {
+        let now = Instant::now();
+        if now >= at {
+            return Ok(());
+        }
+        if let Ok(Some(st)) = child.try_wait() {
+            return Err(LabError::Other(format!(
+                "the writer ended ({st}) before the crash: {}",
+                last_line(wlog)
+            )));
+        }
+        sys::check_interrupted()?;
+        std::thread::sleep(Duration::from_millis(10).min(at - now));
+    }
+}
+
 /// fsync(2) of a file or directory.
 fn sync_path(p: &Path) -> Result<(), LabError> {
     std::fs::File::open(p)
@@ -1030,14 +1067,22 @@ fn sync_path(p: &Path) -> Result<(), LabError> {
         .map_err(|e| io(p, "fsync", e))
 }
 
-/// The marker, the files and the directory of a file set, flushed.
-fn sync_file_set(dir: &Path) -> Result<(), LabError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| io(dir, "list", e))?;
-    for e in entries {
-        let e = e.map_err(|e| io(dir, "list", e))?;
-        sync_path(&e.path())?;
+/// Everything written to the pool so far made durable by a transaction-group
+/// sync, independent of the intent log under test: a snapshot is created
+/// and destroyed, each of which waits for its transaction group to sync
+/// (dsl_sync_task in OpenSolaris's dsl_synctask.c, which zfs-fuse carries).
+fn settle_pool(info: &crate::state::LabInfo, k: u32) -> Result<(), LabError> {
+    let snap = format!("{}@tb-durability-{k}", info.pool);
+    for verb in ["snapshot", "destroy"] {
+        let mut c = crate::lab::zfs_command(info.zfsd.as_ref(), "zfs")?;
+        c.args([verb, snap.as_str()]);
+        if sys::status_within(&mut c, Duration::from_secs(60)) != sys::Within::Succeeded {
+            return Err(LabError::Other(format!(
+                "`zfs {verb} {snap}` did not succeed within 60 s"
+            )));
+        }
     }
-    sync_path(dir)
+    Ok(())
 }
 
 /// Whether the journal holds an acknowledgement (`A ` line) past `from`.
