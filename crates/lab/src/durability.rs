@@ -196,6 +196,9 @@ pub struct Totals {
     pub verified: u32,
     pub failed_crashes: u32,
     pub acknowledged_writes: u64,
+    /// Blocks with an acknowledged write, each checked (lost, torn and
+    /// corrupt count such blocks).
+    pub blocks: u64,
     pub lost: u64,
     pub torn: u64,
     pub corrupt: u64,
@@ -214,6 +217,7 @@ impl CellOutcome {
                 t.failed_crashes += 1;
             }
             t.acknowledged_writes += d.acknowledged_writes;
+            t.blocks += d.acknowledged;
             t.lost += d.lost;
             t.torn += d.torn;
             t.corrupt += d.corrupt;
@@ -739,6 +743,7 @@ impl DurabilityMatrix {
             ("export", false),
             ("crashes", true),
             ("acknowledged writes", true),
+            ("blocks checked", true),
             ("lost", true),
             ("torn", true),
             ("corrupt", true),
@@ -759,6 +764,7 @@ impl DurabilityMatrix {
                 table::Cell::Text(r.export.name().into()),
                 table::Cell::Int(u64::from(tot.verified)),
                 table::Cell::Int(tot.acknowledged_writes),
+                table::Cell::Int(tot.blocks),
                 table::Cell::Int(tot.lost),
                 table::Cell::Int(tot.torn),
                 table::Cell::Int(tot.corrupt),
@@ -1277,6 +1283,24 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("no cells"), "{e}");
+    }
+
+    /// The example matrix loads: the four cells, two of them
+    /// negative controls.
+    #[test]
+    fn the_example_matrix_loads() {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/lab/durability.toml");
+        let m = DurabilityMatrix::load(&p, None, None).unwrap();
+        assert_eq!(m.cells.len(), 4);
+        let controls: Vec<_> = m
+            .cells
+            .iter()
+            .filter(|c| c.expect == Expect::Loss)
+            .collect();
+        assert_eq!(controls.len(), 2);
+        assert_eq!(controls[0].export, Export::NoFsync);
+        assert_eq!(controls[1].spec.labels()["slog"], "ssd-sata-lying");
+        assert!(m.cells.iter().all(|c| c.crashes == 3));
     }
 
     fn outcome(expect: Expect, verdicts: &[(Verdict, u64)]) -> CellOutcome {
