@@ -17,7 +17,7 @@ mod nfs3;
 mod rpc;
 mod xdr;
 
-pub use nfs3::{Attr, Client, Counts, Fh, Stable};
+pub use nfs3::{process_counts, Attr, Client, Counts, Fh, Stable};
 
 /// What went wrong, with the errno a file system call would have failed with.
 #[derive(Debug)]
@@ -111,6 +111,9 @@ pub struct Target {
     /// None: ask the portmapper.
     pub nfs_port: Option<u16>,
     pub mount_port: Option<u16>,
+    /// `added_rtt_us=N` (a tankbench extension of the URL): emulated round
+    /// trip added to every NFS call (see [`Client::set_added_rtt`]).
+    pub added_rtt_us: u64,
 }
 
 impl Target {
@@ -152,6 +155,7 @@ impl Target {
             return Err(bad("the host must be a name or an IPv4 address"));
         }
         let mut mount_port = None;
+        let mut added_rtt_us = 0;
         for kv in query.split('&').filter(|kv| !kv.is_empty()) {
             let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
             let port = || v.parse::<u16>().ok().filter(|&p| p != 0);
@@ -164,6 +168,15 @@ impl Target {
                     mount_port = Some(
                         port().ok_or_else(|| bad("mountport is not a number from 1 to 65535"))?,
                     )
+                }
+                "added_rtt_us" => {
+                    added_rtt_us = v
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|&us| us <= 1_000_000)
+                        .ok_or_else(|| {
+                            bad("added_rtt_us is not a number of microseconds from 0 to 1000000")
+                        })?;
                 }
                 "version" if v == "3" => {}
                 "version" => return Err(bad("only NFS version 3 is supported")),
@@ -180,6 +193,7 @@ impl Target {
             },
             nfs_port,
             mount_port,
+            added_rtt_us,
         })
     }
 }
@@ -205,6 +219,7 @@ mod tests {
                 path: "/tank/vm".into(),
                 nfs_port: Some(2049),
                 mount_port: Some(20048),
+                added_rtt_us: 0,
             }
         );
         let t = Target::parse("nfs://nas:2050/").unwrap();
@@ -219,11 +234,18 @@ mod tests {
             ("nfs://nas/x?version=4", "version 3"),
             ("nfs://nas/x?mountport=abc", "mountport"),
             ("nfs://nas/x?timeo=3", "unknown parameter 'timeo'"),
+            ("nfs://nas/x?added_rtt_us=2000000", "added_rtt_us"),
             ("nfs://[::1]/x", "IPv4"),
         ] {
             let e = Target::parse(url).unwrap_err().to_string();
             assert!(e.contains(why) && !e.contains('\n'), "{url}: {e}");
         }
+        assert_eq!(
+            Target::parse("nfs://nas/x?added_rtt_us=150")
+                .unwrap()
+                .added_rtt_us,
+            150
+        );
         assert!(Target::is_nfs_url("nfs://x/y") && !Target::is_nfs_url("/nfs/x"));
     }
 

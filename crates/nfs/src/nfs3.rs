@@ -3,6 +3,7 @@
 use crate::rpc::{self, Connection};
 use crate::xdr::{Dec, Enc};
 use crate::{Error, Target};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 const NFS_PROGRAM: u32 = 100_003;
@@ -47,6 +48,41 @@ pub struct Counts {
     pub stable_write: u64,
     pub commit: u64,
     pub other: u64,
+}
+
+/// Calls of every client of this process, for tests that compare a
+/// benchmark's request counts with the calls that reached the server.
+static PROCESS: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
+const READ: usize = 0;
+const WRITE: usize = 1;
+const STABLE_WRITE: usize = 2;
+const COMMIT: usize = 3;
+const OTHER: usize = 4;
+
+/// The calls all clients of this process have made so far.
+pub fn process_counts() -> Counts {
+    let n = |i: usize| PROCESS[i].load(Ordering::Relaxed);
+    Counts {
+        read: n(READ),
+        write: n(WRITE),
+        stable_write: n(STABLE_WRITE),
+        commit: n(COMMIT),
+        other: n(OTHER),
+    }
+}
+
+impl Counts {
+    fn add(&mut self, which: usize) {
+        PROCESS[which].fetch_add(1, Ordering::Relaxed);
+        let field = match which {
+            READ => &mut self.read,
+            WRITE => &mut self.write,
+            STABLE_WRITE => &mut self.stable_write,
+            COMMIT => &mut self.commit,
+            _ => &mut self.other,
+        };
+        *field += 1;
+    }
 }
 
 /// One TCP connection to an export's NFS service.
@@ -166,6 +202,7 @@ impl Client {
         }
         c.root = root;
         c.fsinfo()?;
+        c.added_rtt = Duration::from_micros(target.added_rtt_us);
         Ok(c)
     }
 
@@ -231,7 +268,7 @@ impl Client {
     fn fsinfo(&mut self) -> Result<(), Error> {
         let mut a = Enc::default();
         a.opaque(&self.root.0.clone())?;
-        self.counts.other += 1;
+        self.counts.add(OTHER);
         let body = self.nfs(19, &a.buf)?;
         let mut d = Dec::new(body);
         let s = d.u32()?;
@@ -252,7 +289,7 @@ impl Client {
     pub fn lookup(&mut self, dir: &Fh, name: &str) -> Result<Option<(Fh, Attr)>, Error> {
         let mut a = Enc::default();
         name_arg(&mut a, dir, name)?;
-        self.counts.other += 1;
+        self.counts.add(OTHER);
         let body = self.nfs(3, &a.buf)?;
         let mut d = Dec::new(body);
         match d.u32()? {
@@ -273,7 +310,7 @@ impl Client {
     pub fn getattr(&mut self, file: &Fh) -> Result<Attr, Error> {
         let mut a = Enc::default();
         a.opaque(&file.0)?;
-        self.counts.other += 1;
+        self.counts.add(OTHER);
         let body = self.nfs(1, &a.buf)?;
         let mut d = Dec::new(body);
         match d.u32()? {
@@ -297,7 +334,7 @@ impl Client {
                                      // sattr3: mode 0600, nothing else.
         a.bool(true).u32(0o600);
         a.bool(false).bool(false).bool(false).u32(0).u32(0);
-        self.counts.other += 1;
+        self.counts.add(OTHER);
         let body = self.nfs(8, &a.buf)?;
         let mut d = Dec::new(body);
         let s = d.u32()?;
@@ -327,7 +364,7 @@ impl Client {
             .u32(0)
             .u32(0);
         a.bool(false); // no guard
-        self.counts.other += 1;
+        self.counts.add(OTHER);
         let body = self.nfs(2, &a.buf)?;
         let mut d = Dec::new(body);
         match d.u32()? {
@@ -351,7 +388,7 @@ impl Client {
             })?;
         let mut a = Enc::default();
         a.opaque(&file.0)?.u64(offset).u32(count);
-        self.counts.read += 1;
+        self.counts.add(READ);
         let body = self.nfs(6, &a.buf)?;
         let mut d = Dec::new(body);
         let s = d.u32()?;
@@ -388,9 +425,9 @@ impl Client {
         a.u32(u32::try_from(data.len()).unwrap_or(u32::MAX))
             .u32(stable as u32);
         a.opaque(data)?;
-        self.counts.write += 1;
+        self.counts.add(WRITE);
         if stable != Stable::Unstable {
-            self.counts.stable_write += 1;
+            self.counts.add(STABLE_WRITE);
         }
         let body = self.nfs(7, &a.buf)?;
         let mut d = Dec::new(body);
@@ -423,7 +460,7 @@ impl Client {
     pub fn commit(&mut self, file: &Fh) -> Result<(), Error> {
         let mut a = Enc::default();
         a.opaque(&file.0)?.u64(0).u32(0);
-        self.counts.commit += 1;
+        self.counts.add(COMMIT);
         let body = self.nfs(21, &a.buf)?;
         let mut d = Dec::new(body);
         let s = d.u32()?;
@@ -445,7 +482,7 @@ impl Client {
     pub fn remove(&mut self, dir: &Fh, name: &str) -> Result<bool, Error> {
         let mut a = Enc::default();
         name_arg(&mut a, dir, name)?;
-        self.counts.other += 1;
+        self.counts.add(OTHER);
         let body = self.nfs(12, &a.buf)?;
         let mut d = Dec::new(body);
         match d.u32()? {
