@@ -313,7 +313,12 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        // ganesha first (it unregisters from rpcbind), then rpcbind.
+        // ganesha first (it unregisters from rpcbind), then rpcbind. A short
+        // grace, then SIGKILL: ganesha's orderly shutdown can take seconds,
+        // and until it has exited it holds the export open, so whoever
+        // stops it next (the lab, destroying the pool) would find it busy.
+        // NFSv3 keeps no state a kill loses: unstable data not yet committed
+        // is the client's to resend, and a stopped benchmark resends nothing.
         for child in [self.ganesha.take(), self.rpcbind.take()]
             .into_iter()
             .flatten()
@@ -326,7 +331,7 @@ impl Drop for Server {
                     libc::kill(pid, libc::SIGTERM);
                 }
             }
-            let deadline = Instant::now() + Duration::from_secs(10);
+            let deadline = Instant::now() + Duration::from_secs(2);
             while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(20));
             }
