@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 fn spec(root: &Path) -> LabSpec {
     let text = format!(
         r#"
-name = "tnfs"
+name = "n{pid}"
 root = "{root}"
 access = "nfs"
 [pool]
@@ -28,6 +28,9 @@ log = "ssd-plp:1GB"
 kind = "10G"
 "#,
         root = root.display(),
+        // Unique per test process (names are at most 8 characters), so a
+        // run beside another never meets its pool.
+        pid = std::process::id() % 1_000_000,
     );
     LabSpec::from_toml(&text).unwrap()
 }
@@ -68,6 +71,28 @@ fn log_traffic(lab: &Lab, tankbench: &Path, extra: &[&str]) -> (u64, u64, u64) {
     )
 }
 
+/// Whether the lab's ganesha has (the export, the lab's disk mount) in its
+/// mount namespace.
+fn ganesha_sees(lab: &Lab, root: &Path) -> (bool, bool) {
+    let info = lab.info().unwrap();
+    let root = root.display().to_string();
+    let Some(ganesha) = lab::sys::all_pids().into_iter().find(|&p| {
+        let cmd = lab::sys::pid_cmdline(p);
+        cmd.first().is_some_and(|c| c.ends_with("ganesha.nfsd"))
+            && cmd.iter().any(|a| a.starts_with(&root))
+    }) else {
+        return (false, false);
+    };
+    let mounts = std::fs::read_to_string(format!("/proc/{ganesha}/mountinfo")).unwrap_or_default();
+    let has = |p: &Path| {
+        let p = p.display().to_string();
+        mounts
+            .lines()
+            .any(|l| l.split(' ').nth(4) == Some(p.as_str()))
+    };
+    (has(&info.pool_mountpoint), has(&info.disk_mount))
+}
+
 #[test]
 fn stable_nfs_writes_each_reach_the_log_device_and_unstable_ones_do_not() {
     testkit::require!(
@@ -94,6 +119,7 @@ fn stable_nfs_writes_each_reach_the_log_device_and_unstable_ones_do_not() {
         .as_deref()
         .unwrap()
         .starts_with("nfs://10.77.0.2/"));
+    let (export_there, disks_there) = ganesha_sees(&lab, &root);
     let stable = log_traffic(&lab, &tankbench, &["--file-extra-flags=sync"]);
     let unstable = log_traffic(&lab, &tankbench, &[]);
     lab.down().expect("lab down");
@@ -101,6 +127,15 @@ fn stable_nfs_writes_each_reach_the_log_device_and_unstable_ones_do_not() {
         !root.exists(),
         "lab root {} was not removed",
         root.display()
+    );
+    // ganesha's private mount namespace holds the export and no other FUSE
+    // mount: a copy of one (here the lab's own disks) would keep that file
+    // system alive after its owner unmounts it, and zfs-fuse would then
+    // refuse to destroy its pool as busy.
+    assert!(export_there, "the export is in ganesha's namespace");
+    assert!(
+        !disks_there,
+        "the lab's disk mount was copied into ganesha's namespace"
     );
     eprintln!("stable (writes, log writes, log flushes): {stable:?}; unstable: {unstable:?}");
     let (writes, _, flushes) = stable;
