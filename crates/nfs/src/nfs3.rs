@@ -265,15 +265,14 @@ impl Client {
     }
 
     fn nfs(&mut self, proc: u32, args: &[u8]) -> Result<&[u8], Error> {
-        let start = Instant::now();
         if self.added_rtt.is_zero() {
             return self.conn.call(NFS_PROGRAM, 3, proc, args);
         }
-        let added = self.added_rtt;
-        // The reply borrows the connection's buffer, so the wait comes first
-        // on a copy of nothing: call, then wait, then hand out the reply.
+        // The reply is handed back the added round trip after it arrived.
+        // (`call`'s result borrows the connection, so the wait goes between
+        // the call and re-reading the reply it stored.)
         self.conn.call(NFS_PROGRAM, 3, proc, args)?;
-        wait_until(Instant::now().max(start) + added);
+        wait_until(Instant::now() + self.added_rtt);
         Ok(self.conn.last_reply())
     }
 
