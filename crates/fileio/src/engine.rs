@@ -141,6 +141,8 @@ pub struct Mapping {
 pub struct OpenFiles {
     pub fds: Vec<RawFd>,
     pub maps: Vec<Mapping>,
+    /// Files on an NFS export (`--file-dir=nfs://`): no descriptors then.
+    pub nfs: Option<crate::run::nfs::NfsFiles>,
 }
 
 // SAFETY: descriptors are plain integers and the mappings stay valid until the
@@ -717,6 +719,7 @@ mod tests {
         let files = Arc::new(OpenFiles {
             fds: vec![f.into_raw_fd()],
             maps: Vec::new(),
+            nfs: None,
         });
         let mut engine = match UringEngine::new(files, AlignedBuf::new(4096), 4) {
             Ok(e) => e,

@@ -9,7 +9,7 @@
 //! refuse with a clear message instead (see docs/compatibility.md).
 
 use crate::sysbench::args::{parse_c_int, printable, printable_word, ParsedArgs, ValueError};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Where a message goes. sysbench's logger writes to stdout; its command-line
 /// parser writes to stderr.
@@ -815,9 +815,11 @@ impl Action {
             })?),
         };
         let dir = args.path("file-dir").unwrap_or_else(|| PathBuf::from("."));
+        let nfs = nfs_target(&dir)?;
         let file_size = total_size / file_num;
         let files = FileSet {
             dir,
+            nfs,
             file_num,
             file_size,
             total_size,
@@ -827,6 +829,7 @@ impl Action {
             validate: general.validate,
             first_file: 0,
         };
+        check_nfs_io_mode(&files, mode.is_some(), io_mode)?;
         let Some(mode) = mode else {
             return Ok(if command == Command::Cleanup {
                 Action::Cleanup(files)
@@ -989,11 +992,35 @@ fn percentiles(args: &ParsedArgs, general: &GeneralOptions) -> Result<Vec<f64>, 
         .collect()
 }
 
+/// `--file-dir` as an NFS address, if it is one.
+fn nfs_target(dir: &Path) -> Result<Option<nfs::Target>, Failure> {
+    match dir.to_str() {
+        Some(s) if nfs::Target::is_nfs_url(s) => nfs::Target::parse(s)
+            .map(Some)
+            .map_err(|e| Failure::fatal(format!("Invalid value for --file-dir: {e}"))),
+        _ => Ok(None),
+    }
+}
+
+/// A run on an nfs:// file set has one engine: synchronous calls.
+fn check_nfs_io_mode(files: &FileSet, run: bool, io_mode: IoMode) -> Result<(), Failure> {
+    if files.nfs.is_some() && run && io_mode != IoMode::Sync {
+        return Err(Failure::fatal(format!(
+            "--file-io-mode={} is not available with an nfs:// --file-dir (the NFS client sends one call at a time per thread); use --file-io-mode=sync",
+            io_mode.name()
+        )));
+    }
+    Ok(())
+}
+
 /// The test files: where they are, how many and how large, and how they are
 /// written. All that `prepare` and `cleanup` need.
 #[derive(Debug, Clone)]
 pub struct FileSet {
     pub dir: PathBuf,
+    /// `--file-dir=nfs://...`: the files live on an NFSv3 export reached by
+    /// tankbench's own client (no kernel mount), a tankbench extension.
+    pub nfs: Option<nfs::Target>,
     pub file_num: u64,
     /// floor(total_size / file_num).
     pub file_size: u64,

@@ -713,12 +713,31 @@ impl Filesystem for DiskFs {
     }
 
     fn statfs(&mut self, _req: &Request<'_>, _ino: u64, reply: ReplyStatfs) {
+        // Counters are published on I/O at most once a second, so the last
+        // second of a workload would stay unpublished until the next I/O; a
+        // statfs(2) of the mount asks for them (see `Lab::disk_stats_now`).
+        self.maybe_write_stats();
         let total: u64 = self.disks.iter().map(|d| d.cfg.size).sum::<u64>() / 4096;
         reply.statfs(total, 0, 0, self.disks.len() as u64 + 1, 0, 4096, 255, 4096)
     }
 
     fn access(&mut self, _req: &Request<'_>, _ino: u64, _mask: i32, reply: ReplyEmpty) {
         reply.ok()
+    }
+}
+
+/// Ask the disk file system mounted at `mount` to publish its counters now
+/// (statfs(2) of the mount; at most once a second, like publishing on I/O).
+pub fn ask_to_publish(mount: &Path) -> std::io::Result<()> {
+    let c = std::ffi::CString::new(mount.as_os_str().as_encoded_bytes())
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    let mut st = std::mem::MaybeUninit::<libc::statfs>::uninit();
+    // SAFETY: `c` is a NUL-terminated path and `st` a buffer of the struct
+    // statfs(2) fills; it is not read afterwards.
+    if unsafe { libc::statfs(c.as_ptr(), st.as_mut_ptr()) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
     }
 }
 

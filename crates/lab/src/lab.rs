@@ -79,6 +79,16 @@ pub fn requirements(spec: &LabSpec) -> Vec<Requirement> {
             package: "iproute2",
         });
     }
+    if spec.access.is_nfs() {
+        r.push(Requirement {
+            program: "ganesha.nfsd",
+            package: "nfs-ganesha nfs-ganesha-vfs",
+        });
+        r.push(Requirement {
+            program: "rpcbind",
+            package: "rpcbind",
+        });
+    }
     if spec.access == Access::Sshfs {
         r.push(Requirement {
             program: "sshd",
@@ -277,10 +287,15 @@ impl Lab {
         let mut workdir = pool_mp.clone();
         let mut client_netns = None;
         let mut link_measured = None;
+        let mut nfs_url = None;
         if let Some(link) = &spec.link {
             self.build_link(&id, link, opts, &say)?;
             if spec.access == Access::Sshfs {
                 workdir = self.mount_sshfs(&id, &pool_mp, &say)?;
+                client_netns = Some(net::client_ns(&id));
+            }
+            if spec.access.is_nfs() {
+                nfs_url = Some(self.start_nfs(&id, &pool_mp, link, opts, &say)?);
                 client_netns = Some(net::client_ns(&id));
             }
             if opts.measure_link {
@@ -298,6 +313,7 @@ impl Lab {
             pool_mountpoint: pool_mp,
             workdir,
             client_netns,
+            nfs_url,
             disk_mount: disks.mount,
             disks: disks.data,
             log_disks: disks.log,
@@ -640,6 +656,44 @@ impl Lab {
         Ok(client_mp)
     }
 
+    /// nfs-ganesha exporting the pool in the server namespace; returns the
+    /// export's address for fileio's NFS client.
+    fn start_nfs(
+        &mut self,
+        id: &str,
+        pool_mp: &Path,
+        link: &LinkSpec,
+        opts: &UpOptions,
+        say: &dyn Fn(&str),
+    ) -> Result<String, LabError> {
+        let dir = self.dir.join("nfs");
+        self.mkdir(&dir)?;
+        let cfg = crate::nfs::NfsServerConfig {
+            export: pool_mp.to_path_buf(),
+            bind: net::server_addr(0),
+            state_dir: dir.clone(),
+            ready_file: dir.join("ready"),
+        };
+        for f in cfg.files() {
+            self.record(Resource::File { path: f })?;
+        }
+        let cfg_path = dir.join("nfs.json");
+        self.write_file(
+            &cfg_path,
+            &serde_json::to_string_pretty(&cfg).expect("serializes"),
+        )?;
+        say("nfs-ganesha exporting the pool in the server namespace");
+        let mut cmd = Command::new(&opts.tankbench);
+        cmd.args(["lab", DAEMON_ARG, "nfs"]).arg(&cfg_path);
+        sys::in_netns(&mut cmd, &net::server_ns(id))?;
+        let log = dir.join("daemon.log");
+        let tag = cfg_path.display().to_string();
+        let pid = self.spawn_daemon(cmd, "nfs server", &tag, &log)?;
+        let ready = cfg.ready_file.clone();
+        self.wait_ready("nfs server", pid, &log, || ready.exists())?;
+        Ok(crate::nfs::url(pool_mp, link.added_rtt_ms))
+    }
+
     /// Open a running lab by name.
     pub fn open(root: &Path, name: &str) -> Result<Lab, LabError> {
         let dir = root.join(format!("tb-{name}"));
@@ -684,6 +738,16 @@ impl Lab {
             .ok()
             .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or_default()
+    }
+
+    /// Per-disk counters as they are now: waits out the disk daemon's
+    /// one-second publishing interval, then asks it to publish (statfs).
+    pub fn disk_stats_now(&self) -> Vec<crate::diskfs::DiskStats> {
+        std::thread::sleep(Duration::from_millis(1100));
+        if let Some(info) = self.info() {
+            let _ = crate::diskfs::ask_to_publish(&info.disk_mount);
+        }
+        self.disk_stats()
     }
 
     pub fn info(&self) -> Option<&LabInfo> {

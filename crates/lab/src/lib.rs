@@ -13,6 +13,7 @@ pub mod durability;
 pub mod lab;
 pub mod matrix;
 pub mod net;
+pub mod nfs;
 pub mod remote;
 pub mod run;
 pub mod server;
@@ -62,7 +63,8 @@ pub enum LabError {
 /// CONFIG`): the disk file system and the delaying relay. They are separate
 /// processes so that `lab up` can return while the lab keeps running.
 pub fn daemon_main(args: &[String]) -> Result<(), LabError> {
-    let usage = || LabError::Other("usage: tankbench lab __daemon disks|relay CONFIG.json".into());
+    let usage =
+        || LabError::Other("usage: tankbench lab __daemon disks|relay|nfs CONFIG.json".into());
     let kind = args.first().ok_or_else(usage)?;
     let cfg_path = args.get(1).ok_or_else(usage)?;
     let text = std::fs::read_to_string(cfg_path).map_err(|e| LabError::Io {
@@ -77,6 +79,10 @@ pub fn daemon_main(args: &[String]) -> Result<(), LabError> {
                 what: format!("serve disks at {}", cfg.mountpoint.display()),
                 source: e,
             })
+        }
+        "nfs" => {
+            let cfg: crate::nfs::NfsServerConfig = serde_json::from_str(&text).map_err(bad)?;
+            crate::nfs::serve(&cfg)
         }
         "relay" => {
             let cfg: net::RelayConfig = serde_json::from_str(&text).map_err(bad)?;

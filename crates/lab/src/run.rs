@@ -172,6 +172,10 @@ pub fn run_workload(lab: &Lab, tankbench: &Path, args: &[String]) -> Result<Outc
         .ok_or_else(|| LabError::Other(format!("lab {} is not completely built", lab.state.id)))?;
     let netns = info.client_netns.as_deref();
     let args = strip_format(args);
+    let args = match &info.nfs_url {
+        Some(url) => crate::nfs::workload_args(lab.state.spec.access, url, &args),
+        None => args,
+    };
     let labels = lab.state.spec.labels();
     run_step(
         fileio_command(tankbench, &info.workdir, netns, &args, "prepare")?,

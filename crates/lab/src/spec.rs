@@ -247,6 +247,20 @@ pub struct LinkSpec {
 pub enum Access {
     Local,
     Sshfs,
+    /// NFSv3 to nfs-ganesha in the server namespace, with tankbench's own
+    /// client: writes as the Linux client sends them (UNSTABLE, COMMIT on
+    /// fsync).
+    Nfs,
+    /// NFSv3 with every WRITE FILE_SYNC, as VMware ESXi's NFS datastore
+    /// client sends the writes of a virtual disk.
+    #[serde(rename = "nfs-stable")]
+    NfsStable,
+}
+
+impl Access {
+    pub fn is_nfs(self) -> bool {
+        matches!(self, Access::Nfs | Access::NfsStable)
+    }
 }
 
 /// Most data disks a lab builds. A lab stands for one server's pool, and one
@@ -752,14 +766,16 @@ fn validate_compression(c: &str) -> Result<String, LabError> {
 fn validate_access(access: Option<&str>, has_link: bool) -> Result<Access, LabError> {
     match (access, has_link) {
         (None, true) | (Some("sshfs"), true) => Ok(Access::Sshfs),
+        (Some("nfs"), true) => Ok(Access::Nfs),
+        (Some("nfs-stable"), true) => Ok(Access::NfsStable),
         (None, false) | (Some("local"), false) => Ok(Access::Local),
         (Some("local"), true) => Err(LabError::Spec(
             "access: 'local' runs on the server side and uses no link; remove [link] or use access = \"sshfs\"".into(),
         )),
-        (Some("sshfs"), false) => Err(LabError::Spec(
-            "access: 'sshfs' needs a [link] (kind = \"1G\", \"10G\", \"lacp\" or \"custom\")".into(),
-        )),
-        (Some(other), _) => Err(bad("access", other, "local, sshfs")),
+        (Some(remote @ ("sshfs" | "nfs" | "nfs-stable")), false) => Err(LabError::Spec(format!(
+            "access: '{remote}' needs a [link] (kind = \"1G\", \"10G\", \"lacp\" or \"custom\")"
+        ))),
+        (Some(other), _) => Err(bad("access", other, "local, sshfs, nfs, nfs-stable")),
     }
 }
 
@@ -941,6 +957,8 @@ impl LabSpec {
             match self.access {
                 Access::Local => "local".into(),
                 Access::Sshfs => "sshfs".into(),
+                Access::Nfs => "nfs".into(),
+                Access::NfsStable => "nfs-stable".into(),
             },
         );
         m

@@ -94,6 +94,10 @@ pub struct LabInfo {
     pub workdir: PathBuf,
     /// Network namespace workloads run in (None: the host's).
     pub client_netns: Option<String>,
+    /// NFS access: the export as fileio's `--file-dir` (workloads run with
+    /// tankbench's NFS client; `workdir` is then only their current directory).
+    #[serde(default)]
+    pub nfs_url: Option<String>,
     pub disk_mount: PathBuf,
     pub disks: Vec<String>,
     pub log_disks: Vec<String>,

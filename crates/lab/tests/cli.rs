@@ -49,9 +49,14 @@ fn bad_specs_fail_with_one_line_naming_the_option() {
             "lz4",
         ),
         (
-            "name = \"x\"\naccess = \"nfs\"\n[pool]\nlayout = \"raidz2-6\"\n",
+            "name = \"x\"\naccess = \"smb\"\n[pool]\nlayout = \"raidz2-6\"\n",
             "access",
-            "sshfs",
+            "local, sshfs, nfs, nfs-stable",
+        ),
+        (
+            "name = \"x\"\naccess = \"nfs-stable\"\n[pool]\nlayout = \"raidz2-6\"\n",
+            "access",
+            "needs a [link]",
         ),
         // Numbers out of their ranges (each range has a reason, docs/lab.md).
         (

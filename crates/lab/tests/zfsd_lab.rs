@@ -157,16 +157,17 @@ fn each_lab_has_its_own_daemon_and_arc() {
         "{disk_reads} disk reads/s for {} reads/s",
         o.result.rates.reads_per_s
     );
-    // The same in a 16 MiB ARC, a third of the file set: most records
-    // come from the disks.
+    // The same in a 16 MiB ARC, a third of the file set: the ARC misses and
+    // records come from the disks. (How many of the client's reads reach
+    // the disks depends on zfs-fuse's dbuf and vdev caches, which answer
+    // repeated reads of a block without an ARC lookup, so the check is on
+    // misses and disk reads, not on their share of the client's reads.)
     let o = lab::run::run_workload(&small, &tb, &workload("--file-test-mode=rndrd")).expect("run");
     let s = o.server.expect("server activity");
     eprintln!("16M ARC: {} reads/s, {s:?}", o.result.rates.reads_per_s);
     assert!(s.arc_hit_percent().unwrap() < 90.0, "{s:?}");
-    assert!(
-        s.disk_reads_per_s.unwrap() > 0.1 * o.result.rates.reads_per_s,
-        "{s:?}"
-    );
+    assert!(s.arc_misses.unwrap() > 100, "{s:?}");
+    assert!(s.disk_reads_per_s.unwrap() > 100.0, "{s:?}");
 
     let sweep = down_all(&guard.0);
     assert!(sweep.kept.is_empty(), "{:?}", sweep.kept);

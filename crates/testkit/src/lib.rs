@@ -194,6 +194,8 @@ fn package_of(program: &str) -> Option<&'static str> {
         "zpool" | "zfs" | "zdb" | "zfs-fuse" => "zfs-fuse",
         "mpirun" => "openmpi-bin",
         "sshfs" => "sshfs",
+        "ganesha.nfsd" => "nfs-ganesha nfs-ganesha-vfs",
+        "rpcbind" => "rpcbind",
         "sshd" => "openssh-server",
         "ssh" | "ssh-keygen" => "openssh-client",
         "ip" | "tc" => "iproute2",

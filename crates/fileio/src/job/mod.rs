@@ -203,6 +203,10 @@ impl<'a> Job<'a> {
             local.first_file = lo;
             local.file_num = hi - lo;
             local.total_size = local.file_num * local.file_size;
+        } else if files.nfs.is_some() {
+            return Err(Failure::fatal(
+                "an nfs:// --file-dir needs --mpi-shared-files in a distributed job (ranks cannot make rank-N directories on the export)",
+            ));
         } else {
             local.dir = rank_dir(&files.dir, self.rank());
             if create {

@@ -74,6 +74,9 @@ pub fn prepare(
         "Extra file open flags: {}",
         files.extra_flags.describe()
     ));
+    if let Some(target) = &files.nfs {
+        return crate::run::nfs::prepare(target, files, say, observer);
+    }
     let mut writer = ChunkWriter::new(files);
     let start = Instant::now();
     let mut total: u64 = 0;
@@ -172,7 +175,7 @@ enum Extended {
 }
 
 /// Prepare's writes: whole blocks, many per system call, from one buffer.
-struct ChunkWriter {
+pub(crate) struct ChunkWriter {
     buf: AlignedBuf,
     block: usize,
     blocks_per_chunk: usize,
@@ -182,7 +185,7 @@ struct ChunkWriter {
 }
 
 impl ChunkWriter {
-    fn new(files: &FileSet) -> ChunkWriter {
+    pub(crate) fn new(files: &FileSet) -> ChunkWriter {
         // Lossless on 64-bit targets; on 32-bit ones too, because the block
         // size is a C int (the option parser refuses more than i32::MAX).
         #[allow(clippy::cast_possible_truncation)]
@@ -211,6 +214,27 @@ impl ChunkWriter {
         }
     }
 
+    /// Bytes per chunk at most (whole blocks).
+    pub(crate) fn max_len(&self) -> usize {
+        self.block * self.blocks_per_chunk
+    }
+
+    pub(crate) fn block(&self) -> usize {
+        self.block
+    }
+
+    /// The data of `len` bytes (whole blocks, at most `max_len`) to write at
+    /// `offset`: `--validate` blocks carry their offset and checksum.
+    pub(crate) fn chunk(&mut self, offset: u64, len: usize) -> &[u8] {
+        let block = self.block;
+        if self.validate {
+            for (k, b) in self.buf.as_mut_slice()[..len].chunks_mut(block).enumerate() {
+                fill_checked_block(b, offset + (k * block) as u64, &mut self.rng);
+            }
+        }
+        &self.buf.as_slice()[..len]
+    }
+
     /// Append blocks to `fd` from `offset` until the file holds `file_size`
     /// bytes, adding what was written to `total`.
     fn extend(
@@ -227,11 +251,7 @@ impl ChunkWriter {
             let n_blocks = usize::try_from(remaining_blocks)
                 .map_or(self.blocks_per_chunk, |r| r.min(self.blocks_per_chunk));
             let len = n_blocks * block;
-            if self.validate {
-                for (k, b) in self.buf.as_mut_slice()[..len].chunks_mut(block).enumerate() {
-                    fill_checked_block(b, offset + (k * block) as u64, &mut self.rng);
-                }
-            }
+            self.chunk(offset, len);
             // SAFETY: buffer holds len bytes.
             let rc = unsafe {
                 libc::pwrite(
@@ -278,6 +298,9 @@ impl ChunkWriter {
 
 /// `cleanup`: remove `test_file.0` … `test_file.<N-1>`, ignoring every error.
 pub fn cleanup(files: &FileSet, say: &mut dyn FnMut(&str)) {
+    if let Some(target) = &files.nfs {
+        return crate::run::nfs::cleanup(target, files, say);
+    }
     say("Removing test files...");
     for i in 0..files.file_num {
         let _ = std::fs::remove_file(files.file_path(i));
@@ -326,10 +349,14 @@ pub fn format_g5(x: f64) -> String {
 /// `debug` receives DEBUG lines.
 pub fn open_for_run(w: &RunSpec, debug: &mut dyn FnMut(&str)) -> Result<OpenFiles, Failure> {
     let mode = w.mode;
+    if let Some(target) = &w.files.nfs {
+        return crate::run::nfs::open_for_run(target, w, debug);
+    }
     let mut files = OpenFiles {
         // A capacity hint: --file-num is a C int, which fits usize.
         fds: Vec::with_capacity(usize::try_from(w.files.file_num).unwrap_or(0)),
         maps: Vec::new(),
+        nfs: None,
     };
     for i in 0..w.files.file_num {
         let path = w.files.file_path(i);

@@ -5,5 +5,6 @@ pub mod clock;
 pub mod fileset;
 pub mod generator;
 pub mod histograms;
+pub mod nfs;
 pub mod pattern;
 pub mod runner;

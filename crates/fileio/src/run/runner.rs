@@ -18,6 +18,7 @@ use crate::run::histograms::{
     sb_percentile_ms, CountSnapshot, LatencyKind, OpHistograms, ThreadCounters, ThreadHistograms,
     SB_BUCKETS,
 };
+use crate::run::nfs::NfsEngine;
 use crate::run::pattern::{check_block, fill_checked_block, fill_random};
 use std::sync::atomic::{
     AtomicBool, AtomicU64,
@@ -407,6 +408,9 @@ pub fn run(
                             worker(w, &shared, gate, tid, *e, rng, debug, observer, recording)
                         }
                         AnyEngine::Injected(e) => {
+                            worker(w, &shared, gate, tid, e, rng, debug, observer, recording)
+                        }
+                        AnyEngine::Nfs(e) => {
                             worker(w, &shared, gate, tid, e, rng, debug, observer, recording)
                         }
                     };
@@ -846,6 +850,7 @@ enum AnyEngine {
     Mmap(MmapEngine),
     Uring(Box<UringEngine>),
     Injected(InjectedEngine),
+    Nfs(NfsEngine),
 }
 
 impl AnyEngine {
@@ -855,6 +860,7 @@ impl AnyEngine {
             AnyEngine::Mmap(e) => e.name(),
             AnyEngine::Uring(e) => e.name(),
             AnyEngine::Injected(e) => e.name(),
+            AnyEngine::Nfs(e) => e.name(),
         }
     }
 }
@@ -875,6 +881,10 @@ fn make_engine(
             buf,
             settings.injected_trace.clone(),
         )));
+    }
+    if files.nfs.is_some() {
+        // Options refuse every other --file-io-mode with an nfs:// file set.
+        return Ok(AnyEngine::Nfs(NfsEngine::new(Arc::clone(files), buf)?));
     }
     Ok(match w.io_mode {
         IoMode::Sync => AnyEngine::Psync(PsyncEngine::new(Arc::clone(files), buf)),

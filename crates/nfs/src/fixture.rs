@@ -1,0 +1,120 @@
+//! A throw-away NFS server for tests: a network namespace of its own (so its
+//! rpcbind and ports collide with nothing) with ganesha exporting a
+//! directory on 10.79.0.1, an address that exists only in it. Needs root, `ip`, rpcbind and nfs-ganesha.
+
+use crate::ganesha::{Server, ServerConfig};
+use crate::Error;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub struct TestServer {
+    pub netns: String,
+    pub url: String,
+    server: Option<Server>,
+    _state: tempfile_lite::Dir,
+}
+
+mod tempfile_lite {
+    use std::path::{Path, PathBuf};
+    /// A directory removed on drop (the crate has no tempfile dependency).
+    pub struct Dir(pub PathBuf);
+    impl Dir {
+        pub fn new(tag: &str) -> std::io::Result<Dir> {
+            let p = std::env::temp_dir().join(format!("{tag}-{}", std::process::id()));
+            std::fs::create_dir(&p)?;
+            Ok(Dir(p))
+        }
+        pub fn path(&self) -> &Path {
+            &self.0
+        }
+    }
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn ip(args: &[&str]) -> Result<(), Error> {
+    let out = Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|source| Error::Io {
+            what: "run ip".into(),
+            source,
+        })?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(Error::Protocol(format!(
+            "ip {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )))
+    }
+}
+
+impl TestServer {
+    /// Serve `export` (which must exist) from namespace `tb-nfs-TAG-PID`.
+    pub fn start(tag: &str, export: &Path) -> Result<TestServer, Error> {
+        let netns = format!("tb-nfs-{tag}-{}", std::process::id());
+        let state =
+            tempfile_lite::Dir::new(&format!("tb-nfs-{tag}")).map_err(|source| Error::Io {
+                what: "create the server's state directory".into(),
+                source,
+            })?;
+        ip(&["netns", "add", &netns])?;
+        let mut t = TestServer {
+            netns: netns.clone(),
+            url: String::new(),
+            server: None,
+            _state: state,
+        };
+        ip(&["-n", &netns, "link", "set", "lo", "up"])?;
+        // ganesha resolves Bind_addr with AI_ADDRCONFIG, which finds no IPv4
+        // address in a namespace that has only loopback: give it a veth pair
+        // (both ends here; the dummy link type is not in every kernel).
+        let (a, b) = ("tbnfs0", "tbnfs1");
+        ip(&[
+            "-n", &netns, "link", "add", a, "type", "veth", "peer", "name", b,
+        ])?;
+        ip(&["-n", &netns, "addr", "add", "10.79.0.1/24", "dev", a])?;
+        ip(&["-n", &netns, "link", "set", a, "up"])?;
+        ip(&["-n", &netns, "link", "set", b, "up"])?;
+        let cfg = ServerConfig {
+            export: export.to_path_buf(),
+            bind: "10.79.0.1".into(),
+            nfs_port: 2049,
+            mount_port: 20048,
+            state_dir: t._state.path().to_path_buf(),
+            netns: Some(PathBuf::from(format!("/run/netns/{netns}"))),
+        };
+        t.server = Some(Server::start(&cfg)?);
+        t.url = cfg.url();
+        Ok(t)
+    }
+
+    /// Run `f` on a thread inside the server's network namespace (threads it
+    /// starts stay there too).
+    pub fn in_netns<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> T {
+        let path = format!("/run/netns/{}", self.netns);
+        std::thread::spawn(move || {
+            let ns = std::fs::File::open(&path).expect("the test's network namespace");
+            // SAFETY: the descriptor is open for the call; setns(2) moves
+            // only this new thread.
+            let rc =
+                unsafe { libc::setns(std::os::fd::AsRawFd::as_raw_fd(&ns), libc::CLONE_NEWNET) };
+            assert_eq!(rc, 0, "setns: {}", std::io::Error::last_os_error());
+            f()
+        })
+        .join()
+        .expect("the test thread in the namespace panicked")
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        drop(self.server.take());
+        let _ = ip(&["netns", "del", &self.netns]);
+    }
+}

@@ -1,0 +1,452 @@
+//! nfs-ganesha as a private NFSv3 server: its own rpcbind (ganesha refuses
+//! to start without registering its programs) and both daemons in a private
+//! mount namespace with their own /run, so neither touches the host's
+//! rpcbind socket, pid files or NFSv4 recovery state; optionally in a network
+//! namespace. Debian packages: nfs-ganesha, nfs-ganesha-vfs, rpcbind.
+
+use crate::Error;
+use std::ffi::CString;
+use std::os::fd::AsRawFd;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What to serve and where.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Directory exported (FSAL_VFS needs name_to_handle_at(2); tmpfs, ext4
+    /// and zfs-fuse's FUSE mounts have it).
+    pub export: PathBuf,
+    /// Address ganesha binds (inside the network namespace, if any).
+    pub bind: String,
+    pub nfs_port: u16,
+    pub mount_port: u16,
+    /// Config and log files go here (must exist).
+    pub state_dir: PathBuf,
+    /// `/run/netns/NAME` (or any namespace file) to serve from.
+    pub netns: Option<PathBuf>,
+}
+
+impl ServerConfig {
+    pub fn config_path(&self) -> PathBuf {
+        self.state_dir.join("ganesha.conf")
+    }
+    pub fn log_path(&self) -> PathBuf {
+        self.state_dir.join("ganesha.log")
+    }
+    /// The client's address of the export.
+    pub fn url(&self) -> String {
+        format!(
+            "nfs://{}{}?nfsport={}&mountport={}",
+            self.bind,
+            self.export.display(),
+            self.nfs_port,
+            self.mount_port
+        )
+    }
+}
+
+/// The ganesha.conf(5) text: NFSv3 over TCP only, one VFS export with root
+/// not squashed (the benchmark runs as root, as a hypervisor's datastore
+/// mount does), no NLM/RQUOTA/UDP, which need more registrations.
+pub fn config_text(cfg: &ServerConfig) -> String {
+    format!(
+        "# nfs-ganesha for tankbench; made by tankbench\n\
+         NFS_CORE_PARAM {{\n  Protocols = 3;\n  Bind_addr = {bind};\n  NFS_Port = {nfs};\n  MNT_Port = {mnt};\n\
+         \x20 Enable_NLM = false;\n  Enable_RQUOTA = false;\n  Enable_UDP = false;\n}}\n\
+         NFSV4 {{ Graceless = true; }}\n\
+         EXPORT {{\n  Export_Id = 1;\n  Path = \"{export}\";\n  Pseudo = \"{export}\";\n  Protocols = 3;\n\
+         \x20 Transports = TCP;\n  Access_Type = RW;\n  Squash = No_Root_Squash;\n  SecType = sys;\n\
+         \x20 FSAL {{ Name = VFS; }}\n}}\n",
+        bind = cfg.bind,
+        nfs = cfg.nfs_port,
+        mnt = cfg.mount_port,
+        export = cfg.export.display(),
+    )
+}
+
+/// The two daemons; dropping this stops them.
+pub struct Server {
+    rpcbind: Option<Child>,
+    ganesha: Option<Child>,
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
+    let what = what.into();
+    move |source| Error::Io { what, source }
+}
+
+fn program(name: &str) -> Result<PathBuf, Error> {
+    [
+        "/usr/bin",
+        "/usr/sbin",
+        "/sbin",
+        "/bin",
+        "/usr/local/bin",
+        "/usr/local/sbin",
+    ]
+    .iter()
+    .map(|d| Path::new(d).join(name))
+    .find(|p| p.is_file())
+    .ok_or_else(|| {
+        Error::Protocol(format!(
+            "program `{name}` not found (apt-get install nfs-ganesha nfs-ganesha-vfs rpcbind)"
+        ))
+    })
+}
+
+fn cstr(s: &str) -> CString {
+    CString::new(s).expect("no NUL in a fixed path")
+}
+
+/// The FUSE mounts the private namespace copied from the host, except the
+/// export's own: their mount points from /proc/self/mountinfo (proc(5);
+/// octal escapes such as `\040` decoded), deepest first.
+fn foreign_fuse_mounts(mountinfo: &str, export: &Path) -> Vec<PathBuf> {
+    let unescape = |s: &str| -> PathBuf {
+        let b = s.as_bytes();
+        let mut out = Vec::with_capacity(b.len());
+        let mut i = 0;
+        while i < b.len() {
+            let octal = b
+                .get(i + 1..i + 4)
+                .filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
+            match (b[i], octal) {
+                (b'\\', Some(d)) => {
+                    out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
+                    i += 4;
+                }
+                (c, _) => {
+                    out.push(c);
+                    i += 1;
+                }
+            }
+        }
+        PathBuf::from(<std::ffi::OsString as std::os::unix::ffi::OsStringExt>::from_vec(out))
+    };
+    let mut v: Vec<PathBuf> = mountinfo
+        .lines()
+        .filter_map(|l| {
+            let (left, right) = l.split_once(" - ")?;
+            let point = left.split(' ').nth(4)?;
+            let fstype = right.split(' ').next()?;
+            (fstype == "fuse" || fstype.starts_with("fuse.")).then(|| unescape(point))
+        })
+        .filter(|p| p != export)
+        .collect();
+    v.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
+    v.dedup();
+    v
+}
+
+/// Lazily unmount, inside the private mount namespace `mnt_fd`, every FUSE
+/// mount it copied from the host except the export. A copy keeps a FUSE file
+/// system alive after its owner unmounts it on the host, and zfs-fuse then
+/// refuses to destroy the pool ("pool is busy", seen with another lab's
+/// private namespace): the namespace must hold nothing but what it serves.
+/// The host's mounts are private here (no propagation), so this is the only
+/// way; `umount -l` runs as a child that joins the namespace.
+fn detach_foreign_fuse_mounts(mnt_fd: i32, export: &Path) -> Result<(), Error> {
+    let info =
+        std::fs::read_to_string("/proc/self/mountinfo").map_err(io("read /proc/self/mountinfo"))?;
+    let mounts = foreign_fuse_mounts(&info, export);
+    if mounts.is_empty() {
+        return Ok(());
+    }
+    let mut umount = Command::new(program("umount")?);
+    umount
+        .arg("-l")
+        .arg("--")
+        .args(&mounts)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: one raw system call (setns(2)) on a descriptor the caller keeps
+    // open until this returns; async-signal-safe, no allocation.
+    unsafe {
+        umount.pre_exec(move || {
+            if libc::setns(mnt_fd, libc::CLONE_NEWNS) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    // Some may be gone already (unmounted on the host meanwhile): umount's
+    // status is not the point, the namespace's mount table is.
+    let _ = umount.status().map_err(io("run umount -l"))?;
+    Ok(())
+}
+
+/// rpcbind in a new private mount namespace with its own /run (and
+/// /var/lib/nfs), in network namespace `netns_fd` if given.
+fn rpcbind_command(bin: PathBuf, netns_fd: Option<i32>) -> Command {
+    // Prepared before fork: the child may not allocate.
+    let root = cstr("/");
+    let run = cstr("/run");
+    let tmpfs = cstr("tmpfs");
+    let varlib = cstr("/var/lib/nfs");
+    let has_varlib = Path::new("/var/lib/nfs").is_dir();
+    let mut rpcbind = Command::new(bin);
+    // -f: foreground, so the caller owns the process.
+    rpcbind
+        .args(["-f"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: runs in the forked child before exec, where only
+    // async-signal-safe calls are allowed (signal-safety(7)): prctl,
+    // setns, unshare and mount are raw system calls that neither allocate
+    // nor lock; the CStrings were built before fork and outlive the
+    // closure (moved into it); errors are read from errno without
+    // allocating.
+    unsafe {
+        rpcbind.pre_exec(move || {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            if let Some(fd) = netns_fd {
+                if libc::setns(fd, libc::CLONE_NEWNET) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            if libc::unshare(libc::CLONE_NEWNS) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // Nothing mounted here may leak back to the host.
+            if libc::mount(
+                std::ptr::null(),
+                root.as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            for (target, wanted) in [(&run, true), (&varlib, has_varlib)] {
+                if wanted
+                    && libc::mount(
+                        tmpfs.as_ptr(),
+                        target.as_ptr(),
+                        tmpfs.as_ptr(),
+                        0,
+                        std::ptr::null(),
+                    ) != 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    rpcbind
+}
+
+impl Server {
+    /// Write the configuration and start rpcbind and ganesha; returns once
+    /// ganesha reports it serves (or fails with the last line of its log).
+    pub fn start(cfg: &ServerConfig) -> Result<Server, Error> {
+        let rpcbind_bin = program("rpcbind")?;
+        let ganesha_bin = program("ganesha.nfsd")?;
+        std::fs::write(cfg.config_path(), config_text(cfg))
+            .map_err(io(format!("write {}", cfg.config_path().display())))?;
+        let log = cfg.log_path();
+        std::fs::write(&log, b"").map_err(io(format!("create {}", log.display())))?;
+        let netns = match &cfg.netns {
+            Some(p) => Some(std::fs::File::open(p).map_err(io(format!("open {}", p.display())))?),
+            None => None,
+        };
+        let netns_fd = netns.as_ref().map(AsRawFd::as_raw_fd);
+        let mut rpcbind = rpcbind_command(rpcbind_bin, netns_fd);
+        let rpcbind_child = rpcbind.spawn().map_err(io("start rpcbind"))?;
+        let mut server = Server {
+            rpcbind: Some(rpcbind_child),
+            ganesha: None,
+        };
+        let pid = server.rpcbind.as_ref().map_or(0, Child::id);
+        let mnt_path = format!("/proc/{pid}/ns/mnt");
+        // rpcbind's socket appears in its private /run once it listens.
+        let sock = format!("/proc/{pid}/root/run/rpcbind.sock");
+        server.wait_for(
+            "rpcbind",
+            Duration::from_secs(10),
+            || Path::new(&sock).exists(),
+            &log,
+        )?;
+        let mnt = std::fs::File::open(&mnt_path).map_err(io(format!("open {mnt_path}")))?;
+        let mnt_fd = mnt.as_raw_fd();
+        detach_foreign_fuse_mounts(mnt_fd, &cfg.export)?;
+        let mut ganesha = Command::new(ganesha_bin);
+        ganesha
+            .arg("-F")
+            .arg("-f")
+            .arg(cfg.config_path())
+            .arg("-L")
+            .arg(&log)
+            .arg("-p")
+            .arg("/run/ganesha.pid")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        // SAFETY: as above: only raw system calls on descriptors the parent
+        // keeps open (`mnt`, `netns`) until spawn returns.
+        unsafe {
+            ganesha.pre_exec(move || {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+                if let Some(fd) = netns_fd {
+                    if libc::setns(fd, libc::CLONE_NEWNET) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                if libc::setns(mnt_fd, libc::CLONE_NEWNS) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        server.ganesha = Some(ganesha.spawn().map_err(io("start ganesha.nfsd"))?);
+        drop(mnt);
+        drop(netns);
+        let log2 = log.clone();
+        server.wait_for(
+            "nfs-ganesha",
+            Duration::from_secs(30),
+            || std::fs::read_to_string(&log2).is_ok_and(|t| t.contains("NFS SERVER INITIALIZED")),
+            &log,
+        )?;
+        Ok(server)
+    }
+
+    fn wait_for(
+        &mut self,
+        what: &str,
+        limit: Duration,
+        mut ready: impl FnMut() -> bool,
+        log: &Path,
+    ) -> Result<(), Error> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if ready() {
+                return Ok(());
+            }
+            let died = [&mut self.rpcbind, &mut self.ganesha]
+                .into_iter()
+                .flatten()
+                .any(|c| c.try_wait().ok().flatten().is_some());
+            if died || Instant::now() > deadline {
+                let text = std::fs::read_to_string(log).unwrap_or_default();
+                // The fatal line only says "Fatal errors"; the cause is in
+                // the errors before it. D-Bus and Kerberos complaints are
+                // normal here (no system bus, no keytab).
+                let errors: Vec<&str> = text
+                    .lines()
+                    .filter(|l| ["CRIT", "MAJ", "FATAL"].iter().any(|k| l.contains(k)))
+                    .filter(|l| {
+                        !l.contains("DBUS")
+                            && !l.contains("krb5")
+                            && !l.contains("credentials for principal")
+                    })
+                    .map(|l| l.rsplit_once(" :").map_or(l, |(_, m)| m))
+                    .collect();
+                let last = if errors.is_empty() {
+                    "no log output".to_string()
+                } else {
+                    errors[errors.len().saturating_sub(3)..].join("; ")
+                };
+                return Err(Error::Protocol(format!(
+                    "{what} did not start{}: {last}",
+                    if died { " (it exited)" } else { " in time" }
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Process ids of rpcbind and ganesha (for a caller that records them).
+    pub fn pids(&self) -> Vec<u32> {
+        [&self.rpcbind, &self.ganesha]
+            .into_iter()
+            .flatten()
+            .map(Child::id)
+            .collect()
+    }
+
+    /// Wait until either daemon exits (the lab daemon's main loop), or
+    /// `stop` says so.
+    pub fn wait(&mut self, stop: &dyn Fn() -> bool) -> String {
+        loop {
+            for (name, c) in [
+                ("rpcbind", &mut self.rpcbind),
+                ("ganesha.nfsd", &mut self.ganesha),
+            ] {
+                if let Some(Ok(Some(st))) = c.as_mut().map(Child::try_wait) {
+                    return format!("{name} exited ({st})");
+                }
+            }
+            if stop() {
+                return "stopped".into();
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // ganesha first (it unregisters from rpcbind), then rpcbind. A short
+        // grace, then SIGKILL: ganesha's orderly shutdown can take seconds,
+        // and until it has exited it holds the export open, so whoever
+        // stops it next (the lab, destroying the pool) would find it busy.
+        // NFSv3 keeps no state a kill loses: unstable data not yet committed
+        // is the client's to resend, and a stopped benchmark resends nothing.
+        for child in [self.ganesha.take(), self.rpcbind.take()]
+            .into_iter()
+            .flatten()
+        {
+            let mut child = child;
+            if let Ok(pid) = i32::try_from(child.id()) {
+                // SAFETY: kill(2) on our own child, which has not been reaped
+                // (so the pid cannot have been reused).
+                unsafe {
+                    libc::kill(pid, libc::SIGTERM);
+                }
+            }
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if matches!(child.try_wait(), Ok(None)) {
+                let _ = child.kill();
+            }
+            let _ = child.wait();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_other_fuse_mounts_are_detached_deepest_first() {
+        let info = "\
+27 1 254:0 / / rw,relatime - ext4 /dev/vda rw
+40 27 0:50 / /var/tmp/tb-x/tb-a/disks rw - fuse tb-a-disks rw,user_id=0
+41 27 0:51 / /var/tmp/tb-x/tb-a/pool rw - fuse tb-a rw
+42 27 0:52 / /var/tmp/tb-x/tb-b/pool rw - fuse tb-b rw
+43 42 0:53 / /var/tmp/tb-x/tb-b/pool/sub rw - fuse tb-b/sub rw
+44 27 0:54 / /mnt/with\\040space rw - fuse.sshfs h:/ rw
+45 27 0:55 / /run/user rw - tmpfs tmpfs rw
+";
+        let v = foreign_fuse_mounts(info, Path::new("/var/tmp/tb-x/tb-a/pool"));
+        assert_eq!(
+            v,
+            [
+                "/var/tmp/tb-x/tb-b/pool/sub",
+                "/var/tmp/tb-x/tb-a/disks",
+                "/var/tmp/tb-x/tb-b/pool",
+                "/mnt/with space",
+            ]
+            .map(PathBuf::from)
+        );
+    }
+}
