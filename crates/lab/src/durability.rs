@@ -1285,6 +1285,71 @@ mod tests {
         assert!(e.contains("no cells"), "{e}");
     }
 
+    #[test]
+    fn the_first_acknowledgement_is_looked_for_past_the_writers_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = dir.path().join("journal");
+        std::fs::write(
+            &j,
+            "tankbench-durability-journal 1\nS run=aa\nA aa 0 1 1 00000000\n",
+        )
+        .unwrap();
+        assert!(journal_has_ack(&j, 0));
+        let start = std::fs::metadata(&j).unwrap().len();
+        assert!(
+            !journal_has_ack(&j, start),
+            "an earlier run's acknowledgement"
+        );
+        std::fs::write(
+            &j,
+            "tankbench-durability-journal 1\nS run=aa\nA aa 0 1 1 00000000\nS run=bb\n",
+        )
+        .unwrap();
+        assert!(
+            !journal_has_ack(&j, start),
+            "a session start is no acknowledgement"
+        );
+        let mut text = std::fs::read_to_string(&j).unwrap();
+        text.push_str("A bb 1 7 1 00000000\n");
+        std::fs::write(&j, text).unwrap();
+        assert!(journal_has_ack(&j, start));
+        assert!(!journal_has_ack(&dir.path().join("none"), 0));
+    }
+
+    /// A Markdown or JSON file the matrix did not write is never replaced:
+    /// refused before any lab is built.
+    #[test]
+    fn outputs_it_did_not_write_are_refused_before_anything_is_built() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = DurabilityMatrix::load(&matrix_file(dir.path(), CELLS), None, None).unwrap();
+        let [md, json] = m.output_files();
+        std::fs::write(&md, "my notes\n").unwrap();
+        let opts = UpOptions {
+            tankbench: dir.path().join("no-such-tankbench"),
+            measure_link: false,
+            progress: Box::new(|_| {}),
+        };
+        let said = std::cell::RefCell::new(Vec::new());
+        let e = m
+            .run(&opts, &|s| said.borrow_mut().push(s.to_string()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("refusing to overwrite") && e.contains("d.md"),
+            "{e}"
+        );
+        assert!(said.borrow().is_empty(), "nothing was started: {said:?}");
+        assert_eq!(std::fs::read_to_string(&md).unwrap(), "my notes\n");
+        assert!(!json.exists());
+        // Its own files are replaced.
+        std::fs::remove_file(&md).unwrap();
+        m.write(&[]).unwrap();
+        m.write(&[]).unwrap();
+        assert!(std::fs::read_to_string(&json)
+            .unwrap()
+            .starts_with("{\n  \"generator\": \"tankbench lab durability\""));
+    }
+
     /// The example matrix loads: the four cells, two of them
     /// negative controls.
     #[test]
