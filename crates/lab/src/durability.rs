@@ -632,8 +632,12 @@ impl DurabilityMatrix {
         // not (stuck on the old mount) is stopped.
         out.writer_exit = wait_end(child, WRITER_END_LIMIT)?;
         if out.writer_exit.is_none() {
-            let pid = i32::try_from(child.id()).unwrap_or(0);
-            sys::stop_pid(pid, "durability", Duration::from_secs(15));
+            // SIGTERM first: the writer then hands what it has queued to
+            // the recorder (more blocks checked); SIGKILL after 15 s.
+            if let Ok(pid) = i32::try_from(child.id()) {
+                sys::stop_pid(pid, "durability", Duration::from_secs(15));
+            }
+            let _ = child.kill();
             out.writer_exit = child.wait().ok().and_then(|s| s.code());
         }
         *writer = None;
