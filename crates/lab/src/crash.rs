@@ -484,6 +484,7 @@ mod tests {
                 pool_mountpoint: dir.join("pool"),
                 workdir: dir.join("pool"),
                 client_netns: None,
+                nfs_url: None,
                 disk_mount: dir.join("disks"),
                 disks: vec!["tb-d00".into(), "tb-d01".into()],
                 log_disks: Vec::new(),
