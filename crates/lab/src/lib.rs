@@ -12,6 +12,7 @@ pub mod diskfs;
 pub mod lab;
 pub mod matrix;
 pub mod net;
+pub mod predict;
 pub mod remote;
 pub mod run;
 pub mod server;
