@@ -329,3 +329,110 @@ pub fn comparison_table(workload: &[String], cells: &[CellPrediction]) -> report
     }
     t
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOST: Host = Host {
+        cpus: 2,
+        mem_bytes: 16 << 30,
+    };
+
+    fn lab(extra: &str) -> LabSpec {
+        LabSpec::from_toml(&format!(
+            "name = \"t\"\n[pool]\nlayout = \"2x raidz2-12\"\ndisk = \"hdd\"\n{extra}"
+        ))
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn a_local_lab_is_a_local_zfs_fuse_system_with_the_labs_models() {
+        let spec = lab("log = \"ssd-plp:10GB\"\n[server]\narc = \"2G\"\n");
+        let m = system_for(&spec, None, HOST).unwrap();
+        let s = m.resolve().unwrap();
+        assert_eq!(s.protocol, Protocol::Local);
+        assert_eq!(
+            s.page_cache_bytes, 0,
+            "zfs-fuse runs without the page cache"
+        );
+        assert!(s.link.is_none());
+        assert_eq!(s.arc_bytes, 2 << 30, "the lab's ARC ceiling");
+        assert_eq!(s.cores, 2);
+        assert_eq!(s.zil, ZilBatching::OneInFlight);
+        assert_eq!(s.txg_timeout_ns, 30_000_000_000);
+        assert_eq!(s.txg.dirty_max, 2 << 30, "physical memory / 8");
+        assert_eq!(s.shape.name(), "2xraidz2-12");
+        assert_eq!(s.disk, spec.pool.disk_model, "the FUSE disks' model");
+        assert_eq!(s.disk_bytes, spec.pool.disk_size);
+        assert_eq!(s.log.as_ref(), spec.pool.log.as_ref().map(|l| &l.model));
+        assert_eq!(s.recordsize, 128 << 10);
+    }
+
+    #[test]
+    fn without_an_arc_the_lab_has_zfs_fuses_default() {
+        let s = system_for(&lab(""), None, HOST).unwrap().resolve().unwrap();
+        assert_eq!(s.arc_bytes, ZFS_FUSE_DEFAULT_ARC);
+        assert!(s.log.is_none());
+    }
+
+    #[test]
+    fn an_sshfs_lab_takes_the_measured_round_trip() {
+        let spec = lab("[link]\nkind = \"10G\"\n");
+        let measured = LinkMeasurement {
+            rtt_ms_median: 0.123,
+            rtt_ms_min: 0.1,
+            single_flow_mbit_s: 5000.0,
+            aggregate_mbit_s: 5000.0,
+        };
+        let s = system_for(&spec, Some(&measured), HOST)
+            .unwrap()
+            .resolve()
+            .unwrap();
+        assert_eq!(s.protocol, Protocol::LinuxNfs);
+        assert_eq!(s.rtt_ns, 123_000);
+        assert_eq!(s.cores, 1, "one sftp-server serves every thread");
+        // Before a measurement: the round trip the relay adds.
+        let s = system_for(&spec, None, HOST).unwrap().resolve().unwrap();
+        let added = spec.link.as_ref().unwrap().added_rtt_ms;
+        assert_eq!(s.rtt_ns, (added * 1e6).round() as u64);
+    }
+
+    #[test]
+    fn the_system_file_reads_back_as_the_same_system() {
+        let m = system_for(&lab("log = \"ssd-plp:10GB\"\n"), None, HOST).unwrap();
+        let text = m.to_toml().unwrap();
+        let back = SystemModel::from_toml(&text).unwrap();
+        assert_eq!(back.resolve().unwrap(), m.resolve().unwrap());
+    }
+
+    #[test]
+    fn what_the_simulator_does_not_model_is_refused_with_one_line() {
+        let e = system_for(
+            &lab("log = { disk = \"ssd-plp\", mirror = true }\n"),
+            None,
+            HOST,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("mirrored log") && !e.contains('\n'), "{e}");
+        let mixed = LabSpec::from_toml(
+            "name = \"t\"\n[pool]\nlayout = \"2xraidz2-6 + 1xmirror-2\"\ndisk = \"hdd\"\n",
+        )
+        .unwrap();
+        let e = system_for(&mixed, None, HOST).unwrap_err().to_string();
+        assert!(e.contains("one group"), "{e}");
+    }
+
+    #[test]
+    fn the_workload_gets_a_fixed_seed_unless_it_names_one() {
+        let w =
+            |words: &[&str]| run_spec(&words.iter().map(|s| (*s).to_string()).collect::<Vec<_>>());
+        let spec = w(&["--file-test-mode=rndrw", "--time=60"]).unwrap();
+        assert_eq!(spec.rand_seed, PREDICTION_SEED);
+        let spec = w(&["--file-test-mode=rndrw", "--rand-seed=9"]).unwrap();
+        assert_eq!(spec.rand_seed, 9);
+        let e = w(&["--file-test-mode=sideways"]).unwrap_err().to_string();
+        assert!(e.starts_with("workload: ") && e.contains("sideways"), "{e}");
+    }
+}

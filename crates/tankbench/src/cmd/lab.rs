@@ -354,13 +354,11 @@ fn predict(
         write_systems(dir, &cells)?;
     }
     let t = lab::predict::comparison_table(&m.workload, &cells);
-    print!(
-        "{}",
-        match format {
-            TableFormat::Text => t.to_terminal(),
-            TableFormat::Markdown => t.to_markdown(),
-        }
-    );
+    let text = match format {
+        TableFormat::Text => t.to_terminal(),
+        TableFormat::Markdown => t.to_markdown(),
+    };
+    println!("{}", text.trim_end());
     Ok(0)
 }
 
