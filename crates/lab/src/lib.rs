@@ -14,6 +14,7 @@ pub mod lab;
 pub mod matrix;
 pub mod net;
 pub mod nfs;
+pub mod predict;
 pub mod remote;
 pub mod run;
 pub mod server;

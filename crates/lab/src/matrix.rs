@@ -352,6 +352,12 @@ impl Matrix {
         serde_json::to_string(&(&cell.raw, &self.workload)).expect("a cell serializes")
     }
 
+    /// The finished result of `cell` in the output, if any (what `lab
+    /// predict` puts beside the simulator's prediction).
+    pub fn finished_result(&self, cell: &Cell) -> Result<Option<CellResult>, LabError> {
+        self.finished(cell)
+    }
+
     /// The finished result of `cell` from an earlier run, if any; a failed
     /// one is run again. An error for a file there that is not a cell file
     /// of ours, or one of another configuration.

@@ -309,6 +309,9 @@ pub const METHOD: &str = "Nelder-Mead in log space on ln(predicted/measured) of 
 
 struct Fitter<'a> {
     runs: &'a [Measurement],
+    /// The parameters calibration may fit; the others keep the system's
+    /// values.
+    allowed: &'a [Param],
     simulations: usize,
 }
 
@@ -450,6 +453,16 @@ impl Fitter<'_> {
         // The probe model: every applicable parameter at a value of its order.
         let mut probe = model.clone();
         for p in Param::ALL {
+            if !self.allowed.contains(&p) {
+                outcomes.push((
+                    p,
+                    Some(Outcome::NotIdentified {
+                        value: current_value(model, p)?,
+                        reason: "not fitted: left out of the parameters to fit".into(),
+                    }),
+                ));
+                continue;
+            }
             if let Some(why) = not_applicable(model, p)? {
                 outcomes.push((
                     p,
@@ -594,6 +607,25 @@ impl Fitter<'_> {
 
 /// Fit `model`'s uncertain parameters to `runs`.
 pub fn calibrate(model: &SystemModel, runs: &[Measurement]) -> Result<Calibration, SimError> {
+    calibrate_only(model, runs, &Param::ALL)
+}
+
+/// Fit only `params` of `model` (each still only when the runs identify
+/// it); every other parameter keeps the system's value and is reported as
+/// not fitted. For a system whose other parameters are known from their
+/// models (a lab cell: its disks are the simulator's own models), so one
+/// run fits the one unknown rather than trading it against a known one.
+pub fn calibrate_only(
+    model: &SystemModel,
+    runs: &[Measurement],
+    params: &[Param],
+) -> Result<Calibration, SimError> {
+    if params.is_empty() {
+        return Err(SimError::Unsupported(format!(
+            "calibrate: no parameter to fit; accepted: {}",
+            Param::accepted()
+        )));
+    }
     if runs.is_empty() {
         return Err(SimError::Unsupported(
             "calibrate: no measured runs given (RESULTS: result files or store directories)".into(),
@@ -602,6 +634,7 @@ pub fn calibrate(model: &SystemModel, runs: &[Measurement]) -> Result<Calibratio
     let sys = model.resolve()?;
     let mut fitter = Fitter {
         runs,
+        allowed: params,
         simulations: 0,
     };
     // Identify at the system's values, fit, and identify again at the fit:

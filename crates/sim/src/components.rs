@@ -579,7 +579,11 @@ impl Pool {
 
     /// Write `per_disk` bytes at `offset` to the disks a block of `cols`
     /// data columns occupies on `vdev` (all children of a mirror, data plus
-    /// parity columns of raidz), then flush them; returns when all are done.
+    /// parity columns of raidz), then flush every child of the vdev: the
+    /// ZIL flushes the top-level vdev it wrote, and a flush of an interior
+    /// vdev is sent to each of its children, written to or not (`zio_ioctl`
+    /// / `zio_flush` in zio.c, OpenSolaris through OpenZFS 2.2). Returns
+    /// when all are done.
     fn write_and_flush(
         &mut self,
         now: Nanos,
@@ -598,7 +602,7 @@ impl Pool {
             let i = self.disk_index(vdev, c);
             done = done.max(self.submit(i, now, Op::Write { offset, len }));
         }
-        for c in 0..u64::from(targets) {
+        for c in 0..u64::from(self.shape.width) {
             let i = self.disk_index(vdev, c);
             done = done.max(self.submit(i, now, Op::Flush));
         }
@@ -747,6 +751,24 @@ impl LogDevice {
 mod tests {
     use super::*;
     use zfs_model::diskmodel::FlashParams;
+
+    #[test]
+    fn an_in_pool_log_block_flushes_every_child_of_its_vdev() {
+        // A 4 KiB log block on a 24-wide raidz3 is written to one data
+        // column and three parity columns, and the flush of the top-level
+        // vdev reaches all 24 disks (zio_ioctl/zio_flush in zio.c).
+        let disk = ModelParams::Flash(FlashParams {
+            flush_ms: 1.0,
+            ..FlashParams::sata_plp()
+        });
+        let shape = Shape::parse("1xraidz3-24").unwrap();
+        let mut pool = Pool::new(shape, &disk, 1 << 40, 128 << 10, 1);
+        pool.write_log_block(0, 4096);
+        let busy: Vec<Nanos> = pool.busy.iter().map(|b| b.ns).collect();
+        assert!(busy.iter().all(|&ns| ns >= 1_000_000), "{busy:?}");
+        let written = busy.iter().filter(|&&ns| ns > 1_000_000).count();
+        assert_eq!(written, 4, "written: data + 3 parity: {busy:?}");
+    }
 
     #[test]
     fn a_4k_write_is_4500_bytes_on_the_wire() {

@@ -556,6 +556,11 @@ impl SystemModel {
         })
     }
 
+    /// The system as a system file (`from_toml` reads it back).
+    pub fn to_toml(&self) -> Result<String, SimError> {
+        toml::to_string(self).map_err(|e| SimError::Toml(e.to_string()))
+    }
+
     /// The link (none for a local client), its mean round trip, ms, and
     /// the spread of one trip around it.
     fn resolve_link(&self) -> Result<(Option<Link>, f64, f64), SimError> {

@@ -207,3 +207,33 @@ fn bad_inputs_are_one_line_and_write_nothing() {
     let r = tb(d.path(), &args);
     refused(&r, d.path(), &before, "unknown parameter 'server.ram'");
 }
+
+#[test]
+fn fit_names_the_only_parameters_fitted() {
+    let d = scratch();
+    fake_measurement(d.path(), "m.json", 3.0);
+    let r = calibrate(
+        d.path(),
+        &[
+            "--fit",
+            "server.cpu_us",
+            "--save-profile",
+            "p.toml",
+            "m.json",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    // The flush, which alone would be fitted, keeps the system's value.
+    let flush_line = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("commit_device.flush_ms"))
+        .unwrap_or_else(|| panic!("{}", r.stdout));
+    assert!(flush_line.contains("not fitted"), "{flush_line}");
+    let text = std::fs::read_to_string(d.path().join("p.toml")).expect("profile");
+    assert!(!text.contains("commit_device.flush_ms\"]"), "{text}");
+    // An unknown name: one line with the accepted ones, nothing written.
+    let before = listing(d.path());
+    let r = calibrate(d.path(), &["--fit", "server.cpu", "m.json"]);
+    refused(&r, d.path(), &before, "accepted: commit_device.flush_ms");
+}

@@ -5,19 +5,42 @@
 use fileio::result::{ResultKind, RunResult};
 use report::atomic::{check_new_file, write_atomically, Existing};
 use report::store::{load_dir, load_file};
-use sim::calibrate::{calibrate, local_model, Measurement};
-use sim::profile::{apply_profile, Profile};
+use sim::calibrate::{calibrate_only, local_model, Measurement};
+use sim::profile::{apply_profile, Param, Profile};
 use sim::SystemModel;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-const USAGE: &str = "usage: tankbench simulate calibrate [--system SYSTEM.toml] [--save-profile FILE] RESULTS... (result files or store directories of measured runs)";
+const USAGE: &str = "usage: tankbench simulate calibrate [--system SYSTEM.toml] [--fit PARAM[,PARAM...]] [--save-profile FILE] RESULTS... (result files or store directories of measured runs)";
 
 #[derive(Debug, Default)]
 struct Args {
     system: Option<PathBuf>,
     save_profile: Option<PathBuf>,
+    /// `--fit`: the parameters to fit (all of them when not given).
+    fit: Option<String>,
     results: Vec<PathBuf>,
+}
+
+/// `--fit`'s comma list read as parameters; an unknown name is one line
+/// naming the accepted ones.
+fn fit_params(list: Option<&str>) -> anyhow::Result<Vec<Param>> {
+    let Some(list) = list else {
+        return Ok(Param::ALL.to_vec());
+    };
+    let mut out = Vec::new();
+    for name in list.split(',').map(str::trim) {
+        let p = Param::from_name(name).ok_or_else(|| {
+            anyhow::anyhow!(
+                "simulate calibrate: --fit: unknown parameter '{name}'; accepted: {}",
+                Param::accepted()
+            )
+        })?;
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    Ok(out)
 }
 
 fn parse_args(args: &[OsString]) -> anyhow::Result<Args> {
@@ -40,13 +63,11 @@ fn parse_args(args: &[OsString]) -> anyhow::Result<Args> {
             println!("{USAGE}");
             std::process::exit(0);
         }
-        let slot = match name {
-            "--system" => &mut out.system,
-            "--save-profile" => &mut out.save_profile,
-            other => anyhow::bail!(
-                "simulate calibrate: unknown option '{other}'; accepted: --system, --save-profile"
-            ),
-        };
+        if !matches!(name, "--system" | "--save-profile" | "--fit") {
+            anyhow::bail!(
+                "simulate calibrate: unknown option '{name}'; accepted: --system, --fit, --save-profile"
+            );
+        }
         let value = match inline {
             Some(v) => v,
             None => {
@@ -62,7 +83,11 @@ fn parse_args(args: &[OsString]) -> anyhow::Result<Args> {
         if value.is_empty() {
             anyhow::bail!("simulate calibrate: {name} needs a value; {USAGE}");
         }
-        *slot = Some(PathBuf::from(value));
+        match name {
+            "--system" => out.system = Some(PathBuf::from(value)),
+            "--save-profile" => out.save_profile = Some(PathBuf::from(value)),
+            _ => out.fit = Some(value),
+        }
         i += 1;
     }
     Ok(out)
@@ -128,6 +153,7 @@ pub fn calibrate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     if a.results.is_empty() {
         anyhow::bail!("simulate calibrate: no measured runs given; {USAGE}");
     }
+    let params = fit_params(a.fit.as_deref())?;
     // The destination is checked first: nothing is fitted, and nothing
     // written, when it is refused.
     if let Some(path) = &a.save_profile {
@@ -155,7 +181,7 @@ pub fn calibrate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         .map(|(id, r)| Measurement::from_result(id, r))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| anyhow::anyhow!("simulate calibrate: {e}"))?;
-    let c = calibrate(&model, &measurements).map_err(|e| {
+    let c = calibrate_only(&model, &measurements, &params).map_err(|e| {
         let msg = e.to_string();
         anyhow::anyhow!(
             "simulate calibrate: {}",

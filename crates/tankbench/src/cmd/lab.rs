@@ -18,6 +18,12 @@ enum Format {
     Json,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum TableFormat {
+    Text,
+    Markdown,
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "tankbench lab",
@@ -64,6 +70,24 @@ enum Cmd {
     /// Build, run and tear down every configuration of MATRIX.toml; writes a
     /// Markdown and a JSON table.
     Matrix { matrix: PathBuf },
+    /// Predict every cell of MATRIX.toml with the simulator (each cell as a
+    /// simulator system: its disks, log device, link as measured, zfs-fuse's
+    /// server) and print it beside what the matrix measured.
+    Predict {
+        matrix: PathBuf,
+        /// A calibration profile applied to every cell (e.g. the server CPU
+        /// fitted on one cell with `simulate calibrate --fit server.cpu_us`).
+        #[arg(long)]
+        profile: Option<PathBuf>,
+        /// Also write each cell's system (cell-N.toml) and measured result
+        /// (cell-N.measured.json) into this directory, as new files, for
+        /// `simulate --system` and `simulate calibrate`.
+        #[arg(long)]
+        systems: Option<PathBuf>,
+        /// The table as text or Markdown.
+        #[arg(long, value_enum, default_value_t = TableFormat::Text)]
+        format: TableFormat,
+    },
     /// Crash a lab that is up: kill its own zfs-fuse daemon (no clean
     /// export), cut the power of its disks (each loses what its model's
     /// volatile cache held), restart the daemon and bring the pool back
@@ -134,6 +158,12 @@ pub fn lab_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
         }
         Cmd::Down { lab, all } => down(lab, all),
         Cmd::Matrix { matrix } => run_matrix(&matrix),
+        Cmd::Predict {
+            matrix,
+            profile,
+            systems,
+            format,
+        } => predict(&matrix, profile.as_deref(), systems.as_deref(), format),
         Cmd::Crash { lab, format } => crash(&lab, format),
         Cmd::Durability {
             matrix,
@@ -347,6 +377,66 @@ fn run_durability(
             1
         },
     )
+}
+
+/// `lab predict`: the simulator's prediction of every cell beside the
+/// matrix's measurement (`lab::predict`).
+fn predict(
+    matrix: &std::path::Path,
+    profile: Option<&std::path::Path>,
+    systems: Option<&std::path::Path>,
+    format: TableFormat,
+) -> anyhow::Result<i32> {
+    let m = Matrix::load(matrix)?;
+    let profile = profile
+        .map(crate::cmd::calibrate::load_profile)
+        .transpose()?;
+    let cells = lab::predict::predict_matrix(&m, profile.as_ref())?;
+    if let Some(dir) = systems {
+        write_systems(dir, &cells)?;
+    }
+    let t = lab::predict::comparison_table(&m.workload, &cells);
+    let text = match format {
+        TableFormat::Text => t.to_terminal(),
+        TableFormat::Markdown => t.to_markdown(),
+    };
+    println!("{}", text.trim_end());
+    Ok(0)
+}
+
+/// Each cell's system and measured result as files in `dir`, all checked to
+/// be new before any is written.
+fn write_systems(
+    dir: &std::path::Path,
+    cells: &[lab::predict::CellPrediction],
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("lab predict: --systems {}", dir.display()))?;
+    let mut files = Vec::new();
+    for (i, c) in cells.iter().enumerate() {
+        let n = i + 1;
+        let system = c
+            .system
+            .to_toml()
+            .map_err(|e| anyhow::anyhow!("lab predict: cell {n}: {e}"))?;
+        files.push((dir.join(format!("cell-{n}.toml")), system));
+        if let Some(r) = &c.measured {
+            files.push((
+                dir.join(format!("cell-{n}.measured.json")),
+                serde_json::to_string_pretty(r)? + "\n",
+            ));
+        }
+    }
+    for (path, _) in &files {
+        check_new_file(path)
+            .map_err(|e| anyhow::anyhow!("lab predict: --systems: {}: {e}", path.display()))?;
+    }
+    for (path, text) in &files {
+        write_atomically(path, text.as_bytes(), Existing::Keep)
+            .map_err(|e| anyhow::anyhow!("lab predict: {}: {e}", path.display()))?;
+    }
+    eprintln!("wrote {} files to {}", files.len(), dir.display());
+    Ok(())
 }
 
 fn print_status(l: &Lab) {

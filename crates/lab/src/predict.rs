@@ -1,0 +1,484 @@
+//! A lab cell described as a simulator system, so `sim` can predict what the
+//! lab measures and the two can be put side by side (docs/prediction.md,
+//! "Validation against the lab").
+//!
+//! The mapping (one place, used by `tankbench lab predict`):
+//! - pool: the lab's layout, disk model and size, recordsize and `sync`;
+//!   the log device's model. The lab's FUSE disks time every operation with
+//!   these same `zfs_model::diskmodel` models, so nothing is fitted here.
+//! - link: the lab's link with the round trip the lab measured (the median
+//!   of its TCP ping-pong), or, before a measurement, the round trip the
+//!   lab's relay adds.
+//! - client: local access is the simulator's `local` protocol (fileio in
+//!   the pool's mount point, no page cache: the lab's zfs-fuse runs with
+//!   `--disable-page-cache`). sshfs is taken as `linux-nfs`, the closest
+//!   preset: a write is one SFTP WRITE that sftp-server turns into pwrite(2)
+//!   (write-back, as an NFS UNSTABLE WRITE), and an fsync one
+//!   `fsync@openssh.com` request that sftp-server turns into fsync(2), one
+//!   `zil_commit` (OpenSSH PROTOCOL, sftp-server.c). It differs in that one
+//!   single-threaded sftp-server serves every client thread (modelled as one
+//!   server core) and in having no client page cache.
+//! - server: zfs-fuse 0.7 (OpenSolaris code of 2009-2010): the lab's ARC
+//!   ceiling (`server.arc`, zfs-fuse's 128 MiB default without it), the
+//!   host's cores, a txg every 30 s (`zfs_txg_timeout` in zfs-fuse's
+//!   txg.c), and one ZIL writer at a time (`zl_writer` in its zil.c: a
+//!   committer waits for the log write in flight, as before illumos 8585),
+//!   and the write throttle before illumos 4045: a txg takes at most
+//!   `zfs_write_limit_max` = physical memory / 8 (`zfs_write_limit_shift`
+//!   = 3 in its dsl_pool.c; the limit adapts below that to 5 s of measured
+//!   sync throughput, at least 32 MB), given to the simulator as
+//!   `dirty_data_max`.
+//!   Its CPU time per request is not known from any model: it is the one
+//!   parameter to calibrate (`tankbench simulate calibrate --fit
+//!   server.cpu_us` on one cell).
+
+use crate::net::LinkMeasurement;
+use crate::spec::{Access, LabSpec};
+use crate::LabError;
+use sim::system::{
+    ClientModel, DeviceSpec, LinkModel, PoolModel, Protocol, ServerModel, SyncProperty,
+    SystemModel, ZilBatching,
+};
+
+/// zfs-fuse's ARC ceiling when it is started without `-m` (measured:
+/// `c_max` = 134217728, docs/lab.md).
+pub const ZFS_FUSE_DEFAULT_ARC: u64 = 128 << 20;
+
+/// `zfs_txg_timeout` of zfs-fuse (its txg.c, from OpenSolaris): a txg syncs
+/// at least every 30 s.
+pub const ZFS_FUSE_TXG_TIMEOUT_S: f64 = 30.0;
+
+/// `zfs_write_limit_shift` of zfs-fuse (its dsl_pool.c): a txg holds at
+/// most physical memory >> 3 of writes.
+pub const ZFS_FUSE_WRITE_LIMIT_SHIFT: u32 = 3;
+
+/// The machine a lab ran on, as far as a prediction needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Host {
+    /// CPUs zfs-fuse, the disk daemon and the workload share.
+    pub cpus: u32,
+    /// Physical memory, bytes: zfs-fuse's write limit per txg is an eighth
+    /// of it.
+    pub mem_bytes: u64,
+}
+
+impl Host {
+    /// This machine.
+    pub fn this_machine() -> Host {
+        Host {
+            cpus: std::thread::available_parallelism()
+                .map(|n| u32::try_from(n.get()).unwrap_or(u32::MAX))
+                .unwrap_or(1),
+            mem_bytes: fileio::environment::memory().0,
+        }
+    }
+
+    /// The machine a measured run reports (its environment), this machine
+    /// when the result does not say.
+    pub fn of_result(r: &fileio::result::RunResult) -> Host {
+        if r.environment.cpus > 0 && r.environment.mem_total_bytes > 0 {
+            Host {
+                cpus: r.environment.cpus,
+                mem_bytes: r.environment.mem_total_bytes,
+            }
+        } else {
+            Host::this_machine()
+        }
+    }
+}
+
+/// `lab` with its measured link (if any) as the system the simulator runs.
+/// Refused, with one line: a layout of several groups (the simulator takes
+/// one group of equal vdevs) or a mirrored log device.
+pub fn system_for(
+    spec: &LabSpec,
+    link: Option<&LinkMeasurement>,
+    host: Host,
+) -> Result<SystemModel, LabError> {
+    let unsupported = |why: &str| {
+        LabError::Spec(format!(
+            "lab {}: not predicted: {why}",
+            spec.pool.layout_text
+        ))
+    };
+    let layout = match spec.pool.layout.as_slice() {
+        [one] => one.name(),
+        _ => {
+            return Err(unsupported(
+                "the simulator takes a layout of one group of equal vdevs",
+            ))
+        }
+    };
+    let log = match &spec.pool.log {
+        None => None,
+        Some(l) if l.mirror => {
+            return Err(unsupported("a mirrored log device is not simulated"));
+        }
+        Some(l) => Some(DeviceSpec::Model(l.model.clone())),
+    };
+    let sync = match spec.pool.sync.as_deref() {
+        Some("always") => SyncProperty::Always,
+        Some("disabled") => SyncProperty::Disabled,
+        _ => SyncProperty::Standard,
+    };
+    let (client, cores) = match spec.access {
+        Access::Local => (
+            ClientModel {
+                protocol: Protocol::Local,
+                page_cache: Some("0".into()),
+                ..ClientModel::default()
+            },
+            host.cpus.max(1),
+        ),
+        Access::Sshfs => (
+            ClientModel {
+                protocol: Protocol::LinuxNfs,
+                page_cache: Some("0".into()),
+                ..ClientModel::default()
+            },
+            1,
+        ),
+        // tankbench's own NFSv3 client (crates/nfs): no client cache, one
+        // call per request; unstable WRITEs and one COMMIT per fsync, as the
+        // Linux client does.
+        Access::Nfs => (
+            ClientModel {
+                protocol: Protocol::LinuxNfs,
+                page_cache: Some("0".into()),
+                ..ClientModel::default()
+            },
+            host.cpus.max(1),
+        ),
+        // Every WRITE FILE_SYNC; an fsync then finds no unstable data and
+        // sends no COMMIT (crates/fileio/src/run/nfs.rs). The simulator's
+        // fsync is at least one round trip, so this charges one COMMIT with
+        // nothing to commit per fsync: one round trip and its CPU too many.
+        Access::NfsStable => (
+            ClientModel {
+                protocol: Protocol::LinuxNfs,
+                stable_writes: Some(true),
+                page_cache: Some("0".into()),
+                ..ClientModel::default()
+            },
+            host.cpus.max(1),
+        ),
+    };
+    let link = match &spec.link {
+        None => LinkModel::default(),
+        Some(l) => LinkModel {
+            link: l.label.clone(),
+            rtt_ms: Some(link.map_or(l.added_rtt_ms, |m| m.rtt_ms_median)),
+            rtt_spread: None,
+        },
+    };
+    let arc = spec.server.arc.unwrap_or(ZFS_FUSE_DEFAULT_ARC);
+    Ok(SystemModel {
+        name: format!("lab {}", spec.id()),
+        client,
+        link,
+        server: ServerModel {
+            ram: arc.to_string(),
+            arc_fraction: 1.0,
+            cores,
+            sync,
+            zil: ZilBatching::OneInFlight,
+            txg_timeout_s: ZFS_FUSE_TXG_TIMEOUT_S,
+            dirty_data_max: Some(
+                (host.mem_bytes >> ZFS_FUSE_WRITE_LIMIT_SHIFT)
+                    .max(32 << 20)
+                    .to_string(),
+            ),
+            ..ServerModel::default()
+        },
+        pool: PoolModel {
+            layout,
+            disk: DeviceSpec::Model(spec.pool.disk_model.clone()),
+            disk_size: spec.pool.disk_size.to_string(),
+            recordsize: spec.pool.recordsize.unwrap_or(128 << 10).to_string(),
+            volblocksize: None,
+        },
+        log,
+    })
+}
+
+/// One cell of a lab matrix: what the lab measured (if the cell finished)
+/// and what the simulator predicts for the same configuration.
+#[derive(Debug, Clone)]
+pub struct CellPrediction {
+    pub labels: std::collections::BTreeMap<String, String>,
+    /// The system the prediction ran (the lab's link as measured, the
+    /// profile applied).
+    pub system: SystemModel,
+    pub measured: Option<fileio::result::RunResult>,
+    pub predicted: Result<fileio::result::RunResult, String>,
+}
+
+/// The seed of a prediction whose workload gives none: the lab's runs take
+/// sysbench's default (the clock), a prediction must be repeatable.
+pub const PREDICTION_SEED: u64 = 1;
+
+/// The matrix's workload as the run the simulator predicts (fileio's own
+/// parser; `--rand-seed` [`PREDICTION_SEED`] unless the workload gives one).
+pub fn run_spec(workload: &[String]) -> Result<fileio::options::RunSpec, LabError> {
+    use fileio::options::{check_command_line, Action, CommandLine};
+    let mut words = vec!["fileio".to_string()];
+    words.extend(workload.iter().cloned());
+    if !workload.iter().any(|w| w.starts_with("--rand-seed")) {
+        words.push(format!("--rand-seed={PREDICTION_SEED}"));
+    }
+    words.push("run".into());
+    match check_command_line(&words) {
+        Ok(CommandLine::Command(s)) => match s.action {
+            Action::Run(spec) => Ok(spec),
+            _ => Err(LabError::Spec("workload: not a run".into())),
+        },
+        Ok(_) => Err(LabError::Spec("workload: not a run".into())),
+        Err(f) => Err(LabError::Spec(format!(
+            "workload: {}",
+            f.summary()
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("FATAL: ")
+        ))),
+    }
+}
+
+/// Every cell of `matrix` predicted, beside its measured result when the
+/// matrix's output holds one. `profile` (a calibration, e.g. the server CPU
+/// fitted on one cell) is applied to every cell's system; what does not
+/// apply to a cell is left out, as `simulate --profile` does.
+pub fn predict_matrix(
+    matrix: &crate::matrix::Matrix,
+    profile: Option<&sim::profile::Profile>,
+) -> Result<Vec<CellPrediction>, LabError> {
+    let spec = run_spec(&matrix.workload)?;
+    let mut out = Vec::new();
+    for cell in matrix.cells()? {
+        let lab = cell.raw.validate()?;
+        let finished = matrix.finished_result(&cell)?;
+        let measured = finished
+            .as_ref()
+            .and_then(|c| c.outcome.as_ref())
+            .map(|o| o.result.clone());
+        let host = measured
+            .as_ref()
+            .map_or_else(Host::this_machine, Host::of_result);
+        let link = finished.as_ref().and_then(|c| c.link.as_ref());
+        let mut system = system_for(&lab, link, host)?;
+        if let Some(p) = profile {
+            sim::profile::apply_profile(&mut system, p)
+                .map_err(|e| LabError::Spec(format!("profile: {e}")))?;
+        }
+        let predicted = sim::simulate(&spec, &system).map_err(|e| e.to_string());
+        out.push(CellPrediction {
+            labels: lab.labels(),
+            system,
+            measured,
+            predicted,
+        });
+    }
+    Ok(out)
+}
+
+/// predicted / measured − 1, when both exist and the measurement is not 0.
+fn error(measured: Option<f64>, predicted: Option<f64>) -> Option<f64> {
+    match (measured, predicted) {
+        (Some(m), Some(p)) if m > 0.0 => Some(p / m - 1.0),
+        _ => None,
+    }
+}
+
+/// The table of measured against predicted: writes/s, reads/s and mean
+/// event latency, each with the prediction's error.
+pub fn comparison_table(workload: &[String], cells: &[CellPrediction]) -> report::table::Table {
+    use report::table::{Cell, Table};
+    let mut t = Table::new(&[
+        ("layout", false),
+        ("SLOG", false),
+        ("link", false),
+        ("writes/s lab", true),
+        ("writes/s sim", true),
+        ("writes err", true),
+        ("reads/s lab", true),
+        ("reads/s sim", true),
+        ("reads err", true),
+        ("avg lat ms lab", true),
+        ("avg lat ms sim", true),
+        ("lat err", true),
+    ]);
+    t.notes.push(format!(
+        "Workload: tankbench fileio {}; predictions: sim, seed {PREDICTION_SEED} unless given; err = sim / lab - 1",
+        workload.join(" ")
+    ));
+    let mean_ms = |r: &fileio::result::RunResult| {
+        r.latency
+            .get(&fileio::result::LatencyKey::Event)
+            .map(|l| l.mean_ms)
+    };
+    for c in cells {
+        let label = |k: &str| Cell::Text(c.labels.get(k).cloned().unwrap_or_default());
+        let m = c.measured.as_ref();
+        let p = c.predicted.as_ref().ok();
+        let (mw, pw) = (
+            m.map(|r| r.rates.writes_per_s),
+            p.map(|r| r.rates.writes_per_s),
+        );
+        let (mr, pr) = (
+            m.map(|r| r.rates.reads_per_s),
+            p.map(|r| r.rates.reads_per_s),
+        );
+        let (ml, pl) = (m.and_then(mean_ms), p.and_then(mean_ms));
+        t.rows.push(vec![
+            label("layout"),
+            label("slog"),
+            label("link"),
+            Cell::Num(mw),
+            Cell::Num(pw),
+            Cell::Percent(error(mw, pw)),
+            Cell::Num(mr),
+            Cell::Num(pr),
+            Cell::Percent(error(mr, pr)),
+            Cell::Num(ml),
+            Cell::Num(pl),
+            Cell::Percent(error(ml, pl)),
+        ]);
+        if let Err(e) = &c.predicted {
+            t.notes.push(format!(
+                "{} {}: not predicted: {e}",
+                c.labels.get("layout").map_or("", String::as_str),
+                c.labels.get("slog").map_or("", String::as_str)
+            ));
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOST: Host = Host {
+        cpus: 2,
+        mem_bytes: 16 << 30,
+    };
+
+    fn lab(extra: &str) -> LabSpec {
+        LabSpec::from_toml(&format!(
+            "name = \"t\"\n[pool]\nlayout = \"2x raidz2-12\"\ndisk = \"hdd\"\n{extra}"
+        ))
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn a_local_lab_is_a_local_zfs_fuse_system_with_the_labs_models() {
+        let spec = lab("log = \"ssd-plp:10GB\"\n[server]\narc = \"2G\"\n");
+        let m = system_for(&spec, None, HOST).unwrap();
+        let s = m.resolve().unwrap();
+        assert_eq!(s.protocol, Protocol::Local);
+        assert_eq!(
+            s.page_cache_bytes, 0,
+            "zfs-fuse runs without the page cache"
+        );
+        assert!(s.link.is_none());
+        assert_eq!(s.arc_bytes, 2 << 30, "the lab's ARC ceiling");
+        assert_eq!(s.cores, 2);
+        assert_eq!(s.zil, ZilBatching::OneInFlight);
+        assert_eq!(s.txg_timeout_ns, 30_000_000_000);
+        assert_eq!(s.txg.dirty_max, 2 << 30, "physical memory / 8");
+        assert_eq!(s.shape.name(), "2xraidz2-12");
+        assert_eq!(s.disk, spec.pool.disk_model, "the FUSE disks' model");
+        assert_eq!(s.disk_bytes, spec.pool.disk_size);
+        assert_eq!(s.log.as_ref(), spec.pool.log.as_ref().map(|l| &l.model));
+        assert_eq!(s.recordsize, 128 << 10);
+    }
+
+    #[test]
+    fn without_an_arc_the_lab_has_zfs_fuses_default() {
+        let s = system_for(&lab(""), None, HOST).unwrap().resolve().unwrap();
+        assert_eq!(s.arc_bytes, ZFS_FUSE_DEFAULT_ARC);
+        assert!(s.log.is_none());
+    }
+
+    #[test]
+    fn an_sshfs_lab_takes_the_measured_round_trip() {
+        let spec = lab("[link]\nkind = \"10G\"\n");
+        let measured = LinkMeasurement {
+            rtt_ms_median: 0.123,
+            rtt_ms_min: 0.1,
+            single_flow_mbit_s: 5000.0,
+            aggregate_mbit_s: 5000.0,
+        };
+        let s = system_for(&spec, Some(&measured), HOST)
+            .unwrap()
+            .resolve()
+            .unwrap();
+        assert_eq!(s.protocol, Protocol::LinuxNfs);
+        assert_eq!(s.rtt_ns, 123_000);
+        assert_eq!(s.cores, 1, "one sftp-server serves every thread");
+        // Before a measurement: the round trip the relay adds on 10 GbE,
+        // 0.02 ms.
+        let s = system_for(&spec, None, HOST).unwrap().resolve().unwrap();
+        assert_eq!(s.rtt_ns, 20_000);
+    }
+
+    #[test]
+    fn nfs_labs_are_the_nfs_client_without_a_cache_stable_or_not() {
+        let nfs = |access: &str| {
+            let spec = LabSpec::from_toml(&format!(
+                "name = \"t\"\naccess = \"{access}\"\n[pool]\nlayout = \"2x raidz2-12\"\ndisk = \"hdd\"\n[link]\nkind = \"10G\"\n"
+            ))
+            .unwrap_or_else(|e| panic!("{e}"));
+            system_for(&spec, None, HOST).unwrap().resolve().unwrap()
+        };
+        let unstable = nfs("nfs");
+        assert_eq!(unstable.protocol, Protocol::LinuxNfs);
+        assert!(!unstable.stable_writes, "unstable WRITEs, COMMIT on fsync");
+        assert_eq!(
+            unstable.page_cache_bytes, 0,
+            "tankbench's client caches nothing"
+        );
+        assert_eq!(unstable.cores, 2, "ganesha serves threads in parallel");
+        let stable = nfs("nfs-stable");
+        assert!(stable.stable_writes, "every WRITE FILE_SYNC, as ESXi sends");
+        assert_eq!(stable.page_cache_bytes, 0);
+    }
+
+    #[test]
+    fn the_system_file_reads_back_as_the_same_system() {
+        let m = system_for(&lab("log = \"ssd-plp:10GB\"\n"), None, HOST).unwrap();
+        let text = m.to_toml().unwrap();
+        let back = SystemModel::from_toml(&text).unwrap();
+        assert_eq!(back.resolve().unwrap(), m.resolve().unwrap());
+    }
+
+    #[test]
+    fn what_the_simulator_does_not_model_is_refused_with_one_line() {
+        let e = system_for(
+            &lab("log = { disk = \"ssd-plp\", mirror = true }\n"),
+            None,
+            HOST,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("mirrored log") && !e.contains('\n'), "{e}");
+        let mixed = LabSpec::from_toml(
+            "name = \"t\"\n[pool]\nlayout = \"2xraidz2-6 + 1xmirror-2\"\ndisk = \"hdd\"\n",
+        )
+        .unwrap();
+        let e = system_for(&mixed, None, HOST).unwrap_err().to_string();
+        assert!(e.contains("one group"), "{e}");
+    }
+
+    #[test]
+    fn the_workload_gets_a_fixed_seed_unless_it_names_one() {
+        let w =
+            |words: &[&str]| run_spec(&words.iter().map(|s| (*s).to_string()).collect::<Vec<_>>());
+        let spec = w(&["--file-test-mode=rndrw", "--time=60"]).unwrap();
+        assert_eq!(spec.rand_seed, PREDICTION_SEED);
+        let spec = w(&["--file-test-mode=rndrw", "--rand-seed=9"]).unwrap();
+        assert_eq!(spec.rand_seed, 9);
+        let e = w(&["--file-test-mode=sideways"]).unwrap_err().to_string();
+        assert!(e.starts_with("workload: ") && e.contains("sideways"), "{e}");
+    }
+}
