@@ -9,6 +9,7 @@
 
 pub mod crash;
 pub mod diskfs;
+pub mod durability;
 pub mod lab;
 pub mod matrix;
 pub mod net;

@@ -622,7 +622,7 @@ pub fn markdown(workload: &[String], results: &[CellResult]) -> String {
 }
 
 /// Set `key` (dotted) in a TOML table, creating intermediate tables.
-fn set_path(v: &mut toml::Value, key: &str, value: toml::Value) -> Result<(), LabError> {
+pub(crate) fn set_path(v: &mut toml::Value, key: &str, value: toml::Value) -> Result<(), LabError> {
     let mut cur = v;
     let parts: Vec<&str> = key.split('.').collect();
     for (i, p) in parts.iter().enumerate() {

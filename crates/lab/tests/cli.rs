@@ -229,3 +229,47 @@ fn crash_of_a_lab_that_is_not_up_is_one_line() {
     );
     assert!(!std::path::Path::new("/var/tmp/tb-lab-clitest-none").exists());
 }
+
+/// `lab durability` refuses a bad matrix before anything is built (no root
+/// needed): one line naming the field, exit status 1, no output written.
+#[test]
+fn bad_durability_matrices_fail_before_anything_is_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = "[base]\nname = \"x\"\n[base.pool]\nlayout = \"mirror\"\ndisk = \"hdd\"\ndisk_size = \"1GB\"\n[base.link]\nkind = \"1G\"\n";
+    let cell = "[[cell]]\nname = \"c\"\nexpect = \"intact\"\n";
+    let cases = [
+        (format!("write = [\"--commit=never\"]\n{cell}{base}"), "--commit"),
+        (format!("write = [\"--recorder=1.2.3.4:5\"]\n{cell}{base}"), "--recorder"),
+        (format!("crash_window_s = [0.0, 1.0]\n{cell}{base}"), "crash_window_s"),
+        (
+            format!("[[cell]]\nname = \"c\"\nexpect = \"loss\"\nexport = \"async\"\n{base}"),
+            "export",
+        ),
+        (
+            format!("[[cell]]\nname = \"c\"\nexpect = \"intact\"\nset = {{ \"pool.log\" = \"tape:1GB\" }}\n{base}"),
+            "tape",
+        ),
+        (base.to_string(), "no cells"),
+    ];
+    for (text, needle) in cases {
+        let m = dir.path().join("m.toml");
+        std::fs::write(&m, &text).unwrap();
+        let (code, stdout, stderr) = lab(&["durability", m.to_str().unwrap()]);
+        assert_eq!(code, 1, "{needle}: {stderr}");
+        assert!(stdout.is_empty(), "{stdout}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(needle), "{needle}: {stderr}");
+    }
+    let m = dir.path().join("m.toml");
+    std::fs::write(&m, format!("{cell}{base}")).unwrap();
+    let (code, _, stderr) = lab(&["durability", m.to_str().unwrap(), "--crashes", "0"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("--crashes"), "{stderr}");
+    // Nothing was written beside the matrix, nothing built.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("m.toml")]);
+    assert!(!std::path::Path::new("/var/tmp/tb-lab-clitest-none").exists());
+}
