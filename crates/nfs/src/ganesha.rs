@@ -77,7 +77,9 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
     move |source| Error::Io { what, source }
 }
 
-pub(crate) fn program(name: &str) -> Result<PathBuf, Error> {
+/// Where program `name` is installed, or an error naming the Debian
+/// packages that provide it (`packages`).
+pub(crate) fn program(name: &str, packages: &str) -> Result<PathBuf, Error> {
     [
         "/usr/bin",
         "/usr/sbin",
@@ -91,10 +93,13 @@ pub(crate) fn program(name: &str) -> Result<PathBuf, Error> {
     .find(|p| p.is_file())
     .ok_or_else(|| {
         Error::Protocol(format!(
-            "program `{name}` not found (apt-get install nfs-ganesha nfs-ganesha-vfs rpcbind)"
+            "program `{name}` not found (apt-get install {packages})"
         ))
     })
 }
+
+/// The packages nfs-ganesha's daemons come from.
+const GANESHA_PACKAGES: &str = "nfs-ganesha nfs-ganesha-vfs rpcbind";
 
 fn cstr(s: &str) -> CString {
     CString::new(s).expect("no NUL in a fixed path")
@@ -167,8 +172,8 @@ impl Server {
     /// Write the configuration and start rpcbind and ganesha; returns once
     /// ganesha reports it serves (or fails with the last line of its log).
     pub fn start(cfg: &ServerConfig) -> Result<Server, Error> {
-        let rpcbind_bin = program("rpcbind")?;
-        let ganesha_bin = program("ganesha.nfsd")?;
+        let rpcbind_bin = program("rpcbind", GANESHA_PACKAGES)?;
+        let ganesha_bin = program("ganesha.nfsd", GANESHA_PACKAGES)?;
         std::fs::write(cfg.config_path(), config_text(cfg))
             .map_err(io(format!("write {}", cfg.config_path().display())))?;
         let log = cfg.log_path();

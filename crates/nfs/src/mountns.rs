@@ -104,7 +104,7 @@ pub fn detach_foreign_fuse_mounts(pid: u32, keep_under: &Path) -> Result<Vec<Pat
     let ns_path = format!("/proc/{pid}/ns/mnt");
     let ns = std::fs::File::open(&ns_path).map_err(io(format!("open {ns_path}")))?;
     let ns_fd = ns.as_raw_fd();
-    let mut umount = Command::new(crate::ganesha::program("umount")?);
+    let mut umount = Command::new(crate::ganesha::program("umount", "mount")?);
     umount
         .arg("-l")
         .arg("--")
