@@ -169,6 +169,8 @@ pub fn crash(lab: &mut Lab, say: &dyn Fn(&str)) -> Result<CrashReport, LabError>
     let (new, mut child) = start_daemon(&bin, &ddir, arc_mib)?;
     say(&format!("zfs-fuse restarted (pid {})", new.pid));
     adopt_daemon(lab, &old, &new)?;
+    // Recorded first: if this fails, `lab down` still stops the daemon.
+    new.detach_foreign_mounts()?;
     wait_answering(&new, &mut child, &ddir.join("zfs-fuse.log"))?;
     bring_back_pool(&new, &info.pool, &info.disk_mount, &info.pool_mountpoint).map_err(|e| {
         LabError::Other(format!(

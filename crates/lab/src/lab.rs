@@ -529,6 +529,7 @@ impl Lab {
             start_time: zfsd::start_time(pid).unwrap_or_default(),
             tag,
         };
+        daemon.detach_foreign_mounts()?;
         let probe = daemon.clone();
         self.wait_ready("zfs-fuse", pid, &log, || {
             probe.command("zpool").is_ok_and(|mut c| {
@@ -553,7 +554,7 @@ impl Lab {
             link.label, link.members, link.rate_bps, link.added_rtt_ms
         ));
         let mut namespaces = Vec::new();
-        let created = net::create(id, link, &mut |ns| {
+        let created = net::create(id, &self.dir, link, &mut |ns| {
             namespaces.push(ns);
             Ok(())
         });
@@ -1011,7 +1012,8 @@ pub struct Sweep {
 
 /// Tear down every lab with a state file under `root`, then remove leftovers of
 /// crashed runs that carry the lab's marks: network namespaces
-/// `tb-*-client`/`tb-*-server`, pools `tb-*` whose disks live under `root`,
+/// `tb-*-client`/`tb-*-server` marked as a lab's under `root` whose state is
+/// gone ([`sweep_namespaces`]), pools `tb-*` whose disks live under `root`,
 /// mounts under `root/tb-*`, and the lab's own daemons. Nothing without the
 /// prefix is touched.
 pub fn down_all(root: &Path) -> Sweep {
@@ -1090,17 +1092,7 @@ pub fn down_all(root: &Path) -> Sweep {
                 .push(format!("process {pid} ({})", cmd.join(" ")));
         }
     }
-    if let Ok(rd) = std::fs::read_dir("/run/netns") {
-        for e in rd.flatten() {
-            let n = e.file_name().to_string_lossy().into_owned();
-            if n.starts_with("tb-") && (n.ends_with("-client") || n.ends_with("-server")) {
-                match sys::run("ip", ["netns", "del", n.as_str()]) {
-                    Ok(_) => sweep.removed.push(format!("network namespace {n}")),
-                    Err(e) => sweep.kept.push(format!("network namespace {n}: {e}")),
-                }
-            }
-        }
-    }
+    sweep_namespaces(root, &mut sweep);
     // Directories under root without a state file are reported, not deleted:
     // without the record the lab cannot prove it made every file inside.
     if let Ok(rd) = std::fs::read_dir(root) {
@@ -1114,6 +1106,49 @@ pub fn down_all(root: &Path) -> Sweep {
         }
     }
     sweep
+}
+
+/// Network namespace names are global (`/run/netns`), labs are not: a lab
+/// under another root may be up with its namespaces. A lab's namespaces go
+/// with its teardown (they are in its state file); a `tb-*-client` or
+/// `tb-*-server` namespace left after that is removed only when its owner
+/// mark (net::owner) names a lab directory directly under `root` that has no
+/// state file any more: a leftover of a lab of this root whose record is
+/// gone. A namespace marked with another root's lab, or without a mark (made
+/// by hand or by a tankbench before the mark), is not this root's to remove
+/// and is left alone.
+fn sweep_namespaces(root: &Path, sweep: &mut Sweep) {
+    let Ok(rd) = std::fs::read_dir("/run/netns") else {
+        return;
+    };
+    let roots: Vec<PathBuf> = [
+        std::path::absolute(root).ok(),
+        std::fs::canonicalize(root).ok(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    for e in rd.flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        if !(n.starts_with("tb-") && (n.ends_with("-client") || n.ends_with("-server"))) {
+            continue;
+        }
+        let Some(owner) = net::owner(&n) else {
+            continue;
+        };
+        let of_this_root = owner.parent().is_some_and(|p| roots.iter().any(|r| r == p))
+            && owner
+                .file_name()
+                .and_then(|f| f.to_str())
+                .is_some_and(|f| f.starts_with("tb-"));
+        if !of_this_root || State::path(&owner).exists() {
+            continue;
+        }
+        match sys::run("ip", ["netns", "del", n.as_str()]) {
+            Ok(_) => sweep.removed.push(format!("network namespace {n}")),
+            Err(e) => sweep.kept.push(format!("network namespace {n}: {e}")),
+        }
+    }
 }
 
 /// The labs' own zfs-fuse daemons (a daemon directory under root/tb-* in

@@ -13,7 +13,7 @@ use crate::LabError;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -45,11 +45,46 @@ fn burst_bytes(rate_bps: u64) -> u64 {
     (rate_bps / 8 / 1000).max(32 * 1024)
 }
 
-/// Create the namespaces and member links. `record` is called for each
-/// namespace right after it exists, so teardown knows about it even if a later
-/// step fails.
+/// The longest owner mark a namespace can carry: an interface alias holds
+/// up to 255 bytes (IFALIASZ, 256 with its NUL, in linux/if.h).
+const MAX_OWNER_MARK: usize = 255;
+
+/// Mark namespace `ns` as made by the lab in `lab_dir`: the directory's
+/// path becomes the alias of the namespace's loopback interface. Namespace
+/// names are global (`/run/netns`) while labs live under different roots;
+/// the mark is how `lab down --all ROOT` tells a leftover of a lab under
+/// ROOT from a namespace of a lab under another root that is still up. A
+/// path longer than an alias holds is left unmarked (such a namespace is
+/// never swept, only torn down from its lab's state).
+pub fn mark_owner(ns: &str, lab_dir: &Path) -> Result<(), LabError> {
+    let abs = std::path::absolute(lab_dir).unwrap_or_else(|_| lab_dir.to_path_buf());
+    let Some(dir) = abs.to_str().filter(|d| d.len() <= MAX_OWNER_MARK) else {
+        return Ok(());
+    };
+    sys::run("ip", ["-n", ns, "link", "set", "dev", "lo", "alias", dir])?;
+    Ok(())
+}
+
+/// The lab directory namespace `ns` was marked with, if any.
+pub fn owner(ns: &str) -> Option<PathBuf> {
+    let json = sys::run("ip", ["-j", "-n", ns, "link", "show", "dev", "lo"]).ok()?;
+    owner_from_ip_json(&json)
+}
+
+/// The loopback's alias in `ip -j link show dev lo` output.
+fn owner_from_ip_json(json: &str) -> Option<PathBuf> {
+    let v: serde_json::Value = serde_json::from_str(json).ok()?;
+    let alias = v.get(0)?.get("ifalias")?.as_str()?;
+    Some(PathBuf::from(alias)).filter(|p| p.is_absolute())
+}
+
+/// Create the namespaces and member links, each namespace marked as the
+/// lab's in `lab_dir` ([`mark_owner`]). `record` is called for each
+/// namespace right after it exists, so teardown knows about it even if a
+/// later step fails.
 pub fn create(
     id: &str,
+    lab_dir: &Path,
     link: &LinkSpec,
     record: &mut dyn FnMut(String) -> Result<(), LabError>,
 ) -> Result<(), LabError> {
@@ -57,6 +92,7 @@ pub fn create(
     for ns in [&c, &s] {
         sys::run("ip", ["netns", "add", ns.as_str()])?;
         record(ns.clone())?;
+        mark_owner(ns, lab_dir)?;
         sys::run("ip", ["-n", ns.as_str(), "link", "set", "lo", "up"])?;
     }
     for m in 0..link.members {
@@ -339,6 +375,23 @@ fn bulk(members: &[u32], seconds: f64) -> Result<f64, LabError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The owner mark is read back from what `ip -j link show dev lo`
+    /// prints; an unmarked loopback, a relative path or output that is not
+    /// iproute2's JSON name no owner.
+    #[test]
+    fn owner_mark_from_ip_json() {
+        let marked = r#"[{"ifindex":1,"ifname":"lo","flags":["LOOPBACK"],"ifalias":"/var/tmp/h27 lab/tb-x"}]"#;
+        assert_eq!(
+            owner_from_ip_json(marked),
+            Some(PathBuf::from("/var/tmp/h27 lab/tb-x"))
+        );
+        let unmarked = r#"[{"ifindex":1,"ifname":"lo","flags":["LOOPBACK"]}]"#;
+        assert_eq!(owner_from_ip_json(unmarked), None);
+        assert_eq!(owner_from_ip_json(r#"[{"ifalias":"tb-x"}]"#), None);
+        assert_eq!(owner_from_ip_json("Cannot find device"), None);
+        assert_eq!(owner_from_ip_json("[]"), None);
+    }
 
     #[test]
     fn median_and_min_of_round_trips() {

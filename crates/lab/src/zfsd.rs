@@ -131,6 +131,26 @@ impl Zfsd {
         Ok(cmd)
     }
 
+    /// Detach, in the daemon's namespace, the FUSE mounts it copied from the
+    /// host that are not the lab's own (other labs' disks, sshfs mounts):
+    /// such a copy would keep another lab's FUSE file system alive after
+    /// that lab unmounts it, and its pool "busy" at `zpool destroy`, for as
+    /// long as this daemon lives. The lab's own disks and pool (everything
+    /// under the lab's directory) stay. Called right after the daemon starts,
+    /// by `lab up` and by `lab crash`'s restart. Returns what was detached.
+    pub fn detach_foreign_mounts(&self) -> Result<Vec<PathBuf>, LabError> {
+        let lab_dir = Path::new(&self.tag)
+            .parent()
+            .unwrap_or(Path::new(&self.tag));
+        let pid = u32::try_from(self.pid)
+            .map_err(|_| LabError::Other(format!("pid {} out of range", self.pid)))?;
+        nfs::mountns::detach_foreign_fuse_mounts(pid, lab_dir).map_err(|e| {
+            LabError::Other(format!(
+                "detach other mounts from the namespace of the lab's zfs-fuse: {e}"
+            ))
+        })
+    }
+
     /// The ARC's counters now, from the daemon's kstat file system.
     pub fn arc_stats(&self) -> Option<ArcStats> {
         if !self.alive() {

@@ -189,6 +189,133 @@ fn each_lab_has_its_own_daemon_and_arc() {
     assert!(!guard.0.exists(), "{} remains", guard.0.display());
 }
 
+/// FUSE mount points in the mount namespace of process `pid`.
+fn fuse_mounts_seen_by(pid: i32) -> Vec<PathBuf> {
+    std::fs::read_to_string(format!("/proc/{pid}/mountinfo"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let (left, right) = l.split_once(" - ")?;
+            let fuse = right.starts_with("fuse ") || right.starts_with("fuse.");
+            let point = left.split(' ').nth(4)?;
+            fuse.then(|| PathBuf::from(point))
+        })
+        .collect()
+}
+
+/// A lab's daemon namespace holds its own disks but not another lab's: a
+/// copy of lab A's disk mount in lab B's namespace would keep A's disk file
+/// system alive after A unmounts it. With B still up, A comes down cleanly
+/// and nothing of A remains in B's namespace.
+#[test]
+fn a_labs_daemon_holds_no_other_labs_disks() {
+    testkit::require!("root", "/dev/fuse", "zfs-fuse", "zpool");
+    let guard = root("foreign");
+    let a = Lab::up(&spec("zfa", &guard.0, "64M"), &options()).expect("lab up zfa");
+    let b = Lab::up(&spec("zfb", &guard.0, "64M"), &options()).expect("lab up zfb");
+    let (a_disks, a_pool) = {
+        let i = a.info().unwrap();
+        (i.disk_mount.clone(), i.pool_mountpoint.clone())
+    };
+    let b_disks = b.info().unwrap().disk_mount.clone();
+    let db = daemon(&b);
+    let seen = fuse_mounts_seen_by(db.pid);
+    assert!(seen.contains(&b_disks), "B's own disks are gone: {seen:?}");
+    assert!(
+        !seen.contains(&a_disks),
+        "lab B's zfs-fuse namespace holds lab A's disks: {seen:?}"
+    );
+    a.down().expect("lab A comes down while lab B is up");
+    let seen = fuse_mounts_seen_by(db.pid);
+    assert!(
+        !seen.iter().any(|m| m == &a_disks || m == &a_pool),
+        "lab A's mounts remain in lab B's namespace after A is down: {seen:?}"
+    );
+    assert_eq!(pools_of(&db), ["tb-zfb"]);
+    b.down().expect("lab B comes down");
+    assert!(!guard.0.join("tb-zfa").exists() && !guard.0.join("tb-zfb").exists());
+}
+
+/// A network namespace made for the test, removed when dropped.
+struct Netns(String);
+
+impl Netns {
+    fn add(name: String, owner: Option<&Path>) -> Netns {
+        let ip = |args: &[&str]| {
+            let st = Command::new("ip").args(args).status().unwrap();
+            assert!(st.success(), "ip {args:?}");
+        };
+        ip(&["netns", "add", &name]);
+        let ns = Netns(name);
+        if let Some(dir) = owner {
+            ip(&[
+                "-n",
+                &ns.0,
+                "link",
+                "set",
+                "dev",
+                "lo",
+                "alias",
+                dir.to_str().unwrap(),
+            ]);
+        }
+        ns
+    }
+
+    fn exists(&self) -> bool {
+        Path::new("/run/netns").join(&self.0).exists()
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        if self.exists() {
+            let _ = Command::new("ip").args(["netns", "del", &self.0]).status();
+        }
+    }
+}
+
+/// Namespace names are global, lab roots are not: `lab down --all ROOT`
+/// removes a `tb-*-client`/`tb-*-server` namespace only when its owner mark
+/// names a lab directory under ROOT whose state is gone. One marked as a lab
+/// under another root (which may be up: another user's, another test's) and
+/// an unmarked one stay.
+#[test]
+fn down_all_removes_only_leftover_namespaces_of_its_root() {
+    testkit::require!("root", "ip");
+    let guard = root("netns");
+    std::fs::create_dir_all(&guard.0).unwrap();
+    let pid = std::process::id();
+    let leftover = Netns::add(
+        format!("tb-nsl{pid}-client"),
+        Some(&guard.0.join(format!("tb-nsl{pid}"))),
+    );
+    let elsewhere = Netns::add(
+        format!("tb-nso{pid}-server"),
+        Some(&PathBuf::from(format!(
+            "/var/tmp/tb-zfsdtest-elsewhere-{pid}/tb-nso{pid}"
+        ))),
+    );
+    let unmarked = Netns::add(format!("tb-nsu{pid}-client"), None);
+    let sweep = down_all(&guard.0);
+    assert!(!leftover.exists(), "the leftover stays: {sweep:?}");
+    assert!(
+        sweep
+            .removed
+            .contains(&format!("network namespace {}", leftover.0)),
+        "{sweep:?}"
+    );
+    assert!(
+        elsewhere.exists(),
+        "down --all removed another root's namespace: {sweep:?}"
+    );
+    assert!(
+        unmarked.exists(),
+        "down --all removed an unmarked namespace: {sweep:?}"
+    );
+    assert!(sweep.kept.is_empty(), "{sweep:?}");
+}
+
 /// A matrix whose second cell fails keeps the first; run again, it runs
 /// only the failed cell and leaves the finished cell's file as it was.
 #[test]

@@ -77,7 +77,9 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
     move |source| Error::Io { what, source }
 }
 
-fn program(name: &str) -> Result<PathBuf, Error> {
+/// Where program `name` is installed, or an error naming the Debian
+/// packages that provide it (`packages`).
+pub(crate) fn program(name: &str, packages: &str) -> Result<PathBuf, Error> {
     [
         "/usr/bin",
         "/usr/sbin",
@@ -91,91 +93,16 @@ fn program(name: &str) -> Result<PathBuf, Error> {
     .find(|p| p.is_file())
     .ok_or_else(|| {
         Error::Protocol(format!(
-            "program `{name}` not found (apt-get install nfs-ganesha nfs-ganesha-vfs rpcbind)"
+            "program `{name}` not found (apt-get install {packages})"
         ))
     })
 }
 
+/// The packages nfs-ganesha's daemons come from.
+const GANESHA_PACKAGES: &str = "nfs-ganesha nfs-ganesha-vfs rpcbind";
+
 fn cstr(s: &str) -> CString {
     CString::new(s).expect("no NUL in a fixed path")
-}
-
-/// The FUSE mounts the private namespace copied from the host, except the
-/// export's own: their mount points from /proc/self/mountinfo (proc(5);
-/// octal escapes such as `\040` decoded), deepest first.
-fn foreign_fuse_mounts(mountinfo: &str, export: &Path) -> Vec<PathBuf> {
-    let unescape = |s: &str| -> PathBuf {
-        let b = s.as_bytes();
-        let mut out = Vec::with_capacity(b.len());
-        let mut i = 0;
-        while i < b.len() {
-            let octal = b
-                .get(i + 1..i + 4)
-                .filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
-            match (b[i], octal) {
-                (b'\\', Some(d)) => {
-                    out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
-                    i += 4;
-                }
-                (c, _) => {
-                    out.push(c);
-                    i += 1;
-                }
-            }
-        }
-        PathBuf::from(<std::ffi::OsString as std::os::unix::ffi::OsStringExt>::from_vec(out))
-    };
-    let mut v: Vec<PathBuf> = mountinfo
-        .lines()
-        .filter_map(|l| {
-            let (left, right) = l.split_once(" - ")?;
-            let point = left.split(' ').nth(4)?;
-            let fstype = right.split(' ').next()?;
-            (fstype == "fuse" || fstype.starts_with("fuse.")).then(|| unescape(point))
-        })
-        .filter(|p| p != export)
-        .collect();
-    v.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
-    v.dedup();
-    v
-}
-
-/// Lazily unmount, inside the private mount namespace `mnt_fd`, every FUSE
-/// mount it copied from the host except the export. A copy keeps a FUSE file
-/// system alive after its owner unmounts it on the host, and zfs-fuse then
-/// refuses to destroy the pool ("pool is busy", seen with another lab's
-/// private namespace): the namespace must hold nothing but what it serves.
-/// The host's mounts are private here (no propagation), so this is the only
-/// way; `umount -l` runs as a child that joins the namespace.
-fn detach_foreign_fuse_mounts(mnt_fd: i32, export: &Path) -> Result<(), Error> {
-    let info =
-        std::fs::read_to_string("/proc/self/mountinfo").map_err(io("read /proc/self/mountinfo"))?;
-    let mounts = foreign_fuse_mounts(&info, export);
-    if mounts.is_empty() {
-        return Ok(());
-    }
-    let mut umount = Command::new(program("umount")?);
-    umount
-        .arg("-l")
-        .arg("--")
-        .args(&mounts)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    // SAFETY: one raw system call (setns(2)) on a descriptor the caller keeps
-    // open until this returns; async-signal-safe, no allocation.
-    unsafe {
-        umount.pre_exec(move || {
-            if libc::setns(mnt_fd, libc::CLONE_NEWNS) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    // Some may be gone already (unmounted on the host meanwhile): umount's
-    // status is not the point, the namespace's mount table is.
-    let _ = umount.status().map_err(io("run umount -l"))?;
-    Ok(())
 }
 
 /// rpcbind in a new private mount namespace with its own /run (and
@@ -245,8 +172,8 @@ impl Server {
     /// Write the configuration and start rpcbind and ganesha; returns once
     /// ganesha reports it serves (or fails with the last line of its log).
     pub fn start(cfg: &ServerConfig) -> Result<Server, Error> {
-        let rpcbind_bin = program("rpcbind")?;
-        let ganesha_bin = program("ganesha.nfsd")?;
+        let rpcbind_bin = program("rpcbind", GANESHA_PACKAGES)?;
+        let ganesha_bin = program("ganesha.nfsd", GANESHA_PACKAGES)?;
         std::fs::write(cfg.config_path(), config_text(cfg))
             .map_err(io(format!("write {}", cfg.config_path().display())))?;
         let log = cfg.log_path();
@@ -274,7 +201,7 @@ impl Server {
         )?;
         let mnt = std::fs::File::open(&mnt_path).map_err(io(format!("open {mnt_path}")))?;
         let mnt_fd = mnt.as_raw_fd();
-        detach_foreign_fuse_mounts(mnt_fd, &cfg.export)?;
+        crate::mountns::detach_foreign_fuse_mounts(pid, &cfg.export)?;
         let mut ganesha = Command::new(ganesha_bin);
         ganesha
             .arg("-F")
@@ -419,34 +346,5 @@ impl Drop for Server {
             }
             let _ = child.wait();
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_other_fuse_mounts_are_detached_deepest_first() {
-        let info = "\
-27 1 254:0 / / rw,relatime - ext4 /dev/vda rw
-40 27 0:50 / /var/tmp/tb-x/tb-a/disks rw - fuse tb-a-disks rw,user_id=0
-41 27 0:51 / /var/tmp/tb-x/tb-a/pool rw - fuse tb-a rw
-42 27 0:52 / /var/tmp/tb-x/tb-b/pool rw - fuse tb-b rw
-43 42 0:53 / /var/tmp/tb-x/tb-b/pool/sub rw - fuse tb-b/sub rw
-44 27 0:54 / /mnt/with\\040space rw - fuse.sshfs h:/ rw
-45 27 0:55 / /run/user rw - tmpfs tmpfs rw
-";
-        let v = foreign_fuse_mounts(info, Path::new("/var/tmp/tb-x/tb-a/pool"));
-        assert_eq!(
-            v,
-            [
-                "/var/tmp/tb-x/tb-b/pool/sub",
-                "/var/tmp/tb-x/tb-a/disks",
-                "/var/tmp/tb-x/tb-b/pool",
-                "/mnt/with space",
-            ]
-            .map(PathBuf::from)
-        );
     }
 }

@@ -13,6 +13,7 @@
 
 pub mod fixture;
 pub mod ganesha;
+pub mod mountns;
 mod nfs3;
 mod rpc;
 mod xdr;

@@ -59,8 +59,9 @@ enum Cmd {
     },
     /// Show the labs that are up.
     Status,
-    /// Tear down a lab (by name or spec file), or with --all every lab and
-    /// every leftover with the tb- prefix.
+    /// Tear down a lab (by name or spec file), or with --all every lab under
+    /// the lab root and the leftovers of its crashed runs (tb- prefix; network
+    /// namespaces only if marked as this root's).
     Down {
         /// Lab name or SPEC.toml.
         lab: Option<String>,
