@@ -33,11 +33,11 @@
 
 use crate::crash::{self, CrashReport};
 use crate::lab::{Lab, UpOptions};
+use crate::matrix::{check_replaceable, publish, OutputWriter};
 use crate::spec::{Access, LabSpec, RawSpec};
 use crate::state::Resource;
 use crate::{net, remote, sys, LabError};
 use fileio::result::{RunResult, Verdict};
-use report::atomic::{write_atomically, Existing};
 use report::table::{self, Table};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -445,7 +445,7 @@ impl DurabilityMatrix {
     /// after each cell.
     pub fn run(&self, opts: &UpOptions, say: &dyn Fn(&str)) -> Result<Vec<CellOutcome>, LabError> {
         for f in self.output_files() {
-            check_replaceable(&f)?;
+            check_replaceable(&f, DURABILITY_OUTPUT)?;
         }
         let mut results = Vec::new();
         for (i, cell) in self.cells.iter().enumerate() {
@@ -716,8 +716,8 @@ impl DurabilityMatrix {
             std::fs::create_dir_all(d).map_err(|e| io(d, "create", e))?;
         }
         let [md, json] = self.output_files();
-        check_replaceable(&md)?;
-        check_replaceable(&json)?;
+        check_replaceable(&md, DURABILITY_OUTPUT)?;
+        check_replaceable(&json, DURABILITY_OUTPUT)?;
         #[derive(Serialize)]
         struct Doc<'a> {
             generator: &'static str,
@@ -736,8 +736,12 @@ impl DurabilityMatrix {
             cells: results,
         };
         let text = serde_json::to_string_pretty(&doc).expect("serializes") + "\n";
-        publish(&json, text.as_bytes())?;
-        publish(&md, self.table(results).to_markdown().as_bytes())
+        publish(&json, text.as_bytes(), DURABILITY_OUTPUT)?;
+        publish(
+            &md,
+            self.table(results).to_markdown().as_bytes(),
+            DURABILITY_OUTPUT,
+        )
     }
 
     /// One row per cell.
@@ -1139,40 +1143,11 @@ fn last_line(log: &Path) -> String {
         .to_string()
 }
 
-/// Whether the file at `path` is one a durability matrix wrote.
-fn written_by_us(path: &Path) -> bool {
-    if path.extension().is_some_and(|e| e == "json") {
-        let mut head = Vec::new();
-        let read = std::fs::File::open(path).and_then(|f| f.take(256).read_to_end(&mut head));
-        let mark = format!("{{\n  \"generator\": \"{JSON_GENERATOR}\"");
-        read.is_ok() && head.starts_with(mark.as_bytes())
-    } else {
-        report::output::is_tankbench_file(path).unwrap_or(false)
-    }
-}
-
-/// The matrix may write `path`: nothing is there, or a file it wrote.
-fn check_replaceable(path: &Path) -> Result<(), LabError> {
-    match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(io(path, "inspect", e)),
-        Ok(m) if m.file_type().is_file() && written_by_us(path) => Ok(()),
-        Ok(_) => Err(LabError::Spec(format!(
-            "output: refusing to overwrite {}: it exists and was not written by a lab durability matrix (choose another output or move the file away)",
-            path.display()
-        ))),
-    }
-}
-
-fn publish(path: &Path, bytes: &[u8]) -> Result<(), LabError> {
-    check_replaceable(path)?;
-    let existing = if path.exists() {
-        Existing::Replace
-    } else {
-        Existing::Keep
-    };
-    write_atomically(path, bytes, existing).map_err(|e| io(path, "write", e))
-}
+/// The durability matrix's output files.
+const DURABILITY_OUTPUT: OutputWriter = OutputWriter {
+    generator: JSON_GENERATOR,
+    name: "a lab durability matrix",
+};
 
 #[cfg(test)]
 mod tests {

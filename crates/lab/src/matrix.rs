@@ -443,7 +443,7 @@ impl Matrix {
             source: e,
         })?;
         for path in self.output_files() {
-            check_replaceable(&path)?;
+            check_replaceable(&path, MATRIX_OUTPUT)?;
         }
         let cells = self.cells_dir();
         if cells.exists() && !cells.is_dir() {
@@ -470,56 +470,75 @@ impl Matrix {
         let [md, json] = self.output_files();
         // Both or neither: a refusal of the second must not follow a write of
         // the first.
-        check_replaceable(&md)?;
-        check_replaceable(&json)?;
+        check_replaceable(&md, MATRIX_OUTPUT)?;
+        check_replaceable(&json, MATRIX_OUTPUT)?;
         let doc = MatrixDoc {
             generator: JSON_GENERATOR,
             workload: &self.workload,
             cells: results,
         };
         let doc = serde_json::to_string_pretty(&doc).expect("a matrix document serializes") + "\n";
-        publish(&json, doc.as_bytes())?;
-        publish(&md, markdown(&self.workload, results).as_bytes())
+        publish(&json, doc.as_bytes(), MATRIX_OUTPUT)?;
+        publish(
+            &md,
+            markdown(&self.workload, results).as_bytes(),
+            MATRIX_OUTPUT,
+        )
     }
 }
 
-/// Whether the file at `path` is one a matrix wrote: Markdown with
-/// report's generator mark, or JSON whose first key is ours.
-fn written_by_matrix(path: &Path) -> bool {
+/// Who writes a matrix's output files: the generator mark its JSON begins
+/// with, and its name for messages.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OutputWriter {
+    pub generator: &'static str,
+    pub name: &'static str,
+}
+
+/// `lab matrix`'s output files.
+pub(crate) const MATRIX_OUTPUT: OutputWriter = OutputWriter {
+    generator: JSON_GENERATOR,
+    name: "a lab matrix",
+};
+
+/// Whether the file at `path` is one `writer` wrote: Markdown with report's
+/// generator mark, or JSON whose first key is the writer's generator.
+fn written_by(path: &Path, writer: OutputWriter) -> bool {
     if path.extension().is_some_and(|e| e == "json") {
         let mut head = Vec::new();
         let read = std::fs::File::open(path).and_then(|f| f.take(256).read_to_end(&mut head));
-        let mark = format!("{{\n  \"generator\": \"{JSON_GENERATOR}\"");
+        let mark = format!("{{\n  \"generator\": \"{}\"", writer.generator);
         read.is_ok() && head.starts_with(mark.as_bytes())
     } else {
         report::output::is_tankbench_file(path).unwrap_or(false)
     }
 }
 
-/// A matrix may write `path`: nothing is there, or a regular file it wrote.
-fn check_replaceable(path: &Path) -> Result<(), LabError> {
+/// `writer` may write `path`: nothing is there, or a regular file it wrote.
+pub(crate) fn check_replaceable(path: &Path, writer: OutputWriter) -> Result<(), LabError> {
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(LabError::Io {
             what: path.display().to_string(),
             source: e,
         }),
-        Ok(m) if m.file_type().is_file() && written_by_matrix(path) => Ok(()),
+        Ok(m) if m.file_type().is_file() && written_by(path, writer) => Ok(()),
         Ok(_) => Err(LabError::Spec(format!(
-            "output: refusing to overwrite {}: it exists and was not written by a lab matrix (choose another output or move the file away)",
-            path.display()
+            "output: refusing to overwrite {}: it exists and was not written by {} (choose another output or move the file away)",
+            path.display(),
+            writer.name
         ))),
     }
 }
 
 /// Publish `bytes` as `path`, whole or not at all: a new file, or in place of
-/// the one a matrix wrote before.
-fn publish(path: &Path, bytes: &[u8]) -> Result<(), LabError> {
+/// the one `writer` wrote before.
+pub(crate) fn publish(path: &Path, bytes: &[u8], writer: OutputWriter) -> Result<(), LabError> {
     let io = |e| LabError::Io {
         what: format!("write {}", path.display()),
         source: e,
     };
-    check_replaceable(path)?;
+    check_replaceable(path, writer)?;
     if path.exists() {
         write_atomically(path, bytes, Existing::Replace).map_err(io)
     } else {

@@ -56,6 +56,36 @@ pub struct PrepareSummary {
     pub stopped: bool,
 }
 
+impl PrepareSummary {
+    /// The end of a prepare, local or over NFS: sysbench's closing NOTICE
+    /// line (`sb_file_prepare` in sysbench's fileio.c), then the summary.
+    pub(crate) fn finish(
+        total: u64,
+        start: std::time::Instant,
+        stopped: bool,
+        say: &mut dyn FnMut(&str),
+    ) -> PrepareSummary {
+        let seconds = start.elapsed().as_secs_f64();
+        if stopped {
+            say(&format!("Stopped after {total} bytes."));
+        } else if total > 0 {
+            say(&format!(
+                "{} bytes written in {:.2} seconds ({:.2} MiB/sec).",
+                total,
+                seconds,
+                total as f64 / 1048576.0 / seconds
+            ));
+        } else {
+            say("No bytes written.");
+        }
+        PrepareSummary {
+            bytes_written: total,
+            seconds,
+            stopped,
+        }
+    }
+}
+
 /// `prepare`: create or extend every file by appending whole blocks (files are
 /// rounded up to a block multiple and never truncated). `say` prints a NOTICE line.
 pub fn prepare(
@@ -127,24 +157,7 @@ pub fn prepare(
             }
         }
     }
-    let seconds = start.elapsed().as_secs_f64();
-    if stopped {
-        say(&format!("Stopped after {total} bytes."));
-    } else if total > 0 {
-        say(&format!(
-            "{} bytes written in {:.2} seconds ({:.2} MiB/sec).",
-            total,
-            seconds,
-            total as f64 / 1048576.0 / seconds
-        ));
-    } else {
-        say("No bytes written.");
-    }
-    Ok(PrepareSummary {
-        bytes_written: total,
-        seconds,
-        stopped,
-    })
+    Ok(PrepareSummary::finish(total, start, stopped, say))
 }
 
 /// Open (creating it if need be) one test file for prepare to append to.

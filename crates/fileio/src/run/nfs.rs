@@ -112,24 +112,7 @@ pub fn prepare(
                 .map_err(|e| nfs_failure("Failed to fsync file!", &e))?;
         }
     }
-    let seconds = start.elapsed().as_secs_f64();
-    if stopped {
-        say(&format!("Stopped after {total} bytes."));
-    } else if total > 0 {
-        say(&format!(
-            "{} bytes written in {:.2} seconds ({:.2} MiB/sec).",
-            total,
-            seconds,
-            total as f64 / 1048576.0 / seconds
-        ));
-    } else {
-        say("No bytes written.");
-    }
-    Ok(PrepareSummary {
-        bytes_written: total,
-        seconds,
-        stopped,
-    })
+    Ok(PrepareSummary::finish(total, start, stopped, say))
 }
 
 /// `cleanup` on the export: remove the test files, ignoring errors as the

@@ -176,18 +176,7 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     if a.is_matrix() {
         return matrix_of_overrides(&a, system_path, &words);
     }
-    let settings = match check_command_line(&words) {
-        Ok(CommandLine::Command(s)) => s,
-        Ok(_) => anyhow::bail!("simulate: the fileio words must end in 'run'; {USAGE}"),
-        Err(f) => anyhow::bail!(
-            "simulate: {}",
-            f.summary()
-                .lines()
-                .next()
-                .unwrap_or("")
-                .trim_start_matches("FATAL: ")
-        ),
-    };
+    let settings = fileio_settings(&words)?;
     let spec = match &settings.action {
         Action::Run(spec) => spec.clone(),
         Action::Prepare(_) | Action::Cleanup(_) => anyhow::bail!(
@@ -268,13 +257,11 @@ fn write_json(path: &Path, result: &fileio::result::RunResult) -> anyhow::Result
         .map_err(|e| anyhow::anyhow!("simulate: --json={}: {e}", path.display()))
 }
 
-/// `tankbench simulate` with comma lists: every override given becomes an
-/// axis (first given, first column), the fileio words the workload; the
-/// output options (`--format`, `--save`, `--label`) are fileio's, after `--`.
-fn matrix_of_overrides(a: &SimArgs, system_path: &Path, words: &[String]) -> anyhow::Result<i32> {
-    use super::simulate_matrix::{run_matrix, MatrixOutput, TableFormat};
-    let settings = match check_command_line(words) {
-        Ok(CommandLine::Command(s)) => s,
+/// The fileio words after `--`, checked by fileio's own parser; one line
+/// naming the option when they are refused.
+fn fileio_settings(words: &[String]) -> anyhow::Result<Box<fileio::options::Settings>> {
+    match check_command_line(words) {
+        Ok(CommandLine::Command(s)) => Ok(s),
         Ok(_) => anyhow::bail!("simulate: the fileio words must end in 'run'; {USAGE}"),
         Err(f) => anyhow::bail!(
             "simulate: {}",
@@ -284,7 +271,15 @@ fn matrix_of_overrides(a: &SimArgs, system_path: &Path, words: &[String]) -> any
                 .unwrap_or("")
                 .trim_start_matches("FATAL: ")
         ),
-    };
+    }
+}
+
+/// `tankbench simulate` with comma lists: every override given becomes an
+/// axis (first given, first column), the fileio words the workload; the
+/// output options (`--format`, `--save`, `--label`) are fileio's, after `--`.
+fn matrix_of_overrides(a: &SimArgs, system_path: &Path, words: &[String]) -> anyhow::Result<i32> {
+    use super::simulate_matrix::{run_matrix, MatrixOutput, TableFormat};
+    let settings = fileio_settings(words)?;
     let ext = &settings.ext;
     if ext.json_path.is_some() {
         anyhow::bail!(
