@@ -981,47 +981,15 @@ fn mount_no_fsync(lab: &mut Lab, pool_mp: &Path) -> Result<PathBuf, LabError> {
     record(lab, Resource::Mount { path: mp.clone() })?;
     let log = lab.dir.join("durability").join("sshfs-nofsync.log");
     record(lab, Resource::File { path: log.clone() })?;
-    let mut c = Command::new("sshfs");
-    c.arg(format!(
-        "root@{}:{}",
-        net::server_addr(0),
-        pool_mp.display()
-    ))
-    .arg(&mp)
-    .arg("-p")
-    .arg(net::SSH_PORT.to_string());
-    for o in [
-        format!("IdentityFile={}", files.client_key.display()),
-        "StrictHostKeyChecking=no".into(),
-        "UserKnownHostsFile=/dev/null".into(),
-        "BatchMode=yes".into(),
-        "LogLevel=ERROR".into(),
-        "ConnectTimeout=10".into(),
-        "ssh_command=ssh -F /dev/null".into(),
-        format!("fsname={id}-nofsync"),
+    remote::mount_sshfs_as(
+        &id,
+        &files,
+        (pool_mp, &mp),
+        &format!("{id}-nofsync"),
         // A path (with '/') is run as a command rather than a subsystem.
-        format!("sftp_server={sftp} -P fsync"),
-    ] {
-        c.arg("-o").arg(o);
-    }
-    sys::in_netns(&mut c, &net::client_ns(&id))?;
-    // A file, not a pipe: the ssh child sshfs leaves running would hold a
-    // pipe open forever.
-    let f = std::fs::File::create(&log).map_err(|e| io(&log, "create", e))?;
-    c.stdin(Stdio::null())
-        .stdout(f.try_clone().map_err(|e| io(&log, "dup", e))?)
-        .stderr(f);
-    let status = c.status().map_err(|e| LabError::Spawn {
-        command: sys::describe(&c),
-        source: e,
-    })?;
-    if !status.success() {
-        return Err(LabError::Command {
-            command: sys::describe(&c),
-            status: status.code().unwrap_or(-1),
-            stderr: last_line(&log),
-        });
-    }
+        &[format!("sftp_server={sftp} -P fsync")],
+        &log,
+    )?;
     Ok(mp)
 }
 

@@ -129,6 +129,27 @@ pub fn mount_sshfs(
     remote_dir: &Path,
     mountpoint: &Path,
 ) -> Result<(), LabError> {
+    let log = files.dir.join("sshfs.log");
+    mount_sshfs_as(
+        id,
+        files,
+        (remote_dir, mountpoint),
+        &format!("{id}-sshfs"),
+        &[],
+        &log,
+    )
+}
+
+/// [`mount_sshfs`] with its own file system name, sshfs options added to the
+/// lab's (e.g. another `sftp_server`), and its output in `log`.
+pub fn mount_sshfs_as(
+    id: &str,
+    files: &SshFiles,
+    (remote_dir, mountpoint): (&Path, &Path),
+    fsname: &str,
+    extra_options: &[String],
+    log: &Path,
+) -> Result<(), LabError> {
     let ssh_opts = [
         format!("IdentityFile={}", files.client_key.display()),
         "StrictHostKeyChecking=no".into(),
@@ -138,7 +159,7 @@ pub fn mount_sshfs(
         "ConnectTimeout=10".into(),
         // No user ssh configuration may redirect the connection.
         "ssh_command=ssh -F /dev/null".into(),
-        format!("fsname={id}-sshfs"),
+        format!("fsname={fsname}"),
     ];
     let mut c = Command::new("sshfs");
     c.arg(format!(
@@ -149,15 +170,14 @@ pub fn mount_sshfs(
     .arg(mountpoint)
     .arg("-p")
     .arg(net::SSH_PORT.to_string());
-    for o in &ssh_opts {
+    for o in ssh_opts.iter().chain(extra_options) {
         c.arg("-o").arg(o);
     }
     sys::in_netns(&mut c, &net::client_ns(id))?;
     // sshfs daemonizes once the mount is up, so this returns then. Its output
     // goes to a file, not a pipe: the ssh child it leaves running would hold a
     // pipe open forever.
-    let log = files.dir.join("sshfs.log");
-    let f = std::fs::File::create(&log).map_err(|e| LabError::Io {
+    let f = std::fs::File::create(log).map_err(|e| LabError::Io {
         what: format!("create {}", log.display()),
         source: e,
     })?;
@@ -175,7 +195,7 @@ pub fn mount_sshfs(
         return Err(LabError::Command {
             command: sys::describe(&c),
             status: status.code().unwrap_or(-1),
-            stderr: std::fs::read_to_string(&log)
+            stderr: std::fs::read_to_string(log)
                 .unwrap_or_default()
                 .trim()
                 .to_string(),
