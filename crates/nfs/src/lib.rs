@@ -16,6 +16,7 @@ pub mod ganesha;
 pub mod mountns;
 mod nfs3;
 mod rpc;
+pub mod scripted;
 mod xdr;
 
 pub use nfs3::{process_counts, Attr, Client, Counts, Fh, Stable, MAX_SHORT_RESENDS};
@@ -83,6 +84,8 @@ pub enum CallError {
     Truncated { len: usize, more: usize },
     #[error("reply holds {value} where an XDR bool (0 or 1) belongs")]
     BadBool { value: u32 },
+    #[error("reply holds {value} where a stable_how (0 to 2) belongs")]
+    BadStableHow { value: u32 },
     #[error("reply is not an RPC reply (message type {kind})")]
     NotAReply { kind: u32 },
     #[error("was denied by the server (RPC authentication or version)")]
@@ -102,7 +105,11 @@ pub enum CallError {
     #[error("took 0 of {sent} bytes (no progress is an error, as in the Linux client)")]
     NoProgress { sent: usize },
     #[error("took only {done} of {sent} bytes in {calls} calls")]
-    ShortWrites { done: usize, sent: usize, calls: u32 },
+    ShortWrites {
+        done: usize,
+        sent: usize,
+        calls: u32,
+    },
     #[error("reply claims {count} bytes read where {asked} were asked")]
     ReadCountOver { count: u32, asked: usize },
     #[error("reply claims {count} bytes read but carries {data}")]

@@ -200,7 +200,9 @@ fn decode_lookup(body: &[u8], max_size: u64) -> Result<Option<(Fh, Option<Attr>)
     match d.u32()? {
         0 => {
             let h = fh(&mut d)?;
-            let attr = post_op_attr(&mut d)?.map(|a| sane(a, max_size)).transpose()?;
+            let attr = post_op_attr(&mut d)?
+                .map(|a| sane(a, max_size))
+                .transpose()?;
             Ok(Some((h, attr)))
         }
         2 => Ok(None),
@@ -268,7 +270,8 @@ fn decode_write(body: &[u8], sent: usize) -> Result<Written, CallError> {
     let committed = match d.u32()? {
         0 => Stable::Unstable,
         1 => Stable::DataSync,
-        _ => Stable::FileSync,
+        2 => Stable::FileSync,
+        value => return Err(CallError::BadStableHow { value }),
     };
     let mut verf = [0u8; 8];
     verf.copy_from_slice(d.take_fixed(8)?);
@@ -707,5 +710,184 @@ impl Client {
                 s => Err(CallError::Status(s)),
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Recorded result bodies (after the RPC reply header) of hostile
+    /// servers, decoded without a socket.
+    const WRITE_COUNT_ZERO: [u8; 28] = [
+        0, 0, 0, 0, // NFS3_OK
+        0, 0, 0, 0, 0, 0, 0, 0, // wcc_data: no attributes before or after
+        0, 0, 0, 0, // count 0
+        0, 0, 0, 2, // FILE_SYNC
+        1, 2, 3, 4, 5, 6, 7, 8, // verifier
+    ];
+    const WRITE_COUNT_4097: [u8; 28] = [
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0x01, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8,
+    ];
+
+    /// LOOKUP of a regular file whose size is 2^64 - 1.
+    fn lookup_of_size(size: u64) -> Vec<u8> {
+        let mut b = vec![0, 0, 0, 0, 0, 0, 0, 4, b'f', b'h', b'!', b'!', 0, 0, 0, 1];
+        b.extend_from_slice(&[
+            0, 0, 0, 1, 0, 0, 1, 0xa4, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0,
+        ]);
+        b.extend_from_slice(&size.to_be_bytes());
+        b.extend_from_slice(&[0; FATTR3_BYTES - 28]);
+        b.extend_from_slice(&[0, 0, 0, 0]); // no directory attributes
+        b
+    }
+
+    #[test]
+    fn write_counts_are_checked_against_what_was_sent() {
+        let e = decode_write(&WRITE_COUNT_ZERO, 4096).unwrap_err();
+        assert!(matches!(e, CallError::NoProgress { sent: 4096 }), "{e}");
+        let e = decode_write(&WRITE_COUNT_4097, 4096).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                CallError::WriteCountOver {
+                    count: 4097,
+                    sent: 4096
+                }
+            ),
+            "{e}"
+        );
+        let w = decode_write(&WRITE_COUNT_4097, 8192).unwrap();
+        assert_eq!(
+            w,
+            Written {
+                count: 4097,
+                committed: Stable::Unstable,
+                verf: [1, 2, 3, 4, 5, 6, 7, 8]
+            }
+        );
+        let mut how = WRITE_COUNT_4097;
+        how[19] = 3;
+        assert!(matches!(
+            decode_write(&how, 8192),
+            Err(CallError::BadStableHow { value: 3 })
+        ));
+        // NFS3ERR_NOSPC with wcc_data.
+        let e = decode_write(&[0, 0, 0, 28, 0, 0, 0, 0, 0, 0, 0, 0], 10).unwrap_err();
+        assert!(matches!(e, CallError::Status(28)), "{e}");
+        // Cut short before the verifier.
+        let e = decode_write(&WRITE_COUNT_ZERO[..20], 0).unwrap_err();
+        assert!(
+            matches!(e, CallError::Truncated { len: 20, more: 8 }),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_file_larger_than_any_file_can_be_is_refused() {
+        let e = decode_lookup(&lookup_of_size(u64::MAX), MAX_FILE_SIZE).unwrap_err();
+        assert!(
+            matches!(e, CallError::ImplausibleSize { size: u64::MAX, .. }),
+            "{e}"
+        );
+        let (h, attr) = decode_lookup(&lookup_of_size(1 << 40), MAX_FILE_SIZE)
+            .unwrap()
+            .unwrap();
+        assert_eq!(h.0, b"fh!!");
+        assert_eq!(
+            attr,
+            Some(Attr {
+                ftype: 1,
+                size: 1 << 40
+            })
+        );
+        // The server's own FSINFO maxfilesize bounds it further.
+        assert!(decode_lookup(&lookup_of_size(1 << 40), 1 << 30).is_err());
+        assert!(decode_lookup(&[0, 0, 0, 2], MAX_FILE_SIZE)
+            .unwrap()
+            .is_none());
+        // GETATTR's fattr3 has the same check.
+        let getattr = &lookup_of_size(u64::MAX)[16..16 + FATTR3_BYTES];
+        let mut body = vec![0, 0, 0, 0];
+        body.extend_from_slice(getattr);
+        assert!(matches!(
+            decode_getattr(&body, MAX_FILE_SIZE),
+            Err(CallError::ImplausibleSize { .. })
+        ));
+    }
+
+    #[test]
+    fn a_file_handle_longer_than_nfs3_allows_is_refused() {
+        // MNT3_OK and a handle of 65 bytes.
+        let mut b = vec![0, 0, 0, 0, 0, 0, 0, 65];
+        b.extend_from_slice(&[0xaa; 68]);
+        let e = decode_mnt(&b).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                CallError::LengthField {
+                    len: 65,
+                    max: 64,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert_eq!(decode_mnt(&[0, 0, 0, 13]).unwrap(), Err(13));
+    }
+
+    #[test]
+    fn read_data_must_be_what_was_asked_and_what_the_count_says() {
+        let read = |count: u32, data: &[u8]| {
+            let mut b = vec![0, 0, 0, 0, 0, 0, 0, 0];
+            b.extend_from_slice(&count.to_be_bytes());
+            b.extend_from_slice(&[0, 0, 0, 1]); // eof
+            b.extend_from_slice(&(data.len() as u32).to_be_bytes());
+            b.extend_from_slice(data);
+            b.resize(b.len().div_ceil(4) * 4, 0);
+            b
+        };
+        assert_eq!(
+            decode_read(&read(3, b"abc"), 4).unwrap(),
+            (&b"abc"[..], true)
+        );
+        assert!(matches!(
+            decode_read(&read(8, b"abcdefgh"), 4),
+            Err(CallError::ReadCountOver { count: 8, asked: 4 })
+        ));
+        // A count within what was asked, but more data than that.
+        assert!(matches!(
+            decode_read(&read(4, b"abcdefgh"), 4),
+            Err(CallError::LengthField { len: 8, max: 4, .. })
+        ));
+        assert!(matches!(
+            decode_read(&read(4, b"ab"), 4),
+            Err(CallError::ReadCountMismatch { count: 4, data: 2 })
+        ));
+    }
+
+    #[test]
+    fn fsinfo_transfer_sizes_and_the_largest_file_are_clamped() {
+        let fsinfo = |rtmax: u32, wtmax: u32, maxfilesize: u64| {
+            let mut b = vec![0, 0, 0, 0, 0, 0, 0, 0];
+            for v in [rtmax, 0, 0, wtmax, 0, 0, 0] {
+                b.extend_from_slice(&v.to_be_bytes());
+            }
+            b.extend_from_slice(&maxfilesize.to_be_bytes());
+            b
+        };
+        assert_eq!(
+            decode_fsinfo(&fsinfo(0, u32::MAX, u64::MAX)).unwrap(),
+            (4096, 1 << 20, MAX_FILE_SIZE)
+        );
+        assert_eq!(
+            decode_fsinfo(&fsinfo(65536, 65536, 0)).unwrap(),
+            (65536, 65536, MAX_FILE_SIZE),
+            "0 means unknown"
+        );
+        assert_eq!(
+            decode_fsinfo(&fsinfo(65536, 65536, 1 << 40)).unwrap().2,
+            1 << 40
+        );
     }
 }

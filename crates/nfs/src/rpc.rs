@@ -225,7 +225,12 @@ impl Connection {
         }
     }
 
-    fn send(&mut self, mut data: &[u8], deadline: Instant, timeout: Duration) -> Result<(), CallError> {
+    fn send(
+        &mut self,
+        mut data: &[u8],
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Result<(), CallError> {
         while !data.is_empty() {
             let left = left(deadline, timeout, 0)?;
             if needs_reset(self.write_timeout, left) {
@@ -270,7 +275,10 @@ impl Connection {
                 Ok(0) => {
                     return Err(CallError::Transport(std::io::Error::new(
                         ErrorKind::UnexpectedEof,
-                        format!("the server closed it after {} bytes of the reply", *received),
+                        format!(
+                            "the server closed it after {} bytes of the reply",
+                            *received
+                        ),
                     )))
                 }
                 Ok(n) => {
@@ -378,7 +386,12 @@ mod tests {
     /// AUTH_NONE verifier, SUCCESS, then the body.
     fn reply(xid: u32, body: &[u8]) -> Vec<u8> {
         let mut e = Enc::default();
-        e.u32(xid).u32(REPLY).u32(MSG_ACCEPTED).u32(AUTH_NONE).u32(0).u32(0);
+        e.u32(xid)
+            .u32(REPLY)
+            .u32(MSG_ACCEPTED)
+            .u32(AUTH_NONE)
+            .u32(0)
+            .u32(0);
         e.buf.extend_from_slice(body);
         e.buf
     }
@@ -393,10 +406,19 @@ mod tests {
     #[test]
     fn hostile_reply_headers_are_refused_with_what_is_wrong() {
         // Recorded: a verifier announcing 0x7fffffff bytes.
-        let r = [0, 0, 0, 7, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0x7f, 0xff, 0xff, 0xff];
+        let r = [
+            0, 0, 0, 7, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0x7f, 0xff, 0xff, 0xff,
+        ];
         let e = decode_reply_header(&r, 7).unwrap_err();
         assert!(
-            matches!(e, CallError::LengthField { len: 0x7fff_ffff, max: 400, .. }),
+            matches!(
+                e,
+                CallError::LengthField {
+                    len: 0x7fff_ffff,
+                    max: 400,
+                    ..
+                }
+            ),
             "{e}"
         );
         // A CALL where a reply belongs.
@@ -423,7 +445,13 @@ mod tests {
         // Recorded: the last-fragment bit and a length of 2^31 - 1.
         let e = check_fragment(0, 0xffff_ffff).unwrap_err();
         assert!(
-            matches!(e, CallError::RecordTooLong { len: 0x7fff_ffff, max: MAX_RECORD }),
+            matches!(
+                e,
+                CallError::RecordTooLong {
+                    len: 0x7fff_ffff,
+                    max: MAX_RECORD
+                }
+            ),
             "{e}"
         );
         // Fragments that add up past the limit.

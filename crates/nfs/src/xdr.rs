@@ -78,16 +78,21 @@ impl<'a> Dec<'a> {
     }
     /// Variable-length opaque of at most `max` bytes; `field` names it in
     /// the error (the length is checked before anything is taken).
-    pub(crate) fn opaque(&mut self, max: usize, field: &'static str) -> Result<&'a [u8], CallError> {
+    pub(crate) fn opaque(
+        &mut self,
+        max: usize,
+        field: &'static str,
+    ) -> Result<&'a [u8], CallError> {
         let len = self.u32()?;
-        let len = usize::try_from(len)
-            .ok()
-            .filter(|&l| l <= max)
-            .ok_or(CallError::LengthField {
-                field,
-                len: u64::from(len),
-                max: max as u64,
-            })?;
+        let len =
+            usize::try_from(len)
+                .ok()
+                .filter(|&l| l <= max)
+                .ok_or(CallError::LengthField {
+                    field,
+                    len: u64::from(len),
+                    max: max as u64,
+                })?;
         let data = self.take(len)?;
         self.take(pad(len))?;
         Ok(data)
