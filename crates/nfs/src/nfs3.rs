@@ -842,7 +842,7 @@ mod tests {
             let mut b = vec![0, 0, 0, 0, 0, 0, 0, 0];
             b.extend_from_slice(&count.to_be_bytes());
             b.extend_from_slice(&[0, 0, 0, 1]); // eof
-            b.extend_from_slice(&(data.len() as u32).to_be_bytes());
+            b.extend_from_slice(&u32::try_from(data.len()).unwrap().to_be_bytes());
             b.extend_from_slice(data);
             b.resize(b.len().div_ceil(4) * 4, 0);
             b

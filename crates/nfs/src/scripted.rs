@@ -127,7 +127,7 @@ impl Xdr {
         self
     }
     pub fn opaque(mut self, data: &[u8]) -> Xdr {
-        self = self.u32(data.len() as u32);
+        self = self.u32(u32::try_from(data.len()).expect("a scripted opaque under 4 GiB"));
         self.0.extend_from_slice(data);
         self.0.resize(self.0.len().div_ceil(4) * 4, 0);
         self
@@ -154,7 +154,8 @@ impl Xdr {
 
 /// A whole record: one last fragment holding `msg`.
 pub fn record(msg: &[u8]) -> Vec<u8> {
-    let mut r = (0x8000_0000u32 | msg.len() as u32).to_be_bytes().to_vec();
+    let len = u32::try_from(msg.len()).expect("a scripted record under 2 GiB");
+    let mut r = (0x8000_0000 | len).to_be_bytes().to_vec();
     r.extend_from_slice(msg);
     r
 }

@@ -2,7 +2,7 @@
 //! root, no nfs-ganesha): every case ends within its deadline in one error
 //! line naming the server and the procedure, or in a bounded result.
 
-use nfs::scripted::{self, answer_sanely, record, reply, Call, Peer, Xdr, FILE_FH, MOUNT_PROGRAM};
+use nfs::scripted::{self, answer_sanely, reply, Call, Peer, Xdr, FILE_FH, MOUNT_PROGRAM};
 use nfs::{CallError, Client, Error, Fh, Stable, Target, MAX_SHORT_RESENDS};
 use std::io::Write;
 use std::net::TcpStream;
@@ -348,7 +348,7 @@ fn a_record_split_into_fragments_is_put_together() {
         let msg = &whole[4..];
         for (i, part) in msg.chunks(5).enumerate() {
             let last = (i + 1) * 5 >= msg.len();
-            let mark = part.len() as u32 | if last { 0x8000_0000 } else { 0 };
+            let mark = u32::try_from(part.len()).unwrap() | if last { 0x8000_0000 } else { 0 };
             s.write_all(&mark.to_be_bytes())?;
             s.write_all(part)?;
         }
@@ -356,5 +356,4 @@ fn a_record_split_into_fragments_is_put_together() {
     });
     let c = Client::mount(&target(&peer)).unwrap();
     assert_eq!(c.root().0, scripted::ROOT_FH);
-    let _ = record(&[]);
 }

@@ -192,7 +192,8 @@ pub fn open_for_run(
 /// fsync of a file with unstable data; one connection per thread.
 pub struct NfsEngine {
     files: Arc<OpenFiles>,
-    client: Client,
+    /// Boxed: the runner holds engines in one enum, sized by its largest.
+    client: Box<Client>,
     buf: AlignedBuf,
 }
 
@@ -213,10 +214,10 @@ impl NfsEngine {
             .nfs
             .as_ref()
             .ok_or_else(|| Failure::fatal("the NFS engine needs files on an NFS export"))?;
-        let client = nfs
-            .client
-            .another()
-            .map_err(|e| Failure::fatal(format!("nfs: cannot connect a worker thread: {e}")))?;
+        let client =
+            Box::new(nfs.client.another().map_err(|e| {
+                Failure::fatal(format!("nfs: cannot connect a worker thread: {e}"))
+            })?);
         Ok(NfsEngine { files, client, buf })
     }
 
