@@ -16,59 +16,171 @@ pub mod ganesha;
 pub mod mountns;
 mod nfs3;
 mod rpc;
+pub mod scripted;
 mod xdr;
 
-pub use nfs3::{process_counts, Attr, Client, Counts, Fh, Stable};
+pub use nfs3::{process_counts, Attr, Client, Counts, Fh, Stable, MAX_SHORT_RESENDS};
+use std::time::Duration;
+
+/// How long one call may take, from sending it to the last byte of its
+/// reply, before it fails (the whole reply, not each read): the Linux
+/// client's default `timeo` for TCP mounts. A COMMIT gets
+/// [`COMMIT_DEADLINE_FACTOR`] times as long. Set per export with the URL's
+/// `timeout_s=N`.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A COMMIT makes durable everything written unstably since the last one,
+/// which on a slow pool can be gigabytes at tens of MB/s, so it may take
+/// this many times the call timeout (10 minutes by default).
+pub const COMMIT_DEADLINE_FACTOR: u32 = 10;
 
 /// What went wrong, with the errno a file system call would have failed with.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// A local step (starting the lab's server, a namespace) failed.
+    #[error("{what}: {source}")]
     Io {
         what: String,
         source: std::io::Error,
     },
-    /// The server answered a procedure with an NFS3ERR status.
-    Status {
+    /// A call to a server failed: one line naming the server (host:port),
+    /// the procedure and why.
+    #[error("NFS server {server}: {procedure} {kind}")]
+    Call {
+        server: String,
         procedure: &'static str,
-        status: u32,
+        kind: CallError,
     },
+    /// The lab's local server setup is not as expected.
+    #[error("{0}")]
     Protocol(String),
     /// A bad `nfs://` address (one line naming what is wrong).
+    #[error("{0}")]
     Address(String),
 }
 
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Io { what, source } => write!(f, "{what}: {source}"),
-            Error::Status { procedure, status } => {
-                write!(f, "NFS {procedure} failed: {}", status_name(*status))
-            }
-            Error::Protocol(m) | Error::Address(m) => f.write_str(m),
-        }
-    }
+/// Why one call failed; the text follows the procedure's name.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    #[error("failed: {0}")]
+    Connect(#[source] std::io::Error),
+    #[error("failed: the connection broke: {0}")]
+    Transport(#[source] std::io::Error),
+    #[error("was not sent: the connection failed on an earlier call")]
+    Unusable,
+    #[error("got no complete reply within its {} s deadline ({received} bytes of it received)", secs(*.deadline))]
+    Deadline { deadline: Duration, received: usize },
+    #[error("got {skipped} replies with another call's transaction id and none with its own")]
+    XidMismatch { skipped: u32 },
+    #[error("reply announced a record of {len} bytes, more than the {max} a reply can need")]
+    RecordTooLong { len: u64, max: usize },
+    #[error("reply announced {field} of {len} bytes, more than the {max} allowed")]
+    LengthField {
+        field: &'static str,
+        len: u64,
+        max: u64,
+    },
+    #[error("reply ends after {len} bytes, {more} more expected")]
+    Truncated { len: usize, more: usize },
+    #[error("reply holds {value} where an XDR bool (0 or 1) belongs")]
+    BadBool { value: u32 },
+    #[error("reply holds {value} where a stable_how (0 to 2) belongs")]
+    BadStableHow { value: u32 },
+    #[error("reply is not an RPC reply (message type {kind})")]
+    NotAReply { kind: u32 },
+    #[error("was denied by the server (RPC authentication or version)")]
+    Denied,
+    #[error("was not run: {}", accept_status_name(*.status))]
+    NotAccepted { status: u32 },
+    #[error("failed: {}", status_name(*.0))]
+    Status(u32),
+    #[error("was not sent: an argument of {len} bytes does not fit one XDR opaque")]
+    ArgumentTooLarge { len: usize },
+    #[error("was not sent: {len} bytes do not fit one RPC record")]
+    CallTooLarge { len: usize },
+    #[error("of {len} bytes was not sent: the server takes at most {max}")]
+    TransferTooLarge { len: usize, max: u32 },
+    #[error("reply claims {count} bytes written of the {sent} sent")]
+    WriteCountOver { count: u32, sent: usize },
+    #[error("took 0 of {sent} bytes (no progress is an error, as in the Linux client)")]
+    NoProgress { sent: usize },
+    #[error("took only {done} of {sent} bytes in {calls} calls")]
+    ShortWrites {
+        done: usize,
+        sent: usize,
+        calls: u32,
+    },
+    #[error("reply claims {count} bytes read where {asked} were asked")]
+    ReadCountOver { count: u32, asked: usize },
+    #[error("reply claims {count} bytes read but carries {data}")]
+    ReadCountMismatch { count: u32, data: usize },
+    #[error("reply claims a file of {size} bytes, more than the {max} a file can have")]
+    ImplausibleSize { size: u64, max: u64 },
+    #[error("was answered {got:?} where {asked:?} was asked")]
+    WeakerStability { asked: Stable, got: Stable },
+    #[error("returned another write verifier: the server restarted and dropped unstable data")]
+    VerifierChanged,
+    #[error("found no TCP service for program {prog} version {vers}")]
+    NoPort { prog: u32, vers: u32 },
+    #[error("found no exported directory on the path {path} (MNT status {status})")]
+    NotExported { path: String, status: u32 },
+    #[error("found {name}, which is not a directory")]
+    NotADirectory { name: String },
+    #[error("found no directory {name} in the export")]
+    NoSuchDirectory { name: String },
 }
 
-impl std::error::Error for Error {}
+/// Seconds, as short as they print exactly to the millisecond.
+fn secs(d: Duration) -> String {
+    let s = format!("{:.3}", d.as_secs_f64());
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn accept_status_name(s: u32) -> String {
+    match s {
+        1 => "PROG_UNAVAIL (the server does not offer this program)".into(),
+        2 => "PROG_MISMATCH (the server does not offer this version)".into(),
+        3 => "PROC_UNAVAIL (the server does not offer this procedure)".into(),
+        4 => "GARBAGE_ARGS (the server could not decode the arguments)".into(),
+        5 => "SYSTEM_ERR (the server failed)".into(),
+        s => format!("RPC accept status {s}"),
+    }
+}
 
 impl Error {
     /// The errno a local file system would report for this failure: NFS3ERR
     /// codes below 100 are errno values by design (RFC 1813 section 2.6),
-    /// except those Linux numbers differently; everything else is EIO.
+    /// except those Linux numbers differently; a missed deadline is
+    /// ETIMEDOUT; everything else is EIO.
     pub fn errno(&self) -> i32 {
         match self {
             Error::Io { source, .. } => source.raw_os_error().unwrap_or(libc::EIO),
-            Error::Status { status, .. } => match *status {
-                s @ (1 | 2 | 5 | 6 | 13 | 17 | 18 | 19 | 20 | 21 | 22 | 27 | 28 | 30 | 31) => {
-                    i32::try_from(s).unwrap_or(libc::EIO)
+            Error::Call { kind, .. } => match kind {
+                CallError::Status(status) => match *status {
+                    s @ (1 | 2 | 5 | 6 | 13 | 17 | 18 | 19 | 20 | 21 | 22 | 27 | 28 | 30 | 31) => {
+                        i32::try_from(s).unwrap_or(libc::EIO)
+                    }
+                    63 => libc::ENAMETOOLONG,
+                    66 => libc::ENOTEMPTY,
+                    69 => libc::EDQUOT,
+                    70 => libc::ESTALE,
+                    _ => libc::EIO,
+                },
+                CallError::Deadline { .. } => libc::ETIMEDOUT,
+                CallError::Connect(e) | CallError::Transport(e) => {
+                    e.raw_os_error().unwrap_or(libc::EIO)
                 }
-                63 => libc::ENAMETOOLONG,
-                66 => libc::ENOTEMPTY,
-                69 => libc::EDQUOT,
-                70 => libc::ESTALE,
                 _ => libc::EIO,
             },
             Error::Protocol(_) | Error::Address(_) => libc::EIO,
+        }
+    }
+
+    /// Why the call failed, when it was a call.
+    pub fn call_error(&self) -> Option<&CallError> {
+        match self {
+            Error::Call { kind, .. } => Some(kind),
+            _ => None,
         }
     }
 }
@@ -102,7 +214,7 @@ fn status_name(s: u32) -> String {
     name.to_string()
 }
 
-/// Where an export is: `nfs://HOST[:PORT]/PATH[?mountport=N&nfsport=N&version=3]`,
+/// Where an export is: `nfs://HOST[:PORT]/PATH[?mountport=N&nfsport=N&version=3&timeout_s=N]`,
 /// the URL form of libnfs (and so of fio's nfs engine). PATH is the export,
 /// or a directory below one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,6 +227,9 @@ pub struct Target {
     /// `added_rtt_us=N` (a tankbench extension of the URL): emulated round
     /// trip added to every NFS call (see [`Client::set_added_rtt`]).
     pub added_rtt_us: u64,
+    /// `timeout_s=N` (a tankbench extension): how long one call may take
+    /// before it fails ([`DEFAULT_CALL_TIMEOUT`] unless set).
+    pub call_timeout: Duration,
 }
 
 impl Target {
@@ -157,6 +272,7 @@ impl Target {
         }
         let mut mount_port = None;
         let mut added_rtt_us = 0;
+        let mut call_timeout = DEFAULT_CALL_TIMEOUT;
         for kv in query.split('&').filter(|kv| !kv.is_empty()) {
             let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
             let port = || v.parse::<u16>().ok().filter(|&p| p != 0);
@@ -179,6 +295,16 @@ impl Target {
                             bad("added_rtt_us is not a number of microseconds from 0 to 1000000")
                         })?;
                 }
+                "timeout_s" => {
+                    call_timeout = v
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|s| (1..=3600).contains(s))
+                        .map(Duration::from_secs)
+                        .ok_or_else(|| {
+                            bad("timeout_s is not a number of seconds from 1 to 3600")
+                        })?;
+                }
                 "version" if v == "3" => {}
                 "version" => return Err(bad("only NFS version 3 is supported")),
                 _ => return Err(bad(&format!("unknown parameter '{k}'"))),
@@ -195,6 +321,7 @@ impl Target {
             nfs_port,
             mount_port,
             added_rtt_us,
+            call_timeout,
         })
     }
 }
@@ -221,6 +348,7 @@ mod tests {
                 nfs_port: Some(2049),
                 mount_port: Some(20048),
                 added_rtt_us: 0,
+                call_timeout: DEFAULT_CALL_TIMEOUT,
             }
         );
         let t = Target::parse("nfs://nas:2050/").unwrap();
@@ -236,6 +364,8 @@ mod tests {
             ("nfs://nas/x?mountport=abc", "mountport"),
             ("nfs://nas/x?timeo=3", "unknown parameter 'timeo'"),
             ("nfs://nas/x?added_rtt_us=2000000", "added_rtt_us"),
+            ("nfs://nas/x?timeout_s=0", "timeout_s"),
+            ("nfs://nas/x?timeout_s=5s", "timeout_s"),
             ("nfs://[::1]/x", "IPv4"),
         ] {
             let e = Target::parse(url).unwrap_err().to_string();
@@ -247,15 +377,22 @@ mod tests {
                 .added_rtt_us,
             150
         );
+        assert_eq!(
+            Target::parse("nfs://nas/x?timeout_s=5")
+                .unwrap()
+                .call_timeout,
+            Duration::from_secs(5)
+        );
         assert!(Target::is_nfs_url("nfs://x/y") && !Target::is_nfs_url("/nfs/x"));
     }
 
     #[test]
     fn nfs_statuses_map_to_the_errno_of_a_local_file_system() {
         let st = |status| {
-            Error::Status {
+            Error::Call {
+                server: "10.77.0.2:2049".into(),
                 procedure: "WRITE",
-                status,
+                kind: CallError::Status(status),
             }
             .errno()
         };
@@ -263,12 +400,26 @@ mod tests {
         assert_eq!(st(70), libc::ESTALE);
         assert_eq!(st(10001), libc::EIO);
         assert_eq!(
-            Error::Status {
+            Error::Call {
+                server: "10.77.0.2:2049".into(),
                 procedure: "WRITE",
-                status: 28
+                kind: CallError::Status(28),
             }
             .to_string(),
-            "NFS WRITE failed: NFS3ERR_NOSPC"
+            "NFS server 10.77.0.2:2049: WRITE failed: NFS3ERR_NOSPC"
+        );
+        let late = Error::Call {
+            server: "10.77.0.2:20048".into(),
+            procedure: "MNT",
+            kind: CallError::Deadline {
+                deadline: Duration::from_millis(1500),
+                received: 3,
+            },
+        };
+        assert_eq!(late.errno(), libc::ETIMEDOUT);
+        assert_eq!(
+            late.to_string(),
+            "NFS server 10.77.0.2:20048: MNT got no complete reply within its 1.5 s deadline (3 bytes of it received)"
         );
     }
 }

@@ -1,31 +1,30 @@
 //! XDR (RFC 4506): big-endian 32-bit units, variable-length opaque data and
 //! strings padded to a multiple of four bytes.
 
-use crate::Error;
+use crate::CallError;
 
 /// Builds the argument body of a call.
 #[derive(Default)]
-pub struct Enc {
-    pub buf: Vec<u8>,
+pub(crate) struct Enc {
+    pub(crate) buf: Vec<u8>,
 }
 
 impl Enc {
-    pub fn u32(&mut self, v: u32) -> &mut Enc {
+    pub(crate) fn u32(&mut self, v: u32) -> &mut Enc {
         self.buf.extend_from_slice(&v.to_be_bytes());
         self
     }
-    pub fn u64(&mut self, v: u64) -> &mut Enc {
+    pub(crate) fn u64(&mut self, v: u64) -> &mut Enc {
         self.buf.extend_from_slice(&v.to_be_bytes());
         self
     }
-    pub fn bool(&mut self, v: bool) -> &mut Enc {
+    pub(crate) fn bool(&mut self, v: bool) -> &mut Enc {
         self.u32(u32::from(v))
     }
     /// Variable-length opaque (or string): length, bytes, zero padding.
-    pub fn opaque(&mut self, data: &[u8]) -> Result<&mut Enc, Error> {
-        let len = u32::try_from(data.len()).map_err(|_| {
-            Error::Protocol(format!("{} bytes do not fit one XDR opaque", data.len()))
-        })?;
+    pub(crate) fn opaque(&mut self, data: &[u8]) -> Result<&mut Enc, CallError> {
+        let len = u32::try_from(data.len())
+            .map_err(|_| CallError::ArgumentTooLarge { len: data.len() })?;
         self.u32(len);
         self.buf.extend_from_slice(data);
         self.buf.resize(self.buf.len() + pad(data.len()), 0);
@@ -37,18 +36,19 @@ fn pad(len: usize) -> usize {
     (4 - len % 4) % 4
 }
 
-/// Reads a reply body; every read is bounds-checked, so a short or hostile
-/// reply is an error, never a panic.
-pub struct Dec<'a> {
+/// Reads a reply body; every read is bounds-checked and every length field
+/// is checked against a limit before it is used, so a short or hostile
+/// reply is an error, never a panic or an allocation the server chose.
+pub(crate) struct Dec<'a> {
     buf: &'a [u8],
     pos: usize,
 }
 
 impl<'a> Dec<'a> {
-    pub fn new(buf: &'a [u8]) -> Dec<'a> {
+    pub(crate) fn new(buf: &'a [u8]) -> Dec<'a> {
         Dec { buf, pos: 0 }
     }
-    fn take(&mut self, n: usize) -> Result<&'a [u8], Error> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], CallError> {
         let end = self.pos.checked_add(n).filter(|&e| e <= self.buf.len());
         match end {
             Some(end) => {
@@ -56,48 +56,56 @@ impl<'a> Dec<'a> {
                 self.pos = end;
                 Ok(s)
             }
-            None => Err(Error::Protocol(format!(
-                "reply ends after {} bytes, {} more expected",
-                self.buf.len(),
-                n
-            ))),
+            None => Err(CallError::Truncated {
+                len: self.buf.len(),
+                more: n - self.remaining(),
+            }),
         }
     }
-    pub fn u32(&mut self) -> Result<u32, Error> {
+    pub(crate) fn u32(&mut self) -> Result<u32, CallError> {
         let b = self.take(4)?;
         Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
-    pub fn u64(&mut self) -> Result<u64, Error> {
+    pub(crate) fn u64(&mut self) -> Result<u64, CallError> {
         Ok((u64::from(self.u32()?) << 32) | u64::from(self.u32()?))
     }
-    pub fn bool(&mut self) -> Result<bool, Error> {
+    pub(crate) fn bool(&mut self) -> Result<bool, CallError> {
         match self.u32()? {
             0 => Ok(false),
             1 => Ok(true),
-            v => Err(Error::Protocol(format!("XDR bool is {v}"))),
+            value => Err(CallError::BadBool { value }),
         }
     }
-    /// Variable-length opaque of at most `max` bytes.
-    pub fn opaque(&mut self, max: usize) -> Result<&'a [u8], Error> {
-        let len = self.u32()? as usize;
-        if len > max {
-            return Err(Error::Protocol(format!(
-                "opaque of {len} bytes where at most {max} are allowed"
-            )));
-        }
+    /// Variable-length opaque of at most `max` bytes; `field` names it in
+    /// the error (the length is checked before anything is taken).
+    pub(crate) fn opaque(
+        &mut self,
+        max: usize,
+        field: &'static str,
+    ) -> Result<&'a [u8], CallError> {
+        let len = self.u32()?;
+        let len =
+            usize::try_from(len)
+                .ok()
+                .filter(|&l| l <= max)
+                .ok_or(CallError::LengthField {
+                    field,
+                    len: u64::from(len),
+                    max: max as u64,
+                })?;
         let data = self.take(len)?;
         self.take(pad(len))?;
         Ok(data)
     }
     /// Fixed-length opaque of `n` bytes (a multiple of four here).
-    pub fn take_fixed(&mut self, n: usize) -> Result<&'a [u8], Error> {
+    pub(crate) fn take_fixed(&mut self, n: usize) -> Result<&'a [u8], CallError> {
         self.take(n)
     }
     /// Bytes not read yet.
-    pub fn remaining(&self) -> usize {
+    pub(crate) fn remaining(&self) -> usize {
         self.buf.len() - self.pos
     }
-    pub fn skip(&mut self, n: usize) -> Result<(), Error> {
+    pub(crate) fn skip(&mut self, n: usize) -> Result<(), CallError> {
         self.take(n).map(|_| ())
     }
 }
@@ -115,20 +123,48 @@ mod tests {
             [0, 0, 0, 5, b'a', b'b', b'c', b'd', b'e', 0, 0, 0, 0, 0, 0, 7]
         );
         let mut d = Dec::new(&e.buf);
-        assert_eq!(d.opaque(16).unwrap(), b"abcde");
+        assert_eq!(d.opaque(16, "name").unwrap(), b"abcde");
         assert_eq!(d.u32().unwrap(), 7);
     }
 
     #[test]
     fn a_short_or_oversized_reply_is_an_error() {
         let mut d = Dec::new(&[0, 0, 0, 9, 1, 2]);
-        assert!(d.opaque(64).is_err(), "9 bytes announced, 2 present");
+        assert!(
+            matches!(
+                d.opaque(64, "file handle"),
+                Err(CallError::Truncated { len: 6, more: 7 })
+            ),
+            "9 bytes announced, 2 present"
+        );
         let mut d = Dec::new(&[0, 0, 0, 200]);
-        assert!(d.opaque(64).is_err(), "longer than the limit");
+        let e = d.opaque(64, "file handle").unwrap_err();
+        assert!(
+            matches!(
+                e,
+                CallError::LengthField {
+                    field: "file handle",
+                    len: 200,
+                    max: 64
+                }
+            ),
+            "{e}"
+        );
         let mut d = Dec::new(&[0, 0, 0, 2]);
-        assert!(d.bool().is_err());
+        assert!(matches!(d.bool(), Err(CallError::BadBool { value: 2 })));
         let mut e = Enc::default();
         e.u64(0x0102_0304_0506_0708);
         assert_eq!(Dec::new(&e.buf).u64().unwrap(), 0x0102_0304_0506_0708);
+    }
+
+    #[test]
+    fn a_length_of_four_gigabytes_is_refused_before_anything_is_taken() {
+        // 0xffff_ffff as the length of a READ's data, with nothing after it.
+        let mut d = Dec::new(&[0xff, 0xff, 0xff, 0xff]);
+        let e = d.opaque(4096, "READ data").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "reply announced READ data of 4294967295 bytes, more than the 4096 allowed"
+        );
     }
 }

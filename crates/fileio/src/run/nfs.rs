@@ -96,11 +96,12 @@ pub fn prepare(
                 .div_ceil(block)
                 * block;
             let len = want.min(per_call);
-            let (n, _) = c
-                .write(&fh, size, writer.chunk(size, len), stable)
+            // Every byte or an error: a server that takes none, or keeps
+            // taking a few, fails the prepare instead of holding it for ever.
+            c.write_all(&fh, size, writer.chunk(size, len), stable)
                 .map_err(|e| nfs_failure("Failed to write file!", &e))?;
-            size += n as u64;
-            total += n as u64;
+            size += len as u64;
+            total += len as u64;
             observer.bytes_written(total);
             if observer.stop_requested() {
                 stopped = true;
@@ -191,7 +192,8 @@ pub fn open_for_run(
 /// fsync of a file with unstable data; one connection per thread.
 pub struct NfsEngine {
     files: Arc<OpenFiles>,
-    client: Client,
+    /// Boxed: the runner holds engines in one enum, sized by its largest.
+    client: Box<Client>,
     buf: AlignedBuf,
 }
 
@@ -212,10 +214,10 @@ impl NfsEngine {
             .nfs
             .as_ref()
             .ok_or_else(|| Failure::fatal("the NFS engine needs files on an NFS export"))?;
-        let client = nfs
-            .client
-            .another()
-            .map_err(|e| Failure::fatal(format!("nfs: cannot connect a worker thread: {e}")))?;
+        let client =
+            Box::new(nfs.client.another().map_err(|e| {
+                Failure::fatal(format!("nfs: cannot connect a worker thread: {e}"))
+            })?);
         Ok(NfsEngine { files, client, buf })
     }
 
@@ -241,30 +243,34 @@ impl Engine for NfsEngine {
         let nfs = files.nfs.as_ref().expect("checked in new");
         let fh = &nfs.handles[req.file as usize];
         let len = req.transfer_len();
+        if req.op != Op::Read {
+            // Short WRITEs are sent again, a bounded number of times, and a
+            // WRITE of which the server takes nothing is an error.
+            let committed = self
+                .client
+                .write_all(fh, req.pos, &self.buf.as_slice()[..len], nfs.stable)
+                .map_err(|e| io_error(req.op, req.file, req.pos, &e))?;
+            if committed == Stable::Unstable {
+                nfs.dirty[req.file as usize].store(true, Ordering::Release);
+            }
+            return Ok(Submitted::Done(req.size));
+        }
+        let max_read = self.client.max_read() as usize;
+        let most = len.div_ceil(max_read) + nfs::MAX_SHORT_RESENDS as usize;
         let mut done = 0usize;
-        while done < len {
+        let mut calls = 0;
+        // A READ may return fewer bytes than asked; the rest is asked again,
+        // but not for ever: at end of file (0 bytes) or after `most` calls
+        // the request is a short read.
+        while done < len && calls < most {
             let pos = req.pos + done as u64;
-            let n = match req.op {
-                Op::Read => {
-                    let chunk = (len - done).min(self.client.max_read() as usize);
-                    let buf = &mut self.buf.as_mut_slice()[done..done + chunk];
-                    self.client
-                        .read(fh, pos, buf)
-                        .map_err(|e| io_error(req.op, req.file, pos, &e))?
-                }
-                _ => {
-                    let chunk = (len - done).min(self.client.max_write() as usize);
-                    let data = &self.buf.as_slice()[done..done + chunk];
-                    let (n, committed) = self
-                        .client
-                        .write(fh, pos, data, nfs.stable)
-                        .map_err(|e| io_error(req.op, req.file, pos, &e))?;
-                    if committed == Stable::Unstable {
-                        nfs.dirty[req.file as usize].store(true, Ordering::Release);
-                    }
-                    n
-                }
-            };
+            let chunk = (len - done).min(max_read);
+            let buf = &mut self.buf.as_mut_slice()[done..done + chunk];
+            let n = self
+                .client
+                .read(fh, pos, buf)
+                .map_err(|e| io_error(req.op, req.file, pos, &e))?;
+            calls += 1;
             if n == 0 {
                 break;
             }
