@@ -917,7 +917,9 @@ fn fileio_options(
     if let Some(ps) = percentiles {
         spec = spec.percentiles(ps);
     }
-    Ok(Action::Run(spec.build()?))
+    // Whether it can run is checked last (`Settings::from_args`), as sysbench
+    // does.
+    Ok(Action::Run(spec.build_settings()?))
 }
 
 /// `--file-test-mode`, which only `run` needs.
@@ -1067,7 +1069,10 @@ impl RunSpec {
         }
         let general = workload_general(&mut args)?;
         match fileio_options(&args, &general, Command::Run)? {
-            Action::Run(spec) => Ok(spec),
+            Action::Run(spec) => {
+                spec.validate_runnable()?;
+                Ok(spec)
+            }
             // `Command::Run` always makes a run or a refusal.
             Action::Prepare(_) | Action::Cleanup(_) => Err(WorkloadError::MissingMode),
         }

@@ -590,6 +590,15 @@ impl RunSpecBuilder {
 
     /// The run, with every check of [`RunSpec::validate`].
     pub fn build(self) -> Result<RunSpec, WorkloadError> {
+        let spec = self.build_settings()?;
+        spec.validate_runnable()?;
+        Ok(spec)
+    }
+
+    /// The run with each setting checked ([`RunSpec::validate_settings`]),
+    /// not yet whether it can run: the sysbench front end makes that check
+    /// last, after the other options, as sysbench does.
+    pub(crate) fn build_settings(self) -> Result<RunSpec, WorkloadError> {
         check_threads(i64::from(self.threads))?;
         check_percentile(i64::from(self.percentile))?;
         self.files.check_sizes()?;
@@ -622,7 +631,7 @@ impl RunSpecBuilder {
             percentiles,
             inject_latency: self.inject_latency,
         };
-        spec.validate()?;
+        spec.validate_settings()?;
         Ok(spec)
     }
 }
@@ -657,6 +666,13 @@ impl RunSpec {
     /// A spec changed field by field (e.g. a calibration's limits) is checked
     /// again with this.
     pub fn validate(&self) -> Result<(), WorkloadError> {
+        self.validate_settings()?;
+        self.validate_runnable()
+    }
+
+    /// Each setting on its own: in range, and an I/O mode the file set
+    /// allows.
+    pub fn validate_settings(&self) -> Result<(), WorkloadError> {
         check_threads(i64::from(self.threads))?;
         check_percentile(i64::from(self.percentile))?;
         let f = &self.files;
@@ -672,12 +688,12 @@ impl RunSpec {
         for &p in &self.percentiles {
             check_percentile_item(p)?;
         }
-        check_nfs_io_mode(f, self.io_mode)?;
-        self.validate_runnable()
+        check_nfs_io_mode(f, self.io_mode)
     }
 
-    /// The checks that only matter once the mode is known (run), fixing
-    /// sysbench's crashes and endless loops with a clear message.
+    /// The checks of settings together, that only matter once the mode is
+    /// known (run): they fix sysbench's crashes and endless loops with a
+    /// clear message.
     pub fn validate_runnable(&self) -> Result<(), WorkloadError> {
         // sysbench computes the request size in a C int and fails to allocate
         // its buffer (`Failed to allocate a memory buffer`) from 2 GiB on.
