@@ -118,9 +118,7 @@ impl From<WorkloadError> for Failure {
             | WorkloadError::InvalidOption { .. }
             | WorkloadError::NotAnOption { .. } => Failure::stderr(e.to_string()),
             // Found before the header, followed by a blank line.
-            WorkloadError::Threads { .. } => {
-                Failure::fatal(e.to_string()).then(Stream::Stdout, "")
-            }
+            WorkloadError::Threads { .. } => Failure::fatal(e.to_string()).then(Stream::Stdout, ""),
             // The option list names the modes.
             WorkloadError::MissingMode => {
                 let mut f = Failure::fatal(e.to_string());
@@ -798,7 +796,11 @@ impl Action {
         general: &GeneralOptions,
         command: Command,
     ) -> Result<Action, Failure> {
-        Ok(fileio_options(args, &WorkloadGeneral::of(general), command)?)
+        Ok(fileio_options(
+            args,
+            &WorkloadGeneral::of(general),
+            command,
+        )?)
     }
 }
 
@@ -872,8 +874,7 @@ fn fileio_options(
     let inject_latency = match args.string("tb-inject-latency") {
         None => None,
         Some(spec) => Some(
-            parse_injected_latency(&spec)
-                .ok_or(WorkloadError::InjectLatency { value: spec })?,
+            parse_injected_latency(&spec).ok_or(WorkloadError::InjectLatency { value: spec })?,
         ),
     };
     let dir = args.path("file-dir").unwrap_or_else(|| PathBuf::from("."));
@@ -1039,10 +1040,19 @@ impl RunSpec {
         normalized.push("fileio".to_string());
         for word in words {
             let word = word.as_ref();
-            if word.starts_with("--") {
+            if let Some(body) = word.strip_prefix("--") {
+                // `--test=NAME` names the test, which a workload does not.
+                let name = body.split_once('=').map_or(body, |(n, _)| n);
+                if canonical_name(name) == "test" {
+                    return Err(WorkloadError::NotAnOption {
+                        word: word.to_string(),
+                    });
+                }
                 normalized.push(word.to_string());
                 continue;
             }
+            // Without dashes, only a known option: a bare word would become
+            // the command.
             let name = word.split_once('=').map_or(word, |(n, _)| n);
             if name.is_empty() || find_option(name).is_none() {
                 return Err(WorkloadError::NotAnOption {
@@ -1055,17 +1065,6 @@ impl RunSpec {
         let mut args = ParsedArgs::parse(&normalized);
         if let Some(word) = args.unknown.first() {
             return Err(WorkloadError::InvalidOption { word: word.clone() });
-        }
-        // `--test=NAME` replaces the test name: not a workload option.
-        if args.test.as_deref() != Some("fileio") || args.command.as_deref() != Some("run") {
-            return Err(WorkloadError::NotAnOption {
-                word: words
-                    .iter()
-                    .map(AsRef::as_ref)
-                    .find(|w| canonical_name(w.trim_start_matches('-')).starts_with("test"))
-                    .unwrap_or("--test")
-                    .to_string(),
-            });
         }
         let general = workload_general(&mut args)?;
         match fileio_options(&args, &general, Command::Run)? {

@@ -108,7 +108,12 @@ impl RunResult {
     /// The counts, the total time (s), and the rates of the counts over
     /// `rate_seconds` (sysbench takes rates over the last period, which is the
     /// total time unless checkpoints cut it).
-    pub fn with_figures(mut self, counts: Counts, total_time_s: f64, rate_seconds: f64) -> RunResult {
+    pub fn with_figures(
+        mut self,
+        counts: Counts,
+        total_time_s: f64,
+        rate_seconds: f64,
+    ) -> RunResult {
         self.rates = Rates::of(&counts, rate_seconds);
         self.counts = counts;
         self.total_time_s = total_time_s;

@@ -172,3 +172,84 @@ pub fn measured_result(
     r.intervals = outcome.intervals.iter().map(interval_sample).collect();
     r
 }
+
+// Exact comparisons: the values compared are copies or exact ratios of small
+// integers.
+#[cfg(test)]
+#[allow(clippy::float_cmp)]
+mod tests {
+    use super::*;
+    use crate::options::Mode;
+    use crate::result::{Counts, SCHEMA_VERSION, TOOL_VERSION};
+
+    fn hdr(values_ns: &[u64]) -> Histogram<u64> {
+        let mut h = Histogram::<u64>::new_with_bounds(1000, 3_600_000_000_000, 3).unwrap();
+        for &v in values_ns {
+            h.record(v).unwrap();
+        }
+        h
+    }
+
+    /// What the simulator and durability build: a result from parts.
+    #[test]
+    fn a_result_from_parts_has_the_schema_tool_and_figures() {
+        let workload = RunSpec::builder()
+            .mode(Mode::RndWr)
+            .build()
+            .unwrap()
+            .summary("simulated");
+        let counts = Counts {
+            events: 10,
+            writes: 8,
+            fsyncs: 2,
+            bytes_written: 8 * 16384,
+            ..Counts::default()
+        };
+        let r = RunResult::new(ResultKind::Predicted, workload.clone())
+            .with_label("layout", "2xraidz2")
+            .with_figures(counts, 2.5, 2.0)
+            .with_threads([(10, 0.5)])
+            .with_latency(
+                LatencyKey::Event,
+                summarize(&hdr(&[1_000_000, 3_000_000]), &[50.0]).with_exact(ExactEvents {
+                    count: 2,
+                    min_ns: 1_000_000,
+                    max_ns: 3_000_000,
+                    sum_ns: 4_000_001,
+                }),
+            );
+        assert_eq!(r.schema_version, SCHEMA_VERSION);
+        assert_eq!(
+            (r.tool.name.as_str(), r.tool.version.as_str()),
+            ("tankbench", TOOL_VERSION)
+        );
+        assert_eq!(r.kind, ResultKind::Predicted);
+        assert_eq!(r.workload, workload);
+        assert_eq!(r.started_at.len(), 20, "{}", r.started_at);
+        assert_eq!(r.labels["layout"], "2xraidz2");
+        assert_eq!((r.total_time_s, r.counts), (2.5, counts));
+        // Rates over the rate period, not the total time.
+        assert_eq!(r.rates.writes_per_s, 4.0);
+        assert_eq!(r.rates.fsyncs_per_s, 1.0);
+        assert_eq!(r.threads[0].events, 10);
+        let e = &r.latency[&LatencyKey::Event];
+        assert_eq!((e.count, e.min_ms, e.max_ms), (2, 1.0, 3.0));
+        assert_eq!(e.mean_ms, 2.0, "whole nanoseconds, as sysbench's avg");
+        assert_eq!(e.sum_ms, 4.000001);
+        assert!(e.percentiles.iter().all(|p| p.ms >= 1.0 && p.ms <= 3.0));
+        // The JSON document reads back as the same result.
+        let back: RunResult = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!(back, r);
+    }
+
+    #[test]
+    fn an_empty_histogram_summarises_to_zeros_at_each_percentile() {
+        let s = summarize(&hdr(&[]), &[50.0, 99.0]);
+        assert_eq!(s.count, 0);
+        assert_eq!(s.percentiles.len(), 2);
+        assert!(s.percentiles.iter().all(|p| p.ms == 0.0));
+        let s = summarize(&hdr(&[2_000_000]), &[50.0]);
+        assert_eq!(s.count, 1);
+        assert!(s.percentiles[0].ms <= s.max_ms, "kept within the max");
+    }
+}

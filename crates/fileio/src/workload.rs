@@ -96,10 +96,16 @@ pub enum WorkloadError {
     #[error("Invalid value for --file-rw-ratio: {value:.6}.")]
     RwRatio { value: f64 },
     /// `--file-data` not zero or random.
-    #[error("Invalid value for --file-data: {} (accepted: zero, random)", printable_word(value))]
+    #[error(
+        "Invalid value for --file-data: {} (accepted: zero, random)",
+        printable_word(value)
+    )]
     FileData { value: String },
     /// An item of `--percentiles` outside (0, 100].
-    #[error("Invalid value for --percentiles: '{}' (accepted: numbers in (0, 100], e.g. 50,95,99,99.9)", printable(value))]
+    #[error(
+        "Invalid value for --percentiles: '{}' (accepted: numbers in (0, 100], e.g. 50,95,99,99.9)",
+        printable(value)
+    )]
     Percentiles { value: String },
     /// `--tb-inject-latency` not a latency model.
     #[error("Invalid value for --tb-inject-latency: '{}' (accepted: fixed:DURATION or bimodal:FAST:SLOW:P_SLOW, durations like 500us or 2ms, at most 1h)", printable(value))]
@@ -159,9 +165,8 @@ impl WorkloadError {
                 "file-block-size"
             }
             WorkloadError::TotalSizeZero => "file-total-size",
-            WorkloadError::SizeTooLarge { option, .. } | WorkloadError::InvalidInt { option, .. } => {
-                option
-            }
+            WorkloadError::SizeTooLarge { option, .. }
+            | WorkloadError::InvalidInt { option, .. } => option,
             WorkloadError::MissingMode | WorkloadError::UnknownMode { .. } => "file-test-mode",
             WorkloadError::UnknownIoMode { .. } | WorkloadError::NfsIoMode { .. } => "file-io-mode",
             WorkloadError::AsyncBacklog { .. } => "file-async-backlog",
@@ -173,9 +178,7 @@ impl WorkloadError {
             WorkloadError::InjectLatency { .. } => "tb-inject-latency",
             WorkloadError::FileDir { .. } => "file-dir",
             WorkloadError::RequestTooLarge { .. } => "file-merged-requests",
-            WorkloadError::InvalidOption { .. } | WorkloadError::NotAnOption { .. } => {
-                return None
-            }
+            WorkloadError::InvalidOption { .. } | WorkloadError::NotAnOption { .. } => return None,
         })
     }
 }
@@ -776,12 +779,12 @@ impl TryFrom<&WorkloadSummary> for RunSpec {
         }
         // The summary records the request size; merging is what made it
         // larger than a block (sequential modes only).
-        let merged_requests = if !w.mode.is_random() && w.block_size > 0 && w.request_size > w.block_size
-        {
-            w.request_size / w.block_size
-        } else {
-            0
-        };
+        let merged_requests =
+            if !w.mode.is_random() && w.block_size > 0 && w.request_size > w.block_size {
+                w.request_size / w.block_size
+            } else {
+                0
+            };
         let dir = if w.directory.is_empty() {
             PathBuf::from(".")
         } else {
@@ -813,5 +816,460 @@ impl TryFrom<&WorkloadSummary> for RunSpec {
             b = b.async_backlog(w.queue_depth);
         }
         b.build()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::{check_command_line, Action, CommandLine, Failure, Stream};
+
+    /// What the sysbench front end makes of `fileio WORDS run`.
+    fn front_end(words: &[&str]) -> Result<RunSpec, Failure> {
+        let mut all = vec!["fileio"];
+        all.extend_from_slice(words);
+        all.push("run");
+        match check_command_line(&all)? {
+            CommandLine::Command(s) => match s.action {
+                Action::Run(spec) => Ok(spec),
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The fields of two specs, compared through their Debug form (RunSpec
+    /// holds f64s and an nfs target, so it has no PartialEq).
+    fn same(a: &RunSpec, b: &RunSpec) -> bool {
+        format!("{a:?}") == format!("{b:?}")
+    }
+
+    #[test]
+    fn builder_defaults_are_sysbench_defaults() {
+        let built = RunSpec::builder().mode(Mode::RndRw).build().unwrap();
+        let parsed = front_end(&["--file-test-mode=rndrw"]).unwrap();
+        assert!(same(&built, &parsed), "{built:?}\n{parsed:?}");
+        // The values of `sysbench fileio help` and `sysbench --help` (1.0.20).
+        assert_eq!(built.files.file_num, 128);
+        assert_eq!(built.files.block_size, 16384);
+        assert_eq!(built.files.total_size, 2 << 30);
+        assert_eq!(built.files.file_size, (2 << 30) / 128);
+        assert_eq!(built.io_mode, IoMode::Sync);
+        assert_eq!(built.async_backlog, 128);
+        assert_eq!(
+            (built.fsync_freq, built.fsync_all, built.fsync_end),
+            (100, false, true)
+        );
+        assert_eq!(built.fsync_mode, FsyncMode::Fsync);
+        assert_eq!(built.merged_requests, 0);
+        assert!((built.rw_ratio - 1.5).abs() < 1e-12);
+        assert_eq!((built.threads, built.events, built.time_s), (1, 0, 10));
+        assert_eq!((built.rate, built.rand_seed, built.percentile), (0, 0, 95));
+        assert_eq!(built.percentiles, [50.0, 95.0, 99.0, 99.9]);
+        let files = FileSet::builder().build().unwrap();
+        assert_eq!((files.file_num, files.total_size), (128, 2 << 30));
+        assert_eq!(files.dir, PathBuf::from("."));
+    }
+
+    #[test]
+    fn the_reference_workload_builds_like_its_command_line() {
+        // DESIGN.md's reference run.
+        let built = RunSpec::builder()
+            .total_size(4 << 30)
+            .mode(Mode::RndRw)
+            .block_size(4096)
+            .threads(4)
+            .fsync_all(true)
+            .time(std::time::Duration::from_secs(240))
+            .build()
+            .unwrap();
+        let parsed = front_end(&[
+            "--file-total-size=4G",
+            "--file-test-mode=rndrw",
+            "--max-time=240",
+            "--max-requests=0",
+            "--file-block-size=4K",
+            "--num-threads=4",
+            "--file-fsync-all",
+        ])
+        .unwrap();
+        assert!(same(&built, &parsed), "{built:?}\n{parsed:?}");
+        // fsync-all turns the periodic and end fsyncs off.
+        assert_eq!((built.fsync_freq, built.fsync_end), (0, false));
+        let words = RunSpec::from_words(&[
+            "file-total-size=4G",
+            "--file-test-mode=rndrw",
+            "time=240",
+            "file-block-size=4K",
+            "threads=4",
+            "file-fsync-all",
+        ])
+        .unwrap();
+        assert!(same(&built, &words), "{built:?}\n{words:?}");
+    }
+
+    /// Each builder refusal: its type, and the front end's exact line for the
+    /// same mistake typed on the command line.
+    #[test]
+    fn every_refusal_is_typed_and_reads_like_the_front_end() {
+        let base = || {
+            RunSpec::builder()
+                .mode(Mode::RndRd)
+                .total_size(16384)
+                .file_num(1)
+        };
+        let cases: Vec<(Result<RunSpec, WorkloadError>, WorkloadError, &[&str])> = vec![
+            (
+                base().threads(0).build(),
+                WorkloadError::Threads { value: 0 },
+                &["--threads=0"],
+            ),
+            (
+                base().percentile(101).build(),
+                WorkloadError::Percentile { value: 101 },
+                &["--percentile=101"],
+            ),
+            (
+                base().file_num(0).build(),
+                WorkloadError::FileNum { value: 0 },
+                &["--file-num=0"],
+            ),
+            (
+                base().block_size(0).build(),
+                WorkloadError::BlockSizeZero,
+                &["--file-block-size=0"],
+            ),
+            (
+                base().total_size(0).build(),
+                WorkloadError::TotalSizeZero,
+                &["--file-total-size=0"],
+            ),
+            (
+                base().block_size(1 << 31).build(),
+                WorkloadError::SizeTooLarge {
+                    option: "file-block-size".into(),
+                    value: "2147483648".into(),
+                    max: MAX_BLOCK_SIZE,
+                },
+                &["--file-block-size=2147483648"],
+            ),
+            (
+                RunSpec::builder().total_size(16384).file_num(1).build(),
+                WorkloadError::MissingMode,
+                &["--file-test-mode="],
+            ),
+            (
+                base().io_mode(IoMode::Async).async_backlog(0).build(),
+                WorkloadError::AsyncBacklog { value: 0 },
+                &["--file-io-mode=async", "--file-async-backlog=0"],
+            ),
+            (
+                base().io_mode(IoMode::Async).async_backlog(40000).build(),
+                WorkloadError::AsyncBacklog { value: 40000 },
+                &["--file-io-mode=async", "--file-async-backlog=40000"],
+            ),
+            (
+                base().rw_ratio(-1.0).build(),
+                WorkloadError::RwRatio { value: -1.0 },
+                &["--file-rw-ratio=-1"],
+            ),
+            (
+                base().percentiles(vec![0.0]).build(),
+                WorkloadError::Percentiles { value: "0".into() },
+                &["--percentiles=0"],
+            ),
+            (
+                base().dir("nfs://").build(),
+                nfs_target_of(std::path::Path::new("nfs://")).unwrap_err(),
+                &["--file-dir=nfs://"],
+            ),
+            (
+                base()
+                    .dir("nfs://127.0.0.1/export")
+                    .io_mode(IoMode::Mmap)
+                    .build(),
+                WorkloadError::NfsIoMode {
+                    io_mode: IoMode::Mmap,
+                },
+                &["--file-dir=nfs://127.0.0.1/export", "--file-io-mode=mmap"],
+            ),
+            (
+                base().mode(Mode::SeqRd).merged_requests(131072).build(),
+                WorkloadError::RequestTooLarge {
+                    block_size: 16384,
+                    merged_requests: 131072,
+                    request_size: 1 << 31,
+                },
+                &["--file-test-mode=seqrd", "--file-merged-requests=131072"],
+            ),
+            (
+                base().total_size(2).file_num(4).build(),
+                WorkloadError::EmptyFiles {
+                    total_size: 2,
+                    file_num: 4,
+                },
+                &["--file-total-size=2", "--file-num=4"],
+            ),
+            (
+                base()
+                    .block_size(1000)
+                    .extra_flags(ExtraFlags {
+                        direct: true,
+                        ..ExtraFlags::default()
+                    })
+                    .build(),
+                WorkloadError::DirectAlignment {
+                    block_size: 1000,
+                    alignment: 512,
+                },
+                &["--file-block-size=1000", "--file-extra-flags=direct"],
+            ),
+        ];
+        for (built, expected, words) in cases {
+            let got = built.expect_err(&format!("{expected:?} accepted"));
+            assert_eq!(got, expected);
+            let mut typed = vec![
+                "--file-total-size=16384",
+                "--file-num=1",
+                "--file-test-mode=rndrd",
+            ];
+            typed.extend_from_slice(words);
+            let printed = front_end(&typed).expect_err(&format!("{words:?} accepted"));
+            let first = &printed.lines[0];
+            assert_eq!(first.0, Stream::Stdout, "{words:?}");
+            assert_eq!(first.1, format!("FATAL: {expected}"), "{words:?}");
+            assert_eq!(Failure::from(expected.clone()), printed, "{words:?}");
+            // The same words, without the wrapper, give the same typed refusal.
+            assert_eq!(
+                RunSpec::from_words(&typed).unwrap_err(),
+                expected,
+                "{words:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn messages_are_sysbench_s() {
+        // The lines of docs/compatibility.md and the spec, without FATAL.
+        for (e, line) in [
+            (
+                WorkloadError::FileNum { value: -3 },
+                "Invalid value for file-num: -3",
+            ),
+            (
+                WorkloadError::BlockSizeZero,
+                "Invalid value for file-block-size: 0.",
+            ),
+            (
+                WorkloadError::TotalSizeZero,
+                "Invalid value for file-total-size: 0",
+            ),
+            (
+                WorkloadError::UnknownMode {
+                    value: "foo".into(),
+                },
+                "Invalid IO operations mode: foo.",
+            ),
+            (
+                WorkloadError::UnknownIoMode { value: "xx".into() },
+                "unknown I/O mode: xx",
+            ),
+            (
+                WorkloadError::AsyncBacklog { value: -1 },
+                "Invalid value of file-async-backlog: -1",
+            ),
+            (
+                WorkloadError::NegativeCount {
+                    option: "file-fsync-freq",
+                    value: -1,
+                },
+                "Invalid value for file-fsync-freq: -1.",
+            ),
+            (
+                WorkloadError::FsyncMode { value: "xx".into() },
+                "Invalid fsync mode: xx.",
+            ),
+            (
+                WorkloadError::RwRatio { value: -1.0 },
+                "Invalid value for --file-rw-ratio: -1.000000.",
+            ),
+            (
+                WorkloadError::InvalidInt {
+                    option: "file-num".into(),
+                    value: "abc".into(),
+                },
+                "Invalid value for the 'file_num' option: 'abc'",
+            ),
+            (
+                WorkloadError::InvalidOption {
+                    word: "--file-fsync-all=ON".into(),
+                },
+                "invalid option: --file-fsync-all=ON",
+            ),
+            (
+                WorkloadError::Threads { value: 0 },
+                "Invalid value for --threads: 0.",
+            ),
+        ] {
+            assert_eq!(e.to_string(), line);
+        }
+        // Typed words stay on one line.
+        let e = WorkloadError::UnknownMode {
+            value: "a\nb".into(),
+        };
+        assert_eq!(e.to_string().lines().count(), 1);
+        assert_eq!(e.option(), Some("file-test-mode"));
+    }
+
+    #[test]
+    fn from_words_takes_both_spellings_and_refuses_with_types() {
+        let a =
+            RunSpec::from_words(&["--file-num=4", "--file-test-mode=seqwr", "--events=7"]).unwrap();
+        let b = RunSpec::from_words(&["file_num=4", "file-test-mode=seqwr", "events=7"]).unwrap();
+        assert!(same(&a, &b));
+        assert_eq!((a.files.file_num, a.mode, a.events), (4, Mode::SeqWr, 7));
+        // The last word wins, like on the command line.
+        let c = RunSpec::from_words(&["threads=2", "file-test-mode=rndrd", "threads=3"]).unwrap();
+        assert_eq!(c.threads, 3);
+        // Output options are accepted and not read.
+        assert!(RunSpec::from_words(&["file-test-mode=rndrd", "--report-interval=1"]).is_ok());
+        for (words, expected) in [
+            (
+                &["file-num=abc", "file-test-mode=rndrd"][..],
+                WorkloadError::InvalidInt {
+                    option: "file-num".into(),
+                    value: "abc".into(),
+                },
+            ),
+            (
+                &["file-test-mode=rndrd", "file-fsync-all=ON"][..],
+                WorkloadError::InvalidOption {
+                    word: "--file-fsync-all=ON".into(),
+                },
+            ),
+            (
+                &["file-test-mode=rndrd", "--foo=1"][..],
+                WorkloadError::InvalidOption {
+                    word: "--foo=1".into(),
+                },
+            ),
+            (
+                &["file-test-mode=rndrd", "run"][..],
+                WorkloadError::NotAnOption { word: "run".into() },
+            ),
+            (
+                &["file-test-mode=rndrd", "bogus=1"][..],
+                WorkloadError::NotAnOption {
+                    word: "bogus=1".into(),
+                },
+            ),
+            (
+                &["file-test-mode=rndrd", "--test=fileio"][..],
+                WorkloadError::NotAnOption {
+                    word: "--test=fileio".into(),
+                },
+            ),
+            (&["file-total-size=4G"][..], WorkloadError::MissingMode),
+            (
+                &["file-test-mode=rndrd", "time=-1"][..],
+                WorkloadError::NegativeLimit {
+                    option: "time",
+                    value: -1,
+                    accepted: "0 for no limit, or a number of seconds",
+                },
+            ),
+            (
+                &["file-test-mode=rndrd", "num-threads=0", "threads=0"][..],
+                WorkloadError::Threads { value: 0 },
+            ),
+            (
+                &["file-test-mode=nope"][..],
+                WorkloadError::UnknownMode {
+                    value: "nope".into(),
+                },
+            ),
+        ] {
+            assert_eq!(
+                RunSpec::from_words(words).unwrap_err(),
+                expected,
+                "{words:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_summary_round_trips_through_a_spec() {
+        let dir = tempfile::tempdir().unwrap();
+        for words in [
+            &[
+                "--file-test-mode=rndrw",
+                "--threads=4",
+                "--file-fsync-all",
+                "--file-block-size=4K",
+            ][..],
+            &[
+                "--file-test-mode=seqwr",
+                "--file-merged-requests=4",
+                "--file-rw-ratio=0.3",
+            ][..],
+            &[
+                "--file-test-mode=rndrd",
+                "--file-io-mode=async",
+                "--file-async-backlog=16",
+                "--file-extra-flags=direct,dsync",
+            ][..],
+            &[
+                "--file-test-mode=seqrewr",
+                "--file-fsync-mode=fdatasync",
+                "--file-fsync-end=off",
+                "--events=99",
+                "--time=0",
+                "--rate=50",
+                "--file-data=random",
+            ][..],
+        ] {
+            let mut all = vec![format!("--file-dir={}", dir.path().display())];
+            all.extend(words.iter().map(|w| w.to_string()));
+            let spec = RunSpec::from_words(&all).unwrap();
+            let summary = spec.summary("psync");
+            let back = RunSpec::try_from(&summary).unwrap();
+            assert_eq!(back.summary("psync"), summary, "{words:?}");
+        }
+        // A prediction's summary has no directory: the current one.
+        let mut s = RunSpec::builder()
+            .mode(Mode::RndWr)
+            .build()
+            .unwrap()
+            .summary("simulated");
+        s.directory = String::new();
+        assert_eq!(RunSpec::try_from(&s).unwrap().files.dir, PathBuf::from("."));
+        // What no run can have is refused, typed.
+        s.extra_flags = vec!["fast".into()];
+        assert_eq!(
+            RunSpec::try_from(&s).unwrap_err(),
+            WorkloadError::ExtraFlag {
+                value: "fast".into()
+            }
+        );
+        s.extra_flags.clear();
+        s.file_num = 0;
+        assert_eq!(
+            RunSpec::try_from(&s).unwrap_err(),
+            WorkloadError::FileNum { value: 0 }
+        );
+    }
+
+    #[test]
+    fn a_changed_spec_is_checked_again() {
+        let mut spec = RunSpec::builder().mode(Mode::RndRd).build().unwrap();
+        assert_eq!(spec.validate(), Ok(()));
+        spec.threads = 0;
+        assert_eq!(spec.validate(), Err(WorkloadError::Threads { value: 0 }));
+        spec.threads = 1;
+        spec.files.file_size = 0;
+        assert!(matches!(
+            spec.validate(),
+            Err(WorkloadError::EmptyFiles { .. })
+        ));
     }
 }
