@@ -908,17 +908,24 @@ mod tests {
         assert!(same(&built, &words), "{built:?}\n{words:?}");
     }
 
-    /// Each builder refusal: its type, and the front end's exact line for the
-    /// same mistake typed on the command line.
-    #[test]
-    fn every_refusal_is_typed_and_reads_like_the_front_end() {
+    /// A builder refusal, the error it must be, and the command-line words of
+    /// the same mistake.
+    type RefusalCase = (
+        Result<RunSpec, WorkloadError>,
+        WorkloadError,
+        &'static [&'static str],
+    );
+
+    // One table row per refusal: long because there are many refusals.
+    #[allow(clippy::too_many_lines)]
+    fn refusal_cases() -> Vec<RefusalCase> {
         let base = || {
             RunSpec::builder()
                 .mode(Mode::RndRd)
                 .total_size(16384)
                 .file_num(1)
         };
-        let cases: Vec<(Result<RunSpec, WorkloadError>, WorkloadError, &[&str])> = vec![
+        vec![
             (
                 base().threads(0).build(),
                 WorkloadError::Threads { value: 0 },
@@ -1024,7 +1031,14 @@ mod tests {
                 },
                 &["--file-block-size=1000", "--file-extra-flags=direct"],
             ),
-        ];
+        ]
+    }
+
+    /// Each builder refusal: its type, and the front end's exact line for the
+    /// same mistake typed on the command line.
+    #[test]
+    fn every_refusal_is_typed_and_reads_like_the_front_end() {
+        let cases = refusal_cases();
         for (built, expected, words) in cases {
             let got = built.expect_err(&format!("{expected:?} accepted"));
             assert_eq!(got, expected);
