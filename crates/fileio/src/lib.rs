@@ -1,5 +1,16 @@
 //! fileio: a sysbench-compatible file I/O benchmark.
 //!
+//! The ground every other crate stands on (docs/architecture.md):
+//!
+//! - the typed workload, [`options::RunSpec`] and [`options::FileSet`],
+//!   built by a builder with sysbench's defaults, from option words or from a
+//!   result's summary, refused with a typed [`workload::WorkloadError`]
+//!   ([`workload`]);
+//! - the one result type, [`result::RunResult`], made by
+//!   [`result::RunResult::new`] and the summarising steps of [`summary`];
+//! - one home each for seeded random streams ([`rng`]), the wall clock
+//!   ([`clock`]) and one-line message text ([`text`]).
+//!
 //! Data flows one way through three groups of modules:
 //!
 //! - [`sysbench`], the front end: command-line words ([`sysbench::args`]) ->
@@ -17,6 +28,7 @@
 //! [`warnings`] against the [`environment`] it ran in. [`quick`] is the fixed
 //! suite of `tankbench quick`.
 
+pub mod clock;
 pub mod console;
 pub mod engine;
 pub mod environment;
@@ -26,5 +38,8 @@ pub mod quick;
 pub mod result;
 pub mod rng;
 pub mod run;
+pub mod summary;
 pub mod sysbench;
+pub mod text;
 pub mod warnings;
+pub mod workload;

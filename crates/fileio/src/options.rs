@@ -8,8 +8,11 @@
 //! same output. Where sysbench crashes or silently misbehaves we
 //! refuse with a clear message instead (see docs/compatibility.md).
 
-use crate::sysbench::args::{parse_c_int, printable, printable_word, ParsedArgs, ValueError};
-use std::path::{Path, PathBuf};
+use crate::sysbench::args::{
+    canonical_name, find_option, parse_c_int, printable, printable_word, ParsedArgs, ValueError,
+};
+use crate::workload::{self, WorkloadError};
+use std::path::PathBuf;
 
 /// Where a message goes. sysbench's logger writes to stdout; its command-line
 /// parser writes to stderr.
@@ -84,6 +87,45 @@ impl From<ValueError> for Failure {
             // Found where the option is checked, like sysbench's own
             // `FATAL: Invalid value for ...` of the same option.
             ValueError::SizeTooLarge { .. } => Failure::fatal(e.to_string()),
+        }
+    }
+}
+
+impl From<ValueError> for WorkloadError {
+    fn from(e: ValueError) -> WorkloadError {
+        match e {
+            ValueError::BadInt { name, value } => WorkloadError::InvalidInt {
+                option: name,
+                value,
+            },
+            ValueError::BadBool { typed } => WorkloadError::InvalidOption { word: typed },
+            ValueError::SizeTooLarge { name, value, max } => WorkloadError::SizeTooLarge {
+                option: name,
+                value,
+                max,
+            },
+        }
+    }
+}
+
+/// How the front end prints a refused workload: sysbench's message on the
+/// stream, with the extras, where sysbench prints it.
+impl From<WorkloadError> for Failure {
+    fn from(e: WorkloadError) -> Failure {
+        match e {
+            // sysbench's option parser writes these to stderr.
+            WorkloadError::InvalidInt { .. }
+            | WorkloadError::InvalidOption { .. }
+            | WorkloadError::NotAnOption { .. } => Failure::stderr(e.to_string()),
+            // Found before the header, followed by a blank line.
+            WorkloadError::Threads { .. } => Failure::fatal(e.to_string()).then(Stream::Stdout, ""),
+            // The option list names the modes.
+            WorkloadError::MissingMode => {
+                let mut f = Failure::fatal(e.to_string());
+                f.show_fileio_help = true;
+                f
+            }
+            _ => Failure::fatal(e.to_string()),
         }
     }
 }
@@ -309,22 +351,13 @@ impl GeneralOptions {
             copy_legacy_alias(args, old, new, unchanged, &mut pre_header_warnings)?;
         }
 
-        let given_threads = args.int("threads")?;
-        let threads = match u32::try_from(given_threads) {
-            Ok(t) if t > 0 => t,
-            _ => {
-                return Err(Failure::fatal(format!(
-                    "Invalid value for --threads: {given_threads}."
-                ))
-                .then(Stream::Stdout, ""))
-            }
-        };
+        let threads = workload::check_threads(args.int("threads")?)?;
         // Negative limits: sysbench takes them as huge unsigned numbers
         // (`--events=-1` prints `Number of IO requests: 18446744073709551615`,
         // `--time=-1` silently runs without a time limit). We refuse them and
         // point to the spelling that means "no limit".
-        let events = non_negative(args, "events", "0 for no limit, or a number of events")?;
-        let time = non_negative(args, "time", "0 for no limit, or a number of seconds")?;
+        let events = non_negative(args, "events", EVENTS_ACCEPTED)?;
+        let time = non_negative(args, "time", TIME_ACCEPTED)?;
         let forced_shutdown_s = forced_shutdown(args, time)?;
         // Read by sysbench's thread setup, which runs before the header; fileio
         // does not use it, but the same values are refused with the same message.
@@ -339,7 +372,7 @@ impl GeneralOptions {
         copy_legacy_alias(args, "tx-rate", "rate", 0, &mut pre_header_warnings)?;
         // sysbench fails a run with a negative rate after starting its threads,
         // without a message.
-        let rate = non_negative(args, "rate", "0 for no rate limit, or events per second")?;
+        let rate = non_negative(args, "rate", RATE_ACCEPTED)?;
         // sysbench prints `every -1 second(s)` and then never reports.
         let report_interval = non_negative(
             args,
@@ -362,15 +395,7 @@ impl GeneralOptions {
             }
         };
         let debug = args.bool("debug")?;
-        let given_percentile = args.int("percentile")?;
-        let percentile = match u32::try_from(given_percentile) {
-            Ok(p @ 0..=100) => p,
-            _ => {
-                return Err(Failure::fatal(format!(
-                    "Invalid value for --percentile: {given_percentile}"
-                )))
-            }
-        };
+        let percentile = workload::check_percentile(args.int("percentile")?)?;
         let histogram = args.bool("histogram")?;
         if histogram && percentile == 0 {
             return Err(Failure::fatal(
@@ -381,17 +406,13 @@ impl GeneralOptions {
         for name in ["rand-spec-iter", "rand-spec-pct", "rand-spec-res"] {
             args.int(name)?;
         }
-        let rand_seed = args.int("rand-seed")?;
+        let rand_seed = rand_seed(args)?;
         if events == 0 && time == 0 {
             pre_header_warnings.push(
                 "WARNING: Both event and time limits are disabled, running an endless test"
                     .to_string(),
             );
         }
-        // sysbench keeps the seed in an unsigned int: a negative --rand-seed
-        // wraps (two's complement), and `args.int` only yields C int values.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let rand_seed = u64::from(rand_seed as u32);
         Ok(GeneralOptions {
             threads,
             events,
@@ -411,6 +432,20 @@ impl GeneralOptions {
     }
 }
 
+/// What `--events`, `--time` and `--rate` accept (after "accepted: ").
+const EVENTS_ACCEPTED: &str = "0 for no limit, or a number of events";
+const TIME_ACCEPTED: &str = "0 for no limit, or a number of seconds";
+const RATE_ACCEPTED: &str = "0 for no rate limit, or events per second";
+
+/// `--rand-seed`. sysbench keeps the seed in an unsigned int: a negative
+/// value wraps (two's complement), and `args.int` only yields C int values.
+fn rand_seed(args: &ParsedArgs) -> Result<u64, WorkloadError> {
+    let given = args.int("rand-seed")?;
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let seed = u64::from(given as u32);
+    Ok(seed)
+}
+
 /// A legacy alias: copied to `new`, with a deprecation warning, only when it
 /// is above `unchanged` (sysbench 1.0.20: `--max-time=0` keeps the 10 s
 /// default, `--num-threads=1` keeps `--threads`).
@@ -420,7 +455,7 @@ fn copy_legacy_alias(
     new: &str,
     unchanged: i64,
     pre_header_warnings: &mut Vec<String>,
-) -> Result<(), Failure> {
+) -> Result<(), WorkloadError> {
     let value = args.int(old)?;
     if value > unchanged {
         args.set(new, &value.to_string());
@@ -475,13 +510,16 @@ fn check_rand_type(args: &ParsedArgs) -> Result<(), Failure> {
 }
 
 /// An INT option that must not be negative; `accepted` says what it takes.
-fn non_negative(args: &ParsedArgs, name: &str, accepted: &str) -> Result<u64, Failure> {
+fn non_negative(
+    args: &ParsedArgs,
+    name: &'static str,
+    accepted: &'static str,
+) -> Result<u64, WorkloadError> {
     let v = args.int(name)?;
-    u64::try_from(v).map_err(|_| {
-        Failure::fatal(format!(
-            "Invalid value for --{name}: {v} (accepted: {accepted}, up to {})",
-            i32::MAX
-        ))
+    u64::try_from(v).map_err(|_| WorkloadError::NegativeLimit {
+        option: name,
+        value: v,
+        accepted,
     })
 }
 
@@ -758,161 +796,157 @@ impl Action {
         general: &GeneralOptions,
         command: Command,
     ) -> Result<Action, Failure> {
-        let given_file_num = args.int("file-num")?;
-        let file_num = match u64::try_from(given_file_num) {
-            Ok(n) if n > 0 => n,
-            // sysbench stores the value unsigned and accepts negatives; we refuse.
-            _ => {
-                return Err(Failure::fatal(format!(
-                    "Invalid value for file-num: {given_file_num}"
-                )))
-            }
-        };
-        // sysbench keeps the block size in a C int and the total in a long long:
-        // larger values wrap around, to a negative number it then refuses or to
-        // a different size it silently uses (4294971392 runs with 4096-byte
-        // blocks). We refuse anything that does not fit, naming the limit.
-        let block_size = args.size("file-block-size", i32::MAX as u64)?;
-        if block_size == 0 {
-            return Err(Failure::fatal("Invalid value for file-block-size: 0."));
-        }
-        let total_size = args.size("file-total-size", i64::MAX as u64)?;
-        if total_size == 0 {
-            return Err(Failure::fatal("Invalid value for file-total-size: 0"));
-        }
-        let mode = if command == Command::Run {
-            Some(test_mode(args)?)
-        } else {
-            None
-        };
-        let io_mode = io_mode(args)?;
-        let async_backlog = if io_mode == IoMode::Async {
-            async_backlog(args)?
-        } else {
-            128
-        };
-        let extra_flags = extra_flags(args)?;
-        let fsync_freq = sysbench_non_negative(args, "file-fsync-freq")?;
-        let fsync_all = args.bool("file-fsync-all")?;
-        let fsync_end = args.bool("file-fsync-end")?;
-        let fsync_mode = fsync_mode(args)?;
-        let merged_requests = sysbench_non_negative(args, "file-merged-requests")?;
-        let rw_ratio = args.double("file-rw-ratio");
-        if rw_ratio < 0.0 {
-            return Err(Failure::fatal(format!(
-                "Invalid value for --file-rw-ratio: {rw_ratio:.6}."
-            )));
-        }
-        let data = file_data(args)?;
-        let percentiles = percentiles(args, general)?;
-        let inject_latency = match args.string("tb-inject-latency") {
-            None => None,
-            Some(spec) => Some(parse_injected_latency(&spec).ok_or_else(|| {
-                Failure::fatal(format!(
-                    "Invalid value for --tb-inject-latency: '{}' (accepted: fixed:DURATION or bimodal:FAST:SLOW:P_SLOW, durations like 500us or 2ms, at most 1h)",
-                    printable(&spec)
-                ))
-            })?),
-        };
-        let dir = args.path("file-dir").unwrap_or_else(|| PathBuf::from("."));
-        let nfs = nfs_target(&dir)?;
-        let file_size = total_size / file_num;
-        let files = FileSet {
-            dir,
-            nfs,
-            file_num,
-            file_size,
-            total_size,
-            block_size,
-            extra_flags,
-            data,
-            validate: general.validate,
-            first_file: 0,
-        };
-        check_nfs_io_mode(&files, mode.is_some(), io_mode)?;
-        let Some(mode) = mode else {
-            return Ok(if command == Command::Cleanup {
-                Action::Cleanup(files)
-            } else {
-                Action::Prepare(files)
-            });
-        };
-        // sysbench 1.0.20 stores the ratio in a float (see `RunSpec::rw_ratio`):
-        // the rounding is the point of this cast.
-        #[allow(clippy::cast_possible_truncation)]
-        let rw_ratio = f64::from(rw_ratio as f32);
-        let spec = RunSpec {
-            files,
-            mode,
-            merged_requests,
-            io_mode,
-            async_backlog,
-            fsync_freq: if fsync_all { 0 } else { fsync_freq },
-            fsync_all,
-            fsync_end: fsync_end && !fsync_all,
-            fsync_mode,
-            rw_ratio,
-            threads: general.threads,
-            events: general.events,
-            time_s: general.time_s,
-            rate: general.rate,
-            rand_seed: general.rand_seed,
-            percentile: general.percentile,
-            percentiles,
-            inject_latency,
-        };
-        Ok(Action::Run(spec))
+        Ok(fileio_options(
+            args,
+            &WorkloadGeneral::of(general),
+            command,
+        )?)
     }
 }
 
+/// The general options a workload takes from the command line (threads,
+/// limits, seed, percentile): a [`GeneralOptions`]' share, or what
+/// [`RunSpec::from_words`] read.
+#[derive(Debug, Clone, Copy)]
+struct WorkloadGeneral {
+    threads: u32,
+    events: u64,
+    time_s: u64,
+    rate: u64,
+    rand_seed: u64,
+    percentile: u32,
+    validate: bool,
+}
+
+impl WorkloadGeneral {
+    fn of(g: &GeneralOptions) -> WorkloadGeneral {
+        WorkloadGeneral {
+            threads: g.threads,
+            events: g.events,
+            time_s: g.time_s,
+            rate: g.rate,
+            rand_seed: g.rand_seed,
+            percentile: g.percentile,
+            validate: g.validate,
+        }
+    }
+}
+
+/// The fileio options, read from the words and checked one by one in
+/// sysbench's order (so that of several mistakes, sysbench's first is
+/// reported), then built through the workload builders, which check them
+/// all again: the front end is one client of [`crate::workload`].
+fn fileio_options(
+    args: &ParsedArgs,
+    general: &WorkloadGeneral,
+    command: Command,
+) -> Result<Action, WorkloadError> {
+    let file_num = workload::check_file_num(args.int("file-num")?)?;
+    // sysbench keeps the block size in a C int and the total in a long long:
+    // larger values wrap around, to a negative number it then refuses or to
+    // a different size it silently uses (4294971392 runs with 4096-byte
+    // blocks). We refuse anything that does not fit, naming the limit.
+    let block_size =
+        workload::check_block_size(args.size("file-block-size", workload::MAX_BLOCK_SIZE)?)?;
+    let total_size =
+        workload::check_total_size(args.size("file-total-size", workload::MAX_TOTAL_SIZE)?)?;
+    let mode = if command == Command::Run {
+        Some(test_mode(args)?)
+    } else {
+        None
+    };
+    let io_mode = io_mode(args)?;
+    // Read only in async mode, as sysbench does.
+    let async_backlog = if io_mode == IoMode::Async {
+        workload::check_async_backlog(args.int("file-async-backlog")?)?
+    } else {
+        128
+    };
+    let extra_flags = extra_flags(args)?;
+    let fsync_freq = sysbench_non_negative(args, "file-fsync-freq")?;
+    let fsync_all = args.bool("file-fsync-all")?;
+    let fsync_end = args.bool("file-fsync-end")?;
+    let fsync_mode = fsync_mode(args)?;
+    let merged_requests = sysbench_non_negative(args, "file-merged-requests")?;
+    let rw_ratio = workload::check_rw_ratio(args.double("file-rw-ratio"))?;
+    let data = file_data(args)?;
+    let percentiles = percentiles(args)?;
+    let inject_latency = match args.string("tb-inject-latency") {
+        None => None,
+        Some(spec) => Some(
+            parse_injected_latency(&spec).ok_or(WorkloadError::InjectLatency { value: spec })?,
+        ),
+    };
+    let dir = args.path("file-dir").unwrap_or_else(|| PathBuf::from("."));
+    let files = FileSet::builder()
+        .dir(dir)
+        .file_num(file_num)
+        .block_size(block_size)
+        .total_size(total_size)
+        .extra_flags(extra_flags)
+        .data(data)
+        .checksums(general.validate);
+    let Some(mode) = mode else {
+        let files = files.build()?;
+        return Ok(if command == Command::Cleanup {
+            Action::Cleanup(files)
+        } else {
+            Action::Prepare(files)
+        });
+    };
+    // The NFS address and the engine it allows, before the run's own checks.
+    let set = files.clone().build()?;
+    workload::check_nfs_io_mode(&set, io_mode)?;
+    let mut spec = RunSpec::builder()
+        .files(files)
+        .mode(mode)
+        .merged_requests(merged_requests)
+        .io_mode(io_mode)
+        .async_backlog(async_backlog)
+        .fsync_freq(fsync_freq)
+        .fsync_all(fsync_all)
+        .fsync_end(fsync_end)
+        .fsync_mode(fsync_mode)
+        .rw_ratio(rw_ratio)
+        .threads(general.threads)
+        .events(general.events)
+        .time_s(general.time_s)
+        .rate(general.rate)
+        .rand_seed(general.rand_seed)
+        .percentile(general.percentile)
+        .inject_latency(inject_latency);
+    if let Some(ps) = percentiles {
+        spec = spec.percentiles(ps);
+    }
+    // Whether it can run is checked last (`Settings::from_args`), as sysbench
+    // does.
+    Ok(Action::Run(spec.build_settings()?))
+}
+
 /// `--file-test-mode`, which only `run` needs.
-fn test_mode(args: &ParsedArgs) -> Result<Mode, Failure> {
+fn test_mode(args: &ParsedArgs) -> Result<Mode, WorkloadError> {
     // An empty value is no value in sysbench (the option is unset), so
     // `--file-test-mode=` is the missing-argument case, with the list of
     // modes after it.
     match args.string("file-test-mode").filter(|m| !m.is_empty()) {
-        None => {
-            let mut f = Failure::fatal("Missing required argument: --file-test-mode");
-            f.show_fileio_help = true;
-            Err(f)
-        }
-        Some(m) => Mode::parse(&m).ok_or_else(|| {
-            Failure::fatal(format!("Invalid IO operations mode: {}.", printable(&m)))
-        }),
+        None => Err(WorkloadError::MissingMode),
+        Some(m) => Mode::parse(&m).ok_or(WorkloadError::UnknownMode { value: m }),
     }
 }
 
-fn io_mode(args: &ParsedArgs) -> Result<IoMode, Failure> {
+fn io_mode(args: &ParsedArgs) -> Result<IoMode, WorkloadError> {
     match args.string("file-io-mode").as_deref() {
         // Empty: unset in sysbench, which then runs its default, sync.
         Some("sync" | "") | None => Ok(IoMode::Sync),
         Some("async") => Ok(IoMode::Async),
         Some("mmap") => Ok(IoMode::Mmap),
-        Some(other) => Err(Failure::fatal(format!(
-            "unknown I/O mode: {}",
-            printable(other)
-        ))),
+        Some(other) => Err(WorkloadError::UnknownIoMode {
+            value: other.to_string(),
+        }),
     }
 }
 
-/// `--file-async-backlog`, read only in async mode (as sysbench does).
-fn async_backlog(args: &ParsedArgs) -> Result<u32, Failure> {
-    let b = args.int("file-async-backlog")?;
-    if b <= 0 {
-        return Err(Failure::fatal(format!(
-            "Invalid value of file-async-backlog: {b}"
-        )));
-    }
-    match u32::try_from(b) {
-        // io_uring rings hold at most 32768 entries.
-        Ok(backlog) if backlog <= 32768 => Ok(backlog),
-        _ => Err(Failure::fatal(format!(
-            "Invalid value of file-async-backlog: {b} (io_uring accepts 1 to 32768)"
-        ))),
-    }
-}
-
-fn extra_flags(args: &ParsedArgs) -> Result<ExtraFlags, Failure> {
+fn extra_flags(args: &ParsedArgs) -> Result<ExtraFlags, WorkloadError> {
     let mut extra_flags = ExtraFlags::default();
     for item in args.list("file-extra-flags") {
         match item.as_str() {
@@ -920,12 +954,7 @@ fn extra_flags(args: &ParsedArgs) -> Result<ExtraFlags, Failure> {
             "dsync" => extra_flags.dsync = true,
             "direct" => extra_flags.direct = true,
             // sysbench names the first list item here; we name the bad one.
-            _ => {
-                return Err(Failure::fatal(format!(
-                    "Invalid value for file-extra-flags: {}",
-                    printable(&item)
-                )))
-            }
+            _ => return Err(WorkloadError::ExtraFlag { value: item }),
         }
     }
     Ok(extra_flags)
@@ -933,84 +962,151 @@ fn extra_flags(args: &ParsedArgs) -> Result<ExtraFlags, Failure> {
 
 /// A fileio INT option that must not be negative, refused with sysbench's
 /// message for `--file-fsync-freq` and `--file-merged-requests`.
-fn sysbench_non_negative(args: &ParsedArgs, name: &str) -> Result<u64, Failure> {
+fn sysbench_non_negative(args: &ParsedArgs, name: &'static str) -> Result<u64, WorkloadError> {
     let v = args.int(name)?;
-    u64::try_from(v).map_err(|_| Failure::fatal(format!("Invalid value for {name}: {v}.")))
+    u64::try_from(v).map_err(|_| WorkloadError::NegativeCount {
+        option: name,
+        value: v,
+    })
 }
 
-fn fsync_mode(args: &ParsedArgs) -> Result<FsyncMode, Failure> {
+fn fsync_mode(args: &ParsedArgs) -> Result<FsyncMode, WorkloadError> {
     match args.string("file-fsync-mode").as_deref() {
         Some("fsync") => Ok(FsyncMode::Fsync),
         Some("fdatasync") => Ok(FsyncMode::Fdatasync),
-        // sysbench dereferences the missing value and crashes (SIGSEGV).
-        Some("") | None => Err(Failure::fatal(
-            "Invalid value for --file-fsync-mode: '' (accepted: fsync, fdatasync)",
-        )),
-        Some(other) => Err(Failure::fatal(format!(
-            "Invalid fsync mode: {}.",
-            printable(other)
-        ))),
+        other => Err(WorkloadError::FsyncMode {
+            value: other.unwrap_or_default().to_string(),
+        }),
     }
 }
 
-fn file_data(args: &ParsedArgs) -> Result<DataPattern, Failure> {
+fn file_data(args: &ParsedArgs) -> Result<DataPattern, WorkloadError> {
     match args.string("file-data").as_deref() {
         Some("zero") => Ok(DataPattern::Zero),
         Some("random") => Ok(DataPattern::Random),
-        other => Err(Failure::fatal(format!(
-            "Invalid value for --file-data: {} (accepted: zero, random)",
-            printable_word(other.unwrap_or_default())
-        ))),
+        other => Err(WorkloadError::FileData {
+            value: other.unwrap_or_default().to_string(),
+        }),
     }
 }
 
-/// `--percentiles` for the per-operation latency section; when not given,
-/// the usual four plus sysbench's `--percentile` (none when that is 0).
-fn percentiles(args: &ParsedArgs, general: &GeneralOptions) -> Result<Vec<f64>, Failure> {
+/// `--percentiles` for the per-operation latency section; `None` when not
+/// given (the builder then takes [`workload::default_percentiles`]).
+fn percentiles(args: &ParsedArgs) -> Result<Option<Vec<f64>>, WorkloadError> {
     let listed = args.list("percentiles");
     if listed.is_empty() {
-        if general.percentile == 0 {
-            return Ok(Vec::new());
-        }
-        let mut percentiles = vec![50.0, 95.0, 99.0, 99.9];
-        let p = f64::from(general.percentile);
-        if !percentiles.contains(&p) {
-            percentiles.push(p);
-            percentiles.sort_by(f64::total_cmp);
-        }
-        return Ok(percentiles);
+        return Ok(None);
     }
     listed
         .into_iter()
         .map(|item| match item.parse::<f64>() {
             Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
-            _ => Err(Failure::fatal(format!(
-                "Invalid value for --percentiles: '{}' (accepted: numbers in (0, 100], e.g. 50,95,99,99.9)",
-                printable(&item)
-            ))),
+            _ => Err(WorkloadError::Percentiles { value: item }),
         })
-        .collect()
+        .collect::<Result<Vec<f64>, WorkloadError>>()
+        .map(Some)
 }
 
-/// `--file-dir` as an NFS address, if it is one.
-fn nfs_target(dir: &Path) -> Result<Option<nfs::Target>, Failure> {
-    match dir.to_str() {
-        Some(s) if nfs::Target::is_nfs_url(s) => nfs::Target::parse(s)
-            .map(Some)
-            .map_err(|e| Failure::fatal(format!("Invalid value for --file-dir: {e}"))),
-        _ => Ok(None),
+/// Options that shape a run's I/O, besides the `file-*` options: what
+/// [`RunSpec::from_words`] reads. (The legacy aliases set them.)
+const WORKLOAD_GENERAL_OPTIONS: &[&str] = &[
+    "threads",
+    "events",
+    "time",
+    "rate",
+    "rand-seed",
+    "percentile",
+    "percentiles",
+    "validate",
+    "num-threads",
+    "max-requests",
+    "max-time",
+    "tx-rate",
+    "tb-inject-latency",
+];
+
+impl RunSpec {
+    /// A run from option words, as a lab spec or a matrix file lists them:
+    /// `--file-total-size=4G` or `file-total-size=4G`, a bare boolean
+    /// (`--file-fsync-all`, `file-fsync-all`), with sysbench's syntax and
+    /// rules (sizes with K/M/G/T, `-` and `_` alike, the last word wins, the
+    /// legacy aliases `--num-threads`, `--max-time`, `--max-requests`). No
+    /// `fileio` or `run` around them. The options that shape the I/O are read
+    /// and checked; the other options of `tankbench fileio` (report, output)
+    /// are accepted, their syntax checked, and not read: they are not part of
+    /// a workload. Refusals are typed, with sysbench's messages.
+    pub fn from_words<S: AsRef<str>>(words: &[S]) -> Result<RunSpec, WorkloadError> {
+        let mut normalized = Vec::with_capacity(words.len() + 2);
+        normalized.push("fileio".to_string());
+        for word in words {
+            let word = word.as_ref();
+            if let Some(body) = word.strip_prefix("--") {
+                // `--test=NAME` names the test, which a workload does not.
+                let name = body.split_once('=').map_or(body, |(n, _)| n);
+                if canonical_name(name) == "test" {
+                    return Err(WorkloadError::NotAnOption {
+                        word: word.to_string(),
+                    });
+                }
+                normalized.push(word.to_string());
+                continue;
+            }
+            // Without dashes, only a known option: a bare word would become
+            // the command.
+            let name = word.split_once('=').map_or(word, |(n, _)| n);
+            if name.is_empty() || find_option(name).is_none() {
+                return Err(WorkloadError::NotAnOption {
+                    word: word.to_string(),
+                });
+            }
+            normalized.push(format!("--{word}"));
+        }
+        normalized.push("run".to_string());
+        let mut args = ParsedArgs::parse(&normalized);
+        if let Some(word) = args.unknown.first() {
+            return Err(WorkloadError::InvalidOption { word: word.clone() });
+        }
+        let general = workload_general(&mut args)?;
+        match fileio_options(&args, &general, Command::Run)? {
+            Action::Run(spec) => {
+                spec.validate_runnable()?;
+                Ok(spec)
+            }
+            // `Command::Run` always makes a run or a refusal.
+            Action::Prepare(_) | Action::Cleanup(_) => Err(WorkloadError::MissingMode),
+        }
     }
 }
 
-/// A run on an nfs:// file set has one engine: synchronous calls.
-fn check_nfs_io_mode(files: &FileSet, run: bool, io_mode: IoMode) -> Result<(), Failure> {
-    if files.nfs.is_some() && run && io_mode != IoMode::Sync {
-        return Err(Failure::fatal(format!(
-            "--file-io-mode={} is not available with an nfs:// --file-dir (the NFS client sends one call at a time per thread); use --file-io-mode=sync",
-            io_mode.name()
-        )));
+/// The general options of a workload (see [`WORKLOAD_GENERAL_OPTIONS`]),
+/// read with the rules and messages of [`GeneralOptions::from_args`].
+fn workload_general(args: &mut ParsedArgs) -> Result<WorkloadGeneral, WorkloadError> {
+    debug_assert!(WORKLOAD_GENERAL_OPTIONS
+        .iter()
+        .all(|name| find_option(name).is_some()));
+    let mut warnings = Vec::new();
+    for (old, new, unchanged) in [
+        ("num-threads", "threads", 1),
+        ("max-requests", "events", 0),
+        ("max-time", "time", 0),
+        ("tx-rate", "rate", 0),
+    ] {
+        copy_legacy_alias(args, old, new, unchanged, &mut warnings)?;
     }
-    Ok(())
+    let threads = workload::check_threads(args.int("threads")?)?;
+    let events = non_negative(args, "events", EVENTS_ACCEPTED)?;
+    let time_s = non_negative(args, "time", TIME_ACCEPTED)?;
+    let rate = non_negative(args, "rate", RATE_ACCEPTED)?;
+    let percentile = workload::check_percentile(args.int("percentile")?)?;
+    Ok(WorkloadGeneral {
+        threads,
+        events,
+        time_s,
+        rate,
+        rand_seed: rand_seed(args)?,
+        percentile,
+        validate: args.bool("validate")?,
+    })
 }
 
 /// The test files: where they are, how many and how large, and how they are
@@ -1051,16 +1147,9 @@ impl FileSet {
         self.dir.join(file_name(self.first_file + index))
     }
 
-    /// Refuses a file set whose files would be empty: a run would have no
-    /// offset to draw and prepare nothing to write.
+    /// [`FileSet::validate_not_empty`], as the front end prints it.
     pub fn check_not_empty(&self) -> Result<(), Failure> {
-        if self.file_size == 0 {
-            return Err(Failure::fatal(format!(
-                "--file-total-size ({} bytes) is smaller than --file-num ({}): every test file would be empty; make the total at least {} bytes or use fewer files",
-                self.total_size, self.file_num, self.file_num
-            )));
-        }
-        Ok(())
+        Ok(self.validate_not_empty()?)
     }
 }
 
@@ -1107,32 +1196,9 @@ impl RunSpec {
         }
     }
 
-    /// Checks that only matter once the mode is known (run), fixing sysbench's
-    /// crashes and endless loops with a clear message.
+    /// [`RunSpec::validate_runnable`], as the front end prints it.
     pub fn check_runnable(&self) -> Result<(), Failure> {
-        // sysbench computes the request size in a C int and fails to allocate
-        // its buffer (`Failed to allocate a memory buffer`) from 2 GiB on.
-        // (Both factors fit a C int, so the product cannot overflow.)
-        let request_size = self.request_size();
-        if request_size > i32::MAX as u64 {
-            return Err(Failure::fatal(format!(
-                "--file-block-size ({}) x --file-merged-requests ({}) is {} bytes per request; at most {} are accepted",
-                self.files.block_size, self.merged_requests, request_size, i32::MAX
-            )));
-        }
-        self.files.check_not_empty()?;
-        if self.files.extra_flags.direct {
-            let align = 512;
-            if !self.request_size().is_multiple_of(align)
-                || !self.files.block_size.is_multiple_of(align)
-            {
-                return Err(Failure::fatal(format!(
-                    "--file-extra-flags=direct needs --file-block-size to be a multiple of {align} bytes (the smallest logical sector size); {} is not",
-                    self.files.block_size
-                )));
-            }
-        }
-        Ok(())
+        Ok(self.validate_runnable()?)
     }
 
     /// Bytes per sequential request; random requests are one block.

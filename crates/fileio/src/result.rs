@@ -10,6 +10,9 @@ use std::collections::BTreeMap;
 /// Bumped on any incompatible change of the JSON layout.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// tankbench's version, as every result records it.
+pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RunResult {
     pub schema_version: u32,
@@ -52,6 +55,113 @@ pub struct RunResult {
     /// absent for every other run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub durability: Option<Durability>,
+}
+
+/// The one way to make a result: [`RunResult::new`], then the `with_*` steps
+/// for what the producer has. Measured runs go through
+/// [`crate::summary::measured_result`]; the simulator and durability checks
+/// call these directly, so every result carries the same schema version, tool
+/// and time stamp.
+impl RunResult {
+    /// A result of `kind` for `workload`, started now, with no figures yet:
+    /// zero counts and rates, no latency, no threads, an empty environment.
+    pub fn new(kind: ResultKind, workload: WorkloadSummary) -> RunResult {
+        RunResult {
+            schema_version: SCHEMA_VERSION,
+            tool: ToolInfo::tankbench(),
+            kind,
+            started_at: crate::clock::utc_now_rfc3339(),
+            labels: BTreeMap::new(),
+            workload,
+            interrupted: false,
+            total_time_s: 0.0,
+            counts: Counts::default(),
+            rates: Rates::default(),
+            latency: BTreeMap::new(),
+            threads: Vec::new(),
+            intervals: Vec::new(),
+            environment: Environment::default(),
+            warnings: Vec::new(),
+            ranks: Vec::new(),
+            distributed: None,
+            durability: None,
+        }
+    }
+
+    /// The start time (RFC 3339, [`crate::clock::utc_now_rfc3339`] when the
+    /// run began) instead of the moment [`RunResult::new`] was called.
+    pub fn with_started_at(mut self, rfc3339: String) -> RunResult {
+        self.started_at = rfc3339;
+        self
+    }
+
+    pub fn with_label(mut self, key: impl Into<String>, value: impl Into<String>) -> RunResult {
+        self.labels.insert(key.into(), value.into());
+        self
+    }
+
+    pub fn with_interrupted(mut self, interrupted: bool) -> RunResult {
+        self.interrupted = interrupted;
+        self
+    }
+
+    /// The counts, the total time (s), and the rates of the counts over
+    /// `rate_seconds` (sysbench takes rates over the last period, which is the
+    /// total time unless checkpoints cut it).
+    pub fn with_figures(
+        mut self,
+        counts: Counts,
+        total_time_s: f64,
+        rate_seconds: f64,
+    ) -> RunResult {
+        self.rates = Rates::of(&counts, rate_seconds);
+        self.counts = counts;
+        self.total_time_s = total_time_s;
+        self
+    }
+
+    /// The latency of `key` (see [`crate::summary::summarize`]).
+    pub fn with_latency(mut self, key: LatencyKey, summary: LatencySummary) -> RunResult {
+        self.latency.insert(key, summary);
+        self
+    }
+
+    /// Per worker thread: (events, busy seconds).
+    pub fn with_threads(mut self, threads: impl IntoIterator<Item = (u64, f64)>) -> RunResult {
+        self.threads = threads
+            .into_iter()
+            .map(|(events, busy_time_s)| ThreadSummary {
+                events,
+                busy_time_s,
+            })
+            .collect();
+        self
+    }
+
+    pub fn with_environment(mut self, environment: Environment) -> RunResult {
+        self.environment = environment;
+        self
+    }
+
+    pub fn with_warnings(mut self, warnings: Vec<Warning>) -> RunResult {
+        self.warnings = warnings;
+        self
+    }
+
+    pub fn with_durability(mut self, durability: Durability) -> RunResult {
+        self.durability = Some(durability);
+        self
+    }
+}
+
+impl ToolInfo {
+    /// This build of tankbench.
+    pub fn tankbench() -> ToolInfo {
+        ToolInfo {
+            name: "tankbench".to_string(),
+            version: TOOL_VERSION.to_string(),
+        }
+    }
 }
 
 /// The commit method: what makes a write stable before it is reported.

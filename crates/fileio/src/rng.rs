@@ -1,7 +1,21 @@
-//! Random numbers as sysbench 1.0.20 draws them, so `--rand-seed` reproduces its
-//! offsets bit for bit with one thread (src/sb_rand.c at sysbench 1.0.20): a
-//! process-wide glibc `random()` stream seeds one xoroshiro128+ generator per
-//! thread.
+//! Seeded random numbers: the one home for them in the workspace above
+//! zfs-model.
+//!
+//! - The request stream, as sysbench 1.0.20 draws it, so `--rand-seed`
+//!   reproduces its offsets bit for bit with one thread (src/sb_rand.c at
+//!   sysbench 1.0.20): a process-wide glibc `random()` stream
+//!   ([`GlibcRandom`]) seeds one xoroshiro128+ generator ([`Xoroshiro`]) per
+//!   thread ([`worker_seeds`]).
+//! - Everything else that needs repeatable draws (a simulator's jitter, a
+//!   lab's crash moments, test fixtures): [`SeededStream`], one of many
+//!   independent numbered streams of one seed, and [`splitmix64`] for a single
+//!   value derived from a few numbers.
+
+/// The threads' generators of a run, seeded the way sysbench seeds them (one
+/// process-wide `random()` stream, `--rand-seed` or the clock). Lives with
+/// the runner; here so that the simulator and others draw the run's own
+/// stream without depending on the runner.
+pub use crate::run::runner::worker_seeds;
 
 /// glibc's `random()` with the default TYPE_3 state (additive feedback, r[i] =
 /// r[i-31] + r[i-3]), seeded like `srandom(seed)`.
@@ -105,9 +119,149 @@ impl Xoroshiro {
     }
 }
 
+/// SplitMix64's output function (Steele, Lea and Flood 2014) on `x` plus its
+/// increment: one well-mixed value from any 64-bit input, e.g. a seed combined
+/// with a cell number.
+pub fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(GOLDEN_GAMMA);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// 2^64 / golden ratio, SplitMix64's increment.
+const GOLDEN_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// A small, fast, repeatable generator (xorshift64*, Vigna 2016) for draws
+/// that are not the request stream: stream `stream` of seed `seed`.
+/// Neighbouring streams (and seeds) are unrelated, because the state starts
+/// from [`splitmix64`] of the two; the same (seed, stream) always gives the
+/// same numbers. Not for cryptography.
+#[derive(Debug, Clone)]
+pub struct SeededStream {
+    state: u64,
+}
+
+impl SeededStream {
+    pub fn new(seed: u64, stream: u64) -> SeededStream {
+        let mixed = splitmix64(seed.wrapping_add(stream.wrapping_mul(GOLDEN_GAMMA)));
+        SeededStream {
+            // xorshift's state must not be 0 (it would stay 0).
+            state: mixed.max(1),
+        }
+    }
+
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.state;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.state = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in [0, 1), from the top 53 bits.
+    #[inline]
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in [lo, hi) (`lo` when the range is empty).
+    pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        if hi <= lo {
+            return lo;
+        }
+        lo + self.unit() * (hi - lo)
+    }
+
+    /// Exponentially distributed with mean `mean` (inverse transform); 0 for
+    /// a mean that is not positive. Finite: at most about 37 x `mean`.
+    pub fn exponential(&mut self, mean: f64) -> f64 {
+        if mean.is_nan() || mean <= 0.0 {
+            return 0.0;
+        }
+        -(1.0 - self.unit()).ln() * mean
+    }
+
+    /// Standard normal (Box-Muller, one of the pair).
+    pub fn normal(&mut self) -> f64 {
+        // Away from 0 so the logarithm stays finite.
+        let u = self.unit().max(1e-300);
+        let v = self.unit();
+        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+    }
+}
+
+// Exact comparisons: the values compared are returned unchanged (the empty-range
+// and non-positive-mean cases).
 #[cfg(test)]
+#[allow(clippy::float_cmp)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn splitmix64_matches_the_reference_outputs() {
+        // The first output of the reference SplitMix64 seeded with 0.
+        assert_eq!(splitmix64(0), 0xE220_A839_7B1D_CDAF);
+    }
+
+    #[test]
+    fn seeded_streams_repeat_and_differ() {
+        // Computed independently (Python) from the definition: splitmix64 of
+        // seed + stream x gamma, then xorshift64*.
+        let mut s = SeededStream::new(42, 3);
+        assert_eq!(
+            [s.next_u64(), s.next_u64(), s.next_u64()],
+            [
+                16698540767087908414,
+                583894480634740401,
+                13952790261748287297
+            ]
+        );
+        let a: Vec<u64> = {
+            let mut s = SeededStream::new(7, 0);
+            (0..4).map(|_| s.next_u64()).collect()
+        };
+        let b: Vec<u64> = {
+            let mut s = SeededStream::new(7, 0);
+            (0..4).map(|_| s.next_u64()).collect()
+        };
+        let c: Vec<u64> = {
+            let mut s = SeededStream::new(7, 1);
+            (0..4).map(|_| s.next_u64()).collect()
+        };
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+    }
+
+    #[test]
+    fn distributions_have_their_means() {
+        let mut s = SeededStream::new(1, 0);
+        let n = 200_000;
+        let (mut unit, mut exp, mut norm, mut norm2) = (0.0, 0.0, 0.0, 0.0);
+        for _ in 0..n {
+            let u = s.unit();
+            assert!((0.0..1.0).contains(&u));
+            unit += u;
+            let e = s.exponential(3.0);
+            assert!(e >= 0.0 && e.is_finite());
+            exp += e;
+            let z = s.normal();
+            norm += z;
+            norm2 += z * z;
+            let x = s.uniform(5.0, 7.0);
+            assert!((5.0..7.0).contains(&x));
+        }
+        let n = f64::from(n);
+        assert!((unit / n - 0.5).abs() < 0.01, "{}", unit / n);
+        assert!((exp / n - 3.0).abs() < 0.05, "{}", exp / n);
+        assert!((norm / n).abs() < 0.01, "{}", norm / n);
+        assert!((norm2 / n - 1.0).abs() < 0.02, "{}", norm2 / n);
+        assert_eq!(s.exponential(0.0), 0.0);
+        assert_eq!(s.exponential(f64::NAN), 0.0);
+        assert_eq!(s.uniform(2.0, 2.0), 2.0);
+    }
 
     #[test]
     fn glibc_random_matches_known_outputs() {

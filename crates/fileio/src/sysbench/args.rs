@@ -6,7 +6,6 @@
 //! [`crate::options`], turns the words into typed, validated options, with
 //! sysbench's messages and its order of checks.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
@@ -370,35 +369,9 @@ impl std::fmt::Display for ValueError {
     }
 }
 
-/// A typed word as it may appear inside a one-line message: control characters
-/// (a newline inside a quoted shell argument, say) are shown escaped, so the
-/// message stays one line. sysbench prints them raw.
-pub fn printable(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
-        return Cow::Borrowed(text);
-    }
-    Cow::Owned(
-        text.chars()
-            .map(|c| {
-                if c.is_control() {
-                    c.escape_default().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect(),
-    )
-}
-
-/// A positional word in a message: [`printable`], and `''` for an empty word,
-/// which would otherwise leave the message naming nothing.
-pub fn printable_word(text: &str) -> Cow<'_, str> {
-    if text.is_empty() {
-        Cow::Borrowed("''")
-    } else {
-        printable(text)
-    }
-}
+// The one home of message-safe text is `crate::text`; the front end's
+// callers keep these names.
+pub use crate::text::{printable, printable_word};
 
 /// sysbench's boolean words (exact and case-sensitive since 1.0.15); `None`
 /// (bare `--name`) means on; anything else is not a boolean.

@@ -1,23 +1,26 @@
 //! Reports: the sysbench 1.0.20 text layout (observed with the
 //! 1.0.20 binary), byte for byte apart from
 //! timings, then tankbench's additions after it, so parsers of sysbench output
-//! keep working. Also builds the [`RunResult`] from a run's figures.
+//! keep working. The [`RunResult`] itself is made in [`crate::summary`].
 
 use crate::options::{GeneralOptions, IoMode, RunSpec};
-use crate::result::{
-    Counts, Environment, IntervalSample, LatencyKey, LatencySummary, Percentile, Rates, ResultKind,
-    RunResult, ThreadSummary, ToolInfo, Warning, WorkloadSummary, SCHEMA_VERSION,
-};
+use crate::result::{Counts, LatencyKey, LatencySummary, RunResult, WorkloadSummary};
 use crate::run::fileset::format_size;
-use crate::run::histograms::{
-    population_stddev, sb_bucket_value_ms, sb_percentile_ms, LatencyKind,
-};
-use crate::run::runner::{IntervalStats, PeriodStats, RunOutcome};
-use hdrhistogram::Histogram;
-use std::collections::BTreeMap;
+use crate::run::histograms::{population_stddev, sb_bucket_value_ms, sb_percentile_ms};
+use crate::run::runner::{IntervalStats, PeriodStats};
 use std::fmt::Write as _;
 
-pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
+// Moved to the workload and result API; kept here under their old names so
+// that callers outside fileio compile unchanged until they move.
+pub use crate::clock::utc_now_rfc3339;
+pub use crate::result::TOOL_VERSION;
+pub use crate::summary::measured_result as build_result;
+pub use crate::summary::{clamp_percentiles, summarize, within};
+
+/// The workload as a result records it: [`RunSpec::summary`].
+pub fn workload_summary(w: &RunSpec, engine: &str) -> WorkloadSummary {
+    w.summary(engine)
+}
 
 /// First line of every sysbench-style output; scripts parse its first token.
 pub fn banner() -> String {
@@ -311,24 +314,6 @@ pub fn cumulative_report(f: &CumulativeFigures) -> String {
     s
 }
 
-/// `v` brought within `[lo, hi]`; unlike `f64::clamp` it never panics (an
-/// empty range, `lo > hi`, leaves `v` at `hi`).
-pub fn within(v: f64, lo: f64, hi: f64) -> f64 {
-    v.max(lo).min(hi)
-}
-
-/// Keep a summary's percentiles within its min and max. HDR buckets report a
-/// bucket's highest equivalent value, which can lie above the exact maximum
-/// kept by the event counters (on a one-event run, p50 came out above max).
-pub fn clamp_percentiles(l: &mut LatencySummary) {
-    if l.count == 0 {
-        return;
-    }
-    for p in &mut l.percentiles {
-        p.ms = within(p.ms, l.min_ms, l.max_ms);
-    }
-}
-
 /// `--debug`'s per-thread statistics, printed after the report like sysbench
 /// 1.0.20 does (its format strings: `    thread #%3d: min: %.4fs  avg:
 /// %.4fs  max: %.4fs  events: %lu` and `total time taken by event execution:
@@ -410,213 +395,15 @@ pub fn trim_float(v: f64) -> String {
     s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
 }
 
-/// Summarise one HDR histogram.
-pub fn summarize(h: &Histogram<u64>, percentiles: &[f64]) -> LatencySummary {
-    if h.is_empty() {
-        return LatencySummary {
-            percentiles: percentiles
-                .iter()
-                .map(|&p| Percentile { p, ms: 0.0 })
-                .collect(),
-            ..LatencySummary::default()
-        };
-    }
-    let ms = |ns: u64| ns as f64 / 1e6;
-    let mut summary = LatencySummary {
-        count: h.len(),
-        min_ms: ms(h.min()),
-        mean_ms: h.mean() / 1e6,
-        max_ms: ms(h.max()),
-        stddev_ms: h.stdev() / 1e6,
-        sum_ms: h.mean() * h.len() as f64 / 1e6,
-        percentiles: percentiles
-            .iter()
-            .map(|&p| Percentile {
-                p,
-                ms: ms(h.value_at_percentile(p)),
-            })
-            .collect(),
-        histogram: h
-            .iter_recorded()
-            .map(|v| {
-                (
-                    h.highest_equivalent(v.value_iterated_to()),
-                    v.count_at_value(),
-                )
-            })
-            .collect(),
-    };
-    clamp_percentiles(&mut summary);
-    summary
-}
-
-/// UTC now, RFC 3339.
-pub fn utc_now_rfc3339() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    let days = secs.div_euclid(86400);
-    let rem = secs.rem_euclid(86400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
-}
-
-pub fn workload_summary(w: &RunSpec, engine: &str) -> WorkloadSummary {
-    WorkloadSummary {
-        mode: w.mode,
-        io_mode: w.io_mode,
-        engine: engine.to_string(),
-        threads: w.threads,
-        file_num: w.files.file_num,
-        file_size: w.files.file_size,
-        total_size: w.files.total_size,
-        block_size: w.files.block_size,
-        request_size: w.request_size(),
-        rw_ratio: w.rw_ratio,
-        fsync_freq: w.fsync_freq,
-        fsync_all: w.fsync_all,
-        fsync_end: w.fsync_end,
-        fsync_mode: w.fsync_mode,
-        extra_flags: w.files.extra_flags.names(),
-        events_limit: w.events,
-        time_limit_s: w.time_s,
-        rate: w.rate,
-        queue_depth: crate::engine::capabilities(w.io_mode, w.async_backlog).queue_depth,
-        data: w.files.data,
-        directory: std::fs::canonicalize(&w.files.dir)
-            .unwrap_or_else(|_| w.files.dir.clone())
-            .to_string_lossy()
-            .into_owned(),
-    }
-}
-
-/// Build the result of a measured run.
-pub fn build_result(
-    w: &RunSpec,
-    outcome: &RunOutcome,
-    started_at: String,
-    environment: Environment,
-    warnings: Vec<Warning>,
-) -> RunResult {
-    let p = &outcome.period;
-    let t = if p.seconds > 0.0 {
-        p.seconds
-    } else {
-        f64::MIN_POSITIVE
-    };
-    let c = &p.counts;
-    let counts = c.as_counts();
-    let mut latency = BTreeMap::new();
-    let pcts = &w.percentiles;
-    // The event summary keeps sysbench's exact min/avg/max/sum (ns counters), with
-    // HDR percentiles and histogram. Like sysbench's, it is the response time
-    // with --rate (the counters count queueing then too, see runner.rs).
-    let mut event = summarize(
-        if w.rate > 0 {
-            outcome.histograms.get(LatencyKind::Response)
-        } else {
-            outcome.histograms.get(LatencyKind::Event)
-        },
-        pcts,
-    );
-    event.count = c.events;
-    event.min_ms = p.min_ns as f64 / 1e6;
-    event.max_ms = p.max_ns as f64 / 1e6;
-    event.sum_ms = c.latency_sum_ns as f64 / 1e6;
-    event.mean_ms = c.latency_sum_ns.checked_div(c.events).unwrap_or(0) as f64 / 1e6;
-    // The percentiles come from the HDR buckets, min and max from the exact
-    // counters: keep the former within the latter.
-    clamp_percentiles(&mut event);
-    latency.insert(LatencyKey::Event, event);
-    latency.insert(
-        LatencyKey::Read,
-        summarize(outcome.histograms.get(LatencyKind::Read), pcts),
-    );
-    latency.insert(
-        LatencyKey::Write,
-        summarize(outcome.histograms.get(LatencyKind::Write), pcts),
-    );
-    latency.insert(
-        LatencyKey::Fsync,
-        summarize(&outcome.histograms.all_fsyncs(), pcts),
-    );
-    if w.rate > 0 {
-        latency.insert(
-            LatencyKey::EventService,
-            summarize(outcome.histograms.get(LatencyKind::Event), pcts),
-        );
-    }
-    RunResult {
-        schema_version: SCHEMA_VERSION,
-        tool: ToolInfo {
-            name: "tankbench".to_string(),
-            version: TOOL_VERSION.to_string(),
-        },
-        kind: ResultKind::Measured,
-        started_at,
-        labels: BTreeMap::new(),
-        workload: workload_summary(w, outcome.engine),
-        interrupted: outcome.interrupted,
-        total_time_s: p.total_time_s,
-        rates: Rates::of(&counts, t),
-        counts,
-        latency,
-        threads: p
-            .threads
-            .iter()
-            .map(|&(events, busy)| ThreadSummary {
-                events,
-                busy_time_s: busy as f64 / 1e9,
-            })
-            .collect(),
-        intervals: outcome
-            .intervals
-            .iter()
-            .map(|i| {
-                let r = Rates::of(&i.delta.as_counts(), i.seconds);
-                IntervalSample {
-                    t_s: i.elapsed_s,
-                    reads_per_s: r.reads_per_s,
-                    writes_per_s: r.writes_per_s,
-                    fsyncs_per_s: r.fsyncs_per_s,
-                    read_mib_per_s: r.read_mib_per_s,
-                    written_mib_per_s: r.written_mib_per_s,
-                    latency_ms: i.latency_ms,
-                    latency_percentile: i.percentile as f64,
-                }
-            })
-            .collect(),
-        environment,
-        warnings,
-        ranks: Vec::new(),
-        distributed: None,
-        durability: None,
-    }
-}
-
 // Exact float comparisons in these tests: the compared values are copies of inputs or clamps to a bound, exact in
 // binary floating point; computed ones are compared with a tolerance.
 #[cfg(test)]
 #[allow(clippy::float_cmp)]
 mod tests {
     use super::*;
-    use crate::run::histograms::CountSnapshot;
+    use crate::result::Environment;
+    use crate::run::histograms::{CountSnapshot, LatencyKind};
+    use crate::run::runner::RunOutcome;
 
     #[test]
     fn report_layout_matches_sysbench_columns() {
