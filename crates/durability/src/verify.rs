@@ -36,12 +36,17 @@ impl Verification {
 }
 
 /// The journal's bytes, from a file or a recorder.
-pub fn load_journal(from: &Sink) -> Result<Vec<u8>, String> {
+pub fn load_journal(from: &Sink, max_journal_bytes: u64) -> Result<Vec<u8>, String> {
     match from {
         Sink::Journal(p) => report::store::read_regular_file(p)
             .map_err(|e| format!("durability verify: --from {}: {e}", p.display())),
-        Sink::Recorder(a) => {
-            crate::recorder::fetch(a).map_err(|e| format!("durability verify: --from {a}: {e}"))
+        Sink::Recorder { addr, key } => {
+            let key = crate::wire::Key::load(key)
+                .map_err(|e| format!("durability verify: --key: {e}"))?;
+            let mut limits = crate::wire::Limits::from_env();
+            limits.max_journal_bytes = max_journal_bytes;
+            crate::recorder::fetch(addr, &key, &limits)
+                .map_err(|e| format!("durability verify: --from {addr}: {e}"))
         }
     }
 }
@@ -71,10 +76,14 @@ fn plan<'j>(
     layout: &Layout,
     dir: &str,
 ) -> Result<Plan<'j>, String> {
+    // A run's session counts where it was first announced: a repeated
+    // session line (never written by a recorder, which refuses it) must not
+    // move a run's acknowledgements after a later run's and hide a loss.
+    let mut seen = std::collections::HashSet::new();
     let sessions: Vec<&Session> = j
         .sessions
         .iter()
-        .filter(|s| s.fileset == *fileset)
+        .filter(|s| s.fileset == *fileset && seen.insert(s.run))
         .collect();
     if sessions.is_empty() {
         return Err(format!(

@@ -77,7 +77,7 @@ fn verify(args: &[OsString]) -> anyhow::Result<i32> {
         check_new_file(path)
             .map_err(|e| anyhow::anyhow!("durability verify: --json={}: {e}", path.display()))?;
     }
-    let journal = durability::verify::load_journal(&opts.from).map_err(anyhow::Error::msg)?;
+    let journal = durability::verify::load_journal(&opts.from, opts.max_journal_bytes).map_err(anyhow::Error::msg)?;
     let mut v = durability::verify::verify(&opts, &journal).map_err(anyhow::Error::msg)?;
     v.result.labels.extend(labels);
     for line in &v.lines {
