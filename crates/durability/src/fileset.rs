@@ -265,7 +265,11 @@ mod tests {
     fn prepare_creates_then_reuses_and_counts_generations() {
         let d = tempfile::tempdir().unwrap();
         let planned = plan(d.path(), LAYOUT).unwrap();
-        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0, "a plan creates nothing");
+        assert_eq!(
+            std::fs::read_dir(d.path()).unwrap().count(),
+            0,
+            "a plan creates nothing"
+        );
         let m1 = prepare(d.path(), &planned, &mut |_| {}).unwrap();
         assert_eq!((m1.id, m1.generation, m1.ready), (planned.id, 1, true));
         assert_eq!(

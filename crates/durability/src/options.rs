@@ -364,7 +364,13 @@ pub fn parse_record(args: &[OsString]) -> Result<RecordOptions, String> {
     let (positionals, opts) = split(
         "record",
         args,
-        &["listen", "journal", "key", "max-journal-size", "max-sessions"],
+        &[
+            "listen",
+            "journal",
+            "key",
+            "max-journal-size",
+            "max-sessions",
+        ],
         &[],
     )?;
     if let Some(p) = positionals.first() {
@@ -395,7 +401,9 @@ pub fn parse_record(args: &[OsString]) -> Result<RecordOptions, String> {
             .ok()
             .filter(|n| (1..=1024).contains(n))
             .ok_or_else(|| {
-                format!("durability record: --max-sessions '{n}' is not accepted; accepted: 1 to 1024")
+                format!(
+                    "durability record: --max-sessions '{n}' is not accepted; accepted: 1 to 1024"
+                )
             })?;
     }
     Ok(RecordOptions {
@@ -411,7 +419,15 @@ pub fn parse_verify(args: &[OsString]) -> Result<VerifyOptions, String> {
     let (positionals, opts) = split(
         "verify",
         args,
-        &["from", "examples", "save", "json", "label", "key", "max-journal-size"],
+        &[
+            "from",
+            "examples",
+            "save",
+            "json",
+            "label",
+            "key",
+            "max-journal-size",
+        ],
         &["direct"],
     )?;
     let dir = one_dir("verify", positionals)?;
@@ -580,10 +596,13 @@ mod tests {
             }
         );
         assert_eq!(o.max_journal_bytes, crate::wire::DEFAULT_MAX_JOURNAL_BYTES);
-        assert!(
-            parse_verify(&words(&[dir, "--from=127.0.0.1:9", "--key=k", "--max-journal-size=x"]))
-                .unwrap_err()
-                .contains("--max-journal-size")
-        );
+        assert!(parse_verify(&words(&[
+            dir,
+            "--from=127.0.0.1:9",
+            "--key=k",
+            "--max-journal-size=x"
+        ]))
+        .unwrap_err()
+        .contains("--max-journal-size"));
     }
 }

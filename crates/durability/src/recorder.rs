@@ -220,8 +220,8 @@ impl Recorder {
             .map_err(|e| format!("durability record: --listen {}: {e}", opts.listen))?;
         let file = open_journal(&opts.journal).map_err(|e| format!("durability record: --{e}"))?;
         let (bytes, runs, layouts) = index(&opts.journal)?;
-        let (key, key_created) = Key::load_or_create(&opts.key)
-            .map_err(|e| format!("durability record: --key: {e}"))?;
+        let (key, key_created) =
+            Key::load_or_create(&opts.key).map_err(|e| format!("durability record: --key: {e}"))?;
         let out = BufWriter::new(
             file.try_clone()
                 .map_err(|e| format!("durability record: --journal: {e}"))?,
@@ -603,7 +603,8 @@ pub fn fetch(addr: &str, key: &Key, limits: &Limits) -> Result<Vec<u8>, String> 
     let stream = crate::writer::connect(addr)?;
     let err = |e: WireError| format!("recorder {addr}: {e}");
     let mut reader = LineReader::new(limits.max_line);
-    let mut tagger = crate::writer::handshake(&stream, &mut reader, addr, key, limits, "fetch", &[])?;
+    let mut tagger =
+        crate::writer::handshake(&stream, &mut reader, addr, key, limits, "fetch", &[])?;
     let head = reader
         .read(&stream, limits.line_deadline, limits.line_deadline, &never)
         .map_err(err)?;
@@ -621,7 +622,11 @@ pub fn fetch(addr: &str, key: &Key, limits: &Limits) -> Result<Vec<u8>, String> 
     let deadline = Instant::now() + limits.line_deadline + Duration::from_secs(n >> 20);
     let n = usize::try_from(n).map_err(|_| format!("recorder {addr}: journal too large"))?;
     let mut body = reader.leftover();
-    let mut rest = if body.len() > n { body.split_off(n) } else { Vec::new() };
+    let mut rest = if body.len() > n {
+        body.split_off(n)
+    } else {
+        Vec::new()
+    };
     body.reserve_exact(n - body.len());
     let mut chunk = vec![0u8; 1 << 16];
     while body.len() < n {
@@ -655,7 +660,9 @@ pub fn fetch(addr: &str, key: &Key, limits: &Limits) -> Result<Vec<u8>, String> 
         }
     }
     let mut tail_reader = LineReader::with_bytes(limits.max_line, std::mem::take(&mut rest));
-    let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+    let left = deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_millis(1));
     let tail = tail_reader.read(&stream, left, left, &never).map_err(err)?;
     let tail = answer(&mut tagger, &tail, addr)?;
     let want = format!("T sha256={}", hex(&Sha256::digest(&body)));
@@ -703,3 +710,492 @@ pub fn run(opts: &RecordOptions) -> Result<(), String> {
     Ok(())
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::{Ack, Commit};
+    use crate::wire::KeyError;
+    use std::io::{BufRead as _, BufReader};
+
+    fn limits() -> Limits {
+        Limits {
+            line_deadline: Duration::from_millis(1500),
+            idle_deadline: Duration::from_secs(3),
+            ..Limits::default()
+        }
+    }
+
+    fn start_with(dir: &Path, limits: Limits) -> (Recorder, Key) {
+        let opts = RecordOptions {
+            listen: "127.0.0.1:0".into(),
+            journal: dir.join("j"),
+            key: dir.join("k"),
+            limits,
+        };
+        let r = Recorder::start(&opts, Arc::new(|_: &str| {})).unwrap();
+        let key = Key::load(&dir.join("k")).unwrap();
+        (r, key)
+    }
+
+    fn start(dir: &Path) -> (Recorder, Key) {
+        start_with(dir, limits())
+    }
+
+    fn session(run: u8) -> Session {
+        Session {
+            run: RunId([run; 16]),
+            fileset: RunId([1; 16]),
+            generation: 1,
+            block_size: 4096,
+            file_num: 1,
+            file_size: 8192,
+            mode: "rndwr".into(),
+            commit: Commit::Fsync,
+            direct: false,
+            threads: 1,
+            started: "2026-12-01T00:00:00Z".into(),
+        }
+    }
+
+    fn ack_line(run: u8, seq: u64) -> String {
+        let mut s = String::new();
+        Ack {
+            run: RunId([run; 16]),
+            file: 0,
+            block: 1,
+            seq,
+            checksum: 5,
+        }
+        .write_line(&mut s);
+        s.trim_end().to_string()
+    }
+
+    /// A scripted client: the recorder's greeting read, then lines sealed
+    /// with `key` (any key: a stranger's too).
+    struct Client {
+        stream: TcpStream,
+        reader: LineReader,
+        tagger: Tagger,
+        addr: String,
+    }
+
+    impl Client {
+        fn new(addr: &std::net::SocketAddr, key: &Key, kind: &str, lines: &[String]) -> Client {
+            let stream = TcpStream::connect(addr).unwrap();
+            let mut reader = LineReader::new(4096);
+            let a = addr.to_string();
+            let tagger =
+                crate::writer::handshake(&stream, &mut reader, &a, key, &limits(), kind, lines)
+                    .unwrap();
+            Client {
+                stream,
+                reader,
+                tagger,
+                addr: a,
+            }
+        }
+        fn send(&mut self, lines: &[String]) {
+            let mut out = String::new();
+            for l in lines {
+                self.tagger.seal(l, &mut out);
+            }
+            let _ = (&self.stream).write_all(out.as_bytes());
+        }
+        fn send_raw(&self, text: &str) {
+            let _ = (&self.stream).write_all(text.as_bytes());
+        }
+        fn answer(&mut self) -> Result<String, String> {
+            let l = self
+                .reader
+                .read(
+                    &self.stream,
+                    Duration::from_secs(5),
+                    Duration::from_secs(5),
+                    &never,
+                )
+                .map_err(|e| e.to_string())?;
+            answer(&mut self.tagger, &l, &self.addr)
+        }
+    }
+
+    fn writer(addr: &std::net::SocketAddr, key: &Key, run: u8) -> Client {
+        Client::new(addr, key, "writer", &[session(run).line()])
+    }
+
+    /// The journal as a fetch returns it, once it holds `acks` acks.
+    fn fetch_until(addr: &std::net::SocketAddr, key: &Key, acks: usize) -> Journal {
+        for _ in 0..200 {
+            let j = Journal::parse(&fetch(&addr.to_string(), key, &limits()).unwrap()).unwrap();
+            if j.acks.len() >= acks {
+                return j;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        panic!("the recorder never held {acks} acks");
+    }
+
+    #[test]
+    fn writer_sessions_are_recorded_and_cut_or_foreign_lines_are_not() {
+        let d = tempfile::tempdir().unwrap();
+        let (r, key) = start(d.path());
+        // A session whose connection ends in the middle of a line.
+        let mut c = writer(&r.addr, &key, 7);
+        assert_eq!(c.answer(), Ok("OK".into()));
+        c.send(&[ack_line(7, 1)]);
+        c.send_raw(&ack_line(7, 2)[..20]);
+        drop(c);
+        // A second session that sends a line of another run: ended there.
+        let mut c = writer(&r.addr, &key, 8);
+        assert_eq!(c.answer(), Ok("OK".into()));
+        c.send(&[ack_line(8, 1), ack_line(9, 1), ack_line(8, 2)]);
+        let j = fetch_until(&r.addr, &key, 2);
+        std::thread::sleep(Duration::from_millis(200));
+        let j2 = Journal::parse(&fetch(&r.addr.to_string(), &key, &limits()).unwrap()).unwrap();
+        assert_eq!(j.acks.len(), j2.acks.len(), "nothing more arrives");
+        assert_eq!(j2.sessions.len(), 2);
+        let seqs: Vec<(u8, u64)> = j2.acks.iter().map(|a| (a.run.0[0], a.seq)).collect();
+        assert_eq!(seqs, vec![(7, 1), (8, 1)]);
+        assert!(j2.bad_lines.is_empty() && !j2.truncated_tail);
+        drop(c);
+        r.stop().unwrap();
+        // A restarted recorder appends to the same journal with the same key,
+        // and still refuses a run it recorded before.
+        let (r, key2) = start(d.path());
+        assert_eq!(key, key2);
+        assert!(!r.key_created);
+        let mut c = writer(&r.addr, &key, 10);
+        assert_eq!(c.answer(), Ok("OK".into()));
+        c.send(&[ack_line(10, 1)]);
+        let j = fetch_until(&r.addr, &key, 3);
+        assert_eq!(j.sessions.len(), 3);
+        let e = writer(&r.addr, &key, 7).answer().unwrap_err();
+        assert!(e.contains("already in the journal"), "{e}");
+        r.stop().unwrap();
+    }
+
+    /// Issue 19: a stranger (no key, another key, a replay of a real
+    /// writer's bytes) is refused at the hello; a key holder cannot announce
+    /// a run again, nor a file set in another layout. Nothing of it reaches
+    /// the journal, and every refusal is counted.
+    #[test]
+    fn strangers_replays_repeated_runs_and_other_layouts_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let (r, key) = start(d.path());
+        let mut victim = writer(&r.addr, &key, 7);
+        assert_eq!(victim.answer(), Ok("OK".into()));
+        victim.send(&[ack_line(7, 1)]);
+        fetch_until(&r.addr, &key, 1);
+
+        // Protocol 1's plain lines, forging an ack under the victim's run.
+        let s = TcpStream::connect(r.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        (&s).write_all(
+            format!(
+                "tankbench-durability 1 writer\n{}\n{}\n",
+                session(7).line(),
+                ack_line(7, 99)
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        let mut answer = String::new();
+        let mut br = BufReader::new(&s);
+        br.read_line(&mut answer).unwrap(); // the greeting
+        answer.clear();
+        br.read_line(&mut answer).unwrap();
+        assert!(answer.starts_with("ERR "), "{answer}");
+        // The right protocol under another key.
+        let stranger = Key::load_or_create(&d.path().join("other-key")).unwrap().0;
+        let mut c = Client::new(&r.addr, &stranger, "writer", &[session(11).line()]);
+        let e = c.answer().unwrap_err();
+        assert!(e.contains("authentication failed"), "{e}");
+        // A real writer's bytes sent again on another connection.
+        let s = TcpStream::connect(r.addr).unwrap();
+        let mut rd = LineReader::new(4096);
+        let greeting = rd
+            .read(&s, Duration::from_secs(5), Duration::from_secs(5), &never)
+            .unwrap();
+        let nr = parse_nonce(greeting.rsplit_once("nonce=").unwrap().1).unwrap();
+        let nc = [5u8; 16];
+        let mut t = Tagger::new(&key, &nr, &nc, Side::Client);
+        let mut recorded = String::new();
+        t.seal(
+            &format!("tankbench-durability 2 writer nonce={}", hex(&nc)),
+            &mut recorded,
+        );
+        t.seal(&session(12).line(), &mut recorded);
+        t.seal(&ack_line(12, 1), &mut recorded);
+        (&s).write_all(recorded.as_bytes()).unwrap();
+        let mut c2 = Client {
+            stream: s,
+            reader: rd,
+            tagger: t,
+            addr: r.addr.to_string(),
+        };
+        assert_eq!(c2.answer(), Ok("OK".into()));
+        fetch_until(&r.addr, &key, 2);
+        let s = TcpStream::connect(r.addr).unwrap();
+        let mut rd = LineReader::new(4096);
+        rd.read(&s, Duration::from_secs(5), Duration::from_secs(5), &never)
+            .unwrap();
+        (&s).write_all(recorded.replace("12121212", "13131313").as_bytes())
+            .unwrap();
+        let l = rd
+            .read(&s, Duration::from_secs(5), Duration::from_secs(5), &never)
+            .unwrap();
+        assert!(l.starts_with("ERR authentication failed"), "{l}");
+        let s = TcpStream::connect(r.addr).unwrap();
+        let mut rd = LineReader::new(4096);
+        rd.read(&s, Duration::from_secs(5), Duration::from_secs(5), &never)
+            .unwrap();
+        (&s).write_all(recorded.as_bytes()).unwrap();
+        let l = rd
+            .read(&s, Duration::from_secs(5), Duration::from_secs(5), &never)
+            .unwrap();
+        assert!(l.starts_with("ERR authentication failed"), "replayed: {l}");
+        // A key holder announcing the victim's run again.
+        let e = writer(&r.addr, &key, 7).answer().unwrap_err();
+        assert!(e.contains("already in the journal"), "{e}");
+        // The victim's file set in another layout.
+        let mut other = session(14);
+        other.file_num = 3;
+        let e = Client::new(&r.addr, &key, "writer", &[other.line()])
+            .answer()
+            .unwrap_err();
+        assert!(e.contains("another layout"), "{e}");
+        // A line whose tag was made for another place in the connection.
+        let mut c = writer(&r.addr, &key, 15);
+        assert_eq!(c.answer(), Ok("OK".into()));
+        let mut t2 = Tagger::new(&key, &[0; 16], &[0; 16], Side::Client);
+        let mut forged = String::new();
+        t2.seal(&ack_line(15, 1), &mut forged);
+        c.send_raw(&forged);
+
+        std::thread::sleep(Duration::from_millis(300));
+        let j = Journal::parse(&fetch(&r.addr.to_string(), &key, &limits()).unwrap()).unwrap();
+        let runs: Vec<u8> = j.sessions.iter().map(|s| s.run.0[0]).collect();
+        assert_eq!(runs, vec![7, 12, 15]);
+        let acks: Vec<(u8, u64)> = j.acks.iter().map(|a| (a.run.0[0], a.seq)).collect();
+        assert_eq!(acks, vec![(7, 1), (12, 1)]);
+        assert!(r.refused() >= 7, "{}", r.refused());
+        drop(victim);
+        r.stop().unwrap();
+    }
+
+    /// Issue 19: the journal is sent only to a key holder.
+    #[test]
+    fn a_fetch_without_the_key_gets_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        let (r, key) = start(d.path());
+        let mut c = writer(&r.addr, &key, 7);
+        assert_eq!(c.answer(), Ok("OK".into()));
+        let stranger = Key::load_or_create(&d.path().join("other-key")).unwrap().0;
+        let e = fetch(&r.addr.to_string(), &stranger, &limits()).unwrap_err();
+        assert!(e.contains("authentication failed"), "{e}");
+        let s = TcpStream::connect(r.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        (&s).write_all(b"tankbench-durability 1 fetch\n").unwrap();
+        let mut all = Vec::new();
+        let _ = (&s).read_to_end(&mut all);
+        let text = String::from_utf8_lossy(&all);
+        assert!(!text.contains("tankbench-durability-journal"), "{text}");
+        assert!(text.contains("ERR "), "{text}");
+        r.stop().unwrap();
+    }
+
+    fn rss_kib() -> u64 {
+        std::fs::read_to_string("/proc/self/status")
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap()
+    }
+
+    /// Issue 19: a 100 MiB line without a newline is never buffered: the
+    /// connection is closed at the line bound and others are served.
+    #[test]
+    fn a_huge_line_is_cut_at_the_bound_and_others_are_served() {
+        let d = tempfile::tempdir().unwrap();
+        let (r, key) = start(d.path());
+        let before = rss_kib();
+        let chunk = vec![b'x'; 1 << 20];
+        let mut sent = 0usize;
+        let s = TcpStream::connect(r.addr).unwrap();
+        s.set_write_timeout(Some(Duration::from_secs(5))).unwrap();
+        for _ in 0..100 {
+            match (&s).write_all(&chunk) {
+                Ok(()) => sent += chunk.len(),
+                Err(_) => break,
+            }
+        }
+        assert!(sent < 100 << 20, "the recorder took all {sent} bytes");
+        let grown = rss_kib().saturating_sub(before);
+        assert!(grown < 32 * 1024, "the recorder grew by {grown} KiB");
+        // And after a session's start too.
+        let mut c = writer(&r.addr, &key, 7);
+        assert_eq!(c.answer(), Ok("OK".into()));
+        let mut sent = 0usize;
+        c.stream
+            .set_write_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        for _ in 0..100 {
+            match (&c.stream).write_all(&chunk) {
+                Ok(()) => sent += chunk.len(),
+                Err(_) => break,
+            }
+        }
+        assert!(sent < 100 << 20, "the recorder took all {sent} bytes");
+        let mut c = writer(&r.addr, &key, 8);
+        assert_eq!(c.answer(), Ok("OK".into()));
+        c.send(&[ack_line(8, 1)]);
+        fetch_until(&r.addr, &key, 1);
+        assert!(r.refused() >= 2);
+        r.stop().unwrap();
+    }
+
+    /// Issue 19: past --max-journal-size the recorder stops appending, tells
+    /// the writer, and refuses new sessions; past --max-sessions it refuses
+    /// the next writer; a silent writer is ended at the idle deadline.
+    #[test]
+    fn journal_size_sessions_and_silence_are_bounded() {
+        let d = tempfile::tempdir().unwrap();
+        let (r, key) = start_with(
+            d.path(),
+            Limits {
+                max_journal_bytes: 1000,
+                max_sessions: 1,
+                ..limits()
+            },
+        );
+        let mut c = writer(&r.addr, &key, 7);
+        assert_eq!(c.answer(), Ok("OK".into()));
+        // The one session slot is taken.
+        let e = writer(&r.addr, &key, 8).answer().unwrap_err();
+        assert!(e.contains("busy"), "{e}");
+        let acks: Vec<String> = (1..=40).map(|i| ack_line(7, i)).collect();
+        c.send(&acks);
+        let e = c.answer().unwrap_err();
+        assert!(e.contains("journal full"), "{e}");
+        drop(c);
+        std::thread::sleep(Duration::from_millis(200));
+        let e = writer(&r.addr, &key, 9).answer().unwrap_err();
+        assert!(e.contains("journal full"), "{e}");
+        assert!(std::fs::metadata(d.path().join("j")).unwrap().len() <= 1000);
+        r.stop().unwrap();
+
+        let d = tempfile::tempdir().unwrap();
+        let (r, key) = start(d.path());
+        let mut c = writer(&r.addr, &key, 7);
+        assert_eq!(c.answer(), Ok("OK".into()));
+        let t = Instant::now();
+        let e = c.answer().unwrap_err();
+        assert!(e.contains("closed"), "{e}");
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        r.stop().unwrap();
+    }
+
+    /// A scripted recorder on 127.0.0.1 that runs `script` on its one
+    /// connection.
+    fn fake_recorder(script: impl FnOnce(TcpStream) + Send + 'static) -> String {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap().to_string();
+        std::thread::spawn(move || {
+            if let Ok((s, _)) = l.accept() {
+                script(s);
+            }
+        });
+        addr
+    }
+
+    /// Issue 19: verify's fetch ends by its deadline against a recorder that
+    /// drips, and refuses an answer past its bound without reading it.
+    #[test]
+    fn a_fetch_is_bounded_in_time_and_size() {
+        let d = tempfile::tempdir().unwrap();
+        let key = Key::load_or_create(&d.path().join("k")).unwrap().0;
+        // One byte every 300 ms.
+        let addr = fake_recorder(|s| {
+            for b in b"tankbench-durability 2 recorder nonce=00000000000000000000000000000000\n" {
+                if (&s).write_all(&[*b]).is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(300));
+            }
+        });
+        let t = Instant::now();
+        let e = fetch(&addr, &key, &limits()).unwrap_err();
+        assert!(e.contains("deadline"), "{e}");
+        assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+        // 900 MiB announced, by a recorder with the key.
+        let k2 = key.clone();
+        let addr = fake_recorder(move |s| {
+            let nr = [1u8; 16];
+            (&s).write_all(
+                format!("tankbench-durability 2 recorder nonce={}\n", hex(&nr)).as_bytes(),
+            )
+            .unwrap();
+            let mut rd = LineReader::new(4096);
+            let hello = rd
+                .read(&s, Duration::from_secs(5), Duration::from_secs(5), &never)
+                .unwrap();
+            let nc = parse_nonce(
+                hello
+                    .split(' ')
+                    .nth(3)
+                    .unwrap()
+                    .strip_prefix("nonce=")
+                    .unwrap(),
+            )
+            .unwrap();
+            let mut t = Tagger::new(&k2, &nr, &nc, Side::Recorder);
+            let mut out = String::new();
+            t.seal("J bytes=943718400", &mut out);
+            let _ = (&s).write_all(out.as_bytes());
+            let chunk = vec![b'A'; 1 << 20];
+            for _ in 0..900 {
+                if (&s).write_all(&chunk).is_err() {
+                    return;
+                }
+            }
+        });
+        let before = rss_kib();
+        let e = fetch(&addr, &key, &limits()).unwrap_err();
+        assert!(e.contains("--max-journal-size"), "{e}");
+        assert!(rss_kib().saturating_sub(before) < 64 * 1024);
+        // 900 MiB of anything without a newline, by a stranger.
+        let addr = fake_recorder(|s| {
+            let chunk = vec![b'A'; 1 << 20];
+            for _ in 0..900 {
+                if (&s).write_all(&chunk).is_err() {
+                    return;
+                }
+            }
+        });
+        let e = fetch(&addr, &key, &limits()).unwrap_err();
+        assert!(e.contains("longer than 4096"), "{e}");
+        assert!(rss_kib().saturating_sub(before) < 64 * 1024);
+        let _ = KeyError::NotAKey { path: "x".into() };
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_journal_is_never_appended_to() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("j"), b"precious\n").unwrap();
+        let opts = RecordOptions {
+            listen: "127.0.0.1:0".into(),
+            journal: d.path().join("j"),
+            key: d.path().join("k"),
+            limits: limits(),
+        };
+        let e = Recorder::start(&opts, Arc::new(|_: &str| {}))
+            .err()
+            .unwrap();
+        assert!(e.contains("not a durability journal"), "{e}");
+        assert_eq!(std::fs::read(d.path().join("j")).unwrap(), b"precious\n");
+        assert!(
+            !d.path().join("k").exists(),
+            "no key made for a refused start"
+        );
+    }
+}

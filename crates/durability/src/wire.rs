@@ -277,10 +277,11 @@ pub(crate) fn fill_random(buf: &mut [u8]) -> std::io::Result<()> {
 
 pub(crate) fn hex(b: &[u8]) -> String {
     use std::fmt::Write as _;
-    b.iter().fold(String::with_capacity(b.len() * 2), |mut s, x| {
-        let _ = write!(s, "{x:02x}");
-        s
-    })
+    b.iter()
+        .fold(String::with_capacity(b.len() * 2), |mut s, x| {
+            let _ = write!(s, "{x:02x}");
+            s
+        })
 }
 
 pub(crate) fn parse_hex(t: &str) -> Option<Vec<u8>> {

@@ -222,7 +222,12 @@ impl Reporter {
     /// recorder's socket, each with its tag, or to the journal's storage
     /// (fdatasync: the batch is one flush, as a database groups commits).
     /// `stop` ends a wait on a recorder that stopped reading.
-    fn send(&mut self, lines: &str, deadline: Instant, stop: &dyn Fn() -> bool) -> Result<(), String> {
+    fn send(
+        &mut self,
+        lines: &str,
+        deadline: Instant,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<(), String> {
         match self {
             Reporter::Journal { out, file } => out
                 .write_all(lines.as_bytes())
@@ -320,20 +325,32 @@ pub(crate) fn handshake(
                 greeting[4..].chars().take(300).collect::<String>()
             ))
         }
-        _ => return Err(format!("recorder {addr}: not a tankbench durability recorder")),
+        _ => {
+            return Err(format!(
+                "recorder {addr}: not a tankbench durability recorder"
+            ))
+        }
     };
     let ours = wire::nonce().map_err(|e| format!("getrandom: {e}"))?;
     let mut tagger = Tagger::new(key, &theirs, &ours, Side::Client);
     let mut out = String::new();
     tagger.seal(
-        &format!("tankbench-durability {PROTOCOL_VERSION} {kind} nonce={}", hex(&ours)),
+        &format!(
+            "tankbench-durability {PROTOCOL_VERSION} {kind} nonce={}",
+            hex(&ours)
+        ),
         &mut out,
     );
     for l in lines {
         tagger.seal(l, &mut out);
     }
-    write_all_by(stream, out.as_bytes(), Instant::now() + limits.line_deadline, &never)
-        .map_err(|e| format!("recorder {addr}: {e}"))?;
+    write_all_by(
+        stream,
+        out.as_bytes(),
+        Instant::now() + limits.line_deadline,
+        &never,
+    )
+    .map_err(|e| format!("recorder {addr}: {e}"))?;
     Ok(tagger)
 }
 
@@ -663,7 +680,9 @@ fn report_loop(
     let deadline = || {
         let now = Instant::now();
         let by_line = now + limits.line_deadline;
-        end.map_or(by_line, |e| by_line.min(e.max(now + Duration::from_secs(1))))
+        end.map_or(by_line, |e| {
+            by_line.min(e.max(now + Duration::from_secs(1)))
+        })
     };
     let mut last_sent = Instant::now();
     loop {
