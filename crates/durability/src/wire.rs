@@ -32,7 +32,7 @@ const KEY_HEADER: &str = "tankbench-durability-key 1";
 /// Bytes of secret in a key (256 bits, HMAC-SHA-256's block-size-safe length).
 const KEY_BYTES: usize = 32;
 /// Bytes of a nonce.
-pub(crate) const NONCE_BYTES: usize = 16;
+pub const NONCE_BYTES: usize = 16;
 /// Hex digits of a line's tag (the whole HMAC-SHA-256 output).
 const TAG_HEX: usize = 64;
 
@@ -275,7 +275,7 @@ pub(crate) fn fill_random(buf: &mut [u8]) -> std::io::Result<()> {
     Ok(())
 }
 
-pub(crate) fn hex(b: &[u8]) -> String {
+pub fn hex(b: &[u8]) -> String {
     use std::fmt::Write as _;
     b.iter()
         .fold(String::with_capacity(b.len() * 2), |mut s, x| {
@@ -300,21 +300,22 @@ pub(crate) fn nonce() -> std::io::Result<[u8; NONCE_BYTES]> {
     Ok(n)
 }
 
-pub(crate) fn parse_nonce(t: &str) -> Option<[u8; NONCE_BYTES]> {
+pub fn parse_nonce(t: &str) -> Option<[u8; NONCE_BYTES]> {
     parse_hex(t)?.try_into().ok()
 }
 
-/// Which side a line comes from: part of its tag, so a line never verifies
+/// Which side a line comes from (public for peers written elsewhere, such
+/// as the scripted recorders of the tests): part of its tag, so a line never verifies
 /// in the other direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Side {
+pub enum Side {
     Client,
     Recorder,
 }
 
 /// The tagging state of one connection: its key and each direction's next
 /// line number.
-pub(crate) struct Tagger {
+pub struct Tagger {
     key: [u8; 32],
     me: Side,
     sent: u64,
@@ -322,7 +323,7 @@ pub(crate) struct Tagger {
 }
 
 impl Tagger {
-    pub(crate) fn new(
+    pub fn new(
         key: &Key,
         recorder: &[u8; NONCE_BYTES],
         client: &[u8; NONCE_BYTES],
@@ -348,7 +349,7 @@ impl Tagger {
     }
 
     /// `payload` with its tag, as sent (with the newline).
-    pub(crate) fn seal(&mut self, payload: &str, out: &mut String) {
+    pub fn seal(&mut self, payload: &str, out: &mut String) {
         debug_assert!(!payload.contains('\n'));
         let tag = self.tag(self.me, self.sent, payload.as_bytes());
         self.sent += 1;
@@ -360,7 +361,7 @@ impl Tagger {
 
     /// The payload of a received line (without its newline) whose tag
     /// verifies as the peer's next line.
-    pub(crate) fn open<'l>(&mut self, line: &'l str) -> Result<&'l str, WireError> {
+    pub fn open<'l>(&mut self, line: &'l str) -> Result<&'l str, WireError> {
         let (payload, tag) = line.rsplit_once(' ').ok_or(WireError::BadTag)?;
         if tag.len() != TAG_HEX {
             return Err(WireError::BadTag);

@@ -151,6 +151,7 @@ impl Reporter {
             Sink::Recorder { addr, key } => {
                 let key = Key::load(key).map_err(|e| format!("--key: {e}"))?;
                 let stream = connect(addr)?;
+                cap_send_buffer(&stream);
                 Ok(Some(Reached { stream, key }))
             }
         }
@@ -292,6 +293,28 @@ impl Reporter {
 
     fn is_recorder(&self) -> bool {
         matches!(self, Reporter::Recorder { .. })
+    }
+}
+
+/// The writer's socket send buffer: acknowledgements the kernel holds for a
+/// recorder that is not reading stay this few (some 2000 lines), so a
+/// recorder that stopped reading is noticed by the send deadline, not after
+/// megabytes queued.
+const SEND_BUFFER: libc::c_int = 256 << 10;
+
+fn cap_send_buffer(stream: &TcpStream) {
+    use std::os::unix::io::AsRawFd as _;
+    let size = SEND_BUFFER;
+    // SAFETY: setsockopt(2) on an open socket with a pointer to an int and
+    // its size; a failure only leaves the kernel's default.
+    unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_SNDBUF,
+            std::ptr::from_ref(&size).cast::<libc::c_void>(),
+            libc::socklen_t::try_from(std::mem::size_of::<libc::c_int>()).unwrap_or(4),
+        );
     }
 }
 
