@@ -55,7 +55,7 @@ struct Book {
     runs: HashSet<RunId>,
     /// Each file set's layout (block size, files, file size), as its first
     /// session gave it.
-    layouts: HashMap<RunId, (u64, u64, u64)>,
+    layouts: HashMap<RunId, LayoutKey>,
 }
 
 impl Book {
@@ -189,8 +189,15 @@ pub struct Recorder {
     accept: Option<std::thread::JoinHandle<()>>,
 }
 
+/// A file set's layout as a session gives it: block size, files, file size.
+type LayoutKey = (u64, u64, u64);
+
+/// What a journal file already holds, for a recorder that appends to it:
+/// its size, its runs and its file sets' layouts.
+type Index = (u64, HashSet<RunId>, HashMap<RunId, LayoutKey>);
+
 /// What a journal file already holds, for a recorder that appends to it.
-fn index(path: &Path) -> Result<(u64, HashSet<RunId>, HashMap<RunId, (u64, u64, u64)>), String> {
+fn index(path: &Path) -> Result<Index, String> {
     let bytes = report::store::read_regular_file(path)
         .map_err(|e| format!("durability record: --journal {}: {e}", path.display()))?;
     let j = Journal::parse(&bytes)
