@@ -114,22 +114,25 @@ fn write_marker(dir: &Path, m: &Marker) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Make sure `dir` holds a ready file set of `layout`, creating it when there
-/// is none, and start a new writer session on it: returns the marker with the
-/// session's generation. Refuses files it did not create and a file set of
-/// another layout.
-pub fn prepare(dir: &Path, layout: Layout, say: &mut dyn FnMut(&str)) -> Result<Marker, String> {
-    let mut marker = match read_marker(dir)? {
-        Some(m) if m.layout != layout => {
-            return Err(format!(
-                "{} holds a durability file set of another layout ({} files of {} bytes, blocks of {}); use the same --file-num, --file-total-size and --file-block-size, or another directory",
-                dir.display(),
-                m.layout.file_num,
-                m.layout.file_size,
-                m.layout.block_size
-            ))
+/// The marker a new writer session of `layout` will leave in `dir`, found
+/// without creating or changing anything: the existing file set's id and its
+/// next generation, or a new id at generation 1. Refuses files it did not
+/// create and a file set of another layout. The session is announced with
+/// this marker first; [`prepare`] makes it true only once the recorder has
+/// accepted the session.
+pub fn plan(dir: &Path, layout: Layout) -> Result<Marker, String> {
+    match read_marker(dir)? {
+        Some(m) if m.layout != layout => Err(format!(
+            "{} holds a durability file set of another layout ({} files of {} bytes, blocks of {}); use the same --file-num, --file-total-size and --file-block-size, or another directory",
+            dir.display(),
+            m.layout.file_num,
+            m.layout.file_size,
+            m.layout.block_size
+        )),
+        Some(mut m) => {
+            m.generation = m.generation.saturating_add(1);
+            Ok(m)
         }
-        Some(m) => m,
         None => {
             for i in 0..layout.file_num {
                 let p = file_path(dir, i);
@@ -140,11 +143,45 @@ pub fn prepare(dir: &Path, layout: Layout, say: &mut dyn FnMut(&str)) -> Result<
                     ));
                 }
             }
-            let m = Marker {
+            Ok(Marker {
                 id: RunId::random().map_err(|e| format!("getrandom: {e}"))?,
                 layout,
+                generation: 1,
+                ready: false,
+            })
+        }
+    }
+}
+
+/// Make `dir` hold the ready file set `planned` describes (from [`plan`]),
+/// creating it when there is none, and record the session's generation.
+/// Refuses when the directory changed since the plan (another writer).
+pub fn prepare(dir: &Path, planned: &Marker, say: &mut dyn FnMut(&str)) -> Result<Marker, String> {
+    let layout = planned.layout;
+    let changed = || {
+        format!(
+            "{} changed while the session was announced (another writer on the same directory?); nothing was written",
+            dir.display()
+        )
+    };
+    let mut marker = match read_marker(dir)? {
+        Some(m) => {
+            if m.id != planned.id
+                || m.layout != layout
+                || m.generation.saturating_add(1) != planned.generation
+            {
+                return Err(changed());
+            }
+            m
+        }
+        None => {
+            if planned.generation != 1 {
+                return Err(changed());
+            }
+            let m = Marker {
                 generation: 0,
                 ready: false,
+                ..planned.clone()
             };
             // Created with O_EXCL: a concurrent writer's marker is never replaced.
             let path = dir.join(MARKER);
@@ -173,7 +210,7 @@ pub fn prepare(dir: &Path, layout: Layout, say: &mut dyn FnMut(&str)) -> Result<
         sync_dir(dir)?;
         marker.ready = true;
     }
-    marker.generation = marker.generation.saturating_add(1);
+    marker.generation = planned.generation;
     write_marker(dir, &marker)?;
     Ok(marker)
 }
@@ -227,33 +264,43 @@ mod tests {
     #[test]
     fn prepare_creates_then_reuses_and_counts_generations() {
         let d = tempfile::tempdir().unwrap();
-        let m1 = prepare(d.path(), LAYOUT, &mut |_| {}).unwrap();
-        assert_eq!((m1.generation, m1.ready), (1, true));
+        let planned = plan(d.path(), LAYOUT).unwrap();
+        assert_eq!(
+            std::fs::read_dir(d.path()).unwrap().count(),
+            0,
+            "a plan creates nothing"
+        );
+        let m1 = prepare(d.path(), &planned, &mut |_| {}).unwrap();
+        assert_eq!((m1.id, m1.generation, m1.ready), (planned.id, 1, true));
         assert_eq!(
             std::fs::metadata(file_path(d.path(), 1)).unwrap().len(),
             8192
         );
-        let m2 = prepare(d.path(), LAYOUT, &mut |_| {}).unwrap();
+        let next = plan(d.path(), LAYOUT).unwrap();
+        let m2 = prepare(d.path(), &next, &mut |_| {}).unwrap();
         assert_eq!((m2.id, m2.generation), (m1.id, 2));
         assert_eq!(read_marker(d.path()).unwrap(), Some(m2));
+        // A plan made stale by another session is refused, nothing changed.
+        let e = prepare(d.path(), &next, &mut |_| {}).unwrap_err();
+        assert!(e.contains("changed while"), "{e}");
     }
 
     #[test]
     fn foreign_files_and_other_layouts_are_refused() {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(file_path(d.path(), 1), b"mine").unwrap();
-        let e = prepare(d.path(), LAYOUT, &mut |_| {}).unwrap_err();
+        let e = plan(d.path(), LAYOUT).unwrap_err();
         assert!(e.contains("not created by tankbench"), "{e}");
         assert_eq!(std::fs::read(file_path(d.path(), 1)).unwrap(), b"mine");
         assert!(!d.path().join(MARKER).exists());
 
         let d = tempfile::tempdir().unwrap();
-        prepare(d.path(), LAYOUT, &mut |_| {}).unwrap();
+        prepare(d.path(), &plan(d.path(), LAYOUT).unwrap(), &mut |_| {}).unwrap();
         let other = Layout {
             file_num: 3,
             ..LAYOUT
         };
-        let e = prepare(d.path(), other, &mut |_| {}).unwrap_err();
+        let e = plan(d.path(), other).unwrap_err();
         assert!(e.contains("another layout"), "{e}");
     }
 }

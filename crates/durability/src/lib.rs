@@ -8,6 +8,8 @@
 //! - [`writer`]: `durability write`, driven by fileio's request generator.
 //! - [`recorder`]: `durability record`, the TCP recorder on another machine.
 //! - [`verify`]: `durability verify`, the check after the crash, as a `RunResult`.
+//! - [`wire`]: the recorder protocol's authenticated lines, its key file
+//!   and its bounds.
 //! - [`options`]: the command lines.
 //!
 //! The formats and the protocol are documented in docs/durability.md.
@@ -18,4 +20,5 @@ pub mod options;
 pub mod record;
 pub mod recorder;
 pub mod verify;
+pub mod wire;
 pub mod writer;

@@ -8,6 +8,7 @@
 
 use crate::journal::Commit;
 use crate::record::SECTOR;
+use crate::wire::Limits;
 use fileio::options::{GeneralOptions, Mode, RunSpec};
 use fileio::sysbench::args::ParsedArgs;
 use std::collections::BTreeMap;
@@ -18,8 +19,9 @@ use std::path::PathBuf;
 /// Where acknowledged writes are reported.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sink {
-    /// A `durability record` listening at this address.
-    Recorder(String),
+    /// A `durability record` listening at `addr`, reached with the key in
+    /// the file `key` (read when the command starts, before anything else).
+    Recorder { addr: String, key: PathBuf },
     /// A journal file (on other storage than the one under test).
     Journal(PathBuf),
 }
@@ -40,6 +42,9 @@ pub struct WriteOptions {
 pub struct RecordOptions {
     pub listen: String,
     pub journal: PathBuf,
+    /// The key file: created (mode 0600) when there is none.
+    pub key: PathBuf,
+    pub limits: Limits,
 }
 
 #[derive(Debug, Clone)]
@@ -54,6 +59,8 @@ pub struct VerifyOptions {
     pub save: Option<PathBuf>,
     pub json: Option<PathBuf>,
     pub labels: Vec<String>,
+    /// The largest journal a recorder's answer may be.
+    pub max_journal_bytes: u64,
 }
 
 /// `--file-block-size` when none is given.
@@ -206,11 +213,24 @@ fn sink(
 ) -> Result<Sink, String> {
     let recorder = text(cmd, opts, recorder_name)?;
     let journal = single(cmd, opts, "journal")?;
+    let key = single(cmd, opts, "key")?;
+    if journal.is_some() && key.is_some() {
+        return Err(format!(
+            "durability {cmd}: --key is for a recorder (--{recorder_name} ADDR:PORT), not for --journal FILE"
+        ));
+    }
     match (recorder, journal) {
         (Some(_), Some(_)) => Err(format!(
             "durability {cmd}: give either --{recorder_name} ADDR:PORT or --journal FILE, not both"
         )),
-        (Some(a), None) => Ok(Sink::Recorder(check_addr(cmd, &format!("--{recorder_name}"), a)?)),
+        (Some(a), None) => Ok(Sink::Recorder {
+            addr: check_addr(cmd, &format!("--{recorder_name}"), a)?,
+            key: key.map(PathBuf::from).ok_or_else(|| {
+                format!(
+                    "durability {cmd}: --key FILE is required with --{recorder_name}: the key file the recorder printed at its start"
+                )
+            })?,
+        }),
         (None, Some(j)) => Ok(Sink::Journal(PathBuf::from(j))),
         (None, None) => Err(format!(
             "durability {cmd}: say where acknowledged writes {}: --{recorder_name} ADDR:PORT or --journal FILE",
@@ -219,7 +239,7 @@ fn sink(
     }
 }
 
-const WRITE_VALUED: [&str; 9] = [
+const WRITE_VALUED: [&str; 10] = [
     "file-num",
     "file-total-size",
     "file-block-size",
@@ -229,6 +249,7 @@ const WRITE_VALUED: [&str; 9] = [
     "recorder",
     "journal",
     "time",
+    "key",
 ];
 
 /// `durability write DIR [options]`.
@@ -324,24 +345,72 @@ pub fn parse_write(args: &[OsString]) -> Result<WriteOptions, String> {
     })
 }
 
-/// `durability record --listen ADDR:PORT --journal FILE`.
+/// `--max-journal-size SIZE` of `record` and `verify`.
+fn max_journal(cmd: &str, opts: &BTreeMap<String, Vec<OsString>>) -> Result<u64, String> {
+    match text(cmd, opts, "max-journal-size")? {
+        None => Ok(crate::wire::DEFAULT_MAX_JOURNAL_BYTES),
+        Some(t) => match fileio::sysbench::args::parse_size(t) {
+            0 => Err(format!(
+                "durability {cmd}: --max-journal-size '{t}' is not accepted; accepted: a size above 0 (e.g. 64M, 2G)"
+            )),
+            n => Ok(n),
+        },
+    }
+}
+
+/// `durability record --listen ADDR:PORT --journal FILE [--key FILE]
+/// [--max-journal-size SIZE] [--max-sessions N]`.
 pub fn parse_record(args: &[OsString]) -> Result<RecordOptions, String> {
-    let (positionals, opts) = split("record", args, &["listen", "journal"], &[])?;
+    let (positionals, opts) = split(
+        "record",
+        args,
+        &[
+            "listen",
+            "journal",
+            "key",
+            "max-journal-size",
+            "max-sessions",
+        ],
+        &[],
+    )?;
     if let Some(p) = positionals.first() {
         return Err(format!(
-            "durability record: unexpected argument '{}'; usage: tankbench durability record --listen ADDR:PORT --journal FILE",
+            "durability record: unexpected argument '{}'; usage: tankbench durability record --listen ADDR:PORT --journal FILE [--key FILE]",
             p.to_string_lossy()
         ));
     }
     let listen = text("record", &opts, "listen")?
         .ok_or("durability record: --listen ADDR:PORT is required (e.g. 0.0.0.0:7878)")?;
     let listen = check_addr("record", "--listen", listen)?;
-    let journal = single("record", &opts, "journal")?.ok_or(
+    let journal = PathBuf::from(single("record", &opts, "journal")?.ok_or(
         "durability record: --journal FILE is required (on storage other than the one under test)",
-    )?;
+    )?);
+    let key = match single("record", &opts, "key")? {
+        Some(k) => PathBuf::from(k),
+        None => {
+            let mut k = journal.clone().into_os_string();
+            k.push(".key");
+            PathBuf::from(k)
+        }
+    };
+    let mut limits = Limits::from_env();
+    limits.max_journal_bytes = max_journal("record", &opts)?;
+    if let Some(n) = text("record", &opts, "max-sessions")? {
+        limits.max_sessions = n
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=1024).contains(n))
+            .ok_or_else(|| {
+                format!(
+                    "durability record: --max-sessions '{n}' is not accepted; accepted: 1 to 1024"
+                )
+            })?;
+    }
     Ok(RecordOptions {
         listen,
-        journal: PathBuf::from(journal),
+        journal,
+        key,
+        limits,
     })
 }
 
@@ -350,10 +419,19 @@ pub fn parse_verify(args: &[OsString]) -> Result<VerifyOptions, String> {
     let (positionals, opts) = split(
         "verify",
         args,
-        &["from", "examples", "save", "json", "label"],
+        &[
+            "from",
+            "examples",
+            "save",
+            "json",
+            "label",
+            "key",
+            "max-journal-size",
+        ],
         &["direct"],
     )?;
     let dir = one_dir("verify", positionals)?;
+    let key = single("verify", &opts, "key")?.map(PathBuf::from);
     let from = match single("verify", &opts, "from")? {
         None => {
             return Err(
@@ -367,7 +445,12 @@ pub fn parse_verify(args: &[OsString]) -> Result<VerifyOptions, String> {
             } else {
                 let t = v.to_str().unwrap_or("");
                 if t.contains(':') && !t.contains('/') {
-                    Sink::Recorder(check_addr("verify", "--from", t)?)
+                    Sink::Recorder {
+                        addr: check_addr("verify", "--from", t)?,
+                        key: key.clone().ok_or(
+                            "durability verify: --key FILE is required with --from ADDR:PORT: the key file the recorder printed at its start",
+                        )?,
+                    }
                 } else {
                     return Err(format!(
                         "durability verify: --from {}: no such journal file, and not ADDR:PORT",
@@ -377,6 +460,13 @@ pub fn parse_verify(args: &[OsString]) -> Result<VerifyOptions, String> {
             }
         }
     };
+    if matches!(from, Sink::Journal(_)) && key.is_some() {
+        return Err(
+            "durability verify: --key is for a recorder (--from ADDR:PORT), not for a journal file"
+                .into(),
+        );
+    }
+    let max_journal_bytes = max_journal("verify", &opts)?;
     let examples = match text("verify", &opts, "examples")? {
         None => 10,
         Some(n) => n
@@ -412,6 +502,7 @@ pub fn parse_verify(args: &[OsString]) -> Result<VerifyOptions, String> {
         }),
         json: single("verify", &opts, "json")?.map(PathBuf::from),
         labels,
+        max_journal_bytes,
     })
 }
 
@@ -477,7 +568,9 @@ mod tests {
         assert!(write_err(&[j, "--bogus=1"]).contains("'--bogus'"));
         assert!(write_err(&[]).contains("--recorder"));
         assert!(write_err(&[j, "--recorder=1.2.3.4:5"]).contains("not both"));
-        assert!(write_err(&["--recorder=nowhere"]).contains("--recorder"));
+        assert!(write_err(&["--recorder=nowhere", "--key=k"]).contains("--recorder"));
+        assert!(write_err(&["--recorder=127.0.0.1:9"]).contains("--key"));
+        assert!(write_err(&[j, "--key=k"]).contains("--key"));
     }
 
     #[test]
@@ -491,7 +584,25 @@ mod tests {
         assert!(parse_verify(&words(&[dir, "--from=/no/such/journal"]))
             .unwrap_err()
             .contains("no such journal"));
-        let o = parse_verify(&words(&[dir, "--from", "127.0.0.1:9"])).unwrap();
-        assert_eq!(o.from, Sink::Recorder("127.0.0.1:9".into()));
+        assert!(parse_verify(&words(&[dir, "--from", "127.0.0.1:9"]))
+            .unwrap_err()
+            .contains("--key"));
+        let o = parse_verify(&words(&[dir, "--from", "127.0.0.1:9", "--key=k"])).unwrap();
+        assert_eq!(
+            o.from,
+            Sink::Recorder {
+                addr: "127.0.0.1:9".into(),
+                key: "k".into()
+            }
+        );
+        assert_eq!(o.max_journal_bytes, crate::wire::DEFAULT_MAX_JOURNAL_BYTES);
+        assert!(parse_verify(&words(&[
+            dir,
+            "--from=127.0.0.1:9",
+            "--key=k",
+            "--max-journal-size=x"
+        ]))
+        .unwrap_err()
+        .contains("--max-journal-size"));
     }
 }

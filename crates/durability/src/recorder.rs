@@ -1,45 +1,74 @@
-//! `durability record`: the recorder, a plain TCP server on a machine other
-//! than the one under test, appending every acknowledgement it receives to
-//! its journal.
+//! `durability record`: the recorder, a TCP server on a machine other than
+//! the one under test, appending every authenticated acknowledgement it
+//! receives to its journal.
 //!
-//! Protocol (text lines ending in `\n`, documented in docs/durability.md):
+//! Protocol 2 (text lines ending in `\n`; documented in docs/durability.md):
 //!
-//! - a writer sends `tankbench-durability 1 writer`, then its session line
-//!   (`S ...`); the recorder appends the session line, flushes the journal to
-//!   its storage and answers `OK` (or `ERR <reason>` and closes). Then the
-//!   writer sends `A` lines and maybe a final `E` line; the recorder sends
-//!   nothing more. A line cut short by the connection's end is dropped.
-//! - `verify` sends `tankbench-durability 1 fetch`; the recorder flushes the
-//!   journal and sends the whole file, then closes.
+//! - on every connection the recorder speaks first:
+//!   `tankbench-durability 2 recorder nonce=<32 hex>`;
+//! - a writer answers `tankbench-durability 2 writer nonce=<32 hex>` and its
+//!   session line (`S ...`), each with its tag ([`crate::wire`]); the
+//!   recorder checks both, refuses a run id the journal already holds and a
+//!   file set it knows with another layout, appends the session line, flushes
+//!   the journal to its storage and answers `OK` (or `ERR <reason>` and
+//!   closes). Then the writer sends `A`, `K` (keep-alive) and maybe a final
+//!   `E` line; the recorder answers only to refuse (`ERR journal full`).
+//! - `verify` answers the nonce line with `tankbench-durability 2 fetch
+//!   nonce=...`; the recorder flushes the journal and sends `J bytes=<n>`,
+//!   the journal's first n bytes, and `T sha256=<hex>`, then closes.
 //!
-//! Sessions are independent threads: a writer that dies (its connection
-//! drops, or hangs half-open after a power cut) never blocks the next one.
-//! Appends reach the journal's storage in batches (fdatasync every 100 ms).
+//! Nothing unauthenticated is ever journalled: a line whose tag does not
+//! verify ends its connection and is counted. Sessions are independent
+//! threads: a writer that dies never blocks the next one; one silent past
+//! the idle deadline is ended. Appends reach the journal's storage in
+//! batches (fdatasync every 100 ms).
 
-use crate::journal::{check_line, Session};
+use crate::journal::{check_line, Journal, Session};
 use crate::options::RecordOptions;
 use crate::record::RunId;
-use crate::writer::{open_journal, stop_requested, HELLO_FETCH, HELLO_WRITER};
+use crate::wire::{
+    self, hex, never, parse_nonce, write_all_by, Key, Limits, LineReader, Side, Tagger, WireError,
+    PROTOCOL_VERSION,
+};
+use crate::writer::{open_journal, stop_requested};
+use sha2::{Digest as _, Sha256};
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
-use std::io::{BufRead as _, BufReader, BufWriter, Read as _, Write as _};
+use std::io::{BufWriter, Read as _, Write as _};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-struct JournalOut {
+/// The journal being appended to, and what the recorder knows of it.
+struct Book {
     out: BufWriter<File>,
     file: File,
     dirty: bool,
     /// The first write or flush error; after it the recorder refuses sessions.
     failed: Option<String>,
+    /// The journal's size (what is written, flushed or not).
+    bytes: u64,
+    max_bytes: u64,
+    /// Every run id the journal holds a session of: a run is announced once.
+    runs: HashSet<RunId>,
+    /// Each file set's layout (block size, files, file size), as its first
+    /// session gave it.
+    layouts: HashMap<RunId, LayoutKey>,
 }
 
-impl JournalOut {
+impl Book {
     fn append(&mut self, line: &str) -> Result<(), String> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
+        }
+        let len = line.len() as u64 + 1;
+        if self.bytes + len > self.max_bytes {
+            return Err(format!(
+                "journal full ({} bytes; --max-journal-size {})",
+                self.bytes, self.max_bytes
+            ));
         }
         let r = self
             .out
@@ -48,6 +77,7 @@ impl JournalOut {
         match r {
             Ok(()) => {
                 self.dirty = true;
+                self.bytes += len;
                 Ok(())
             }
             Err(e) => Err(self.fail(&e)),
@@ -75,19 +105,117 @@ impl JournalOut {
         self.failed = Some(msg.clone());
         msg
     }
+
+    /// Accept a session: a new run, a file set's own layout, room in the
+    /// journal; its line appended and on the journal's storage.
+    fn open_session(&mut self, s: &Session) -> Result<(), String> {
+        if self.runs.contains(&s.run) {
+            return Err(format!(
+                "run {} is already in the journal; a session is announced once",
+                s.run
+            ));
+        }
+        let layout = (s.block_size, s.file_num, s.file_size);
+        if let Some(known) = self.layouts.get(&s.fileset) {
+            if *known != layout {
+                return Err(format!(
+                    "file set {} was recorded with another layout ({} files of {} bytes, blocks of {})",
+                    s.fileset, known.1, known.2, known.0
+                ));
+            }
+        }
+        self.append(&s.line()).and_then(|()| self.sync())?;
+        self.runs.insert(s.run);
+        self.layouts.insert(s.fileset, layout);
+        Ok(())
+    }
+}
+
+/// What the sessions share.
+struct Shared {
+    book: Mutex<Book>,
+    key: Key,
+    limits: Limits,
+    path: PathBuf,
+    stop: AtomicBool,
+    sessions: AtomicUsize,
+    unauthenticated: AtomicUsize,
+    refused: AtomicU64,
+    log: Arc<dyn Fn(&str) + Send + Sync>,
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Book> {
+        self.book
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn refuse(&self, peer: &str, why: &str) {
+        self.refused.fetch_add(1, SeqCst);
+        (self.log)(&format!("{peer}: refused: {why}"));
+    }
+}
+
+/// A count held while a connection is in one state; released on drop.
+struct Slot<'a>(&'a AtomicUsize);
+
+impl<'a> Slot<'a> {
+    fn take(counter: &'a AtomicUsize, max: usize) -> Option<Slot<'a>> {
+        let prev = counter.fetch_add(1, SeqCst);
+        if prev >= max {
+            counter.fetch_sub(1, SeqCst);
+            return None;
+        }
+        Some(Slot(counter))
+    }
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, SeqCst);
+    }
 }
 
 /// A running recorder. Dropping it does not stop it; call [`Recorder::stop`].
 pub struct Recorder {
     pub addr: std::net::SocketAddr,
-    stop: Arc<AtomicBool>,
+    /// The key file writers and verify are given.
+    pub key_path: PathBuf,
+    /// Whether the key file was created by this start (a restarted recorder
+    /// keeps the key it made before).
+    pub key_created: bool,
+    shared: Arc<Shared>,
     accept: Option<std::thread::JoinHandle<()>>,
-    journal: Arc<Mutex<JournalOut>>,
+}
+
+/// A file set's layout as a session gives it: block size, files, file size.
+type LayoutKey = (u64, u64, u64);
+
+/// What a journal file already holds, for a recorder that appends to it:
+/// its size, its runs and its file sets' layouts.
+type Index = (u64, HashSet<RunId>, HashMap<RunId, LayoutKey>);
+
+/// What a journal file already holds, for a recorder that appends to it.
+fn index(path: &Path) -> Result<Index, String> {
+    let bytes = report::store::read_regular_file(path)
+        .map_err(|e| format!("durability record: --journal {}: {e}", path.display()))?;
+    let j = Journal::parse(&bytes)
+        .map_err(|e| format!("durability record: --journal {}: {e}", path.display()))?;
+    let mut layouts = HashMap::new();
+    for s in &j.sessions {
+        layouts
+            .entry(s.fileset)
+            .or_insert((s.block_size, s.file_num, s.file_size));
+    }
+    let runs = j.sessions.iter().map(|s| s.run).collect();
+    Ok((bytes.len() as u64, runs, layouts))
 }
 
 impl Recorder {
-    /// Bind, open the journal and start serving in the background. `log`
-    /// receives one line per event (session start, end, refusal).
+    /// Bind, open the journal and the key and start serving in the
+    /// background. `log` receives one line per event (session start, end,
+    /// refusal).
     pub fn start(
         opts: &RecordOptions,
         log: Arc<dyn Fn(&str) + Send + Sync>,
@@ -98,182 +226,320 @@ impl Recorder {
             .local_addr()
             .map_err(|e| format!("durability record: --listen {}: {e}", opts.listen))?;
         let file = open_journal(&opts.journal).map_err(|e| format!("durability record: --{e}"))?;
+        let (bytes, runs, layouts) = index(&opts.journal)?;
+        let (key, key_created) =
+            Key::load_or_create(&opts.key).map_err(|e| format!("durability record: --key: {e}"))?;
         let out = BufWriter::new(
             file.try_clone()
                 .map_err(|e| format!("durability record: --journal: {e}"))?,
         );
-        let journal = Arc::new(Mutex::new(JournalOut {
-            out,
-            file,
-            dirty: false,
-            failed: None,
-        }));
+        if bytes >= opts.limits.max_journal_bytes {
+            log(&format!(
+                "the journal holds {bytes} bytes, --max-journal-size {}: new sessions are refused",
+                opts.limits.max_journal_bytes
+            ));
+        }
+        let shared = Arc::new(Shared {
+            book: Mutex::new(Book {
+                out,
+                file,
+                dirty: false,
+                failed: None,
+                bytes,
+                max_bytes: opts.limits.max_journal_bytes,
+                runs,
+                layouts,
+            }),
+            key,
+            limits: opts.limits,
+            path: opts.journal.clone(),
+            stop: AtomicBool::new(false),
+            sessions: AtomicUsize::new(0),
+            unauthenticated: AtomicUsize::new(0),
+            refused: AtomicU64::new(0),
+            log,
+        });
         listener
             .set_nonblocking(true)
             .map_err(|e| format!("durability record: {e}"))?;
-        let stop = Arc::new(AtomicBool::new(false));
         let accept = {
-            let stop = Arc::clone(&stop);
-            let journal = Arc::clone(&journal);
-            let path = opts.journal.clone();
+            let shared = Arc::clone(&shared);
             std::thread::Builder::new()
                 .name("durability-recorder".into())
-                .spawn(move || accept_loop(&listener, &stop, &journal, &path, &log))
+                .spawn(move || accept_loop(&listener, &shared))
                 .map_err(|e| format!("durability record: {e}"))?
         };
         Ok(Recorder {
             addr,
-            stop,
+            key_path: opts.key.clone(),
+            key_created,
+            shared,
             accept: Some(accept),
-            journal,
         })
     }
 
+    /// Connections refused so far (unauthenticated, malformed, over a bound).
+    pub fn refused(&self) -> u64 {
+        self.shared.refused.load(SeqCst)
+    }
+
     /// Stop accepting, flush the journal to its storage, and return.
-    /// Sessions still connected end with it.
+    /// Sessions still connected end at their next line.
     pub fn stop(mut self) -> Result<(), String> {
-        self.stop.store(true, SeqCst);
+        self.shared.stop.store(true, SeqCst);
         if let Some(t) = self.accept.take() {
             let _ = t.join();
         }
-        lock(&self.journal).sync()
+        self.shared.lock().sync()
     }
 }
 
-fn lock(j: &Mutex<JournalOut>) -> std::sync::MutexGuard<'_, JournalOut> {
-    j.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn accept_loop(
-    listener: &TcpListener,
-    stop: &AtomicBool,
-    journal: &Arc<Mutex<JournalOut>>,
-    path: &Path,
-    log: &Arc<dyn Fn(&str) + Send + Sync>,
-) {
-    let mut since_sync = std::time::Instant::now();
-    while !stop.load(SeqCst) {
+fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
+    let mut since_sync = Instant::now();
+    while !shared.stop.load(SeqCst) {
         match listener.accept() {
             Ok((stream, peer)) => {
-                let journal = Arc::clone(journal);
-                let log = Arc::clone(log);
-                let path = path.to_path_buf();
-                let _ = std::thread::Builder::new()
+                let peer = peer.to_string();
+                let _ = stream.set_nonblocking(false);
+                let _ = stream.set_nodelay(true);
+                // A flood of connections costs no thread and no memory past
+                // the bound: the one over it is told and closed at once.
+                let Some(slot) =
+                    Slot::take(&shared.unauthenticated, shared.limits.max_unauthenticated)
+                else {
+                    let _ = stream.set_write_timeout(Some(Duration::from_millis(100)));
+                    let _ = (&stream).write_all(b"ERR busy: too many connections at once\n");
+                    shared.refuse(&peer, "too many unauthenticated connections at once");
+                    continue;
+                };
+                std::mem::forget(slot);
+                let mine = Arc::clone(shared);
+                let spawned = std::thread::Builder::new()
                     .name("durability-session".into())
                     .spawn(move || {
-                        let _ = stream.set_nonblocking(false);
-                        serve(stream, &peer.to_string(), &journal, &path, &*log);
+                        // The slot taken above, released when this ends.
+                        let slot = Slot(&mine.unauthenticated);
+                        serve(&stream, &peer, &mine, slot);
                     });
+                if spawned.is_err() {
+                    shared.unauthenticated.fetch_sub(1, SeqCst);
+                }
             }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 std::thread::sleep(Duration::from_millis(20));
             }
             Err(e) => {
-                log(&format!("accept failed: {e}"));
+                (shared.log)(&format!("accept failed: {e}"));
                 std::thread::sleep(Duration::from_millis(100));
             }
         }
         if since_sync.elapsed() >= Duration::from_millis(100) {
-            since_sync = std::time::Instant::now();
-            if let Err(e) = lock(journal).sync() {
-                log(&e);
+            since_sync = Instant::now();
+            if let Err(e) = shared.lock().sync() {
+                (shared.log)(&e);
             }
         }
+    }
+}
+
+/// `ERR <why>` to the peer (tagged once the connection is authenticated, so
+/// the peer can tell the recorder's refusal from a stranger's), bounded by
+/// the line deadline.
+fn send_err(stream: &TcpStream, tagger: Option<&mut Tagger>, why: &str, limits: &Limits) {
+    let payload = format!("ERR {}", why.replace('\n', " "));
+    let mut line = String::new();
+    match tagger {
+        Some(t) => t.seal(&payload, &mut line),
+        None => {
+            line = payload;
+            line.push('\n');
+        }
+    }
+    let _ = write_all_by(
+        stream,
+        line.as_bytes(),
+        Instant::now() + limits.line_deadline,
+        &never,
+    );
+}
+
+/// The hello a client sends: its kind and its nonce.
+fn parse_hello(payload: &str) -> Result<(&str, [u8; wire::NONCE_BYTES]), String> {
+    let w: Vec<&str> = payload.split(' ').collect();
+    match w.as_slice() {
+        ["tankbench-durability", v, kind, nonce] if *v == PROTOCOL_VERSION.to_string() => {
+            let nonce = nonce
+                .strip_prefix("nonce=")
+                .and_then(parse_nonce)
+                .ok_or("the hello's nonce is not nonce=<32 hex>")?;
+            Ok((kind, nonce))
+        }
+        ["tankbench-durability", v, ..] => Err(format!(
+            "protocol {v}; this recorder speaks protocol {PROTOCOL_VERSION} (tankbench of the same version on both sides)"
+        )),
+        _ => Err("not a tankbench durability hello".into()),
     }
 }
 
 /// One connection: a writer session or a fetch.
-fn serve(
-    stream: TcpStream,
-    peer: &str,
-    journal: &Mutex<JournalOut>,
-    path: &Path,
-    log: &dyn Fn(&str),
-) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
-    let mut reader = BufReader::new(&stream);
-    let mut hello = String::new();
-    if reader.read_line(&mut hello).is_err() {
+fn serve(stream: &TcpStream, peer: &str, shared: &Shared, slot: Slot<'_>) {
+    let limits = &shared.limits;
+    let Ok(ours) = wire::nonce() else {
+        shared.refuse(peer, "getrandom failed");
+        return;
+    };
+    let challenge = format!(
+        "tankbench-durability {PROTOCOL_VERSION} recorder nonce={}\n",
+        hex(&ours)
+    );
+    let deadline = Instant::now() + limits.line_deadline;
+    if write_all_by(stream, challenge.as_bytes(), deadline, &never).is_err() {
         return;
     }
-    match hello.trim_end() {
-        HELLO_WRITER => writer_session(&stream, reader, peer, journal, log),
-        HELLO_FETCH => {
-            let sent = lock(journal)
-                .sync()
-                .and_then(|()| send_journal(&stream, path));
-            match sent {
-                Ok(n) => log(&format!("{peer}: sent the journal ({n} bytes) to verify")),
-                Err(e) => log(&format!("{peer}: fetch failed: {e}")),
-            }
+    let mut reader = LineReader::new(limits.max_line);
+    let hello = match reader.read(stream, limits.line_deadline, limits.line_deadline, &never) {
+        Ok(h) => h,
+        // A connection that closes unsaid is a probe (is the port open?).
+        Err(WireError::Closed) => return,
+        Err(e) => {
+            send_err(stream, None, &format!("hello: {e}"), limits);
+            shared.refuse(peer, &format!("hello: {e}"));
+            return;
         }
+    };
+    // The nonce is read before the tag is checked: the tag is under the
+    // connection's key, which both nonces make.
+    let unverified = hello.rsplit_once(' ').map_or(hello.as_str(), |(p, _)| p);
+    let (kind, theirs) = match parse_hello(unverified) {
+        Ok(k) => k,
+        Err(e) => {
+            send_err(stream, None, &e, limits);
+            shared.refuse(peer, &e);
+            return;
+        }
+    };
+    let kind = kind.to_string();
+    let mut tagger = Tagger::new(&shared.key, &ours, &theirs, Side::Recorder);
+    if tagger.open(&hello).is_err() {
+        let why = "authentication failed: the hello's tag does not verify (the writer or verify needs --key with this recorder's key file)";
+        send_err(stream, None, why, limits);
+        shared.refuse(peer, why);
+        return;
+    }
+    match kind.as_str() {
+        "writer" => {
+            let Some(session_slot) = Slot::take(&shared.sessions, limits.max_sessions) else {
+                let why = format!(
+                    "busy: {} writer sessions at once already",
+                    limits.max_sessions
+                );
+                send_err(stream, Some(&mut tagger), &why, limits);
+                shared.refuse(peer, &why);
+                return;
+            };
+            drop(slot);
+            writer_session(stream, reader, tagger, peer, shared);
+            drop(session_slot);
+        }
+        "fetch" => match send_journal(stream, &mut tagger, shared) {
+            Ok(n) => (shared.log)(&format!("{peer}: sent the journal ({n} bytes) to verify")),
+            Err(e) => (shared.log)(&format!("{peer}: fetch failed: {e}")),
+        },
         other => {
-            let _ = (&stream).write_all(b"ERR unknown hello; expected 'tankbench-durability 1 writer' or 'tankbench-durability 1 fetch'\n");
-            log(&format!(
-                "{peer}: refused: unknown hello '{}'",
-                other.chars().take(60).collect::<String>()
-            ));
+            let why = format!(
+                "unknown hello '{}'; expected writer or fetch",
+                other.chars().take(20).collect::<String>()
+            );
+            send_err(stream, Some(&mut tagger), &why, limits);
+            shared.refuse(peer, &why);
         }
     }
 }
 
-fn send_journal(stream: &TcpStream, path: &Path) -> Result<u64, String> {
-    let mut f = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut bytes = Vec::new();
-    f.read_to_end(&mut bytes)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut s = stream;
-    s.write_all(&bytes).map_err(|e| e.to_string())?;
-    s.flush().map_err(|e| e.to_string())?;
-    Ok(bytes.len() as u64)
+/// The journal's first n bytes (n: its size now), framed by two tagged
+/// lines: `J bytes=<n>` before, `T sha256=<hex>` after. Streamed from the
+/// file: a fetch holds one chunk in memory, not the journal.
+fn send_journal(stream: &TcpStream, tagger: &mut Tagger, shared: &Shared) -> Result<u64, String> {
+    let n = {
+        let mut book = shared.lock();
+        book.sync()?;
+        book.bytes
+    };
+    let path = &shared.path;
+    let f = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // The whole answer's deadline grows with its size (1 MiB/s at least).
+    let deadline = Instant::now() + shared.limits.line_deadline + Duration::from_secs(n >> 20);
+    let mut head = String::new();
+    tagger.seal(&format!("J bytes={n}"), &mut head);
+    write_all_by(stream, head.as_bytes(), deadline, &never).map_err(|e| e.to_string())?;
+    let mut hash = Sha256::new();
+    let mut body = f.take(n);
+    let mut chunk = vec![0u8; 1 << 16];
+    let mut sent = 0u64;
+    loop {
+        let got = body
+            .read(&mut chunk)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        if got == 0 {
+            break;
+        }
+        hash.update(&chunk[..got]);
+        write_all_by(stream, &chunk[..got], deadline, &never).map_err(|e| e.to_string())?;
+        sent += got as u64;
+    }
+    if sent != n {
+        return Err(format!(
+            "{}: shorter than the {n} bytes written to it",
+            path.display()
+        ));
+    }
+    let mut tail = String::new();
+    tagger.seal(&format!("T sha256={}", hex(&hash.finalize())), &mut tail);
+    write_all_by(stream, tail.as_bytes(), deadline, &never).map_err(|e| e.to_string())?;
+    Ok(n)
 }
 
 fn writer_session(
     stream: &TcpStream,
-    mut reader: BufReader<&TcpStream>,
+    mut reader: LineReader,
+    mut tagger: Tagger,
     peer: &str,
-    journal: &Mutex<JournalOut>,
-    log: &dyn Fn(&str),
+    shared: &Shared,
 ) {
-    let mut first = String::new();
-    let session = match reader.read_line(&mut first) {
-        Ok(_) if first.ends_with('\n') => Session::parse(first.trim_end()),
-        _ => Err("no session line".to_string()),
+    let limits = &shared.limits;
+    let line = reader.read(stream, limits.line_deadline, limits.line_deadline, &never);
+    let session = match line {
+        Err(e) => Err(format!("no session line: {e}")),
+        Ok(l) => match tagger.open(&l) {
+            Err(e) => Err(format!("the session line: {e}")),
+            Ok(payload) => Session::parse(payload),
+        },
     };
-    let session = match session {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = (&*stream).write_all(format!("ERR {e}\n").as_bytes());
-            log(&format!("{peer}: refused: {e}"));
-            return;
-        }
-    };
+    let accepted = session.and_then(|s| shared.lock().open_session(&s).map(|()| s));
     // The session line is on the journal's storage before the writer may
     // write a block: a verify then knows of the session even if no
     // acknowledgement of it ever arrives.
-    let accepted = {
-        let mut j = lock(journal);
-        j.append(&session.line()).and_then(|()| j.sync())
+    let session = match accepted {
+        Ok(s) => s,
+        Err(e) => {
+            send_err(stream, Some(&mut tagger), &e, limits);
+            shared.refuse(peer, &e);
+            return;
+        }
     };
-    if let Err(e) = accepted {
-        let _ = (&*stream).write_all(format!("ERR {e}\n").as_bytes());
-        log(&format!("{peer}: refused: {e}"));
+    let mut ok = String::new();
+    tagger.seal("OK", &mut ok);
+    let deadline = Instant::now() + limits.line_deadline;
+    if write_all_by(stream, ok.as_bytes(), deadline, &never).is_err() {
         return;
     }
-    if (&*stream).write_all(b"OK\n").is_err() {
-        return;
-    }
-    log(&format!(
+    (shared.log)(&format!(
         "{peer}: session {} (file set {}, generation {}) started",
         session.run, session.fileset, session.generation
     ));
-    // No timeout from here: a writer blocked on hung storage may be silent
-    // for as long as the storage hangs. A writer that lost power leaves a
-    // half-open connection whose thread waits on alone, blocking no one.
-    let _ = stream.set_read_timeout(None);
-    let (acks, why) = session_lines(&mut reader, &session.run, journal);
-    let _ = lock(journal).sync();
-    log(&format!(
+    let (acks, why) = session_lines(stream, &mut reader, &mut tagger, &session.run, shared);
+    let _ = shared.lock().sync();
+    (shared.log)(&format!(
         "{peer}: session {} ended ({why}): {acks} acknowledgements recorded",
         session.run
     ));
@@ -281,38 +547,54 @@ fn writer_session(
 
 /// Append the session's lines; returns the acks recorded and why it ended.
 fn session_lines(
-    reader: &mut BufReader<&TcpStream>,
+    stream: &TcpStream,
+    reader: &mut LineReader,
+    tagger: &mut Tagger,
     run: &RunId,
-    journal: &Mutex<JournalOut>,
+    shared: &Shared,
 ) -> (u64, String) {
+    let limits = &shared.limits;
     let mut acks = 0u64;
-    let mut line = Vec::new();
     let own_run = run.hex();
+    let stop = || shared.stop.load(SeqCst);
     loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) => return (acks, "connection closed".into()),
-            Ok(_) if line.last() != Some(&b'\n') => {
+        // A writer blocked on hung storage still sends its keep-alive lines;
+        // one silent past the idle deadline lost power or its network.
+        let line = match reader.read(stream, limits.idle_deadline, limits.line_deadline, &stop) {
+            Ok(l) => l,
+            Err(WireError::Closed) => return (acks, "connection closed".into()),
+            Err(WireError::ClosedMidLine) => {
                 return (
                     acks,
                     "connection closed in the middle of a line (dropped)".into(),
                 )
             }
-            Ok(_) => {}
-            Err(e) => return (acks, format!("connection failed: {e}")),
-        }
-        let Ok(text) = std::str::from_utf8(&line[..line.len() - 1]) else {
-            return (acks, "a line is not text; session dropped".into());
+            Err(WireError::Stopped) => return (acks, "the recorder stopped".into()),
+            Err(e) => {
+                shared.refuse(&own_run, &e.to_string());
+                return (acks, format!("{e}; session ended"));
+            }
         };
+        let text = match tagger.open(&line) {
+            Ok(t) => t,
+            Err(e) => {
+                shared.refuse(&own_run, &e.to_string());
+                return (acks, format!("{e}; session ended"));
+            }
+        };
+        if text == "K" {
+            continue;
+        }
         if let Err(e) = check_line(text) {
-            return (acks, format!("bad line ({e}); session dropped"));
+            return (acks, format!("bad line ({e}); session ended"));
         }
         let is_ack = text.starts_with("A ");
         let ours = text.split(' ').nth(1) == Some(own_run.as_str());
         if !(is_ack || text.starts_with("E ")) || !ours {
-            return (acks, "a line of another session; session dropped".into());
+            return (acks, "a line of another session; session ended".into());
         }
-        if let Err(e) = lock(journal).append(text) {
+        if let Err(e) = shared.lock().append(text) {
+            send_err(stream, Some(tagger), &e, limits);
             return (acks, e);
         }
         if is_ack {
@@ -321,37 +603,110 @@ fn session_lines(
     }
 }
 
-/// Fetch the whole journal from a recorder (for `verify --from ADDR:PORT`).
-pub fn fetch(addr: &str) -> Result<Vec<u8>, String> {
+/// Fetch the whole journal from a recorder (for `verify --from ADDR:PORT`),
+/// refusing an answer larger than `limits.max_journal_bytes` or one that
+/// does not verify under `key`.
+pub fn fetch(addr: &str, key: &Key, limits: &Limits) -> Result<Vec<u8>, String> {
     let stream = crate::writer::connect(addr)?;
-    (&stream)
-        .write_all(format!("{HELLO_FETCH}\n").as_bytes())
-        .map_err(|e| format!("recorder {addr}: {e}"))?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .map_err(|e| format!("recorder {addr}: {e}"))?;
-    let mut bytes = Vec::new();
-    (&stream)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("recorder {addr}: {e}"))?;
-    if bytes.starts_with(b"ERR ") {
-        let msg = String::from_utf8_lossy(&bytes);
-        return Err(format!("recorder {addr}: {}", msg.trim_end()));
+    let err = |e: WireError| format!("recorder {addr}: {e}");
+    let mut reader = LineReader::new(limits.max_line);
+    let mut tagger =
+        crate::writer::handshake(&stream, &mut reader, addr, key, limits, "fetch", &[])?;
+    let head = reader
+        .read(&stream, limits.line_deadline, limits.line_deadline, &never)
+        .map_err(err)?;
+    let head = answer(&mut tagger, &head, addr)?;
+    let n: u64 = head
+        .strip_prefix("J bytes=")
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("recorder {addr}: an answer that is not a journal"))?;
+    if n > limits.max_journal_bytes {
+        return Err(format!(
+            "recorder {addr}: the journal is {n} bytes, more than --max-journal-size {}; refused (give a larger --max-journal-size to fetch it)",
+            limits.max_journal_bytes
+        ));
     }
-    Ok(bytes)
+    let deadline = Instant::now() + limits.line_deadline + Duration::from_secs(n >> 20);
+    let n = usize::try_from(n).map_err(|_| format!("recorder {addr}: journal too large"))?;
+    let mut body = reader.leftover();
+    let mut rest = if body.len() > n {
+        body.split_off(n)
+    } else {
+        Vec::new()
+    };
+    body.reserve_exact(n - body.len());
+    let mut chunk = vec![0u8; 1 << 16];
+    while body.len() < n {
+        let now = Instant::now();
+        if now >= deadline {
+            return Err(format!(
+                "recorder {addr}: the journal did not arrive by its deadline ({} of {n} bytes)",
+                body.len()
+            ));
+        }
+        stream
+            .set_read_timeout(Some((deadline - now).max(Duration::from_millis(1))))
+            .map_err(|e| format!("recorder {addr}: {e}"))?;
+        let want = (n - body.len()).min(chunk.len());
+        match (&stream).read(&mut chunk[..want]) {
+            Ok(0) => {
+                return Err(format!(
+                    "recorder {addr}: the connection closed after {} of the journal's {n} bytes",
+                    body.len()
+                ))
+            }
+            Ok(got) => body.extend_from_slice(&chunk[..got]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) => {}
+            Err(e) => return Err(format!("recorder {addr}: {e}")),
+        }
+    }
+    let mut tail_reader = LineReader::with_bytes(limits.max_line, std::mem::take(&mut rest));
+    let left = deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_millis(1));
+    let tail = tail_reader.read(&stream, left, left, &never).map_err(err)?;
+    let tail = answer(&mut tagger, &tail, addr)?;
+    let want = format!("T sha256={}", hex(&Sha256::digest(&body)));
+    if tail != want {
+        return Err(format!(
+            "recorder {addr}: the journal's bytes do not match their authenticated hash; refused"
+        ));
+    }
+    Ok(body)
+}
+
+/// A line from the recorder: its payload when its tag verifies; its
+/// refusal as an error (saying when the refusal itself is unauthenticated).
+pub(crate) fn answer(tagger: &mut Tagger, line: &str, addr: &str) -> Result<String, String> {
+    match tagger.open(line) {
+        Ok(p) if p.starts_with("ERR ") => Err(format!("recorder {addr}: refused: {}", &p[4..])),
+        Ok(p) => Ok(p.to_string()),
+        Err(_) if line.starts_with("ERR ") => Err(format!(
+            "recorder {addr}: refused: {}",
+            line[4..].chars().take(300).collect::<String>()
+        )),
+        Err(e) => Err(format!("recorder {addr}: {e}; refused")),
+    }
 }
 
 /// Run a recorder until SIGINT/SIGTERM: the `durability record` command.
 /// Prints `listening on ADDR` first (the port, when 0 was asked for).
 pub fn run(opts: &RecordOptions) -> Result<(), String> {
-    let journal: PathBuf = opts.journal.clone();
     let log: Arc<dyn Fn(&str) + Send + Sync> =
         Arc::new(|l: &str| eprintln!("durability record: {l}"));
     let r = Recorder::start(opts, log)?;
     println!(
-        "durability record: listening on {} (journal {})",
+        "durability record: listening on {} (journal {}, key {}{})",
         r.addr,
-        journal.display()
+        opts.journal.display(),
+        r.key_path.display(),
+        if r.key_created { ", created now" } else { "" }
     );
     let _ = std::io::stdout().flush();
     while !stop_requested() {
@@ -365,14 +720,32 @@ pub fn run(opts: &RecordOptions) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::journal::{Ack, Commit, Journal};
+    use crate::journal::{Ack, Commit};
+    use crate::wire::KeyError;
+    use std::io::{BufRead as _, BufReader};
 
-    fn start(dir: &Path) -> Recorder {
+    fn limits() -> Limits {
+        Limits {
+            line_deadline: Duration::from_millis(1500),
+            idle_deadline: Duration::from_secs(3),
+            ..Limits::default()
+        }
+    }
+
+    fn start_with(dir: &Path, limits: Limits) -> (Recorder, Key) {
         let opts = RecordOptions {
             listen: "127.0.0.1:0".into(),
             journal: dir.join("j"),
+            key: dir.join("k"),
+            limits,
         };
-        Recorder::start(&opts, Arc::new(|_: &str| {})).unwrap()
+        let r = Recorder::start(&opts, Arc::new(|_: &str| {})).unwrap();
+        let key = Key::load(&dir.join("k")).unwrap();
+        (r, key)
+    }
+
+    fn start(dir: &Path) -> (Recorder, Key) {
+        start_with(dir, limits())
     }
 
     fn session(run: u8) -> Session {
@@ -401,24 +774,65 @@ mod tests {
             checksum: 5,
         }
         .write_line(&mut s);
-        s
+        s.trim_end().to_string()
     }
 
-    /// Send `text` as a writer and return the recorder's first answer line.
-    fn send(addr: &std::net::SocketAddr, text: &str) -> String {
-        let s = TcpStream::connect(addr).unwrap();
-        (&s).write_all(text.as_bytes()).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        let mut answer = String::new();
-        let _ = BufReader::new(&s).read_line(&mut answer);
-        answer
+    /// A scripted client: the recorder's greeting read, then lines sealed
+    /// with `key` (any key: a stranger's too).
+    struct Client {
+        stream: TcpStream,
+        reader: LineReader,
+        tagger: Tagger,
+        addr: String,
     }
 
-    /// The journal as a fetch returns it, once the recorder has caught up
-    /// with the writers (sessions end asynchronously).
-    fn fetch_until(addr: &std::net::SocketAddr, acks: usize) -> Journal {
+    impl Client {
+        fn new(addr: &std::net::SocketAddr, key: &Key, kind: &str, lines: &[String]) -> Client {
+            let stream = TcpStream::connect(addr).unwrap();
+            let mut reader = LineReader::new(4096);
+            let a = addr.to_string();
+            let tagger =
+                crate::writer::handshake(&stream, &mut reader, &a, key, &limits(), kind, lines)
+                    .unwrap();
+            Client {
+                stream,
+                reader,
+                tagger,
+                addr: a,
+            }
+        }
+        fn send(&mut self, lines: &[String]) {
+            let mut out = String::new();
+            for l in lines {
+                self.tagger.seal(l, &mut out);
+            }
+            let _ = (&self.stream).write_all(out.as_bytes());
+        }
+        fn send_raw(&self, text: &str) {
+            let _ = (&self.stream).write_all(text.as_bytes());
+        }
+        fn answer(&mut self) -> Result<String, String> {
+            let l = self
+                .reader
+                .read(
+                    &self.stream,
+                    Duration::from_secs(5),
+                    Duration::from_secs(5),
+                    &never,
+                )
+                .map_err(|e| e.to_string())?;
+            answer(&mut self.tagger, &l, &self.addr)
+        }
+    }
+
+    fn writer(addr: &std::net::SocketAddr, key: &Key, run: u8) -> Client {
+        Client::new(addr, key, "writer", &[session(run).line()])
+    }
+
+    /// The journal as a fetch returns it, once it holds `acks` acks.
+    fn fetch_until(addr: &std::net::SocketAddr, key: &Key, acks: usize) -> Journal {
         for _ in 0..200 {
-            let j = Journal::parse(&fetch(&addr.to_string()).unwrap()).unwrap();
+            let j = Journal::parse(&fetch(&addr.to_string(), key, &limits()).unwrap()).unwrap();
             if j.acks.len() >= acks {
                 return j;
             }
@@ -430,60 +844,345 @@ mod tests {
     #[test]
     fn writer_sessions_are_recorded_and_cut_or_foreign_lines_are_not() {
         let d = tempfile::tempdir().unwrap();
-        let r = start(d.path());
+        let (r, key) = start(d.path());
         // A session whose connection ends in the middle of a line.
-        let text = format!(
-            "{HELLO_WRITER}\n{}\n{}{}",
-            session(7).line(),
-            ack_line(7, 1),
-            &ack_line(7, 2)[..20]
-        );
-        assert_eq!(send(&r.addr, &text), "OK\n");
-        // A second session that sends a line of another run: dropped there.
-        let text = format!(
-            "{HELLO_WRITER}\n{}\n{}{}{}",
-            session(8).line(),
-            ack_line(8, 1),
-            ack_line(9, 1),
-            ack_line(8, 2)
-        );
-        assert_eq!(send(&r.addr, &text), "OK\n");
-        let j = fetch_until(&r.addr, 2);
+        let mut c = writer(&r.addr, &key, 7);
+        assert_eq!(c.answer(), Ok("OK".into()));
+        c.send(&[ack_line(7, 1)]);
+        c.send_raw(&ack_line(7, 2)[..20]);
+        drop(c);
+        // A second session that sends a line of another run: ended there.
+        let mut c = writer(&r.addr, &key, 8);
+        assert_eq!(c.answer(), Ok("OK".into()));
+        c.send(&[ack_line(8, 1), ack_line(9, 1), ack_line(8, 2)]);
+        let j = fetch_until(&r.addr, &key, 2);
         std::thread::sleep(Duration::from_millis(200));
-        let j2 = Journal::parse(&fetch(&r.addr.to_string()).unwrap()).unwrap();
+        let j2 = Journal::parse(&fetch(&r.addr.to_string(), &key, &limits()).unwrap()).unwrap();
         assert_eq!(j.acks.len(), j2.acks.len(), "nothing more arrives");
         assert_eq!(j2.sessions.len(), 2);
         let seqs: Vec<(u8, u64)> = j2.acks.iter().map(|a| (a.run.0[0], a.seq)).collect();
         assert_eq!(seqs, vec![(7, 1), (8, 1)]);
         assert!(j2.bad_lines.is_empty() && !j2.truncated_tail);
+        drop(c);
         r.stop().unwrap();
-        // A restarted recorder appends to the same journal.
-        let r = start(d.path());
-        assert_eq!(
-            send(
-                &r.addr,
-                &format!(
-                    "{HELLO_WRITER}\n{}\n{}",
-                    session(10).line(),
-                    ack_line(10, 1)
-                )
-            ),
-            "OK\n"
-        );
-        let j = fetch_until(&r.addr, 3);
+        // A restarted recorder appends to the same journal with the same key,
+        // and still refuses a run it recorded before.
+        let (r, key2) = start(d.path());
+        assert_eq!(key, key2);
+        assert!(!r.key_created);
+        let mut c = writer(&r.addr, &key, 10);
+        assert_eq!(c.answer(), Ok("OK".into()));
+        c.send(&[ack_line(10, 1)]);
+        let j = fetch_until(&r.addr, &key, 3);
         assert_eq!(j.sessions.len(), 3);
+        let e = writer(&r.addr, &key, 7).answer().unwrap_err();
+        assert!(e.contains("already in the journal"), "{e}");
         r.stop().unwrap();
     }
 
+    /// Issue 19: a stranger (no key, another key, a replay of a real
+    /// writer's bytes) is refused at the hello; a key holder cannot announce
+    /// a run again, nor a file set in another layout. Nothing of it reaches
+    /// the journal, and every refusal is counted.
     #[test]
-    fn bad_hellos_are_refused_and_recorded_nowhere() {
+    fn strangers_replays_repeated_runs_and_other_layouts_are_refused() {
         let d = tempfile::tempdir().unwrap();
-        let r = start(d.path());
-        assert!(send(&r.addr, "hello there\n").starts_with("ERR "));
-        assert!(send(&r.addr, &format!("{HELLO_WRITER}\nS run=zz\n")).starts_with("ERR "));
-        let j = Journal::parse(&fetch(&r.addr.to_string()).unwrap()).unwrap();
-        assert!(j.sessions.is_empty() && j.acks.is_empty());
+        let (r, key) = start(d.path());
+        let mut victim = writer(&r.addr, &key, 7);
+        assert_eq!(victim.answer(), Ok("OK".into()));
+        victim.send(&[ack_line(7, 1)]);
+        fetch_until(&r.addr, &key, 1);
+
+        // Protocol 1's plain lines, forging an ack under the victim's run.
+        let s = TcpStream::connect(r.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        (&s).write_all(
+            format!(
+                "tankbench-durability 1 writer\n{}\n{}\n",
+                session(7).line(),
+                ack_line(7, 99)
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        let mut answer = String::new();
+        let mut br = BufReader::new(&s);
+        br.read_line(&mut answer).unwrap(); // the greeting
+        answer.clear();
+        br.read_line(&mut answer).unwrap();
+        assert!(answer.starts_with("ERR "), "{answer}");
+        // The right protocol under another key.
+        let stranger = Key::load_or_create(&d.path().join("other-key")).unwrap().0;
+        let mut c = Client::new(&r.addr, &stranger, "writer", &[session(11).line()]);
+        let e = c.answer().unwrap_err();
+        assert!(e.contains("authentication failed"), "{e}");
+        // A real writer's bytes sent again on another connection.
+        let s = TcpStream::connect(r.addr).unwrap();
+        let mut rd = LineReader::new(4096);
+        let greeting = rd
+            .read(&s, Duration::from_secs(5), Duration::from_secs(5), &never)
+            .unwrap();
+        let nr = parse_nonce(greeting.rsplit_once("nonce=").unwrap().1).unwrap();
+        let nc = [5u8; 16];
+        let mut t = Tagger::new(&key, &nr, &nc, Side::Client);
+        let mut recorded = String::new();
+        t.seal(
+            &format!("tankbench-durability 2 writer nonce={}", hex(&nc)),
+            &mut recorded,
+        );
+        t.seal(&session(12).line(), &mut recorded);
+        t.seal(&ack_line(12, 1), &mut recorded);
+        (&s).write_all(recorded.as_bytes()).unwrap();
+        let mut c2 = Client {
+            stream: s,
+            reader: rd,
+            tagger: t,
+            addr: r.addr.to_string(),
+        };
+        assert_eq!(c2.answer(), Ok("OK".into()));
+        fetch_until(&r.addr, &key, 2);
+        let s = TcpStream::connect(r.addr).unwrap();
+        let mut rd = LineReader::new(4096);
+        rd.read(&s, Duration::from_secs(5), Duration::from_secs(5), &never)
+            .unwrap();
+        (&s).write_all(recorded.replace("12121212", "13131313").as_bytes())
+            .unwrap();
+        let l = rd
+            .read(&s, Duration::from_secs(5), Duration::from_secs(5), &never)
+            .unwrap();
+        assert!(l.starts_with("ERR authentication failed"), "{l}");
+        let s = TcpStream::connect(r.addr).unwrap();
+        let mut rd = LineReader::new(4096);
+        rd.read(&s, Duration::from_secs(5), Duration::from_secs(5), &never)
+            .unwrap();
+        (&s).write_all(recorded.as_bytes()).unwrap();
+        let l = rd
+            .read(&s, Duration::from_secs(5), Duration::from_secs(5), &never)
+            .unwrap();
+        assert!(l.starts_with("ERR authentication failed"), "replayed: {l}");
+        // A key holder announcing the victim's run again.
+        let e = writer(&r.addr, &key, 7).answer().unwrap_err();
+        assert!(e.contains("already in the journal"), "{e}");
+        // The victim's file set in another layout.
+        let mut other = session(14);
+        other.file_num = 3;
+        let e = Client::new(&r.addr, &key, "writer", &[other.line()])
+            .answer()
+            .unwrap_err();
+        assert!(e.contains("another layout"), "{e}");
+        // A line whose tag was made for another place in the connection.
+        let mut c = writer(&r.addr, &key, 15);
+        assert_eq!(c.answer(), Ok("OK".into()));
+        let mut t2 = Tagger::new(&key, &[0; 16], &[0; 16], Side::Client);
+        let mut forged = String::new();
+        t2.seal(&ack_line(15, 1), &mut forged);
+        c.send_raw(&forged);
+
+        std::thread::sleep(Duration::from_millis(300));
+        let j = Journal::parse(&fetch(&r.addr.to_string(), &key, &limits()).unwrap()).unwrap();
+        let runs: Vec<u8> = j.sessions.iter().map(|s| s.run.0[0]).collect();
+        assert_eq!(runs, vec![7, 12, 15]);
+        let acks: Vec<(u8, u64)> = j.acks.iter().map(|a| (a.run.0[0], a.seq)).collect();
+        assert_eq!(acks, vec![(7, 1), (12, 1)]);
+        assert!(r.refused() >= 7, "{}", r.refused());
+        drop(victim);
         r.stop().unwrap();
+    }
+
+    /// Issue 19: the journal is sent only to a key holder.
+    #[test]
+    fn a_fetch_without_the_key_gets_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        let (r, key) = start(d.path());
+        let mut c = writer(&r.addr, &key, 7);
+        assert_eq!(c.answer(), Ok("OK".into()));
+        let stranger = Key::load_or_create(&d.path().join("other-key")).unwrap().0;
+        let e = fetch(&r.addr.to_string(), &stranger, &limits()).unwrap_err();
+        assert!(e.contains("authentication failed"), "{e}");
+        let s = TcpStream::connect(r.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        (&s).write_all(b"tankbench-durability 1 fetch\n").unwrap();
+        let mut all = Vec::new();
+        let _ = (&s).read_to_end(&mut all);
+        let text = String::from_utf8_lossy(&all);
+        assert!(!text.contains("tankbench-durability-journal"), "{text}");
+        assert!(text.contains("ERR "), "{text}");
+        r.stop().unwrap();
+    }
+
+    fn rss_kib() -> u64 {
+        std::fs::read_to_string("/proc/self/status")
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap()
+    }
+
+    /// Issue 19: a 100 MiB line without a newline is never buffered: the
+    /// connection is closed at the line bound and others are served.
+    #[test]
+    fn a_huge_line_is_cut_at_the_bound_and_others_are_served() {
+        let d = tempfile::tempdir().unwrap();
+        let (r, key) = start(d.path());
+        let before = rss_kib();
+        let chunk = vec![b'x'; 1 << 20];
+        let mut sent = 0usize;
+        let s = TcpStream::connect(r.addr).unwrap();
+        s.set_write_timeout(Some(Duration::from_secs(5))).unwrap();
+        for _ in 0..100 {
+            match (&s).write_all(&chunk) {
+                Ok(()) => sent += chunk.len(),
+                Err(_) => break,
+            }
+        }
+        assert!(sent < 100 << 20, "the recorder took all {sent} bytes");
+        let grown = rss_kib().saturating_sub(before);
+        assert!(grown < 32 * 1024, "the recorder grew by {grown} KiB");
+        // And after a session's start too.
+        let mut c = writer(&r.addr, &key, 7);
+        assert_eq!(c.answer(), Ok("OK".into()));
+        let mut sent = 0usize;
+        c.stream
+            .set_write_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        for _ in 0..100 {
+            match (&c.stream).write_all(&chunk) {
+                Ok(()) => sent += chunk.len(),
+                Err(_) => break,
+            }
+        }
+        assert!(sent < 100 << 20, "the recorder took all {sent} bytes");
+        let mut c = writer(&r.addr, &key, 8);
+        assert_eq!(c.answer(), Ok("OK".into()));
+        c.send(&[ack_line(8, 1)]);
+        fetch_until(&r.addr, &key, 1);
+        assert!(r.refused() >= 2);
+        r.stop().unwrap();
+    }
+
+    /// Issue 19: past --max-journal-size the recorder stops appending, tells
+    /// the writer, and refuses new sessions; past --max-sessions it refuses
+    /// the next writer; a silent writer is ended at the idle deadline.
+    #[test]
+    fn journal_size_sessions_and_silence_are_bounded() {
+        let d = tempfile::tempdir().unwrap();
+        let (r, key) = start_with(
+            d.path(),
+            Limits {
+                max_journal_bytes: 1000,
+                max_sessions: 1,
+                ..limits()
+            },
+        );
+        let mut c = writer(&r.addr, &key, 7);
+        assert_eq!(c.answer(), Ok("OK".into()));
+        // The one session slot is taken.
+        let e = writer(&r.addr, &key, 8).answer().unwrap_err();
+        assert!(e.contains("busy"), "{e}");
+        let acks: Vec<String> = (1..=40).map(|i| ack_line(7, i)).collect();
+        c.send(&acks);
+        let e = c.answer().unwrap_err();
+        assert!(e.contains("journal full"), "{e}");
+        drop(c);
+        std::thread::sleep(Duration::from_millis(200));
+        let e = writer(&r.addr, &key, 9).answer().unwrap_err();
+        assert!(e.contains("journal full"), "{e}");
+        assert!(std::fs::metadata(d.path().join("j")).unwrap().len() <= 1000);
+        r.stop().unwrap();
+
+        let d = tempfile::tempdir().unwrap();
+        let (r, key) = start(d.path());
+        let mut c = writer(&r.addr, &key, 7);
+        assert_eq!(c.answer(), Ok("OK".into()));
+        let t = Instant::now();
+        let e = c.answer().unwrap_err();
+        assert!(e.contains("closed"), "{e}");
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        r.stop().unwrap();
+    }
+
+    /// A scripted recorder on 127.0.0.1 that runs `script` on its one
+    /// connection.
+    fn fake_recorder(script: impl FnOnce(TcpStream) + Send + 'static) -> String {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap().to_string();
+        std::thread::spawn(move || {
+            if let Ok((s, _)) = l.accept() {
+                script(s);
+            }
+        });
+        addr
+    }
+
+    /// Issue 19: verify's fetch ends by its deadline against a recorder that
+    /// drips, and refuses an answer past its bound without reading it.
+    #[test]
+    fn a_fetch_is_bounded_in_time_and_size() {
+        let d = tempfile::tempdir().unwrap();
+        let key = Key::load_or_create(&d.path().join("k")).unwrap().0;
+        // One byte every 300 ms.
+        let addr = fake_recorder(|s| {
+            for b in b"tankbench-durability 2 recorder nonce=00000000000000000000000000000000\n" {
+                if (&s).write_all(&[*b]).is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(300));
+            }
+        });
+        let t = Instant::now();
+        let e = fetch(&addr, &key, &limits()).unwrap_err();
+        assert!(e.contains("deadline"), "{e}");
+        assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+        // 900 MiB announced, by a recorder with the key.
+        let k2 = key.clone();
+        let addr = fake_recorder(move |s| {
+            let nr = [1u8; 16];
+            (&s).write_all(
+                format!("tankbench-durability 2 recorder nonce={}\n", hex(&nr)).as_bytes(),
+            )
+            .unwrap();
+            let mut rd = LineReader::new(4096);
+            let hello = rd
+                .read(&s, Duration::from_secs(5), Duration::from_secs(5), &never)
+                .unwrap();
+            let nc = parse_nonce(
+                hello
+                    .split(' ')
+                    .nth(3)
+                    .unwrap()
+                    .strip_prefix("nonce=")
+                    .unwrap(),
+            )
+            .unwrap();
+            let mut t = Tagger::new(&k2, &nr, &nc, Side::Recorder);
+            let mut out = String::new();
+            t.seal("J bytes=943718400", &mut out);
+            let _ = (&s).write_all(out.as_bytes());
+            let chunk = vec![b'A'; 1 << 20];
+            for _ in 0..900 {
+                if (&s).write_all(&chunk).is_err() {
+                    return;
+                }
+            }
+        });
+        let before = rss_kib();
+        let e = fetch(&addr, &key, &limits()).unwrap_err();
+        assert!(e.contains("--max-journal-size"), "{e}");
+        assert!(rss_kib().saturating_sub(before) < 64 * 1024);
+        // 900 MiB of anything without a newline, by a stranger.
+        let addr = fake_recorder(|s| {
+            let chunk = vec![b'A'; 1 << 20];
+            for _ in 0..900 {
+                if (&s).write_all(&chunk).is_err() {
+                    return;
+                }
+            }
+        });
+        let e = fetch(&addr, &key, &limits()).unwrap_err();
+        assert!(e.contains("longer than 4096"), "{e}");
+        assert!(rss_kib().saturating_sub(before) < 64 * 1024);
+        let _ = KeyError::NotAKey { path: "x".into() };
     }
 
     #[test]
@@ -493,11 +1192,17 @@ mod tests {
         let opts = RecordOptions {
             listen: "127.0.0.1:0".into(),
             journal: d.path().join("j"),
+            key: d.path().join("k"),
+            limits: limits(),
         };
         let e = Recorder::start(&opts, Arc::new(|_: &str| {}))
             .err()
             .unwrap();
         assert!(e.contains("not a durability journal"), "{e}");
         assert_eq!(std::fs::read(d.path().join("j")).unwrap(), b"precious\n");
+        assert!(
+            !d.path().join("k").exists(),
+            "no key made for a refused start"
+        );
     }
 }

@@ -36,12 +36,17 @@ impl Verification {
 }
 
 /// The journal's bytes, from a file or a recorder.
-pub fn load_journal(from: &Sink) -> Result<Vec<u8>, String> {
+pub fn load_journal(from: &Sink, max_journal_bytes: u64) -> Result<Vec<u8>, String> {
     match from {
         Sink::Journal(p) => report::store::read_regular_file(p)
             .map_err(|e| format!("durability verify: --from {}: {e}", p.display())),
-        Sink::Recorder(a) => {
-            crate::recorder::fetch(a).map_err(|e| format!("durability verify: --from {a}: {e}"))
+        Sink::Recorder { addr, key } => {
+            let key = crate::wire::Key::load(key)
+                .map_err(|e| format!("durability verify: --key: {e}"))?;
+            let mut limits = crate::wire::Limits::from_env();
+            limits.max_journal_bytes = max_journal_bytes;
+            crate::recorder::fetch(addr, &key, &limits)
+                .map_err(|e| format!("durability verify: --from {addr}: {e}"))
         }
     }
 }
@@ -71,10 +76,14 @@ fn plan<'j>(
     layout: &Layout,
     dir: &str,
 ) -> Result<Plan<'j>, String> {
+    // A run's session counts where it was first announced: a repeated
+    // session line (never written by a recorder, which refuses it) must not
+    // move a run's acknowledgements after a later run's and hide a loss.
+    let mut seen = std::collections::HashSet::new();
     let sessions: Vec<&Session> = j
         .sessions
         .iter()
-        .filter(|s| s.fileset == *fileset)
+        .filter(|s| s.fileset == *fileset && seen.insert(s.run))
         .collect();
     if sessions.is_empty() {
         return Err(format!(
@@ -519,6 +528,7 @@ mod tests {
             save: None,
             json: None,
             labels: Vec::new(),
+            max_journal_bytes: crate::wire::DEFAULT_MAX_JOURNAL_BYTES,
         }
     }
 
@@ -536,10 +546,52 @@ mod tests {
 
     use std::path::Path;
 
+    /// Issue 19: a session line repeated later in the journal (an earlier
+    /// run announced again) must not reorder the runs and hide a loss.
+    #[test]
+    fn a_repeated_earlier_session_does_not_mask_a_loss() {
+        let d = tempfile::tempdir().unwrap();
+        let m = fileset::prepare(
+            d.path(),
+            &fileset::plan(d.path(), LAYOUT).unwrap(),
+            &mut |_| {},
+        )
+        .unwrap();
+        let (r1, r2) = (RunId([1; 16]), RunId([2; 16]));
+        let a1 = put(d.path(), r1, 0, 0, 5);
+        // Run 2's acknowledged write of block 0 is lost: the block still
+        // holds run 1's.
+        let a2 = Ack {
+            run: r2,
+            file: 0,
+            block: 0,
+            seq: 1,
+            checksum: 0,
+        };
+        let honest = journal(&[session(r1, m.id, 1), session(r2, m.id, 2)], &[a1, a2]);
+        assert!(!verify(&options(d.path()), &honest).unwrap().passed());
+        let replayed = journal(
+            &[
+                session(r1, m.id, 1),
+                session(r2, m.id, 2),
+                session(r1, m.id, 1),
+            ],
+            &[a1, a2],
+        );
+        let v = verify(&options(d.path()), &replayed).unwrap();
+        assert!(!v.passed(), "{:?}", v.lines);
+        assert_eq!(v.result.durability.unwrap().lost, 1);
+    }
+
     #[test]
     fn sessions_are_ordered_and_a_missing_file_is_lost() {
         let d = tempfile::tempdir().unwrap();
-        let m = fileset::prepare(d.path(), LAYOUT, &mut |_| {}).unwrap();
+        let m = fileset::prepare(
+            d.path(),
+            &fileset::plan(d.path(), LAYOUT).unwrap(),
+            &mut |_| {},
+        )
+        .unwrap();
         let (r1, r2) = (RunId([1; 16]), RunId([2; 16]));
         // Session 1 acknowledged blocks 0 and 1 of file 0; session 2 then
         // rewrote block 0 (unacknowledged) and acknowledged block 2, which
@@ -590,7 +642,12 @@ mod tests {
     #[test]
     fn another_file_sets_sessions_give_nothing_to_verify() {
         let d = tempfile::tempdir().unwrap();
-        fileset::prepare(d.path(), LAYOUT, &mut |_| {}).unwrap();
+        fileset::prepare(
+            d.path(),
+            &fileset::plan(d.path(), LAYOUT).unwrap(),
+            &mut |_| {},
+        )
+        .unwrap();
         let r = RunId([3; 16]);
         let a = put(d.path(), r, 0, 0, 1);
         let j = journal(&[session(r, RunId([9; 16]), 1)], &[a]);

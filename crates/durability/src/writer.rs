@@ -12,6 +12,10 @@ use crate::fileset::{self, Layout};
 use crate::journal::{end_line, Ack, Commit, Session, JOURNAL_HEADER};
 use crate::options::{Sink, WriteOptions};
 use crate::record::{encode, Header, RunId};
+use crate::wire::{
+    self, hex, never, write_all_by, Key, Limits, LineReader, Side, Tagger, WireError,
+    PROTOCOL_VERSION,
+};
 use fileio::options::Mode;
 use fileio::rng::Xoroshiro;
 use fileio::run::generator::{Generator, Op};
@@ -53,7 +57,7 @@ impl WriteSummary {
     /// The closing line.
     pub fn line(&self, sink: &Sink) -> String {
         let to = match sink {
-            Sink::Recorder(a) => format!("the recorder at {a}"),
+            Sink::Recorder { addr, .. } => format!("the recorder at {addr}"),
             Sink::Journal(p) => format!("journal {}", p.display()),
         };
         let why = match &self.ending {
@@ -114,54 +118,90 @@ pub fn stop_requested() -> bool {
 
 /// Where reports go: a journal file or a recorder connection.
 enum Reporter {
-    Journal { out: BufWriter<File>, file: File },
-    Recorder { out: BufWriter<TcpStream> },
+    Journal {
+        out: BufWriter<File>,
+        file: File,
+    },
+    Recorder {
+        stream: TcpStream,
+        tagger: Tagger,
+        reader: LineReader,
+        addr: String,
+        /// Sealed lines not yet sent.
+        wire: String,
+    },
+}
+
+/// A recorder reached, with its key, before the session is announced.
+struct Reached {
+    stream: TcpStream,
+    key: Key,
 }
 
 impl Reporter {
     /// Reach the destination before anything is created in DIR: a journal
-    /// that is not one, or a recorder that cannot be reached, refuses the run
-    /// with nothing written. Returns the recorder's connection, if any.
-    fn reach(sink: &Sink) -> Result<Option<TcpStream>, String> {
+    /// that is not one, a key that cannot be read, or a recorder that cannot
+    /// be reached refuses the run with nothing written.
+    fn reach(sink: &Sink) -> Result<Option<Reached>, String> {
         match sink {
             Sink::Journal(path) => {
                 check_journal(path)?;
                 Ok(None)
             }
-            Sink::Recorder(addr) => connect(addr).map(Some),
+            Sink::Recorder { addr, key } => {
+                let key = Key::load(key).map_err(|e| format!("--key: {e}"))?;
+                let stream = connect(addr)?;
+                cap_send_buffer(&stream);
+                Ok(Some(Reached { stream, key }))
+            }
         }
     }
 
-    /// Open the session: its `S` line in the journal, or the hello the
-    /// recorder must answer `OK` to.
-    fn open(sink: &Sink, stream: Option<TcpStream>, session: &Session) -> Result<Reporter, String> {
-        match (sink, stream) {
-            (Sink::Recorder(addr), Some(stream)) => {
-                let hello = format!("{HELLO_WRITER}\n{}\n", session.line());
-                (&stream)
-                    .write_all(hello.as_bytes())
-                    .map_err(|e| format!("recorder {addr}: {e}"))?;
-                stream
-                    .set_read_timeout(Some(Duration::from_secs(10)))
-                    .map_err(|e| format!("recorder {addr}: {e}"))?;
-                let mut reply = String::new();
-                BufReader::new(&stream)
-                    .read_line(&mut reply)
-                    .map_err(|e| format!("recorder {addr}: no answer to the hello: {e}"))?;
-                match reply.trim_end() {
-                    "OK" => {}
-                    "" => {
-                        return Err(format!(
-                            "recorder {addr}: closed the connection at the hello"
-                        ))
-                    }
-                    other => return Err(format!("recorder {addr}: refused the session: {other}")),
+    /// Open the session: its `S` line in the journal, or the hello and the
+    /// session line the recorder must answer with an authenticated `OK`.
+    fn open(
+        sink: &Sink,
+        reached: Option<Reached>,
+        session: &Session,
+        limits: &Limits,
+    ) -> Result<Reporter, String> {
+        match (sink, reached) {
+            (Sink::Recorder { addr, .. }, Some(Reached { stream, key })) => {
+                let mut reader = LineReader::new(limits.max_line);
+                let mut tagger = handshake(
+                    &stream,
+                    &mut reader,
+                    addr,
+                    &key,
+                    limits,
+                    "writer",
+                    &[session.line()],
+                )?;
+                let reply = reader
+                    .read(&stream, limits.line_deadline, limits.line_deadline, &never)
+                    .map_err(|e| match e {
+                        WireError::Closed => {
+                            format!("recorder {addr}: closed the connection at the session line")
+                        }
+                        e => format!("recorder {addr}: no answer to the session line: {e}"),
+                    })?;
+                let reply = crate::recorder::answer(&mut tagger, &reply, addr)
+                    .map_err(|e| e.replace(": refused: ", ": refused the session: "))?;
+                if reply != "OK" {
+                    return Err(format!(
+                        "recorder {addr}: answered '{}' to the session line; expected OK",
+                        reply.chars().take(60).collect::<String>()
+                    ));
                 }
                 Ok(Reporter::Recorder {
-                    out: BufWriter::new(stream),
+                    stream,
+                    tagger,
+                    reader,
+                    addr: addr.clone(),
+                    wire: String::new(),
                 })
             }
-            (Sink::Recorder(addr), None) => Err(format!("recorder {addr}: not connected")),
+            (Sink::Recorder { addr, .. }, None) => Err(format!("recorder {addr}: not connected")),
             (Sink::Journal(path), _) => {
                 let file = open_journal(path)?;
                 let out = BufWriter::new(
@@ -169,51 +209,173 @@ impl Reporter {
                         .map_err(|e| format!("{}: {e}", path.display()))?,
                 );
                 let mut r = Reporter::Journal { out, file };
-                r.line(&session.line())?;
-                r.commit()?;
+                r.send(
+                    &format!("{}\n", session.line()),
+                    Instant::now() + limits.line_deadline,
+                    &never,
+                )?;
                 Ok(r)
             }
         }
     }
 
-    fn line(&mut self, line: &str) -> Result<(), String> {
-        let r = match self {
-            Reporter::Journal { out, .. } => out
-                .write_all(line.as_bytes())
-                .and_then(|()| out.write_all(b"\n")),
-            Reporter::Recorder { out } => out
-                .write_all(line.as_bytes())
-                .and_then(|()| out.write_all(b"\n")),
-        };
-        r.map_err(|e| e.to_string())
-    }
-
-    fn raw(&mut self, text: &str) -> Result<(), String> {
-        let r = match self {
-            Reporter::Journal { out, .. } => out.write_all(text.as_bytes()),
-            Reporter::Recorder { out } => out.write_all(text.as_bytes()),
-        };
-        r.map_err(|e| e.to_string())
-    }
-
-    /// Hand everything written so far on: to the recorder's socket, or to the
-    /// journal's storage (fdatasync: the batch is one flush, as a database
-    /// groups commits).
-    fn commit(&mut self) -> Result<(), String> {
+    /// Hand `lines` (each ending in a newline) on by `deadline`: to the
+    /// recorder's socket, each with its tag, or to the journal's storage
+    /// (fdatasync: the batch is one flush, as a database groups commits).
+    /// `stop` ends a wait on a recorder that stopped reading.
+    fn send(
+        &mut self,
+        lines: &str,
+        deadline: Instant,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<(), String> {
         match self {
             Reporter::Journal { out, file } => out
-                .flush()
+                .write_all(lines.as_bytes())
+                .and_then(|()| out.flush())
                 .and_then(|()| file.sync_data())
                 .map_err(|e| format!("journal: {e}")),
-            Reporter::Recorder { out } => out.flush().map_err(|e| format!("recorder: {e}")),
+            Reporter::Recorder {
+                stream,
+                tagger,
+                addr,
+                wire,
+                ..
+            } => {
+                wire.clear();
+                for line in lines.lines() {
+                    tagger.seal(line, wire);
+                }
+                write_all_by(stream, wire.as_bytes(), deadline, stop).map_err(|e| match e {
+                    WireError::Deadline(_) => format!(
+                        "the recorder at {addr} stopped taking acknowledgements (a batch was not taken by its deadline)"
+                    ),
+                    WireError::Stopped => format!(
+                        "stopped while the recorder at {addr} was not taking acknowledgements"
+                    ),
+                    e => format!("recorder {addr}: {e}"),
+                })
+            }
         }
+    }
+
+    /// A keep-alive line, so the recorder tells a live writer whose storage
+    /// hangs from one that lost power.
+    fn keepalive(&mut self, deadline: Instant) -> Result<(), String> {
+        match self {
+            Reporter::Journal { .. } => Ok(()),
+            Reporter::Recorder { .. } => self.send("K\n", deadline, &stop_requested),
+        }
+    }
+
+    /// Whether the recorder said something (it only ever refuses, e.g. when
+    /// its journal is full) or closed the connection.
+    fn recorder_refused(&mut self) -> Option<String> {
+        let Reporter::Recorder {
+            stream,
+            tagger,
+            reader,
+            addr,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        match reader.poll(stream)? {
+            Ok(line) => Some(
+                crate::recorder::answer(tagger, &line, addr)
+                    .err()
+                    .unwrap_or_else(|| format!("recorder {addr}: an unexpected line")),
+            ),
+            Err(e) => Some(format!("recorder {addr}: {e}")),
+        }
+    }
+
+    fn is_recorder(&self) -> bool {
+        matches!(self, Reporter::Recorder { .. })
     }
 }
 
-/// The first line a writer sends the recorder, before its session line.
-pub const HELLO_WRITER: &str = "tankbench-durability 1 writer";
-/// The first line `verify` sends the recorder to fetch the journal.
-pub const HELLO_FETCH: &str = "tankbench-durability 1 fetch";
+/// The writer's socket send buffer: acknowledgements the kernel holds for a
+/// recorder that is not reading stay this few (some 2000 lines), so a
+/// recorder that stopped reading is noticed by the send deadline, not after
+/// megabytes queued.
+const SEND_BUFFER: libc::c_int = 256 << 10;
+
+fn cap_send_buffer(stream: &TcpStream) {
+    use std::os::unix::io::AsRawFd as _;
+    let size = SEND_BUFFER;
+    // SAFETY: setsockopt(2) on an open socket with a pointer to an int and
+    // its size; a failure only leaves the kernel's default.
+    unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_SNDBUF,
+            std::ptr::from_ref(&size).cast::<libc::c_void>(),
+            libc::socklen_t::try_from(std::mem::size_of::<libc::c_int>()).unwrap_or(4),
+        );
+    }
+}
+
+/// Read the recorder's greeting (its nonce), send the hello of `kind` and
+/// `lines`, each with its tag. Returns the connection's tagger.
+pub(crate) fn handshake(
+    stream: &TcpStream,
+    reader: &mut LineReader,
+    addr: &str,
+    key: &Key,
+    limits: &Limits,
+    kind: &str,
+    lines: &[String],
+) -> Result<Tagger, String> {
+    let greeting = reader
+        .read(stream, limits.line_deadline, limits.line_deadline, &never)
+        .map_err(|e| format!("recorder {addr}: no greeting: {e} (is it a tankbench {PROTOCOL_VERSION} recorder?)"))?;
+    let theirs = match greeting.split(' ').collect::<Vec<_>>().as_slice() {
+        ["tankbench-durability", v, "recorder", n] if *v == PROTOCOL_VERSION.to_string() => n
+            .strip_prefix("nonce=")
+            .and_then(wire::parse_nonce)
+            .ok_or_else(|| format!("recorder {addr}: a greeting without a nonce"))?,
+        ["tankbench-durability", v, ..] => {
+            return Err(format!(
+                "recorder {addr}: speaks protocol {v}; this tankbench speaks {PROTOCOL_VERSION}"
+            ))
+        }
+        _ if greeting.starts_with("ERR ") => {
+            return Err(format!(
+                "recorder {addr}: refused: {}",
+                greeting[4..].chars().take(300).collect::<String>()
+            ))
+        }
+        _ => {
+            return Err(format!(
+                "recorder {addr}: not a tankbench durability recorder"
+            ))
+        }
+    };
+    let ours = wire::nonce().map_err(|e| format!("getrandom: {e}"))?;
+    let mut tagger = Tagger::new(key, &theirs, &ours, Side::Client);
+    let mut out = String::new();
+    tagger.seal(
+        &format!(
+            "tankbench-durability {PROTOCOL_VERSION} {kind} nonce={}",
+            hex(&ours)
+        ),
+        &mut out,
+    );
+    for l in lines {
+        tagger.seal(l, &mut out);
+    }
+    write_all_by(
+        stream,
+        out.as_bytes(),
+        Instant::now() + limits.line_deadline,
+        &never,
+    )
+    .map_err(|e| format!("recorder {addr}: {e}"))?;
+    Ok(tagger)
+}
 
 pub(crate) fn connect(addr: &str) -> Result<TcpStream, String> {
     use std::net::ToSocketAddrs as _;
@@ -333,6 +495,11 @@ const STRIPES: usize = 4096;
 /// is gone can block for as long as the mount's timeouts say).
 const STOP_GRACE: Duration = Duration::from_secs(10);
 
+/// Acknowledgements queued for the reporter at most. When the recorder stops
+/// taking them the workers wait here (the queue never grows past this) and
+/// the reporter ends the run by its deadline, --time or a signal.
+const ACK_QUEUE: usize = 65536;
+
 fn stripe(file: u32, block: u64) -> usize {
     let h = (u64::from(file).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ block)
         .wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -350,6 +517,16 @@ struct Shared {
 }
 
 impl Shared {
+    fn reporting_failed(&self) -> bool {
+        matches!(
+            *self
+                .failure
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+            Some(Ending::ReportingFailed(_))
+        )
+    }
+
     fn fail(&self, ending: Ending) {
         let mut f = self
             .failure
@@ -403,14 +580,15 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
         file_size: spec.files.file_size,
         block_size: spec.files.block_size,
     };
+    let limits = Limits::from_env();
     // The destination of reports is checked before anything is created in DIR.
-    let stream = Reporter::reach(&opts.sink)?;
-    let marker = fileset::prepare(&opts.dir, layout, say)?;
+    let reached = Reporter::reach(&opts.sink)?;
+    let planned = fileset::plan(&opts.dir, layout)?;
     let run = RunId::random().map_err(|e| format!("getrandom: {e}"))?;
     let session = Session {
         run,
-        fileset: marker.id,
-        generation: marker.generation,
+        fileset: planned.id,
+        generation: planned.generation,
         block_size: layout.block_size,
         file_num: layout.file_num,
         file_size: layout.file_size,
@@ -420,8 +598,17 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
         threads: spec.threads,
         started: report::store::utc_now_rfc3339(),
     };
-    // The recorder accepts the session before the first block is written.
-    let mut reporter = Reporter::open(&opts.sink, stream, &session)?;
+    // The recorder accepts the session before anything is created in DIR
+    // (a refusal leaves nothing behind) and before the first block is written.
+    let mut reporter = Reporter::open(&opts.sink, reached, &session, &limits)?;
+    let marker = match fileset::prepare(&opts.dir, &planned, say) {
+        Ok(m) => m,
+        Err(e) => {
+            let end = format!("{}\n", end_line(&run, 0, "prepare_failed"));
+            let _ = reporter.send(&end, Instant::now() + limits.line_deadline, &never);
+            return Err(e);
+        }
+    };
     let shared = Arc::new(Shared {
         files: open_files(opts, &layout)?,
         generator: Generator::new(spec),
@@ -443,7 +630,7 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
         if opts.direct { ", O_DIRECT" } else { "" }
     ));
     let start = Instant::now();
-    let (tx, rx) = mpsc::channel::<Ack>();
+    let (tx, rx) = mpsc::sync_channel::<Ack>(ACK_QUEUE);
     let worker = Worker {
         run,
         generation: marker.generation,
@@ -472,6 +659,7 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
     let mut pending = String::new();
     let mut reported = report_loop(
         opts,
+        &limits,
         &shared,
         &rx,
         &threads,
@@ -481,6 +669,7 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
     );
     finish(
         &shared,
+        &limits,
         &rx,
         &mut reporter,
         &mut pending,
@@ -492,8 +681,10 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
 
 /// Write reports while the workers run; returns how many were written.
 /// Ends once the workers stopped (or were given up on).
+#[allow(clippy::too_many_arguments)]
 fn report_loop(
     opts: &WriteOptions,
+    limits: &Limits,
     shared: &Shared,
     rx: &mpsc::Receiver<Ack>,
     threads: &[std::thread::JoinHandle<()>],
@@ -505,6 +696,18 @@ fn report_loop(
     let mut reported = 0u64;
     let mut last_mount_check = Instant::now();
     let mut stop_seen: Option<Instant> = None;
+    let end = (opts.time_s > 0).then(|| start + Duration::from_secs(opts.time_s));
+    // A send waits for the recorder until its line deadline, never long past
+    // --time (but at least a second, so a healthy recorder near the end is
+    // not mistaken for a stuck one).
+    let deadline = || {
+        let now = Instant::now();
+        let by_line = now + limits.line_deadline;
+        end.map_or(by_line, |e| {
+            by_line.min(e.max(now + Duration::from_secs(1)))
+        })
+    };
+    let mut last_sent = Instant::now();
     loop {
         let mut batch = 0;
         match rx.recv_timeout(Duration::from_millis(20)) {
@@ -522,12 +725,31 @@ fn report_loop(
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => return reported,
         }
-        if batch > 0 {
-            match reporter.raw(pending).and_then(|()| reporter.commit()) {
-                Ok(()) => reported += batch,
-                Err(e) => shared.fail(Ending::ReportingFailed(e)),
+        if batch > 0 && !shared.reporting_failed() {
+            match reporter.send(pending, deadline(), &stop_requested) {
+                Ok(()) => {
+                    reported += batch;
+                    last_sent = Instant::now();
+                }
+                Err(e) => shared.fail(Ending::ReportingFailed(format!(
+                    "{e}; {batch} acknowledgement(s) not reported"
+                ))),
             }
             pending.clear();
+        } else if reporter.is_recorder()
+            && !shared.reporting_failed()
+            && last_sent.elapsed() >= limits.keepalive()
+        {
+            match reporter.keepalive(deadline()) {
+                Ok(()) => last_sent = Instant::now(),
+                Err(e) => shared.fail(Ending::ReportingFailed(e)),
+            }
+        }
+        // Batches past a failed report are dropped: the queue stays bounded
+        // while the workers stop.
+        pending.clear();
+        if let Some(e) = reporter.recorder_refused() {
+            shared.fail(Ending::ReportingFailed(e));
         }
         if stop_requested() {
             shared.fail(Ending::Stopped);
@@ -561,8 +783,10 @@ fn report_loop(
 }
 
 /// Report what the workers queued last, then the session's end line.
+#[allow(clippy::too_many_arguments)]
 fn finish(
     shared: &Shared,
+    limits: &Limits,
     rx: &mpsc::Receiver<Ack>,
     reporter: &mut Reporter,
     pending: &mut String,
@@ -582,7 +806,19 @@ fn finish(
         .clone()
         .unwrap_or(Ending::Stopped);
     let acknowledged = shared.acknowledged.load(SeqCst);
-    let mut flushed = reporter.raw(pending).and_then(|()| reporter.commit());
+    // After a failed report the reporter is not trusted to take more: the
+    // run ends now, with what it could report.
+    if let Ending::ReportingFailed(e) = ending {
+        return Ok(WriteSummary {
+            run: *run,
+            ending: Ending::ReportingFailed(e),
+            acknowledged,
+            reported: *reported,
+            elapsed_s: start.elapsed().as_secs_f64(),
+        });
+    }
+    let deadline = Instant::now() + limits.line_deadline;
+    let mut flushed = reporter.send(pending, deadline, &never);
     if flushed.is_ok() {
         *reported += last;
     }
@@ -593,9 +829,8 @@ fn finish(
         Ending::ReportingFailed(_) => "reporting_failed",
     };
     if flushed.is_ok() {
-        flushed = reporter
-            .line(&end_line(run, acknowledged, reason))
-            .and_then(|()| reporter.commit());
+        let end = format!("{}\n", end_line(run, acknowledged, reason));
+        flushed = reporter.send(&end, deadline, &never);
     }
     let ending = match (ending, flushed) {
         (Ending::ReportingFailed(e), _) => Ending::ReportingFailed(e),
@@ -611,7 +846,7 @@ fn finish(
     })
 }
 
-fn writer_thread(shared: &Shared, tx: &mpsc::Sender<Ack>, thread: u32, w: &Worker) {
+fn writer_thread(shared: &Shared, tx: &mpsc::SyncSender<Ack>, thread: u32, w: &Worker) {
     let (run, layout) = (w.run, w.layout);
     let seed = (
         u64::from_le_bytes(run.0[..8].try_into().unwrap_or([1; 8])) ^ u64::from(thread),

@@ -283,7 +283,7 @@ fn one_line(e: impl std::fmt::Display) -> String {
 }
 
 /// Options of `durability write` that the lab sets itself.
-const LAB_WRITE_OPTIONS: [&str; 3] = ["--recorder", "--journal", "--time"];
+const LAB_WRITE_OPTIONS: [&str; 4] = ["--recorder", "--journal", "--time", "--key"];
 
 /// Check the writer's options with durability's own parser, as the lab will
 /// give them.
@@ -294,13 +294,15 @@ fn check_write_options(write: &[String]) -> Result<(), String> {
             .any(|l| w.as_str() == *l || w.starts_with(&format!("{l}=")))
     }) {
         return Err(format!(
-            "write: '{o}': the lab sets --recorder and --time itself; give the file set and commit options only"
+            "write: '{o}': the lab sets --recorder, --key and --time itself; give the file set and commit options only"
         ));
     }
     // Any directory will do: the writer's is made on the remote mount later.
     let mut args: Vec<OsString> = vec!["/".into()];
     args.extend(write.iter().map(OsString::from));
     args.push(format!("--recorder={RECORDER_FROM_CLIENT}:{RECORDER_PORT}").into());
+    // Not read by the parser: the recorder makes the key when it starts.
+    args.push("--key=recorder.key".into());
     durability::options::parse_write(&args)
         .map(|_| ())
         .map_err(|e| format!("write: {e}"))
@@ -601,6 +603,7 @@ impl DurabilityMatrix {
             .arg(&client_dir)
             .args(&self.write)
             .arg(format!("--recorder={RECORDER_FROM_CLIENT}:{RECORDER_PORT}"))
+            .arg(format!("--key={}", rig.key.display()))
             // A safety net only: the crash ends the writer long before.
             .arg(format!("--time={}", writer_time_limit(self.window_s[1])));
         sys::in_netns(&mut cmd, &net::client_ns(&lab.state.id))?;
@@ -674,6 +677,7 @@ fn verify(
         .arg("verify")
         .arg(server_dir)
         .arg(format!("--from={RECORDER_FROM_SERVER}:{RECORDER_PORT}"))
+        .arg(format!("--key={}", rig.key.display()))
         .arg(format!("--json={}", vjson.display()));
     sys::in_netns(&mut cmd, &net::server_ns(&lab.state.id))?;
     cmd.stdin(Stdio::null())
@@ -822,6 +826,8 @@ impl Drop for LabGuard {
 struct Rig {
     dir: PathBuf,
     journal: PathBuf,
+    /// The recorder's key file.
+    key: PathBuf,
     export_dir: PathBuf,
     tankbench: PathBuf,
 }
@@ -860,11 +866,16 @@ impl Rig {
             },
         )?;
         record(lab, Resource::File { path: rlog.clone() })?;
+        // The run's secret: made by the recorder (mode 0600), given to the
+        // writer and verify.
+        let key = dir.join("recorder.key");
+        record(lab, Resource::File { path: key.clone() })?;
         let logf = std::fs::File::create(&rlog).map_err(|e| io(&rlog, "create", e))?;
         let mut cmd = Command::new(tankbench);
         cmd.args(["durability", "record"])
             .arg(format!("--listen=0.0.0.0:{RECORDER_PORT}"))
-            .arg(format!("--journal={}", journal.display()));
+            .arg(format!("--journal={}", journal.display()))
+            .arg(format!("--key={}", key.display()));
         sys::in_netns(&mut cmd, &rec_ns)?;
         cmd.stdin(Stdio::null())
             .stdout(logf.try_clone().map_err(|e| io(&rlog, "dup", e))?)
@@ -892,7 +903,8 @@ impl Rig {
             let up = sys::with_netns(&ns, || {
                 Ok(std::net::TcpStream::connect(("127.0.0.1", RECORDER_PORT)).is_ok())
             })?;
-            if up {
+            // The key is made before the recorder serves; wait for both.
+            if up && key.exists() {
                 break;
             }
             if Instant::now() > deadline || !sys::pid_alive(pid) {
@@ -910,6 +922,7 @@ impl Rig {
         Ok(Rig {
             dir,
             journal,
+            key,
             export_dir,
             tankbench: tankbench.to_path_buf(),
         })

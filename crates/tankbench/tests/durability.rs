@@ -61,8 +61,19 @@ const LAYOUT: [&str; 4] = [
     "--commit=fdatasync",
 ];
 
+/// The key file a recorder started by [`start_recorder`] creates.
+const KEY: &str = "recorder.journal.key";
+
 fn write_args<'a>(dir: &'a str, recorder: &'a str) -> Vec<&'a str> {
-    let mut a = vec!["durability", "write", dir, "--recorder", recorder];
+    let mut a = vec![
+        "durability",
+        "write",
+        dir,
+        "--recorder",
+        recorder,
+        "--key",
+        KEY,
+    ];
     a.extend_from_slice(&LAYOUT);
     a
 }
@@ -101,18 +112,19 @@ fn latest_acks(journal: &Path) -> BTreeMap<(u32, u64), (RunId, u64, u32)> {
 }
 
 fn verify_json(dir: &Path, from: &str, json: &Path) -> (Run, serde_json::Value) {
-    let r = tb(
-        dir,
-        &[
-            "durability",
-            "verify",
-            "d",
-            "--from",
-            from,
-            "--json",
-            json.to_str().unwrap(),
-        ],
-    );
+    let mut args = vec![
+        "durability",
+        "verify",
+        "d",
+        "--from",
+        from,
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    if !from.contains('/') {
+        args.extend(["--key", KEY]);
+    }
+    let r = tb(dir, &args);
     let doc = serde_json::from_slice(&std::fs::read(json).unwrap_or_default())
         .unwrap_or(serde_json::Value::Null);
     let _ = std::fs::remove_file(json);
@@ -314,7 +326,11 @@ fn verify_against_a_recorder_that_saw_nothing_fails_clearly() {
     let empty = t.path().join("empty.journal");
     let (_recorder, addr) = start_recorder(t.path(), &empty);
     for from in [addr.as_str(), empty.to_str().unwrap()] {
-        let r = tb(t.path(), &["durability", "verify", "d", "--from", from]);
+        let mut args = vec!["durability", "verify", "d", "--from", from];
+        if from == addr {
+            args.extend(["--key", "empty.journal.key"]);
+        }
+        let r = tb(t.path(), &args);
         assert_eq!(r.code, 1, "{from}: {}{}", r.stdout, r.stderr);
         assert!(
             r.stderr.contains("nothing to verify"),
@@ -354,7 +370,7 @@ fn verify_against_a_recorder_that_saw_nothing_fails_clearly() {
 fn bad_options_are_refused_in_one_line_and_write_nothing() {
     let t = scratch();
     std::fs::create_dir(t.path().join("d")).unwrap();
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 11] = [
         (&["write", "d", "--journal=j", "--commit=never"], "--commit"),
         (
             &["write", "d", "--journal=j", "--file-test-mode=rndrw"],
@@ -367,7 +383,12 @@ fn bad_options_are_refused_in_one_line_and_write_nothing() {
         (&["write", "d", "--journal=j", "--threads=0"], "threads"),
         (&["write", "d", "--journal=j", "--time=x"], "--time"),
         (&["write", "d"], "--recorder"),
-        (&["write", "d", "--recorder=localhost"], "--recorder"),
+        (
+            &["write", "d", "--recorder=localhost", "--key=k"],
+            "--recorder",
+        ),
+        (&["write", "d", "--recorder=127.0.0.1:9"], "--key"),
+        (&["verify", "d", "--from=127.0.0.1:9"], "--key"),
         (&["record", "--listen=nowhere", "--journal=j"], "--listen"),
         (&["verify", "d", "--from=missing.journal"], "--from"),
     ];
@@ -540,6 +561,7 @@ fn an_unreachable_recorder_or_a_foreign_journal_writes_nothing() {
         .unwrap()
         .port();
     let addr = format!("127.0.0.1:{port}");
+    durability::wire::Key::load_or_create(&t.path().join(KEY)).unwrap();
     let r = tb(t.path(), &write_args("d", &addr));
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
     assert!(r.stderr.contains(&addr), "{}", r.stderr);
@@ -556,4 +578,347 @@ fn an_unreachable_recorder_or_a_foreign_journal_writes_nothing() {
     );
     assert_eq!(std::fs::read_dir(t.path().join("d")).unwrap().count(), 0);
     assert_eq!(std::fs::read(t.path().join("notes")).unwrap(), b"mine\n");
+}
+
+/// A scripted recorder on 127.0.0.1 running `script` on each connection
+/// (with the key, so it can say an authenticated OK).
+fn fake_recorder(
+    key: durability::wire::Key,
+    script: fn(std::net::TcpStream, &durability::wire::Key),
+) -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    // A small receive window, inherited by the accepted connections: a
+    // recorder that stops reading is felt at once.
+    let size: libc::c_int = 4096;
+    // SAFETY: setsockopt(2) on the listener with a pointer to an int and its size.
+    unsafe {
+        libc::setsockopt(
+            std::os::unix::io::AsRawFd::as_raw_fd(&l),
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUF,
+            std::ptr::from_ref(&size).cast::<libc::c_void>(),
+            4,
+        );
+    }
+    std::thread::spawn(move || {
+        for s in l.incoming().flatten() {
+            let key = key.clone();
+            std::thread::spawn(move || script(s, &key));
+        }
+    });
+    addr
+}
+
+/// The recorder's side of the handshake: greeting, hello and session line
+/// read; returns the tagger to answer with.
+fn accept_hello(s: &std::net::TcpStream, key: &durability::wire::Key) -> durability::wire::Tagger {
+    use durability::wire::{hex, parse_nonce, Side, Tagger};
+    use std::io::Write as _;
+    let nr = [7u8; 16];
+    (&*s)
+        .write_all(format!("tankbench-durability 2 recorder nonce={}\n", hex(&nr)).as_bytes())
+        .unwrap();
+    let mut r = BufReader::new(s);
+    let mut hello = String::new();
+    r.read_line(&mut hello).unwrap();
+    let nc = parse_nonce(
+        hello
+            .split(' ')
+            .nth(3)
+            .unwrap()
+            .trim_start_matches("nonce="),
+    )
+    .unwrap();
+    let mut t = Tagger::new(key, &nr, &nc, Side::Recorder);
+    t.open(hello.trim_end()).unwrap();
+    let mut session = String::new();
+    r.read_line(&mut session).unwrap();
+    t.open(session.trim_end()).unwrap();
+    t
+}
+
+fn key_in(dir: &Path) -> durability::wire::Key {
+    durability::wire::Key::load_or_create(&dir.join(KEY))
+        .unwrap()
+        .0
+}
+
+/// Issue 19: a recorder that refuses the session, or closes at once, leaves
+/// DIR as it was: the file set is made only after an authenticated OK.
+#[test]
+fn a_refused_or_closed_session_creates_no_file_set() {
+    let t = scratch();
+    std::fs::create_dir(t.path().join("d")).unwrap();
+    let key = key_in(t.path());
+    let refusing = fake_recorder(key.clone(), |s, key| {
+        use std::io::Write as _;
+        let mut t = accept_hello(&s, key);
+        let mut line = String::new();
+        t.seal("ERR no thanks", &mut line);
+        let _ = (&s).write_all(line.as_bytes());
+    });
+    let closing = fake_recorder(key.clone(), |s, key| {
+        let _ = accept_hello(&s, key);
+        drop(s);
+    });
+    let mute = fake_recorder(key, |s, _| drop(s));
+    for (addr, says) in [
+        (&refusing, "no thanks"),
+        (&closing, "closed the connection"),
+        (&mute, "no greeting"),
+    ] {
+        let start = Instant::now();
+        let r = tb(t.path(), &write_args("d", addr));
+        assert_eq!(r.code, 1, "{addr}: {}{}", r.stdout, r.stderr);
+        assert!(r.stderr.contains(says), "{addr}: {}", r.stderr);
+        assert_eq!(r.stderr.trim().lines().count(), 1, "{}", r.stderr);
+        assert!(
+            listing(&t.path().join("d")).is_empty(),
+            "{addr}: a file set was made"
+        );
+        assert!(start.elapsed() < Duration::from_secs(20));
+    }
+}
+
+/// Wait until the recorder has appended (and flushed) all it was sent.
+fn settled(journal: &Path) {
+    let mut last = usize::MAX;
+    loop {
+        std::thread::sleep(Duration::from_millis(400));
+        let now = acks_in(journal);
+        if now == last {
+            return;
+        }
+        last = now;
+    }
+}
+
+/// The writer's resident memory, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Issue 19: a recorder that says OK and then stops reading holds the
+/// writer no longer than --time, or SIGTERM: it ends with a clear error
+/// (exit 1), its queue bounded.
+#[test]
+fn a_recorder_that_stops_reading_cannot_hold_the_writer() {
+    let t = scratch();
+    std::fs::create_dir(t.path().join("d")).unwrap();
+    let key = key_in(t.path());
+    let addr = fake_recorder(key, |s, key| {
+        use std::io::Write as _;
+        let mut t = accept_hello(&s, key);
+        let mut line = String::new();
+        t.seal("OK", &mut line);
+        let _ = (&s).write_all(line.as_bytes());
+        // Never read again; keep the connection open.
+        std::thread::sleep(Duration::from_secs(120));
+    });
+    let base = [
+        "durability",
+        "write",
+        "d",
+        "--recorder",
+        addr.as_str(),
+        "--key",
+        KEY,
+        "--file-num=2",
+        "--file-total-size=64M",
+        "--threads=2",
+        "--commit=osync",
+    ];
+    let mut args = base.to_vec();
+    args.push("--time=4");
+    let start = Instant::now();
+    let mut child = Killed(
+        Command::new(tankbench_bin())
+            .args(&args)
+            .current_dir(t.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let status = loop {
+        if let Some(s) = child.0.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "--time was not honoured"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.0.stdout.take().unwrap(), &mut out).unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.0.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains("stopped taking acknowledgements"),
+        "{out}{err}"
+    );
+
+    // SIGTERM, without --time; memory bounded meanwhile.
+    let args = base.to_vec();
+    let mut child = Killed(
+        Command::new(tankbench_bin())
+            .args(&args)
+            .current_dir(t.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    std::thread::sleep(Duration::from_secs(6));
+    let hwm = rss_kib(child.0.id());
+    assert!(hwm > 0 && hwm < 128 * 1024, "the writer grew to {hwm} KiB");
+    let pid = i32::try_from(child.0.id()).unwrap();
+    // SAFETY: kill(2) on our own child's pid, which it still holds (not reaped).
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.0.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "SIGTERM was not honoured"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.0.stdout.take().unwrap(), &mut out).unwrap();
+    assert_eq!(status.code(), Some(1), "{out}");
+    assert!(out.contains("reporting failed"), "{out}");
+}
+
+/// Send `lines` as a stranger would: protocol 2's words, tags made with a
+/// key of its own. Returns the recorder's answer lines.
+fn as_stranger(addr: &str, lines: &[String]) -> String {
+    use durability::wire::{hex, parse_nonce, Key, Side, Tagger};
+    use std::io::Write as _;
+    let d = tempfile::tempdir().unwrap();
+    let key = Key::load_or_create(&d.path().join("k")).unwrap().0;
+    let s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut r = BufReader::new(&s);
+    let mut greeting = String::new();
+    r.read_line(&mut greeting).unwrap();
+    let nr = parse_nonce(greeting.trim_end().rsplit_once("nonce=").unwrap().1).unwrap();
+    let nc = [3u8; 16];
+    let mut t = Tagger::new(&key, &nr, &nc, Side::Client);
+    let mut out = String::new();
+    t.seal(
+        &format!("tankbench-durability 2 writer nonce={}", hex(&nc)),
+        &mut out,
+    );
+    for l in lines {
+        t.seal(l, &mut out);
+    }
+    let _ = (&s).write_all(out.as_bytes());
+    let mut answer = String::new();
+    let _ = std::io::Read::read_to_string(&mut r, &mut answer);
+    answer
+}
+
+/// Issue 19, the two forged verdicts: a stranger's acknowledgements under
+/// the victim's run id (which would make verify FAIL) and an earlier session
+/// announced again after a real loss (which would make it PASS) are refused;
+/// verify gives the true verdict each time.
+#[test]
+fn forged_acknowledgements_and_a_reannounced_session_do_not_change_the_verdict() {
+    let t = scratch();
+    let dir = t.path().join("d");
+    std::fs::create_dir(&dir).unwrap();
+    let journal = t.path().join("recorder.journal");
+    let (_recorder, addr) = start_recorder(t.path(), &journal);
+    let mut args = write_args("d", &addr);
+    args.push("--time=1");
+    let r = tb(t.path(), &args);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    settled(&journal);
+    let j = Journal::parse(&std::fs::read(&journal).unwrap()).unwrap();
+    let victim = j.sessions[0].clone();
+    // Forged acks of blocks the victim wrote, with sequence numbers no block holds.
+    let mut forged = vec![victim.line()];
+    for a in j.acks.iter().take(5) {
+        let mut l = String::new();
+        durability::journal::Ack {
+            seq: a.seq + 1_000_000,
+            ..*a
+        }
+        .write_line(&mut l);
+        forged.push(l.trim_end().to_string());
+    }
+    let answer = as_stranger(&addr, &forged);
+    assert!(answer.contains("ERR authentication failed"), "{answer}");
+    let mut run = victim.clone();
+    run.run = RunId([0xab; 16]);
+    forged[0] = run.line();
+    let answer = as_stranger(&addr, &forged);
+    assert!(answer.contains("ERR authentication failed"), "{answer}");
+    let json = t.path().join("v.json");
+    let (r, doc) = verify_json(t.path(), &addr, &json);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(doc["durability"]["verdict"], "passed", "{doc}");
+    assert_eq!(
+        Journal::parse(&std::fs::read(&journal).unwrap())
+            .unwrap()
+            .acks
+            .len(),
+        j.acks.len()
+    );
+
+    // A real loss: session 2's writes undone by putting session 1's file
+    // set back.
+    let before: Vec<Vec<u8>> = (0..2)
+        .map(|f| std::fs::read(block_path(&dir, f)).unwrap())
+        .collect();
+    let r = tb(t.path(), &args);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    for (f, bytes) in before.iter().enumerate() {
+        std::fs::write(block_path(&dir, u32::try_from(f).unwrap()), bytes).unwrap();
+    }
+    let (r, doc) = verify_json(t.path(), &addr, &json);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert_eq!(doc["durability"]["verdict"], "failed");
+    // Session 1 announced again, by a stranger and by the key's holder.
+    let answer = as_stranger(&addr, &[victim.line()]);
+    assert!(answer.contains("ERR authentication failed"), "{answer}");
+    let again = {
+        use durability::wire::{hex, parse_nonce, Key, Side, Tagger};
+        use std::io::Write as _;
+        let key = Key::load(&t.path().join(KEY)).unwrap();
+        let s = std::net::TcpStream::connect(&addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut r = BufReader::new(&s);
+        let mut greeting = String::new();
+        r.read_line(&mut greeting).unwrap();
+        let nr = parse_nonce(greeting.trim_end().rsplit_once("nonce=").unwrap().1).unwrap();
+        let nc = [4u8; 16];
+        let mut t = Tagger::new(&key, &nr, &nc, Side::Client);
+        let mut out = String::new();
+        t.seal(
+            &format!("tankbench-durability 2 writer nonce={}", hex(&nc)),
+            &mut out,
+        );
+        t.seal(&victim.line(), &mut out);
+        (&s).write_all(out.as_bytes()).unwrap();
+        let mut answer = String::new();
+        let _ = std::io::Read::read_to_string(&mut r, &mut answer);
+        answer
+    };
+    assert!(again.contains("already in the journal"), "{again}");
+    let (r, doc) = verify_json(t.path(), &addr, &json);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert_eq!(doc["durability"]["verdict"], "failed", "{doc}");
+    assert!(doc["durability"]["lost"].as_u64().unwrap() > 0);
 }

@@ -11,11 +11,13 @@ use std::ffi::OsString;
 
 const USAGE: &str = "\
 usage:
-  tankbench durability write DIR (--recorder ADDR:PORT | --journal FILE) [--file-num N]
+  tankbench durability write DIR (--recorder ADDR:PORT --key FILE | --journal FILE) [--file-num N]
         [--file-total-size SIZE] [--file-block-size SIZE] [--threads N]
         [--file-test-mode rndwr|seqwr] [--commit fsync|fdatasync|osync|odsync] [--direct] [--time SECS]
-  tankbench durability record --listen ADDR:PORT --journal FILE
-  tankbench durability verify DIR --from JOURNAL|ADDR:PORT [--examples N] [--direct]
+  tankbench durability record --listen ADDR:PORT --journal FILE [--key FILE]
+        [--max-journal-size SIZE] [--max-sessions N]
+  tankbench durability verify DIR --from JOURNAL|ADDR:PORT [--key FILE] [--examples N] [--direct]
+        [--max-journal-size SIZE]
         [--save[=DIR]] [--json FILE] [--label K=V]
 See docs/durability.md.
 ";
@@ -77,7 +79,8 @@ fn verify(args: &[OsString]) -> anyhow::Result<i32> {
         check_new_file(path)
             .map_err(|e| anyhow::anyhow!("durability verify: --json={}: {e}", path.display()))?;
     }
-    let journal = durability::verify::load_journal(&opts.from).map_err(anyhow::Error::msg)?;
+    let journal = durability::verify::load_journal(&opts.from, opts.max_journal_bytes)
+        .map_err(anyhow::Error::msg)?;
     let mut v = durability::verify::verify(&opts, &journal).map_err(anyhow::Error::msg)?;
     v.result.labels.extend(labels);
     for line in &v.lines {
