@@ -188,7 +188,11 @@ impl Matrix {
         };
         // Validate every cell up front: a typo in the last value should not
         // surface after an hour of runs.
-        for c in m.cells()? {
+        let cells = m.cells().map_err(|e| match e {
+            LabError::Spec(msg) => spec_err(path, msg),
+            other => other,
+        })?;
+        for c in cells {
             c.raw.validate().map_err(|e| spec_err(path, e))?;
         }
         Ok(m)

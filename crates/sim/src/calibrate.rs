@@ -342,6 +342,23 @@ struct Fitter<'a> {
     simulations: usize,
 }
 
+impl<'a> Fitter<'a> {
+    /// A fitter of `runs`, each given `copies` times, fitting `allowed`.
+    fn new(runs: &'a [Measurement], copies: &[usize], allowed: &'a [Param]) -> Fitter<'a> {
+        Fitter {
+            runs,
+            weights: copies.iter().map(|&n| (n as f64).sqrt()).collect(),
+            residual_count: runs
+                .iter()
+                .zip(copies)
+                .map(|(m, n)| m.observed.len() * n)
+                .sum(),
+            allowed,
+            simulations: 0,
+        }
+    }
+}
+
 impl Fitter<'_> {
     /// Predicted figures of every run (in each run's `observed` order).
     fn predict(&mut self, model: &SystemModel) -> Result<Vec<Vec<f64>>, SimError> {
@@ -637,6 +654,40 @@ impl Fitter<'_> {
     }
 }
 
+/// Identical runs (200 copies of one file) are one run weighing 200
+/// times: the same objective, simulated once per evaluation. Compared by
+/// what the fit reads of them: the workload, the figures, the noise.
+/// Returns the distinct runs and how many copies of each were given; more
+/// than [`MAX_RUNS`] distinct runs are refused.
+fn distinct_runs(runs: &[Measurement]) -> Result<(Vec<Measurement>, Vec<usize>), SimError> {
+    let mut distinct: Vec<Measurement> = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
+    let mut copies: Vec<usize> = Vec::new();
+    for m in runs {
+        let key = format!("{:?} {:?} {}", m.spec, m.observed, m.noise);
+        match keys.iter().position(|k| *k == key) {
+            Some(i) => copies[i] += 1,
+            None => {
+                keys.push(key);
+                copies.push(1);
+                distinct.push(m.clone());
+            }
+        }
+    }
+    if distinct.len() > MAX_RUNS {
+        return Err(SimError::Unsupported(format!(
+            "calibrate: {} different runs given; at most {MAX_RUNS} are fitted at once (each step of the fit simulates every run); give the runs that differ most",
+            distinct.len()
+        )));
+    }
+    for (m, &n) in distinct.iter_mut().zip(&copies) {
+        if n > 1 {
+            m.id = format!("{} (and {} identical)", m.id, n - 1);
+        }
+    }
+    Ok((distinct, copies))
+}
+
 /// Fit `model`'s uncertain parameters to `runs`.
 pub fn calibrate(model: &SystemModel, runs: &[Measurement]) -> Result<Calibration, SimError> {
     calibrate_only(model, runs, &Param::ALL)
@@ -664,46 +715,8 @@ pub fn calibrate_only(
         ));
     }
     let sys = model.resolve()?;
-    // Identical runs (200 copies of one file) are one run weighing 200
-    // times: the same objective, simulated once per evaluation. Compared
-    // by what the fit reads of them: the workload, the figures, the noise.
-    let mut distinct: Vec<Measurement> = Vec::new();
-    let mut keys: Vec<String> = Vec::new();
-    let mut copies: Vec<usize> = Vec::new();
-    for m in runs {
-        let key = format!("{:?} {:?} {}", m.spec, m.observed, m.noise);
-        match keys.iter().position(|k| *k == key) {
-            Some(i) => copies[i] += 1,
-            None => {
-                keys.push(key);
-                copies.push(1);
-                distinct.push(m.clone());
-            }
-        }
-    }
-    if distinct.len() > MAX_RUNS {
-        return Err(SimError::Unsupported(format!(
-            "calibrate: {} different runs given; at most {MAX_RUNS} are fitted at once (each step of the fit simulates every run); give the runs that differ most",
-            distinct.len()
-        )));
-    }
-    for (m, &n) in distinct.iter_mut().zip(&copies) {
-        if n > 1 {
-            m.id = format!("{} (and {} identical)", m.id, n - 1);
-        }
-    }
-    let runs = &distinct[..];
-    let mut fitter = Fitter {
-        runs,
-        weights: copies.iter().map(|&n| (n as f64).sqrt()).collect(),
-        residual_count: runs
-            .iter()
-            .zip(&copies)
-            .map(|(m, n)| m.observed.len() * n)
-            .sum(),
-        allowed: params,
-        simulations: 0,
-    };
+    let (distinct, copies) = distinct_runs(runs)?;
+    let mut fitter = Fitter::new(&distinct, &copies, params);
     // Identify at the system's values, fit, and identify again at the fit:
     // a parameter that did not matter at the starting values (a CPU that
     // saturates only once the commit is found to be fast) can matter there.

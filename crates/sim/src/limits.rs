@@ -149,7 +149,10 @@ mod tests {
         assert_eq!(check_cells([3, 2, 2], 12), Ok(12));
         assert_eq!(check_cells([], 1), Ok(1));
         let e = check_cells([100, 100, 24], 10_000).unwrap_err();
-        assert!(e.to_string().starts_with("the matrix has 240000 cells"), "{e}");
+        assert!(
+            e.to_string().starts_with("the matrix has 240000 cells"),
+            "{e}"
+        );
         let e = check_cells([usize::MAX, usize::MAX, 2], 10_000).unwrap_err();
         assert!(e.to_string().contains("more than 2^64"), "{e}");
     }
@@ -158,7 +161,10 @@ mod tests {
     fn a_matrix_budget_is_shared_out() {
         assert_eq!(Budget::per_cell(1000, 10).events, 100);
         assert_eq!(Budget::per_cell(5, 10).events, 1);
-        assert_eq!(Budget::per_cell(DEFAULT_MATRIX_EVENTS, 1).events, DEFAULT_MATRIX_EVENTS);
+        assert_eq!(
+            Budget::per_cell(DEFAULT_MATRIX_EVENTS, 1).events,
+            DEFAULT_MATRIX_EVENTS
+        );
         assert!(Budget::of(0).is_err());
     }
 }

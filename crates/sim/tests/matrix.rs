@@ -206,7 +206,8 @@ fn matrix_over(axis: &str, values: &str, profile: Option<sim::profile::Profile>)
     let text = format!(
         "system = \"reference-nas.toml\"\nworkload = [\"--time=2\"]\n[[axis]]\nkey = \"{axis}\"\nvalues = {values}\n"
     );
-    let mut m = MatrixSpec::from_toml(&text, &examples(), DEFAULT_MAX_CELLS).unwrap_or_else(|e| panic!("{e}"));
+    let mut m = MatrixSpec::from_toml(&text, &examples(), DEFAULT_MAX_CELLS)
+        .unwrap_or_else(|e| panic!("{e}"));
     m.profile = profile;
     m
 }

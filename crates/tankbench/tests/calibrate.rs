@@ -279,10 +279,19 @@ fn a_forged_result_claiming_a_billion_threads_is_refused_naming_the_field() {
     let mut doc: serde_json::Value =
         serde_json::from_slice(&std::fs::read(d.path().join("m.json")).unwrap()).unwrap();
     doc["workload"]["threads"] = 1_000_000_000.into();
-    std::fs::write(d.path().join("forged.json"), serde_json::to_vec(&doc).unwrap()).unwrap();
+    std::fs::write(
+        d.path().join("forged.json"),
+        serde_json::to_vec(&doc).unwrap(),
+    )
+    .unwrap();
     let before = listing(d.path());
     let r = calibrate(d.path(), &["--save-profile", "p.toml", "forged.json"]);
-    refused(&r, d.path(), &before, "forged.json: workload.threads: 1000000000");
+    refused(
+        &r,
+        d.path(),
+        &before,
+        "forged.json: workload.threads: 1000000000",
+    );
 }
 
 #[test]
@@ -295,8 +304,19 @@ fn a_fifo_as_system_or_profile_is_refused_at_once() {
     // SAFETY: a NUL-terminated path and a mode; mkfifo touches nothing else.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     let before = listing(d.path());
-    let r = tb(d.path(), &["simulate", "calibrate", "--system", "fifo", "m.json"]);
+    let r = tb(
+        d.path(),
+        &["simulate", "calibrate", "--system", "fifo", "m.json"],
+    );
     refused(&r, d.path(), &before, "--system fifo: a FIFO");
-    let r = tb(d.path(), &["simulate", "calibrate", "--system", "/dev/zero", "m.json"]);
-    refused(&r, d.path(), &before, "--system /dev/zero: a character device");
+    let r = tb(
+        d.path(),
+        &["simulate", "calibrate", "--system", "/dev/zero", "m.json"],
+    );
+    refused(
+        &r,
+        d.path(),
+        &before,
+        "--system /dev/zero: a character device",
+    );
 }

@@ -107,7 +107,7 @@ fn a_runaway_workload_is_refused_before_any_cell_is_predicted() {
 #[test]
 fn a_matrix_of_300000_cells_is_refused_before_it_is_expanded() {
     let d = scratch();
-    let arcs: Vec<String> = (1..=600).map(|m| format!("\"{m}M\"")).collect();
+    let arcs: Vec<String> = (1..=300).map(|m| format!("\"{m}M\"")).collect();
     let cores: Vec<String> = (0..500).map(|_| "2".to_string()).collect();
     let m = format!(
         "{MATRIX}\n[[axis]]\nkey = \"server.arc\"\nvalues = [{}]\n[[axis]]\nkey = \"server.cores\"\nvalues = [{}]\n",
@@ -117,7 +117,7 @@ fn a_matrix_of_300000_cells_is_refused_before_it_is_expanded() {
     std::fs::write(d.path().join("m.toml"), m).unwrap();
     let started = std::time::Instant::now();
     let r = tb(d.path(), &["lab", "predict", "m.toml"]);
-    refused_naming(&r, &["m.toml", "600000 cells", "limit of 10000"]);
+    refused_naming(&r, &["m.toml", "300000 cells", "limit of 10000"]);
     assert!(started.elapsed().as_secs() < 10);
 }
 

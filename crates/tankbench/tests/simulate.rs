@@ -649,7 +649,11 @@ fn a_zero_cost_system_is_refused_naming_its_fields() {
     let r = simulate_small(d.path(), &["--system", "zero.toml"], &["--time=10"]);
     refused_naming(
         &r,
-        &["simulated time stopped", "client.cpu_us = 0", "server.cpu_us = 0"],
+        &[
+            "simulated time stopped",
+            "client.cpu_us = 0",
+            "server.cpu_us = 0",
+        ],
     );
     // The same through a matrix of overrides.
     let r = simulate_small(
@@ -675,7 +679,10 @@ fn a_fifo_or_a_device_as_system_or_profile_is_refused_at_once() {
         let started = std::time::Instant::now();
         let r = simulate_small(d.path(), &own, &["--time=1"]);
         assert!(started.elapsed().as_secs() < 10, "{own:?} took too long");
-        refused_naming(&r, &[own[own.len() - 2], own[own.len() - 1], "not a regular file"]);
+        refused_naming(
+            &r,
+            &[own[own.len() - 2], own[own.len() - 1], "not a regular file"],
+        );
     }
     let r = tb(d.path(), &["simulate", "matrix", "fifo"]);
     refused_naming(&r, &["fifo", "not a regular file"]);
@@ -764,7 +771,8 @@ fn a_long_run_stops_at_its_event_budget_and_says_so() {
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
-        r.stderr.contains("stopped at the simulation budget of 20000 events"),
+        r.stderr
+            .contains("stopped at the simulation budget of 20000 events"),
         "{}",
         r.stderr
     );
@@ -824,7 +832,14 @@ fn a_matrix_shares_its_event_budget_and_reports_the_cells_it_stopped() {
     let ext4 = system("this-machine-ext4.toml");
     let r = simulate_small(
         d.path(),
-        &["--system", &ext4, "--ram", "8G,16G", "--max-sim-events", "40000"],
+        &[
+            "--system",
+            &ext4,
+            "--ram",
+            "8G,16G",
+            "--max-sim-events",
+            "40000",
+        ],
         &["--time=86400", "--format=json"],
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -837,5 +852,32 @@ fn a_matrix_shares_its_event_budget_and_reports_the_cells_it_stopped() {
     let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     for cell in doc["results"].as_array().unwrap() {
         assert_eq!(cell["counts"]["events"], 20000);
+    }
+}
+
+#[test]
+fn plan_fileio_takes_the_same_bounds_as_simulate() {
+    let d = scratch();
+    for (extra, named) in [
+        ("--threads=1000000000", "at most 4096"),
+        ("--time=1000000000", "at most 86400"),
+        ("--events=1000000000", "--max-sim-events"),
+    ] {
+        let fileio = format!("--file-total-size=4G --file-test-mode=rndrw {extra}");
+        let started = std::time::Instant::now();
+        let r = tb(
+            d.path(),
+            &[
+                "plan",
+                "--disks",
+                "24x8TB",
+                "--layout",
+                "3xraidz2-8",
+                "--fileio",
+                &fileio,
+            ],
+        );
+        refused_naming(&r, &["--fileio", extra, named]);
+        assert!(started.elapsed().as_secs() < 10, "{extra} took too long");
     }
 }

@@ -354,9 +354,8 @@ fn matrix_of_overrides(a: &SimArgs, system_path: &Path, words: &[String]) -> any
         })
         .cloned()
         .collect();
-    let mut m =
-        sim::matrix::MatrixSpec::from_system_text(&text, workload, &a.axes(), max_cells).map_err(
-            |e| {
+    let mut m = sim::matrix::MatrixSpec::from_system_text(&text, workload, &a.axes(), max_cells)
+        .map_err(|e| {
             if let sim::SimError::Limit(limit) = &e {
                 return anyhow::anyhow!("simulate: {limit}");
             }

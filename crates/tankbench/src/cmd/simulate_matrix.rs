@@ -162,45 +162,7 @@ pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
         check_can_create_in(dir)
             .map_err(|e| anyhow::anyhow!("simulate matrix: --save={}: {e}", dir.display()))?;
     }
-    let parallel = std::thread::available_parallelism().map_or(1, usize::from);
-    let started = std::time::Instant::now();
-    // A long matrix shows where it is on stderr, at most every 2 s.
-    let last_said = std::sync::Mutex::new(started);
-    let progress = |done: usize, all: usize| {
-        if let Ok(mut last) = last_said.lock() {
-            if last.elapsed() >= PROGRESS_EVERY && done < all {
-                *last = std::time::Instant::now();
-                eprintln!(
-                    "cell {done}/{all} predicted ({:.0} s)",
-                    started.elapsed().as_secs_f64()
-                );
-            }
-        }
-    };
-    let how = CellRuns {
-        parallel,
-        events: out.events.unwrap_or(sim::limits::DEFAULT_MATRIX_EVENTS),
-        progress: Some(&progress),
-    };
-    let mut results = run_cells_with(spec, &cells, &how).map_err(|e| {
-        let msg = e.to_string();
-        anyhow::anyhow!(
-            "simulate matrix: {}",
-            msg.strip_prefix("simulate: ").unwrap_or(&msg)
-        )
-    })?;
-    let took = started.elapsed().as_secs_f64();
-    let stopped = results
-        .iter()
-        .filter(|r| r.warnings.iter().any(|w| w.code == "predicted_budget_reached"))
-        .count();
-    if stopped > 0 {
-        eprintln!(
-            "note: {stopped} of {} cell(s) stopped at their share ({} events) of the matrix's simulation budget before --time; their rates are over the time simulated (raise it with --max-sim-events)",
-            results.len(),
-            sim::limits::Budget::per_cell(how.events, cells.len()).events
-        );
-    }
+    let (mut results, took, parallel) = predict_cells(spec, &cells, out.events)?;
     for r in &mut results {
         r.labels.extend(out.labels.clone());
     }
@@ -223,6 +185,61 @@ pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
         TableFormat::Json => println!("{}", json_doc(&m.workload, &results)?),
     }
     Ok(0)
+}
+
+/// Predict `cells` on every core within the matrix's budget of `events`,
+/// showing progress on stderr when it takes long and noting the cells that
+/// stopped at their share of the budget. Returns the results, the seconds
+/// taken and the threads used.
+fn predict_cells(
+    spec: &fileio::options::RunSpec,
+    cells: &[sim::matrix::MatrixCell],
+    events: Option<u64>,
+) -> anyhow::Result<(Vec<RunResult>, f64, usize)> {
+    let parallel = std::thread::available_parallelism().map_or(1, usize::from);
+    let started = std::time::Instant::now();
+    // A long matrix shows where it is on stderr, at most every 2 s.
+    let last_said = std::sync::Mutex::new(started);
+    let progress = |done: usize, all: usize| {
+        if let Ok(mut last) = last_said.lock() {
+            if last.elapsed() >= PROGRESS_EVERY && done < all {
+                *last = std::time::Instant::now();
+                eprintln!(
+                    "cell {done}/{all} predicted ({:.0} s)",
+                    started.elapsed().as_secs_f64()
+                );
+            }
+        }
+    };
+    let how = CellRuns {
+        parallel,
+        events: events.unwrap_or(sim::limits::DEFAULT_MATRIX_EVENTS),
+        progress: Some(&progress),
+    };
+    let results = run_cells_with(spec, cells, &how).map_err(|e| {
+        let msg = e.to_string();
+        anyhow::anyhow!(
+            "simulate matrix: {}",
+            msg.strip_prefix("simulate: ").unwrap_or(&msg)
+        )
+    })?;
+    let took = started.elapsed().as_secs_f64();
+    let stopped = results
+        .iter()
+        .filter(|r| {
+            r.warnings
+                .iter()
+                .any(|w| w.code == "predicted_budget_reached")
+        })
+        .count();
+    if stopped > 0 {
+        eprintln!(
+            "note: {stopped} of {} cell(s) stopped at their share ({} events) of the matrix's simulation budget before --time; their rates are over the time simulated (raise it with --max-sim-events)",
+            results.len(),
+            sim::limits::Budget::per_cell(how.events, cells.len()).events
+        );
+    }
+    Ok((results, took, parallel))
 }
 
 /// The JSON of a matrix: the workload and every cell's predicted result.
