@@ -39,6 +39,10 @@ pub const CELL_GENERATOR: &str = "tankbench lab matrix cell";
 /// 2.5-fold between such runs.
 pub const DEFAULT_CELL_TIME_S: u64 = 60;
 
+/// Most cells a lab matrix (and `lab predict` over it) has: each is a lab
+/// built and measured; the simulator's matrix limit.
+pub const MAX_CELLS: u64 = sim::limits::DEFAULT_MAX_CELLS;
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawMatrix {
@@ -126,10 +130,8 @@ fn spec_err(path: &Path, msg: impl std::fmt::Display) -> LabError {
 
 impl Matrix {
     pub fn load(path: &Path) -> Result<Matrix, LabError> {
-        let text = std::fs::read_to_string(path).map_err(|e| LabError::Io {
-            what: format!("read matrix {}", path.display()),
-            source: e,
-        })?;
+        let text = zfs_model::config_file::read_config(path)
+            .map_err(|e| spec_err(path, format!("read matrix: {e}")))?;
         let raw: RawMatrix = toml::from_str(&text).map_err(|e| {
             spec_err(
                 path,
@@ -143,10 +145,8 @@ impl Matrix {
         let base = match raw.base {
             toml::Value::String(file) => {
                 let p = dir.join(&file);
-                let t = std::fs::read_to_string(&p).map_err(|e| LabError::Io {
-                    what: format!("base: read {}", p.display()),
-                    source: e,
-                })?;
+                let t = zfs_model::config_file::read_config(&p)
+                    .map_err(|e| spec_err(&p, format!("base: read: {e}")))?;
                 toml::from_str::<toml::Value>(&t).map_err(|e| {
                     spec_err(
                         &p,
@@ -188,14 +188,26 @@ impl Matrix {
         };
         // Validate every cell up front: a typo in the last value should not
         // surface after an hour of runs.
-        for c in m.cells()? {
+        let cells = m.cells().map_err(|e| match e {
+            LabError::Spec(msg) => spec_err(path, msg),
+            other => other,
+        })?;
+        for c in cells {
             c.raw.validate().map_err(|e| spec_err(path, e))?;
         }
         Ok(m)
     }
 
-    /// Every combination, first axis slowest.
+    /// Every combination, first axis slowest; more than
+    /// [`MAX_CELLS`] are refused before any is expanded.
     pub fn cells(&self) -> Result<Vec<Cell>, LabError> {
+        if let Err(sim::LimitError::Cells { cells, max }) =
+            sim::limits::check_cells(self.axes.iter().map(|a| a.values.len()), MAX_CELLS)
+        {
+            return Err(LabError::Spec(format!(
+                "the matrix has {cells} cells (the product of its axes' lengths), above the limit of {max}; remove axis values"
+            )));
+        }
         let mut combos: Vec<toml::Value> = vec![self.base.clone()];
         for axis in &self.axes {
             if axis.values.is_empty() {

@@ -253,8 +253,14 @@ pub fn predict_matrix(
     profile: Option<&sim::profile::Profile>,
 ) -> Result<Vec<CellPrediction>, LabError> {
     let spec = run_spec(&matrix.workload)?;
+    // The simulator's bounds, once for the whole matrix, before any cell;
+    // each cell then simulates at most its share of a matrix's budget.
+    let cells = matrix.cells()?;
+    let budget = sim::Budget::per_cell(sim::limits::DEFAULT_MATRIX_EVENTS, cells.len());
+    sim::limits::check_workload(&spec, budget, cells.len() as u64)
+        .map_err(|e| LabError::Spec(format!("workload: {e}")))?;
     let mut out = Vec::new();
-    for cell in matrix.cells()? {
+    for cell in cells {
         let lab = cell.raw.validate()?;
         let finished = matrix.finished_result(&cell)?;
         let measured = finished
@@ -270,7 +276,7 @@ pub fn predict_matrix(
             sim::profile::apply_profile(&mut system, p)
                 .map_err(|e| LabError::Spec(format!("profile: {e}")))?;
         }
-        let predicted = sim::simulate(&spec, &system).map_err(|e| e.to_string());
+        let predicted = sim::simulate_within(&spec, &system, budget).map_err(|e| e.to_string());
         out.push(CellPrediction {
             labels: lab.labels(),
             system,

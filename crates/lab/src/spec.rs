@@ -877,10 +877,8 @@ pub fn default_root() -> PathBuf {
 
 /// Read and validate a spec file.
 pub fn load(path: &Path) -> Result<LabSpec, LabError> {
-    let text = std::fs::read_to_string(path).map_err(|e| LabError::Io {
-        what: format!("read lab spec {}", path.display()),
-        source: e,
-    })?;
+    let text = zfs_model::config_file::read_config(path)
+        .map_err(|e| LabError::Spec(format!("read lab spec {}: {e}", path.display())))?;
     RawSpec::from_toml(&text, &path.display().to_string())?.validate()
 }
 

@@ -6,13 +6,14 @@
 //! `cargo run --release -p sim --example reference`.
 
 use fileio::options::{check_command_line, Action, CommandLine};
+use sim::limits::DEFAULT_MAX_CELLS;
 use sim::matrix::{results_table, run_cells, MatrixSpec};
 use std::path::PathBuf;
 
 fn main() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/systems");
     let text = std::fs::read_to_string(dir.join("reference-matrix.toml")).expect("the matrix");
-    let m = MatrixSpec::from_toml(&text, &dir).unwrap_or_else(|e| panic!("{e}"));
+    let m = MatrixSpec::from_toml(&text, &dir, DEFAULT_MAX_CELLS).unwrap_or_else(|e| panic!("{e}"));
     let mut words = vec!["fileio".to_string()];
     words.extend(m.workload.iter().cloned());
     words.push("run".into());

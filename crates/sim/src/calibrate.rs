@@ -50,6 +50,13 @@ const MAX_LOG_SIGMA: f64 = 0.5;
 const MIN_INDEPENDENCE: f64 = 0.3;
 /// Round trips per fsync tried when they are identified.
 const MAX_TRIPS_TRIED: u32 = 6;
+/// Most distinct runs one calibration fits: every evaluation of the
+/// objective simulates each of them (a fit takes about 50 evaluations per
+/// parameter). Identical runs count once, with their weight.
+pub const MAX_RUNS: usize = 16;
+/// Most simulations one calibration makes before it gives up (a bound on
+/// its host time: each is at most [`SIM_EVENTS`] events).
+pub const MAX_SIMULATIONS: usize = 20_000;
 
 /// The system calibration assumes without a system file: fileio on the
 /// measuring machine's own file system, described as a local system whose
@@ -148,6 +155,16 @@ impl Measurement {
             ));
         }
         let w = &r.workload;
+        // Checked before the workload is read back, so a forged count
+        // allocates nothing.
+        if w.threads > crate::limits::MAX_THREADS {
+            return Err(bad(format!(
+                "workload.threads: {} is above the {} threads the simulator models; accepted: 1 to {}",
+                w.threads,
+                crate::limits::MAX_THREADS,
+                crate::limits::MAX_THREADS
+            )));
+        }
         if w.io_mode != IoMode::Sync {
             return Err(bad(format!(
                 "--file-io-mode={} is not modelled; calibrate takes sync runs",
@@ -167,6 +184,8 @@ impl Measurement {
             return Err(bad("the run completed no events".into()));
         }
         let spec = spec_of(r).map_err(bad)?;
+        crate::limits::check_workload(&spec, crate::limits::Budget::default(), 1)
+            .map_err(|e| bad(format!("workload: {e}")))?;
         Ok(Measurement {
             id: id.to_string(),
             spec,
@@ -301,6 +320,9 @@ pub struct Calibration {
     /// The objective at the fitted values (weighted sum of squares).
     pub chi2: f64,
     pub simulations: usize,
+    /// Runs given that were identical to an earlier one (fitted once, with
+    /// their weight).
+    pub duplicates: usize,
     /// The system model with the fitted values applied.
     pub model: SystemModel,
 }
@@ -309,10 +331,32 @@ pub const METHOD: &str = "Nelder-Mead in log space on ln(predicted/measured) of 
 
 struct Fitter<'a> {
     runs: &'a [Measurement],
+    /// √(copies of each run): identical runs weigh as many times over.
+    weights: Vec<f64>,
+    /// Residuals there would be with every copy: the χ²'s degrees of
+    /// freedom.
+    residual_count: usize,
     /// The parameters calibration may fit; the others keep the system's
     /// values.
     allowed: &'a [Param],
     simulations: usize,
+}
+
+impl<'a> Fitter<'a> {
+    /// A fitter of `runs`, each given `copies` times, fitting `allowed`.
+    fn new(runs: &'a [Measurement], copies: &[usize], allowed: &'a [Param]) -> Fitter<'a> {
+        Fitter {
+            runs,
+            weights: copies.iter().map(|&n| (n as f64).sqrt()).collect(),
+            residual_count: runs
+                .iter()
+                .zip(copies)
+                .map(|(m, n)| m.observed.len() * n)
+                .sum(),
+            allowed,
+            simulations: 0,
+        }
+    }
 }
 
 impl Fitter<'_> {
@@ -322,6 +366,11 @@ impl Fitter<'_> {
             .iter()
             .map(|m| {
                 self.simulations += 1;
+                if self.simulations > MAX_SIMULATIONS {
+                    return Err(SimError::Unsupported(format!(
+                        "calibrate: stopped after {MAX_SIMULATIONS} simulations without an answer; fit fewer parameters (--fit) or give fewer runs"
+                    )));
+                }
                 let r = crate::simulate(&m.spec, model)?;
                 Ok(m.observed
                     .iter()
@@ -335,10 +384,10 @@ impl Fitter<'_> {
     /// predicted as 0 counts as a millionth of the measurement.
     fn residuals(&self, predicted: &[Vec<f64>]) -> Vec<f64> {
         let mut out = Vec::new();
-        for (m, p) in self.runs.iter().zip(predicted) {
+        for ((m, p), w) in self.runs.iter().zip(predicted).zip(&self.weights) {
             for (&(_, measured), &pred) in m.observed.iter().zip(p) {
                 let pred = pred.max(measured * 1e-6);
-                out.push((pred / measured).ln() / m.noise);
+                out.push(w * (pred / measured).ln() / m.noise);
             }
         }
         out
@@ -533,7 +582,7 @@ impl Fitter<'_> {
             return Ok(Vec::new());
         }
         let j = self.jacobian(best, params, 0.1)?;
-        let m = j.first().map_or(0, Vec::len);
+        let m = self.residual_count;
         let k = params.len() + extra;
         let scale = if m > k {
             (chi2 / (m - k) as f64).max(1.0)
@@ -605,6 +654,40 @@ impl Fitter<'_> {
     }
 }
 
+/// Identical runs (200 copies of one file) are one run weighing 200
+/// times: the same objective, simulated once per evaluation. Compared by
+/// what the fit reads of them: the workload, the figures, the noise.
+/// Returns the distinct runs and how many copies of each were given; more
+/// than [`MAX_RUNS`] distinct runs are refused.
+fn distinct_runs(runs: &[Measurement]) -> Result<(Vec<Measurement>, Vec<usize>), SimError> {
+    let mut distinct: Vec<Measurement> = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
+    let mut copies: Vec<usize> = Vec::new();
+    for m in runs {
+        let key = format!("{:?} {:?} {}", m.spec, m.observed, m.noise);
+        match keys.iter().position(|k| *k == key) {
+            Some(i) => copies[i] += 1,
+            None => {
+                keys.push(key);
+                copies.push(1);
+                distinct.push(m.clone());
+            }
+        }
+    }
+    if distinct.len() > MAX_RUNS {
+        return Err(SimError::Unsupported(format!(
+            "calibrate: {} different runs given; at most {MAX_RUNS} are fitted at once (each step of the fit simulates every run); give the runs that differ most",
+            distinct.len()
+        )));
+    }
+    for (m, &n) in distinct.iter_mut().zip(&copies) {
+        if n > 1 {
+            m.id = format!("{} (and {} identical)", m.id, n - 1);
+        }
+    }
+    Ok((distinct, copies))
+}
+
 /// Fit `model`'s uncertain parameters to `runs`.
 pub fn calibrate(model: &SystemModel, runs: &[Measurement]) -> Result<Calibration, SimError> {
     calibrate_only(model, runs, &Param::ALL)
@@ -632,11 +715,8 @@ pub fn calibrate_only(
         ));
     }
     let sys = model.resolve()?;
-    let mut fitter = Fitter {
-        runs,
-        allowed: params,
-        simulations: 0,
-    };
+    let (distinct, copies) = distinct_runs(runs)?;
+    let mut fitter = Fitter::new(&distinct, &copies, params);
     // Identify at the system's values, fit, and identify again at the fit:
     // a parameter that did not matter at the starting values (a CPU that
     // saturates only once the commit is found to be fast) can matter there.
@@ -722,6 +802,7 @@ pub fn calibrate_only(
         runs: fits,
         chi2,
         simulations: fitter.simulations,
+        duplicates: copies.iter().map(|n| n - 1).sum(),
         model: best,
     })
 }
@@ -907,10 +988,18 @@ impl Calibration {
     pub fn report(&self) -> String {
         use std::fmt::Write as _;
         let mut s = format!(
-            "Calibration of system '{}' on {} measured run{} ({} simulations; {SIM_SECONDS} s or {SIM_EVENTS} events simulated per run, seed {SIM_SEED})\n\n",
+            "Calibration of system '{}' on {} measured run{}{} ({} simulations; {SIM_SECONDS} s or {SIM_EVENTS} events simulated per run, seed {SIM_SEED})\n\n",
             self.system,
-            self.runs.len(),
-            if self.runs.len() == 1 { "" } else { "s" },
+            self.runs.len() + self.duplicates,
+            if self.runs.len() + self.duplicates == 1 { "" } else { "s" },
+            if self.duplicates > 0 {
+                format!(
+                    ", {} of them identical to another (fitted once, with their weight)",
+                    self.duplicates
+                )
+            } else {
+                String::new()
+            },
             self.simulations
         );
         let _ = writeln!(

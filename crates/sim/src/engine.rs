@@ -18,13 +18,15 @@ use fileio::sysbench::report_text::{summarize, workload_summary, TOOL_VERSION};
 use crate::components::{
     Arc, Cpu, Jitter, LinkPath, LogDevice, PageCache, Pool, LR_WRITE_BYTES, SECTOR,
 };
+use crate::limits::{check_workload, Budget, STALLED_EVENTS};
 use crate::queue::{EventQueue, Nanos};
 use crate::system::{CpuService, Protocol, SyncProperty, System, SystemModel, ZilBatching};
 use crate::SimError;
 
-/// Most records the ARC map tracks (a u32 per record and a flag: 1.5 GiB of
-/// map at this bound). A 4 GiB file set at 4 KiB records is 1 Mi records.
-const MAX_RECORDS: u64 = 1 << 28;
+/// Most records the ARC map tracks, and blocks the client page cache's
+/// (crate::limits::MAX_MODELLED_BLOCKS). A 4 GiB file set at 4 KiB records
+/// is 1 Mi records.
+const MAX_RECORDS: u64 = crate::limits::MAX_MODELLED_BLOCKS;
 
 /// Stream of the run seed the link's draws come from (the disks use their
 /// index, the log device u64::MAX).
@@ -204,12 +206,37 @@ struct Sim<'a> {
     active: usize,
     end: Nanos,
     limit_ns: Option<Nanos>,
+    /// The run's budget of fileio events, and whether it ended the run.
+    max_events: u64,
+    budget_reached: bool,
+    /// The instant of the latest issue and how many were issued at it: time
+    /// that does not advance is a system whose requests cost nothing.
+    instant: Nanos,
+    at_instant: u64,
+    stalled: bool,
     trace: Option<(usize, Vec<Issued>)>,
 }
 
-/// Predict `spec` on `system`.
+/// Predict `spec` on `system` within the default budget of events
+/// ([`Budget::default`]).
 pub fn simulate(spec: &RunSpec, system: &SystemModel) -> Result<RunResult, SimError> {
-    simulate_traced(spec, system, 0).map(|(r, _)| r)
+    simulate_within(spec, system, Budget::default())
+}
+
+/// Predict `spec` on `system`, simulating at most `budget` fileio events: a
+/// `--time` run that reaches it ends there, its notes say so
+/// (`predicted_budget_reached`), and its rates are over the simulated time
+/// it reached.
+pub fn simulate_within(
+    spec: &RunSpec,
+    system: &SystemModel,
+    budget: Budget,
+) -> Result<RunResult, SimError> {
+    let sys = system.resolve()?;
+    check_supported(spec, budget)?;
+    let mut sim = Sim::new(spec, &sys, 0, budget)?;
+    sim.run()?;
+    Ok(sim.result())
 }
 
 /// [`simulate`], also returning the first `trace` requests issued, in the
@@ -220,9 +247,9 @@ pub fn simulate_traced(
     trace: usize,
 ) -> Result<(RunResult, Vec<Issued>), SimError> {
     let sys = system.resolve()?;
-    check_supported(spec)?;
-    let mut sim = Sim::new(spec, &sys, trace)?;
-    sim.run();
+    check_supported(spec, Budget::default())?;
+    let mut sim = Sim::new(spec, &sys, trace, Budget::default())?;
+    sim.run()?;
     let trace = sim.trace.take().map(|(_, t)| t).unwrap_or_default();
     Ok((sim.result(), trace))
 }
@@ -279,9 +306,9 @@ pub fn simulate_with_utilisation(
     system: &SystemModel,
 ) -> Result<(RunResult, Utilisation), SimError> {
     let sys = system.resolve()?;
-    check_supported(spec)?;
-    let mut sim = Sim::new(spec, &sys, 0)?;
-    sim.run();
+    check_supported(spec, Budget::default())?;
+    let mut sim = Sim::new(spec, &sys, 0, Budget::default())?;
+    sim.run()?;
     Ok((sim.result(), sim.utilisation()))
 }
 
@@ -298,7 +325,7 @@ fn guest_cache(spec: &RunSpec, sys: &System) -> Result<(Option<PageCache>, u64),
     let blocks = spec.files.file_num.saturating_mul(per_file);
     if blocks > MAX_RECORDS {
         return Err(SimError::Unsupported(format!(
-            "simulate: the file set is {blocks} blocks of --file-block-size; at most {MAX_RECORDS} are modelled in client.page_cache (raise --file-block-size, or set client.page_cache = \"0\")"
+            "simulate: the file set is {blocks} blocks of --file-block-size; at most {MAX_RECORDS} are modelled in client.page_cache (raise --file-block-size, lower --file-total-size, or set client.page_cache = \"0\" or --file-extra-flags=direct)"
         )));
     }
     let capacity = capacity.min(blocks);
@@ -312,7 +339,8 @@ fn guest_cache(spec: &RunSpec, sys: &System) -> Result<(Option<PageCache>, u64),
     Ok((Some(cache), per_file))
 }
 
-fn check_supported(spec: &RunSpec) -> Result<(), SimError> {
+fn check_supported(spec: &RunSpec, budget: Budget) -> Result<(), SimError> {
+    check_workload(spec, budget, 1)?;
     if spec.io_mode != IoMode::Sync {
         return Err(SimError::Unsupported(
             "simulate: --file-io-mode must be sync (async and mmap are not modelled yet)".into(),
@@ -332,7 +360,12 @@ fn check_supported(spec: &RunSpec) -> Result<(), SimError> {
 }
 
 impl<'a> Sim<'a> {
-    fn new(spec: &'a RunSpec, sys: &'a System, trace: usize) -> Result<Sim<'a>, SimError> {
+    fn new(
+        spec: &'a RunSpec,
+        sys: &'a System,
+        trace: usize,
+        budget: Budget,
+    ) -> Result<Sim<'a>, SimError> {
         let records_per_file = spec.files.file_size.div_ceil(sys.recordsize).max(1);
         let records = spec.files.file_num.saturating_mul(records_per_file);
         if records > MAX_RECORDS {
@@ -429,11 +462,16 @@ impl<'a> Sim<'a> {
             active: threads,
             end: 0,
             limit_ns: (spec.time_s > 0).then(|| spec.time_s.saturating_mul(1_000_000_000)),
+            max_events: budget.events,
+            budget_reached: false,
+            instant: 0,
+            at_instant: 0,
+            stalled: false,
             trace: (trace > 0).then(|| (trace, Vec::with_capacity(trace))),
         })
     }
 
-    fn run(&mut self) {
+    fn run(&mut self) -> Result<(), SimError> {
         for w in 0..self.workers.len() {
             // Thread counts are u32 in RunSpec.
             #[allow(clippy::cast_possible_truncation)]
@@ -442,7 +480,12 @@ impl<'a> Sim<'a> {
         self.queue.schedule(self.sys.txg_timeout_ns, Event::Txg);
         while let Some((now, event)) = self.queue.pop() {
             match event {
-                Event::Issue(w) => self.issue(now, w),
+                Event::Issue(w) => {
+                    self.issue(now, w);
+                    if self.stalled {
+                        return Err(self.stall_error(now));
+                    }
+                }
                 Event::Send(w) => self.send(now, w),
                 Event::Arrive(w) => {
                     let cost = service_time(
@@ -464,19 +507,56 @@ impl<'a> Sim<'a> {
                 Event::TxgSynced => self.txg_synced(now),
             }
         }
+        Ok(())
+    }
+
+    /// The error of a run whose simulated time stopped at `now`, naming the
+    /// system's costs that are 0.
+    fn stall_error(&self, now: Nanos) -> SimError {
+        let sys = self.sys;
+        let mut zero: Vec<&str> = [
+            ("client.cache_hit_us = 0", sys.cache_hit_ns),
+            ("client.cpu_us = 0", sys.client_cpu_ns),
+            ("server.cpu_us = 0", sys.server_cpu_ns),
+        ]
+        .into_iter()
+        .filter(|&(_, ns)| ns == 0)
+        .map(|(f, _)| f)
+        .collect();
+        if self.link.is_some() && sys.rtt_ns == 0 {
+            zero.push("link.rtt_ms = 0");
+        }
+        SimError::Stalled {
+            at_s: now as f64 / 1e9,
+            events: self.at_instant,
+            fields: if zero.is_empty() {
+                "every cost on the requests' path rounds to 0 ns".into()
+            } else {
+                zero.join(", ")
+            },
+        }
     }
 
     fn issue(&mut self, now: Nanos, w: u32) {
         let spec = self.spec;
         let over_time = self.limit_ns.is_some_and(|l| now >= l);
         let over_events = spec.events > 0 && self.issued >= spec.events;
+        let over_budget = self.issued >= self.max_events;
         let worker = &mut self.workers[w as usize];
-        if over_time || over_events {
+        if over_time || over_events || over_budget {
+            self.budget_reached |= over_budget && !over_time && !over_events;
             worker.stopped = true;
             self.active -= 1;
             return;
         }
         self.issued += 1;
+        if now == self.instant {
+            self.at_instant += 1;
+            self.stalled = self.at_instant > STALLED_EVENTS;
+        } else {
+            self.instant = now;
+            self.at_instant = 1;
+        }
         let req = self.generator.next(&mut worker.rng, w as usize);
         worker.req = req;
         worker.event_start = now;
@@ -933,6 +1013,18 @@ impl<'a> Sim<'a> {
             ),
             hint: "the resource nearest 100 % limits throughput; below that, latency (round trips, commits) does".into(),
         }];
+        if self.budget_reached {
+            notes.push(Warning {
+                code: "predicted_budget_reached".into(),
+                message: format!(
+                    "stopped at the simulation budget of {} events after {:.3} simulated s of the {} s asked (--time); the rates are over the time simulated",
+                    self.max_events,
+                    self.end as f64 / 1e9,
+                    self.spec.time_s
+                ),
+                hint: "raise the budget with --max-sim-events (host time grows with it), or give --events".into(),
+            });
+        }
         if let Some((name, share)) = u.bottleneck() {
             notes.push(Warning {
                 code: "predicted_saturation".into(),

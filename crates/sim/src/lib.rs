@@ -13,6 +13,7 @@
 pub mod calibrate;
 pub mod components;
 pub mod engine;
+pub mod limits;
 pub mod matrix;
 pub mod plan_model;
 pub mod profile;
@@ -20,7 +21,10 @@ pub mod queue;
 pub mod report;
 pub mod system;
 
-pub use engine::{simulate, simulate_traced, simulate_with_utilisation, Issued, Utilisation};
+pub use engine::{
+    simulate, simulate_traced, simulate_with_utilisation, simulate_within, Issued, Utilisation,
+};
+pub use limits::{Budget, LimitError};
 pub use system::{System, SystemModel};
 
 /// Why a prediction could not be made. Each message is one line naming the
@@ -33,4 +37,14 @@ pub enum SimError {
     Toml(String),
     #[error("{0}")]
     Unsupported(String),
+    /// Beyond what the simulator takes on (threads, time, events, cells).
+    #[error("{0}")]
+    Limit(#[from] LimitError),
+    /// Simulated time stopped advancing: the requests cost nothing.
+    #[error("simulate: simulated time stopped at {at_s:.6} s: {events} fileio events in a row cost 0 ns ({fields}); give the system's requests a cost above 0")]
+    Stalled {
+        at_s: f64,
+        events: u64,
+        fields: String,
+    },
 }

@@ -91,6 +91,8 @@ pub struct MatrixSpec {
     /// A calibration profile applied to every cell (`simulate --profile`);
     /// fitted values of components an axis replaces are skipped.
     pub profile: Option<crate::profile::Profile>,
+    /// Most cells [`MatrixSpec::cells`] expands (`--max-cells`).
+    pub max_cells: u64,
 }
 
 /// One combination of axis values.
@@ -119,14 +121,16 @@ pub fn value_text(v: &toml::Value) -> String {
 
 impl MatrixSpec {
     /// Read a matrix file's text; `dir` is where a `system = "FILE"` is
-    /// looked for (the matrix file's directory).
-    pub fn from_toml(text: &str, dir: &Path) -> Result<MatrixSpec, SimError> {
+    /// looked for (the matrix file's directory; read as a configuration
+    /// file, zfs_model::config_file). More than `max_cells` cells are
+    /// refused before any is expanded.
+    pub fn from_toml(text: &str, dir: &Path, max_cells: u64) -> Result<MatrixSpec, SimError> {
         let raw: RawMatrix = toml::from_str(text)
             .map_err(|e| SimError::System(format!("matrix: {}", one_line(&e.message()))))?;
         let base = match raw.system {
             toml::Value::String(file) => {
                 let path = dir.join(&file);
-                let text = std::fs::read_to_string(&path).map_err(|e| {
+                let text = zfs_model::config_file::read_config(&path).map_err(|e| {
                     SimError::System(format!("matrix: system: {}: {e}", path.display()))
                 })?;
                 toml::from_str::<toml::Value>(&text).map_err(|e| {
@@ -154,6 +158,7 @@ impl MatrixSpec {
             workload,
             axes: raw.axis,
             profile: None,
+            max_cells,
         };
         m.cells()?;
         Ok(m)
@@ -165,6 +170,7 @@ impl MatrixSpec {
         system: &str,
         workload: Vec<String>,
         axes: &[(&str, Vec<String>)],
+        max_cells: u64,
     ) -> Result<MatrixSpec, SimError> {
         let base = toml::from_str::<toml::Value>(system)
             .map_err(|e| SimError::Toml(one_line(&e.message())))?;
@@ -179,6 +185,7 @@ impl MatrixSpec {
                 })
                 .collect(),
             profile: None,
+            max_cells,
         };
         m.cells()?;
         Ok(m)
@@ -189,6 +196,9 @@ impl MatrixSpec {
     pub fn cells(&self) -> Result<Vec<MatrixCell>, SimError> {
         // The base on its own must be a system, whatever the axes set.
         system_of(&self.base).map_err(|e| SimError::System(format!("matrix: system: {e}")))?;
+        // Counted before anything is checked or expanded: a few axes of a
+        // few hundred values each are millions of systems.
+        crate::limits::check_cells(self.axes.iter().map(|a| a.values.len()), self.max_cells)?;
         for axis in &self.axes {
             if axis.values.is_empty() {
                 return Err(SimError::System(format!(
@@ -303,16 +313,53 @@ pub fn axis_names() -> String {
         .join(", ")
 }
 
-/// Predict every cell of `cells` running `spec`, on up to `parallel`
-/// threads. The results come back in cell order and each is the same
-/// whatever the thread count (a cell's run depends on its seed only). Each
-/// result carries the cell's axis choices as labels (the simulator's own
-/// labels, such as the canonical layout name, are kept where both name one).
+/// How a matrix's cells are run.
+#[derive(Clone, Copy)]
+pub struct CellRuns<'a> {
+    /// Threads predicting cells at once.
+    pub parallel: usize,
+    /// Fileio events the whole matrix simulates at most, shared out evenly
+    /// over the cells (`--max-sim-events`).
+    pub events: u64,
+    /// Called after each cell with (cells done, cells in all).
+    pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
+}
+
+impl CellRuns<'_> {
+    pub fn new(parallel: usize) -> CellRuns<'static> {
+        CellRuns {
+            parallel,
+            events: crate::limits::DEFAULT_MATRIX_EVENTS,
+            progress: None,
+        }
+    }
+}
+
+/// [`run_cells_with`] on up to `parallel` threads within the default
+/// matrix budget, without progress.
 pub fn run_cells(
     spec: &RunSpec,
     cells: &[MatrixCell],
     parallel: usize,
 ) -> Result<Vec<RunResult>, SimError> {
+    run_cells_with(spec, cells, &CellRuns::new(parallel))
+}
+
+/// Predict every cell of `cells` running `spec`. The results come back in
+/// cell order and each is the same whatever the thread count (a cell's run
+/// depends on its seed only). Each result carries the cell's axis choices
+/// as labels (the simulator's own labels, such as the canonical layout
+/// name, are kept where both name one). Each cell simulates at most its
+/// share of `how.events`; the workload is checked against it first.
+pub fn run_cells_with(
+    spec: &RunSpec,
+    cells: &[MatrixCell],
+    how: &CellRuns<'_>,
+) -> Result<Vec<RunResult>, SimError> {
+    let budget = crate::limits::Budget::per_cell(how.events, cells.len());
+    crate::limits::check_workload(spec, budget, cells.len() as u64)?;
+    let parallel = how.parallel;
+    let done = AtomicUsize::new(0);
     let next = AtomicUsize::new(0);
     let slots: Mutex<Vec<Option<Result<RunResult, SimError>>>> =
         Mutex::new((0..cells.len()).map(|_| None).collect());
@@ -322,7 +369,7 @@ pub fn run_cells(
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(cell) = cells.get(i) else { break };
-                let result = crate::simulate(spec, &cell.system).map(|mut r| {
+                let result = crate::simulate_within(spec, &cell.system, budget).map(|mut r| {
                     for (k, v) in &cell.choices {
                         r.labels.entry(k.clone()).or_insert_with(|| v.clone());
                     }
@@ -330,6 +377,10 @@ pub fn run_cells(
                 });
                 if let Ok(mut s) = slots.lock() {
                     s[i] = Some(result);
+                }
+                let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if let Some(progress) = how.progress {
+                    progress(finished, cells.len());
                 }
             });
         }

@@ -39,6 +39,18 @@ pub const PLAN_EVENTS: u64 = 4000;
 /// simulation; `plan --threads` accepts any count).
 pub const MAX_PLAN_THREADS: u32 = 1024;
 
+/// Fileio events one plan prediction simulates at most: a plan predicts
+/// every layout with and without a log device, so each gets a small share
+/// of a run's budget. A `--time` workload reaching it stops there (its
+/// steady state is reached long before: see [`PLAN_EVENTS`]).
+pub const PLAN_BUDGET_EVENTS: u64 = 1_000_000;
+
+fn plan_budget() -> crate::limits::Budget {
+    crate::limits::Budget {
+        events: PLAN_BUDGET_EVENTS,
+    }
+}
+
 /// The simulator, running `words` (fileio options) on each layout.
 pub struct SimPerformance {
     words: Vec<String>,
@@ -69,7 +81,9 @@ impl SimPerformance {
             words.push("--rand-seed=1".into());
         }
         let m = SimPerformance { words };
-        m.spec(1)?;
+        // The same bounds as `simulate`, refused here, once, before any
+        // layout is predicted.
+        crate::limits::check_workload(&m.spec(1)?, plan_budget(), 1)?;
         Ok(m)
     }
 
@@ -162,7 +176,7 @@ impl SimPerformance {
         }
         let system = system_of(q)?;
         let spec = self.spec(q.threads).map_err(|e| e.to_string())?;
-        crate::simulate(&spec, &system).map_err(|e| {
+        crate::simulate_within(&spec, &system, plan_budget()).map_err(|e| {
             let msg = e.to_string();
             format!(
                 "not predicted: {}",

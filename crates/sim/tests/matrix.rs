@@ -2,6 +2,7 @@
 //! one table row per cell.
 
 use fileio::options::{check_command_line, Action, CommandLine, RunSpec};
+use sim::limits::DEFAULT_MAX_CELLS;
 use sim::matrix::{results_table, run_cells, MatrixSpec, FIGURE_COLUMNS};
 use std::path::{Path, PathBuf};
 
@@ -44,7 +45,7 @@ values = ["2x1G", "2x10G"]
 fn reference_matrix() -> MatrixSpec {
     let text =
         format!("system = \"reference-nas.toml\"\nworkload = [\"--time=2\"]\n{REFERENCE_AXES}");
-    MatrixSpec::from_toml(&text, &examples()).unwrap_or_else(|e| panic!("{e}"))
+    MatrixSpec::from_toml(&text, &examples(), DEFAULT_MAX_CELLS).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
@@ -76,7 +77,7 @@ fn a_bad_value_is_named_with_its_axis_and_the_accepted_values() {
         let text = format!(
             "system = \"reference-nas.toml\"\nworkload = [\"--time=1\"]\n[[axis]]\nkey = \"{axis}\"\nvalues = {values}\n"
         );
-        MatrixSpec::from_toml(&text, &examples())
+        MatrixSpec::from_toml(&text, &examples(), DEFAULT_MAX_CELLS)
             .unwrap_err()
             .to_string()
     };
@@ -115,6 +116,7 @@ fn an_inline_system_and_comma_lists_build_the_same_cells() {
             ("layout", vec!["1xraidz3-24".into(), "3xraidz2-8".into()]),
             ("ram", vec!["8G".into(), "64G".into()]),
         ],
+        DEFAULT_MAX_CELLS,
     )
     .unwrap();
     let cells = from_flags.cells().unwrap();
@@ -122,7 +124,7 @@ fn an_inline_system_and_comma_lists_build_the_same_cells() {
     assert_eq!(cells[3].system.server.ram, "64G");
     assert_eq!(cells[3].system.pool.layout, "3xraidz2-8");
     let inline = "workload = [\"--time=2\"]\n[system]\nname = \"inline\"\n[system.pool]\nlayout = \"2xmirror-2\"\n";
-    let m = MatrixSpec::from_toml(inline, Path::new("/nonexistent")).unwrap();
+    let m = MatrixSpec::from_toml(inline, Path::new("/nonexistent"), DEFAULT_MAX_CELLS).unwrap();
     let cells = m.cells().unwrap();
     assert_eq!(cells.len(), 1);
     assert_eq!(cells[0].system.name, "inline");
@@ -204,7 +206,8 @@ fn matrix_over(axis: &str, values: &str, profile: Option<sim::profile::Profile>)
     let text = format!(
         "system = \"reference-nas.toml\"\nworkload = [\"--time=2\"]\n[[axis]]\nkey = \"{axis}\"\nvalues = {values}\n"
     );
-    let mut m = MatrixSpec::from_toml(&text, &examples()).unwrap_or_else(|e| panic!("{e}"));
+    let mut m = MatrixSpec::from_toml(&text, &examples(), DEFAULT_MAX_CELLS)
+        .unwrap_or_else(|e| panic!("{e}"));
     m.profile = profile;
     m
 }

@@ -237,3 +237,86 @@ fn fit_names_the_only_parameters_fitted() {
     let r = calibrate(d.path(), &["--fit", "server.cpu", "m.json"]);
     refused(&r, d.path(), &before, "accepted: commit_device.flush_ms");
 }
+
+#[test]
+fn copies_of_one_run_are_fitted_once_with_their_weight() {
+    let d = scratch();
+    fake_measurement(d.path(), "m.json", 3.0);
+    let one = calibrate(d.path(), &["m.json"]);
+    assert_eq!(one.code, 0, "{}", one.stderr);
+    let bytes = std::fs::read(d.path().join("m.json")).unwrap();
+    let mut names = Vec::new();
+    for i in 0..200 {
+        let name = format!("copy-{i}.json");
+        std::fs::write(d.path().join(&name), &bytes).unwrap();
+        names.push(name);
+    }
+    let args: Vec<&str> = names.iter().map(String::as_str).collect();
+    let started = std::time::Instant::now();
+    let many = calibrate(d.path(), &args);
+    assert_eq!(many.code, 0, "{}", many.stderr);
+    assert!(started.elapsed().as_secs() < 60);
+    assert!(
+        many.stdout
+            .contains("on 200 measured runs, 199 of them identical to another"),
+        "{}",
+        many.stdout
+    );
+    // One copy weighing 200 moves no fitted value: the fitted flush is the
+    // same line as with the single run.
+    let flush = |out: &str| {
+        out.lines()
+            .find(|l| l.starts_with("commit_device.flush_ms"))
+            .map(|l| l.split_whitespace().nth(1).unwrap_or("").to_string())
+    };
+    assert_eq!(flush(&one.stdout), flush(&many.stdout), "{}", many.stdout);
+}
+
+#[test]
+fn a_forged_result_claiming_a_billion_threads_is_refused_naming_the_field() {
+    let d = scratch();
+    fake_measurement(d.path(), "m.json", 3.0);
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("m.json")).unwrap()).unwrap();
+    doc["workload"]["threads"] = 1_000_000_000.into();
+    std::fs::write(
+        d.path().join("forged.json"),
+        serde_json::to_vec(&doc).unwrap(),
+    )
+    .unwrap();
+    let before = listing(d.path());
+    let r = calibrate(d.path(), &["--save-profile", "p.toml", "forged.json"]);
+    refused(
+        &r,
+        d.path(),
+        &before,
+        "forged.json: workload.threads: 1000000000",
+    );
+}
+
+#[test]
+fn a_fifo_as_system_or_profile_is_refused_at_once() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let d = scratch();
+    fake_measurement(d.path(), "m.json", 3.0);
+    let fifo = d.path().join("fifo");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path and a mode; mkfifo touches nothing else.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let before = listing(d.path());
+    let r = tb(
+        d.path(),
+        &["simulate", "calibrate", "--system", "fifo", "m.json"],
+    );
+    refused(&r, d.path(), &before, "--system fifo: a FIFO");
+    let r = tb(
+        d.path(),
+        &["simulate", "calibrate", "--system", "/dev/zero", "m.json"],
+    );
+    refused(
+        &r,
+        d.path(),
+        &before,
+        "--system /dev/zero: a character device",
+    );
+}

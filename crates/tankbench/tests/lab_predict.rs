@@ -81,3 +81,61 @@ fn every_cell_is_predicted_and_the_systems_are_written_once() {
     assert!(again.stderr.contains("cell-1.toml"), "{}", again.stderr);
     assert_eq!(listing(&d.path().join("sys")), before);
 }
+
+/// Refused: exit 1, one line on stderr naming every word of `what`.
+fn refused_naming(r: &common::Run, what: &[&str]) {
+    assert_eq!(r.code, 1, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    for w in what {
+        assert!(r.stderr.contains(w), "'{w}' not named: {}", r.stderr);
+    }
+}
+
+#[test]
+fn a_runaway_workload_is_refused_before_any_cell_is_predicted() {
+    let d = scratch();
+    let m = MATRIX.replace("\"--time=2\"", "\"--time=1000000000\"");
+    std::fs::write(d.path().join("m.toml"), m).unwrap();
+    let r = tb(d.path(), &["lab", "predict", "m.toml"]);
+    refused_naming(&r, &["workload", "--time=1000000000", "at most 86400"]);
+    let m = MATRIX.replace("\"--threads=2\"", "\"--threads=1000000000\"");
+    std::fs::write(d.path().join("t.toml"), m).unwrap();
+    let r = tb(d.path(), &["lab", "predict", "t.toml"]);
+    refused_naming(&r, &["--threads=1000000000", "at most 4096"]);
+}
+
+#[test]
+fn a_matrix_of_300000_cells_is_refused_before_it_is_expanded() {
+    let d = scratch();
+    let arcs: Vec<String> = (1..=300).map(|m| format!("\"{m}M\"")).collect();
+    let cores: Vec<String> = (0..500).map(|_| "2".to_string()).collect();
+    let m = format!(
+        "{MATRIX}\n[[axis]]\nkey = \"server.arc\"\nvalues = [{}]\n[[axis]]\nkey = \"server.cores\"\nvalues = [{}]\n",
+        arcs.join(","),
+        cores.join(",")
+    );
+    std::fs::write(d.path().join("m.toml"), m).unwrap();
+    let started = std::time::Instant::now();
+    let r = tb(d.path(), &["lab", "predict", "m.toml"]);
+    refused_naming(&r, &["m.toml", "300000 cells", "limit of 10000"]);
+    assert!(started.elapsed().as_secs() < 10);
+}
+
+#[test]
+fn a_fifo_as_the_matrix_or_its_base_is_refused_at_once() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let d = scratch();
+    let fifo = d.path().join("fifo");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path and a mode; mkfifo touches nothing else.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let r = tb(d.path(), &["lab", "predict", "fifo"]);
+    refused_naming(&r, &["fifo", "not a regular file"]);
+    std::fs::write(
+        d.path().join("m.toml"),
+        "base = \"fifo\"\nworkload = [\"--file-test-mode=rndrd\"]\n",
+    )
+    .unwrap();
+    let r = tb(d.path(), &["lab", "predict", "m.toml"]);
+    refused_naming(&r, &["fifo", "not a regular file"]);
+}

@@ -590,3 +590,294 @@ fn plan_json_is_schema_2_with_the_predicted_figures() {
         .unwrap_or("")
         .contains("simulator"));
 }
+
+// ---- Runaway simulations (issue 19): each ends in one line and exit 1,
+// or in a bounded result that says where it stopped, in a few seconds.
+
+/// Refused: exit 1, one line on stderr naming every word of `what`.
+fn refused_naming(r: &Run, what: &[&str]) {
+    assert_eq!(r.code, 1, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    for w in what {
+        assert!(r.stderr.contains(w), "'{w}' not named: {}", r.stderr);
+    }
+}
+
+fn mkfifo(path: &Path) {
+    use std::os::unix::ffi::OsStrExt as _;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path and a mode; mkfifo touches nothing else.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// A system whose every request costs 0 ns: simulated time never advances.
+const ZERO_COST: &str = r#"
+name = "zero"
+[client]
+protocol = "local"
+cpu_us = 0.0
+cache_hit_us = 0.0
+[server]
+ram = "64G"
+cpu_us = 0.0
+[pool]
+layout = "1xstripe"
+disk_size = "1T"
+disk = "ssd-sata"
+"#;
+
+const SMALL_READS: [&str; 3] = [
+    "--file-total-size=16M",
+    "--file-test-mode=rndrd",
+    "--rand-seed=1",
+];
+
+fn simulate_small(dir: &Path, own: &[&str], extra: &[&str]) -> Run {
+    let mut args = vec!["simulate"];
+    args.extend_from_slice(own);
+    args.push("--");
+    args.extend_from_slice(&SMALL_READS);
+    args.extend_from_slice(extra);
+    args.push("run");
+    tb(dir, &args)
+}
+
+#[test]
+fn a_zero_cost_system_is_refused_naming_its_fields() {
+    let d = scratch();
+    std::fs::write(d.path().join("zero.toml"), ZERO_COST).unwrap();
+    let r = simulate_small(d.path(), &["--system", "zero.toml"], &["--time=10"]);
+    refused_naming(
+        &r,
+        &[
+            "simulated time stopped",
+            "client.cpu_us = 0",
+            "server.cpu_us = 0",
+        ],
+    );
+    // The same through a matrix of overrides.
+    let r = simulate_small(
+        d.path(),
+        &["--system", "zero.toml", "--ram", "32G,64G"],
+        &["--time=10"],
+    );
+    refused_naming(&r, &["simulated time stopped", "client.cache_hit_us = 0"]);
+}
+
+#[test]
+fn a_fifo_or_a_device_as_system_or_profile_is_refused_at_once() {
+    let d = scratch();
+    mkfifo(&d.path().join("fifo"));
+    let ext4 = system("this-machine-ext4.toml");
+    for own in [
+        vec!["--system", "fifo"],
+        vec!["--system", "/dev/zero"],
+        vec!["--system", &ext4, "--profile", "fifo"],
+        vec!["--system", &ext4, "--profile", "/dev/zero"],
+        vec!["--system", "."],
+    ] {
+        let started = std::time::Instant::now();
+        let r = simulate_small(d.path(), &own, &["--time=1"]);
+        assert!(started.elapsed().as_secs() < 10, "{own:?} took too long");
+        refused_naming(
+            &r,
+            &[own[own.len() - 2], own[own.len() - 1], "not a regular file"],
+        );
+    }
+    let r = tb(d.path(), &["simulate", "matrix", "fifo"]);
+    refused_naming(&r, &["fifo", "not a regular file"]);
+    let r = tb(d.path(), &["simulate", "matrix", "/dev/zero"]);
+    refused_naming(&r, &["/dev/zero", "not a regular file"]);
+    // A matrix whose system file is a FIFO.
+    std::fs::write(
+        d.path().join("m.toml"),
+        "system = \"fifo\"\nworkload = [\"--file-test-mode=rndrd\", \"--time=1\"]\n",
+    )
+    .unwrap();
+    let r = tb(d.path(), &["simulate", "matrix", "m.toml"]);
+    refused_naming(&r, &["m.toml", "fifo", "not a regular file"]);
+}
+
+#[test]
+fn a_config_file_above_16_mib_is_refused() {
+    let d = scratch();
+    let f = std::fs::File::create(d.path().join("huge.toml")).unwrap();
+    f.set_len((16 << 20) + 1).unwrap();
+    let r = simulate_small(d.path(), &["--system", "huge.toml"], &["--time=1"]);
+    refused_naming(&r, &["--system", "huge.toml", "larger than 16777216 bytes"]);
+}
+
+#[test]
+fn runaway_workloads_are_refused_before_anything_is_simulated() {
+    let d = scratch();
+    let ext4 = system("this-machine-ext4.toml");
+    let r = simulate_small(d.path(), &["--system", &ext4], &["--time=1000000000"]);
+    refused_naming(&r, &["--time=1000000000", "at most 86400"]);
+    let r = simulate_small(d.path(), &["--system", &ext4], &["--threads=1000000000"]);
+    refused_naming(&r, &["--threads=1000000000", "at most 4096"]);
+    let r = simulate_small(
+        d.path(),
+        &["--system", &ext4],
+        &["--time=0", "--events=1000000000"],
+    );
+    refused_naming(&r, &["--events=1000000000", "--max-sim-events"]);
+    let r = simulate_small(d.path(), &["--system", &ext4, "--max-sim-events", "0"], &[]);
+    refused_naming(&r, &["--max-sim-events=0"]);
+    // A huge client page cache over a file set of 512-byte blocks: the
+    // cache model's size is refused naming the fields.
+    let r = tb(
+        d.path(),
+        &[
+            "simulate",
+            "--system",
+            &system("reference-nas.toml"),
+            "--client",
+            "linux-nfs",
+            "--",
+            "--file-total-size=64G",
+            "--file-block-size=512",
+            "--file-test-mode=rndrd",
+            "--time=1",
+            "run",
+        ],
+    );
+    refused_naming(&r, &["--file-block-size", "client.page_cache"]);
+    // The same workloads in a matrix of overrides and a matrix file.
+    let r = simulate_small(
+        d.path(),
+        &["--system", &ext4, "--ram", "8G,16G"],
+        &["--time=1000000000"],
+    );
+    refused_naming(&r, &["--time=1000000000"]);
+    std::fs::write(
+        d.path().join("m.toml"),
+        format!(
+            "system = \"{ext4}\"\nworkload = [\"--file-test-mode=rndrd\", \"--time=1000000000\"]\n[[axis]]\nkey = \"ram\"\nvalues = [\"8G\", \"16G\"]\n"
+        ),
+    )
+    .unwrap();
+    let r = tb(d.path(), &["simulate", "matrix", "m.toml"]);
+    refused_naming(&r, &["--time=1000000000"]);
+}
+
+#[test]
+fn a_long_run_stops_at_its_event_budget_and_says_so() {
+    let d = scratch();
+    let ext4 = system("this-machine-ext4.toml");
+    let r = simulate_small(
+        d.path(),
+        &["--system", &ext4, "--max-sim-events", "20000"],
+        &["--time=86400", "--format=json"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("stopped at the simulation budget of 20000 events"),
+        "{}",
+        r.stderr
+    );
+    let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(doc["counts"]["events"], 20000);
+    assert!(doc["total_time_s"].as_f64().unwrap() < 86400.0);
+    let codes: Vec<&str> = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"predicted_budget_reached"), "{codes:?}");
+}
+
+#[test]
+fn matrices_are_counted_before_they_are_expanded() {
+    let d = scratch();
+    let ext4 = system("this-machine-ext4.toml");
+    // 600 x 400 = 240,000 cells.
+    let rams: Vec<String> = (1..=600).map(|g| format!("\"{g}G\"")).collect();
+    let cores: Vec<String> = (0..400).map(|_| "2".to_string()).collect();
+    std::fs::write(
+        d.path().join("big.toml"),
+        format!(
+            "system = \"{ext4}\"\nworkload = [\"--file-test-mode=rndrd\", \"--time=1\"]\n[[axis]]\nkey = \"ram\"\nvalues = [{}]\n[[axis]]\nkey = \"server.cores\"\nvalues = [{}]\n",
+            rams.join(","),
+            cores.join(",")
+        ),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let r = tb(d.path(), &["simulate", "matrix", "big.toml"]);
+    refused_naming(&r, &["big.toml", "240000 cells", "--max-cells"]);
+    assert!(started.elapsed().as_secs() < 10);
+    // 2.4 M cells from the command line's comma lists.
+    let many: Vec<String> = (1..=1550).map(|g| format!("{g}G")).collect();
+    let many = many.join(",");
+    let r = simulate_small(
+        d.path(),
+        &["--system", &ext4, "--ram", &many, "--layout", &many],
+        &["--time=1"],
+    );
+    refused_naming(&r, &["2402500 cells", "--max-cells"]);
+    // --max-cells lowers (or raises) the limit.
+    let r = simulate_small(
+        d.path(),
+        &["--system", &ext4, "--ram", "8G,16G,32G", "--max-cells", "2"],
+        &["--time=1"],
+    );
+    refused_naming(&r, &["3 cells", "limit of 2"]);
+}
+
+#[test]
+fn a_matrix_shares_its_event_budget_and_reports_the_cells_it_stopped() {
+    let d = scratch();
+    let ext4 = system("this-machine-ext4.toml");
+    let r = simulate_small(
+        d.path(),
+        &[
+            "--system",
+            &ext4,
+            "--ram",
+            "8G,16G",
+            "--max-sim-events",
+            "40000",
+        ],
+        &["--time=86400", "--format=json"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("2 of 2 cell(s) stopped at their share (20000 events)"),
+        "{}",
+        r.stderr
+    );
+    let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    for cell in doc["results"].as_array().unwrap() {
+        assert_eq!(cell["counts"]["events"], 20000);
+    }
+}
+
+#[test]
+fn plan_fileio_takes_the_same_bounds_as_simulate() {
+    let d = scratch();
+    for (extra, named) in [
+        ("--threads=1000000000", "at most 4096"),
+        ("--time=1000000000", "at most 86400"),
+        ("--events=1000000000", "--max-sim-events"),
+    ] {
+        let fileio = format!("--file-total-size=4G --file-test-mode=rndrw {extra}");
+        let started = std::time::Instant::now();
+        let r = tb(
+            d.path(),
+            &[
+                "plan",
+                "--disks",
+                "24x8TB",
+                "--layout",
+                "3xraidz2-8",
+                "--fileio",
+                &fileio,
+            ],
+        );
+        refused_naming(&r, &["--fileio", extra, named]);
+        assert!(started.elapsed().as_secs() < 10, "{extra} took too long");
+    }
+}

@@ -10,6 +10,7 @@
 //! explains every figure for users.
 
 pub mod capacity;
+pub mod config_file;
 pub mod disk;
 pub mod diskmodel;
 pub mod error;

@@ -138,7 +138,7 @@ fn first_line(s: &str) -> &str {
 }
 
 fn read_system(path: &Path) -> anyhow::Result<SystemModel> {
-    let text = std::fs::read_to_string(path)
+    let text = zfs_model::config_file::read_config(path)
         .map_err(|e| anyhow::anyhow!("--system {}: {e}", path.display()))?;
     let model = SystemModel::from_toml(&text)
         .map_err(|e| anyhow::anyhow!("--system {}: {e}", path.display()))?;
@@ -202,7 +202,7 @@ pub fn calibrate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
 /// a fitted value that does not apply to this system is noted on stderr.
 /// Read and check a profile file (`--profile`).
 pub fn load_profile(path: &Path) -> anyhow::Result<Profile> {
-    let text = std::fs::read_to_string(path)
+    let text = zfs_model::config_file::read_config(path)
         .map_err(|e| anyhow::anyhow!("simulate: --profile {}: {e}", path.display()))?;
     Profile::from_toml(&text)
         .map_err(|e| anyhow::anyhow!("simulate: --profile {}: {e}", path.display()))

@@ -10,7 +10,7 @@ use sim::system::{DeviceSpec, Protocol, SystemModel};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-const USAGE: &str = "usage: tankbench simulate --system SYSTEM.toml [--profile PROFILE.toml] [--layout L[,L...]] [--log DEVICE|none[,...]] [--link L[,L...]] [--client local|linux-nfs|esxi-nfs|iscsi|smb[,...]] [--ram SIZE[,...]] -- <fileio options> run\n       tankbench simulate matrix MATRIX.toml [--format=text|markdown|csv|json] [--save[=DIR]] [--label=K=V]...\n       tankbench simulate calibrate [--system SYSTEM.toml] [--save-profile FILE] RESULTS...";
+const USAGE: &str = "usage: tankbench simulate --system SYSTEM.toml [--profile PROFILE.toml] [--layout L[,L...]] [--log DEVICE|none[,...]] [--link L[,L...]] [--client local|linux-nfs|esxi-nfs|iscsi|smb[,...]] [--ram SIZE[,...]] [--max-sim-events N] [--max-cells N] -- <fileio options> run\n       tankbench simulate matrix MATRIX.toml [--max-sim-events=N] [--max-cells=N] [--format=text|markdown|csv|json] [--save[=DIR]] [--label=K=V]...\n       tankbench simulate calibrate [--system SYSTEM.toml] [--save-profile FILE] RESULTS...";
 
 /// The words before `--`: the system and its overrides.
 #[derive(Debug, Default)]
@@ -22,6 +22,10 @@ struct SimArgs {
     client: Option<String>,
     profile: Option<PathBuf>,
     ram: Option<String>,
+    /// `--max-sim-events`: the simulation budget (fileio events).
+    max_events: Option<String>,
+    /// `--max-cells`: most cells of a matrix of overrides.
+    max_cells: Option<String>,
 }
 
 impl SimArgs {
@@ -73,12 +77,14 @@ fn parse_args(args: &[OsString]) -> anyhow::Result<(SimArgs, Vec<String>)> {
             "--link" => Some(&mut out.link),
             "--client" => Some(&mut out.client),
             "--ram" => Some(&mut out.ram),
+            "--max-sim-events" => Some(&mut out.max_events),
+            "--max-cells" => Some(&mut out.max_cells),
             "--help" | "-h" | "help" => {
                 println!("{USAGE}");
                 std::process::exit(0);
             }
             other => anyhow::bail!(
-                "simulate: unknown option '{other}'; accepted: --system, --profile, --layout, --log, --link, --client, --ram (fileio options go after '--')"
+                "simulate: unknown option '{other}'; accepted: --system, --profile, --layout, --log, --link, --client, --ram, --max-sim-events, --max-cells (fileio options go after '--')"
             ),
         };
         let value = match inline {
@@ -191,8 +197,12 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     for text in &ext.labels {
         merge_labels(&mut labels, parse_labels(text)?)?;
     }
-    let text = std::fs::read_to_string(system_path)
-        .map_err(|e| anyhow::anyhow!("simulate: --system {}: {e}", system_path.display()))?;
+    let budget = match &a.max_events {
+        Some(v) => sim::Budget::of(count_option("--max-sim-events", v)?)
+            .map_err(|e| anyhow::anyhow!("simulate: {e}"))?,
+        None => sim::Budget::default(),
+    };
+    let text = read_system_file(system_path)?;
     let mut model = SystemModel::from_toml(&text)
         .map_err(|e| anyhow::anyhow!("simulate: --system {}: {e}", system_path.display()))?;
     // The profile calibrates the system file; an override then replaces a
@@ -223,7 +233,7 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
             .map_err(|e| anyhow::anyhow!("simulate: --json={}: {e}", path.display()))?;
     }
     // The library's own "simulate:" prefix on some messages is not doubled.
-    let mut result = sim::simulate(&spec, &model).map_err(|e| {
+    let mut result = sim::simulate_within(&spec, &model, budget).map_err(|e| {
         let msg = e.to_string();
         anyhow::anyhow!(
             "simulate: {}",
@@ -231,6 +241,7 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         )
     })?;
     result.labels.extend(labels);
+    note_budget(&result);
     if let Some(path) = &ext.json_path {
         write_json(path, &result)?;
     }
@@ -247,6 +258,36 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         ),
     }
     Ok(0)
+}
+
+/// `--system FILE`, read as a configuration file (a regular file of at
+/// most zfs_model::config_file::CONFIG_LIMIT bytes).
+pub(crate) fn read_system_file(path: &Path) -> anyhow::Result<String> {
+    zfs_model::config_file::read_config(path)
+        .map_err(|e| anyhow::anyhow!("simulate: --system {}: {e}", path.display()))
+}
+
+/// A count option's value (`--max-sim-events`, `--max-cells`): one line
+/// naming the option when it is not a whole number.
+pub(crate) fn count_option(option: &str, value: &str) -> anyhow::Result<u64> {
+    value
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| {
+            anyhow::anyhow!("simulate: {option}={value}: accepted: a whole number from 1 up")
+        })
+}
+
+/// A prediction that stopped at its event budget says so on stderr (its
+/// JSON notes carry it too).
+pub(crate) fn note_budget(result: &fileio::result::RunResult) {
+    for w in &result.warnings {
+        if w.code == "predicted_budget_reached" {
+            eprintln!("note: {}; {}", w.message, w.hint);
+        }
+    }
 }
 
 /// `--json=FILE`: the prediction, published whole as a new file.
@@ -290,8 +331,16 @@ fn matrix_of_overrides(a: &SimArgs, system_path: &Path, words: &[String]) -> any
     for text in &ext.labels {
         merge_labels(&mut labels, parse_labels(text)?)?;
     }
-    let text = std::fs::read_to_string(system_path)
-        .map_err(|e| anyhow::anyhow!("simulate: --system {}: {e}", system_path.display()))?;
+    let text = read_system_file(system_path)?;
+    let max_cells = match &a.max_cells {
+        Some(v) => count_option("--max-cells", v)?,
+        None => sim::limits::DEFAULT_MAX_CELLS,
+    };
+    let events = a
+        .max_events
+        .as_deref()
+        .map(|v| count_option("--max-sim-events", v))
+        .transpose()?;
     // The workload: the fileio words without the program's and output
     // options, which the matrix handles.
     let workload: Vec<String> = words
@@ -305,8 +354,11 @@ fn matrix_of_overrides(a: &SimArgs, system_path: &Path, words: &[String]) -> any
         })
         .cloned()
         .collect();
-    let mut m =
-        sim::matrix::MatrixSpec::from_system_text(&text, workload, &a.axes()).map_err(|e| {
+    let mut m = sim::matrix::MatrixSpec::from_system_text(&text, workload, &a.axes(), max_cells)
+        .map_err(|e| {
+            if let sim::SimError::Limit(limit) = &e {
+                return anyhow::anyhow!("simulate: {limit}");
+            }
             let msg = e.to_string();
             let msg = msg.strip_prefix("system model: ").unwrap_or(&msg);
             // An axis here is an option: name it as typed.
@@ -329,6 +381,7 @@ fn matrix_of_overrides(a: &SimArgs, system_path: &Path, words: &[String]) -> any
             }),
             save: ext.save.clone(),
             labels,
+            events,
         },
     )
 }

@@ -9,11 +9,14 @@ use fileio::result::RunResult;
 use report::atomic::check_can_create_in;
 use report::labels::{merge_labels, parse_labels, Labels};
 use report::store::{ResultStore, DEFAULT_DIR};
-use sim::matrix::{run_cells, MatrixSpec};
+use sim::matrix::{run_cells_with, CellRuns, MatrixSpec};
+
+/// How often a long matrix reports its progress.
+const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-const USAGE: &str = "usage: tankbench simulate matrix MATRIX.toml [--profile=PROFILE.toml] [--format=text|markdown|csv|json] [--save[=DIR]] [--label=K=V]...";
+const USAGE: &str = "usage: tankbench simulate matrix MATRIX.toml [--profile=PROFILE.toml] [--max-cells=N] [--max-sim-events=N] [--format=text|markdown|csv|json] [--save[=DIR]] [--label=K=V]...";
 
 /// How a matrix is shown and kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +51,9 @@ pub struct MatrixOutput {
     /// `Some(None)`: the default store.
     pub save: Option<Option<PathBuf>>,
     pub labels: Labels,
+    /// `--max-sim-events`: fileio events the whole matrix simulates at
+    /// most (None: sim::limits::DEFAULT_MATRIX_EVENTS).
+    pub events: Option<u64>,
 }
 
 /// `tankbench simulate matrix ...` (the words after `matrix`).
@@ -55,6 +61,7 @@ pub fn matrix_main(args: &[OsString]) -> anyhow::Result<i32> {
     let mut file: Option<PathBuf> = None;
     let mut out = MatrixOutput::default();
     let mut profile: Option<PathBuf> = None;
+    let mut max_cells = sim::limits::DEFAULT_MAX_CELLS;
     for a in args {
         let word = a
             .to_str()
@@ -73,8 +80,14 @@ pub fn matrix_main(args: &[OsString]) -> anyhow::Result<i32> {
             ("--save", Some(v)) if !v.is_empty() => out.save = Some(Some(PathBuf::from(v))),
             ("--label", Some(v)) => merge_labels(&mut out.labels, parse_labels(v)?)?,
             ("--profile", Some(v)) if !v.is_empty() => profile = Some(PathBuf::from(v)),
+            ("--max-cells", Some(v)) => {
+                max_cells = super::simulate::count_option("--max-cells", v)?;
+            }
+            ("--max-sim-events", Some(v)) => {
+                out.events = Some(super::simulate::count_option("--max-sim-events", v)?);
+            }
             (n, _) if n.starts_with('-') => anyhow::bail!(
-                "simulate matrix: unknown or incomplete option '{word}'; accepted: --profile=FILE, --format=FORMAT, --save[=DIR], --label=K=V; {USAGE}"
+                "simulate matrix: unknown or incomplete option '{word}'; accepted: --profile=FILE, --max-cells=N, --max-sim-events=N, --format=FORMAT, --save[=DIR], --label=K=V; {USAGE}"
             ),
             _ if file.is_none() => file = Some(PathBuf::from(word)),
             _ => anyhow::bail!("simulate matrix: one matrix file only, got '{word}' too; {USAGE}"),
@@ -83,10 +96,10 @@ pub fn matrix_main(args: &[OsString]) -> anyhow::Result<i32> {
     let Some(file) = file else {
         anyhow::bail!("simulate matrix: a MATRIX.toml is required; {USAGE}");
     };
-    let text = std::fs::read_to_string(&file)
+    let text = zfs_model::config_file::read_config(&file)
         .map_err(|e| anyhow::anyhow!("simulate matrix: {}: {e}", file.display()))?;
     let dir = file.parent().unwrap_or(Path::new("."));
-    let mut m = MatrixSpec::from_toml(&text, dir).map_err(|e| {
+    let mut m = MatrixSpec::from_toml(&text, dir, max_cells).map_err(|e| {
         let msg = e.to_string();
         let msg = msg.strip_prefix("system model: ").unwrap_or(&msg);
         anyhow::anyhow!("simulate matrix: {}: {msg}", file.display())
@@ -149,16 +162,7 @@ pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
         check_can_create_in(dir)
             .map_err(|e| anyhow::anyhow!("simulate matrix: --save={}: {e}", dir.display()))?;
     }
-    let parallel = std::thread::available_parallelism().map_or(1, usize::from);
-    let started = std::time::Instant::now();
-    let mut results = run_cells(spec, &cells, parallel).map_err(|e| {
-        let msg = e.to_string();
-        anyhow::anyhow!(
-            "simulate matrix: {}",
-            msg.strip_prefix("simulate: ").unwrap_or(&msg)
-        )
-    })?;
-    let took = started.elapsed().as_secs_f64();
+    let (mut results, took, parallel) = predict_cells(spec, &cells, out.events)?;
     for r in &mut results {
         r.labels.extend(out.labels.clone());
     }
@@ -181,6 +185,61 @@ pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
         TableFormat::Json => println!("{}", json_doc(&m.workload, &results)?),
     }
     Ok(0)
+}
+
+/// Predict `cells` on every core within the matrix's budget of `events`,
+/// showing progress on stderr when it takes long and noting the cells that
+/// stopped at their share of the budget. Returns the results, the seconds
+/// taken and the threads used.
+fn predict_cells(
+    spec: &fileio::options::RunSpec,
+    cells: &[sim::matrix::MatrixCell],
+    events: Option<u64>,
+) -> anyhow::Result<(Vec<RunResult>, f64, usize)> {
+    let parallel = std::thread::available_parallelism().map_or(1, usize::from);
+    let started = std::time::Instant::now();
+    // A long matrix shows where it is on stderr, at most every 2 s.
+    let last_said = std::sync::Mutex::new(started);
+    let progress = |done: usize, all: usize| {
+        if let Ok(mut last) = last_said.lock() {
+            if last.elapsed() >= PROGRESS_EVERY && done < all {
+                *last = std::time::Instant::now();
+                eprintln!(
+                    "cell {done}/{all} predicted ({:.0} s)",
+                    started.elapsed().as_secs_f64()
+                );
+            }
+        }
+    };
+    let how = CellRuns {
+        parallel,
+        events: events.unwrap_or(sim::limits::DEFAULT_MATRIX_EVENTS),
+        progress: Some(&progress),
+    };
+    let results = run_cells_with(spec, cells, &how).map_err(|e| {
+        let msg = e.to_string();
+        anyhow::anyhow!(
+            "simulate matrix: {}",
+            msg.strip_prefix("simulate: ").unwrap_or(&msg)
+        )
+    })?;
+    let took = started.elapsed().as_secs_f64();
+    let stopped = results
+        .iter()
+        .filter(|r| {
+            r.warnings
+                .iter()
+                .any(|w| w.code == "predicted_budget_reached")
+        })
+        .count();
+    if stopped > 0 {
+        eprintln!(
+            "note: {stopped} of {} cell(s) stopped at their share ({} events) of the matrix's simulation budget before --time; their rates are over the time simulated (raise it with --max-sim-events)",
+            results.len(),
+            sim::limits::Budget::per_cell(how.events, cells.len()).events
+        );
+    }
+    Ok((results, took, parallel))
 }
 
 /// The JSON of a matrix: the workload and every cell's predicted result.
