@@ -4,7 +4,7 @@
 //! rpcbind socket, pid files or NFSv4 recovery state; optionally in a network
 //! namespace. Debian packages: nfs-ganesha, nfs-ganesha-vfs, rpcbind.
 
-use crate::Error;
+use super::{io, program, HostError};
 use std::ffi::CString;
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
@@ -70,32 +70,6 @@ pub fn config_text(cfg: &ServerConfig) -> String {
 pub struct Server {
     rpcbind: Option<Child>,
     ganesha: Option<Child>,
-}
-
-fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
-    let what = what.into();
-    move |source| Error::Io { what, source }
-}
-
-/// Where program `name` is installed, or an error naming the Debian
-/// packages that provide it (`packages`).
-pub(crate) fn program(name: &str, packages: &str) -> Result<PathBuf, Error> {
-    [
-        "/usr/bin",
-        "/usr/sbin",
-        "/sbin",
-        "/bin",
-        "/usr/local/bin",
-        "/usr/local/sbin",
-    ]
-    .iter()
-    .map(|d| Path::new(d).join(name))
-    .find(|p| p.is_file())
-    .ok_or_else(|| {
-        Error::Protocol(format!(
-            "program `{name}` not found (apt-get install {packages})"
-        ))
-    })
 }
 
 /// The packages nfs-ganesha's daemons come from.
@@ -171,7 +145,7 @@ fn rpcbind_command(bin: PathBuf, netns_fd: Option<i32>) -> Command {
 impl Server {
     /// Write the configuration and start rpcbind and ganesha; returns once
     /// ganesha reports it serves (or fails with the last line of its log).
-    pub fn start(cfg: &ServerConfig) -> Result<Server, Error> {
+    pub fn start(cfg: &ServerConfig) -> Result<Server, HostError> {
         let rpcbind_bin = program("rpcbind", GANESHA_PACKAGES)?;
         let ganesha_bin = program("ganesha.nfsd", GANESHA_PACKAGES)?;
         std::fs::write(cfg.config_path(), config_text(cfg))
@@ -201,7 +175,7 @@ impl Server {
         )?;
         let mnt = std::fs::File::open(&mnt_path).map_err(io(format!("open {mnt_path}")))?;
         let mnt_fd = mnt.as_raw_fd();
-        crate::mountns::detach_foreign_fuse_mounts(pid, &cfg.export)?;
+        super::mountns::detach_foreign_fuse_mounts(pid, &cfg.export)?;
         let mut ganesha = Command::new(ganesha_bin);
         ganesha
             .arg("-F")
@@ -245,11 +219,11 @@ impl Server {
 
     fn wait_for(
         &mut self,
-        what: &str,
+        what: &'static str,
         limit: Duration,
         mut ready: impl FnMut() -> bool,
         log: &Path,
-    ) -> Result<(), Error> {
+    ) -> Result<(), HostError> {
         let deadline = Instant::now() + limit;
         loop {
             if ready() {
@@ -274,15 +248,16 @@ impl Server {
                     })
                     .map(|l| l.rsplit_once(" :").map_or(l, |(_, m)| m))
                     .collect();
-                let last = if errors.is_empty() {
+                let log = if errors.is_empty() {
                     "no log output".to_string()
                 } else {
                     errors[errors.len().saturating_sub(3)..].join("; ")
                 };
-                return Err(Error::Protocol(format!(
-                    "{what} did not start{}: {last}",
-                    if died { " (it exited)" } else { " in time" }
-                )));
+                return Err(HostError::DidNotStart {
+                    daemon: what,
+                    exited: died,
+                    log,
+                });
             }
             std::thread::sleep(Duration::from_millis(50));
         }
