@@ -423,13 +423,6 @@ impl Client {
     pub fn counts(&self) -> Counts {
         self.counts
     }
-    /// Emulated network round trip added to every NFS call: each reply is
-    /// handed back this much later than it arrived. With one call in flight
-    /// per connection this is what a longer cable does, and it costs one timed
-    /// wait per call instead of a relay process copying every byte.
-    pub fn set_added_rtt(&mut self, rtt: Duration) {
-        self.added_rtt = rtt;
-    }
 
     /// Run one procedure's body; its failure becomes one error naming the
     /// server and the procedure.

@@ -22,6 +22,6 @@ pub enum Stable {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Attr {
     /// ftype3: 1 regular file, 2 directory, ...
-    pub ftype: u32,
+    pub(crate) ftype: u32,
     pub size: u64,
 }

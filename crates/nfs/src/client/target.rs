@@ -21,14 +21,17 @@ pub(crate) const COMMIT_DEADLINE_FACTOR: u32 = 10;
 /// or a directory below one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
-    pub host: String,
-    pub path: String,
+    pub(crate) host: String,
+    pub(crate) path: String,
     /// None: ask the portmapper.
-    pub nfs_port: Option<u16>,
-    pub mount_port: Option<u16>,
+    pub(crate) nfs_port: Option<u16>,
+    pub(crate) mount_port: Option<u16>,
     /// `added_rtt_us=N` (a tankbench extension of the URL): emulated round
-    /// trip added to every NFS call (see [`Client::set_added_rtt`]).
-    pub added_rtt_us: u64,
+    /// trip added to every NFS call, each reply handed back this much later
+    /// than it arrived. With one call in flight per connection this is what
+    /// a longer cable does, and it costs one timed wait per call instead of
+    /// a relay process copying every byte.
+    pub(crate) added_rtt_us: u64,
     /// `timeout_s=N` (a tankbench extension): how long one call may take
     /// before it fails (60 s unless set: the Linux client's `timeo`).
     pub call_timeout: Duration,

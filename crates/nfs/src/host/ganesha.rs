@@ -36,7 +36,7 @@ impl ServerConfig {
         self.state_dir.join("ganesha.log")
     }
     /// The client's address of the export.
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!(
             "nfs://{}{}?nfsport={}&mountport={}",
             self.bind,
@@ -50,7 +50,7 @@ impl ServerConfig {
 /// The ganesha.conf(5) text: NFSv3 over TCP only, one VFS export with root
 /// not squashed (the benchmark runs as root, as a hypervisor's datastore
 /// mount does), no NLM/RQUOTA/UDP, which need more registrations.
-pub fn config_text(cfg: &ServerConfig) -> String {
+pub(crate) fn config_text(cfg: &ServerConfig) -> String {
     format!(
         "# nfs-ganesha for tankbench; made by tankbench\n\
          NFS_CORE_PARAM {{\n  Protocols = 3;\n  Bind_addr = {bind};\n  NFS_Port = {nfs};\n  MNT_Port = {mnt};\n\
@@ -261,15 +261,6 @@ impl Server {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-    }
-
-    /// Process ids of rpcbind and ganesha (for a caller that records them).
-    pub fn pids(&self) -> Vec<u32> {
-        [&self.rpcbind, &self.ganesha]
-            .into_iter()
-            .flatten()
-            .map(Child::id)
-            .collect()
     }
 
     /// Wait until either daemon exits (the lab daemon's main loop), or

@@ -25,7 +25,7 @@ use std::process::{Command, Stdio};
 /// namespaces (mount_namespaces(7)) and take the owner's own mount with it.
 /// Such a copy needs no detaching anyway: it is a peer of the owner's, so
 /// the owner's unmount removes it too.
-pub fn foreign_fuse_mounts(mountinfo: &str, keep_under: &Path) -> Vec<PathBuf> {
+pub(crate) fn foreign_fuse_mounts(mountinfo: &str, keep_under: &Path) -> Vec<PathBuf> {
     struct Line<'a> {
         id: &'a str,
         parent: &'a str,

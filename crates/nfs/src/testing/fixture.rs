@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub struct TestServer {
-    pub netns: String,
+    pub(crate) netns: String,
     pub url: String,
     server: Option<Server>,
     _state: tempfile_lite::Dir,
