@@ -79,6 +79,24 @@ fn cstr(s: &str) -> CString {
     CString::new(s).expect("no NUL in a fixed path")
 }
 
+/// In a forked child before exec (both daemons): die when the parent
+/// does, so a killed lab or test leaves no daemon behind, and join network
+/// namespace `netns_fd` if given. Only raw system calls, no allocation:
+/// async-signal-safe (signal-safety(7)).
+fn die_with_parent_in_netns(netns_fd: Option<i32>) -> std::io::Result<()> {
+    // SAFETY: prctl and setns take no pointers; `fd` is a descriptor the
+    // parent keeps open until the child has been spawned.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+        if let Some(fd) = netns_fd {
+            if libc::setns(fd, libc::CLONE_NEWNET) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+    }
+    Ok(())
+}
+
 /// rpcbind in a new private mount namespace with its own /run (and
 /// /var/lib/nfs), in network namespace `netns_fd` if given.
 fn rpcbind_command(bin: PathBuf, netns_fd: Option<i32>) -> Command {
@@ -103,12 +121,7 @@ fn rpcbind_command(bin: PathBuf, netns_fd: Option<i32>) -> Command {
     // allocating.
     unsafe {
         rpcbind.pre_exec(move || {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-            if let Some(fd) = netns_fd {
-                if libc::setns(fd, libc::CLONE_NEWNET) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-            }
+            die_with_parent_in_netns(netns_fd)?;
             if libc::unshare(libc::CLONE_NEWNS) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
@@ -192,12 +205,7 @@ impl Server {
         // keeps open (`mnt`, `netns`) until spawn returns.
         unsafe {
             ganesha.pre_exec(move || {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-                if let Some(fd) = netns_fd {
-                    if libc::setns(fd, libc::CLONE_NEWNET) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                }
+                die_with_parent_in_netns(netns_fd)?;
                 if libc::setns(mnt_fd, libc::CLONE_NEWNS) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
