@@ -653,7 +653,7 @@ impl Client {
 
     /// COMMIT the whole file: everything written unstable reaches stable
     /// storage (what fsync(2) does on a Linux NFS client). It may take
-    /// [`COMMIT_DEADLINE_FACTOR`] times the call timeout.
+    /// ten times the call timeout (`COMMIT_DEADLINE_FACTOR`).
     pub fn commit(&mut self, file: &Fh) -> Result<(), Error> {
         self.on("COMMIT", |c| {
             let mut a = Enc::default();

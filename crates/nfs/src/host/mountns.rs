@@ -88,7 +88,7 @@ fn unescape(s: &str) -> PathBuf {
 }
 
 /// Lazily unmount, in the mount namespace of process `pid`, the FUSE mounts
-/// [`foreign_fuse_mounts`] names for it (read from its own
+/// `foreign_fuse_mounts` names for it (read from its own
 /// `/proc/PID/mountinfo`, which shows that namespace's propagation). Returns
 /// what was asked to be detached. `umount -l` runs as a child that joins the
 /// namespace (setns(2)); some mounts may be gone meanwhile, so its exit
