@@ -3,7 +3,7 @@
 //! compares the process-wide count of NFS calls with the run's requests.
 
 use fileio::sysbench::cli::execute;
-use nfs::fixture::TestServer;
+use nfs::testing::fixture::TestServer;
 
 fn words(url: &str, extra: &[&str], verb: &str) -> Vec<String> {
     let mut w: Vec<String> = [

@@ -3,7 +3,7 @@
 //! calls' deadlines instead of looping or trusting the server.
 
 use fileio::sysbench::cli::execute;
-use nfs::scripted::{answer_sanely, reply, Peer, Xdr, NFS_PROGRAM};
+use nfs::testing::scripted::{answer_sanely, reply, Peer, Xdr, NFS_PROGRAM};
 use std::io::Write;
 use std::time::{Duration, Instant};
 

@@ -28,8 +28,8 @@ pub struct NfsServerConfig {
 }
 
 impl NfsServerConfig {
-    fn server(&self) -> ::nfs::ganesha::ServerConfig {
-        ::nfs::ganesha::ServerConfig {
+    fn server(&self) -> ::nfs::host::ganesha::ServerConfig {
+        ::nfs::host::ganesha::ServerConfig {
             export: self.export.clone(),
             bind: self.bind.clone(),
             nfs_port: NFS_PORT,
@@ -50,7 +50,7 @@ impl NfsServerConfig {
 /// lab destroys the pool.
 pub fn serve(cfg: &NfsServerConfig) -> Result<(), LabError> {
     crate::sys::install_interrupt_handler();
-    let mut server = ::nfs::ganesha::Server::start(&cfg.server())
+    let mut server = ::nfs::host::ganesha::Server::start(&cfg.server())
         .map_err(|e| LabError::Other(format!("nfs-ganesha: {e}")))?;
     std::fs::write(&cfg.ready_file, b"ready\n").map_err(|e| LabError::Io {
         what: "write the NFS ready file".into(),

@@ -144,7 +144,7 @@ impl Zfsd {
             .unwrap_or(Path::new(&self.tag));
         let pid = u32::try_from(self.pid)
             .map_err(|_| LabError::Other(format!("pid {} out of range", self.pid)))?;
-        nfs::mountns::detach_foreign_fuse_mounts(pid, lab_dir).map_err(|e| {
+        nfs::host::mountns::detach_foreign_fuse_mounts(pid, lab_dir).map_err(|e| {
             LabError::Other(format!(
                 "detach other mounts from the namespace of the lab's zfs-fuse: {e}"
             ))

@@ -1,6 +1,6 @@
 //! The client against a real nfs-ganesha in a network namespace.
 
-use nfs::fixture::TestServer;
+use nfs::testing::fixture::TestServer;
 use nfs::{Client, Stable, Target};
 
 fn server(tag: &str) -> Option<(TestServer, tempfile::TempDir)> {

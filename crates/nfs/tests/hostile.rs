@@ -2,7 +2,7 @@
 //! root, no nfs-ganesha): every case ends within its deadline in one error
 //! line naming the server and the procedure, or in a bounded result.
 
-use nfs::scripted::{self, answer_sanely, reply, Call, Peer, Xdr, FILE_FH, MOUNT_PROGRAM};
+use nfs::testing::scripted::{self, answer_sanely, reply, Call, Peer, Xdr, FILE_FH, MOUNT_PROGRAM};
 use nfs::{CallError, Client, Error, Fh, Stable, Target, MAX_SHORT_RESENDS};
 use std::io::Write;
 use std::net::TcpStream;

@@ -22,7 +22,7 @@ pub struct Call {
     pub prog: u32,
     pub proc_: u32,
     /// The argument body (after the credential and verifier).
-    pub args: Vec<u8>,
+    pub(crate) args: Vec<u8>,
 }
 
 impl Call {
@@ -39,7 +39,7 @@ fn be32(b: &[u8], at: usize) -> u32 {
 
 /// What a script does with one call: write to the connection (usually one
 /// [`reply`]) or fail, which closes it.
-pub type Script = dyn Fn(&Call, &mut TcpStream) -> std::io::Result<()> + Send + Sync;
+pub(crate) type Script = dyn Fn(&Call, &mut TcpStream) -> std::io::Result<()> + Send + Sync;
 
 /// A peer listening on 127.0.0.1; each connection gets its own thread
 /// running the script for every call, until the client goes away.
@@ -122,7 +122,7 @@ impl Xdr {
         self.0.extend_from_slice(&v.to_be_bytes());
         self
     }
-    pub fn u64(mut self, v: u64) -> Xdr {
+    pub(crate) fn u64(mut self, v: u64) -> Xdr {
         self.0.extend_from_slice(&v.to_be_bytes());
         self
     }
@@ -137,7 +137,7 @@ impl Xdr {
         self
     }
     /// fattr3 of a regular file (or a directory) of `size` bytes.
-    pub fn fattr3(self, ftype: u32, size: u64) -> Xdr {
+    pub(crate) fn fattr3(self, ftype: u32, size: u64) -> Xdr {
         self.u32(ftype)
             .u32(0o644)
             .u32(1)
@@ -153,7 +153,7 @@ impl Xdr {
 }
 
 /// A whole record: one last fragment holding `msg`.
-pub fn record(msg: &[u8]) -> Vec<u8> {
+pub(crate) fn record(msg: &[u8]) -> Vec<u8> {
     let len = u32::try_from(msg.len()).expect("a scripted record under 2 GiB");
     let mut r = (0x8000_0000 | len).to_be_bytes().to_vec();
     r.extend_from_slice(msg);

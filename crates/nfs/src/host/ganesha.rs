@@ -4,7 +4,7 @@
 //! rpcbind socket, pid files or NFSv4 recovery state; optionally in a network
 //! namespace. Debian packages: nfs-ganesha, nfs-ganesha-vfs, rpcbind.
 
-use crate::Error;
+use super::{io, program, HostError};
 use std::ffi::CString;
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
@@ -36,7 +36,7 @@ impl ServerConfig {
         self.state_dir.join("ganesha.log")
     }
     /// The client's address of the export.
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!(
             "nfs://{}{}?nfsport={}&mountport={}",
             self.bind,
@@ -50,7 +50,7 @@ impl ServerConfig {
 /// The ganesha.conf(5) text: NFSv3 over TCP only, one VFS export with root
 /// not squashed (the benchmark runs as root, as a hypervisor's datastore
 /// mount does), no NLM/RQUOTA/UDP, which need more registrations.
-pub fn config_text(cfg: &ServerConfig) -> String {
+pub(crate) fn config_text(cfg: &ServerConfig) -> String {
     format!(
         "# nfs-ganesha for tankbench; made by tankbench\n\
          NFS_CORE_PARAM {{\n  Protocols = 3;\n  Bind_addr = {bind};\n  NFS_Port = {nfs};\n  MNT_Port = {mnt};\n\
@@ -72,37 +72,29 @@ pub struct Server {
     ganesha: Option<Child>,
 }
 
-fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
-    let what = what.into();
-    move |source| Error::Io { what, source }
-}
-
-/// Where program `name` is installed, or an error naming the Debian
-/// packages that provide it (`packages`).
-pub(crate) fn program(name: &str, packages: &str) -> Result<PathBuf, Error> {
-    [
-        "/usr/bin",
-        "/usr/sbin",
-        "/sbin",
-        "/bin",
-        "/usr/local/bin",
-        "/usr/local/sbin",
-    ]
-    .iter()
-    .map(|d| Path::new(d).join(name))
-    .find(|p| p.is_file())
-    .ok_or_else(|| {
-        Error::Protocol(format!(
-            "program `{name}` not found (apt-get install {packages})"
-        ))
-    })
-}
-
 /// The packages nfs-ganesha's daemons come from.
 const GANESHA_PACKAGES: &str = "nfs-ganesha nfs-ganesha-vfs rpcbind";
 
 fn cstr(s: &str) -> CString {
     CString::new(s).expect("no NUL in a fixed path")
+}
+
+/// In a forked child before exec (both daemons): die when the parent
+/// does, so a killed lab or test leaves no daemon behind, and join network
+/// namespace `netns_fd` if given. Only raw system calls, no allocation:
+/// async-signal-safe (signal-safety(7)).
+fn die_with_parent_in_netns(netns_fd: Option<i32>) -> std::io::Result<()> {
+    // SAFETY: prctl and setns take no pointers; `fd` is a descriptor the
+    // parent keeps open until the child has been spawned.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+        if let Some(fd) = netns_fd {
+            if libc::setns(fd, libc::CLONE_NEWNET) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// rpcbind in a new private mount namespace with its own /run (and
@@ -129,12 +121,7 @@ fn rpcbind_command(bin: PathBuf, netns_fd: Option<i32>) -> Command {
     // allocating.
     unsafe {
         rpcbind.pre_exec(move || {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-            if let Some(fd) = netns_fd {
-                if libc::setns(fd, libc::CLONE_NEWNET) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-            }
+            die_with_parent_in_netns(netns_fd)?;
             if libc::unshare(libc::CLONE_NEWNS) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
@@ -171,7 +158,7 @@ fn rpcbind_command(bin: PathBuf, netns_fd: Option<i32>) -> Command {
 impl Server {
     /// Write the configuration and start rpcbind and ganesha; returns once
     /// ganesha reports it serves (or fails with the last line of its log).
-    pub fn start(cfg: &ServerConfig) -> Result<Server, Error> {
+    pub fn start(cfg: &ServerConfig) -> Result<Server, HostError> {
         let rpcbind_bin = program("rpcbind", GANESHA_PACKAGES)?;
         let ganesha_bin = program("ganesha.nfsd", GANESHA_PACKAGES)?;
         std::fs::write(cfg.config_path(), config_text(cfg))
@@ -201,7 +188,7 @@ impl Server {
         )?;
         let mnt = std::fs::File::open(&mnt_path).map_err(io(format!("open {mnt_path}")))?;
         let mnt_fd = mnt.as_raw_fd();
-        crate::mountns::detach_foreign_fuse_mounts(pid, &cfg.export)?;
+        super::mountns::detach_foreign_fuse_mounts(pid, &cfg.export)?;
         let mut ganesha = Command::new(ganesha_bin);
         ganesha
             .arg("-F")
@@ -218,12 +205,7 @@ impl Server {
         // keeps open (`mnt`, `netns`) until spawn returns.
         unsafe {
             ganesha.pre_exec(move || {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-                if let Some(fd) = netns_fd {
-                    if libc::setns(fd, libc::CLONE_NEWNET) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                }
+                die_with_parent_in_netns(netns_fd)?;
                 if libc::setns(mnt_fd, libc::CLONE_NEWNS) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
@@ -245,11 +227,11 @@ impl Server {
 
     fn wait_for(
         &mut self,
-        what: &str,
+        what: &'static str,
         limit: Duration,
         mut ready: impl FnMut() -> bool,
         log: &Path,
-    ) -> Result<(), Error> {
+    ) -> Result<(), HostError> {
         let deadline = Instant::now() + limit;
         loop {
             if ready() {
@@ -274,27 +256,19 @@ impl Server {
                     })
                     .map(|l| l.rsplit_once(" :").map_or(l, |(_, m)| m))
                     .collect();
-                let last = if errors.is_empty() {
+                let log = if errors.is_empty() {
                     "no log output".to_string()
                 } else {
                     errors[errors.len().saturating_sub(3)..].join("; ")
                 };
-                return Err(Error::Protocol(format!(
-                    "{what} did not start{}: {last}",
-                    if died { " (it exited)" } else { " in time" }
-                )));
+                return Err(HostError::DidNotStart {
+                    daemon: what,
+                    exited: died,
+                    log,
+                });
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-    }
-
-    /// Process ids of rpcbind and ganesha (for a caller that records them).
-    pub fn pids(&self) -> Vec<u32> {
-        [&self.rpcbind, &self.ganesha]
-            .into_iter()
-            .flatten()
-            .map(Child::id)
-            .collect()
     }
 
     /// Wait until either daemon exits (the lab daemon's main loop), or

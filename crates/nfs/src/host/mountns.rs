@@ -10,7 +10,7 @@
 //! namespace is made. ganesha's namespace and a lab's zfs-fuse namespace both
 //! go through here.
 
-use crate::Error;
+use super::{io, program, HostError};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -25,7 +25,7 @@ use std::process::{Command, Stdio};
 /// namespaces (mount_namespaces(7)) and take the owner's own mount with it.
 /// Such a copy needs no detaching anyway: it is a peer of the owner's, so
 /// the owner's unmount removes it too.
-pub fn foreign_fuse_mounts(mountinfo: &str, keep_under: &Path) -> Vec<PathBuf> {
+pub(crate) fn foreign_fuse_mounts(mountinfo: &str, keep_under: &Path) -> Vec<PathBuf> {
     struct Line<'a> {
         id: &'a str,
         parent: &'a str,
@@ -88,13 +88,12 @@ fn unescape(s: &str) -> PathBuf {
 }
 
 /// Lazily unmount, in the mount namespace of process `pid`, the FUSE mounts
-/// [`foreign_fuse_mounts`] names for it (read from its own
+/// `foreign_fuse_mounts` names for it (read from its own
 /// `/proc/PID/mountinfo`, which shows that namespace's propagation). Returns
 /// what was asked to be detached. `umount -l` runs as a child that joins the
 /// namespace (setns(2)); some mounts may be gone meanwhile, so its exit
 /// status is not the point, the namespace's mount table is.
-pub fn detach_foreign_fuse_mounts(pid: u32, keep_under: &Path) -> Result<Vec<PathBuf>, Error> {
-    let io = |what: String| move |source| Error::Io { what, source };
+pub fn detach_foreign_fuse_mounts(pid: u32, keep_under: &Path) -> Result<Vec<PathBuf>, HostError> {
     let info_path = format!("/proc/{pid}/mountinfo");
     let info = std::fs::read_to_string(&info_path).map_err(io(format!("read {info_path}")))?;
     let mounts = foreign_fuse_mounts(&info, keep_under);
@@ -104,7 +103,7 @@ pub fn detach_foreign_fuse_mounts(pid: u32, keep_under: &Path) -> Result<Vec<Pat
     let ns_path = format!("/proc/{pid}/ns/mnt");
     let ns = std::fs::File::open(&ns_path).map_err(io(format!("open {ns_path}")))?;
     let ns_fd = ns.as_raw_fd();
-    let mut umount = Command::new(crate::ganesha::program("umount", "mount")?);
+    let mut umount = Command::new(program("umount", "mount")?);
     umount
         .arg("-l")
         .arg("--")
@@ -122,7 +121,7 @@ pub fn detach_foreign_fuse_mounts(pid: u32, keep_under: &Path) -> Result<Vec<Pat
             Ok(())
         });
     }
-    let _ = umount.status().map_err(io("run umount -l".into()))?;
+    let _ = umount.status().map_err(io("run umount -l"))?;
     drop(ns);
     Ok(mounts)
 }

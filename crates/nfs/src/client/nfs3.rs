@@ -1,8 +1,10 @@
 //! The NFSv3 procedures a file benchmark needs (RFC 1813) and MOUNT v3's MNT.
 
-use crate::rpc::{self, Connection};
-use crate::xdr::{Dec, Enc};
-use crate::{CallError, Error, Target, COMMIT_DEADLINE_FACTOR};
+use super::error::{CallError, Error};
+use super::protocol::{Attr, Fh, Stable};
+use super::rpc::{self, Connection};
+use super::target::{Target, COMMIT_DEADLINE_FACTOR};
+use super::xdr::{Dec, Enc};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -15,10 +17,6 @@ const FATTR3_BYTES: usize = 5 * 4 + 5 * 8 + 3 * 8;
 /// wcc_attr: size (8), mtime (8), ctime (8).
 const WCC_ATTR_BYTES: usize = 24;
 
-/// An NFSv3 file handle.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fh(pub Vec<u8>);
-
 /// Calls after short WRITEs (or READs) that one transfer makes beyond one
 /// per `max_write` (`max_read`) bytes: a server may take or return fewer
 /// bytes than asked (RFC 1813 3.3.6, 3.3.7) and the rest is asked again,
@@ -28,26 +26,6 @@ pub const MAX_SHORT_RESENDS: u32 = 16;
 /// benchmark meets) is at most 2^63 - 1 bytes (off_t), and nothing the
 /// client does with a size may go past it.
 const MAX_FILE_SIZE: u64 = i64::MAX as u64;
-
-/// How durable a WRITE must be before the server answers (stable_how).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stable {
-    /// The server may answer before the data is on stable storage; COMMIT
-    /// makes it durable.
-    Unstable = 0,
-    /// Data and the metadata needed to find it are durable on return.
-    DataSync = 1,
-    /// Data and all metadata are durable on return.
-    FileSync = 2,
-}
-
-/// The attributes a benchmark uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Attr {
-    /// ftype3: 1 regular file, 2 directory, ...
-    pub ftype: u32,
-    pub size: u64,
-}
 
 /// Calls made, by procedure (MNT excluded).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -445,13 +423,6 @@ impl Client {
     pub fn counts(&self) -> Counts {
         self.counts
     }
-    /// Emulated network round trip added to every NFS call: each reply is
-    /// handed back this much later than it arrived. With one call in flight
-    /// per connection this is what a longer cable does, and it costs one timed
-    /// wait per call instead of a relay process copying every byte.
-    pub fn set_added_rtt(&mut self, rtt: Duration) {
-        self.added_rtt = rtt;
-    }
 
     /// Run one procedure's body; its failure becomes one error naming the
     /// server and the procedure.
@@ -682,7 +653,7 @@ impl Client {
 
     /// COMMIT the whole file: everything written unstable reaches stable
     /// storage (what fsync(2) does on a Linux NFS client). It may take
-    /// [`COMMIT_DEADLINE_FACTOR`] times the call timeout.
+    /// ten times the call timeout (`COMMIT_DEADLINE_FACTOR`).
     pub fn commit(&mut self, file: &Fh) -> Result<(), Error> {
         self.on("COMMIT", |c| {
             let mut a = Enc::default();

@@ -1,7 +1,7 @@
 //! XDR (RFC 4506): big-endian 32-bit units, variable-length opaque data and
 //! strings padded to a multiple of four bytes.
 
-use crate::CallError;
+use super::error::CallError;
 
 /// Builds the argument body of a call.
 #[derive(Default)]

@@ -8,8 +8,8 @@
 //! deadline passes instead of holding it for ever. Nothing is allocated from
 //! a length the server sent without checking it against a limit first.
 
-use crate::xdr::{Dec, Enc};
-use crate::{CallError, Error};
+use super::error::{CallError, Error};
+use super::xdr::{Dec, Enc};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};

@@ -2,13 +2,13 @@
 //! rpcbind and ports collide with nothing) with ganesha exporting a
 //! directory on 10.79.0.1, an address that exists only in it. Needs root, `ip`, rpcbind and nfs-ganesha.
 
-use crate::ganesha::{Server, ServerConfig};
-use crate::Error;
+use crate::host::ganesha::{Server, ServerConfig};
+use crate::host::{io, HostError};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub struct TestServer {
-    pub netns: String,
+    pub(crate) netns: String,
     pub url: String,
     server: Option<Server>,
     _state: tempfile_lite::Dir,
@@ -35,34 +35,27 @@ mod tempfile_lite {
     }
 }
 
-fn ip(args: &[&str]) -> Result<(), Error> {
+fn ip(args: &[&str]) -> Result<(), HostError> {
     let out = Command::new("ip")
         .args(args)
         .output()
-        .map_err(|source| Error::Io {
-            what: "run ip".into(),
-            source,
-        })?;
+        .map_err(io("run ip"))?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(Error::Protocol(format!(
-            "ip {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        )))
+        Err(HostError::Command {
+            command: format!("ip {}", args.join(" ")),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        })
     }
 }
 
 impl TestServer {
     /// Serve `export` (which must exist) from namespace `tb-nfs-TAG-PID`.
-    pub fn start(tag: &str, export: &Path) -> Result<TestServer, Error> {
+    pub fn start(tag: &str, export: &Path) -> Result<TestServer, HostError> {
         let netns = format!("tb-nfs-{tag}-{}", std::process::id());
-        let state =
-            tempfile_lite::Dir::new(&format!("tb-nfs-{tag}")).map_err(|source| Error::Io {
-                what: "create the server's state directory".into(),
-                source,
-            })?;
+        let state = tempfile_lite::Dir::new(&format!("tb-nfs-{tag}"))
+            .map_err(io("create the server's state directory"))?;
         ip(&["netns", "add", &netns])?;
         let mut t = TestServer {
             netns: netns.clone(),
