@@ -7,22 +7,15 @@
 //! made) -> workloads ([`run`]) -> [`lab::Lab::down`] (reverse order). The
 //! [`matrix`] runner repeats that for every combination of a matrix file.
 
-pub mod crash;
-pub mod diskfs;
-pub mod durability;
+pub mod experiments;
 pub mod lab;
-pub mod matrix;
-pub mod net;
-pub mod nfs;
-pub mod predict;
-pub mod remote;
-pub mod run;
-pub mod server;
+pub mod parts;
 pub mod spec;
 pub mod state;
-pub mod sys;
-pub mod undo;
-pub mod zfsd;
+
+// Transitional: the old flat paths, until the modules name the new ones.
+use experiments::{crash, durability, matrix, predict, run, server};
+use parts::{diskfs, net, nfs, remote, sys, undo, zfsd};
 
 pub use lab::{Lab, UpOptions};
 pub use spec::LabSpec;
