@@ -3,13 +3,13 @@
 //! so a failure half-way, Ctrl-C, or a crash followed by `lab down --all`
 //! removes exactly what the lab made.
 
-use crate::diskfs::{DiskConfig, DiskSetConfig};
-use crate::net::{self, RelayConfig};
-use crate::remote::{self, SshFiles};
+use crate::parts::diskfs::{DiskConfig, DiskSetConfig};
+use crate::parts::net::{self, RelayConfig};
+use crate::parts::remote::{self, SshFiles};
+use crate::parts::sys::{self, Requirement};
+use crate::parts::zfsd::{self, Zfsd};
 use crate::spec::{Access, Backend, LabSpec, LinkSpec};
 use crate::state::{LabInfo, Resource, State};
-use crate::sys::{self, Requirement};
-use crate::zfsd::{self, Zfsd};
 use crate::LabError;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -402,7 +402,7 @@ impl Lab {
         })?;
         let dm = disk_mount.clone();
         self.wait_ready("disk file system", pid, &log, || {
-            crate::diskfs::is_fuse_mount(&dm)
+            crate::parts::diskfs::is_fuse_mount(&dm)
         })?;
         sys::check_interrupted()?;
         Ok(BuiltDisks {
@@ -497,7 +497,7 @@ impl Lab {
 
     /// The lab's own zfs-fuse daemon, in a mount namespace of its own with
     /// the lab's zfsrc, socket, lock, pool cache and kstat directory
-    /// (crate::zfsd), and the ARC `server.arc` asks for.
+    /// (crate::parts::zfsd), and the ARC `server.arc` asks for.
     fn start_zfsd(&mut self, spec: &LabSpec, say: &dyn Fn(&str)) -> Result<Zfsd, LabError> {
         let bin = sys::which("zfs-fuse").ok_or_else(|| {
             LabError::Missing("program `zfs-fuse` (apt-get install zfs-fuse)".into())
@@ -669,7 +669,7 @@ impl Lab {
     ) -> Result<String, LabError> {
         let dir = self.dir.join("nfs");
         self.mkdir(&dir)?;
-        let cfg = crate::nfs::NfsServerConfig {
+        let cfg = crate::parts::nfs::NfsServerConfig {
             export: pool_mp.to_path_buf(),
             bind: net::server_addr(0),
             state_dir: dir.clone(),
@@ -692,7 +692,7 @@ impl Lab {
         let pid = self.spawn_daemon(cmd, "nfs server", &tag, &log)?;
         let ready = cfg.ready_file.clone();
         self.wait_ready("nfs server", pid, &log, || ready.exists())?;
-        Ok(crate::nfs::url(pool_mp, link.added_rtt_ms))
+        Ok(crate::parts::nfs::url(pool_mp, link.added_rtt_ms))
     }
 
     /// Open a running lab by name.
@@ -734,7 +734,7 @@ impl Lab {
     }
 
     /// Per-disk counters of the disk file system (updated about once a second).
-    pub fn disk_stats(&self) -> Vec<crate::diskfs::DiskStats> {
+    pub fn disk_stats(&self) -> Vec<crate::parts::diskfs::DiskStats> {
         std::fs::read_to_string(self.dir.join("disk-stats.json"))
             .ok()
             .and_then(|t| serde_json::from_str(&t).ok())
@@ -743,10 +743,10 @@ impl Lab {
 
     /// Per-disk counters as they are now: waits out the disk daemon's
     /// one-second publishing interval, then asks it to publish (statfs).
-    pub fn disk_stats_now(&self) -> Vec<crate::diskfs::DiskStats> {
+    pub fn disk_stats_now(&self) -> Vec<crate::parts::diskfs::DiskStats> {
         std::thread::sleep(Duration::from_millis(1100));
         if let Some(info) = self.info() {
-            let _ = crate::diskfs::ask_to_publish(&info.disk_mount);
+            let _ = crate::parts::diskfs::ask_to_publish(&info.disk_mount);
         }
         self.disk_stats()
     }

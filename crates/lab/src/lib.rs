@@ -2,10 +2,18 @@
 //! links, remote mounts and matrix runs, all built from real parts on one Linux
 //! machine and torn down again.
 //!
-//! Flow: [`spec::LabSpec`] (TOML, validated once) -> [`lab::Lab::up`] (disks,
-//! pool, link, remote mount; each object recorded in a state file as it is
-//! made) -> workloads ([`run`]) -> [`lab::Lab::down`] (reverse order). The
-//! [`matrix`] runner repeats that for every combination of a matrix file.
+//! Layout, one way down: [`experiments`] (what is done with a lab: runs,
+//! matrices, crashes, durability, predictions) use [`lab`] (the environment:
+//! build and teardown, with its record in [`state`]), which assembles the
+//! [`parts`] (disks, undo log, zfs-fuse daemon, links, remote access,
+//! system helpers); all of them read [`spec`] (the TOML, validated once).
+//! Nothing below calls what is above it.
+//!
+//! Flow: [`spec::LabSpec`] -> [`lab::Lab::up`] (disks, pool, link, remote
+//! mount; each object recorded in a state file as it is made) -> workloads
+//! ([`experiments::run`]) -> [`lab::Lab::down`] (reverse order). The
+//! [`experiments::matrix`] runner repeats that for every combination of a
+//! matrix file.
 
 pub mod experiments;
 pub mod lab;
@@ -13,9 +21,7 @@ pub mod parts;
 pub mod spec;
 pub mod state;
 
-// Transitional: the old flat paths, until the modules name the new ones.
-use experiments::{crash, durability, matrix, predict, run, server};
-use parts::{diskfs, net, nfs, remote, sys, undo, zfsd};
+use parts::{diskfs, net, nfs};
 
 pub use lab::{Lab, UpOptions};
 pub use spec::LabSpec;
@@ -75,8 +81,8 @@ pub fn daemon_main(args: &[String]) -> Result<(), LabError> {
             })
         }
         "nfs" => {
-            let cfg: crate::nfs::NfsServerConfig = serde_json::from_str(&text).map_err(bad)?;
-            crate::nfs::serve(&cfg)
+            let cfg: nfs::NfsServerConfig = serde_json::from_str(&text).map_err(bad)?;
+            nfs::serve(&cfg)
         }
         "relay" => {
             let cfg: net::RelayConfig = serde_json::from_str(&text).map_err(bad)?;

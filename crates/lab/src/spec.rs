@@ -708,13 +708,13 @@ fn default_added_rtt_ms(rate_bps: u64, members: u32) -> f64 {
 /// `server.arc`: a size as `zfs` reads it (one-letter units binary), in
 /// whole MiB within zfs-fuse's range for `-m`.
 fn validate_arc(text: &str) -> Result<u64, LabError> {
-    let (lo, hi) = crate::zfsd::ARC_MIB_RANGE;
+    let (lo, hi) = crate::parts::zfsd::ARC_MIB_RANGE;
     let accepted = format!(
         "a whole number of MiB from {lo}M to {}G (zfs-fuse's --max-arc-size range), e.g. 2G; TB, GB are decimal, T, G, TiB, GiB binary",
         hi >> 10
     );
     match units::parse_size(text, SizeMeaning::Exact) {
-        Ok(b) => match crate::zfsd::arc_mib(b) {
+        Ok(b) => match crate::parts::zfsd::arc_mib(b) {
             Some(m) if (lo..=hi).contains(&m) => Ok(b),
             _ => Err(bad("server.arc", text, &accepted)),
         },

@@ -2,9 +2,9 @@
 //! disk after each step so that `lab down` (or `lab down --all` after a crash)
 //! can remove exactly what was made and nothing else.
 
-use crate::net::LinkMeasurement;
+use crate::parts::net::LinkMeasurement;
+use crate::parts::zfsd::Zfsd;
 use crate::spec::{Backend, LabSpec};
-use crate::zfsd::Zfsd;
 use crate::LabError;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

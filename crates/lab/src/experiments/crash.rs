@@ -1,20 +1,20 @@
 //! `lab crash`: the power of the lab's server fails. The pool's zfs-fuse
 //! daemon dies without a clean export (SIGKILL: no transaction group is
 //! written, no log is closed), every disk of the lab loses what its model
-//! says a power cut loses ([`crate::diskfs`], [`crate::undo`]), then the
+//! says a power cut loses ([`crate::parts::diskfs`], [`crate::parts::undo`]), then the
 //! power comes back: the daemon starts again and brings the pool back, which
 //! replays its intent log (ZIL) when the dataset is mounted.
 //!
-//! Only a lab with its own zfs-fuse daemon ([`crate::zfsd`]) can crash: the
+//! Only a lab with its own zfs-fuse daemon ([`crate::parts::zfsd`]) can crash: the
 //! machine's shared daemon (or kernel OpenZFS) serves other pools, which a
 //! kill would take down with it. [`power_cut_disks`] alone (the disks' side)
 //! works on any lab.
 
-use crate::diskfs::{DiskCut, CONTROL_FILE, POWER_CUT, POWER_OFF, POWER_ON};
 use crate::lab::{zfs_command, Lab};
+use crate::parts::diskfs::{DiskCut, CONTROL_FILE, POWER_CUT, POWER_OFF, POWER_ON};
+use crate::parts::sys;
+use crate::parts::zfsd::{self, Zfsd};
 use crate::state::Resource;
-use crate::sys;
-use crate::zfsd::{self, Zfsd};
 use crate::LabError;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 /// `lab status`'s line about power cuts, from the disks' counters: none
 /// before the first cut.
-pub fn power_status_line(stats: &[crate::diskfs::DiskStats]) -> Option<String> {
+pub fn power_status_line(stats: &[crate::parts::diskfs::DiskStats]) -> Option<String> {
     let cuts = stats.iter().map(|d| d.power_cuts).max().unwrap_or(0);
     if cuts == 0 {
         return None;
@@ -79,7 +79,7 @@ fn control(disk_mount: &Path, command: &str) -> Result<(), LabError> {
         what: format!("{what} {}", control.display()),
         source: e,
     };
-    if !crate::diskfs::is_fuse_mount(disk_mount) {
+    if !crate::parts::diskfs::is_fuse_mount(disk_mount) {
         return Err(LabError::Other(format!(
             "no disk file system is mounted at {}",
             disk_mount.display()
@@ -443,7 +443,7 @@ mod tests {
 
     #[test]
     fn the_status_line_sums_the_cuts_of_every_disk() {
-        use crate::diskfs::DiskStats;
+        use crate::parts::diskfs::DiskStats;
         let disk = |name: &str, cuts, lost, torn| DiskStats {
             name: name.into(),
             power_cuts: cuts,

@@ -3,7 +3,7 @@
 //! crash of a cell, `tankbench durability write` runs in the client namespace
 //! on the remote mount and reports every acknowledged write to a recorder in
 //! a third network namespace, the lab crashes at a seeded random moment of
-//! the write phase ([`crate::crash`]), and `tankbench durability verify`
+//! the write phase ([`crate::experiments::crash`]), and `tankbench durability verify`
 //! reads every acknowledged block back from the pool that came back.
 //!
 //! ```toml
@@ -31,12 +31,13 @@
 //! zfs-fuse mounts the dataset afresh (new FUSE mount, new ARC), so what
 //! verify reads is what the disks gave back.
 
-use crate::crash::{self, CrashReport};
+use crate::experiments::crash::{self, CrashReport};
+use crate::experiments::matrix::{check_replaceable, publish, OutputWriter};
 use crate::lab::{Lab, UpOptions};
-use crate::matrix::{check_replaceable, publish, OutputWriter};
+use crate::parts::{net, remote, sys};
 use crate::spec::{Access, LabSpec, RawSpec};
 use crate::state::Resource;
-use crate::{net, remote, sys, LabError};
+use crate::LabError;
 use fileio::result::{RunResult, Verdict};
 use report::table::{self, Table};
 use serde::{Deserialize, Serialize};
@@ -375,7 +376,7 @@ impl DurabilityMatrix {
         for c in raw.cell {
             let mut v = base.clone();
             for (k, val) in &c.set {
-                crate::matrix::set_path(&mut v, k, val.clone())?;
+                crate::experiments::matrix::set_path(&mut v, k, val.clone())?;
             }
             let rawspec: RawSpec = v.try_into().map_err(|e: toml::de::Error| {
                 spec_err(path, format!("cell '{}': {}", c.name, one_line(e)))
@@ -881,7 +882,7 @@ impl Rig {
                 pid,
                 tag: journal.display().to_string(),
                 what: "durability recorder".into(),
-                start_time: crate::zfsd::start_time(pid),
+                start_time: crate::parts::zfsd::start_time(pid),
             },
         )?;
         // Reaped by `lab down` through its record; the handle is not needed.
@@ -1339,7 +1340,7 @@ mod tests {
                             ..Default::default()
                         }),
                         ..serde_json::from_str(include_str!(
-                            "../../fileio/tests/data/schema1-stored-seqwr.json"
+                            "../../../fileio/tests/data/schema1-stored-seqwr.json"
                         ))
                         .unwrap()
                     }),

@@ -12,12 +12,13 @@
 //! values = ["1x raidz3-24", "2x raidz2-12", "3x raidz2-8"]
 //! ```
 
+use crate::experiments::run::{self, Outcome};
+use crate::experiments::server::ServerActivity;
 use crate::lab::{Lab, UpOptions};
-use crate::net::LinkMeasurement;
-use crate::run::{self, Outcome};
-use crate::server::ServerActivity;
+use crate::parts::net::LinkMeasurement;
+use crate::parts::sys;
 use crate::spec::RawSpec;
-use crate::{sys, LabError};
+use crate::LabError;
 use fileio::result::{LatencyKey, RunResult};
 use report::atomic::{check_can_create_in, write_atomically, Existing};
 use report::table::{self, Table};
@@ -256,7 +257,7 @@ impl Matrix {
                 n - done_before
             ));
         }
-        if let Some(t) = crate::run::run_shape(&self.workload).map(|s| s.time_s) {
+        if let Some(t) = crate::experiments::workload::run_shape(&self.workload).map(|s| s.time_s) {
             if t > 0 && t < DEFAULT_CELL_TIME_S {
                 say(&format!(
                     "warning: --time={t}: a cell shorter than {DEFAULT_CELL_TIME_S} s may hold no transaction-group sync of zfs-fuse (every 30 s), so writes that wait for one vary from cell to cell"
@@ -286,7 +287,7 @@ impl Matrix {
                 label_line(&labels),
                 clock(elapsed as f64)
             ));
-            if let Some(w) = crate::server::arc_fit_warning(&spec, &self.workload) {
+            if let Some(w) = crate::experiments::server::arc_fit_warning(&spec, &self.workload) {
                 say(&w);
             }
             let mut res = CellResult {
@@ -814,7 +815,7 @@ values = [{kind = "1G"}, {kind = "10G"}]
 
     fn finished_cell() -> CellResult {
         let result: RunResult = serde_json::from_str(include_str!(
-            "../../fileio/tests/data/schema1-stored-seqwr.json"
+            "../../../fileio/tests/data/schema1-stored-seqwr.json"
         ))
         .unwrap();
         CellResult {
@@ -913,7 +914,10 @@ values = [{kind = "1G"}, {kind = "10G"}]
             for c in m.cells().unwrap() {
                 let spec = c.raw.validate().unwrap();
                 assert_eq!(spec.server.arc, Some(2 << 30), "{name}");
-                assert_eq!(crate::server::arc_fit_warning(&spec, &m.workload), None);
+                assert_eq!(
+                    crate::experiments::server::arc_fit_warning(&spec, &m.workload),
+                    None
+                );
             }
         }
     }

@@ -23,3 +23,4 @@ pub mod matrix;
 pub mod predict;
 pub mod run;
 pub mod server;
+pub mod workload;

@@ -32,7 +32,7 @@
 //!   parameter to calibrate (`tankbench simulate calibrate --fit
 //!   server.cpu_us` on one cell).
 
-use crate::net::LinkMeasurement;
+use crate::parts::net::LinkMeasurement;
 use crate::spec::{Access, LabSpec};
 use crate::LabError;
 use sim::system::{
@@ -249,7 +249,7 @@ pub fn run_spec(workload: &[String]) -> Result<fileio::options::RunSpec, LabErro
 /// fitted on one cell) is applied to every cell's system; what does not
 /// apply to a cell is left out, as `simulate --profile` does.
 pub fn predict_matrix(
-    matrix: &crate::matrix::Matrix,
+    matrix: &crate::experiments::matrix::Matrix,
     profile: Option<&sim::profile::Profile>,
 ) -> Result<Vec<CellPrediction>, LabError> {
     let spec = run_spec(&matrix.workload)?;

@@ -3,8 +3,9 @@
 //! the lab's work directory. The result is the fileio `RunResult` with the lab's
 //! labels added.
 
+use crate::experiments::{server, workload};
 use crate::lab::Lab;
-use crate::sys;
+use crate::parts::sys;
 use crate::LabError;
 use fileio::result::RunResult;
 use serde::{Deserialize, Serialize};
@@ -20,46 +21,7 @@ pub struct Outcome {
     /// What the server's ARC and disks did during the run (beside the
     /// result, which stays the client's measurement).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server: Option<crate::server::ServerActivity>,
-}
-
-/// What a workload's `run` will do, as fileio's parser reads its options.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RunShape {
-    /// `--file-total-size`, bytes.
-    pub file_total_size: u64,
-    /// `--time`, seconds (0: no time limit).
-    pub time_s: u64,
-    /// `--events` (`--max-requests`), 0: no limit.
-    pub events: u64,
-}
-
-/// The shape of a workload's `run`; None when fileio refuses the options
-/// (which [`check_workload`] reports). The file set is read as `prepare`
-/// reads it, so options without a test mode still have one.
-pub fn run_shape(args: &[String]) -> Option<RunShape> {
-    use fileio::options::{check_command_line, Action, CommandLine};
-    let action = |verb: &str| {
-        let mut words = vec!["fileio".to_string()];
-        words.extend(strip_format(args));
-        words.push(verb.into());
-        match check_command_line(&words).ok()? {
-            CommandLine::Command(settings) => Some(settings.action),
-            _ => None,
-        }
-    };
-    let Some(Action::Prepare(files)) = action("prepare") else {
-        return None;
-    };
-    let (time_s, events) = match action("run") {
-        Some(Action::Run(spec)) => (spec.time_s, spec.events),
-        _ => (0, 0),
-    };
-    Some(RunShape {
-        file_total_size: files.total_size,
-        time_s,
-        events,
-    })
+    pub server: Option<server::ServerActivity>,
 }
 
 /// Find the tankbench binary: `TANKBENCH_BIN`, else next to the running
@@ -128,42 +90,6 @@ fn run_step(mut c: Command, capture: bool) -> Result<String, LabError> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// Options that choose the output format are the lab's business.
-fn strip_format(args: &[String]) -> Vec<String> {
-    args.iter()
-        .filter(|a| !a.starts_with("--format=") && !a.starts_with("--json="))
-        .cloned()
-        .collect()
-}
-
-/// Check the fileio options of a workload with fileio's own parser, as the
-/// three commands [`run_workload`] will give them, before anything is built:
-/// a typo must cost nothing (building a lab takes a minute and root).
-pub fn check_workload(args: &[String]) -> Result<(), LabError> {
-    let args = strip_format(args);
-    if let Some(verb) = args
-        .iter()
-        .find(|a| matches!(a.as_str(), "prepare" | "run" | "cleanup" | "help"))
-    {
-        return Err(LabError::Spec(format!(
-            "fileio options: '{verb}': give options only; the lab runs prepare, run and cleanup itself"
-        )));
-    }
-    for (verb, extra) in [
-        ("prepare", None),
-        ("run", Some("--format=json")),
-        ("cleanup", None),
-    ] {
-        let mut words = vec!["fileio".to_string()];
-        words.extend(args.iter().cloned());
-        words.extend(extra.map(str::to_string));
-        words.push(verb.to_string());
-        fileio::sysbench::cli::check_words(&words)
-            .map_err(|e| LabError::Spec(format!("fileio options: {e}")))?;
-    }
-    Ok(())
-}
-
 /// Run prepare, run and cleanup of a fileio workload in the lab. Cleanup runs
 /// even when the run fails or is interrupted.
 pub fn run_workload(lab: &Lab, tankbench: &Path, args: &[String]) -> Result<Outcome, LabError> {
@@ -171,9 +97,9 @@ pub fn run_workload(lab: &Lab, tankbench: &Path, args: &[String]) -> Result<Outc
         .info()
         .ok_or_else(|| LabError::Other(format!("lab {} is not completely built", lab.state.id)))?;
     let netns = info.client_netns.as_deref();
-    let args = strip_format(args);
+    let args = workload::strip_format(args);
     let args = match &info.nfs_url {
-        Some(url) => crate::nfs::workload_args(lab.state.spec.access, url, &args),
+        Some(url) => crate::parts::nfs::workload_args(lab.state.spec.access, url, &args),
         None => args,
     };
     let labels = lab.state.spec.labels();
@@ -183,14 +109,14 @@ pub fn run_workload(lab: &Lab, tankbench: &Path, args: &[String]) -> Result<Outc
     )?;
     let mut run_args = args.clone();
     run_args.push("--format=json".into());
-    let before = crate::server::snapshot(lab);
+    let before = server::snapshot(lab);
     let ran = sys::check_interrupted().and_then(|_| {
         run_step(
             fileio_command(tankbench, &info.workdir, netns, &run_args, "run")?,
             true,
         )
     });
-    let server = crate::server::between(&before, &crate::server::snapshot(lab));
+    let server = server::between(&before, &server::snapshot(lab));
     // Cleanup regardless of how the run went: the test files are ours.
     let cleaned = run_step(
         fileio_command(tankbench, &info.workdir, netns, &args, "cleanup")?,

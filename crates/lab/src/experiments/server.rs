@@ -3,10 +3,10 @@
 //! beside a run's `RunResult`, never inside it: the result stays what fileio
 //! measured at the client.
 
-use crate::diskfs::DiskStats;
 use crate::lab::Lab;
+use crate::parts::diskfs::DiskStats;
+use crate::parts::zfsd::ArcStats;
 use crate::spec::{Backend, LabSpec};
-use crate::zfsd::ArcStats;
 use serde::{Deserialize, Serialize};
 use std::time::SystemTime;
 
@@ -163,7 +163,7 @@ pub fn arc_fit_warning(spec: &LabSpec, workload: &[String]) -> Option<String> {
     if spec.pool.backend == Some(Backend::OpenZfs) {
         return None;
     }
-    let shape = crate::run::run_shape(workload)?;
+    let shape = crate::experiments::workload::run_shape(workload)?;
     let arc = spec.server.arc.unwrap_or(ZFS_FUSE_DEFAULT_ARC);
     let recordsize = spec.pool.recordsize.unwrap_or(128 << 10);
     let need = file_set_arc_bytes(shape.file_total_size, recordsize);

@@ -4,7 +4,7 @@
 //! the operation would have completed.
 //!
 //! Power cuts: for every write the model does not yet call durable, the
-//! backing file's previous content is kept ([`crate::undo`]). Writing
+//! backing file's previous content is kept ([`crate::parts::undo`]). Writing
 //! `power-cut` to the control file [`CONTROL_FILE`] in the mount cuts the
 //! power of every disk at once: replies still held are never sent as success
 //! (the kernel gets EIO), each disk reverts what its model says a cut loses,
@@ -21,7 +21,7 @@
 //! Files are opened with FOPEN_DIRECT_IO so the kernel page cache never answers
 //! for the disk: every access reaches the model.
 
-use crate::undo::{CutLoss, UndoLog};
+use crate::parts::undo::{CutLoss, UndoLog};
 use fuser::{
     FileAttr, FileType, Filesystem, MountOption, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty,
     ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request,
@@ -162,7 +162,7 @@ impl Delayer {
     }
 
     fn run(&self) {
-        crate::sys::precise_timers();
+        crate::parts::sys::precise_timers();
         let (lock, cv) = &*self.inner;
         let mut g = lock.lock().unwrap();
         loop {
@@ -759,7 +759,7 @@ pub fn serve(cfg: &DiskSetConfig) -> std::io::Result<()> {
 
 /// Whether `path` is the mount point of a FUSE file system right now.
 pub fn is_fuse_mount(path: &Path) -> bool {
-    crate::sys::mounts()
+    crate::parts::sys::mounts()
         .iter()
         .any(|m| m.target == path && m.fstype.starts_with("fuse"))
 }

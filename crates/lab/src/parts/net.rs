@@ -7,8 +7,8 @@
 //! Addresses are private 10.77.M.0/24 networks that exist only inside the
 //! lab's own namespaces; nothing is routed anywhere else.
 
+use crate::parts::sys;
 use crate::spec::LinkSpec;
-use crate::sys;
 use crate::LabError;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};

@@ -8,7 +8,7 @@
 //! connection that is what a longer cable does, and it costs one timed wait
 //! per call, where the relay copied every byte through two threads.
 
-use crate::net;
+use crate::parts::net;
 use crate::spec::Access;
 use crate::LabError;
 use serde::{Deserialize, Serialize};
@@ -49,14 +49,14 @@ impl NfsServerConfig {
 /// both are stopped before this exits, so the export is released before the
 /// lab destroys the pool.
 pub fn serve(cfg: &NfsServerConfig) -> Result<(), LabError> {
-    crate::sys::install_interrupt_handler();
+    crate::parts::sys::install_interrupt_handler();
     let mut server = ::nfs::ganesha::Server::start(&cfg.server())
         .map_err(|e| LabError::Other(format!("nfs-ganesha: {e}")))?;
     std::fs::write(&cfg.ready_file, b"ready\n").map_err(|e| LabError::Io {
         what: "write the NFS ready file".into(),
         source: e,
     })?;
-    let why = server.wait(&crate::sys::interrupted);
+    let why = server.wait(&crate::parts::sys::interrupted);
     drop(server);
     if why == "stopped" {
         Ok(())

@@ -3,8 +3,8 @@
 //! delaying relay) and sshfs in the client namespace mounting the pool's
 //! dataset.
 
-use crate::net;
-use crate::sys;
+use crate::parts::net;
+use crate::parts::sys;
 use crate::LabError;
 use std::path::{Path, PathBuf};
 use std::process::Command;

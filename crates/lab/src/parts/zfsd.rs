@@ -23,7 +23,7 @@
 //! `/zfs-kstat` in its own namespace (one file per counter under
 //! `zfs/arcstats/`); the host reads them through `/proc/PID/root`.
 
-use crate::sys;
+use crate::parts::sys;
 use crate::LabError;
 use serde::{Deserialize, Serialize};
 use std::ffi::CString;
