@@ -10,7 +10,7 @@ use crate::parts::sys::{self, Requirement};
 use crate::parts::zfsd::{self, Zfsd};
 use crate::spec::{Access, Backend, LabSpec, LinkSpec};
 use crate::state::{LabInfo, Resource, State};
-use crate::LabError;
+use crate::{LabError, NotStarted};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -40,6 +40,9 @@ pub struct Lab {
     /// Daemons started by this process, reaped at teardown.
     children: Vec<Child>,
 }
+
+/// How long a daemon the lab starts may take to be ready.
+const READY_LIMIT: Duration = Duration::from_secs(20);
 
 /// Marker in the command line of the lab's daemons (and in nothing else).
 const DAEMON_ARG: &str = "__daemon";
@@ -125,19 +128,20 @@ impl Lab {
         sys::check_prerequisites(&requirements(spec))?;
         let dir = Self::dir_for(spec);
         if State::path(&dir).exists() {
-            return Err(LabError::Other(format!(
-                "lab {} is already up (state {}); run `tankbench lab down {}` first",
-                spec.id(),
-                State::path(&dir).display(),
-                spec.name
-            )));
+            return Err(LabError::AlreadyUp {
+                lab: spec.id(),
+                name: spec.name.clone(),
+                state: State::path(&dir),
+            });
         }
         if dir.exists() {
             // Never adopt (and later delete) a directory the lab did not make.
-            return Err(LabError::Other(format!(
-                "{} exists but holds no lab state; remove it yourself if it is a leftover",
-                dir.display()
-            )));
+            return Err(LabError::NotOurs {
+                what: format!(
+                    "{} exists but holds no lab state; remove it yourself if it is a leftover",
+                    dir.display()
+                ),
+            });
         }
         std::fs::create_dir_all(&spec.root)
             .map_err(|e| io(format!("create {}", spec.root.display()), e))?;
@@ -164,7 +168,10 @@ impl Lab {
             Err(e) => {
                 (opts.progress)(&format!("build failed ({e}); tearing down"));
                 if let Err(te) = lab.teardown() {
-                    return Err(LabError::Other(format!("{e}; teardown also failed: {te}")));
+                    return Err(LabError::BuildAndTeardown {
+                        build: Box::new(e),
+                        teardown: Box::new(te),
+                    });
                 }
                 Err(e)
             }
@@ -243,7 +250,7 @@ impl Lab {
         log: &Path,
         mut ready: impl FnMut() -> bool,
     ) -> Result<(), LabError> {
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = Instant::now() + READY_LIMIT;
         loop {
             if ready() {
                 return Ok(());
@@ -255,16 +262,15 @@ impl Lab {
                 .and_then(|c| c.try_wait().ok().flatten())
                 .is_some();
             if exited || Instant::now() > deadline {
-                let text = std::fs::read_to_string(log).unwrap_or_default();
-                return Err(LabError::Other(format!(
-                    "{what} did not start{}: {}",
-                    if exited {
-                        " (it exited)"
+                return Err(LabError::NotStarted {
+                    what: what.to_string(),
+                    how: if exited {
+                        NotStarted::Exited
                     } else {
-                        " within 20 s"
+                        NotStarted::Within(READY_LIMIT.as_secs())
                     },
-                    text.trim().lines().last().unwrap_or("no output")
-                )));
+                    last_line: sys::last_line(log),
+                });
             }
             sys::check_interrupted()?;
             std::thread::sleep(Duration::from_millis(50));
@@ -486,10 +492,10 @@ impl Lab {
         create.args(&args);
         sys::run_cmd(&mut create)?;
         if !sys::is_mounted(&pool_mp) {
-            return Err(LabError::Other(format!(
-                "pool {id} was created but is not mounted at {}",
-                pool_mp.display()
-            )));
+            return Err(LabError::NotMounted {
+                what: format!("pool {id} was created but"),
+                path: pool_mp.clone(),
+            });
         }
         sys::check_interrupted()?;
         Ok((backend, pool_mp, daemon))
@@ -699,10 +705,10 @@ impl Lab {
     pub fn open(root: &Path, name: &str) -> Result<Lab, LabError> {
         let dir = root.join(format!("tb-{name}"));
         if !State::path(&dir).exists() {
-            return Err(LabError::Other(format!(
-                "no lab named '{name}' is up (no state in {})",
-                dir.display()
-            )));
+            return Err(LabError::NotUp {
+                name: name.to_string(),
+                dir,
+            });
         }
         Ok(Lab {
             state: State::load(&dir)?,
@@ -755,6 +761,14 @@ impl Lab {
         self.state.info.as_ref()
     }
 
+    /// What was built, or the error of a lab whose build did not finish.
+    pub fn built(&self) -> Result<&LabInfo, LabError> {
+        self.info().ok_or_else(|| LabError::NotBuilt {
+            lab: self.state.id.clone(),
+            name: self.state.spec.name.clone(),
+        })
+    }
+
     /// Tear the lab down (idempotent per object).
     pub fn down(mut self) -> Result<(), LabError> {
         self.teardown()
@@ -802,10 +816,7 @@ impl Lab {
             kept.reverse();
             self.state.resources.extend(kept);
             let _ = self.state.save(&self.dir);
-            return Err(LabError::Other(format!(
-                "teardown left objects behind (run `tankbench lab down` again): {}",
-                failures.join("; ")
-            )));
+            return Err(LabError::Teardown { left: failures });
         }
         let _ = std::fs::remove_file(State::path(&self.dir));
         if let Some(r) = self.state.resources.pop() {
@@ -876,7 +887,7 @@ fn remove(r: &Resource, children: &mut Vec<Child>) -> Result<(), LabError> {
                     .iter()
                     .any(|a| a.contains(tag.as_str()))
             {
-                return Err(LabError::Other(format!("process {pid} did not exit")));
+                return Err(LabError::StillRunning { pid: *pid });
             }
             Ok(())
         }
@@ -925,9 +936,9 @@ fn pool_exists(name: &str, daemon: Option<&Zfsd>) -> Result<bool, LabError> {
 
 fn destroy_pool(name: &str, daemon: Option<&Zfsd>) -> Result<(), LabError> {
     if !name.starts_with("tb-") {
-        return Err(LabError::Other(format!(
-            "refusing to destroy pool '{name}' without the tb- prefix"
-        )));
+        return Err(LabError::NotOurs {
+            what: format!("refusing to destroy pool '{name}' without the tb- prefix"),
+        });
     }
     // A lab's own daemon that is gone took its pool with it: the pool was in
     // its private cache only, and nothing else imports it.

@@ -15,6 +15,7 @@
 //! [`experiments::matrix`] runner repeats that for every combination of a
 //! matrix file.
 
+mod error;
 pub mod experiments;
 pub mod lab;
 pub mod parts;
@@ -23,55 +24,26 @@ pub mod state;
 
 use parts::{diskfs, net, nfs};
 
+pub use error::{LabError, NotStarted};
 pub use lab::{Lab, UpOptions};
 pub use spec::LabSpec;
 pub use state::LabInfo;
-
-#[derive(Debug, thiserror::Error)]
-pub enum LabError {
-    /// The spec (or a matrix file) is invalid; the message names the option.
-    #[error("{0}")]
-    Spec(String),
-    /// Something the lab needs is not installed or not permitted.
-    #[error("{0}")]
-    Missing(String),
-    #[error("`{command}` failed (exit {status}): {stderr}")]
-    Command {
-        command: String,
-        status: i32,
-        stderr: String,
-    },
-    #[error("cannot run `{command}`: {source}")]
-    Spawn {
-        command: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{what}: {source}")]
-    Io {
-        what: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("interrupted")]
-    Interrupted,
-    #[error("{0}")]
-    Other(String),
-}
 
 /// Entry point of the lab's helper daemons (`tankbench lab __daemon KIND
 /// CONFIG`): the disk file system and the delaying relay. They are separate
 /// processes so that `lab up` can return while the lab keeps running.
 pub fn daemon_main(args: &[String]) -> Result<(), LabError> {
-    let usage =
-        || LabError::Other("usage: tankbench lab __daemon disks|relay|nfs CONFIG.json".into());
+    let usage = || LabError::Usage("tankbench lab __daemon disks|relay|nfs CONFIG.json");
     let kind = args.first().ok_or_else(usage)?;
     let cfg_path = args.get(1).ok_or_else(usage)?;
     let text = std::fs::read_to_string(cfg_path).map_err(|e| LabError::Io {
         what: format!("read {cfg_path}"),
         source: e,
     })?;
-    let bad = |e: serde_json::Error| LabError::Other(format!("{cfg_path}: {e}"));
+    let bad = |e: serde_json::Error| LabError::Damaged {
+        what: format!("daemon configuration {cfg_path}"),
+        message: e.to_string(),
+    };
     match kind.as_str() {
         "disks" => {
             let cfg: diskfs::DiskSetConfig = serde_json::from_str(&text).map_err(bad)?;

@@ -295,9 +295,22 @@ const MIN_RATE_BPS: u64 = 8_000;
 const MAX_LINK_MEMBERS: u32 = 8;
 
 fn bad(option: &str, got: impl std::fmt::Display, accepted: &str) -> LabError {
-    LabError::Spec(format!(
-        "{option}: invalid value '{got}'; accepted: {accepted}"
-    ))
+    LabError::Invalid {
+        field: option.to_string(),
+        value: got.to_string(),
+        reason: None,
+        accepted: accepted.to_string(),
+    }
+}
+
+/// [`bad`], with why the reader refused the value.
+fn bad_because(option: &str, got: &str, e: &ModelError, accepted: &str) -> LabError {
+    LabError::Invalid {
+        field: option.to_string(),
+        value: got.to_string(),
+        reason: Some(reason(e)),
+        accepted: accepted.to_string(),
+    }
 }
 
 /// What a zfs-model parse error says about the value, without the value
@@ -328,10 +341,7 @@ fn device_size(
     match units::parse_size(text, meaning) {
         Ok(bytes) if (MIN_DEVICE_BYTES..=MAX_DEVICE_BYTES).contains(&bytes) => Ok(bytes),
         Ok(_) => Err(bad(option, text, &accepted)),
-        Err(e) => Err(LabError::Spec(format!(
-            "{option}: invalid value '{text}' ({}); accepted: {accepted}",
-            reason(&e)
-        ))),
+        Err(e) => Err(bad_because(option, text, &e, &accepted)),
     }
 }
 
@@ -386,7 +396,7 @@ impl RawSpec {
                 )
             })?;
             let mut merged =
-                toml::Value::try_from(&base).map_err(|e| LabError::Other(e.to_string()))?;
+                toml::Value::try_from(&base).expect("a built-in model serializes to TOML");
             let mt = merged.as_table_mut().expect("model serializes to a table");
             for (k, val) in table {
                 if k != "kind" {
@@ -718,10 +728,7 @@ fn validate_arc(text: &str) -> Result<u64, LabError> {
             Some(m) if (lo..=hi).contains(&m) => Ok(b),
             _ => Err(bad("server.arc", text, &accepted)),
         },
-        Err(e) => Err(LabError::Spec(format!(
-            "server.arc: invalid value '{text}' ({}); accepted: {accepted}",
-            reason(&e)
-        ))),
+        Err(e) => Err(bad_because("server.arc", text, &e, &accepted)),
     }
 }
 

@@ -65,8 +65,10 @@ impl State {
             what: format!("read lab state {}", p.display()),
             source: e,
         })?;
-        serde_json::from_str(&text)
-            .map_err(|e| LabError::Other(format!("lab state {} is damaged: {e}", p.display())))
+        serde_json::from_str(&text).map_err(|e| LabError::Damaged {
+            what: format!("lab state {}", p.display()),
+            message: e.to_string(),
+        })
     }
 
     /// Write atomically (temp file + rename) so a crash never leaves half a

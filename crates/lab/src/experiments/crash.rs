@@ -80,10 +80,10 @@ fn control(disk_mount: &Path, command: &str) -> Result<(), LabError> {
         source: e,
     };
     if !crate::parts::diskfs::is_fuse_mount(disk_mount) {
-        return Err(LabError::Other(format!(
-            "no disk file system is mounted at {}",
-            disk_mount.display()
-        )));
+        return Err(LabError::NotMounted {
+            what: "the disk file system".into(),
+            path: disk_mount.to_path_buf(),
+        });
     }
     std::fs::OpenOptions::new()
         .write(true)
@@ -103,11 +103,9 @@ fn last_cut(disk_mount: &Path) -> Result<Vec<DiskCut>, LabError> {
     std::fs::File::open(&control)
         .and_then(|mut f| f.read_to_string(&mut text))
         .map_err(|e| io("read the power cut's report from", e))?;
-    serde_json::from_str(&text).map_err(|e| {
-        LabError::Other(format!(
-            "the power cut's report in {} is damaged: {e}",
-            control.display()
-        ))
+    serde_json::from_str(&text).map_err(|e| LabError::Damaged {
+        what: format!("the power cut's report in {}", control.display()),
+        message: e.to_string(),
     })
 }
 
@@ -115,23 +113,21 @@ fn last_cut(disk_mount: &Path) -> Result<Vec<DiskCut>, LabError> {
 /// restart the daemon and bring the pool back. Refused (nothing done) unless
 /// the lab runs its own daemon.
 pub fn crash(lab: &mut Lab, say: &dyn Fn(&str)) -> Result<CrashReport, LabError> {
-    let Some(info) = lab.info().cloned() else {
-        return Err(LabError::Other(format!(
-            "lab {} did not finish building; `tankbench lab down {}` removes it",
-            lab.state.id, lab.state.spec.name
-        )));
-    };
+    let info = lab.built()?.clone();
     let Some(old) = info.zfsd.clone() else {
-        return Err(LabError::Other(format!(
-            "lab {} has no zfs-fuse daemon of its own (its pool is served by the machine's ZFS, which other pools share): it cannot crash; only its disks could lose power",
-            lab.state.id
-        )));
+        return Err(LabError::NoOwnDaemon {
+            lab: lab.state.id.clone(),
+        });
     };
     if !old.alive() {
-        return Err(LabError::Other(format!(
-            "the zfs-fuse daemon of lab {} (pid {}) is not running; `tankbench lab down {}` and up again",
-            lab.state.id, old.pid, lab.state.spec.name
-        )));
+        return Err(LabError::NotRunning {
+            what: format!("the zfs-fuse daemon of lab {}", lab.state.id),
+            pid: old.pid,
+            hint: format!(
+                "; `tankbench lab down {}` and up again",
+                lab.state.spec.name
+            ),
+        });
     }
     // Everything the restart needs is checked before anything is killed.
     let bin = sys::which("zfs-fuse")
@@ -173,14 +169,15 @@ pub fn crash(lab: &mut Lab, say: &dyn Fn(&str)) -> Result<CrashReport, LabError>
     new.detach_foreign_mounts()?;
     wait_answering(&new, &mut child, &ddir.join("zfs-fuse.log"))?;
     bring_back_pool(&new, &info.pool, &info.disk_mount, &info.pool_mountpoint).map_err(|e| {
-        LabError::Other(format!(
-            "{e}; the power cut reverted {lost} bytes of acknowledged writes ({})",
-            disks
+        LabError::NotRecovered {
+            source: Box::new(e),
+            lost_bytes: lost,
+            per_disk: disks
                 .iter()
                 .map(|d| format!("{} {}", d.name, d.loss.lost_bytes))
                 .collect::<Vec<_>>()
-                .join(", ")
-        ))
+                .join(", "),
+        }
     })?;
     let recovery_s = started.elapsed().as_secs_f64();
     say(&format!(
@@ -232,13 +229,11 @@ fn wait_gone(d: &Zfsd) -> Result<(), LabError> {
                     .collect::<Vec<_>>()
                     .join(" ")
             };
-            return Err(LabError::Other(format!(
-                "zfs-fuse (pid {}) is still there {} s after SIGKILL (state {}, {} threads)",
-                d.pid,
-                DAEMON_LIMIT.as_secs(),
-                field("State:"),
-                field("Threads:")
-            )));
+            return Err(LabError::Timeout {
+                what: format!("zfs-fuse (pid {}) did not go after SIGKILL", d.pid),
+                seconds: DAEMON_LIMIT.as_secs(),
+                detail: format!("state {}, {} threads", field("State:"), field("Threads:")),
+            });
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -260,8 +255,7 @@ fn detach_dead_pool_mount(pool_mp: &Path) -> Result<(), LabError> {
         if !top.is_some_and(|m| m.fstype.starts_with("fuse")) {
             return Ok(());
         }
-        let c = std::ffi::CString::new(pool_mp.as_os_str().as_encoded_bytes())
-            .map_err(|_| LabError::Other("path with NUL".into()))?;
+        let c = sys::c_path(pool_mp)?;
         // SAFETY: `c` is a NUL-terminated string that outlives the call, and
         // umount2(2) only reads it.
         if unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) } != 0 {
@@ -323,8 +317,7 @@ fn start_daemon(
         command: sys::describe(&cmd),
         source: e,
     })?;
-    let pid = i32::try_from(child.id())
-        .map_err(|_| LabError::Other(format!("pid {} out of range", child.id())))?;
+    let pid = sys::child_pid(&child)?;
     let d = Zfsd {
         pid,
         start_time: zfsd::start_time(pid).unwrap_or_default(),
@@ -363,22 +356,26 @@ fn wait_answering(d: &Zfsd, child: &mut std::process::Child, log: &Path) -> Resu
     let deadline = Instant::now() + DAEMON_LIMIT;
     loop {
         if let Ok(Some(status)) = child.try_wait() {
-            let text = std::fs::read_to_string(log).unwrap_or_default();
-            return Err(LabError::Other(format!(
-                "the restarted zfs-fuse (pid {}) exited ({status}): {}",
-                d.pid,
-                text.trim().lines().last().unwrap_or("no output")
-            )));
+            return Err(LabError::EndedEarly {
+                what: format!("the restarted zfs-fuse (pid {})", d.pid),
+                status: status.to_string(),
+                before: "before it answered",
+                last_line: sys::last_line(log),
+            });
         }
         let mut c = d.command("zpool")?;
         if sys::status_within(c.arg("list"), Duration::from_secs(10)) == sys::Within::Succeeded {
             return Ok(());
         }
         if Instant::now() > deadline {
-            return Err(LabError::Other(format!(
-                "the restarted zfs-fuse (pid {}) does not answer `zpool list`",
-                d.pid
-            )));
+            return Err(LabError::Timeout {
+                what: format!(
+                    "the restarted zfs-fuse (pid {}) did not answer `zpool list`",
+                    d.pid
+                ),
+                seconds: DAEMON_LIMIT.as_secs(),
+                detail: String::new(),
+            });
         }
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -425,10 +422,14 @@ fn bring_back_pool(
             let health = sys::run_cmd(health.args(["list", "-H", "-o", "health", pool]))
                 .map(|h| h.trim().to_string())
                 .unwrap_or_else(|e| e.to_string());
-            return Err(LabError::Other(format!(
-                "pool {pool} did not come back at {} after the crash (health: {health})",
-                pool_mp.display()
-            )));
+            return Err(LabError::Timeout {
+                what: format!(
+                    "pool {pool} did not come back at {} after the crash",
+                    pool_mp.display()
+                ),
+                seconds: DAEMON_LIMIT.as_secs(),
+                detail: format!("health {health}"),
+            });
         }
         std::thread::sleep(Duration::from_millis(200));
     }

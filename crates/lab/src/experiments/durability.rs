@@ -37,7 +37,7 @@ use crate::lab::{Lab, UpOptions};
 use crate::parts::{net, remote, sys};
 use crate::spec::{Access, LabSpec, RawSpec};
 use crate::state::Resource;
-use crate::LabError;
+use crate::{LabError, NotStarted};
 use fileio::result::{RunResult, Verdict};
 use report::table::{self, Table};
 use serde::{Deserialize, Serialize};
@@ -65,6 +65,11 @@ pub const DEFAULT_WINDOW_S: [f64; 2] = [2.0, 8.0];
 /// What the writer may take from its start to its first acknowledgement
 /// (it fills the files with zeros first).
 const FIRST_ACK_LIMIT: Duration = Duration::from_secs(120);
+/// What the recorder may take to listen.
+const RECORDER_START_LIMIT: Duration = Duration::from_secs(20);
+/// What a snapshot (or its destruction) may take to sync its transaction
+/// group.
+const SETTLE_LIMIT: Duration = Duration::from_secs(60);
 /// What the writer may take to notice the crash and end.
 const WRITER_END_LIMIT: Duration = Duration::from_secs(20);
 
@@ -579,10 +584,7 @@ impl DurabilityMatrix {
         out: &mut CrashOutcome,
         writer: &mut Option<Child>,
     ) -> Result<(), LabError> {
-        let info = lab
-            .info()
-            .cloned()
-            .ok_or_else(|| LabError::Other("the lab is not completely built".into()))?;
+        let info = lab.built()?.clone();
         let name = format!("durability-{k}");
         // Made on the server and flushed there: the file set's directory is
         // not what a crash should take.
@@ -642,7 +644,7 @@ impl DurabilityMatrix {
             out.writer_exit = child.wait().ok().and_then(|s| s.code());
         }
         *writer = None;
-        out.writer_line = last_line(&wlog);
+        out.writer_line = sys::last_line(&wlog);
 
         out.verify = Some(verify(lab, rig, k, &server_dir, labels, say)?);
         Ok(())
@@ -684,14 +686,16 @@ fn verify(
         command: sys::describe(&cmd),
         source: e,
     })?;
-    let text = std::fs::read_to_string(&vjson).map_err(|_| {
-        LabError::Other(format!(
-            "durability verify ended ({status}) without a result: {}",
-            last_line(&vlog)
-        ))
+    let text = std::fs::read_to_string(&vjson).map_err(|_| LabError::EndedEarly {
+        what: "durability verify".into(),
+        status: status.to_string(),
+        before: "without a result",
+        last_line: sys::last_line(&vlog),
     })?;
-    let mut result: RunResult = serde_json::from_str(&text)
-        .map_err(|e| LabError::Other(format!("durability verify's result does not parse: {e}")))?;
+    let mut result: RunResult = serde_json::from_str(&text).map_err(|e| LabError::Damaged {
+        what: format!("durability verify's result {}", vjson.display()),
+        message: e.to_string(),
+    })?;
     result.labels.extend(labels.clone());
     result.labels.insert("crash".into(), k.to_string());
     if let Some(d) = &result.durability {
@@ -844,10 +848,7 @@ fn record(lab: &mut Lab, r: Resource) -> Result<(), LabError> {
 impl Rig {
     fn attach(lab: &mut Lab, export: Export, tankbench: &Path) -> Result<Rig, LabError> {
         let id = lab.state.id.clone();
-        let info = lab
-            .info()
-            .cloned()
-            .ok_or_else(|| LabError::Other("the lab is not completely built".into()))?;
+        let info = lab.built()?.clone();
         let rec_ns = recorder_namespace(lab, &id)?;
         let dir = lab.dir.join("durability");
         std::fs::create_dir(&dir).map_err(|e| io(&dir, "create", e))?;
@@ -874,8 +875,7 @@ impl Rig {
             command: sys::describe(&cmd),
             source: e,
         })?;
-        let pid = i32::try_from(child.id())
-            .map_err(|_| LabError::Other(format!("pid {} out of range", child.id())))?;
+        let pid = sys::child_pid(&child)?;
         record(
             lab,
             Resource::Process {
@@ -887,7 +887,7 @@ impl Rig {
         )?;
         // Reaped by `lab down` through its record; the handle is not needed.
         drop(child);
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = Instant::now() + RECORDER_START_LIMIT;
         loop {
             let ns = rec_ns.clone();
             let up = sys::with_netns(&ns, || {
@@ -896,11 +896,17 @@ impl Rig {
             if up {
                 break;
             }
-            if Instant::now() > deadline || !sys::pid_alive(pid) {
-                return Err(LabError::Other(format!(
-                    "the durability recorder did not start: {}",
-                    last_line(&rlog)
-                )));
+            let exited = !sys::pid_alive(pid);
+            if exited || Instant::now() > deadline {
+                return Err(LabError::NotStarted {
+                    what: "the durability recorder".into(),
+                    how: if exited {
+                        NotStarted::Exited
+                    } else {
+                        NotStarted::Within(RECORDER_START_LIMIT.as_secs())
+                    },
+                    last_line: sys::last_line(&rlog),
+                });
             }
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -1008,17 +1014,19 @@ fn wait_first_ack(
             return Ok(Instant::now());
         }
         if let Ok(Some(st)) = child.try_wait() {
-            return Err(LabError::Other(format!(
-                "the writer ended ({st}) before its first acknowledgement: {}",
-                last_line(wlog)
-            )));
+            return Err(LabError::EndedEarly {
+                what: "the writer".into(),
+                status: st.to_string(),
+                before: "before its first acknowledgement",
+                last_line: sys::last_line(wlog),
+            });
         }
         if started.elapsed() > FIRST_ACK_LIMIT {
-            return Err(LabError::Other(format!(
-                "no acknowledgement reached the recorder within {} s: {}",
-                FIRST_ACK_LIMIT.as_secs(),
-                last_line(wlog)
-            )));
+            return Err(LabError::Timeout {
+                what: "no acknowledgement reached the recorder".into(),
+                seconds: FIRST_ACK_LIMIT.as_secs(),
+                detail: sys::last_line(wlog),
+            });
         }
         sys::check_interrupted()?;
         std::thread::sleep(Duration::from_millis(20));
@@ -1033,10 +1041,12 @@ fn wait_writing_until(child: &mut Child, at: Instant, wlog: &Path) -> Result<(),
             return Ok(());
         }
         if let Ok(Some(st)) = child.try_wait() {
-            return Err(LabError::Other(format!(
-                "the writer ended ({st}) before the crash: {}",
-                last_line(wlog)
-            )));
+            return Err(LabError::EndedEarly {
+                what: "the writer".into(),
+                status: st.to_string(),
+                before: "before the crash",
+                last_line: sys::last_line(wlog),
+            });
         }
         sys::check_interrupted()?;
         std::thread::sleep(Duration::from_millis(10).min(at - now));
@@ -1059,10 +1069,12 @@ fn settle_pool(info: &crate::state::LabInfo, k: u32) -> Result<(), LabError> {
     for verb in ["snapshot", "destroy"] {
         let mut c = crate::lab::zfs_command(info.zfsd.as_ref(), "zfs")?;
         c.args([verb, snap.as_str()]);
-        if sys::status_within(&mut c, Duration::from_secs(60)) != sys::Within::Succeeded {
-            return Err(LabError::Other(format!(
-                "`zfs {verb} {snap}` did not succeed within 60 s"
-            )));
+        if sys::status_within(&mut c, SETTLE_LIMIT) != sys::Within::Succeeded {
+            return Err(LabError::Timeout {
+                what: format!("`zfs {verb} {snap}` did not succeed"),
+                seconds: SETTLE_LIMIT.as_secs(),
+                detail: String::new(),
+            });
         }
     }
     Ok(())
@@ -1099,17 +1111,6 @@ fn wait_end(child: &mut Child, limit: Duration) -> Result<Option<i32>, LabError>
             }
         }
     }
-}
-
-/// The last non-empty line of a log.
-fn last_line(log: &Path) -> String {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("no output")
-        .to_string()
 }
 
 /// The durability matrix's output files.

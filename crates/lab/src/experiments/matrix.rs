@@ -403,10 +403,9 @@ impl Matrix {
         })?;
         let path = self.cell_file(cell);
         if self.finished(cell)?.is_some() {
-            return Err(LabError::Other(format!(
-                "{} holds a finished result; not replaced",
-                path.display()
-            )));
+            return Err(LabError::NotOurs {
+                what: format!("{} holds a finished result; not replaced", path.display()),
+            });
         }
         let doc = CellDoc {
             generator: CELL_GENERATOR.to_string(),

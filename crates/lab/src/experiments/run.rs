@@ -93,9 +93,7 @@ fn run_step(mut c: Command, capture: bool) -> Result<String, LabError> {
 /// Run prepare, run and cleanup of a fileio workload in the lab. Cleanup runs
 /// even when the run fails or is interrupted.
 pub fn run_workload(lab: &Lab, tankbench: &Path, args: &[String]) -> Result<Outcome, LabError> {
-    let info = lab
-        .info()
-        .ok_or_else(|| LabError::Other(format!("lab {} is not completely built", lab.state.id)))?;
+    let info = lab.built()?;
     let netns = info.client_netns.as_deref();
     let args = workload::strip_format(args);
     let args = match &info.nfs_url {
@@ -136,11 +134,10 @@ pub fn run_workload(lab: &Lab, tankbench: &Path, args: &[String]) -> Result<Outc
 /// absence is an error naming the cause (what did not parse, and what the
 /// output began with), never a result with figures missing.
 pub fn parse_result(stdout: &str) -> Result<RunResult, LabError> {
-    serde_json::from_str::<RunResult>(stdout.trim()).map_err(|e| {
-        LabError::Other(format!(
-            "fileio printed no JSON RunResult ({e}); its output began: {}",
-            first_line(stdout)
-        ))
+    serde_json::from_str::<RunResult>(stdout.trim()).map_err(|e| LabError::NoResult {
+        program: "fileio",
+        reason: e.to_string(),
+        output: first_line(stdout),
     })
 }
 

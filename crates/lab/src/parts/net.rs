@@ -167,9 +167,12 @@ pub fn serve_relay(cfg: &RelayConfig) -> Result<(), LabError> {
     let delay = Duration::from_micros(cfg.one_way_us);
     for (listen, connect) in &cfg.forwards {
         let l = TcpListener::bind(listen).map_err(|e| io(&format!("bind {listen}"), e))?;
-        let target: SocketAddr = connect
-            .parse()
-            .map_err(|_| LabError::Other(format!("relay target {connect} is not an address")))?;
+        let target: SocketAddr = connect.parse().map_err(|_| LabError::Invalid {
+            field: "relay target".into(),
+            value: connect.clone(),
+            reason: None,
+            accepted: "an IP address and port, e.g. 127.0.0.1:22".into(),
+        })?;
         std::thread::spawn(move || {
             for conn in l.incoming().flatten() {
                 std::thread::spawn(move || {
@@ -362,7 +365,9 @@ fn bulk(members: &[u32], seconds: f64) -> Result<f64, LabError> {
     for h in handles {
         total += h
             .join()
-            .map_err(|_| LabError::Other("bandwidth probe thread panicked".into()))?
+            .map_err(|_| LabError::Panicked {
+                what: "a bandwidth probe thread",
+            })?
             .map_err(|e| LabError::Io {
                 what: "bandwidth probe".into(),
                 source: e,

@@ -50,8 +50,11 @@ impl NfsServerConfig {
 /// lab destroys the pool.
 pub fn serve(cfg: &NfsServerConfig) -> Result<(), LabError> {
     crate::parts::sys::install_interrupt_handler();
-    let mut server = ::nfs::ganesha::Server::start(&cfg.server())
-        .map_err(|e| LabError::Other(format!("nfs-ganesha: {e}")))?;
+    let mut server =
+        ::nfs::ganesha::Server::start(&cfg.server()).map_err(|source| LabError::Nfs {
+            what: "nfs-ganesha",
+            source,
+        })?;
     std::fs::write(&cfg.ready_file, b"ready\n").map_err(|e| LabError::Io {
         what: "write the NFS ready file".into(),
         source: e,
@@ -61,7 +64,10 @@ pub fn serve(cfg: &NfsServerConfig) -> Result<(), LabError> {
     if why == "stopped" {
         Ok(())
     } else {
-        Err(LabError::Other(format!("nfs server: {why}")))
+        Err(LabError::DaemonEnded {
+            what: "nfs server".into(),
+            why,
+        })
     }
 }
 

@@ -111,7 +111,9 @@ pub fn with_netns<T: Send + 'static>(
         f()
     })
     .join()
-    .map_err(|_| LabError::Other("a network-namespace worker thread panicked".into()))?
+    .map_err(|_| LabError::Panicked {
+        what: "a network-namespace worker thread",
+    })?
 }
 
 #[derive(Debug, Clone)]
@@ -166,8 +168,7 @@ pub fn is_mounted(path: &Path) -> bool {
 
 /// Unmount `path` (no lazy detach: a busy mount is an error worth seeing).
 pub fn umount(path: &Path) -> Result<(), LabError> {
-    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
-        .map_err(|_| LabError::Other("path with NUL".into()))?;
+    let c = c_path(path)?;
     // SAFETY: `c` is a NUL-terminated string that outlives the call, and
     // umount2(2) only reads it.
     if unsafe { libc::umount2(c.as_ptr(), 0) } != 0 {
@@ -181,6 +182,13 @@ pub fn umount(path: &Path) -> Result<(), LabError> {
         });
     }
     Ok(())
+}
+
+/// `path` as the C string a system call takes.
+pub(crate) fn c_path(path: &Path) -> Result<std::ffi::CString, LabError> {
+    std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| LabError::NulInPath {
+        path: path.to_path_buf(),
+    })
 }
 
 pub fn which(program: &str) -> Option<PathBuf> {
@@ -356,6 +364,25 @@ fn send_signal(pid: i32, sig: libc::c_int) {
     unsafe {
         libc::kill(pid, sig);
     }
+}
+
+/// The last non-empty line of a log file ("no output" for none): what a
+/// daemon or program said last, quoted in the error of its failure.
+pub(crate) fn last_line(log: &Path) -> String {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("no output")
+        .to_string()
+}
+
+/// A child's process id as the kernel's pid type.
+pub(crate) fn child_pid(child: &std::process::Child) -> Result<i32, LabError> {
+    i32::try_from(child.id()).map_err(|_| LabError::PidOutOfRange {
+        pid: i64::from(child.id()),
+    })
 }
 
 /// Every process id on the machine.

@@ -101,10 +101,11 @@ impl Zfsd {
     /// socket is.
     pub fn command(&self, program: &str) -> Result<Command, LabError> {
         if !self.alive() {
-            return Err(LabError::Other(format!(
-                "the lab's zfs-fuse daemon (pid {}) is not running",
-                self.pid
-            )));
+            return Err(LabError::NotRunning {
+                what: "the lab's zfs-fuse daemon".into(),
+                pid: self.pid,
+                hint: String::new(),
+            });
         }
         let path = format!("/proc/{}/ns/mnt", self.pid);
         let fd = std::fs::File::open(&path).map_err(|e| LabError::Io {
@@ -142,12 +143,12 @@ impl Zfsd {
         let lab_dir = Path::new(&self.tag)
             .parent()
             .unwrap_or(Path::new(&self.tag));
-        let pid = u32::try_from(self.pid)
-            .map_err(|_| LabError::Other(format!("pid {} out of range", self.pid)))?;
-        nfs::mountns::detach_foreign_fuse_mounts(pid, lab_dir).map_err(|e| {
-            LabError::Other(format!(
-                "detach other mounts from the namespace of the lab's zfs-fuse: {e}"
-            ))
+        let pid = u32::try_from(self.pid).map_err(|_| LabError::PidOutOfRange {
+            pid: i64::from(self.pid),
+        })?;
+        nfs::mountns::detach_foreign_fuse_mounts(pid, lab_dir).map_err(|source| LabError::Nfs {
+            what: "detach other mounts from the namespace of the lab's zfs-fuse",
+            source,
         })
     }
 
@@ -211,10 +212,7 @@ pub fn daemon_command(
 /// Make `cmd` start in a new mount namespace where each of [`PRIVATE_PATHS`]
 /// is a bind of the lab's directory of that name under `daemon_dir`.
 fn enter_private_namespace(cmd: &mut Command, daemon_dir: &Path) -> Result<(), LabError> {
-    let cstr = |p: &Path| {
-        CString::new(p.as_os_str().as_encoded_bytes())
-            .map_err(|_| LabError::Other(format!("path with NUL: {}", p.display())))
-    };
+    let cstr = sys::c_path;
     let mut binds = Vec::new();
     let mut holders: Vec<PathBuf> = Vec::new();
     for (target, name) in PRIVATE_PATHS {
@@ -302,8 +300,7 @@ pub fn ensure_fixed_paths() -> Result<(), LabError> {
 /// Make `path` a bind mount of itself, shared, so mounts made on it in the
 /// daemon's namespace appear in the host's.
 pub fn share_mount_point(path: &Path) -> Result<(), LabError> {
-    let c = CString::new(path.as_os_str().as_encoded_bytes())
-        .map_err(|_| LabError::Other("path with NUL".into()))?;
+    let c = sys::c_path(path)?;
     let err = |what: &str| LabError::Io {
         what: format!("{what} {}", path.display()),
         source: std::io::Error::last_os_error(),
