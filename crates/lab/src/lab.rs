@@ -12,7 +12,7 @@ use crate::spec::{Access, Backend, LabSpec, LinkSpec};
 use crate::state::{LabInfo, Resource, State};
 use crate::{LabError, NotStarted};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 /// How to build a lab.
@@ -208,28 +208,12 @@ impl Lab {
         tag: &str,
         log: &Path,
     ) -> Result<i32, LabError> {
-        let f =
-            std::fs::File::create(log).map_err(|e| io(format!("create {}", log.display()), e))?;
+        sys::log_output_to(&mut cmd, log, false)?;
         self.record(Resource::File {
             path: log.to_path_buf(),
         })?;
-        cmd.stdin(Stdio::null())
-            .stdout(f.try_clone().map_err(|e| io("dup log", e))?)
-            .stderr(f);
-        // SAFETY: the closure runs in the forked child before exec, where only
-        // async-signal-safe functions may be called (signal-safety(7)); it
-        // calls setsid(2), which is on that list, and nothing else: it
-        // allocates nothing and captures nothing.
-        unsafe {
-            std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
-                libc::setsid();
-                Ok(())
-            });
-        }
-        let child = cmd.spawn().map_err(|e| LabError::Spawn {
-            command: sys::describe(&cmd),
-            source: e,
-        })?;
+        sys::own_session(&mut cmd);
+        let child = sys::spawn(&mut cmd)?;
         let pid = child.id() as i32;
         self.children.push(child);
         self.record(Resource::Process {

@@ -17,9 +17,8 @@ use crate::parts::zfsd::{self, Zfsd};
 use crate::state::Resource;
 use crate::LabError;
 use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// `lab status`'s line about power cuts, from the disks' counters: none
@@ -291,32 +290,9 @@ fn start_daemon(
     arc_mib: Option<u64>,
 ) -> Result<(Zfsd, std::process::Child), LabError> {
     let mut cmd: Command = zfsd::daemon_command(bin, ddir, arc_mib)?;
-    let log_path = ddir.join("zfs-fuse.log");
-    let log = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&log_path)
-        .map_err(|e| LabError::Io {
-            what: format!("open {}", log_path.display()),
-            source: e,
-        })?;
-    let log2 = log.try_clone().map_err(|e| LabError::Io {
-        what: "dup log".into(),
-        source: e,
-    })?;
-    cmd.stdin(Stdio::null()).stdout(log).stderr(log2);
-    // SAFETY: runs in the forked child before exec, where only
-    // async-signal-safe functions may be called (signal-safety(7)); setsid(2)
-    // is one, and the closure allocates and captures nothing.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::setsid();
-            Ok(())
-        });
-    }
-    let child = cmd.spawn().map_err(|e| LabError::Spawn {
-        command: sys::describe(&cmd),
-        source: e,
-    })?;
+    sys::log_output_to(&mut cmd, &ddir.join("zfs-fuse.log"), true)?;
+    sys::own_session(&mut cmd);
+    let child = sys::spawn(&mut cmd)?;
     let pid = sys::child_pid(&child)?;
     let d = Zfsd {
         pid,

@@ -45,7 +45,7 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 /// Marks the JSON document of a durability matrix as ours (its first key).
@@ -597,7 +597,6 @@ impl DurabilityMatrix {
         let journal_start = std::fs::metadata(&rig.journal).map_or(0, |m| m.len());
         let wlog = rig.dir.join(format!("writer-{k}.log"));
         record(lab, Resource::File { path: wlog.clone() })?;
-        let logf = std::fs::File::create(&wlog).map_err(|e| io(&wlog, "create", e))?;
         let mut cmd = Command::new(&rig.tankbench);
         cmd.arg("durability")
             .arg("write")
@@ -607,13 +606,8 @@ impl DurabilityMatrix {
             // A safety net only: the crash ends the writer long before.
             .arg(format!("--time={}", writer_time_limit(self.window_s[1])));
         sys::in_netns(&mut cmd, &net::client_ns(&lab.state.id))?;
-        cmd.stdin(Stdio::null())
-            .stdout(logf.try_clone().map_err(|e| io(&wlog, "dup", e))?)
-            .stderr(logf);
-        let child = cmd.spawn().map_err(|e| LabError::Spawn {
-            command: sys::describe(&cmd),
-            source: e,
-        })?;
+        sys::log_output_to(&mut cmd, &wlog, false)?;
+        let child = sys::spawn(&mut cmd)?;
         let child = writer.insert(child);
 
         let first_ack = wait_first_ack(child, &rig.journal, journal_start, &wlog)?;
@@ -671,7 +665,6 @@ fn verify(
         },
     )?;
     record(lab, Resource::File { path: vlog.clone() })?;
-    let logf = std::fs::File::create(&vlog).map_err(|e| io(&vlog, "create", e))?;
     let mut cmd = Command::new(&rig.tankbench);
     cmd.arg("durability")
         .arg("verify")
@@ -679,9 +672,7 @@ fn verify(
         .arg(format!("--from={RECORDER_FROM_SERVER}:{RECORDER_PORT}"))
         .arg(format!("--json={}", vjson.display()));
     sys::in_netns(&mut cmd, &net::server_ns(&lab.state.id))?;
-    cmd.stdin(Stdio::null())
-        .stdout(logf.try_clone().map_err(|e| io(&vlog, "dup", e))?)
-        .stderr(logf);
+    sys::log_output_to(&mut cmd, &vlog, false)?;
     let status = cmd.status().map_err(|e| LabError::Spawn {
         command: sys::describe(&cmd),
         source: e,
@@ -862,19 +853,13 @@ impl Rig {
             },
         )?;
         record(lab, Resource::File { path: rlog.clone() })?;
-        let logf = std::fs::File::create(&rlog).map_err(|e| io(&rlog, "create", e))?;
         let mut cmd = Command::new(tankbench);
         cmd.args(["durability", "record"])
             .arg(format!("--listen=0.0.0.0:{RECORDER_PORT}"))
             .arg(format!("--journal={}", journal.display()));
         sys::in_netns(&mut cmd, &rec_ns)?;
-        cmd.stdin(Stdio::null())
-            .stdout(logf.try_clone().map_err(|e| io(&rlog, "dup", e))?)
-            .stderr(logf);
-        let child = cmd.spawn().map_err(|e| LabError::Spawn {
-            command: sys::describe(&cmd),
-            source: e,
-        })?;
+        sys::log_output_to(&mut cmd, &rlog, false)?;
+        let child = sys::spawn(&mut cmd)?;
         let pid = sys::child_pid(&child)?;
         record(
             lab,
@@ -968,14 +953,7 @@ fn recorder_namespace(lab: &mut Lab, id: &str) -> Result<String, LabError> {
 /// lab's sshd and keys, whose sftp-server denies the fsync request.
 fn mount_no_fsync(lab: &mut Lab, pool_mp: &Path) -> Result<PathBuf, LabError> {
     let id = lab.state.id.clone();
-    let sftp = [
-        "/usr/lib/openssh/sftp-server",
-        "/usr/libexec/openssh/sftp-server",
-        "/usr/libexec/sftp-server",
-    ]
-    .iter()
-    .find(|p| Path::new(p).exists())
-    .ok_or_else(|| {
+    let sftp = remote::sftp_server().ok_or_else(|| {
         LabError::Missing(
             "program `sftp-server` (apt-get install openssh-sftp-server): the no-fsync export runs it with -P fsync"
                 .into(),
@@ -994,7 +972,7 @@ fn mount_no_fsync(lab: &mut Lab, pool_mp: &Path) -> Result<PathBuf, LabError> {
         (pool_mp, &mp),
         &format!("{id}-nofsync"),
         // A path (with '/') is run as a command rather than a subsystem.
-        &[format!("sftp_server={sftp} -P fsync")],
+        &[format!("sftp_server={} -P fsync", sftp.display())],
         &log,
     )?;
     Ok(mp)

@@ -58,6 +58,19 @@ fn keygen(path: &Path, comment: &str) -> Result<(), LabError> {
     Ok(())
 }
 
+/// OpenSSH's sftp-server program, where a distribution puts it (Debian,
+/// Fedora, others); None when it is not installed.
+pub(crate) fn sftp_server() -> Option<PathBuf> {
+    [
+        "/usr/lib/openssh/sftp-server",
+        "/usr/libexec/openssh/sftp-server",
+        "/usr/libexec/sftp-server",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.exists())
+}
+
 /// Generate keys and the sshd configuration.
 pub fn prepare(files: &SshFiles, id: &str) -> Result<(), LabError> {
     keygen(&files.host_key, &format!("{id}-host"))?;
@@ -75,15 +88,10 @@ pub fn prepare(files: &SshFiles, id: &str) -> Result<(), LabError> {
         })
     };
     write(&files.authorized_keys, &pubkey)?;
-    let sftp = [
-        "/usr/lib/openssh/sftp-server",
-        "/usr/libexec/openssh/sftp-server",
-        "/usr/libexec/sftp-server",
-    ]
-    .iter()
-    .find(|p| Path::new(p).exists())
-    .map(|s| s.to_string())
-    .unwrap_or_else(|| "internal-sftp".into());
+    let sftp = sftp_server().map_or_else(
+        || "internal-sftp".to_string(),
+        |p| p.display().to_string(),
+    );
     // Only the lab's own key gets in; loopback of the server namespace only.
     let cfg = format!(
         "# sshd for lab {id}; made by tankbench lab\n\
@@ -175,18 +183,8 @@ pub fn mount_sshfs_as(
     }
     sys::in_netns(&mut c, &net::client_ns(id))?;
     // sshfs daemonizes once the mount is up, so this returns then. Its output
-    // goes to a file, not a pipe: the ssh child it leaves running would hold a
-    // pipe open forever.
-    let f = std::fs::File::create(log).map_err(|e| LabError::Io {
-        what: format!("create {}", log.display()),
-        source: e,
-    })?;
-    c.stdin(std::process::Stdio::null())
-        .stdout(f.try_clone().map_err(|e| LabError::Io {
-            what: "dup log".into(),
-            source: e,
-        })?)
-        .stderr(f);
+    // goes to a file (the ssh child it leaves running would hold a pipe).
+    sys::log_output_to(&mut c, log, false)?;
     let status = c.status().map_err(|e| LabError::Spawn {
         command: sys::describe(&c),
         source: e,

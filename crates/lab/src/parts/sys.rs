@@ -50,6 +50,51 @@ pub fn describe(cmd: &Command) -> String {
     s
 }
 
+/// Give `cmd` no input and send its stdout and stderr to `log`, a new file
+/// (or, with `append`, the end of an existing one). A file rather than a
+/// pipe: a daemon, or a child it leaves behind (sshfs's ssh), would hold a
+/// pipe open forever.
+pub(crate) fn log_output_to(cmd: &mut Command, log: &Path, append: bool) -> Result<(), LabError> {
+    let opened = if append {
+        std::fs::OpenOptions::new().append(true).open(log)
+    } else {
+        std::fs::File::create(log)
+    };
+    let io = |e| LabError::Io {
+        what: format!("open log {}", log.display()),
+        source: e,
+    };
+    let f = opened.map_err(io)?;
+    cmd.stdin(Stdio::null())
+        .stdout(f.try_clone().map_err(io)?)
+        .stderr(f);
+    Ok(())
+}
+
+/// Start `cmd` in a session of its own (setsid(2)), so that a Ctrl-C at the
+/// terminal reaches the lab, which tears down, rather than the daemons
+/// under a live pool.
+pub(crate) fn own_session(cmd: &mut Command) {
+    // SAFETY: the closure runs in the forked child before exec, where only
+    // async-signal-safe functions may be called (signal-safety(7)); it
+    // calls setsid(2), which is on that list, and nothing else: it
+    // allocates nothing and captures nothing.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+}
+
+/// Start `cmd`; a failure to start names the command line.
+pub(crate) fn spawn(cmd: &mut Command) -> Result<std::process::Child, LabError> {
+    cmd.spawn().map_err(|e| LabError::Spawn {
+        command: describe(cmd),
+        source: e,
+    })
+}
+
 /// Make `cmd` run inside network namespace `netns` (a name under
 /// /run/netns) while staying in the host's mount namespace. `ip netns exec`
 /// would also give the child a private mount namespace, and then an sshfs
