@@ -55,7 +55,7 @@ fn io(what: impl Into<String>, e: std::io::Error) -> LabError {
 }
 
 /// Programs a lab with this spec needs.
-pub fn requirements(spec: &LabSpec) -> Vec<Requirement> {
+pub(crate) fn requirements(spec: &LabSpec) -> Vec<Requirement> {
     let mut r = vec![
         Requirement {
             program: "zpool",
@@ -114,7 +114,7 @@ pub fn requirements(spec: &LabSpec) -> Vec<Requirement> {
 }
 
 impl Lab {
-    pub fn dir_for(spec: &LabSpec) -> PathBuf {
+    pub(crate) fn dir_for(spec: &LabSpec) -> PathBuf {
         spec.root.join(spec.id())
     }
 
@@ -898,7 +898,7 @@ fn remove(r: &Resource, children: &mut Vec<Child>) -> Result<(), LabError> {
 
 /// `program` (zpool, zfs) talking to the lab's own daemon, or to the
 /// machine's ZFS when there is none.
-pub fn zfs_command(daemon: Option<&Zfsd>, program: &str) -> Result<Command, LabError> {
+pub(crate) fn zfs_command(daemon: Option<&Zfsd>, program: &str) -> Result<Command, LabError> {
     match daemon {
         Some(d) => d.command(program),
         None => Ok(Command::new(program)),

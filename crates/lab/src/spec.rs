@@ -18,7 +18,7 @@ use zfs_model::units::{self, SizeMeaning};
 use zfs_model::ModelError;
 
 /// Where labs live unless the spec or `TANKBENCH_LAB_ROOT` says otherwise.
-pub const DEFAULT_ROOT: &str = "/var/tmp/tb-lab";
+pub(crate) const DEFAULT_ROOT: &str = "/var/tmp/tb-lab";
 
 /// The spec as written in TOML (before validation).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -183,7 +183,7 @@ impl PoolSpec {
     }
 
     /// `zpool create` words for the data vdevs, given the disk paths in order.
-    pub fn vdev_args(&self, disks: &[PathBuf]) -> Vec<String> {
+    pub(crate) fn vdev_args(&self, disks: &[PathBuf]) -> Vec<String> {
         let mut out = Vec::new();
         let mut it = disks.iter();
         for g in &self.layout {
@@ -258,7 +258,7 @@ pub enum Access {
 }
 
 impl Access {
-    pub fn is_nfs(self) -> bool {
+    pub(crate) fn is_nfs(self) -> bool {
         matches!(self, Access::Nfs | Access::NfsStable)
     }
 }
@@ -273,16 +273,16 @@ pub const MAX_DISKS: u64 = 1024;
 /// ("raidz3 supports no more than 255 devices", zfs-fuse and OpenZFS alike).
 /// Mirrors are held to the same bound; ZFS sets none, and nobody builds one
 /// that wide.
-pub const MAX_VDEV_WIDTH: u32 = 255;
+pub(crate) const MAX_VDEV_WIDTH: u32 = 255;
 
 /// ZFS refuses devices smaller than 64 MiB (SPA_MINDEVSIZE).
-pub const MIN_DEVICE_BYTES: u64 = 64 << 20;
+pub(crate) const MIN_DEVICE_BYTES: u64 = 64 << 20;
 
 /// Largest disk or log device: 1 PiB, ten times the biggest drives sold, and
 /// still a whole number of bytes for every sum the lab makes over 1,024 of
 /// them. The file system under the lab root may allow less (ext4 stops just
 /// short of 16 TiB per file): [`LabSpec::check_host`] asks it before a build.
-pub const MAX_DEVICE_BYTES: u64 = 1 << 50;
+pub(crate) const MAX_DEVICE_BYTES: u64 = 1 << 50;
 
 /// Fastest link the lab shapes: 100 Gbit/s, more than any client link a NAS
 /// comparison needs and more than a veth pair moves on one host; the slowest
@@ -349,7 +349,7 @@ fn device_size(
 /// writes it (`3xraidz2-8`, `2x raidz2-12`, `12xmirror-2`, `24xstripe`), held
 /// to what `zpool create` builds and to the lab's bounds ([`MAX_DISKS`],
 /// [`MAX_VDEV_WIDTH`] for mirrors too). The error names the layout as typed.
-pub fn parse_layout(text: &str) -> Result<Vec<Shape>, String> {
+pub(crate) fn parse_layout(text: &str) -> Result<Vec<Shape>, String> {
     let groups = layout::parse_groups(text, ShapeLimits::Zpool).map_err(|e| e.to_string())?;
     let mut total: u64 = 0;
     for g in &groups {
@@ -734,7 +734,7 @@ fn validate_arc(text: &str) -> Result<u64, LabError> {
 
 /// A size in binary units for labels and status lines: 2G, 512M (whole
 /// units only; otherwise MiB with decimals).
-pub fn binary_size(bytes: u64) -> String {
+pub(crate) fn binary_size(bytes: u64) -> String {
     for (unit, shift) in [("T", 40), ("G", 30), ("M", 20)] {
         if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
             return format!("{}{unit}", bytes >> shift);

@@ -52,7 +52,7 @@ pub struct State {
     pub info: Option<LabInfo>,
 }
 
-pub const STATE_FILE: &str = "state.json";
+pub(crate) const STATE_FILE: &str = "state.json";
 
 impl State {
     pub fn path(dir: &Path) -> PathBuf {

@@ -7,11 +7,10 @@
 //!
 //! Only a lab with its own zfs-fuse daemon ([`crate::parts::zfsd`]) can crash: the
 //! machine's shared daemon (or kernel OpenZFS) serves other pools, which a
-//! kill would take down with it. [`power_cut_disks`] alone (the disks' side)
-//! works on any lab.
+//! kill would take down with it.
 
 use crate::lab::{zfs_command, Lab};
-use crate::parts::diskfs::{DiskCut, CONTROL_FILE, POWER_CUT, POWER_OFF, POWER_ON};
+use crate::parts::diskfs::{DiskCut, CONTROL_FILE, POWER_OFF, POWER_ON};
 use crate::parts::sys;
 use crate::parts::zfsd::{self, Zfsd};
 use crate::state::Resource;
@@ -63,13 +62,6 @@ pub struct CrashReport {
 /// How long a killed daemon may take to disappear, and a restarted one to
 /// answer and bring its pool back.
 const DAEMON_LIMIT: Duration = Duration::from_secs(30);
-
-/// Cut the power of every disk in the disk mount `disk_mount` (the lab's
-/// disk file system) and give it back at once: what each lost.
-pub fn power_cut_disks(disk_mount: &Path) -> Result<Vec<DiskCut>, LabError> {
-    control(disk_mount, POWER_CUT)?;
-    last_cut(disk_mount)
-}
 
 /// Send one command to the disk file system's control file.
 fn control(disk_mount: &Path, command: &str) -> Result<(), LabError> {

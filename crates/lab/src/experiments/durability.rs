@@ -49,19 +49,19 @@ use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 /// Marks the JSON document of a durability matrix as ours (its first key).
-pub const JSON_GENERATOR: &str = "tankbench lab durability";
+pub(crate) const JSON_GENERATOR: &str = "tankbench lab durability";
 /// Where the recorder listens in its namespace.
-pub const RECORDER_PORT: u16 = 7878;
+pub(crate) const RECORDER_PORT: u16 = 7878;
 /// The recorder's addresses: as the client reaches it, as the server does.
-pub const RECORDER_FROM_CLIENT: &str = "10.78.0.2";
-pub const RECORDER_FROM_SERVER: &str = "10.78.1.2";
+pub(crate) const RECORDER_FROM_CLIENT: &str = "10.78.0.2";
+pub(crate) const RECORDER_FROM_SERVER: &str = "10.78.1.2";
 /// Crashes per cell when neither the file nor the command line says.
-pub const DEFAULT_CRASHES: u32 = 3;
+pub(crate) const DEFAULT_CRASHES: u32 = 3;
 /// The crash comes this long after the writer's first acknowledgement,
 /// uniform in the window (seeded): past the file set's preparation, inside
 /// the write phase, well before zfs-fuse's 30 s transaction-group timeout
 /// (zfs_txg_timeout in its txg.c) would make every cell look durable.
-pub const DEFAULT_WINDOW_S: [f64; 2] = [2.0, 8.0];
+pub(crate) const DEFAULT_WINDOW_S: [f64; 2] = [2.0, 8.0];
 /// What the writer may take from its start to its first acknowledgement
 /// (it fills the files with zeros first).
 const FIRST_ACK_LIMIT: Duration = Duration::from_secs(120);
@@ -423,7 +423,7 @@ impl DurabilityMatrix {
 
     /// The moment of crash `k` of cell `cell`, seconds after the first
     /// acknowledgement: uniform in the window, from the seed alone.
-    pub fn crash_after_s(&self, cell: usize, k: u32) -> f64 {
+    pub(crate) fn crash_after_s(&self, cell: usize, k: u32) -> f64 {
         let mut x = self.seed
             ^ (cell as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
             ^ u64::from(k).wrapping_mul(0xc2b2_ae3d_27d4_eb4f);

@@ -28,17 +28,17 @@ use std::path::{Path, PathBuf};
 
 /// Marks the JSON document of a matrix as ours (its first key), so a later
 /// run may replace it and never replaces a file someone else wrote.
-pub const JSON_GENERATOR: &str = "tankbench lab matrix";
+pub(crate) const JSON_GENERATOR: &str = "tankbench lab matrix";
 
 /// Marks the file of one finished (or failed) cell.
-pub const CELL_GENERATOR: &str = "tankbench lab matrix cell";
+pub(crate) const CELL_GENERATOR: &str = "tankbench lab matrix cell";
 
 /// The run time a matrix gives each cell when its workload names none, s.
 /// zfs-fuse syncs a transaction group every 30 s (zfs_txg_timeout in its
 /// txg.c, from OpenSolaris; OpenZFS has 5 s), so a 60 s run holds two syncs
 /// wherever it starts; 20 s runs held one or none, and no-log figures moved
 /// 2.5-fold between such runs.
-pub const DEFAULT_CELL_TIME_S: u64 = 60;
+pub(crate) const DEFAULT_CELL_TIME_S: u64 = 60;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -334,7 +334,7 @@ impl Matrix {
     }
 
     /// Where each cell's result is kept: `<output>.cells/`.
-    pub fn cells_dir(&self) -> PathBuf {
+    pub(crate) fn cells_dir(&self) -> PathBuf {
         self.output.with_extension("cells")
     }
 
@@ -355,7 +355,7 @@ impl Matrix {
 
     /// The finished result of `cell` in the output, if any (what `lab
     /// predict` puts beside the simulator's prediction).
-    pub fn finished_result(&self, cell: &Cell) -> Result<Option<CellResult>, LabError> {
+    pub(crate) fn finished_result(&self, cell: &Cell) -> Result<Option<CellResult>, LabError> {
         self.finished(cell)
     }
 

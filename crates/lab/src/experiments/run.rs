@@ -9,7 +9,7 @@ use crate::parts::sys;
 use crate::LabError;
 use fileio::result::RunResult;
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// What a workload run in a lab gives: the fileio `RunResult`, with the lab's
@@ -22,34 +22,6 @@ pub struct Outcome {
     /// result, which stays the client's measurement).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<server::ServerActivity>,
-}
-
-/// Find the tankbench binary: `TANKBENCH_BIN`, else next to the running
-/// executable or in target/{release,debug} of the workspace.
-pub fn find_tankbench() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("TANKBENCH_BIN") {
-        return Some(PathBuf::from(p));
-    }
-    let exe = std::env::current_exe().ok()?;
-    if exe.file_name().is_some_and(|n| n == "tankbench") {
-        return Some(exe);
-    }
-    // Test binaries live in target/<profile>/deps/.
-    let mut dir = exe.parent();
-    while let Some(d) = dir {
-        for profile in ["release", "debug"] {
-            let c = d.join(profile).join("tankbench");
-            if c.is_file() {
-                return Some(c);
-            }
-        }
-        let c = d.join("tankbench");
-        if c.is_file() {
-            return Some(c);
-        }
-        dir = d.parent();
-    }
-    None
 }
 
 fn fileio_command(

@@ -8,7 +8,7 @@ use crate::LabError;
 
 /// What a workload's `run` will do, as fileio's parser reads its options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RunShape {
+pub(crate) struct RunShape {
     /// `--file-total-size`, bytes.
     pub file_total_size: u64,
     /// `--time`, seconds (0: no time limit).
@@ -20,7 +20,7 @@ pub struct RunShape {
 /// The shape of a workload's `run`; None when fileio refuses the options
 /// (which [`check_workload`] reports). The file set is read as `prepare`
 /// reads it, so options without a test mode still have one.
-pub fn run_shape(args: &[String]) -> Option<RunShape> {
+pub(crate) fn run_shape(args: &[String]) -> Option<RunShape> {
     use fileio::options::{check_command_line, Action, CommandLine};
     let action = |verb: &str| {
         let mut words = vec!["fileio".to_string()];

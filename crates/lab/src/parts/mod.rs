@@ -16,8 +16,8 @@
 
 pub mod diskfs;
 pub mod net;
-pub mod nfs;
-pub mod remote;
+pub(crate) mod nfs;
+pub(crate) mod remote;
 pub mod sys;
 pub mod undo;
 pub mod zfsd;

@@ -31,7 +31,7 @@ impl SshFiles {
     }
 
     /// Every file this module creates (for the state file).
-    pub fn all_files(&self) -> Vec<PathBuf> {
+    pub(crate) fn all_files(&self) -> Vec<PathBuf> {
         let mut v = vec![
             self.host_key.clone(),
             self.host_key.with_extension("pub"),
@@ -88,10 +88,8 @@ pub fn prepare(files: &SshFiles, id: &str) -> Result<(), LabError> {
         })
     };
     write(&files.authorized_keys, &pubkey)?;
-    let sftp = sftp_server().map_or_else(
-        || "internal-sftp".to_string(),
-        |p| p.display().to_string(),
-    );
+    let sftp =
+        sftp_server().map_or_else(|| "internal-sftp".to_string(), |p| p.display().to_string());
     // Only the lab's own key gets in; loopback of the server namespace only.
     let cfg = format!(
         "# sshd for lab {id}; made by tankbench lab\n\
@@ -115,7 +113,7 @@ pub fn prepare(files: &SshFiles, id: &str) -> Result<(), LabError> {
 }
 
 /// The sshd command, to be started in the server namespace.
-pub fn sshd_command(files: &SshFiles) -> Result<Command, LabError> {
+pub(crate) fn sshd_command(files: &SshFiles) -> Result<Command, LabError> {
     let sshd = sys::which("sshd").ok_or_else(|| {
         LabError::Missing("program `sshd` (apt-get install openssh-server)".into())
     })?;
@@ -131,7 +129,7 @@ pub fn sshd_command(files: &SshFiles) -> Result<Command, LabError> {
 
 /// Mount `remote_dir` of the server at `mountpoint`, from the client
 /// namespace, over member link 0 (one flow uses one member link).
-pub fn mount_sshfs(
+pub(crate) fn mount_sshfs(
     id: &str,
     files: &SshFiles,
     remote_dir: &Path,
@@ -150,7 +148,7 @@ pub fn mount_sshfs(
 
 /// [`mount_sshfs`] with its own file system name, sshfs options added to the
 /// lab's (e.g. another `sftp_server`), and its output in `log`.
-pub fn mount_sshfs_as(
+pub(crate) fn mount_sshfs_as(
     id: &str,
     files: &SshFiles,
     (remote_dir, mountpoint): (&Path, &Path),

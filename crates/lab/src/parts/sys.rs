@@ -99,7 +99,7 @@ pub(crate) fn spawn(cmd: &mut Command) -> Result<std::process::Child, LabError> 
 /// /run/netns) while staying in the host's mount namespace. `ip netns exec`
 /// would also give the child a private mount namespace, and then an sshfs
 /// mount made inside it would be invisible to the workload started next.
-pub fn in_netns(cmd: &mut Command, netns: &str) -> Result<(), LabError> {
+pub(crate) fn in_netns(cmd: &mut Command, netns: &str) -> Result<(), LabError> {
     let path = netns_path(netns);
     let fd = std::fs::File::open(&path).map_err(|e| LabError::Io {
         what: format!("open network namespace {}", path.display()),
@@ -134,7 +134,7 @@ pub fn netns_path(netns: &str) -> PathBuf {
 
 /// Run `f` on a new thread that has joined network namespace `netns`
 /// (namespaces are per thread, so the caller's threads are unaffected).
-pub fn with_netns<T: Send + 'static>(
+pub(crate) fn with_netns<T: Send + 'static>(
     netns: &str,
     f: impl FnOnce() -> Result<T, LabError> + Send + 'static,
 ) -> Result<T, LabError> {
@@ -207,7 +207,7 @@ fn unescape(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-pub fn is_mounted(path: &Path) -> bool {
+pub(crate) fn is_mounted(path: &Path) -> bool {
     mounts().iter().any(|m| m.target == path)
 }
 
@@ -254,14 +254,14 @@ pub fn which(program: &str) -> Option<PathBuf> {
 }
 
 /// A program the lab needs, and how to get it.
-pub struct Requirement {
+pub(crate) struct Requirement {
     pub program: &'static str,
     pub package: &'static str,
 }
 
 /// Check root, /dev/fuse and the given programs; one error listing everything
 /// missing with the command that installs it.
-pub fn check_prerequisites(programs: &[Requirement]) -> Result<(), LabError> {
+pub(crate) fn check_prerequisites(programs: &[Requirement]) -> Result<(), LabError> {
     let mut missing = Vec::new();
     if effective_uid() != 0 {
         missing.push("root privileges (run as root, e.g. with sudo: the lab creates network namespaces and mounts)".to_string());
@@ -292,7 +292,7 @@ pub fn check_prerequisites(programs: &[Requirement]) -> Result<(), LabError> {
 }
 
 /// The effective user id of this process.
-pub fn effective_uid() -> u32 {
+pub(crate) fn effective_uid() -> u32 {
     // SAFETY: geteuid(2) takes no arguments, cannot fail and touches no memory
     // of ours.
     unsafe { libc::geteuid() }
@@ -301,7 +301,7 @@ pub fn effective_uid() -> u32 {
 /// Ask the kernel to wake the calling thread on time: the default 50 µs timer
 /// slack (prctl(2), PR_SET_TIMERSLACK) would add that much to every sleep and
 /// distort the sub-millisecond delays the disks and the relay inject.
-pub fn precise_timers() {
+pub(crate) fn precise_timers() {
     // SAFETY: PR_SET_TIMERSLACK takes one integer argument and changes only
     // the calling thread's timer slack; no pointers are passed.
     unsafe {
@@ -347,7 +347,7 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
-pub fn check_interrupted() -> Result<(), LabError> {
+pub(crate) fn check_interrupted() -> Result<(), LabError> {
     if interrupted() {
         Err(LabError::Interrupted)
     } else {
@@ -386,7 +386,7 @@ pub fn pid_cmdline(pid: i32) -> Vec<String> {
 
 /// Stop a process the lab started: SIGTERM, wait up to `grace`, then SIGKILL.
 /// `expect` guards against pid reuse: the command line must contain it.
-pub fn stop_pid(pid: i32, expect: &str, grace: std::time::Duration) {
+pub(crate) fn stop_pid(pid: i32, expect: &str, grace: std::time::Duration) {
     if !pid_alive(pid) || !pid_cmdline(pid).iter().any(|a| a.contains(expect)) {
         return;
     }
@@ -442,7 +442,7 @@ pub fn all_pids() -> Vec<i32> {
 
 /// How a command ended within a time limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Within {
+pub(crate) enum Within {
     Succeeded,
     Failed,
     /// Still running at the limit: killed (it is our child) and reaped.
@@ -450,7 +450,7 @@ pub enum Within {
 }
 
 /// Run `cmd` (no input, output discarded) for at most `limit`.
-pub fn status_within(cmd: &mut Command, limit: std::time::Duration) -> Within {
+pub(crate) fn status_within(cmd: &mut Command, limit: std::time::Duration) -> Within {
     let child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -475,7 +475,8 @@ pub fn status_within(cmd: &mut Command, limit: std::time::Duration) -> Within {
 }
 
 /// A running process called `name` (its /proc comm, at most 15 bytes).
-pub fn process_named(name: &str) -> Option<i32> {
+#[cfg(test)]
+pub(crate) fn process_named(name: &str) -> Option<i32> {
     all_pids().into_iter().find(|pid| {
         pid_alive(*pid)
             && std::fs::read_to_string(format!("/proc/{pid}/comm"))

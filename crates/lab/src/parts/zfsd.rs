@@ -35,7 +35,7 @@ use std::process::Command;
 /// given name in the daemon's namespace. `/zfs-kstat` gets one too: zfs-fuse
 /// removes that directory when it exits, which would unmount another lab's
 /// statistics while it still runs.
-pub const PRIVATE_PATHS: [(&str, &str); 5] = [
+pub(crate) const PRIVATE_PATHS: [(&str, &str); 5] = [
     ("/etc/zfs", "etc"),
     ("/var/run/zfs", "run"),
     ("/var/lock/zfs", "lock"),
@@ -44,14 +44,14 @@ pub const PRIVATE_PATHS: [(&str, &str); 5] = [
 ];
 
 /// How the lab's state names its zfs-fuse daemon.
-pub const WHAT: &str = "zfs-fuse";
+pub(crate) const WHAT: &str = "zfs-fuse";
 
 /// Files zfs-fuse makes in the lab's directories (relative to the daemon
 /// directory): its socket, lock and pool cache.
-pub const DAEMON_FILES: [&str; 3] = ["run/zfs_socket", "lock/zfs_lock", "lib/zpool.cache"];
+pub(crate) const DAEMON_FILES: [&str; 3] = ["run/zfs_socket", "lock/zfs_lock", "lib/zpool.cache"];
 
 /// zfs-fuse's range for `--max-arc-size` (its `--help`: "Range: 16 to 16384").
-pub const ARC_MIB_RANGE: (u64, u64) = (16, 16384);
+pub(crate) const ARC_MIB_RANGE: (u64, u64) = (16, 16384);
 
 /// The zfsrc of a lab's daemon. Debian's file minus `max-arc-size` (the ARC
 /// is the lab's `server.arc`, given with `-m`) and minus
@@ -59,7 +59,7 @@ pub const ARC_MIB_RANGE: (u64, u64) = (16, 16384);
 /// The FUSE attribute and entry timeouts are Debian's: zfs-fuse's `--help`
 /// counts them as a 40 % and a 100-fold gain for small I/O, and with
 /// `default_permissions` they cost no permission checks.
-pub const ZFSRC: &str = "\
+pub(crate) const ZFSRC: &str = "\
 # Written by tankbench lab: the private zfs-fuse daemon of one lab.
 vdev-cache-size = 10
 fuse-attr-timeout = 3600
@@ -80,7 +80,7 @@ pub struct Zfsd {
 }
 
 /// Start time of process `pid` (clock ticks after boot), if it exists.
-pub fn start_time(pid: i32) -> Option<u64> {
+pub(crate) fn start_time(pid: i32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Fields after the parenthesised command name; starttime is field 22,
     // the 20th after it (proc(5)).
@@ -139,7 +139,7 @@ impl Zfsd {
     /// long as this daemon lives. The lab's own disks and pool (everything
     /// under the lab's directory) stay. Called right after the daemon starts,
     /// by `lab up` and by `lab crash`'s restart. Returns what was detached.
-    pub fn detach_foreign_mounts(&self) -> Result<Vec<PathBuf>, LabError> {
+    pub(crate) fn detach_foreign_mounts(&self) -> Result<Vec<PathBuf>, LabError> {
         let lab_dir = Path::new(&self.tag)
             .parent()
             .unwrap_or(Path::new(&self.tag));
@@ -187,7 +187,7 @@ pub struct ArcStats {
 /// The zfs-fuse command line of a lab's daemon, in the foreground (`-n`: the
 /// lab's pid is the daemon's), with its ARC ceiling when one is given
 /// (`-m MiB`; zfs-fuse's own default otherwise).
-pub fn daemon_command(
+pub(crate) fn daemon_command(
     bin: &Path,
     daemon_dir: &Path,
     arc_mib: Option<u64>,
@@ -287,7 +287,7 @@ fn mount_holding(path: &Path) -> PathBuf {
 /// Create the fixed paths zfs-fuse uses where missing, as zfs-fuse itself
 /// would: a bind needs a directory to cover. They are system directories
 /// other zfs-fuse instances use, so they are never removed.
-pub fn ensure_fixed_paths() -> Result<(), LabError> {
+pub(crate) fn ensure_fixed_paths() -> Result<(), LabError> {
     for (target, _) in PRIVATE_PATHS {
         std::fs::create_dir_all(target).map_err(|e| LabError::Io {
             what: format!("create {target}"),
@@ -299,7 +299,7 @@ pub fn ensure_fixed_paths() -> Result<(), LabError> {
 
 /// Make `path` a bind mount of itself, shared, so mounts made on it in the
 /// daemon's namespace appear in the host's.
-pub fn share_mount_point(path: &Path) -> Result<(), LabError> {
+pub(crate) fn share_mount_point(path: &Path) -> Result<(), LabError> {
     let c = sys::c_path(path)?;
     let err = |what: &str| LabError::Io {
         what: format!("{what} {}", path.display()),
@@ -333,7 +333,7 @@ pub fn share_mount_point(path: &Path) -> Result<(), LabError> {
 }
 
 /// Bytes of a size accepted as `server.arc`, as the MiB zfs-fuse's `-m` takes.
-pub fn arc_mib(bytes: u64) -> Option<u64> {
+pub(crate) fn arc_mib(bytes: u64) -> Option<u64> {
     bytes.is_multiple_of(1 << 20).then_some(bytes >> 20)
 }
 
