@@ -3,16 +3,16 @@
 //! so a failure half-way, Ctrl-C, or a crash followed by `lab down --all`
 //! removes exactly what the lab made.
 
-use crate::diskfs::{DiskConfig, DiskSetConfig};
-use crate::net::{self, RelayConfig};
-use crate::remote::{self, SshFiles};
+use crate::parts::diskfs::{DiskConfig, DiskSetConfig};
+use crate::parts::net::{self, RelayConfig};
+use crate::parts::remote::{self, SshFiles};
+use crate::parts::sys::{self, Requirement};
+use crate::parts::zfsd::{self, Zfsd};
 use crate::spec::{Access, Backend, LabSpec, LinkSpec};
 use crate::state::{LabInfo, Resource, State};
-use crate::sys::{self, Requirement};
-use crate::zfsd::{self, Zfsd};
-use crate::LabError;
+use crate::{LabError, NotStarted};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 /// How to build a lab.
@@ -41,6 +41,9 @@ pub struct Lab {
     children: Vec<Child>,
 }
 
+/// How long a daemon the lab starts may take to be ready.
+const READY_LIMIT: Duration = Duration::from_secs(20);
+
 /// Marker in the command line of the lab's daemons (and in nothing else).
 const DAEMON_ARG: &str = "__daemon";
 
@@ -52,7 +55,7 @@ fn io(what: impl Into<String>, e: std::io::Error) -> LabError {
 }
 
 /// Programs a lab with this spec needs.
-pub fn requirements(spec: &LabSpec) -> Vec<Requirement> {
+pub(crate) fn requirements(spec: &LabSpec) -> Vec<Requirement> {
     let mut r = vec![
         Requirement {
             program: "zpool",
@@ -111,7 +114,7 @@ pub fn requirements(spec: &LabSpec) -> Vec<Requirement> {
 }
 
 impl Lab {
-    pub fn dir_for(spec: &LabSpec) -> PathBuf {
+    pub(crate) fn dir_for(spec: &LabSpec) -> PathBuf {
         spec.root.join(spec.id())
     }
 
@@ -125,19 +128,20 @@ impl Lab {
         sys::check_prerequisites(&requirements(spec))?;
         let dir = Self::dir_for(spec);
         if State::path(&dir).exists() {
-            return Err(LabError::Other(format!(
-                "lab {} is already up (state {}); run `tankbench lab down {}` first",
-                spec.id(),
-                State::path(&dir).display(),
-                spec.name
-            )));
+            return Err(LabError::AlreadyUp {
+                lab: spec.id(),
+                name: spec.name.clone(),
+                state: State::path(&dir),
+            });
         }
         if dir.exists() {
             // Never adopt (and later delete) a directory the lab did not make.
-            return Err(LabError::Other(format!(
-                "{} exists but holds no lab state; remove it yourself if it is a leftover",
-                dir.display()
-            )));
+            return Err(LabError::NotOurs {
+                what: format!(
+                    "{} exists but holds no lab state; remove it yourself if it is a leftover",
+                    dir.display()
+                ),
+            });
         }
         std::fs::create_dir_all(&spec.root)
             .map_err(|e| io(format!("create {}", spec.root.display()), e))?;
@@ -164,7 +168,10 @@ impl Lab {
             Err(e) => {
                 (opts.progress)(&format!("build failed ({e}); tearing down"));
                 if let Err(te) = lab.teardown() {
-                    return Err(LabError::Other(format!("{e}; teardown also failed: {te}")));
+                    return Err(LabError::BuildAndTeardown {
+                        build: Box::new(e),
+                        teardown: Box::new(te),
+                    });
                 }
                 Err(e)
             }
@@ -201,28 +208,12 @@ impl Lab {
         tag: &str,
         log: &Path,
     ) -> Result<i32, LabError> {
-        let f =
-            std::fs::File::create(log).map_err(|e| io(format!("create {}", log.display()), e))?;
+        sys::log_output_to(&mut cmd, log, false)?;
         self.record(Resource::File {
             path: log.to_path_buf(),
         })?;
-        cmd.stdin(Stdio::null())
-            .stdout(f.try_clone().map_err(|e| io("dup log", e))?)
-            .stderr(f);
-        // SAFETY: the closure runs in the forked child before exec, where only
-        // async-signal-safe functions may be called (signal-safety(7)); it
-        // calls setsid(2), which is on that list, and nothing else: it
-        // allocates nothing and captures nothing.
-        unsafe {
-            std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
-                libc::setsid();
-                Ok(())
-            });
-        }
-        let child = cmd.spawn().map_err(|e| LabError::Spawn {
-            command: sys::describe(&cmd),
-            source: e,
-        })?;
+        sys::own_session(&mut cmd);
+        let child = sys::spawn(&mut cmd)?;
         let pid = child.id() as i32;
         self.children.push(child);
         self.record(Resource::Process {
@@ -243,7 +234,7 @@ impl Lab {
         log: &Path,
         mut ready: impl FnMut() -> bool,
     ) -> Result<(), LabError> {
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = Instant::now() + READY_LIMIT;
         loop {
             if ready() {
                 return Ok(());
@@ -255,16 +246,15 @@ impl Lab {
                 .and_then(|c| c.try_wait().ok().flatten())
                 .is_some();
             if exited || Instant::now() > deadline {
-                let text = std::fs::read_to_string(log).unwrap_or_default();
-                return Err(LabError::Other(format!(
-                    "{what} did not start{}: {}",
-                    if exited {
-                        " (it exited)"
+                return Err(LabError::NotStarted {
+                    what: what.to_string(),
+                    how: if exited {
+                        NotStarted::Exited
                     } else {
-                        " within 20 s"
+                        NotStarted::Within(READY_LIMIT.as_secs())
                     },
-                    text.trim().lines().last().unwrap_or("no output")
-                )));
+                    last_line: sys::last_line(log),
+                });
             }
             sys::check_interrupted()?;
             std::thread::sleep(Duration::from_millis(50));
@@ -402,7 +392,7 @@ impl Lab {
         })?;
         let dm = disk_mount.clone();
         self.wait_ready("disk file system", pid, &log, || {
-            crate::diskfs::is_fuse_mount(&dm)
+            crate::parts::diskfs::is_fuse_mount(&dm)
         })?;
         sys::check_interrupted()?;
         Ok(BuiltDisks {
@@ -486,10 +476,10 @@ impl Lab {
         create.args(&args);
         sys::run_cmd(&mut create)?;
         if !sys::is_mounted(&pool_mp) {
-            return Err(LabError::Other(format!(
-                "pool {id} was created but is not mounted at {}",
-                pool_mp.display()
-            )));
+            return Err(LabError::NotMounted {
+                what: format!("pool {id} was created but"),
+                path: pool_mp.clone(),
+            });
         }
         sys::check_interrupted()?;
         Ok((backend, pool_mp, daemon))
@@ -497,7 +487,7 @@ impl Lab {
 
     /// The lab's own zfs-fuse daemon, in a mount namespace of its own with
     /// the lab's zfsrc, socket, lock, pool cache and kstat directory
-    /// (crate::zfsd), and the ARC `server.arc` asks for.
+    /// (crate::parts::zfsd), and the ARC `server.arc` asks for.
     fn start_zfsd(&mut self, spec: &LabSpec, say: &dyn Fn(&str)) -> Result<Zfsd, LabError> {
         let bin = sys::which("zfs-fuse").ok_or_else(|| {
             LabError::Missing("program `zfs-fuse` (apt-get install zfs-fuse)".into())
@@ -669,7 +659,7 @@ impl Lab {
     ) -> Result<String, LabError> {
         let dir = self.dir.join("nfs");
         self.mkdir(&dir)?;
-        let cfg = crate::nfs::NfsServerConfig {
+        let cfg = crate::parts::nfs::NfsServerConfig {
             export: pool_mp.to_path_buf(),
             bind: net::server_addr(0),
             state_dir: dir.clone(),
@@ -692,17 +682,17 @@ impl Lab {
         let pid = self.spawn_daemon(cmd, "nfs server", &tag, &log)?;
         let ready = cfg.ready_file.clone();
         self.wait_ready("nfs server", pid, &log, || ready.exists())?;
-        Ok(crate::nfs::url(pool_mp, link.added_rtt_ms))
+        Ok(crate::parts::nfs::url(pool_mp, link.added_rtt_ms))
     }
 
     /// Open a running lab by name.
     pub fn open(root: &Path, name: &str) -> Result<Lab, LabError> {
         let dir = root.join(format!("tb-{name}"));
         if !State::path(&dir).exists() {
-            return Err(LabError::Other(format!(
-                "no lab named '{name}' is up (no state in {})",
-                dir.display()
-            )));
+            return Err(LabError::NotUp {
+                name: name.to_string(),
+                dir,
+            });
         }
         Ok(Lab {
             state: State::load(&dir)?,
@@ -734,7 +724,7 @@ impl Lab {
     }
 
     /// Per-disk counters of the disk file system (updated about once a second).
-    pub fn disk_stats(&self) -> Vec<crate::diskfs::DiskStats> {
+    pub fn disk_stats(&self) -> Vec<crate::parts::diskfs::DiskStats> {
         std::fs::read_to_string(self.dir.join("disk-stats.json"))
             .ok()
             .and_then(|t| serde_json::from_str(&t).ok())
@@ -743,16 +733,24 @@ impl Lab {
 
     /// Per-disk counters as they are now: waits out the disk daemon's
     /// one-second publishing interval, then asks it to publish (statfs).
-    pub fn disk_stats_now(&self) -> Vec<crate::diskfs::DiskStats> {
+    pub fn disk_stats_now(&self) -> Vec<crate::parts::diskfs::DiskStats> {
         std::thread::sleep(Duration::from_millis(1100));
         if let Some(info) = self.info() {
-            let _ = crate::diskfs::ask_to_publish(&info.disk_mount);
+            let _ = crate::parts::diskfs::ask_to_publish(&info.disk_mount);
         }
         self.disk_stats()
     }
 
     pub fn info(&self) -> Option<&LabInfo> {
         self.state.info.as_ref()
+    }
+
+    /// What was built, or the error of a lab whose build did not finish.
+    pub fn built(&self) -> Result<&LabInfo, LabError> {
+        self.info().ok_or_else(|| LabError::NotBuilt {
+            lab: self.state.id.clone(),
+            name: self.state.spec.name.clone(),
+        })
     }
 
     /// Tear the lab down (idempotent per object).
@@ -802,10 +800,7 @@ impl Lab {
             kept.reverse();
             self.state.resources.extend(kept);
             let _ = self.state.save(&self.dir);
-            return Err(LabError::Other(format!(
-                "teardown left objects behind (run `tankbench lab down` again): {}",
-                failures.join("; ")
-            )));
+            return Err(LabError::Teardown { left: failures });
         }
         let _ = std::fs::remove_file(State::path(&self.dir));
         if let Some(r) = self.state.resources.pop() {
@@ -876,7 +871,7 @@ fn remove(r: &Resource, children: &mut Vec<Child>) -> Result<(), LabError> {
                     .iter()
                     .any(|a| a.contains(tag.as_str()))
             {
-                return Err(LabError::Other(format!("process {pid} did not exit")));
+                return Err(LabError::StillRunning { pid: *pid });
             }
             Ok(())
         }
@@ -903,7 +898,7 @@ fn remove(r: &Resource, children: &mut Vec<Child>) -> Result<(), LabError> {
 
 /// `program` (zpool, zfs) talking to the lab's own daemon, or to the
 /// machine's ZFS when there is none.
-pub fn zfs_command(daemon: Option<&Zfsd>, program: &str) -> Result<Command, LabError> {
+pub(crate) fn zfs_command(daemon: Option<&Zfsd>, program: &str) -> Result<Command, LabError> {
     match daemon {
         Some(d) => d.command(program),
         None => Ok(Command::new(program)),
@@ -925,9 +920,9 @@ fn pool_exists(name: &str, daemon: Option<&Zfsd>) -> Result<bool, LabError> {
 
 fn destroy_pool(name: &str, daemon: Option<&Zfsd>) -> Result<(), LabError> {
     if !name.starts_with("tb-") {
-        return Err(LabError::Other(format!(
-            "refusing to destroy pool '{name}' without the tb- prefix"
-        )));
+        return Err(LabError::NotOurs {
+            what: format!("refusing to destroy pool '{name}' without the tb- prefix"),
+        });
     }
     // A lab's own daemon that is gone took its pool with it: the pool was in
     // its private cache only, and nothing else imports it.

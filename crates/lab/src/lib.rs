@@ -2,77 +2,48 @@
 //! links, remote mounts and matrix runs, all built from real parts on one Linux
 //! machine and torn down again.
 //!
-//! Flow: [`spec::LabSpec`] (TOML, validated once) -> [`lab::Lab::up`] (disks,
-//! pool, link, remote mount; each object recorded in a state file as it is
-//! made) -> workloads ([`run`]) -> [`lab::Lab::down`] (reverse order). The
-//! [`matrix`] runner repeats that for every combination of a matrix file.
+//! Layout, one way down: [`experiments`] (what is done with a lab: runs,
+//! matrices, crashes, durability, predictions) use [`lab`] (the environment:
+//! build and teardown, with its record in [`state`]), which assembles the
+//! [`parts`] (disks, undo log, zfs-fuse daemon, links, remote access,
+//! system helpers); all of them read [`spec`] (the TOML, validated once).
+//! Nothing below calls what is above it.
+//!
+//! Flow: [`spec::LabSpec`] -> [`lab::Lab::up`] (disks, pool, link, remote
+//! mount; each object recorded in a state file as it is made) -> workloads
+//! ([`experiments::run`]) -> [`lab::Lab::down`] (reverse order). The
+//! [`experiments::matrix`] runner repeats that for every combination of a
+//! matrix file.
 
-pub mod crash;
-pub mod diskfs;
-pub mod durability;
+mod error;
+pub mod experiments;
 pub mod lab;
-pub mod matrix;
-pub mod net;
-pub mod nfs;
-pub mod predict;
-pub mod remote;
-pub mod run;
-pub mod server;
+pub mod parts;
 pub mod spec;
 pub mod state;
-pub mod sys;
-pub mod undo;
-pub mod zfsd;
 
+use parts::{diskfs, net, nfs};
+
+pub use error::{LabError, NotStarted};
 pub use lab::{Lab, UpOptions};
 pub use spec::LabSpec;
 pub use state::LabInfo;
-
-#[derive(Debug, thiserror::Error)]
-pub enum LabError {
-    /// The spec (or a matrix file) is invalid; the message names the option.
-    #[error("{0}")]
-    Spec(String),
-    /// Something the lab needs is not installed or not permitted.
-    #[error("{0}")]
-    Missing(String),
-    #[error("`{command}` failed (exit {status}): {stderr}")]
-    Command {
-        command: String,
-        status: i32,
-        stderr: String,
-    },
-    #[error("cannot run `{command}`: {source}")]
-    Spawn {
-        command: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{what}: {source}")]
-    Io {
-        what: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("interrupted")]
-    Interrupted,
-    #[error("{0}")]
-    Other(String),
-}
 
 /// Entry point of the lab's helper daemons (`tankbench lab __daemon KIND
 /// CONFIG`): the disk file system and the delaying relay. They are separate
 /// processes so that `lab up` can return while the lab keeps running.
 pub fn daemon_main(args: &[String]) -> Result<(), LabError> {
-    let usage =
-        || LabError::Other("usage: tankbench lab __daemon disks|relay|nfs CONFIG.json".into());
+    let usage = || LabError::Usage("tankbench lab __daemon disks|relay|nfs CONFIG.json");
     let kind = args.first().ok_or_else(usage)?;
     let cfg_path = args.get(1).ok_or_else(usage)?;
     let text = std::fs::read_to_string(cfg_path).map_err(|e| LabError::Io {
         what: format!("read {cfg_path}"),
         source: e,
     })?;
-    let bad = |e: serde_json::Error| LabError::Other(format!("{cfg_path}: {e}"));
+    let bad = |e: serde_json::Error| LabError::Damaged {
+        what: format!("daemon configuration {cfg_path}"),
+        message: e.to_string(),
+    };
     match kind.as_str() {
         "disks" => {
             let cfg: diskfs::DiskSetConfig = serde_json::from_str(&text).map_err(bad)?;
@@ -82,8 +53,8 @@ pub fn daemon_main(args: &[String]) -> Result<(), LabError> {
             })
         }
         "nfs" => {
-            let cfg: crate::nfs::NfsServerConfig = serde_json::from_str(&text).map_err(bad)?;
-            crate::nfs::serve(&cfg)
+            let cfg: nfs::NfsServerConfig = serde_json::from_str(&text).map_err(bad)?;
+            nfs::serve(&cfg)
         }
         "relay" => {
             let cfg: net::RelayConfig = serde_json::from_str(&text).map_err(bad)?;

@@ -18,7 +18,7 @@ use zfs_model::units::{self, SizeMeaning};
 use zfs_model::ModelError;
 
 /// Where labs live unless the spec or `TANKBENCH_LAB_ROOT` says otherwise.
-pub const DEFAULT_ROOT: &str = "/var/tmp/tb-lab";
+pub(crate) const DEFAULT_ROOT: &str = "/var/tmp/tb-lab";
 
 /// The spec as written in TOML (before validation).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -183,7 +183,7 @@ impl PoolSpec {
     }
 
     /// `zpool create` words for the data vdevs, given the disk paths in order.
-    pub fn vdev_args(&self, disks: &[PathBuf]) -> Vec<String> {
+    pub(crate) fn vdev_args(&self, disks: &[PathBuf]) -> Vec<String> {
         let mut out = Vec::new();
         let mut it = disks.iter();
         for g in &self.layout {
@@ -258,7 +258,7 @@ pub enum Access {
 }
 
 impl Access {
-    pub fn is_nfs(self) -> bool {
+    pub(crate) fn is_nfs(self) -> bool {
         matches!(self, Access::Nfs | Access::NfsStable)
     }
 }
@@ -273,16 +273,16 @@ pub const MAX_DISKS: u64 = 1024;
 /// ("raidz3 supports no more than 255 devices", zfs-fuse and OpenZFS alike).
 /// Mirrors are held to the same bound; ZFS sets none, and nobody builds one
 /// that wide.
-pub const MAX_VDEV_WIDTH: u32 = 255;
+pub(crate) const MAX_VDEV_WIDTH: u32 = 255;
 
 /// ZFS refuses devices smaller than 64 MiB (SPA_MINDEVSIZE).
-pub const MIN_DEVICE_BYTES: u64 = 64 << 20;
+pub(crate) const MIN_DEVICE_BYTES: u64 = 64 << 20;
 
 /// Largest disk or log device: 1 PiB, ten times the biggest drives sold, and
 /// still a whole number of bytes for every sum the lab makes over 1,024 of
 /// them. The file system under the lab root may allow less (ext4 stops just
 /// short of 16 TiB per file): [`LabSpec::check_host`] asks it before a build.
-pub const MAX_DEVICE_BYTES: u64 = 1 << 50;
+pub(crate) const MAX_DEVICE_BYTES: u64 = 1 << 50;
 
 /// Fastest link the lab shapes: 100 Gbit/s, more than any client link a NAS
 /// comparison needs and more than a veth pair moves on one host; the slowest
@@ -295,9 +295,22 @@ const MIN_RATE_BPS: u64 = 8_000;
 const MAX_LINK_MEMBERS: u32 = 8;
 
 fn bad(option: &str, got: impl std::fmt::Display, accepted: &str) -> LabError {
-    LabError::Spec(format!(
-        "{option}: invalid value '{got}'; accepted: {accepted}"
-    ))
+    LabError::Invalid {
+        field: option.to_string(),
+        value: got.to_string(),
+        reason: None,
+        accepted: accepted.to_string(),
+    }
+}
+
+/// [`bad`], with why the reader refused the value.
+fn bad_because(option: &str, got: &str, e: &ModelError, accepted: &str) -> LabError {
+    LabError::Invalid {
+        field: option.to_string(),
+        value: got.to_string(),
+        reason: Some(reason(e)),
+        accepted: accepted.to_string(),
+    }
 }
 
 /// What a zfs-model parse error says about the value, without the value
@@ -328,10 +341,7 @@ fn device_size(
     match units::parse_size(text, meaning) {
         Ok(bytes) if (MIN_DEVICE_BYTES..=MAX_DEVICE_BYTES).contains(&bytes) => Ok(bytes),
         Ok(_) => Err(bad(option, text, &accepted)),
-        Err(e) => Err(LabError::Spec(format!(
-            "{option}: invalid value '{text}' ({}); accepted: {accepted}",
-            reason(&e)
-        ))),
+        Err(e) => Err(bad_because(option, text, &e, &accepted)),
     }
 }
 
@@ -339,7 +349,7 @@ fn device_size(
 /// writes it (`3xraidz2-8`, `2x raidz2-12`, `12xmirror-2`, `24xstripe`), held
 /// to what `zpool create` builds and to the lab's bounds ([`MAX_DISKS`],
 /// [`MAX_VDEV_WIDTH`] for mirrors too). The error names the layout as typed.
-pub fn parse_layout(text: &str) -> Result<Vec<Shape>, String> {
+pub(crate) fn parse_layout(text: &str) -> Result<Vec<Shape>, String> {
     let groups = layout::parse_groups(text, ShapeLimits::Zpool).map_err(|e| e.to_string())?;
     let mut total: u64 = 0;
     for g in &groups {
@@ -386,7 +396,7 @@ impl RawSpec {
                 )
             })?;
             let mut merged =
-                toml::Value::try_from(&base).map_err(|e| LabError::Other(e.to_string()))?;
+                toml::Value::try_from(&base).expect("a built-in model serializes to TOML");
             let mt = merged.as_table_mut().expect("model serializes to a table");
             for (k, val) in table {
                 if k != "kind" {
@@ -708,26 +718,23 @@ fn default_added_rtt_ms(rate_bps: u64, members: u32) -> f64 {
 /// `server.arc`: a size as `zfs` reads it (one-letter units binary), in
 /// whole MiB within zfs-fuse's range for `-m`.
 fn validate_arc(text: &str) -> Result<u64, LabError> {
-    let (lo, hi) = crate::zfsd::ARC_MIB_RANGE;
+    let (lo, hi) = crate::parts::zfsd::ARC_MIB_RANGE;
     let accepted = format!(
         "a whole number of MiB from {lo}M to {}G (zfs-fuse's --max-arc-size range), e.g. 2G; TB, GB are decimal, T, G, TiB, GiB binary",
         hi >> 10
     );
     match units::parse_size(text, SizeMeaning::Exact) {
-        Ok(b) => match crate::zfsd::arc_mib(b) {
+        Ok(b) => match crate::parts::zfsd::arc_mib(b) {
             Some(m) if (lo..=hi).contains(&m) => Ok(b),
             _ => Err(bad("server.arc", text, &accepted)),
         },
-        Err(e) => Err(LabError::Spec(format!(
-            "server.arc: invalid value '{text}' ({}); accepted: {accepted}",
-            reason(&e)
-        ))),
+        Err(e) => Err(bad_because("server.arc", text, &e, &accepted)),
     }
 }
 
 /// A size in binary units for labels and status lines: 2G, 512M (whole
 /// units only; otherwise MiB with decimals).
-pub fn binary_size(bytes: u64) -> String {
+pub(crate) fn binary_size(bytes: u64) -> String {
     for (unit, shift) in [("T", 40), ("G", 30), ("M", 20)] {
         if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
             return format!("{}{unit}", bytes >> shift);

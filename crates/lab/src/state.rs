@@ -2,9 +2,9 @@
 //! disk after each step so that `lab down` (or `lab down --all` after a crash)
 //! can remove exactly what was made and nothing else.
 
-use crate::net::LinkMeasurement;
+use crate::parts::net::LinkMeasurement;
+use crate::parts::zfsd::Zfsd;
 use crate::spec::{Backend, LabSpec};
-use crate::zfsd::Zfsd;
 use crate::LabError;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -52,7 +52,7 @@ pub struct State {
     pub info: Option<LabInfo>,
 }
 
-pub const STATE_FILE: &str = "state.json";
+pub(crate) const STATE_FILE: &str = "state.json";
 
 impl State {
     pub fn path(dir: &Path) -> PathBuf {
@@ -65,8 +65,10 @@ impl State {
             what: format!("read lab state {}", p.display()),
             source: e,
         })?;
-        serde_json::from_str(&text)
-            .map_err(|e| LabError::Other(format!("lab state {} is damaged: {e}", p.display())))
+        serde_json::from_str(&text).map_err(|e| LabError::Damaged {
+            what: format!("lab state {}", p.display()),
+            message: e.to_string(),
+        })
     }
 
     /// Write atomically (temp file + rename) so a crash never leaves half a

@@ -45,24 +45,24 @@ kind = "1G"
 /// Everything a lab could leave behind, by its marks.
 fn leftovers(id: &str, root: &Path) -> Vec<String> {
     let mut found = Vec::new();
-    let pools = lab::sys::run("zpool", ["list", "-H", "-o", "name"]).unwrap_or_default();
+    let pools = lab::parts::sys::run("zpool", ["list", "-H", "-o", "name"]).unwrap_or_default();
     for p in pools.lines().filter(|p| p.trim() == id) {
         found.push(format!("pool {p}"));
     }
-    for m in lab::sys::mounts() {
+    for m in lab::parts::sys::mounts() {
         if m.target.starts_with(root) {
             found.push(format!("mount {}", m.target.display()));
         }
     }
     for ns in [format!("{id}-client"), format!("{id}-server")] {
-        if lab::sys::netns_path(&ns).exists() {
+        if lab::parts::sys::netns_path(&ns).exists() {
             found.push(format!("netns {ns}"));
         }
     }
     let root_s = root.display().to_string();
-    for pid in lab::sys::all_pids() {
-        let cmd = lab::sys::pid_cmdline(pid);
-        if lab::sys::pid_alive(pid) && cmd.iter().any(|a| a.contains(&root_s)) {
+    for pid in lab::parts::sys::all_pids() {
+        let cmd = lab::parts::sys::pid_cmdline(pid);
+        if lab::parts::sys::pid_alive(pid) && cmd.iter().any(|a| a.contains(&root_s)) {
             found.push(format!("process {pid}: {}", cmd.join(" ")));
         }
     }
@@ -75,7 +75,11 @@ fn leftovers(id: &str, root: &Path) -> Vec<String> {
 fn run_cell(
     spec: &LabSpec,
     tankbench: &Path,
-) -> (f64, lab::run::Outcome, lab::net::LinkMeasurement) {
+) -> (
+    f64,
+    lab::experiments::run::Outcome,
+    lab::parts::net::LinkMeasurement,
+) {
     let opts = UpOptions {
         tankbench: tankbench.to_path_buf(),
         measure_link: true,
@@ -84,7 +88,7 @@ fn run_cell(
     let lab = Lab::up(spec, &opts).expect("lab up");
     let link = lab.info().unwrap().link.clone().expect("link measured");
     let args: Vec<String> = WORKLOAD.iter().map(|s| s.to_string()).collect();
-    let outcome = lab::run::run_workload(&lab, tankbench, &args);
+    let outcome = lab::experiments::run::run_workload(&lab, tankbench, &args);
     let stats = lab.disk_stats();
     lab.down().expect("lab down");
     let outcome = outcome.expect("workload");

@@ -200,10 +200,10 @@ fn the_lab_reads_the_result_fileio_prints() {
     fileio("prepare", false);
     let stdout = fileio("run", true);
     fileio("cleanup", false);
-    let result = lab::run::parse_result(&stdout).unwrap();
+    let result = lab::experiments::run::parse_result(&stdout).unwrap();
     assert!(result.rates.written_mib_per_s > 0.0, "{stdout}");
     // The text report of the same run is refused, with the reason.
-    let e = lab::run::parse_result("File operations:\n    reads/s: 0.00\n")
+    let e = lab::experiments::run::parse_result("File operations:\n    reads/s: 0.00\n")
         .unwrap_err()
         .to_string();
     assert!(e.contains("no JSON RunResult"), "{e}");

@@ -5,7 +5,7 @@
 
 mod common;
 
-use lab::diskfs::{DiskConfig, DiskFs, DiskSetConfig};
+use lab::parts::diskfs::{DiskConfig, DiskFs, DiskSetConfig};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -54,12 +54,15 @@ fn mount(disks: Vec<(&str, u64, ModelParams)>) -> Mounted {
         .spawn()
         .unwrap();
     for _ in 0..100 {
-        if lab::diskfs::is_fuse_mount(&mp) {
+        if lab::parts::diskfs::is_fuse_mount(&mp) {
             break;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(lab::diskfs::is_fuse_mount(&mp), "disk fs did not mount");
+    assert!(
+        lab::parts::diskfs::is_fuse_mount(&mp),
+        "disk fs did not mount"
+    );
     Mounted {
         _session: session,
         dir,

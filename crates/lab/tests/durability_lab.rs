@@ -14,21 +14,21 @@
 
 mod common;
 
-use lab::durability::{DurabilityMatrix, Expect};
+use lab::experiments::durability::{DurabilityMatrix, Expect};
 use lab::lab::UpOptions;
 use std::path::{Path, PathBuf};
 
 fn leftovers(root: &Path) -> Vec<String> {
     let mut found = Vec::new();
-    for m in lab::sys::mounts() {
+    for m in lab::parts::sys::mounts() {
         if m.target.starts_with(root) {
             found.push(format!("mount {}", m.target.display()));
         }
     }
     let root_s = root.display().to_string();
-    for pid in lab::sys::all_pids() {
-        let cmd = lab::sys::pid_cmdline(pid);
-        if lab::sys::pid_alive(pid) && cmd.iter().any(|a| a.contains(&root_s)) {
+    for pid in lab::parts::sys::all_pids() {
+        let cmd = lab::parts::sys::pid_cmdline(pid);
+        if lab::parts::sys::pid_alive(pid) && cmd.iter().any(|a| a.contains(&root_s)) {
             found.push(format!("process {pid}: {}", cmd.join(" ")));
         }
     }

@@ -60,7 +60,11 @@ fn write_synced(path: &Path) -> Vec<u8> {
 fn crash_after_synced_writes(
     spec: &LabSpec,
     tankbench: &Path,
-) -> (Vec<u8>, Option<Vec<u8>>, lab::crash::CrashReport) {
+) -> (
+    Vec<u8>,
+    Option<Vec<u8>>,
+    lab::experiments::crash::CrashReport,
+) {
     let opts = UpOptions {
         tankbench: tankbench.to_path_buf(),
         measure_link: false,
@@ -73,22 +77,22 @@ fn crash_after_synced_writes(
     std::thread::sleep(std::time::Duration::from_millis(1500));
     let file = lab.info().unwrap().pool_mountpoint.join("synced");
     let written = write_synced(&file);
-    let report = lab::crash::crash(&mut lab, &|s| eprintln!("{s}")).expect("crash");
+    let report = lab::experiments::crash::crash(&mut lab, &|s| eprintln!("{s}")).expect("crash");
     let after = std::fs::read(&file).ok();
     (written, after, report)
 }
 
 fn leftovers(id: &str, root: &Path) -> Vec<String> {
     let mut found = Vec::new();
-    for m in lab::sys::mounts() {
+    for m in lab::parts::sys::mounts() {
         if m.target.starts_with(root) {
             found.push(format!("mount {}", m.target.display()));
         }
     }
     let root_s = root.display().to_string();
-    for pid in lab::sys::all_pids() {
-        let cmd = lab::sys::pid_cmdline(pid);
-        if lab::sys::pid_alive(pid) && cmd.iter().any(|a| a.contains(&root_s)) {
+    for pid in lab::parts::sys::all_pids() {
+        let cmd = lab::parts::sys::pid_cmdline(pid);
+        if lab::parts::sys::pid_alive(pid) && cmd.iter().any(|a| a.contains(&root_s)) {
             found.push(format!("process {pid}: {}", cmd.join(" ")));
         }
     }

@@ -62,7 +62,7 @@ fn log_traffic(lab: &Lab, tankbench: &Path, extra: &[&str]) -> (u64, u64, u64) {
     .map(|s| s.to_string())
     .collect();
     args.extend(extra.iter().map(|s| s.to_string()));
-    let out = lab::run::run_workload(lab, tankbench, &args).expect("workload");
+    let out = lab::experiments::run::run_workload(lab, tankbench, &args).expect("workload");
     let after = log(lab);
     (
         out.result.counts.writes,
@@ -76,8 +76,8 @@ fn log_traffic(lab: &Lab, tankbench: &Path, extra: &[&str]) -> (u64, u64, u64) {
 fn ganesha_sees(lab: &Lab, root: &Path) -> (bool, bool) {
     let info = lab.info().unwrap();
     let root = root.display().to_string();
-    let Some(ganesha) = lab::sys::all_pids().into_iter().find(|&p| {
-        let cmd = lab::sys::pid_cmdline(p);
+    let Some(ganesha) = lab::parts::sys::all_pids().into_iter().find(|&p| {
+        let cmd = lab::parts::sys::pid_cmdline(p);
         cmd.first().is_some_and(|c| c.ends_with("ganesha.nfsd"))
             && cmd.iter().any(|a| a.starts_with(&root))
     }) else {

@@ -3,7 +3,7 @@
 //! Old content is put into the backing files before mounting; new content is
 //! written through the mount; the cut is the control file's `power-cut`.
 
-use lab::diskfs::{DiskConfig, DiskCut, DiskFs, DiskSetConfig, DiskStats, CONTROL_FILE};
+use lab::parts::diskfs::{DiskConfig, DiskCut, DiskFs, DiskSetConfig, DiskStats, CONTROL_FILE};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::os::unix::fs::FileExt;
@@ -101,12 +101,15 @@ fn mount(disks: Vec<(&str, ModelParams)>, len: usize) -> Mounted {
     .spawn()
     .unwrap();
     for _ in 0..100 {
-        if lab::diskfs::is_fuse_mount(&mp) {
+        if lab::parts::diskfs::is_fuse_mount(&mp) {
             break;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(lab::diskfs::is_fuse_mount(&mp), "disk fs did not mount");
+    assert!(
+        lab::parts::diskfs::is_fuse_mount(&mp),
+        "disk fs did not mount"
+    );
     Mounted {
         _session: session,
         dir,

@@ -7,10 +7,10 @@
 
 mod common;
 
+use lab::experiments::matrix::Matrix;
 use lab::lab::{down_all, Lab, UpOptions};
-use lab::matrix::Matrix;
+use lab::parts::zfsd::Zfsd;
 use lab::spec::LabSpec;
-use lab::zfsd::Zfsd;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -59,7 +59,7 @@ fn daemon(lab: &Lab) -> Zfsd {
 
 fn pools_of(d: &Zfsd) -> Vec<String> {
     let mut cmd = d.command("zpool").unwrap();
-    lab::sys::run_cmd(cmd.args(["list", "-H", "-o", "name"]))
+    lab::parts::sys::run_cmd(cmd.args(["list", "-H", "-o", "name"]))
         .unwrap()
         .lines()
         .map(|l| l.trim().to_string())
@@ -83,9 +83,9 @@ fn workload(mode: &str) -> Vec<String> {
 
 /// The system's zfs-fuse daemon, if one runs: not started with a lab's mark.
 fn system_zfs_fuse() -> Option<i32> {
-    lab::sys::all_pids().into_iter().find(|pid| {
-        let cmd = lab::sys::pid_cmdline(*pid);
-        lab::sys::pid_alive(*pid)
+    lab::parts::sys::all_pids().into_iter().find(|pid| {
+        let cmd = lab::parts::sys::pid_cmdline(*pid);
+        lab::parts::sys::pid_alive(*pid)
             && cmd.first().is_some_and(|a| a.ends_with("zfs-fuse"))
             && !cmd.iter().any(|a| a.contains("/tb-"))
     })
@@ -119,7 +119,9 @@ fn each_lab_has_its_own_daemon_and_arc() {
     assert_eq!(db.arc_stats().expect("arcstats").c_max, 256 << 20);
     assert_eq!(ds.arc_stats().expect("arcstats").c_max, 16 << 20);
     // `lab status` names the lab's daemon and its ARC.
-    let status = lab::server::status_lines(&big, std::time::Duration::from_millis(200)).join("\n");
+    let status =
+        lab::experiments::server::status_lines(&big, std::time::Duration::from_millis(200))
+            .join("\n");
     assert!(
         status.contains(&format!(
             "zfs-fuse pid {} (the lab's own): ARC max 256 MiB",
@@ -135,7 +137,7 @@ fn each_lab_has_its_own_daemon_and_arc() {
     for l in [&big, &small] {
         let mp = &l.info().unwrap().pool_mountpoint;
         assert!(
-            lab::sys::mounts()
+            lab::parts::sys::mounts()
                 .iter()
                 .any(|m| &m.target == mp && m.fstype == "fuse.zfs"),
             "{} is not a zfs-fuse mount in the host",
@@ -146,7 +148,8 @@ fn each_lab_has_its_own_daemon_and_arc() {
     // Random reads of a 48 MiB file set: written by prepare, so in the
     // 256 MiB ARC, read without going to the disks.
     let tb = common::tankbench();
-    let o = lab::run::run_workload(&big, &tb, &workload("--file-test-mode=rndrd")).expect("run");
+    let o = lab::experiments::run::run_workload(&big, &tb, &workload("--file-test-mode=rndrd"))
+        .expect("run");
     let s = o.server.expect("server activity");
     eprintln!("256M ARC: {} reads/s, {s:?}", o.result.rates.reads_per_s);
     assert!(o.result.rates.reads_per_s > 0.0);
@@ -162,7 +165,8 @@ fn each_lab_has_its_own_daemon_and_arc() {
     // the disks depends on zfs-fuse's dbuf and vdev caches, which answer
     // repeated reads of a block without an ARC lookup, so the check is on
     // misses and disk reads, not on their share of the client's reads.)
-    let o = lab::run::run_workload(&small, &tb, &workload("--file-test-mode=rndrd")).expect("run");
+    let o = lab::experiments::run::run_workload(&small, &tb, &workload("--file-test-mode=rndrd"))
+        .expect("run");
     let s = o.server.expect("server activity");
     eprintln!("16M ARC: {} reads/s, {s:?}", o.result.rates.reads_per_s);
     assert!(s.arc_hit_percent().unwrap() < 90.0, "{s:?}");
@@ -182,7 +186,7 @@ fn each_lab_has_its_own_daemon_and_arc() {
     let _ = decoy.wait();
     if let Some(pid) = system_before {
         assert!(
-            lab::sys::pid_alive(pid),
+            lab::parts::sys::pid_alive(pid),
             "the system's zfs-fuse {pid} was stopped"
         );
     }

@@ -3,10 +3,10 @@
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand, ValueEnum};
+use lab::experiments::matrix::{CellResult, Matrix};
 use lab::lab::{down_all, Lab, UpOptions};
-use lab::matrix::{CellResult, Matrix};
+use lab::parts::sys;
 use lab::spec::{self, default_root};
-use lab::sys;
 use report::atomic::{check_new_file, write_atomically, Existing};
 use std::path::PathBuf;
 
@@ -201,8 +201,8 @@ fn run(
         bail!("lab run: no workload; give fileio options after `--` or set `workload = [...]` in the spec");
     }
     // Before anything is built: a bad option costs nothing.
-    lab::run::check_workload(&args)?;
-    if let Some(w) = lab::server::arc_fit_warning(&spec, &args) {
+    lab::experiments::workload::check_workload(&args)?;
+    if let Some(w) = lab::experiments::server::arc_fit_warning(&spec, &args) {
         eprintln!("{w}");
     }
     if let Some(p) = &json {
@@ -215,7 +215,7 @@ fn run(
         Ok(l) => (l, false),
         Err(_) => (Lab::up(&spec, &o)?, true),
     };
-    let outcome = lab::run::run_workload(&lab, &o.tankbench, &args);
+    let outcome = lab::experiments::run::run_workload(&lab, &o.tankbench, &args);
     let row = CellResult {
         labels: spec.labels(),
         link: lab.info().and_then(|i| i.link.clone()),
@@ -240,7 +240,7 @@ fn run(
             };
             print!(
                 "{}",
-                lab::matrix::results_table(&args, &[row]).to_terminal()
+                lab::experiments::matrix::results_table(&args, &[row]).to_terminal()
             );
         }
     }
@@ -264,7 +264,8 @@ fn lab_location(which: &str) -> anyhow::Result<(PathBuf, String)> {
 fn crash(which: &str, format: Format) -> anyhow::Result<i32> {
     let (root, name) = lab_location(which)?;
     let mut lab = Lab::open(&root, &name)?;
-    let report = lab::crash::crash(&mut lab, &|s| eprintln!("[{}] {s}", lab_id(&name)))?;
+    let report =
+        lab::experiments::crash::crash(&mut lab, &|s| eprintln!("[{}] {s}", lab_id(&name)))?;
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
         Format::Text => {
@@ -333,7 +334,7 @@ fn down(lab: Option<String>, all: bool) -> anyhow::Result<i32> {
 /// turn.
 fn run_matrix(matrix: &std::path::Path) -> anyhow::Result<i32> {
     let m = Matrix::load(matrix)?;
-    lab::run::check_workload(&m.workload)
+    lab::experiments::workload::check_workload(&m.workload)
         .with_context(|| format!("{}: workload", matrix.display()))?;
     m.check_outputs()
         .with_context(|| format!("{}", matrix.display()))?;
@@ -345,7 +346,7 @@ fn run_matrix(matrix: &std::path::Path) -> anyhow::Result<i32> {
     let results = m.run(&up_options(true)?, &|s| eprintln!("{s}"))?;
     print!(
         "{}",
-        lab::matrix::results_table(&m.workload, &results).to_terminal()
+        lab::experiments::matrix::results_table(&m.workload, &results).to_terminal()
     );
     let [md, json] = m.output_files();
     eprintln!("tables: {} and {}", md.display(), json.display());
@@ -363,7 +364,7 @@ fn run_durability(
     crashes: Option<u32>,
     seed: Option<u64>,
 ) -> anyhow::Result<i32> {
-    let m = lab::durability::DurabilityMatrix::load(matrix, crashes, seed)?;
+    let m = lab::experiments::durability::DurabilityMatrix::load(matrix, crashes, seed)?;
     for cell in &m.cells {
         cell.spec.check_host()?;
     }
@@ -381,7 +382,7 @@ fn run_durability(
 }
 
 /// `lab predict`: the simulator's prediction of every cell beside the
-/// matrix's measurement (`lab::predict`).
+/// matrix's measurement (`lab::experiments::predict`).
 fn predict(
     matrix: &std::path::Path,
     profile: Option<&std::path::Path>,
@@ -392,11 +393,11 @@ fn predict(
     let profile = profile
         .map(crate::cmd::calibrate::load_profile)
         .transpose()?;
-    let cells = lab::predict::predict_matrix(&m, profile.as_ref())?;
+    let cells = lab::experiments::predict::predict_matrix(&m, profile.as_ref())?;
     if let Some(dir) = systems {
         write_systems(dir, &cells)?;
     }
-    let t = lab::predict::comparison_table(&m.workload, &cells);
+    let t = lab::experiments::predict::comparison_table(&m.workload, &cells);
     let text = match format {
         TableFormat::Text => t.to_terminal(),
         TableFormat::Markdown => t.to_markdown(),
@@ -409,7 +410,7 @@ fn predict(
 /// be new before any is written.
 fn write_systems(
     dir: &std::path::Path,
-    cells: &[lab::predict::CellPrediction],
+    cells: &[lab::experiments::predict::CellPrediction],
 ) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("lab predict: --systems {}", dir.display()))?;
@@ -470,10 +471,11 @@ fn print_status(l: &Lab) {
                     link.label, m.rtt_ms_median, m.rtt_ms_min, m.single_flow_mbit_s, m.aggregate_mbit_s
                 );
             }
-            for line in lab::server::status_lines(l, std::time::Duration::from_secs(2)) {
+            for line in lab::experiments::server::status_lines(l, std::time::Duration::from_secs(2))
+            {
                 println!("{line}");
             }
-            if let Some(line) = lab::crash::power_status_line(&l.disk_stats()) {
+            if let Some(line) = lab::experiments::crash::power_status_line(&l.disk_stats()) {
                 println!("{line}");
             }
         }

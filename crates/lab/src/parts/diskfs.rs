@@ -4,7 +4,7 @@
 //! the operation would have completed.
 //!
 //! Power cuts: for every write the model does not yet call durable, the
-//! backing file's previous content is kept ([`crate::undo`]). Writing
+//! backing file's previous content is kept ([`crate::parts::undo`]). Writing
 //! `power-cut` to the control file [`CONTROL_FILE`] in the mount cuts the
 //! power of every disk at once: replies still held are never sent as success
 //! (the kernel gets EIO), each disk reverts what its model says a cut loses,
@@ -21,7 +21,7 @@
 //! Files are opened with FOPEN_DIRECT_IO so the kernel page cache never answers
 //! for the disk: every access reaches the model.
 
-use crate::undo::{CutLoss, UndoLog};
+use crate::parts::undo::{CutLoss, UndoLog};
 use fuser::{
     FileAttr, FileType, Filesystem, MountOption, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty,
     ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request,
@@ -40,11 +40,11 @@ use zfs_model::diskmodel::{Disk, ModelParams, Nanos, Op};
 /// Name of the control file in the mount (hidden, unlisted).
 pub const CONTROL_FILE: &str = ".tankbench-power";
 /// The one command the control file takes.
-pub const POWER_CUT: &str = "power-cut";
+pub(crate) const POWER_CUT: &str = "power-cut";
 /// Cut the power and keep it off (see the module comment).
-pub const POWER_OFF: &str = "power-off";
+pub(crate) const POWER_OFF: &str = "power-off";
 /// Power back after `power-off`.
-pub const POWER_ON: &str = "power-on";
+pub(crate) const POWER_ON: &str = "power-on";
 /// Inode of the control file: far above the disks' (2, 3, ...).
 const CONTROL_INO: u64 = 1 << 40;
 
@@ -108,7 +108,7 @@ type Queue = Mutex<(BinaryHeap<Timed>, u64, bool)>;
 
 /// Runs jobs (FUSE replies) at given instants on one thread.
 #[derive(Clone)]
-pub struct Delayer {
+pub(crate) struct Delayer {
     inner: Arc<(Queue, Condvar)>,
     epoch: Instant,
 }
@@ -162,7 +162,7 @@ impl Delayer {
     }
 
     fn run(&self) {
-        crate::sys::precise_timers();
+        crate::parts::sys::precise_timers();
         let (lock, cv) = &*self.inner;
         let mut g = lock.lock().unwrap();
         loop {
@@ -384,7 +384,7 @@ impl DiskFs {
     }
 
     /// Cut the power of every disk at once (see the module comment).
-    pub fn power_cut(&mut self) -> std::io::Result<Vec<DiskCut>> {
+    pub(crate) fn power_cut(&mut self) -> std::io::Result<Vec<DiskCut>> {
         let now = self.delayer.cut();
         let mut report = Vec::new();
         for d in &mut self.disks {
@@ -728,7 +728,7 @@ impl Filesystem for DiskFs {
 
 /// Ask the disk file system mounted at `mount` to publish its counters now
 /// (statfs(2) of the mount; at most once a second, like publishing on I/O).
-pub fn ask_to_publish(mount: &Path) -> std::io::Result<()> {
+pub(crate) fn ask_to_publish(mount: &Path) -> std::io::Result<()> {
     let c = std::ffi::CString::new(mount.as_os_str().as_encoded_bytes())
         .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
     let mut st = std::mem::MaybeUninit::<libc::statfs>::uninit();
@@ -743,7 +743,7 @@ pub fn ask_to_publish(mount: &Path) -> std::io::Result<()> {
 
 /// Mount the disk file system and serve it until it is unmounted. Runs in the
 /// lab's disk daemon process.
-pub fn serve(cfg: &DiskSetConfig) -> std::io::Result<()> {
+pub(crate) fn serve(cfg: &DiskSetConfig) -> std::io::Result<()> {
     let fs = DiskFs::new(cfg)?;
     let options = [
         MountOption::FSName(cfg.fsname.clone()),
@@ -759,7 +759,7 @@ pub fn serve(cfg: &DiskSetConfig) -> std::io::Result<()> {
 
 /// Whether `path` is the mount point of a FUSE file system right now.
 pub fn is_fuse_mount(path: &Path) -> bool {
-    crate::sys::mounts()
+    crate::parts::sys::mounts()
         .iter()
         .any(|m| m.target == path && m.fstype.starts_with("fuse"))
 }

@@ -7,8 +7,8 @@
 //! Addresses are private 10.77.M.0/24 networks that exist only inside the
 //! lab's own namespaces; nothing is routed anywhere else.
 
+use crate::parts::sys;
 use crate::spec::LinkSpec;
-use crate::sys;
 use crate::LabError;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
@@ -19,22 +19,22 @@ use std::time::{Duration, Instant};
 
 /// Port the relay listens on for ssh (forwarded to sshd on the server's
 /// loopback).
-pub const SSH_PORT: u16 = 2222;
+pub(crate) const SSH_PORT: u16 = 2222;
 /// Port the relay listens on for the lab's probe service.
-pub const PROBE_PORT: u16 = 7007;
+pub(crate) const PROBE_PORT: u16 = 7007;
 /// Where the probe service listens inside the server namespace.
-pub const PROBE_BACKEND: &str = "127.0.0.1:7008";
+pub(crate) const PROBE_BACKEND: &str = "127.0.0.1:7008";
 
-pub fn client_ns(id: &str) -> String {
+pub(crate) fn client_ns(id: &str) -> String {
     format!("{id}-client")
 }
-pub fn server_ns(id: &str) -> String {
+pub(crate) fn server_ns(id: &str) -> String {
     format!("{id}-server")
 }
-pub fn client_addr(member: u32) -> String {
+pub(crate) fn client_addr(member: u32) -> String {
     format!("10.77.{member}.1")
 }
-pub fn server_addr(member: u32) -> String {
+pub(crate) fn server_addr(member: u32) -> String {
     format!("10.77.{member}.2")
 }
 
@@ -56,7 +56,7 @@ const MAX_OWNER_MARK: usize = 255;
 /// ROOT from a namespace of a lab under another root that is still up. A
 /// path longer than an alias holds is left unmarked (such a namespace is
 /// never swept, only torn down from its lab's state).
-pub fn mark_owner(ns: &str, lab_dir: &Path) -> Result<(), LabError> {
+pub(crate) fn mark_owner(ns: &str, lab_dir: &Path) -> Result<(), LabError> {
     let abs = std::path::absolute(lab_dir).unwrap_or_else(|_| lab_dir.to_path_buf());
     let Some(dir) = abs.to_str().filter(|d| d.len() <= MAX_OWNER_MARK) else {
         return Ok(());
@@ -139,7 +139,7 @@ pub fn create(
 
 /// What the relay daemon does, written as JSON by the lab.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RelayConfig {
+pub(crate) struct RelayConfig {
     /// (listen, connect) pairs.
     pub forwards: Vec<(String, String)>,
     /// Delay added in each direction, µs (half the added round trip).
@@ -152,7 +152,7 @@ pub struct RelayConfig {
 
 /// The relay daemon: forwards and delays, plus the probe service. Runs until
 /// killed.
-pub fn serve_relay(cfg: &RelayConfig) -> Result<(), LabError> {
+pub(crate) fn serve_relay(cfg: &RelayConfig) -> Result<(), LabError> {
     let io = |what: &str, e: std::io::Error| LabError::Io {
         what: what.to_string(),
         source: e,
@@ -167,9 +167,12 @@ pub fn serve_relay(cfg: &RelayConfig) -> Result<(), LabError> {
     let delay = Duration::from_micros(cfg.one_way_us);
     for (listen, connect) in &cfg.forwards {
         let l = TcpListener::bind(listen).map_err(|e| io(&format!("bind {listen}"), e))?;
-        let target: SocketAddr = connect
-            .parse()
-            .map_err(|_| LabError::Other(format!("relay target {connect} is not an address")))?;
+        let target: SocketAddr = connect.parse().map_err(|_| LabError::Invalid {
+            field: "relay target".into(),
+            value: connect.clone(),
+            reason: None,
+            accepted: "an IP address and port, e.g. 127.0.0.1:22".into(),
+        })?;
         std::thread::spawn(move || {
             for conn in l.incoming().flatten() {
                 std::thread::spawn(move || {
@@ -362,7 +365,9 @@ fn bulk(members: &[u32], seconds: f64) -> Result<f64, LabError> {
     for h in handles {
         total += h
             .join()
-            .map_err(|_| LabError::Other("bandwidth probe thread panicked".into()))?
+            .map_err(|_| LabError::Panicked {
+                what: "a bandwidth probe thread",
+            })?
             .map_err(|e| LabError::Io {
                 what: "bandwidth probe".into(),
                 source: e,

@@ -32,7 +32,7 @@
 //!   parameter to calibrate (`tankbench simulate calibrate --fit
 //!   server.cpu_us` on one cell).
 
-use crate::net::LinkMeasurement;
+use crate::parts::net::LinkMeasurement;
 use crate::spec::{Access, LabSpec};
 use crate::LabError;
 use sim::system::{
@@ -42,19 +42,19 @@ use sim::system::{
 
 /// zfs-fuse's ARC ceiling when it is started without `-m` (measured:
 /// `c_max` = 134217728, docs/lab.md).
-pub const ZFS_FUSE_DEFAULT_ARC: u64 = 128 << 20;
+pub(crate) const ZFS_FUSE_DEFAULT_ARC: u64 = 128 << 20;
 
 /// `zfs_txg_timeout` of zfs-fuse (its txg.c, from OpenSolaris): a txg syncs
 /// at least every 30 s.
-pub const ZFS_FUSE_TXG_TIMEOUT_S: f64 = 30.0;
+pub(crate) const ZFS_FUSE_TXG_TIMEOUT_S: f64 = 30.0;
 
 /// `zfs_write_limit_shift` of zfs-fuse (its dsl_pool.c): a txg holds at
 /// most physical memory >> 3 of writes.
-pub const ZFS_FUSE_WRITE_LIMIT_SHIFT: u32 = 3;
+pub(crate) const ZFS_FUSE_WRITE_LIMIT_SHIFT: u32 = 3;
 
 /// The machine a lab ran on, as far as a prediction needs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Host {
+pub(crate) struct Host {
     /// CPUs zfs-fuse, the disk daemon and the workload share.
     pub cpus: u32,
     /// Physical memory, bytes: zfs-fuse's write limit per txg is an eighth
@@ -64,7 +64,7 @@ pub struct Host {
 
 impl Host {
     /// This machine.
-    pub fn this_machine() -> Host {
+    pub(crate) fn this_machine() -> Host {
         Host {
             cpus: std::thread::available_parallelism()
                 .map(|n| u32::try_from(n.get()).unwrap_or(u32::MAX))
@@ -75,7 +75,7 @@ impl Host {
 
     /// The machine a measured run reports (its environment), this machine
     /// when the result does not say.
-    pub fn of_result(r: &fileio::result::RunResult) -> Host {
+    pub(crate) fn of_result(r: &fileio::result::RunResult) -> Host {
         if r.environment.cpus > 0 && r.environment.mem_total_bytes > 0 {
             Host {
                 cpus: r.environment.cpus,
@@ -90,7 +90,7 @@ impl Host {
 /// `lab` with its measured link (if any) as the system the simulator runs.
 /// Refused, with one line: a layout of several groups (the simulator takes
 /// one group of equal vdevs) or a mirrored log device.
-pub fn system_for(
+pub(crate) fn system_for(
     spec: &LabSpec,
     link: Option<&LinkMeasurement>,
     host: Host,
@@ -215,11 +215,11 @@ pub struct CellPrediction {
 
 /// The seed of a prediction whose workload gives none: the lab's runs take
 /// sysbench's default (the clock), a prediction must be repeatable.
-pub const PREDICTION_SEED: u64 = 1;
+pub(crate) const PREDICTION_SEED: u64 = 1;
 
 /// The matrix's workload as the run the simulator predicts (fileio's own
 /// parser; `--rand-seed` [`PREDICTION_SEED`] unless the workload gives one).
-pub fn run_spec(workload: &[String]) -> Result<fileio::options::RunSpec, LabError> {
+pub(crate) fn run_spec(workload: &[String]) -> Result<fileio::options::RunSpec, LabError> {
     use fileio::options::{check_command_line, Action, CommandLine};
     let mut words = vec!["fileio".to_string()];
     words.extend(workload.iter().cloned());
@@ -249,7 +249,7 @@ pub fn run_spec(workload: &[String]) -> Result<fileio::options::RunSpec, LabErro
 /// fitted on one cell) is applied to every cell's system; what does not
 /// apply to a cell is left out, as `simulate --profile` does.
 pub fn predict_matrix(
-    matrix: &crate::matrix::Matrix,
+    matrix: &crate::experiments::matrix::Matrix,
     profile: Option<&sim::profile::Profile>,
 ) -> Result<Vec<CellPrediction>, LabError> {
     let spec = run_spec(&matrix.workload)?;

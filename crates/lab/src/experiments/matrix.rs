@@ -12,12 +12,13 @@
 //! values = ["1x raidz3-24", "2x raidz2-12", "3x raidz2-8"]
 //! ```
 
+use crate::experiments::run::{self, Outcome};
+use crate::experiments::server::ServerActivity;
 use crate::lab::{Lab, UpOptions};
-use crate::net::LinkMeasurement;
-use crate::run::{self, Outcome};
-use crate::server::ServerActivity;
+use crate::parts::net::LinkMeasurement;
+use crate::parts::sys;
 use crate::spec::RawSpec;
-use crate::{sys, LabError};
+use crate::LabError;
 use fileio::result::{LatencyKey, RunResult};
 use report::atomic::{check_can_create_in, write_atomically, Existing};
 use report::table::{self, Table};
@@ -27,17 +28,17 @@ use std::path::{Path, PathBuf};
 
 /// Marks the JSON document of a matrix as ours (its first key), so a later
 /// run may replace it and never replaces a file someone else wrote.
-pub const JSON_GENERATOR: &str = "tankbench lab matrix";
+pub(crate) const JSON_GENERATOR: &str = "tankbench lab matrix";
 
 /// Marks the file of one finished (or failed) cell.
-pub const CELL_GENERATOR: &str = "tankbench lab matrix cell";
+pub(crate) const CELL_GENERATOR: &str = "tankbench lab matrix cell";
 
 /// The run time a matrix gives each cell when its workload names none, s.
 /// zfs-fuse syncs a transaction group every 30 s (zfs_txg_timeout in its
 /// txg.c, from OpenSolaris; OpenZFS has 5 s), so a 60 s run holds two syncs
 /// wherever it starts; 20 s runs held one or none, and no-log figures moved
 /// 2.5-fold between such runs.
-pub const DEFAULT_CELL_TIME_S: u64 = 60;
+pub(crate) const DEFAULT_CELL_TIME_S: u64 = 60;
 
 /// Most cells a lab matrix (and `lab predict` over it) has: each is a lab
 /// built and measured; the simulator's matrix limit.
@@ -268,7 +269,7 @@ impl Matrix {
                 n - done_before
             ));
         }
-        if let Some(t) = crate::run::run_shape(&self.workload).map(|s| s.time_s) {
+        if let Some(t) = crate::experiments::workload::run_shape(&self.workload).map(|s| s.time_s) {
             if t > 0 && t < DEFAULT_CELL_TIME_S {
                 say(&format!(
                     "warning: --time={t}: a cell shorter than {DEFAULT_CELL_TIME_S} s may hold no transaction-group sync of zfs-fuse (every 30 s), so writes that wait for one vary from cell to cell"
@@ -298,7 +299,7 @@ impl Matrix {
                 label_line(&labels),
                 clock(elapsed as f64)
             ));
-            if let Some(w) = crate::server::arc_fit_warning(&spec, &self.workload) {
+            if let Some(w) = crate::experiments::server::arc_fit_warning(&spec, &self.workload) {
                 say(&w);
             }
             let mut res = CellResult {
@@ -345,7 +346,7 @@ impl Matrix {
     }
 
     /// Where each cell's result is kept: `<output>.cells/`.
-    pub fn cells_dir(&self) -> PathBuf {
+    pub(crate) fn cells_dir(&self) -> PathBuf {
         self.output.with_extension("cells")
     }
 
@@ -366,7 +367,7 @@ impl Matrix {
 
     /// The finished result of `cell` in the output, if any (what `lab
     /// predict` puts beside the simulator's prediction).
-    pub fn finished_result(&self, cell: &Cell) -> Result<Option<CellResult>, LabError> {
+    pub(crate) fn finished_result(&self, cell: &Cell) -> Result<Option<CellResult>, LabError> {
         self.finished(cell)
     }
 
@@ -414,10 +415,9 @@ impl Matrix {
         })?;
         let path = self.cell_file(cell);
         if self.finished(cell)?.is_some() {
-            return Err(LabError::Other(format!(
-                "{} holds a finished result; not replaced",
-                path.display()
-            )));
+            return Err(LabError::NotOurs {
+                what: format!("{} holds a finished result; not replaced", path.display()),
+            });
         }
         let doc = CellDoc {
             generator: CELL_GENERATOR.to_string(),
@@ -826,7 +826,7 @@ values = [{kind = "1G"}, {kind = "10G"}]
 
     fn finished_cell() -> CellResult {
         let result: RunResult = serde_json::from_str(include_str!(
-            "../../fileio/tests/data/schema1-stored-seqwr.json"
+            "../../../fileio/tests/data/schema1-stored-seqwr.json"
         ))
         .unwrap();
         CellResult {
@@ -925,7 +925,10 @@ values = [{kind = "1G"}, {kind = "10G"}]
             for c in m.cells().unwrap() {
                 let spec = c.raw.validate().unwrap();
                 assert_eq!(spec.server.arc, Some(2 << 30), "{name}");
-                assert_eq!(crate::server::arc_fit_warning(&spec, &m.workload), None);
+                assert_eq!(
+                    crate::experiments::server::arc_fit_warning(&spec, &m.workload),
+                    None
+                );
             }
         }
     }

@@ -1,30 +1,28 @@
 //! `lab crash`: the power of the lab's server fails. The pool's zfs-fuse
 //! daemon dies without a clean export (SIGKILL: no transaction group is
 //! written, no log is closed), every disk of the lab loses what its model
-//! says a power cut loses ([`crate::diskfs`], [`crate::undo`]), then the
+//! says a power cut loses ([`crate::parts::diskfs`], [`crate::parts::undo`]), then the
 //! power comes back: the daemon starts again and brings the pool back, which
 //! replays its intent log (ZIL) when the dataset is mounted.
 //!
-//! Only a lab with its own zfs-fuse daemon ([`crate::zfsd`]) can crash: the
+//! Only a lab with its own zfs-fuse daemon ([`crate::parts::zfsd`]) can crash: the
 //! machine's shared daemon (or kernel OpenZFS) serves other pools, which a
-//! kill would take down with it. [`power_cut_disks`] alone (the disks' side)
-//! works on any lab.
+//! kill would take down with it.
 
-use crate::diskfs::{DiskCut, CONTROL_FILE, POWER_CUT, POWER_OFF, POWER_ON};
 use crate::lab::{zfs_command, Lab};
+use crate::parts::diskfs::{DiskCut, CONTROL_FILE, POWER_OFF, POWER_ON};
+use crate::parts::sys;
+use crate::parts::zfsd::{self, Zfsd};
 use crate::state::Resource;
-use crate::sys;
-use crate::zfsd::{self, Zfsd};
 use crate::LabError;
 use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// `lab status`'s line about power cuts, from the disks' counters: none
 /// before the first cut.
-pub fn power_status_line(stats: &[crate::diskfs::DiskStats]) -> Option<String> {
+pub fn power_status_line(stats: &[crate::parts::diskfs::DiskStats]) -> Option<String> {
     let cuts = stats.iter().map(|d| d.power_cuts).max().unwrap_or(0);
     if cuts == 0 {
         return None;
@@ -65,13 +63,6 @@ pub struct CrashReport {
 /// answer and bring its pool back.
 const DAEMON_LIMIT: Duration = Duration::from_secs(30);
 
-/// Cut the power of every disk in the disk mount `disk_mount` (the lab's
-/// disk file system) and give it back at once: what each lost.
-pub fn power_cut_disks(disk_mount: &Path) -> Result<Vec<DiskCut>, LabError> {
-    control(disk_mount, POWER_CUT)?;
-    last_cut(disk_mount)
-}
-
 /// Send one command to the disk file system's control file.
 fn control(disk_mount: &Path, command: &str) -> Result<(), LabError> {
     let control = disk_mount.join(CONTROL_FILE);
@@ -79,11 +70,11 @@ fn control(disk_mount: &Path, command: &str) -> Result<(), LabError> {
         what: format!("{what} {}", control.display()),
         source: e,
     };
-    if !crate::diskfs::is_fuse_mount(disk_mount) {
-        return Err(LabError::Other(format!(
-            "no disk file system is mounted at {}",
-            disk_mount.display()
-        )));
+    if !crate::parts::diskfs::is_fuse_mount(disk_mount) {
+        return Err(LabError::NotMounted {
+            what: "the disk file system".into(),
+            path: disk_mount.to_path_buf(),
+        });
     }
     std::fs::OpenOptions::new()
         .write(true)
@@ -103,11 +94,9 @@ fn last_cut(disk_mount: &Path) -> Result<Vec<DiskCut>, LabError> {
     std::fs::File::open(&control)
         .and_then(|mut f| f.read_to_string(&mut text))
         .map_err(|e| io("read the power cut's report from", e))?;
-    serde_json::from_str(&text).map_err(|e| {
-        LabError::Other(format!(
-            "the power cut's report in {} is damaged: {e}",
-            control.display()
-        ))
+    serde_json::from_str(&text).map_err(|e| LabError::Damaged {
+        what: format!("the power cut's report in {}", control.display()),
+        message: e.to_string(),
     })
 }
 
@@ -115,23 +104,21 @@ fn last_cut(disk_mount: &Path) -> Result<Vec<DiskCut>, LabError> {
 /// restart the daemon and bring the pool back. Refused (nothing done) unless
 /// the lab runs its own daemon.
 pub fn crash(lab: &mut Lab, say: &dyn Fn(&str)) -> Result<CrashReport, LabError> {
-    let Some(info) = lab.info().cloned() else {
-        return Err(LabError::Other(format!(
-            "lab {} did not finish building; `tankbench lab down {}` removes it",
-            lab.state.id, lab.state.spec.name
-        )));
-    };
+    let info = lab.built()?.clone();
     let Some(old) = info.zfsd.clone() else {
-        return Err(LabError::Other(format!(
-            "lab {} has no zfs-fuse daemon of its own (its pool is served by the machine's ZFS, which other pools share): it cannot crash; only its disks could lose power",
-            lab.state.id
-        )));
+        return Err(LabError::NoOwnDaemon {
+            lab: lab.state.id.clone(),
+        });
     };
     if !old.alive() {
-        return Err(LabError::Other(format!(
-            "the zfs-fuse daemon of lab {} (pid {}) is not running; `tankbench lab down {}` and up again",
-            lab.state.id, old.pid, lab.state.spec.name
-        )));
+        return Err(LabError::NotRunning {
+            what: format!("the zfs-fuse daemon of lab {}", lab.state.id),
+            pid: old.pid,
+            hint: format!(
+                "; `tankbench lab down {}` and up again",
+                lab.state.spec.name
+            ),
+        });
     }
     // Everything the restart needs is checked before anything is killed.
     let bin = sys::which("zfs-fuse")
@@ -173,14 +160,15 @@ pub fn crash(lab: &mut Lab, say: &dyn Fn(&str)) -> Result<CrashReport, LabError>
     new.detach_foreign_mounts()?;
     wait_answering(&new, &mut child, &ddir.join("zfs-fuse.log"))?;
     bring_back_pool(&new, &info.pool, &info.disk_mount, &info.pool_mountpoint).map_err(|e| {
-        LabError::Other(format!(
-            "{e}; the power cut reverted {lost} bytes of acknowledged writes ({})",
-            disks
+        LabError::NotRecovered {
+            source: Box::new(e),
+            lost_bytes: lost,
+            per_disk: disks
                 .iter()
                 .map(|d| format!("{} {}", d.name, d.loss.lost_bytes))
                 .collect::<Vec<_>>()
-                .join(", ")
-        ))
+                .join(", "),
+        }
     })?;
     let recovery_s = started.elapsed().as_secs_f64();
     say(&format!(
@@ -232,13 +220,11 @@ fn wait_gone(d: &Zfsd) -> Result<(), LabError> {
                     .collect::<Vec<_>>()
                     .join(" ")
             };
-            return Err(LabError::Other(format!(
-                "zfs-fuse (pid {}) is still there {} s after SIGKILL (state {}, {} threads)",
-                d.pid,
-                DAEMON_LIMIT.as_secs(),
-                field("State:"),
-                field("Threads:")
-            )));
+            return Err(LabError::Timeout {
+                what: format!("zfs-fuse (pid {}) did not go after SIGKILL", d.pid),
+                seconds: DAEMON_LIMIT.as_secs(),
+                detail: format!("state {}, {} threads", field("State:"), field("Threads:")),
+            });
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -260,8 +246,7 @@ fn detach_dead_pool_mount(pool_mp: &Path) -> Result<(), LabError> {
         if !top.is_some_and(|m| m.fstype.starts_with("fuse")) {
             return Ok(());
         }
-        let c = std::ffi::CString::new(pool_mp.as_os_str().as_encoded_bytes())
-            .map_err(|_| LabError::Other("path with NUL".into()))?;
+        let c = sys::c_path(pool_mp)?;
         // SAFETY: `c` is a NUL-terminated string that outlives the call, and
         // umount2(2) only reads it.
         if unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) } != 0 {
@@ -297,34 +282,10 @@ fn start_daemon(
     arc_mib: Option<u64>,
 ) -> Result<(Zfsd, std::process::Child), LabError> {
     let mut cmd: Command = zfsd::daemon_command(bin, ddir, arc_mib)?;
-    let log_path = ddir.join("zfs-fuse.log");
-    let log = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&log_path)
-        .map_err(|e| LabError::Io {
-            what: format!("open {}", log_path.display()),
-            source: e,
-        })?;
-    let log2 = log.try_clone().map_err(|e| LabError::Io {
-        what: "dup log".into(),
-        source: e,
-    })?;
-    cmd.stdin(Stdio::null()).stdout(log).stderr(log2);
-    // SAFETY: runs in the forked child before exec, where only
-    // async-signal-safe functions may be called (signal-safety(7)); setsid(2)
-    // is one, and the closure allocates and captures nothing.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::setsid();
-            Ok(())
-        });
-    }
-    let child = cmd.spawn().map_err(|e| LabError::Spawn {
-        command: sys::describe(&cmd),
-        source: e,
-    })?;
-    let pid = i32::try_from(child.id())
-        .map_err(|_| LabError::Other(format!("pid {} out of range", child.id())))?;
+    sys::log_output_to(&mut cmd, &ddir.join("zfs-fuse.log"), true)?;
+    sys::own_session(&mut cmd);
+    let child = sys::spawn(&mut cmd)?;
+    let pid = sys::child_pid(&child)?;
     let d = Zfsd {
         pid,
         start_time: zfsd::start_time(pid).unwrap_or_default(),
@@ -363,22 +324,26 @@ fn wait_answering(d: &Zfsd, child: &mut std::process::Child, log: &Path) -> Resu
     let deadline = Instant::now() + DAEMON_LIMIT;
     loop {
         if let Ok(Some(status)) = child.try_wait() {
-            let text = std::fs::read_to_string(log).unwrap_or_default();
-            return Err(LabError::Other(format!(
-                "the restarted zfs-fuse (pid {}) exited ({status}): {}",
-                d.pid,
-                text.trim().lines().last().unwrap_or("no output")
-            )));
+            return Err(LabError::EndedEarly {
+                what: format!("the restarted zfs-fuse (pid {})", d.pid),
+                status: status.to_string(),
+                before: "before it answered",
+                last_line: sys::last_line(log),
+            });
         }
         let mut c = d.command("zpool")?;
         if sys::status_within(c.arg("list"), Duration::from_secs(10)) == sys::Within::Succeeded {
             return Ok(());
         }
         if Instant::now() > deadline {
-            return Err(LabError::Other(format!(
-                "the restarted zfs-fuse (pid {}) does not answer `zpool list`",
-                d.pid
-            )));
+            return Err(LabError::Timeout {
+                what: format!(
+                    "the restarted zfs-fuse (pid {}) did not answer `zpool list`",
+                    d.pid
+                ),
+                seconds: DAEMON_LIMIT.as_secs(),
+                detail: String::new(),
+            });
         }
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -425,10 +390,14 @@ fn bring_back_pool(
             let health = sys::run_cmd(health.args(["list", "-H", "-o", "health", pool]))
                 .map(|h| h.trim().to_string())
                 .unwrap_or_else(|e| e.to_string());
-            return Err(LabError::Other(format!(
-                "pool {pool} did not come back at {} after the crash (health: {health})",
-                pool_mp.display()
-            )));
+            return Err(LabError::Timeout {
+                what: format!(
+                    "pool {pool} did not come back at {} after the crash",
+                    pool_mp.display()
+                ),
+                seconds: DAEMON_LIMIT.as_secs(),
+                detail: format!("health {health}"),
+            });
         }
         std::thread::sleep(Duration::from_millis(200));
     }
@@ -443,7 +412,7 @@ mod tests {
 
     #[test]
     fn the_status_line_sums_the_cuts_of_every_disk() {
-        use crate::diskfs::DiskStats;
+        use crate::parts::diskfs::DiskStats;
         let disk = |name: &str, cuts, lost, torn| DiskStats {
             name: name.into(),
             power_cuts: cuts,

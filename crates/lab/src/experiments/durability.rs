@@ -3,7 +3,7 @@
 //! crash of a cell, `tankbench durability write` runs in the client namespace
 //! on the remote mount and reports every acknowledged write to a recorder in
 //! a third network namespace, the lab crashes at a seeded random moment of
-//! the write phase ([`crate::crash`]), and `tankbench durability verify`
+//! the write phase ([`crate::experiments::crash`]), and `tankbench durability verify`
 //! reads every acknowledged block back from the pool that came back.
 //!
 //! ```toml
@@ -31,12 +31,13 @@
 //! zfs-fuse mounts the dataset afresh (new FUSE mount, new ARC), so what
 //! verify reads is what the disks gave back.
 
-use crate::crash::{self, CrashReport};
+use crate::experiments::crash::{self, CrashReport};
+use crate::experiments::matrix::{check_replaceable, publish, OutputWriter};
 use crate::lab::{Lab, UpOptions};
-use crate::matrix::{check_replaceable, publish, OutputWriter};
+use crate::parts::{net, remote, sys};
 use crate::spec::{Access, LabSpec, RawSpec};
 use crate::state::Resource;
-use crate::{net, remote, sys, LabError};
+use crate::{LabError, NotStarted};
 use fileio::result::{RunResult, Verdict};
 use report::table::{self, Table};
 use serde::{Deserialize, Serialize};
@@ -44,26 +45,31 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 /// Marks the JSON document of a durability matrix as ours (its first key).
-pub const JSON_GENERATOR: &str = "tankbench lab durability";
+pub(crate) const JSON_GENERATOR: &str = "tankbench lab durability";
 /// Where the recorder listens in its namespace.
-pub const RECORDER_PORT: u16 = 7878;
+pub(crate) const RECORDER_PORT: u16 = 7878;
 /// The recorder's addresses: as the client reaches it, as the server does.
-pub const RECORDER_FROM_CLIENT: &str = "10.78.0.2";
-pub const RECORDER_FROM_SERVER: &str = "10.78.1.2";
+pub(crate) const RECORDER_FROM_CLIENT: &str = "10.78.0.2";
+pub(crate) const RECORDER_FROM_SERVER: &str = "10.78.1.2";
 /// Crashes per cell when neither the file nor the command line says.
-pub const DEFAULT_CRASHES: u32 = 3;
+pub(crate) const DEFAULT_CRASHES: u32 = 3;
 /// The crash comes this long after the writer's first acknowledgement,
 /// uniform in the window (seeded): past the file set's preparation, inside
 /// the write phase, well before zfs-fuse's 30 s transaction-group timeout
 /// (zfs_txg_timeout in its txg.c) would make every cell look durable.
-pub const DEFAULT_WINDOW_S: [f64; 2] = [2.0, 8.0];
+pub(crate) const DEFAULT_WINDOW_S: [f64; 2] = [2.0, 8.0];
 /// What the writer may take from its start to its first acknowledgement
 /// (it fills the files with zeros first).
 const FIRST_ACK_LIMIT: Duration = Duration::from_secs(120);
+/// What the recorder may take to listen.
+const RECORDER_START_LIMIT: Duration = Duration::from_secs(20);
+/// What a snapshot (or its destruction) may take to sync its transaction
+/// group.
+const SETTLE_LIMIT: Duration = Duration::from_secs(60);
 /// What the writer may take to notice the crash and end.
 const WRITER_END_LIMIT: Duration = Duration::from_secs(20);
 
@@ -377,7 +383,7 @@ impl DurabilityMatrix {
         for c in raw.cell {
             let mut v = base.clone();
             for (k, val) in &c.set {
-                crate::matrix::set_path(&mut v, k, val.clone())?;
+                crate::experiments::matrix::set_path(&mut v, k, val.clone())?;
             }
             let rawspec: RawSpec = v.try_into().map_err(|e: toml::de::Error| {
                 spec_err(path, format!("cell '{}': {}", c.name, one_line(e)))
@@ -419,7 +425,7 @@ impl DurabilityMatrix {
 
     /// The moment of crash `k` of cell `cell`, seconds after the first
     /// acknowledgement: uniform in the window, from the seed alone.
-    pub fn crash_after_s(&self, cell: usize, k: u32) -> f64 {
+    pub(crate) fn crash_after_s(&self, cell: usize, k: u32) -> f64 {
         let mut x = self.seed
             ^ (cell as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
             ^ u64::from(k).wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
@@ -580,10 +586,7 @@ impl DurabilityMatrix {
         out: &mut CrashOutcome,
         writer: &mut Option<Child>,
     ) -> Result<(), LabError> {
-        let info = lab
-            .info()
-            .cloned()
-            .ok_or_else(|| LabError::Other("the lab is not completely built".into()))?;
+        let info = lab.built()?.clone();
         let name = format!("durability-{k}");
         // Made on the server and flushed there: the file set's directory is
         // not what a crash should take.
@@ -596,7 +599,6 @@ impl DurabilityMatrix {
         let journal_start = std::fs::metadata(&rig.journal).map_or(0, |m| m.len());
         let wlog = rig.dir.join(format!("writer-{k}.log"));
         record(lab, Resource::File { path: wlog.clone() })?;
-        let logf = std::fs::File::create(&wlog).map_err(|e| io(&wlog, "create", e))?;
         let mut cmd = Command::new(&rig.tankbench);
         cmd.arg("durability")
             .arg("write")
@@ -607,13 +609,8 @@ impl DurabilityMatrix {
             // A safety net only: the crash ends the writer long before.
             .arg(format!("--time={}", writer_time_limit(self.window_s[1])));
         sys::in_netns(&mut cmd, &net::client_ns(&lab.state.id))?;
-        cmd.stdin(Stdio::null())
-            .stdout(logf.try_clone().map_err(|e| io(&wlog, "dup", e))?)
-            .stderr(logf);
-        let child = cmd.spawn().map_err(|e| LabError::Spawn {
-            command: sys::describe(&cmd),
-            source: e,
-        })?;
+        sys::log_output_to(&mut cmd, &wlog, false)?;
+        let child = sys::spawn(&mut cmd)?;
         let child = writer.insert(child);
 
         let first_ack = wait_first_ack(child, &rig.journal, journal_start, &wlog)?;
@@ -644,7 +641,7 @@ impl DurabilityMatrix {
             out.writer_exit = child.wait().ok().and_then(|s| s.code());
         }
         *writer = None;
-        out.writer_line = last_line(&wlog);
+        out.writer_line = sys::last_line(&wlog);
 
         out.verify = Some(verify(lab, rig, k, &server_dir, labels, say)?);
         Ok(())
@@ -671,7 +668,6 @@ fn verify(
         },
     )?;
     record(lab, Resource::File { path: vlog.clone() })?;
-    let logf = std::fs::File::create(&vlog).map_err(|e| io(&vlog, "create", e))?;
     let mut cmd = Command::new(&rig.tankbench);
     cmd.arg("durability")
         .arg("verify")
@@ -680,21 +676,21 @@ fn verify(
         .arg(format!("--key={}", rig.key.display()))
         .arg(format!("--json={}", vjson.display()));
     sys::in_netns(&mut cmd, &net::server_ns(&lab.state.id))?;
-    cmd.stdin(Stdio::null())
-        .stdout(logf.try_clone().map_err(|e| io(&vlog, "dup", e))?)
-        .stderr(logf);
+    sys::log_output_to(&mut cmd, &vlog, false)?;
     let status = cmd.status().map_err(|e| LabError::Spawn {
         command: sys::describe(&cmd),
         source: e,
     })?;
-    let text = std::fs::read_to_string(&vjson).map_err(|_| {
-        LabError::Other(format!(
-            "durability verify ended ({status}) without a result: {}",
-            last_line(&vlog)
-        ))
+    let text = std::fs::read_to_string(&vjson).map_err(|_| LabError::EndedEarly {
+        what: "durability verify".into(),
+        status: status.to_string(),
+        before: "without a result",
+        last_line: sys::last_line(&vlog),
     })?;
-    let mut result: RunResult = serde_json::from_str(&text)
-        .map_err(|e| LabError::Other(format!("durability verify's result does not parse: {e}")))?;
+    let mut result: RunResult = serde_json::from_str(&text).map_err(|e| LabError::Damaged {
+        what: format!("durability verify's result {}", vjson.display()),
+        message: e.to_string(),
+    })?;
     result.labels.extend(labels.clone());
     result.labels.insert("crash".into(), k.to_string());
     if let Some(d) = &result.durability {
@@ -849,10 +845,7 @@ fn record(lab: &mut Lab, r: Resource) -> Result<(), LabError> {
 impl Rig {
     fn attach(lab: &mut Lab, export: Export, tankbench: &Path) -> Result<Rig, LabError> {
         let id = lab.state.id.clone();
-        let info = lab
-            .info()
-            .cloned()
-            .ok_or_else(|| LabError::Other("the lab is not completely built".into()))?;
+        let info = lab.built()?.clone();
         let rec_ns = recorder_namespace(lab, &id)?;
         let dir = lab.dir.join("durability");
         std::fs::create_dir(&dir).map_err(|e| io(&dir, "create", e))?;
@@ -870,34 +863,27 @@ impl Rig {
         // writer and verify.
         let key = dir.join("recorder.key");
         record(lab, Resource::File { path: key.clone() })?;
-        let logf = std::fs::File::create(&rlog).map_err(|e| io(&rlog, "create", e))?;
         let mut cmd = Command::new(tankbench);
         cmd.args(["durability", "record"])
             .arg(format!("--listen=0.0.0.0:{RECORDER_PORT}"))
             .arg(format!("--journal={}", journal.display()))
             .arg(format!("--key={}", key.display()));
         sys::in_netns(&mut cmd, &rec_ns)?;
-        cmd.stdin(Stdio::null())
-            .stdout(logf.try_clone().map_err(|e| io(&rlog, "dup", e))?)
-            .stderr(logf);
-        let child = cmd.spawn().map_err(|e| LabError::Spawn {
-            command: sys::describe(&cmd),
-            source: e,
-        })?;
-        let pid = i32::try_from(child.id())
-            .map_err(|_| LabError::Other(format!("pid {} out of range", child.id())))?;
+        sys::log_output_to(&mut cmd, &rlog, false)?;
+        let child = sys::spawn(&mut cmd)?;
+        let pid = sys::child_pid(&child)?;
         record(
             lab,
             Resource::Process {
                 pid,
                 tag: journal.display().to_string(),
                 what: "durability recorder".into(),
-                start_time: crate::zfsd::start_time(pid),
+                start_time: crate::parts::zfsd::start_time(pid),
             },
         )?;
         // Reaped by `lab down` through its record; the handle is not needed.
         drop(child);
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = Instant::now() + RECORDER_START_LIMIT;
         loop {
             let ns = rec_ns.clone();
             let up = sys::with_netns(&ns, || {
@@ -907,11 +893,17 @@ impl Rig {
             if up && key.exists() {
                 break;
             }
-            if Instant::now() > deadline || !sys::pid_alive(pid) {
-                return Err(LabError::Other(format!(
-                    "the durability recorder did not start: {}",
-                    last_line(&rlog)
-                )));
+            let exited = !sys::pid_alive(pid);
+            if exited || Instant::now() > deadline {
+                return Err(LabError::NotStarted {
+                    what: "the durability recorder".into(),
+                    how: if exited {
+                        NotStarted::Exited
+                    } else {
+                        NotStarted::Within(RECORDER_START_LIMIT.as_secs())
+                    },
+                    last_line: sys::last_line(&rlog),
+                });
             }
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -974,14 +966,7 @@ fn recorder_namespace(lab: &mut Lab, id: &str) -> Result<String, LabError> {
 /// lab's sshd and keys, whose sftp-server denies the fsync request.
 fn mount_no_fsync(lab: &mut Lab, pool_mp: &Path) -> Result<PathBuf, LabError> {
     let id = lab.state.id.clone();
-    let sftp = [
-        "/usr/lib/openssh/sftp-server",
-        "/usr/libexec/openssh/sftp-server",
-        "/usr/libexec/sftp-server",
-    ]
-    .iter()
-    .find(|p| Path::new(p).exists())
-    .ok_or_else(|| {
+    let sftp = remote::sftp_server().ok_or_else(|| {
         LabError::Missing(
             "program `sftp-server` (apt-get install openssh-sftp-server): the no-fsync export runs it with -P fsync"
                 .into(),
@@ -1000,7 +985,7 @@ fn mount_no_fsync(lab: &mut Lab, pool_mp: &Path) -> Result<PathBuf, LabError> {
         (pool_mp, &mp),
         &format!("{id}-nofsync"),
         // A path (with '/') is run as a command rather than a subsystem.
-        &[format!("sftp_server={sftp} -P fsync")],
+        &[format!("sftp_server={} -P fsync", sftp.display())],
         &log,
     )?;
     Ok(mp)
@@ -1020,17 +1005,19 @@ fn wait_first_ack(
             return Ok(Instant::now());
         }
         if let Ok(Some(st)) = child.try_wait() {
-            return Err(LabError::Other(format!(
-                "the writer ended ({st}) before its first acknowledgement: {}",
-                last_line(wlog)
-            )));
+            return Err(LabError::EndedEarly {
+                what: "the writer".into(),
+                status: st.to_string(),
+                before: "before its first acknowledgement",
+                last_line: sys::last_line(wlog),
+            });
         }
         if started.elapsed() > FIRST_ACK_LIMIT {
-            return Err(LabError::Other(format!(
-                "no acknowledgement reached the recorder within {} s: {}",
-                FIRST_ACK_LIMIT.as_secs(),
-                last_line(wlog)
-            )));
+            return Err(LabError::Timeout {
+                what: "no acknowledgement reached the recorder".into(),
+                seconds: FIRST_ACK_LIMIT.as_secs(),
+                detail: sys::last_line(wlog),
+            });
         }
         sys::check_interrupted()?;
         std::thread::sleep(Duration::from_millis(20));
@@ -1045,10 +1032,12 @@ fn wait_writing_until(child: &mut Child, at: Instant, wlog: &Path) -> Result<(),
             return Ok(());
         }
         if let Ok(Some(st)) = child.try_wait() {
-            return Err(LabError::Other(format!(
-                "the writer ended ({st}) before the crash: {}",
-                last_line(wlog)
-            )));
+            return Err(LabError::EndedEarly {
+                what: "the writer".into(),
+                status: st.to_string(),
+                before: "before the crash",
+                last_line: sys::last_line(wlog),
+            });
         }
         sys::check_interrupted()?;
         std::thread::sleep(Duration::from_millis(10).min(at - now));
@@ -1071,10 +1060,12 @@ fn settle_pool(info: &crate::state::LabInfo, k: u32) -> Result<(), LabError> {
     for verb in ["snapshot", "destroy"] {
         let mut c = crate::lab::zfs_command(info.zfsd.as_ref(), "zfs")?;
         c.args([verb, snap.as_str()]);
-        if sys::status_within(&mut c, Duration::from_secs(60)) != sys::Within::Succeeded {
-            return Err(LabError::Other(format!(
-                "`zfs {verb} {snap}` did not succeed within 60 s"
-            )));
+        if sys::status_within(&mut c, SETTLE_LIMIT) != sys::Within::Succeeded {
+            return Err(LabError::Timeout {
+                what: format!("`zfs {verb} {snap}` did not succeed"),
+                seconds: SETTLE_LIMIT.as_secs(),
+                detail: String::new(),
+            });
         }
     }
     Ok(())
@@ -1111,17 +1102,6 @@ fn wait_end(child: &mut Child, limit: Duration) -> Result<Option<i32>, LabError>
             }
         }
     }
-}
-
-/// The last non-empty line of a log.
-fn last_line(log: &Path) -> String {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("no output")
-        .to_string()
 }
 
 /// The durability matrix's output files.
@@ -1352,7 +1332,7 @@ mod tests {
                             ..Default::default()
                         }),
                         ..serde_json::from_str(include_str!(
-                            "../../fileio/tests/data/schema1-stored-seqwr.json"
+                            "../../../fileio/tests/data/schema1-stored-seqwr.json"
                         ))
                         .unwrap()
                     }),

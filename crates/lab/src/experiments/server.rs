@@ -3,10 +3,10 @@
 //! beside a run's `RunResult`, never inside it: the result stays what fileio
 //! measured at the client.
 
-use crate::diskfs::DiskStats;
 use crate::lab::Lab;
+use crate::parts::diskfs::DiskStats;
+use crate::parts::zfsd::ArcStats;
 use crate::spec::{Backend, LabSpec};
-use crate::zfsd::ArcStats;
 use serde::{Deserialize, Serialize};
 use std::time::SystemTime;
 
@@ -48,7 +48,7 @@ impl ServerActivity {
 }
 
 /// The counters of `lab` now.
-pub fn snapshot(lab: &Lab) -> Snapshot {
+pub(crate) fn snapshot(lab: &Lab) -> Snapshot {
     let stats_file = lab.dir.join("disk-stats.json");
     Snapshot {
         arc: lab
@@ -154,7 +154,7 @@ pub fn status_lines(lab: &Lab, window: std::time::Duration) -> Vec<String> {
 /// default, 128 MiB (arcstats c_max of a lab daemon started without `-m`,
 /// measured with zfs-fuse 0.7.0 of Debian; its zfsrc says "default size :
 /// 128 Mb").
-pub const ZFS_FUSE_DEFAULT_ARC: u64 = 128 << 20;
+pub(crate) const ZFS_FUSE_DEFAULT_ARC: u64 = 128 << 20;
 
 /// A warning when the workload's file set, with its metadata, is larger than
 /// the lab's ARC: then the run measures the disks behind a cache that cannot
@@ -163,7 +163,7 @@ pub fn arc_fit_warning(spec: &LabSpec, workload: &[String]) -> Option<String> {
     if spec.pool.backend == Some(Backend::OpenZfs) {
         return None;
     }
-    let shape = crate::run::run_shape(workload)?;
+    let shape = crate::experiments::workload::run_shape(workload)?;
     let arc = spec.server.arc.unwrap_or(ZFS_FUSE_DEFAULT_ARC);
     let recordsize = spec.pool.recordsize.unwrap_or(128 << 10);
     let need = file_set_arc_bytes(shape.file_total_size, recordsize);
@@ -182,7 +182,7 @@ pub fn arc_fit_warning(spec: &LabSpec, workload: &[String]) -> Option<String> {
 /// Bytes a file set of `file_bytes` takes in the ARC with its metadata: the
 /// data, plus one block pointer (128 bytes, blkptr_t in the ZFS on-disk
 /// format) per record for the indirect blocks that address it.
-pub fn file_set_arc_bytes(file_bytes: u64, recordsize: u64) -> u64 {
+pub(crate) fn file_set_arc_bytes(file_bytes: u64, recordsize: u64) -> u64 {
     let records = file_bytes.div_ceil(recordsize.max(512));
     file_bytes + records * 128
 }

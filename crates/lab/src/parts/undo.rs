@@ -49,7 +49,7 @@ pub struct CutLoss {
 
 /// The undo records of one disk.
 #[derive(Debug, Default)]
-pub struct UndoLog {
+pub(crate) struct UndoLog {
     /// By write id: ids grow with submission order, so this is oldest first.
     records: BTreeMap<u64, Record>,
     /// (offset, id) of every record, to find the older records a range
@@ -83,11 +83,13 @@ impl UndoLog {
         self.bytes
     }
 
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.records.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
         self.records.is_empty()
     }
 
@@ -145,7 +147,7 @@ impl UndoLog {
 
     /// The model says these writes are durable. Each is forgotten once its
     /// reply is out (`done <= now`); until then it is in flight.
-    pub fn durable(&mut self, ids: &[u64], now: Nanos) {
+    pub(crate) fn durable(&mut self, ids: &[u64], now: Nanos) {
         for id in ids {
             let Some(r) = self.records.get_mut(id) else {
                 continue;
@@ -160,7 +162,7 @@ impl UndoLog {
     }
 
     /// Forget the durable records whose replies are out by `now`.
-    pub fn settle(&mut self, now: Nanos) {
+    pub(crate) fn settle(&mut self, now: Nanos) {
         while let Some(&(done, id)) = self.in_flight.first() {
             if done > now {
                 break;

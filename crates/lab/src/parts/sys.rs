@@ -50,11 +50,56 @@ pub fn describe(cmd: &Command) -> String {
     s
 }
 
+/// Give `cmd` no input and send its stdout and stderr to `log`, a new file
+/// (or, with `append`, the end of an existing one). A file rather than a
+/// pipe: a daemon, or a child it leaves behind (sshfs's ssh), would hold a
+/// pipe open forever.
+pub(crate) fn log_output_to(cmd: &mut Command, log: &Path, append: bool) -> Result<(), LabError> {
+    let opened = if append {
+        std::fs::OpenOptions::new().append(true).open(log)
+    } else {
+        std::fs::File::create(log)
+    };
+    let io = |e| LabError::Io {
+        what: format!("open log {}", log.display()),
+        source: e,
+    };
+    let f = opened.map_err(io)?;
+    cmd.stdin(Stdio::null())
+        .stdout(f.try_clone().map_err(io)?)
+        .stderr(f);
+    Ok(())
+}
+
+/// Start `cmd` in a session of its own (setsid(2)), so that a Ctrl-C at the
+/// terminal reaches the lab, which tears down, rather than the daemons
+/// under a live pool.
+pub(crate) fn own_session(cmd: &mut Command) {
+    // SAFETY: the closure runs in the forked child before exec, where only
+    // async-signal-safe functions may be called (signal-safety(7)); it
+    // calls setsid(2), which is on that list, and nothing else: it
+    // allocates nothing and captures nothing.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+}
+
+/// Start `cmd`; a failure to start names the command line.
+pub(crate) fn spawn(cmd: &mut Command) -> Result<std::process::Child, LabError> {
+    cmd.spawn().map_err(|e| LabError::Spawn {
+        command: describe(cmd),
+        source: e,
+    })
+}
+
 /// Make `cmd` run inside network namespace `netns` (a name under
 /// /run/netns) while staying in the host's mount namespace. `ip netns exec`
 /// would also give the child a private mount namespace, and then an sshfs
 /// mount made inside it would be invisible to the workload started next.
-pub fn in_netns(cmd: &mut Command, netns: &str) -> Result<(), LabError> {
+pub(crate) fn in_netns(cmd: &mut Command, netns: &str) -> Result<(), LabError> {
     let path = netns_path(netns);
     let fd = std::fs::File::open(&path).map_err(|e| LabError::Io {
         what: format!("open network namespace {}", path.display()),
@@ -89,7 +134,7 @@ pub fn netns_path(netns: &str) -> PathBuf {
 
 /// Run `f` on a new thread that has joined network namespace `netns`
 /// (namespaces are per thread, so the caller's threads are unaffected).
-pub fn with_netns<T: Send + 'static>(
+pub(crate) fn with_netns<T: Send + 'static>(
     netns: &str,
     f: impl FnOnce() -> Result<T, LabError> + Send + 'static,
 ) -> Result<T, LabError> {
@@ -111,7 +156,9 @@ pub fn with_netns<T: Send + 'static>(
         f()
     })
     .join()
-    .map_err(|_| LabError::Other("a network-namespace worker thread panicked".into()))?
+    .map_err(|_| LabError::Panicked {
+        what: "a network-namespace worker thread",
+    })?
 }
 
 #[derive(Debug, Clone)]
@@ -160,14 +207,13 @@ fn unescape(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-pub fn is_mounted(path: &Path) -> bool {
+pub(crate) fn is_mounted(path: &Path) -> bool {
     mounts().iter().any(|m| m.target == path)
 }
 
 /// Unmount `path` (no lazy detach: a busy mount is an error worth seeing).
 pub fn umount(path: &Path) -> Result<(), LabError> {
-    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
-        .map_err(|_| LabError::Other("path with NUL".into()))?;
+    let c = c_path(path)?;
     // SAFETY: `c` is a NUL-terminated string that outlives the call, and
     // umount2(2) only reads it.
     if unsafe { libc::umount2(c.as_ptr(), 0) } != 0 {
@@ -181,6 +227,13 @@ pub fn umount(path: &Path) -> Result<(), LabError> {
         });
     }
     Ok(())
+}
+
+/// `path` as the C string a system call takes.
+pub(crate) fn c_path(path: &Path) -> Result<std::ffi::CString, LabError> {
+    std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| LabError::NulInPath {
+        path: path.to_path_buf(),
+    })
 }
 
 pub fn which(program: &str) -> Option<PathBuf> {
@@ -201,14 +254,14 @@ pub fn which(program: &str) -> Option<PathBuf> {
 }
 
 /// A program the lab needs, and how to get it.
-pub struct Requirement {
+pub(crate) struct Requirement {
     pub program: &'static str,
     pub package: &'static str,
 }
 
 /// Check root, /dev/fuse and the given programs; one error listing everything
 /// missing with the command that installs it.
-pub fn check_prerequisites(programs: &[Requirement]) -> Result<(), LabError> {
+pub(crate) fn check_prerequisites(programs: &[Requirement]) -> Result<(), LabError> {
     let mut missing = Vec::new();
     if effective_uid() != 0 {
         missing.push("root privileges (run as root, e.g. with sudo: the lab creates network namespaces and mounts)".to_string());
@@ -239,7 +292,7 @@ pub fn check_prerequisites(programs: &[Requirement]) -> Result<(), LabError> {
 }
 
 /// The effective user id of this process.
-pub fn effective_uid() -> u32 {
+pub(crate) fn effective_uid() -> u32 {
     // SAFETY: geteuid(2) takes no arguments, cannot fail and touches no memory
     // of ours.
     unsafe { libc::geteuid() }
@@ -248,7 +301,7 @@ pub fn effective_uid() -> u32 {
 /// Ask the kernel to wake the calling thread on time: the default 50 µs timer
 /// slack (prctl(2), PR_SET_TIMERSLACK) would add that much to every sleep and
 /// distort the sub-millisecond delays the disks and the relay inject.
-pub fn precise_timers() {
+pub(crate) fn precise_timers() {
     // SAFETY: PR_SET_TIMERSLACK takes one integer argument and changes only
     // the calling thread's timer slack; no pointers are passed.
     unsafe {
@@ -294,7 +347,7 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
-pub fn check_interrupted() -> Result<(), LabError> {
+pub(crate) fn check_interrupted() -> Result<(), LabError> {
     if interrupted() {
         Err(LabError::Interrupted)
     } else {
@@ -333,7 +386,7 @@ pub fn pid_cmdline(pid: i32) -> Vec<String> {
 
 /// Stop a process the lab started: SIGTERM, wait up to `grace`, then SIGKILL.
 /// `expect` guards against pid reuse: the command line must contain it.
-pub fn stop_pid(pid: i32, expect: &str, grace: std::time::Duration) {
+pub(crate) fn stop_pid(pid: i32, expect: &str, grace: std::time::Duration) {
     if !pid_alive(pid) || !pid_cmdline(pid).iter().any(|a| a.contains(expect)) {
         return;
     }
@@ -358,6 +411,25 @@ fn send_signal(pid: i32, sig: libc::c_int) {
     }
 }
 
+/// The last non-empty line of a log file ("no output" for none): what a
+/// daemon or program said last, quoted in the error of its failure.
+pub(crate) fn last_line(log: &Path) -> String {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("no output")
+        .to_string()
+}
+
+/// A child's process id as the kernel's pid type.
+pub(crate) fn child_pid(child: &std::process::Child) -> Result<i32, LabError> {
+    i32::try_from(child.id()).map_err(|_| LabError::PidOutOfRange {
+        pid: i64::from(child.id()),
+    })
+}
+
 /// Every process id on the machine.
 pub fn all_pids() -> Vec<i32> {
     std::fs::read_dir("/proc")
@@ -370,7 +442,7 @@ pub fn all_pids() -> Vec<i32> {
 
 /// How a command ended within a time limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Within {
+pub(crate) enum Within {
     Succeeded,
     Failed,
     /// Still running at the limit: killed (it is our child) and reaped.
@@ -378,7 +450,7 @@ pub enum Within {
 }
 
 /// Run `cmd` (no input, output discarded) for at most `limit`.
-pub fn status_within(cmd: &mut Command, limit: std::time::Duration) -> Within {
+pub(crate) fn status_within(cmd: &mut Command, limit: std::time::Duration) -> Within {
     let child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -403,7 +475,8 @@ pub fn status_within(cmd: &mut Command, limit: std::time::Duration) -> Within {
 }
 
 /// A running process called `name` (its /proc comm, at most 15 bytes).
-pub fn process_named(name: &str) -> Option<i32> {
+#[cfg(test)]
+pub(crate) fn process_named(name: &str) -> Option<i32> {
     all_pids().into_iter().find(|pid| {
         pid_alive(*pid)
             && std::fs::read_to_string(format!("/proc/{pid}/comm"))

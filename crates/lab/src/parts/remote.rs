@@ -3,8 +3,8 @@
 //! delaying relay) and sshfs in the client namespace mounting the pool's
 //! dataset.
 
-use crate::net;
-use crate::sys;
+use crate::parts::net;
+use crate::parts::sys;
 use crate::LabError;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,7 +31,7 @@ impl SshFiles {
     }
 
     /// Every file this module creates (for the state file).
-    pub fn all_files(&self) -> Vec<PathBuf> {
+    pub(crate) fn all_files(&self) -> Vec<PathBuf> {
         let mut v = vec![
             self.host_key.clone(),
             self.host_key.with_extension("pub"),
@@ -58,6 +58,19 @@ fn keygen(path: &Path, comment: &str) -> Result<(), LabError> {
     Ok(())
 }
 
+/// OpenSSH's sftp-server program, where a distribution puts it (Debian,
+/// Fedora, others); None when it is not installed.
+pub(crate) fn sftp_server() -> Option<PathBuf> {
+    [
+        "/usr/lib/openssh/sftp-server",
+        "/usr/libexec/openssh/sftp-server",
+        "/usr/libexec/sftp-server",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.exists())
+}
+
 /// Generate keys and the sshd configuration.
 pub fn prepare(files: &SshFiles, id: &str) -> Result<(), LabError> {
     keygen(&files.host_key, &format!("{id}-host"))?;
@@ -75,15 +88,8 @@ pub fn prepare(files: &SshFiles, id: &str) -> Result<(), LabError> {
         })
     };
     write(&files.authorized_keys, &pubkey)?;
-    let sftp = [
-        "/usr/lib/openssh/sftp-server",
-        "/usr/libexec/openssh/sftp-server",
-        "/usr/libexec/sftp-server",
-    ]
-    .iter()
-    .find(|p| Path::new(p).exists())
-    .map(|s| s.to_string())
-    .unwrap_or_else(|| "internal-sftp".into());
+    let sftp =
+        sftp_server().map_or_else(|| "internal-sftp".to_string(), |p| p.display().to_string());
     // Only the lab's own key gets in; loopback of the server namespace only.
     let cfg = format!(
         "# sshd for lab {id}; made by tankbench lab\n\
@@ -107,7 +113,7 @@ pub fn prepare(files: &SshFiles, id: &str) -> Result<(), LabError> {
 }
 
 /// The sshd command, to be started in the server namespace.
-pub fn sshd_command(files: &SshFiles) -> Result<Command, LabError> {
+pub(crate) fn sshd_command(files: &SshFiles) -> Result<Command, LabError> {
     let sshd = sys::which("sshd").ok_or_else(|| {
         LabError::Missing("program `sshd` (apt-get install openssh-server)".into())
     })?;
@@ -123,7 +129,7 @@ pub fn sshd_command(files: &SshFiles) -> Result<Command, LabError> {
 
 /// Mount `remote_dir` of the server at `mountpoint`, from the client
 /// namespace, over member link 0 (one flow uses one member link).
-pub fn mount_sshfs(
+pub(crate) fn mount_sshfs(
     id: &str,
     files: &SshFiles,
     remote_dir: &Path,
@@ -142,7 +148,7 @@ pub fn mount_sshfs(
 
 /// [`mount_sshfs`] with its own file system name, sshfs options added to the
 /// lab's (e.g. another `sftp_server`), and its output in `log`.
-pub fn mount_sshfs_as(
+pub(crate) fn mount_sshfs_as(
     id: &str,
     files: &SshFiles,
     (remote_dir, mountpoint): (&Path, &Path),
@@ -175,18 +181,8 @@ pub fn mount_sshfs_as(
     }
     sys::in_netns(&mut c, &net::client_ns(id))?;
     // sshfs daemonizes once the mount is up, so this returns then. Its output
-    // goes to a file, not a pipe: the ssh child it leaves running would hold a
-    // pipe open forever.
-    let f = std::fs::File::create(log).map_err(|e| LabError::Io {
-        what: format!("create {}", log.display()),
-        source: e,
-    })?;
-    c.stdin(std::process::Stdio::null())
-        .stdout(f.try_clone().map_err(|e| LabError::Io {
-            what: "dup log".into(),
-            source: e,
-        })?)
-        .stderr(f);
+    // goes to a file (the ssh child it leaves running would hold a pipe).
+    sys::log_output_to(&mut c, log, false)?;
     let status = c.status().map_err(|e| LabError::Spawn {
         command: sys::describe(&c),
         source: e,

@@ -23,7 +23,7 @@
 //! `/zfs-kstat` in its own namespace (one file per counter under
 //! `zfs/arcstats/`); the host reads them through `/proc/PID/root`.
 
-use crate::sys;
+use crate::parts::sys;
 use crate::LabError;
 use serde::{Deserialize, Serialize};
 use std::ffi::CString;
@@ -35,7 +35,7 @@ use std::process::Command;
 /// given name in the daemon's namespace. `/zfs-kstat` gets one too: zfs-fuse
 /// removes that directory when it exits, which would unmount another lab's
 /// statistics while it still runs.
-pub const PRIVATE_PATHS: [(&str, &str); 5] = [
+pub(crate) const PRIVATE_PATHS: [(&str, &str); 5] = [
     ("/etc/zfs", "etc"),
     ("/var/run/zfs", "run"),
     ("/var/lock/zfs", "lock"),
@@ -44,14 +44,14 @@ pub const PRIVATE_PATHS: [(&str, &str); 5] = [
 ];
 
 /// How the lab's state names its zfs-fuse daemon.
-pub const WHAT: &str = "zfs-fuse";
+pub(crate) const WHAT: &str = "zfs-fuse";
 
 /// Files zfs-fuse makes in the lab's directories (relative to the daemon
 /// directory): its socket, lock and pool cache.
-pub const DAEMON_FILES: [&str; 3] = ["run/zfs_socket", "lock/zfs_lock", "lib/zpool.cache"];
+pub(crate) const DAEMON_FILES: [&str; 3] = ["run/zfs_socket", "lock/zfs_lock", "lib/zpool.cache"];
 
 /// zfs-fuse's range for `--max-arc-size` (its `--help`: "Range: 16 to 16384").
-pub const ARC_MIB_RANGE: (u64, u64) = (16, 16384);
+pub(crate) const ARC_MIB_RANGE: (u64, u64) = (16, 16384);
 
 /// The zfsrc of a lab's daemon. Debian's file minus `max-arc-size` (the ARC
 /// is the lab's `server.arc`, given with `-m`) and minus
@@ -59,7 +59,7 @@ pub const ARC_MIB_RANGE: (u64, u64) = (16, 16384);
 /// The FUSE attribute and entry timeouts are Debian's: zfs-fuse's `--help`
 /// counts them as a 40 % and a 100-fold gain for small I/O, and with
 /// `default_permissions` they cost no permission checks.
-pub const ZFSRC: &str = "\
+pub(crate) const ZFSRC: &str = "\
 # Written by tankbench lab: the private zfs-fuse daemon of one lab.
 vdev-cache-size = 10
 fuse-attr-timeout = 3600
@@ -80,7 +80,7 @@ pub struct Zfsd {
 }
 
 /// Start time of process `pid` (clock ticks after boot), if it exists.
-pub fn start_time(pid: i32) -> Option<u64> {
+pub(crate) fn start_time(pid: i32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Fields after the parenthesised command name; starttime is field 22,
     // the 20th after it (proc(5)).
@@ -101,10 +101,11 @@ impl Zfsd {
     /// socket is.
     pub fn command(&self, program: &str) -> Result<Command, LabError> {
         if !self.alive() {
-            return Err(LabError::Other(format!(
-                "the lab's zfs-fuse daemon (pid {}) is not running",
-                self.pid
-            )));
+            return Err(LabError::NotRunning {
+                what: "the lab's zfs-fuse daemon".into(),
+                pid: self.pid,
+                hint: String::new(),
+            });
         }
         let path = format!("/proc/{}/ns/mnt", self.pid);
         let fd = std::fs::File::open(&path).map_err(|e| LabError::Io {
@@ -138,16 +139,18 @@ impl Zfsd {
     /// long as this daemon lives. The lab's own disks and pool (everything
     /// under the lab's directory) stay. Called right after the daemon starts,
     /// by `lab up` and by `lab crash`'s restart. Returns what was detached.
-    pub fn detach_foreign_mounts(&self) -> Result<Vec<PathBuf>, LabError> {
+    pub(crate) fn detach_foreign_mounts(&self) -> Result<Vec<PathBuf>, LabError> {
         let lab_dir = Path::new(&self.tag)
             .parent()
             .unwrap_or(Path::new(&self.tag));
-        let pid = u32::try_from(self.pid)
-            .map_err(|_| LabError::Other(format!("pid {} out of range", self.pid)))?;
-        nfs::host::mountns::detach_foreign_fuse_mounts(pid, lab_dir).map_err(|e| {
-            LabError::Other(format!(
-                "detach other mounts from the namespace of the lab's zfs-fuse: {e}"
-            ))
+        let pid = u32::try_from(self.pid).map_err(|_| LabError::PidOutOfRange {
+            pid: i64::from(self.pid),
+        })?;
+        nfs::host::mountns::detach_foreign_fuse_mounts(pid, lab_dir).map_err(|source| {
+            LabError::Nfs {
+                what: "detach other mounts from the namespace of the lab's zfs-fuse",
+                source,
+            }
         })
     }
 
@@ -186,7 +189,7 @@ pub struct ArcStats {
 /// The zfs-fuse command line of a lab's daemon, in the foreground (`-n`: the
 /// lab's pid is the daemon's), with its ARC ceiling when one is given
 /// (`-m MiB`; zfs-fuse's own default otherwise).
-pub fn daemon_command(
+pub(crate) fn daemon_command(
     bin: &Path,
     daemon_dir: &Path,
     arc_mib: Option<u64>,
@@ -211,10 +214,7 @@ pub fn daemon_command(
 /// Make `cmd` start in a new mount namespace where each of [`PRIVATE_PATHS`]
 /// is a bind of the lab's directory of that name under `daemon_dir`.
 fn enter_private_namespace(cmd: &mut Command, daemon_dir: &Path) -> Result<(), LabError> {
-    let cstr = |p: &Path| {
-        CString::new(p.as_os_str().as_encoded_bytes())
-            .map_err(|_| LabError::Other(format!("path with NUL: {}", p.display())))
-    };
+    let cstr = sys::c_path;
     let mut binds = Vec::new();
     let mut holders: Vec<PathBuf> = Vec::new();
     for (target, name) in PRIVATE_PATHS {
@@ -289,7 +289,7 @@ fn mount_holding(path: &Path) -> PathBuf {
 /// Create the fixed paths zfs-fuse uses where missing, as zfs-fuse itself
 /// would: a bind needs a directory to cover. They are system directories
 /// other zfs-fuse instances use, so they are never removed.
-pub fn ensure_fixed_paths() -> Result<(), LabError> {
+pub(crate) fn ensure_fixed_paths() -> Result<(), LabError> {
     for (target, _) in PRIVATE_PATHS {
         std::fs::create_dir_all(target).map_err(|e| LabError::Io {
             what: format!("create {target}"),
@@ -301,9 +301,8 @@ pub fn ensure_fixed_paths() -> Result<(), LabError> {
 
 /// Make `path` a bind mount of itself, shared, so mounts made on it in the
 /// daemon's namespace appear in the host's.
-pub fn share_mount_point(path: &Path) -> Result<(), LabError> {
-    let c = CString::new(path.as_os_str().as_encoded_bytes())
-        .map_err(|_| LabError::Other("path with NUL".into()))?;
+pub(crate) fn share_mount_point(path: &Path) -> Result<(), LabError> {
+    let c = sys::c_path(path)?;
     let err = |what: &str| LabError::Io {
         what: format!("{what} {}", path.display()),
         source: std::io::Error::last_os_error(),
@@ -336,7 +335,7 @@ pub fn share_mount_point(path: &Path) -> Result<(), LabError> {
 }
 
 /// Bytes of a size accepted as `server.arc`, as the MiB zfs-fuse's `-m` takes.
-pub fn arc_mib(bytes: u64) -> Option<u64> {
+pub(crate) fn arc_mib(bytes: u64) -> Option<u64> {
     bytes.is_multiple_of(1 << 20).then_some(bytes >> 20)
 }
 

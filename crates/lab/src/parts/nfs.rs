@@ -8,18 +8,18 @@
 //! connection that is what a longer cable does, and it costs one timed wait
 //! per call, where the relay copied every byte through two threads.
 
-use crate::net;
+use crate::parts::net;
 use crate::spec::Access;
 use crate::LabError;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-pub const NFS_PORT: u16 = 2049;
-pub const MOUNT_PORT: u16 = 20048;
+pub(crate) const NFS_PORT: u16 = 2049;
+pub(crate) const MOUNT_PORT: u16 = 20048;
 
 /// What the NFS daemon serves, written as JSON by the lab.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct NfsServerConfig {
+pub(crate) struct NfsServerConfig {
     pub export: PathBuf,
     pub bind: String,
     pub state_dir: PathBuf,
@@ -48,25 +48,31 @@ impl NfsServerConfig {
 /// The daemon: rpcbind and ganesha until the lab stops it (SIGTERM), then
 /// both are stopped before this exits, so the export is released before the
 /// lab destroys the pool.
-pub fn serve(cfg: &NfsServerConfig) -> Result<(), LabError> {
-    crate::sys::install_interrupt_handler();
-    let mut server = ::nfs::host::ganesha::Server::start(&cfg.server())
-        .map_err(|e| LabError::Other(format!("nfs-ganesha: {e}")))?;
+pub(crate) fn serve(cfg: &NfsServerConfig) -> Result<(), LabError> {
+    crate::parts::sys::install_interrupt_handler();
+    let mut server =
+        ::nfs::host::ganesha::Server::start(&cfg.server()).map_err(|source| LabError::Nfs {
+            what: "nfs-ganesha",
+            source,
+        })?;
     std::fs::write(&cfg.ready_file, b"ready\n").map_err(|e| LabError::Io {
         what: "write the NFS ready file".into(),
         source: e,
     })?;
-    let why = server.wait(&crate::sys::interrupted);
+    let why = server.wait(&crate::parts::sys::interrupted);
     drop(server);
     if why == "stopped" {
         Ok(())
     } else {
-        Err(LabError::Other(format!("nfs server: {why}")))
+        Err(LabError::DaemonEnded {
+            what: "nfs server".into(),
+            why,
+        })
     }
 }
 
 /// The export as fileio's `--file-dir`, with the emulated round trip.
-pub fn url(export: &std::path::Path, added_rtt_ms: f64) -> String {
+pub(crate) fn url(export: &std::path::Path, added_rtt_ms: f64) -> String {
     // rtt_ms is validated to 0..=1000, so µs fit easily; rounding is the point.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let rtt_us = (added_rtt_ms * 1000.0).round().max(0.0) as u64;
@@ -80,7 +86,7 @@ pub fn url(export: &std::path::Path, added_rtt_ms: f64) -> String {
 /// The workload's words for NFS access: the files on the export, and for
 /// `nfs-stable` every write FILE_SYNC (`--file-extra-flags` gains `sync`,
 /// which fileio's NFS client sends as FILE_SYNC writes).
-pub fn workload_args(access: Access, url: &str, args: &[String]) -> Vec<String> {
+pub(crate) fn workload_args(access: Access, url: &str, args: &[String]) -> Vec<String> {
     let mut out: Vec<String> = args
         .iter()
         .filter(|a| !a.starts_with("--file-dir="))
