@@ -5,7 +5,8 @@
 
 use crate::charts::{latency_chart, latency_ops, throughput_chart, timeline_chart};
 use crate::group::{labels_text, workload_name, Grouping};
-use crate::store::{utc_now_rfc3339, Skipped, StoredRun};
+use crate::store::{Skipped, StoredRun};
+use fileio::clock::utc_now_rfc3339;
 use crate::table::{fmt_num, grouped_table};
 use std::fmt::Write;
 
