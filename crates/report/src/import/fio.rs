@@ -1,0 +1,856 @@
+//! fio's JSON report (`--output-format=json`, or `json+` with latency bins)
+//! as measured results.
+//!
+//! One result per reporting group (fio's `groupid`): the jobs of a group run
+//! at the same time, so they are one workload of several threads. Groups run
+//! one after another (`stonewall`), so each is a run of its own. With
+//! `group_reporting` a group is one entry holding the sums; without it, one
+//! entry per job (each `numjobs` clone included), which are added up here.
+//!
+//! The job's settings are read from `"global options"` and `"job options"`
+//! (the settings given in the job file or on the command line; anything not
+//! listed has fio's default). A setting fileio cannot express is refused,
+//! naming the job and the field. The mapping is in docs/report.md.
+
+use super::{parse_size, ImportError};
+use fileio::options::{DataPattern, ExtraFlags, FsyncMode, IoMode, Mode, RunSpec};
+use fileio::result::{
+    Counts, LatencyKey, LatencySummary, Percentile, ResultKind, RunResult, ToolInfo, Warning,
+};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// fio's `rw` values that fileio can run, for messages.
+const ACCEPTED_RW: &str =
+    "read, write, randread, randwrite, randrw (fileio has no sequential mixed or trim mode)";
+const ACCEPTED_ENGINES: &str =
+    "psync, sync, pvsync, pvsync2, vsync (sync I/O), libaio, io_uring, posixaio (async I/O), mmap";
+
+/// Settings that change which I/O happens in ways no fileio workload can
+/// express, with the value(s) that are harmless.
+const REFUSED: &[(&str, &[&str], &str)] = &[
+    ("zonemode", &["none"], "none (fileio has no zoned mode)"),
+    ("bssplit", &[], "a single bs (fileio has one block size)"),
+    ("bsrange", &[], "a single bs (fileio has one block size)"),
+    (
+        "blocksize_range",
+        &[],
+        "a single bs (fileio has one block size)",
+    ),
+    (
+        "random_distribution",
+        &["random"],
+        "random (fileio draws offsets uniformly)",
+    ),
+    (
+        "percentage_random",
+        &["100"],
+        "100 (fileio's modes are all random or all sequential)",
+    ),
+    ("rate", &["0"], "0 (a rate per job has no fileio equivalent)"),
+    (
+        "rate_iops",
+        &["0"],
+        "0 (a rate per job has no fileio equivalent)",
+    ),
+    ("rate_min", &["0"], "0"),
+    ("rate_iops_min", &["0"], "0"),
+    ("thinktime", &["0"], "0 (fileio does not pause between requests)"),
+    ("number_ios", &["0"], "0 (use size or runtime)"),
+    ("verify", &["0", "none"], "none (fileio does not verify writes)"),
+    ("sync_file_range", &[], "fsync or fdatasync"),
+    ("write_barrier", &["0"], "0"),
+    ("kb_base", &["1024"], "1024 (sizes in powers of 2)"),
+];
+
+/// The JSON document in `text`, when it is fio's: fio can print notes before
+/// it on stdout, so reading starts at the first line that opens an object.
+pub(crate) fn json_start(text: &str) -> Option<Value> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim_start().starts_with('{') {
+            let rest = &text[offset..];
+            let doc = serde_json::Deserializer::from_str(rest)
+                .into_iter::<Value>()
+                .next()?
+                .ok()?;
+            return doc.get("fio version").is_some().then_some(doc);
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// One job entry of the report.
+struct Job<'a> {
+    name: String,
+    /// Global options, then the job's own (which win).
+    options: BTreeMap<String, String>,
+    value: &'a Value,
+}
+
+/// The figures of one direction (read, write) or of the syncs, over one or
+/// more job entries.
+#[derive(Default)]
+struct Direction {
+    ios: u64,
+    bytes: u64,
+    runtime_ms: u64,
+    /// fio's own rates, kept for a single entry.
+    iops: f64,
+    bw_bytes: f64,
+    lat: Option<Latency>,
+}
+
+/// Latency of one direction in ns, as fio reports it.
+#[derive(Clone)]
+struct Latency {
+    n: u64,
+    min: f64,
+    max: f64,
+    mean: f64,
+    stddev: f64,
+    /// (percentile, ns).
+    percentiles: Vec<(f64, f64)>,
+    /// json+ only: (bucket value ns, count).
+    bins: BTreeMap<u64, u64>,
+}
+
+/// Everything in `path`'s fio report, one result per reporting group.
+pub fn parse(path: &Path, text: &str) -> Result<Vec<RunResult>, ImportError> {
+    let malformed = |what: String| ImportError::FioMalformed {
+        path: path.to_path_buf(),
+        what,
+    };
+    let doc = json_start(text).ok_or_else(|| malformed("no fio JSON document".into()))?;
+    let version = doc["fio version"]
+        .as_str()
+        .unwrap_or_default()
+        .trim_start_matches("fio-")
+        .to_string();
+    let globals = string_map(doc.get("global options"));
+    let jobs = doc
+        .get("jobs")
+        .and_then(Value::as_array)
+        .ok_or_else(|| malformed("no \"jobs\" list".into()))?;
+    if jobs.is_empty() {
+        return Err(malformed("the \"jobs\" list is empty".into()));
+    }
+    // Groups in the order they appear.
+    let mut groups: Vec<(i64, Vec<Job>)> = Vec::new();
+    for (i, j) in jobs.iter().enumerate() {
+        let name = j
+            .get("jobname")
+            .and_then(Value::as_str)
+            .ok_or_else(|| malformed(format!("jobs[{i}] has no \"jobname\"")))?
+            .to_string();
+        let group = j.get("groupid").and_then(Value::as_i64).unwrap_or(0);
+        let mut options = globals.clone();
+        options.extend(string_map(j.get("job options")));
+        options.remove("name");
+        let job = Job {
+            name,
+            options,
+            value: j,
+        };
+        match groups.iter_mut().find(|(g, _)| *g == group) {
+            Some((_, list)) => list.push(job),
+            None => groups.push((group, vec![job])),
+        }
+    }
+    let timestamp = doc.get("timestamp").and_then(Value::as_u64);
+    groups
+        .iter()
+        .map(|(_, jobs)| group_result(path, &version, timestamp, jobs))
+        .collect()
+}
+
+/// The options object as strings (fio prints every value as a string).
+fn string_map(v: Option<&Value>) -> BTreeMap<String, String> {
+    v.and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| {
+                    let text = match v {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    (k.clone(), text)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn group_result(
+    path: &Path,
+    version: &str,
+    timestamp: Option<u64>,
+    jobs: &[Job],
+) -> Result<RunResult, ImportError> {
+    let first = &jobs[0];
+    let unsupported = |job: &Job, field: &str, value: &str, accepted: &str| {
+        ImportError::FioUnsupported {
+            path: path.to_path_buf(),
+            job: job.name.clone(),
+            field: field.to_string(),
+            value: value.to_string(),
+            accepted: accepted.to_string(),
+        }
+    };
+    let malformed = |job: &Job, what: String| ImportError::FioMalformed {
+        path: path.to_path_buf(),
+        what: format!("job '{}': {what}", job.name),
+    };
+    // Jobs that run together must be one workload.
+    for job in &jobs[1..] {
+        let keys: std::collections::BTreeSet<&String> =
+            first.options.keys().chain(job.options.keys()).collect();
+        for key in keys {
+            let a = first.options.get(key);
+            let b = job.options.get(key);
+            if a != b {
+                return Err(ImportError::FioJobsDiffer {
+                    path: path.to_path_buf(),
+                    job: job.name.clone(),
+                    first: first.name.clone(),
+                    field: key.clone(),
+                    value: b.cloned().unwrap_or_else(|| "(default)".into()),
+                    first_value: a.cloned().unwrap_or_else(|| "(default)".into()),
+                });
+            }
+        }
+    }
+    for job in jobs {
+        let error = job.value.get("error").and_then(Value::as_i64).unwrap_or(0);
+        if error != 0 {
+            return Err(unsupported(
+                job,
+                "error",
+                &error.to_string(),
+                "0 (a job that failed measured nothing whole)",
+            ));
+        }
+    }
+    let opts = &first.options;
+    let numjobs = match opts.get("numjobs") {
+        Some(v) => v
+            .parse::<u32>()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| unsupported(first, "numjobs", v, "a whole number from 1"))?,
+        None => 1,
+    };
+    // group_reporting: one entry for all numjobs clones. Per job: one entry
+    // each, and every entry is one thread.
+    let group_reported = jobs.len() == 1 && numjobs > 1;
+    let threads = if group_reported {
+        numjobs
+    } else {
+        u32::try_from(jobs.len()).unwrap_or(u32::MAX)
+    };
+
+    let read = direction(jobs, "read").map_err(|w| malformed(first, w))?;
+    let write = direction(jobs, "write").map_err(|w| malformed(first, w))?;
+    let sync = sync_direction(jobs);
+    let trim = direction(jobs, "trim").map_err(|w| malformed(first, w))?;
+    if trim.ios > 0 {
+        return Err(unsupported(
+            first,
+            "rw",
+            opts.get("rw").map_or("trim", String::as_str),
+            ACCEPTED_RW,
+        ));
+    }
+    let runtime_ms = read.runtime_ms.max(write.runtime_ms);
+    if group_reported {
+        // With group_reporting fio shows the first job's options only; a
+        // group with other jobs in it shows in the summed job time.
+        if let Some(job_ms) = first.value.get("job_runtime").and_then(Value::as_u64) {
+            if runtime_ms > 0 && job_ms as f64 > (f64::from(numjobs) + 0.5) * runtime_ms as f64 {
+                return Err(unsupported(
+                    first,
+                    "group_reporting",
+                    "1",
+                    &format!(
+                        "a group of job '{}' and its {numjobs} numjobs clones only (the group's \
+                         job_runtime of {job_ms} ms says about {:.0} jobs ran)",
+                        first.name,
+                        job_ms as f64 / runtime_ms as f64
+                    ),
+                ));
+            }
+        }
+    }
+
+    let mapped = map_workload(path, first, threads)?;
+    let spec = &mapped.spec;
+    for (d, name) in [(&read, "read"), (&write, "write")] {
+        if d.ios > 0 && d.bytes != d.ios * spec.files.block_size {
+            let short: u64 = jobs
+                .iter()
+                .filter_map(|j| j.value[name].get("short_ios").and_then(Value::as_u64))
+                .sum();
+            if short == 0 {
+                return Err(malformed(
+                    first,
+                    format!(
+                        "{name}: {} bytes in {} I/Os is not bs={} each",
+                        d.bytes, d.ios, spec.files.block_size
+                    ),
+                ));
+            }
+        }
+    }
+
+    let fsyncs = sync.lat.as_ref().map_or(sync.ios, |l| l.n.max(sync.ios));
+    let counts = Counts {
+        // sysbench counts periodic fsyncs as events; with fsync-all the fsync
+        // belongs to its write's event.
+        events: read.ios + write.ios + if spec.fsync_all { 0 } else { fsyncs },
+        reads: read.ios,
+        writes: write.ios,
+        fsyncs,
+        bytes_read: read.bytes,
+        bytes_written: write.bytes,
+    };
+    let seconds = runtime_ms as f64 / 1000.0;
+    let mut summary = spec.summary(&mapped.engine);
+    summary.directory = mapped.directory.clone();
+    let mut r = RunResult::new(ResultKind::Measured, summary).with_figures(counts, seconds, seconds);
+    r.tool = ToolInfo {
+        name: "fio".into(),
+        version: version.to_string(),
+    };
+    if let Some(end) = timestamp {
+        // fio stamps the report when the run ended.
+        r = r.with_started_at(fileio::clock::rfc3339_of_unix_seconds(
+            end.saturating_sub(runtime_ms.div_ceil(1000)),
+        ));
+    }
+    if jobs.len() == 1 {
+        // One entry: fio's own rates, exactly as it printed them.
+        r.rates.reads_per_s = read.iops;
+        r.rates.writes_per_s = write.iops;
+        r.rates.read_mib_per_s = read.bw_bytes / 1_048_576.0;
+        r.rates.written_mib_per_s = write.bw_bytes / 1_048_576.0;
+    }
+    let mut warnings = Vec::new();
+    for (key, d) in [
+        (LatencyKey::Read, &read),
+        (LatencyKey::Write, &write),
+        (LatencyKey::Fsync, &sync),
+    ] {
+        if let Some(l) = &d.lat {
+            if jobs.len() > 1 && l.percentiles.is_empty() {
+                warnings.push(Warning {
+                    code: "percentiles_not_merged".into(),
+                    message: format!(
+                        "fio reported each of the {} jobs on its own without latency bins, so \
+                         the {key} percentiles of the whole group are unknown",
+                        jobs.len()
+                    ),
+                    hint: "run fio with --group_reporting or --output-format=json+ to import \
+                           percentiles"
+                        .into(),
+                });
+            }
+            r = r.with_latency(key, l.summary());
+        }
+    }
+    if !group_reported && jobs.len() > 1 {
+        r = r.with_threads(jobs.iter().map(|j| {
+            let (mut ios, mut busy_ns) = (0, 0.0);
+            for dir in ["read", "write"] {
+                let d = &j.value[dir];
+                ios += d.get("total_ios").and_then(Value::as_u64).unwrap_or(0);
+                let lat = &d["lat_ns"];
+                busy_ns += num(lat, "mean") * num(lat, "N");
+            }
+            (ios, busy_ns / 1e9)
+        }));
+    }
+    if spec.fsync_all && fsyncs > write.ios + write.ios / 20 {
+        warnings.push(Warning {
+            code: "fio_syncs_after_reads".into(),
+            message: format!(
+                "fio made {fsyncs} syncs for {} writes: with fsync=1, once a write was done fio \
+                 syncs before every later I/O, reads included; fileio's fsync-all syncs after \
+                 each write only",
+                write.ios
+            ),
+            hint: "reads/s and writes/s compare with a fileio run; fsyncs/s does not".into(),
+        });
+    }
+    Ok(r.with_warnings(warnings))
+}
+
+fn num(v: &Value, key: &str) -> f64 {
+    v.get(key).and_then(Value::as_f64).unwrap_or(0.0)
+}
+
+/// One direction added up over the entries.
+fn direction(jobs: &[Job], name: &str) -> Result<Direction, String> {
+    let mut d = Direction::default();
+    let mut lats = Vec::new();
+    for j in jobs {
+        let Some(v) = j.value.get(name) else {
+            if name == "trim" {
+                continue;
+            }
+            return Err(format!("no \"{name}\" section"));
+        };
+        let field = |key: &str| {
+            v.get(key)
+                .and_then(Value::as_u64)
+                .ok_or_else(|| format!("{name}: no \"{key}\""))
+        };
+        d.ios += field("total_ios")?;
+        d.bytes += field("io_bytes")?;
+        d.runtime_ms = d.runtime_ms.max(field("runtime")?);
+        d.iops += num(v, "iops");
+        d.bw_bytes += num(v, "bw_bytes");
+        if let Some(l) = latency(v, "lat_ns", "clat_ns") {
+            lats.push(l);
+        }
+    }
+    d.lat = merge(&lats);
+    Ok(d)
+}
+
+/// The syncs: fio counts them in `lat_ns.N` (its `total_ios` stays 0 for
+/// fdatasync).
+fn sync_direction(jobs: &[Job]) -> Direction {
+    let mut d = Direction::default();
+    let mut lats = Vec::new();
+    for j in jobs {
+        if let Some(v) = j.value.get("sync") {
+            d.ios += v.get("total_ios").and_then(Value::as_u64).unwrap_or(0);
+            if let Some(l) = latency(v, "lat_ns", "lat_ns") {
+                lats.push(l);
+            }
+        }
+    }
+    d.lat = merge(&lats);
+    d
+}
+
+/// A direction's latency: the statistics of `total` (submission to
+/// completion), the percentiles and bins of `total` when fio kept them
+/// (`lat_percentiles=1`), else of `completion` (fio's default: clat).
+fn latency(v: &Value, total: &str, completion: &str) -> Option<Latency> {
+    let t = v.get(total)?;
+    let n = t.get("N").and_then(Value::as_u64).unwrap_or(0);
+    if n == 0 {
+        return None;
+    }
+    let with_pcts = if t.get("percentile").is_some() {
+        t
+    } else {
+        v.get(completion).unwrap_or(t)
+    };
+    let mut percentiles: Vec<(f64, f64)> = with_pcts
+        .get("percentile")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(p, ns)| Some((p.parse::<f64>().ok()?, ns.as_f64()?)))
+                .filter(|(p, _)| *p > 0.0 && *p <= 100.0)
+                .collect()
+        })
+        .unwrap_or_default();
+    percentiles.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let bins = with_pcts
+        .get("bins")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(ns, c)| Some((ns.parse::<u64>().ok()?, c.as_u64()?)))
+                .filter(|(_, c)| *c > 0)
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(Latency {
+        n,
+        min: num(t, "min"),
+        max: num(t, "max"),
+        mean: num(t, "mean"),
+        stddev: num(t, "stddev"),
+        percentiles,
+        bins,
+    })
+}
+
+/// Several jobs' latency as one: exact count, min, max, mean and (pooled)
+/// standard deviation; percentiles from the summed bins when every job has
+/// bins (json+), none otherwise.
+fn merge(lats: &[Latency]) -> Option<Latency> {
+    match lats {
+        [] => None,
+        [one] => Some(one.clone()),
+        many => {
+            let n: u64 = many.iter().map(|l| l.n).sum();
+            let nf = n as f64;
+            let mean = many.iter().map(|l| l.mean * l.n as f64).sum::<f64>() / nf;
+            let second = many
+                .iter()
+                .map(|l| l.n as f64 * (l.stddev * l.stddev + l.mean * l.mean))
+                .sum::<f64>()
+                / nf;
+            let mut bins = BTreeMap::new();
+            for l in many {
+                for (ns, c) in &l.bins {
+                    *bins.entry(*ns).or_insert(0) += c;
+                }
+            }
+            let all_binned = many.iter().all(|l| !l.bins.is_empty());
+            let percentiles = if all_binned {
+                let ps: Vec<f64> = many[0].percentiles.iter().map(|(p, _)| *p).collect();
+                percentiles_of_bins(&bins, &ps)
+            } else {
+                bins.clear();
+                Vec::new()
+            };
+            Some(Latency {
+                n,
+                min: many.iter().map(|l| l.min).fold(f64::INFINITY, f64::min),
+                max: many.iter().map(|l| l.max).fold(0.0, f64::max),
+                mean,
+                stddev: (second - mean * mean).max(0.0).sqrt(),
+                percentiles,
+                bins,
+            })
+        }
+    }
+}
+
+/// Percentiles of a binned distribution the way fio computes them: the
+/// first bucket whose running count reaches p% of all samples.
+fn percentiles_of_bins(bins: &BTreeMap<u64, u64>, ps: &[f64]) -> Vec<(f64, f64)> {
+    let total: u64 = bins.values().sum();
+    ps.iter()
+        .filter_map(|&p| {
+            let target = p / 100.0 * total as f64;
+            let mut running = 0;
+            bins.iter().find_map(|(ns, c)| {
+                running += c;
+                (running as f64 >= target).then_some((p, *ns as f64))
+            })
+        })
+        .collect()
+}
+
+impl Latency {
+    fn summary(&self) -> LatencySummary {
+        let ms = |ns: f64| ns / 1e6;
+        let mut s = LatencySummary {
+            count: self.n,
+            min_ms: ms(self.min),
+            mean_ms: ms(self.mean),
+            max_ms: ms(self.max),
+            stddev_ms: ms(self.stddev),
+            sum_ms: ms(self.mean * self.n as f64),
+            percentiles: self
+                .percentiles
+                .iter()
+                .map(|&(p, ns)| Percentile { p, ms: ms(ns) })
+                .collect(),
+            histogram: self.bins.iter().map(|(ns, c)| (*ns, *c)).collect(),
+        };
+        // Completion-latency percentiles can fall a little outside the total
+        // latency's min and max.
+        fileio::summary::clamp_percentiles(&mut s);
+        s
+    }
+}
+
+/// A job's settings as a fileio run.
+struct Mapped {
+    spec: RunSpec,
+    engine: String,
+    directory: String,
+}
+
+fn map_workload(path: &Path, job: &Job, threads: u32) -> Result<Mapped, ImportError> {
+    let opts = &job.options;
+    let get = |k: &str| opts.get(k).map(String::as_str);
+    let unsupported = |field: &str, value: &str, accepted: &str| ImportError::FioUnsupported {
+        path: path.to_path_buf(),
+        job: job.name.clone(),
+        field: field.to_string(),
+        value: value.to_string(),
+        accepted: accepted.to_string(),
+    };
+    for (field, harmless, accepted) in REFUSED {
+        if let Some(v) = get(field) {
+            if !harmless.contains(&v) {
+                return Err(unsupported(field, v, accepted));
+            }
+        }
+    }
+    let flag = |k: &str| get(k).is_some_and(|v| v != "0");
+    let size_of = |field: &str| -> Result<Option<u64>, ImportError> {
+        get(field)
+            .map(|v| {
+                parse_size(v).ok_or_else(|| {
+                    unsupported(field, v, "a size in bytes (4k, 8M, 1G); not a percentage")
+                })
+            })
+            .transpose()
+    };
+
+    // The mode.
+    let rw_field = if opts.contains_key("rw") {
+        "rw"
+    } else {
+        "readwrite"
+    };
+    let rw = get(rw_field).unwrap_or("read");
+    let mut rw_ratio = None;
+    let mode = match rw {
+        "read" => Mode::SeqRd,
+        "write" if flag("overwrite") => Mode::SeqRewr,
+        "write" => Mode::SeqWr,
+        "randread" => Mode::RndRd,
+        "randwrite" => Mode::RndWr,
+        "randrw" => {
+            let read_pct = match (get("rwmixread"), get("rwmixwrite")) {
+                (Some(r), _) => r.parse::<u32>().ok(),
+                (None, Some(w)) => w.parse::<u32>().ok().and_then(|w| 100u32.checked_sub(w)),
+                (None, None) => Some(50),
+            }
+            .filter(|p| *p <= 100)
+            .ok_or_else(|| {
+                let (field, v) = opts
+                    .get_key_value("rwmixread")
+                    .or_else(|| opts.get_key_value("rwmixwrite"))
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .unwrap_or(("rwmixread", ""));
+                unsupported(field, v, "a percentage from 0 to 100")
+            })?;
+            match read_pct {
+                100 => Mode::RndRd,
+                0 => Mode::RndWr,
+                p => {
+                    rw_ratio = Some(f64::from(p) / f64::from(100 - p));
+                    Mode::RndRw
+                }
+            }
+        }
+        other => return Err(unsupported(rw_field, other, ACCEPTED_RW)),
+    };
+
+    // One block size for reads and writes.
+    let bs_field = if opts.contains_key("bs") {
+        "bs"
+    } else {
+        "blocksize"
+    };
+    let block_size = match get(bs_field) {
+        None => 4096,
+        Some(v) => {
+            let sizes: Vec<Option<u64>> = v
+                .split(',')
+                .filter(|s| !s.is_empty())
+                .map(parse_size)
+                .collect();
+            match sizes.first() {
+                Some(Some(b)) if *b > 0 && sizes.iter().all(|s| *s == Some(*b)) => *b,
+                _ => {
+                    return Err(unsupported(
+                        bs_field,
+                        v,
+                        "one block size for reads and writes (4k, 16k, 1M)",
+                    ))
+                }
+            }
+        }
+    };
+
+    // How the requests are issued.
+    let engine = get("ioengine").unwrap_or("psync").to_string();
+    let depth = match get("iodepth") {
+        Some(v) => v
+            .parse::<u32>()
+            .ok()
+            .filter(|d| *d > 0)
+            .ok_or_else(|| unsupported("iodepth", v, "a whole number from 1"))?,
+        None => 1,
+    };
+    let io_mode = match engine.as_str() {
+        "psync" | "sync" | "pvsync" | "pvsync2" | "vsync" => IoMode::Sync,
+        "libaio" | "io_uring" | "posixaio" => IoMode::Async,
+        "mmap" => IoMode::Mmap,
+        other => return Err(unsupported("ioengine", other, ACCEPTED_ENGINES)),
+    };
+
+    // fsync / fdatasync every N writes; 1 = after each write.
+    let every = |field: &str| -> Result<u64, ImportError> {
+        match get(field) {
+            None => Ok(0),
+            Some(v) => v
+                .parse::<u64>()
+                .map_err(|_| unsupported(field, v, "a whole number of blocks (0 = none)")),
+        }
+    };
+    let (fsync_n, fdatasync_n) = (every("fsync")?, every("fdatasync")?);
+    if fsync_n > 0 && fdatasync_n > 0 {
+        return Err(unsupported(
+            "fdatasync",
+            get("fdatasync").unwrap_or_default(),
+            "fsync or fdatasync, not both",
+        ));
+    }
+    let (sync_every, fsync_mode) = if fdatasync_n > 0 {
+        (fdatasync_n, FsyncMode::Fdatasync)
+    } else {
+        (fsync_n, FsyncMode::Fsync)
+    };
+
+    let mut extra_flags = ExtraFlags {
+        direct: flag("direct") || get("buffered") == Some("0"),
+        ..ExtraFlags::default()
+    };
+    match get("sync") {
+        None | Some("0" | "none") => {}
+        Some("1" | "sync") => extra_flags.sync = true,
+        Some("dsync") => extra_flags.dsync = true,
+        Some(other) => return Err(unsupported("sync", other, "0, none, 1, sync, dsync")),
+    }
+
+    // The files: each job its own nrfiles files of size/nrfiles, unless
+    // `filename` names files the jobs share.
+    let per_job = match (size_of("size")?, size_of("filesize")?) {
+        (Some(s), _) => s,
+        (None, Some(f)) => {
+            f * get("nrfiles")
+                .and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or(1)
+        }
+        (None, None) => {
+            return Err(unsupported(
+                "size",
+                "(not given)",
+                "a size (fio then used the file's or device's own size, which its report does \
+                 not record)",
+            ))
+        }
+    };
+    let nrfiles = match get("nrfiles") {
+        Some(v) => v
+            .parse::<u64>()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| unsupported("nrfiles", v, "a whole number from 1"))?,
+        None => 1,
+    };
+    let (file_num, total_size) = match get("filename") {
+        Some(names) => (names.split(':').filter(|n| !n.is_empty()).count() as u64, per_job),
+        None => (u64::from(threads) * nrfiles, u64::from(threads) * per_job),
+    };
+    let directory = match (get("directory"), get("filename")) {
+        (Some(d), _) => d.to_string(),
+        (None, Some(f)) => Path::new(f.split(':').next().unwrap_or_default())
+            .parent()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        (None, None) => String::new(),
+    };
+
+    // How long: runtime (time_based or not), else the I/O amount.
+    let runtime_s = match get("runtime") {
+        Some(v) => parse_seconds(v)
+            .ok_or_else(|| unsupported("runtime", v, "a time (30, 30s, 500ms, 2m)"))?,
+        None => 0,
+    };
+    let events = if runtime_s > 0 || flag("time_based") {
+        0
+    } else {
+        let io = size_of("io_size")?.unwrap_or(per_job);
+        let loops = get("loops").and_then(|l| l.parse::<u64>().ok()).unwrap_or(1);
+        u64::from(threads) * (io / block_size) * loops.max(1)
+    };
+
+    let mut b = RunSpec::builder()
+        .dir(directory.clone())
+        .total_size(total_size)
+        .file_num(file_num)
+        .block_size(block_size)
+        .extra_flags(extra_flags)
+        .data(if flag("zero_buffers") {
+            DataPattern::Zero
+        } else {
+            DataPattern::Random
+        })
+        .mode(mode)
+        .io_mode(io_mode)
+        .async_backlog(depth)
+        .fsync_all(sync_every == 1)
+        .fsync_freq(if sync_every == 1 { 0 } else { sync_every })
+        .fsync_end(flag("end_fsync") || flag("fsync_on_close"))
+        .fsync_mode(fsync_mode)
+        .threads(threads)
+        .events(events)
+        .time_s(runtime_s);
+    if let Some(r) = rw_ratio {
+        b = b.rw_ratio(r);
+    }
+    let spec = b.build().map_err(|source| ImportError::Workload {
+        path: path.to_path_buf(),
+        origin: format!("fio job '{}'", job.name),
+        source,
+    })?;
+    Ok(Mapped {
+        spec,
+        engine,
+        directory,
+    })
+}
+
+/// fio's time value in whole seconds, rounded up (`30`, `30s`, `500ms`,
+/// `2m`, `1h`; a bare number is seconds).
+fn parse_seconds(v: &str) -> Option<u64> {
+    let t = v.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let n: f64 = number.parse().ok()?;
+    let scale = match unit.to_ascii_lowercase().as_str() {
+        "" | "s" | "sec" => 1.0,
+        "us" | "usec" => 1e-6,
+        "ms" | "msec" => 1e-3,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        "d" => 86_400.0,
+        _ => return None,
+    };
+    let s = (n * scale).ceil();
+    // Bounded above by the check.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    (s.is_finite() && s >= 0.0 && s < 1e15).then_some(s as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fio_times() {
+        assert_eq!(parse_seconds("2"), Some(2));
+        assert_eq!(parse_seconds("30s"), Some(30));
+        assert_eq!(parse_seconds("500ms"), Some(1));
+        assert_eq!(parse_seconds("2m"), Some(120));
+        assert_eq!(parse_seconds("soon"), None);
+    }
+
+    #[test]
+    fn bin_percentiles_follow_fio() {
+        let bins: BTreeMap<u64, u64> = [(10, 50), (20, 45), (30, 5)].into();
+        assert_eq!(
+            percentiles_of_bins(&bins, &[50.0, 95.0, 99.0]),
+            vec![(50.0, 10.0), (95.0, 20.0), (99.0, 30.0)]
+        );
+    }
+}
