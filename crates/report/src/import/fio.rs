@@ -845,6 +845,22 @@ mod tests {
         assert_eq!(parse_seconds("soon"), None);
     }
 
+    /// The bins of one recorded json+ job give back fio's own percentiles:
+    /// the merge of several jobs' bins computes them the way fio does.
+    #[test]
+    fn recorded_bins_give_fios_percentiles() {
+        let doc: Value = serde_json::from_str(include_str!(
+            "../../tests/data/import/fio-randwrite-2jobs-fdatasync4-perjob.jsonplus.json"
+        ))
+        .unwrap();
+        for job in doc["jobs"].as_array().unwrap() {
+            let l = latency(&job["write"], "lat_ns", "clat_ns").unwrap();
+            assert!(!l.bins.is_empty());
+            let ps: Vec<f64> = l.percentiles.iter().map(|(p, _)| *p).collect();
+            assert_eq!(percentiles_of_bins(&l.bins, &ps), l.percentiles);
+        }
+    }
+
     #[test]
     fn bin_percentiles_follow_fio() {
         let bins: BTreeMap<u64, u64> = [(10, 50), (20, 45), (30, 5)].into();
