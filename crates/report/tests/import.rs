@@ -70,7 +70,10 @@ fn check_fio_direction(r: &RunResult, job: &Value, dir: &str) {
         _ => r.counts.bytes_written,
     };
     assert_eq!(counted_bytes, bytes, "{dir} bytes");
-    assert!(close(rate, d["iops"].as_f64().unwrap()), "{dir} iops {rate}");
+    assert!(
+        close(rate, d["iops"].as_f64().unwrap()),
+        "{dir} iops {rate}"
+    );
     assert!(close(mib, d["bw_bytes"].as_f64().unwrap() / 1048576.0));
     let l = &r.latency[&key];
     let lat = &d["lat_ns"];
@@ -90,7 +93,10 @@ fn fio_group_reporting_randrw_fsync1() {
     let job = &doc["jobs"][0];
     let r = one(name);
     assert_eq!(r.kind, ResultKind::Measured);
-    assert_eq!((r.tool.name.as_str(), r.tool.version.as_str()), ("fio", "3.33"));
+    assert_eq!(
+        (r.tool.name.as_str(), r.tool.version.as_str()),
+        ("fio", "3.33")
+    );
     check_fio_direction(&r, job, "read");
     check_fio_direction(&r, job, "write");
     let syncs = job["sync"]["lat_ns"]["N"].as_u64().unwrap();
@@ -109,11 +115,17 @@ fn fio_group_reporting_randrw_fsync1() {
     assert_eq!((w.threads, w.queue_depth), (4, 1));
     assert_eq!((w.io_mode, w.engine.as_str()), (IoMode::Sync, "psync"));
     assert_eq!((w.block_size, w.request_size), (4096, 4096));
-    assert_eq!((w.file_num, w.file_size, w.total_size), (4, 8 << 20, 32 << 20));
+    assert_eq!(
+        (w.file_num, w.file_size, w.total_size),
+        (4, 8 << 20, 32 << 20)
+    );
     assert!(w.fsync_all && !w.fsync_end && w.fsync_freq == 0);
     assert_eq!((w.time_limit_s, w.events_limit), (2, 0));
     assert!(w.extra_flags.is_empty());
-    assert_eq!(w.directory, job["job options"]["directory"].as_str().unwrap());
+    assert_eq!(
+        w.directory,
+        job["job options"]["directory"].as_str().unwrap()
+    );
     // fio stamped the report at the end; the run began runtime earlier.
     let end = doc["timestamp"].as_u64().unwrap();
     assert_eq!(
@@ -137,7 +149,10 @@ fn fio_per_job_json_plus_is_added_up() {
     assert_eq!(jobs.len(), 2, "one entry per numjobs clone");
     let r = one(name);
     let sum = |f: &dyn Fn(&Value) -> u64| jobs.iter().map(f).sum::<u64>();
-    assert_eq!(r.counts.writes, sum(&|j| j["write"]["total_ios"].as_u64().unwrap()));
+    assert_eq!(
+        r.counts.writes,
+        sum(&|j| j["write"]["total_ios"].as_u64().unwrap())
+    );
     assert_eq!(
         r.counts.bytes_written,
         sum(&|j| j["write"]["io_bytes"].as_u64().unwrap())
@@ -154,11 +169,17 @@ fn fio_per_job_json_plus_is_added_up() {
         .max()
         .unwrap() as f64
         / 1000.0;
-    assert!(close(r.rates.writes_per_s, r.counts.writes as f64 / runtime));
+    assert!(close(
+        r.rates.writes_per_s,
+        r.counts.writes as f64 / runtime
+    ));
 
     let l = &r.latency[&LatencyKey::Write];
     let lat = |j: &Value, k: &str| j["write"]["lat_ns"][k].as_f64().unwrap();
-    assert_eq!(l.count, sum(&|j| j["write"]["lat_ns"]["N"].as_u64().unwrap()));
+    assert_eq!(
+        l.count,
+        sum(&|j| j["write"]["lat_ns"]["N"].as_u64().unwrap())
+    );
     let min = jobs.iter().map(|j| lat(j, "min")).fold(f64::MAX, f64::min);
     let max = jobs.iter().map(|j| lat(j, "max")).fold(0.0, f64::max);
     assert!(close(l.min_ms, min / 1e6) && close(l.max_ms, max / 1e6));
@@ -314,7 +335,10 @@ fn sysbench_rndrw_figures_are_the_printed_ones() {
     let w = &r.workload;
     assert_eq!(w.mode, Mode::RndRw);
     assert_eq!((w.threads, w.block_size), (4, 4096));
-    assert_eq!((w.file_num, w.file_size, w.total_size), (128, 512 << 10, 64 << 20));
+    assert_eq!(
+        (w.file_num, w.file_size, w.total_size),
+        (128, 512 << 10, 64 << 20)
+    );
     assert!((w.rw_ratio - 1.5).abs() < 1e-6);
     assert!(w.fsync_all && !w.fsync_end && w.fsync_freq == 0);
     assert_eq!((w.io_mode, w.engine.as_str()), (IoMode::Sync, "psync"));
@@ -337,14 +361,23 @@ fn sysbench_header_lines_map_to_the_workload() {
     let r = one("sysbench-seqrewr-merged.txt");
     let w = &r.workload;
     assert_eq!(w.mode, Mode::SeqRewr);
-    assert_eq!((w.file_num, w.file_size, w.request_size), (8, 8 << 20, 64 << 10));
+    assert_eq!(
+        (w.file_num, w.file_size, w.request_size),
+        (8, 8 << 20, 64 << 10)
+    );
     let text = String::from_utf8(fixture("sysbench-seqrewr-merged.txt")).unwrap();
     // A merged request counts once and moves 64 KiB.
     let mib = r.counts.bytes_written as f64 / 1048576.0 / r.total_time_s;
-    assert!((mib - printed(&text, "written, MiB/s:")).abs() < 0.05, "{mib}");
+    assert!(
+        (mib - printed(&text, "written, MiB/s:")).abs() < 0.05,
+        "{mib}"
+    );
 
     let r = one("sysbench-rndrd-events2000.txt");
-    assert_eq!((r.workload.events_limit, r.workload.time_limit_s), (2000, 0));
+    assert_eq!(
+        (r.workload.events_limit, r.workload.time_limit_s),
+        (2000, 0)
+    );
     assert_eq!(r.counts.events, 2000);
 }
 
@@ -432,7 +465,11 @@ fn live_sysbench_output_imports_with_its_own_figures() {
     let sysbench = testkit::require!("sysbench");
     let d = tempfile::tempdir().unwrap();
     let size = "--file-total-size=16M";
-    run(d.path(), &sysbench, &["fileio", size, "--file-num=4", "prepare"]);
+    run(
+        d.path(),
+        &sysbench,
+        &["fileio", size, "--file-num=4", "prepare"],
+    );
     let out = run(
         d.path(),
         &sysbench,

@@ -48,7 +48,11 @@ const REFUSED: &[(&str, &[&str], &str)] = &[
         &["100"],
         "100 (fileio's modes are all random or all sequential)",
     ),
-    ("rate", &["0"], "0 (a rate per job has no fileio equivalent)"),
+    (
+        "rate",
+        &["0"],
+        "0 (a rate per job has no fileio equivalent)",
+    ),
     (
         "rate_iops",
         &["0"],
@@ -56,9 +60,17 @@ const REFUSED: &[(&str, &[&str], &str)] = &[
     ),
     ("rate_min", &["0"], "0"),
     ("rate_iops_min", &["0"], "0"),
-    ("thinktime", &["0"], "0 (fileio does not pause between requests)"),
+    (
+        "thinktime",
+        &["0"],
+        "0 (fileio does not pause between requests)",
+    ),
     ("number_ios", &["0"], "0 (use size or runtime)"),
-    ("verify", &["0", "none"], "none (fileio does not verify writes)"),
+    (
+        "verify",
+        &["0", "none"],
+        "none (fileio does not verify writes)",
+    ),
     ("sync_file_range", &[], "fsync or fdatasync"),
     ("write_barrier", &["0"], "0"),
     ("kb_base", &["1024"], "1024 (sizes in powers of 2)"),
@@ -190,15 +202,14 @@ fn group_result(
     jobs: &[Job],
 ) -> Result<RunResult, ImportError> {
     let first = &jobs[0];
-    let unsupported = |job: &Job, field: &str, value: &str, accepted: &str| {
-        ImportError::FioUnsupported {
+    let unsupported =
+        |job: &Job, field: &str, value: &str, accepted: &str| ImportError::FioUnsupported {
             path: path.to_path_buf(),
             job: job.name.clone(),
             field: field.to_string(),
             value: value.to_string(),
             accepted: accepted.to_string(),
-        }
-    };
+        };
     let malformed = |job: &Job, what: String| ImportError::FioMalformed {
         path: path.to_path_buf(),
         what: format!("job '{}': {what}", job.name),
@@ -318,7 +329,8 @@ fn group_result(
     let seconds = runtime_ms as f64 / 1000.0;
     let mut summary = spec.summary(&mapped.engine);
     summary.directory = mapped.directory.clone();
-    let mut r = RunResult::new(ResultKind::Measured, summary).with_figures(counts, seconds, seconds);
+    let mut r =
+        RunResult::new(ResultKind::Measured, summary).with_figures(counts, seconds, seconds);
     r.tool = ToolInfo {
         name: "fio".into(),
         version: version.to_string(),
@@ -746,7 +758,10 @@ fn map_workload(path: &Path, job: &Job, threads: u32) -> Result<Mapped, ImportEr
         None => 1,
     };
     let (file_num, total_size) = match get("filename") {
-        Some(names) => (names.split(':').filter(|n| !n.is_empty()).count() as u64, per_job),
+        Some(names) => (
+            names.split(':').filter(|n| !n.is_empty()).count() as u64,
+            per_job,
+        ),
         None => (u64::from(threads) * nrfiles, u64::from(threads) * per_job),
     };
     let directory = match (get("directory"), get("filename")) {
@@ -768,7 +783,9 @@ fn map_workload(path: &Path, job: &Job, threads: u32) -> Result<Mapped, ImportEr
         0
     } else {
         let io = size_of("io_size")?.unwrap_or(per_job);
-        let loops = get("loops").and_then(|l| l.parse::<u64>().ok()).unwrap_or(1);
+        let loops = get("loops")
+            .and_then(|l| l.parse::<u64>().ok())
+            .unwrap_or(1);
         u64::from(threads) * (io / block_size) * loops.max(1)
     };
 

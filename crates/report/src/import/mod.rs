@@ -45,7 +45,8 @@ impl Format {
 /// refusals also name the job and the field.
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
-    #[error("{path}: {source}")]
+    /// The file could not be read; the source names it.
+    #[error("{source}")]
     Read {
         path: PathBuf,
         #[source]
