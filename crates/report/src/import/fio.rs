@@ -12,7 +12,7 @@
 //! listed has fio's default). A setting fileio cannot express is refused,
 //! naming the job and the field. The mapping is in docs/report.md.
 
-use super::{parse_size, ImportError};
+use super::{parse_size, FioJobsDiffer, FioUnsupported, ImportError};
 use fileio::options::{DataPattern, ExtraFlags, FsyncMode, IoMode, Mode, RunSpec};
 use fileio::result::{
     Counts, LatencyKey, LatencySummary, Percentile, ResultKind, RunResult, ToolInfo, Warning,
@@ -195,48 +195,48 @@ fn string_map(v: Option<&Value>) -> BTreeMap<String, String> {
         .unwrap_or_default()
 }
 
-fn group_result(
-    path: &Path,
-    version: &str,
-    timestamp: Option<u64>,
-    jobs: &[Job],
-) -> Result<RunResult, ImportError> {
-    let first = &jobs[0];
-    let unsupported =
-        |job: &Job, field: &str, value: &str, accepted: &str| ImportError::FioUnsupported {
-            path: path.to_path_buf(),
-            job: job.name.clone(),
-            field: field.to_string(),
-            value: value.to_string(),
-            accepted: accepted.to_string(),
-        };
-    let malformed = |job: &Job, what: String| ImportError::FioMalformed {
+/// A refusal of `job`'s `field`.
+fn unsupported(path: &Path, job: &Job, field: &str, value: &str, accepted: &str) -> ImportError {
+    ImportError::FioUnsupported(Box::new(FioUnsupported {
         path: path.to_path_buf(),
-        what: format!("job '{}': {what}", job.name),
-    };
-    // Jobs that run together must be one workload.
+        job: job.name.clone(),
+        field: field.to_string(),
+        value: value.to_string(),
+        accepted: accepted.to_string(),
+    }))
+}
+
+/// Jobs that run together must be one workload, and none may have failed.
+fn check_group(path: &Path, jobs: &[Job]) -> Result<(), ImportError> {
+    let first = &jobs[0];
     for job in &jobs[1..] {
         let keys: std::collections::BTreeSet<&String> =
             first.options.keys().chain(job.options.keys()).collect();
-        for key in keys {
-            let a = first.options.get(key);
-            let b = job.options.get(key);
-            if a != b {
-                return Err(ImportError::FioJobsDiffer {
-                    path: path.to_path_buf(),
-                    job: job.name.clone(),
-                    first: first.name.clone(),
-                    field: key.clone(),
-                    value: b.cloned().unwrap_or_else(|| "(default)".into()),
-                    first_value: a.cloned().unwrap_or_else(|| "(default)".into()),
-                });
-            }
+        if let Some(key) = keys
+            .into_iter()
+            .find(|k| first.options.get(*k) != job.options.get(*k))
+        {
+            let value = |j: &Job| {
+                j.options
+                    .get(key)
+                    .cloned()
+                    .unwrap_or_else(|| "(default)".into())
+            };
+            return Err(ImportError::FioJobsDiffer(Box::new(FioJobsDiffer {
+                path: path.to_path_buf(),
+                job: job.name.clone(),
+                first: first.name.clone(),
+                field: key.clone(),
+                value: value(job),
+                first_value: value(first),
+            })));
         }
     }
     for job in jobs {
         let error = job.value.get("error").and_then(Value::as_i64).unwrap_or(0);
         if error != 0 {
             return Err(unsupported(
+                path,
                 job,
                 "error",
                 &error.to_string(),
@@ -244,76 +244,112 @@ fn group_result(
             ));
         }
     }
-    let opts = &first.options;
-    let numjobs = match opts.get("numjobs") {
+    Ok(())
+}
+
+/// The threads of a group, and whether fio reported it as one entry
+/// (`group_reporting`, all `numjobs` clones summed) or one entry per job.
+fn threads_of(path: &Path, jobs: &[Job]) -> Result<(u32, bool), ImportError> {
+    let first = &jobs[0];
+    let numjobs = match first.options.get("numjobs") {
         Some(v) => v
             .parse::<u32>()
             .ok()
             .filter(|n| *n > 0)
-            .ok_or_else(|| unsupported(first, "numjobs", v, "a whole number from 1"))?,
+            .ok_or_else(|| unsupported(path, first, "numjobs", v, "a whole number from 1"))?,
         None => 1,
     };
-    // group_reporting: one entry for all numjobs clones. Per job: one entry
-    // each, and every entry is one thread.
-    let group_reported = jobs.len() == 1 && numjobs > 1;
-    let threads = if group_reported {
-        numjobs
+    if jobs.len() == 1 && numjobs > 1 {
+        Ok((numjobs, true))
     } else {
-        u32::try_from(jobs.len()).unwrap_or(u32::MAX)
-    };
+        Ok((u32::try_from(jobs.len()).unwrap_or(u32::MAX), false))
+    }
+}
 
-    let read = direction(jobs, "read").map_err(|w| malformed(first, w))?;
-    let write = direction(jobs, "write").map_err(|w| malformed(first, w))?;
-    let sync = sync_direction(jobs);
-    let trim = direction(jobs, "trim").map_err(|w| malformed(first, w))?;
-    if trim.ios > 0 {
+/// With group_reporting fio shows the first job's options only; a group
+/// with other jobs in it shows in the summed job time.
+fn check_group_reported(
+    path: &Path,
+    job: &Job,
+    numjobs: u32,
+    runtime_ms: u64,
+) -> Result<(), ImportError> {
+    let Some(job_ms) = job.value.get("job_runtime").and_then(Value::as_u64) else {
+        return Ok(());
+    };
+    if runtime_ms > 0 && job_ms as f64 > (f64::from(numjobs) + 0.5) * runtime_ms as f64 {
         return Err(unsupported(
-            first,
-            "rw",
-            opts.get("rw").map_or("trim", String::as_str),
-            ACCEPTED_RW,
+            path,
+            job,
+            "group_reporting",
+            "1",
+            &format!(
+                "a group of job '{}' and its {numjobs} numjobs clones only (the group's \
+                 job_runtime of {job_ms} ms says about {:.0} jobs ran)",
+                job.name,
+                job_ms as f64 / runtime_ms as f64
+            ),
         ));
+    }
+    Ok(())
+}
+
+/// Bytes that are not bs per I/O (and no short I/O explains it) mean the
+/// options read are not the ones that ran.
+fn check_block_size(
+    path: &Path,
+    jobs: &[Job],
+    d: &Direction,
+    name: &str,
+    block_size: u64,
+) -> Result<(), ImportError> {
+    if d.ios == 0 || d.bytes == d.ios * block_size {
+        return Ok(());
+    }
+    let short: u64 = jobs
+        .iter()
+        .filter_map(|j| j.value[name].get("short_ios").and_then(Value::as_u64))
+        .sum();
+    if short > 0 {
+        return Ok(());
+    }
+    Err(ImportError::FioMalformed {
+        path: path.to_path_buf(),
+        what: format!(
+            "job '{}': {name}: {} bytes in {} I/Os is not bs={block_size} each",
+            jobs[0].name, d.bytes, d.ios
+        ),
+    })
+}
+
+fn group_result(
+    path: &Path,
+    version: &str,
+    timestamp: Option<u64>,
+    jobs: &[Job],
+) -> Result<RunResult, ImportError> {
+    check_group(path, jobs)?;
+    let first = &jobs[0];
+    let (threads, group_reported) = threads_of(path, jobs)?;
+    let malformed = |what: String| ImportError::FioMalformed {
+        path: path.to_path_buf(),
+        what: format!("job '{}': {what}", first.name),
+    };
+    let read = direction(jobs, "read").map_err(malformed)?;
+    let write = direction(jobs, "write").map_err(malformed)?;
+    let sync = sync_direction(jobs);
+    if direction(jobs, "trim").map_err(malformed)?.ios > 0 {
+        let rw = first.options.get("rw").map_or("trim", String::as_str);
+        return Err(unsupported(path, first, "rw", rw, ACCEPTED_RW));
     }
     let runtime_ms = read.runtime_ms.max(write.runtime_ms);
     if group_reported {
-        // With group_reporting fio shows the first job's options only; a
-        // group with other jobs in it shows in the summed job time.
-        if let Some(job_ms) = first.value.get("job_runtime").and_then(Value::as_u64) {
-            if runtime_ms > 0 && job_ms as f64 > (f64::from(numjobs) + 0.5) * runtime_ms as f64 {
-                return Err(unsupported(
-                    first,
-                    "group_reporting",
-                    "1",
-                    &format!(
-                        "a group of job '{}' and its {numjobs} numjobs clones only (the group's \
-                         job_runtime of {job_ms} ms says about {:.0} jobs ran)",
-                        first.name,
-                        job_ms as f64 / runtime_ms as f64
-                    ),
-                ));
-            }
-        }
+        check_group_reported(path, first, threads, runtime_ms)?;
     }
-
     let mapped = map_workload(path, first, threads)?;
     let spec = &mapped.spec;
-    for (d, name) in [(&read, "read"), (&write, "write")] {
-        if d.ios > 0 && d.bytes != d.ios * spec.files.block_size {
-            let short: u64 = jobs
-                .iter()
-                .filter_map(|j| j.value[name].get("short_ios").and_then(Value::as_u64))
-                .sum();
-            if short == 0 {
-                return Err(malformed(
-                    first,
-                    format!(
-                        "{name}: {} bytes in {} I/Os is not bs={} each",
-                        d.bytes, d.ios, spec.files.block_size
-                    ),
-                ));
-            }
-        }
-    }
+    check_block_size(path, jobs, &read, "read", spec.files.block_size)?;
+    check_block_size(path, jobs, &write, "write", spec.files.block_size)?;
 
     let fsyncs = sync.lat.as_ref().map_or(sync.ios, |l| l.n.max(sync.ios));
     let counts = Counts {
@@ -348,6 +384,9 @@ fn group_result(
         r.rates.read_mib_per_s = read.bw_bytes / 1_048_576.0;
         r.rates.written_mib_per_s = write.bw_bytes / 1_048_576.0;
     }
+    if !group_reported && jobs.len() > 1 {
+        r = r.with_threads(jobs.iter().map(job_thread));
+    }
     let mut warnings = Vec::new();
     for (key, d) in [
         (LatencyKey::Read, &read),
@@ -356,32 +395,10 @@ fn group_result(
     ] {
         if let Some(l) = &d.lat {
             if jobs.len() > 1 && l.percentiles.is_empty() {
-                warnings.push(Warning {
-                    code: "percentiles_not_merged".into(),
-                    message: format!(
-                        "fio reported each of the {} jobs on its own without latency bins, so \
-                         the {key} percentiles of the whole group are unknown",
-                        jobs.len()
-                    ),
-                    hint: "run fio with --group_reporting or --output-format=json+ to import \
-                           percentiles"
-                        .into(),
-                });
+                warnings.push(unmerged_percentiles(key, jobs.len()));
             }
             r = r.with_latency(key, l.summary());
         }
-    }
-    if !group_reported && jobs.len() > 1 {
-        r = r.with_threads(jobs.iter().map(|j| {
-            let (mut ios, mut busy_ns) = (0, 0.0);
-            for dir in ["read", "write"] {
-                let d = &j.value[dir];
-                ios += d.get("total_ios").and_then(Value::as_u64).unwrap_or(0);
-                let lat = &d["lat_ns"];
-                busy_ns += num(lat, "mean") * num(lat, "N");
-            }
-            (ios, busy_ns / 1e9)
-        }));
     }
     if spec.fsync_all && fsyncs > write.ios + write.ios / 20 {
         warnings.push(Warning {
@@ -396,6 +413,30 @@ fn group_result(
         });
     }
     Ok(r.with_warnings(warnings))
+}
+
+/// One job entry as a thread: (reads + writes, seconds spent in them).
+fn job_thread(j: &Job) -> (u64, f64) {
+    let (mut ios, mut busy_ns) = (0, 0.0);
+    for dir in ["read", "write"] {
+        let d = &j.value[dir];
+        ios += d.get("total_ios").and_then(Value::as_u64).unwrap_or(0);
+        let lat = &d["lat_ns"];
+        busy_ns += num(lat, "mean") * num(lat, "N");
+    }
+    (ios, busy_ns / 1e9)
+}
+
+fn unmerged_percentiles(key: LatencyKey, jobs: usize) -> Warning {
+    Warning {
+        code: "percentiles_not_merged".into(),
+        message: format!(
+            "fio reported each of the {jobs} jobs on its own without latency bins, so the {key} \
+             percentiles of the whole group are unknown"
+        ),
+        hint: "run fio with --group_reporting or --output-format=json+ to import percentiles"
+            .into(),
+    }
 }
 
 fn num(v: &Value, key: &str) -> f64 {
@@ -584,218 +625,250 @@ struct Mapped {
     directory: String,
 }
 
-fn map_workload(path: &Path, job: &Job, threads: u32) -> Result<Mapped, ImportError> {
-    let opts = &job.options;
-    let get = |k: &str| opts.get(k).map(String::as_str);
-    let unsupported = |field: &str, value: &str, accepted: &str| ImportError::FioUnsupported {
-        path: path.to_path_buf(),
-        job: job.name.clone(),
-        field: field.to_string(),
-        value: value.to_string(),
-        accepted: accepted.to_string(),
-    };
-    for (field, harmless, accepted) in REFUSED {
-        if let Some(v) = get(field) {
-            if !harmless.contains(&v) {
-                return Err(unsupported(field, v, accepted));
-            }
-        }
+/// One job's settings, read with the job's name at hand for refusals.
+struct Settings<'a> {
+    path: &'a Path,
+    job: &'a Job<'a>,
+}
+
+impl Settings<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.job.options.get(key).map(String::as_str)
     }
-    let flag = |k: &str| get(k).is_some_and(|v| v != "0");
-    let size_of = |field: &str| -> Result<Option<u64>, ImportError> {
-        get(field)
+
+    /// A boolean option set to anything but 0.
+    fn flag(&self, key: &str) -> bool {
+        self.get(key).is_some_and(|v| v != "0")
+    }
+
+    fn unsupported(&self, field: &str, value: &str, accepted: &str) -> ImportError {
+        unsupported(self.path, self.job, field, value, accepted)
+    }
+
+    fn size(&self, field: &str) -> Result<Option<u64>, ImportError> {
+        self.get(field)
             .map(|v| {
                 parse_size(v).ok_or_else(|| {
-                    unsupported(field, v, "a size in bytes (4k, 8M, 1G); not a percentage")
+                    self.unsupported(field, v, "a size in bytes (4k, 8M, 1G); not a percentage")
                 })
             })
             .transpose()
-    };
+    }
 
-    // The mode.
-    let rw_field = if opts.contains_key("rw") {
-        "rw"
-    } else {
-        "readwrite"
-    };
-    let rw = get(rw_field).unwrap_or("read");
-    let mut rw_ratio = None;
-    let mode = match rw {
-        "read" => Mode::SeqRd,
-        "write" if flag("overwrite") => Mode::SeqRewr,
-        "write" => Mode::SeqWr,
-        "randread" => Mode::RndRd,
-        "randwrite" => Mode::RndWr,
-        "randrw" => {
-            let read_pct = match (get("rwmixread"), get("rwmixwrite")) {
-                (Some(r), _) => r.parse::<u32>().ok(),
-                (None, Some(w)) => w.parse::<u32>().ok().and_then(|w| 100u32.checked_sub(w)),
-                (None, None) => Some(50),
-            }
-            .filter(|p| *p <= 100)
-            .ok_or_else(|| {
-                let (field, v) = opts
-                    .get_key_value("rwmixread")
-                    .or_else(|| opts.get_key_value("rwmixwrite"))
-                    .map(|(k, v)| (k.as_str(), v.as_str()))
-                    .unwrap_or(("rwmixread", ""));
-                unsupported(field, v, "a percentage from 0 to 100")
-            })?;
-            match read_pct {
-                100 => Mode::RndRd,
-                0 => Mode::RndWr,
-                p => {
-                    rw_ratio = Some(f64::from(p) / f64::from(100 - p));
-                    Mode::RndRw
-                }
-            }
-        }
-        other => return Err(unsupported(rw_field, other, ACCEPTED_RW)),
-    };
-
-    // One block size for reads and writes.
-    let bs_field = if opts.contains_key("bs") {
-        "bs"
-    } else {
-        "blocksize"
-    };
-    let block_size = match get(bs_field) {
-        None => 4096,
-        Some(v) => {
-            let sizes: Vec<Option<u64>> = v
-                .split(',')
-                .filter(|s| !s.is_empty())
-                .map(parse_size)
-                .collect();
-            match sizes.first() {
-                Some(Some(b)) if *b > 0 && sizes.iter().all(|s| *s == Some(*b)) => *b,
-                _ => {
-                    return Err(unsupported(
-                        bs_field,
-                        v,
-                        "one block size for reads and writes (4k, 16k, 1M)",
-                    ))
-                }
-            }
-        }
-    };
-
-    // How the requests are issued.
-    let engine = get("ioengine").unwrap_or("psync").to_string();
-    let depth = match get("iodepth") {
-        Some(v) => v
-            .parse::<u32>()
-            .ok()
-            .filter(|d| *d > 0)
-            .ok_or_else(|| unsupported("iodepth", v, "a whole number from 1"))?,
-        None => 1,
-    };
-    let io_mode = match engine.as_str() {
-        "psync" | "sync" | "pvsync" | "pvsync2" | "vsync" => IoMode::Sync,
-        "libaio" | "io_uring" | "posixaio" => IoMode::Async,
-        "mmap" => IoMode::Mmap,
-        other => return Err(unsupported("ioengine", other, ACCEPTED_ENGINES)),
-    };
-
-    // fsync / fdatasync every N writes; 1 = after each write.
-    let every = |field: &str| -> Result<u64, ImportError> {
-        match get(field) {
-            None => Ok(0),
+    /// A whole number from 1 (`default` when not given).
+    fn count(&self, field: &str, default: u64) -> Result<u64, ImportError> {
+        match self.get(field) {
             Some(v) => v
                 .parse::<u64>()
-                .map_err(|_| unsupported(field, v, "a whole number of blocks (0 = none)")),
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| self.unsupported(field, v, "a whole number from 1")),
+            None => Ok(default),
         }
-    };
-    let (fsync_n, fdatasync_n) = (every("fsync")?, every("fdatasync")?);
-    if fsync_n > 0 && fdatasync_n > 0 {
-        return Err(unsupported(
-            "fdatasync",
-            get("fdatasync").unwrap_or_default(),
-            "fsync or fdatasync, not both",
-        ));
-    }
-    let (sync_every, fsync_mode) = if fdatasync_n > 0 {
-        (fdatasync_n, FsyncMode::Fdatasync)
-    } else {
-        (fsync_n, FsyncMode::Fsync)
-    };
-
-    let mut extra_flags = ExtraFlags {
-        direct: flag("direct") || get("buffered") == Some("0"),
-        ..ExtraFlags::default()
-    };
-    match get("sync") {
-        None | Some("0" | "none") => {}
-        Some("1" | "sync") => extra_flags.sync = true,
-        Some("dsync") => extra_flags.dsync = true,
-        Some(other) => return Err(unsupported("sync", other, "0, none, 1, sync, dsync")),
     }
 
-    // The files: each job its own nrfiles files of size/nrfiles, unless
-    // `filename` names files the jobs share.
-    let per_job = match (size_of("size")?, size_of("filesize")?) {
-        (Some(s), _) => s,
-        (None, Some(f)) => {
-            f * get("nrfiles")
-                .and_then(|n| n.parse::<u64>().ok())
-                .unwrap_or(1)
+    fn refuse_unmappable(&self) -> Result<(), ImportError> {
+        for (field, harmless, accepted) in REFUSED {
+            if let Some(v) = self.get(field) {
+                if !harmless.contains(&v) {
+                    return Err(self.unsupported(field, v, accepted));
+                }
+            }
         }
-        (None, None) => {
-            return Err(unsupported(
+        Ok(())
+    }
+
+    /// The mode, and the read/write ratio of a mixed one.
+    fn mode(&self) -> Result<(Mode, Option<f64>), ImportError> {
+        let field = if self.job.options.contains_key("rw") {
+            "rw"
+        } else {
+            "readwrite"
+        };
+        Ok(match self.get(field).unwrap_or("read") {
+            "read" => (Mode::SeqRd, None),
+            "write" if self.flag("overwrite") => (Mode::SeqRewr, None),
+            "write" => (Mode::SeqWr, None),
+            "randread" => (Mode::RndRd, None),
+            "randwrite" => (Mode::RndWr, None),
+            "randrw" => match self.read_percentage()? {
+                100 => (Mode::RndRd, None),
+                0 => (Mode::RndWr, None),
+                p => (Mode::RndRw, Some(f64::from(p) / f64::from(100 - p))),
+            },
+            other => return Err(self.unsupported(field, other, ACCEPTED_RW)),
+        })
+    }
+
+    /// `rwmixread`, or 100 - `rwmixwrite`; fio's default is 50.
+    fn read_percentage(&self) -> Result<u32, ImportError> {
+        let (field, value) = match (self.get("rwmixread"), self.get("rwmixwrite")) {
+            (Some(r), _) => ("rwmixread", r),
+            (None, Some(w)) => ("rwmixwrite", w),
+            (None, None) => return Ok(50),
+        };
+        let pct = value.parse::<u32>().ok().filter(|p| *p <= 100);
+        match (pct, field) {
+            (Some(p), "rwmixread") => Ok(p),
+            (Some(p), _) => Ok(100 - p),
+            (None, _) => Err(self.unsupported(field, value, "a percentage from 0 to 100")),
+        }
+    }
+
+    /// One block size for reads and writes.
+    fn block_size(&self) -> Result<u64, ImportError> {
+        let field = if self.job.options.contains_key("bs") {
+            "bs"
+        } else {
+            "blocksize"
+        };
+        let Some(v) = self.get(field) else {
+            return Ok(4096);
+        };
+        let sizes: Vec<Option<u64>> = v
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(parse_size)
+            .collect();
+        match sizes.first() {
+            Some(Some(b)) if *b > 0 && sizes.iter().all(|s| *s == Some(*b)) => Ok(*b),
+            _ => Err(self.unsupported(
+                field,
+                v,
+                "one block size for reads and writes (4k, 16k, 1M)",
+            )),
+        }
+    }
+
+    /// The engine's name, its I/O mode and the queue depth.
+    fn io(&self) -> Result<(String, IoMode, u32), ImportError> {
+        let engine = self.get("ioengine").unwrap_or("psync");
+        let depth = u32::try_from(self.count("iodepth", 1)?).map_err(|_| {
+            self.unsupported(
+                "iodepth",
+                self.get("iodepth").unwrap_or(""),
+                "up to 2^32 - 1",
+            )
+        })?;
+        let io_mode = match engine {
+            "psync" | "sync" | "pvsync" | "pvsync2" | "vsync" => IoMode::Sync,
+            "libaio" | "io_uring" | "posixaio" => IoMode::Async,
+            "mmap" => IoMode::Mmap,
+            other => return Err(self.unsupported("ioengine", other, ACCEPTED_ENGINES)),
+        };
+        Ok((engine.to_string(), io_mode, depth))
+    }
+
+    /// fsync or fdatasync every N writes (1 = after each write), and which.
+    fn syncs(&self) -> Result<(u64, FsyncMode), ImportError> {
+        let every = |field: &str| -> Result<u64, ImportError> {
+            match self.get(field) {
+                None => Ok(0),
+                Some(v) => v
+                    .parse::<u64>()
+                    .map_err(|_| self.unsupported(field, v, "a whole number of blocks (0 = none)")),
+            }
+        };
+        match (every("fsync")?, every("fdatasync")?) {
+            (f, d) if f > 0 && d > 0 => Err(self.unsupported(
+                "fdatasync",
+                self.get("fdatasync").unwrap_or_default(),
+                "fsync or fdatasync, not both",
+            )),
+            (0, d) if d > 0 => Ok((d, FsyncMode::Fdatasync)),
+            (f, _) => Ok((f, FsyncMode::Fsync)),
+        }
+    }
+
+    fn open_flags(&self) -> Result<ExtraFlags, ImportError> {
+        let mut flags = ExtraFlags {
+            direct: self.flag("direct") || self.get("buffered") == Some("0"),
+            ..ExtraFlags::default()
+        };
+        match self.get("sync") {
+            None | Some("0" | "none") => {}
+            Some("1" | "sync") => flags.sync = true,
+            Some("dsync") => flags.dsync = true,
+            Some(other) => return Err(self.unsupported("sync", other, "0, none, 1, sync, dsync")),
+        }
+        Ok(flags)
+    }
+
+    /// Bytes each job works on: `size`, else `filesize` × `nrfiles`.
+    fn per_job_size(&self) -> Result<u64, ImportError> {
+        match (self.size("size")?, self.size("filesize")?) {
+            (Some(s), _) => Ok(s),
+            (None, Some(f)) => Ok(f * self.count("nrfiles", 1)?),
+            (None, None) => Err(self.unsupported(
                 "size",
                 "(not given)",
                 "a size (fio then used the file's or device's own size, which its report does \
                  not record)",
-            ))
+            )),
         }
-    };
-    let nrfiles = match get("nrfiles") {
-        Some(v) => v
-            .parse::<u64>()
-            .ok()
-            .filter(|n| *n > 0)
-            .ok_or_else(|| unsupported("nrfiles", v, "a whole number from 1"))?,
-        None => 1,
-    };
-    let (file_num, total_size) = match get("filename") {
-        Some(names) => (
-            names.split(':').filter(|n| !n.is_empty()).count() as u64,
-            per_job,
-        ),
-        None => (u64::from(threads) * nrfiles, u64::from(threads) * per_job),
-    };
-    let directory = match (get("directory"), get("filename")) {
-        (Some(d), _) => d.to_string(),
-        (None, Some(f)) => Path::new(f.split(':').next().unwrap_or_default())
-            .parent()
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        (None, None) => String::new(),
-    };
+    }
 
-    // How long: runtime (time_based or not), else the I/O amount.
-    let runtime_s = match get("runtime") {
-        Some(v) => parse_seconds(v)
-            .ok_or_else(|| unsupported("runtime", v, "a time (30, 30s, 500ms, 2m)"))?,
-        None => 0,
-    };
-    let events = if runtime_s > 0 || flag("time_based") {
-        0
-    } else {
-        let io = size_of("io_size")?.unwrap_or(per_job);
-        let loops = get("loops")
-            .and_then(|l| l.parse::<u64>().ok())
-            .unwrap_or(1);
-        u64::from(threads) * (io / block_size) * loops.max(1)
-    };
+    /// (files, total size, directory): each job its own `nrfiles` files of
+    /// size / nrfiles, unless `filename` names files the jobs share.
+    fn files(&self, threads: u32, per_job: u64) -> Result<(u64, u64, String), ImportError> {
+        let nrfiles = self.count("nrfiles", 1)?;
+        let (file_num, total) = match self.get("filename") {
+            Some(names) => (
+                names.split(':').filter(|n| !n.is_empty()).count() as u64,
+                per_job,
+            ),
+            None => (u64::from(threads) * nrfiles, u64::from(threads) * per_job),
+        };
+        let directory = match (self.get("directory"), self.get("filename")) {
+            (Some(d), _) => d.to_string(),
+            (None, Some(f)) => Path::new(f.split(':').next().unwrap_or_default())
+                .parent()
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            (None, None) => String::new(),
+        };
+        Ok((file_num, total, directory))
+    }
 
+    /// (time limit s, event limit): runtime when given (time_based or not),
+    /// else the I/O the jobs were to do.
+    fn limits(
+        &self,
+        threads: u32,
+        per_job: u64,
+        block_size: u64,
+    ) -> Result<(u64, u64), ImportError> {
+        let runtime_s = match self.get("runtime") {
+            Some(v) => parse_seconds(v)
+                .ok_or_else(|| self.unsupported("runtime", v, "a time (30, 30s, 500ms, 2m)"))?,
+            None => 0,
+        };
+        if runtime_s > 0 || self.flag("time_based") {
+            return Ok((runtime_s, 0));
+        }
+        let io = self.size("io_size")?.unwrap_or(per_job);
+        let loops = self.count("loops", 1)?;
+        Ok((0, u64::from(threads) * (io / block_size) * loops))
+    }
+}
+
+fn map_workload(path: &Path, job: &Job, threads: u32) -> Result<Mapped, ImportError> {
+    let s = Settings { path, job };
+    s.refuse_unmappable()?;
+    let (mode, rw_ratio) = s.mode()?;
+    let block_size = s.block_size()?;
+    let (engine, io_mode, depth) = s.io()?;
+    let (sync_every, fsync_mode) = s.syncs()?;
+    let per_job = s.per_job_size()?;
+    let (file_num, total_size, directory) = s.files(threads, per_job)?;
+    let (time_s, events) = s.limits(threads, per_job, block_size)?;
     let mut b = RunSpec::builder()
         .dir(directory.clone())
         .total_size(total_size)
         .file_num(file_num)
         .block_size(block_size)
-        .extra_flags(extra_flags)
-        .data(if flag("zero_buffers") {
+        .extra_flags(s.open_flags()?)
+        .data(if s.flag("zero_buffers") {
             DataPattern::Zero
         } else {
             DataPattern::Random
@@ -805,18 +878,18 @@ fn map_workload(path: &Path, job: &Job, threads: u32) -> Result<Mapped, ImportEr
         .async_backlog(depth)
         .fsync_all(sync_every == 1)
         .fsync_freq(if sync_every == 1 { 0 } else { sync_every })
-        .fsync_end(flag("end_fsync") || flag("fsync_on_close"))
+        .fsync_end(s.flag("end_fsync") || s.flag("fsync_on_close"))
         .fsync_mode(fsync_mode)
         .threads(threads)
         .events(events)
-        .time_s(runtime_s);
+        .time_s(time_s);
     if let Some(r) = rw_ratio {
         b = b.rw_ratio(r);
     }
     let spec = b.build().map_err(|source| ImportError::Workload {
         path: path.to_path_buf(),
         origin: format!("fio job '{}'", job.name),
-        source,
+        source: Box::new(source),
     })?;
     Ok(Mapped {
         spec,
@@ -846,7 +919,7 @@ fn parse_seconds(v: &str) -> Option<u64> {
     let s = (n * scale).ceil();
     // Bounded above by the check.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    (s.is_finite() && s >= 0.0 && s < 1e15).then_some(s as u64)
+    (0.0..1e15).contains(&s).then_some(s as u64)
 }
 
 #[cfg(test)]

@@ -63,31 +63,13 @@ pub enum ImportError {
     FioMalformed { path: PathBuf, what: String },
 
     /// A fio job setting that has no fileio equivalent.
-    #[error("{path}: fio job '{job}': {field}={value} cannot be imported; accepted: {accepted}", path = path.display())]
-    FioUnsupported {
-        path: PathBuf,
-        job: String,
-        field: String,
-        value: String,
-        accepted: String,
-    },
+    #[error(transparent)]
+    FioUnsupported(Box<FioUnsupported>),
 
     /// Two jobs of one reporting group ran different workloads at the same
     /// time: no single fileio workload describes them.
-    #[error(
-        "{path}: fio job '{job}': {field}={value} differs from job '{first}' ({field}={first_value}) \
-         in the same reporting group; jobs that run together must describe one workload \
-         (put them in separate groups with stonewall, or run them separately)",
-        path = path.display()
-    )]
-    FioJobsDiffer {
-        path: PathBuf,
-        job: String,
-        first: String,
-        field: String,
-        value: String,
-        first_value: String,
-    },
+    #[error(transparent)]
+    FioJobsDiffer(Box<FioJobsDiffer>),
 
     /// The sysbench report lacks a line or has one it cannot read.
     #[error("{path}: sysbench report: {what}", path = path.display())]
@@ -100,8 +82,37 @@ pub enum ImportError {
         /// The job (fio) or "sysbench run".
         origin: String,
         #[source]
-        source: WorkloadError,
+        source: Box<WorkloadError>,
     },
+}
+
+/// A fio job setting that has no fileio equivalent: the job, the field, its
+/// value and what would be accepted.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: fio job '{job}': {field}={value} cannot be imported; accepted: {accepted}", path = path.display())]
+pub struct FioUnsupported {
+    pub path: PathBuf,
+    pub job: String,
+    pub field: String,
+    pub value: String,
+    pub accepted: String,
+}
+
+/// Two jobs of one reporting group that differ in `field`.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{path}: fio job '{job}': {field}={value} differs from job '{first}' ({field}={first_value}) \
+     in the same reporting group; jobs that run together must describe one workload \
+     (put them in separate groups with stonewall, or run them separately)",
+    path = path.display()
+)]
+pub struct FioJobsDiffer {
+    pub path: PathBuf,
+    pub job: String,
+    pub first: String,
+    pub field: String,
+    pub value: String,
+    pub first_value: String,
 }
 
 impl ImportError {
@@ -111,10 +122,10 @@ impl ImportError {
             ImportError::Read { path, .. }
             | ImportError::UnknownFormat { path, .. }
             | ImportError::FioMalformed { path, .. }
-            | ImportError::FioUnsupported { path, .. }
-            | ImportError::FioJobsDiffer { path, .. }
             | ImportError::Sysbench { path, .. }
             | ImportError::Workload { path, .. } => path,
+            ImportError::FioUnsupported(e) => &e.path,
+            ImportError::FioJobsDiffer(e) => &e.path,
         }
     }
 }

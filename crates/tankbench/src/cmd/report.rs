@@ -244,7 +244,7 @@ fn import_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         let runs = import_file(file).map_err(|e| {
             anyhow::anyhow!(
                 "results import: {}",
-                report::escape::terminal(&fileio::text::one_line(&e.to_string()))
+                report::escape::terminal(&fileio::text::one_line(&e))
             )
         })?;
         for mut run in runs {
