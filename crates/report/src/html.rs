@@ -5,8 +5,9 @@
 
 use crate::charts::{latency_chart, latency_ops, throughput_chart, timeline_chart};
 use crate::group::{labels_text, workload_name, Grouping};
-use crate::store::{utc_now_rfc3339, Skipped, StoredRun};
+use crate::store::{Skipped, StoredRun};
 use crate::table::{fmt_num, grouped_table};
+use fileio::clock::utc_now_rfc3339;
 use std::fmt::Write;
 
 /// The generator mark in every page we write; `output` looks for it.

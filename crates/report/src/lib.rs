@@ -13,6 +13,7 @@
 //! - [`table`]: one table model, rendered for a terminal, Markdown, CSV and HTML.
 //! - [`charts`], [`svg`], [`png`]: our own SVG charts, and PNG via resvg.
 //! - [`html`]: the self-contained report page.
+//! - [`import`]: fio JSON and sysbench text reports as measured results.
 //! - [`output`]: `-o` files that never replace a file tankbench did not write.
 //! - [`atomic`]: every result and report file is published whole or not at all.
 //! - [`escape`]: strings from result files (untrusted) in HTML, SVG, Markdown,
@@ -59,6 +60,7 @@ pub mod error;
 pub mod escape;
 pub mod group;
 pub mod html;
+pub mod import;
 pub mod labels;
 pub mod output;
 pub mod png;

@@ -103,6 +103,7 @@ Usage:
   tankbench simulate calibrate [--system F.toml] RESULTS...   fit a system to measured runs
   tankbench durability write|record|verify   do acknowledged writes survive a crash?
   tankbench results [DIR]               stored results
+  tankbench results import FILE...      fio JSON / sysbench fileio reports into the store
   tankbench compare A B                 compare runs with significance
   tankbench report DIR -o report.html   tables and charts of many runs
   tankbench chart KIND DIR -o out.svg   one chart (throughput, latency, timeline)

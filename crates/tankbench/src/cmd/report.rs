@@ -1,13 +1,15 @@
-//! `tankbench results | compare | report | chart`: argument parsing and output
+//! `tankbench results [import] | compare | report | chart`: argument parsing and output
 //! only; the store, statistics, tables and charts live in the `report` crate.
 
 use anyhow::{bail, Context};
 use clap::{Parser, ValueEnum};
-use fileio::result::LatencyKey;
+use fileio::result::{LatencyKey, RunResult};
 use report::charts::{latency_chart, latency_ops, throughput_chart, timeline_chart, ChartKind};
 use report::compare::{Comparison, DEFAULT_ALPHA};
 use report::group::Grouping;
 use report::html::{render_html, ReportOptions};
+use report::import::import_file;
+use report::labels::{merge_labels, parse_labels, Labels};
 use report::output::write_output;
 use report::select::{select, select_all, Selection};
 use report::store::{ResultStore, Skipped, DEFAULT_DIR};
@@ -42,6 +44,22 @@ struct ResultsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = TableFormat::Table)]
     format: TableFormat,
+}
+
+/// Read runs made with fio or sysbench into a result store.
+#[derive(Debug, Parser)]
+#[command(name = "tankbench results import")]
+struct ImportArgs {
+    /// Reports to import: fio --output-format=json (or json+) files and
+    /// sysbench fileio run reports (text).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Result store to add them to.
+    #[arg(long = "store", visible_alias = "dir", default_value = DEFAULT_DIR)]
+    store: PathBuf,
+    /// Labels for every imported run (KEY=VALUE[,KEY=VALUE...]; repeatable).
+    #[arg(long = "label", value_name = "KEY=VALUE")]
+    labels: Vec<String>,
 }
 
 /// Compare two sets of runs metric by metric, with Welch's t-test over repeats.
@@ -172,6 +190,11 @@ fn render_table(t: &Table, format: TableFormat) -> String {
 }
 
 pub fn results_main(args: Vec<OsString>) -> anyhow::Result<i32> {
+    // `results import ...`; a store directory called `import` is still
+    // listed as `results ./import`.
+    if args.first().is_some_and(|a| a == "import") {
+        return import_main(args[1..].to_vec());
+    }
     let a: ResultsArgs = match parse("results", args)? {
         Ok(a) => a,
         Err(code) => return Ok(code),
@@ -191,6 +214,96 @@ pub fn results_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         return Ok(0);
     }
     emit(&render_table(&runs_table(&listing.runs), a.format))?;
+    Ok(0)
+}
+
+/// Whether `a` and `b` are the same run (the same report imported twice).
+fn same_run(a: &RunResult, b: &RunResult) -> bool {
+    a.tool == b.tool
+        && a.started_at == b.started_at
+        && a.counts == b.counts
+        && a.workload == b.workload
+}
+
+/// `results import`: every file is read and mapped before anything is
+/// stored, so a refused file leaves the store as it was.
+fn import_main(args: Vec<OsString>) -> anyhow::Result<i32> {
+    let a: ImportArgs = match parse("results import", args)? {
+        Ok(a) => a,
+        Err(code) => return Ok(code),
+    };
+    let mut labels = Labels::new();
+    for text in &a.labels {
+        merge_labels(&mut labels, parse_labels(text)?)
+            .map_err(|e| anyhow::anyhow!("results import: {e}"))?;
+    }
+    let store =
+        ResultStore::open(&a.store).map_err(|e| anyhow::anyhow!("results import: --store {e}"))?;
+    let mut imported: Vec<(PathBuf, RunResult)> = Vec::new();
+    for file in &a.files {
+        let runs = import_file(file).map_err(|e| {
+            anyhow::anyhow!(
+                "results import: {}",
+                report::escape::terminal(&fileio::text::one_line(&e))
+            )
+        })?;
+        for mut run in runs {
+            run.labels.extend(labels.clone());
+            imported.push((file.clone(), run));
+        }
+    }
+    // The same report twice would count as two repeats in `compare`.
+    let existing = store.list()?.runs;
+    for (i, (file, run)) in imported.iter().enumerate() {
+        if let Some(old) = existing.iter().find(|s| same_run(&s.result, run)) {
+            bail!(
+                "results import: {}: already in {} as {}",
+                file.display(),
+                a.store.display(),
+                old.id
+            );
+        }
+        if let Some((other, _)) = imported[..i].iter().find(|(_, r)| same_run(r, run)) {
+            bail!(
+                "results import: {}: the same run as {} (given twice)",
+                file.display(),
+                other.display()
+            );
+        }
+    }
+    let mut saved: Vec<PathBuf> = Vec::new();
+    for (file, run) in &imported {
+        match store.save(run) {
+            Ok(path) => {
+                let threads = run.workload.threads;
+                eprintln!(
+                    "saved {} ({} {}, {} {threads} thread{}, from {})",
+                    path.display(),
+                    run.tool.name,
+                    run.tool.version,
+                    run.workload.mode.short_name(),
+                    if threads == 1 { "" } else { "s" },
+                    file.display()
+                );
+                saved.push(path);
+            }
+            Err(e) => {
+                let kept = if saved.is_empty() {
+                    "nothing was stored".to_string()
+                } else {
+                    format!(
+                        "stored before it: {}",
+                        saved
+                            .iter()
+                            .map(|p| p.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                bail!("results import: {}: {e}; {kept}", file.display());
+            }
+        }
+    }
     Ok(0)
 }
 

@@ -1,0 +1,283 @@
+//! `tankbench results import` through the binary (issue 21, item 5): fio
+//! JSON and sysbench fileio reports go into the store as measured results,
+//! `simulate calibrate` fits on them, and a file that is not a report, or
+//! one already imported, is refused with one line and nothing stored.
+
+mod common;
+
+use common::{listing, scratch, tb, Run};
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../report/tests/data/import")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+const FIO: &str = "fio-randrw-4jobs-fsync1-group.json";
+const SYSBENCH: &str = "sysbench-rndrw-4threads-fsyncall.txt";
+
+/// The JSON documents in a store directory, by name.
+fn stored(dir: &Path) -> Vec<(String, serde_json::Value)> {
+    listing(dir)
+        .into_iter()
+        .map(|(name, _)| {
+            let doc = serde_json::from_slice(&std::fs::read(dir.join(&name)).unwrap()).unwrap();
+            (name, doc)
+        })
+        .collect()
+}
+
+/// Refused: exit 1, one line on stderr naming each of `words`, the store as
+/// it was.
+fn refused(r: &Run, store: &Path, before: &[(String, u64)], words: &[&str]) {
+    assert_eq!(r.code, 1, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    for w in words {
+        assert!(r.stderr.contains(w), "{w} not named: {}", r.stderr);
+    }
+    if before.is_empty() {
+        assert!(!store.exists() || listing(store).is_empty(), "stored");
+    } else {
+        assert_eq!(listing(store), before, "the store changed");
+    }
+}
+
+#[test]
+fn fio_and_sysbench_reports_are_stored_as_measured_runs() {
+    let d = scratch();
+    let store = d.path().join("store");
+    let (fio, sysbench) = (fixture(FIO), fixture(SYSBENCH));
+    let r = tb(
+        d.path(),
+        &[
+            "results",
+            "import",
+            "--store",
+            store.to_str().unwrap(),
+            "--label",
+            "host=vm1",
+            "--label=tool-run=imported",
+            &fio,
+            &sysbench,
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stderr.matches("saved ").count(), 2, "{}", r.stderr);
+    let docs = stored(&store);
+    assert_eq!(docs.len(), 2, "{docs:?}");
+    let fio_doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&fio).unwrap()).unwrap();
+    let by_tool = |name: &str| {
+        &docs
+            .iter()
+            .find(|(_, d)| d["tool"]["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} result"))
+            .1
+    };
+    let f = by_tool("fio");
+    assert_eq!(f["kind"], "measured");
+    assert_eq!(f["labels"]["host"], "vm1");
+    assert_eq!(f["labels"]["tool-run"], "imported");
+    assert_eq!(
+        f["rates"]["writes_per_s"],
+        fio_doc["jobs"][0]["write"]["iops"]
+    );
+    assert_eq!(f["workload"]["mode"], "rndrw");
+    assert_eq!(f["workload"]["threads"], 4);
+    let s = by_tool("sysbench");
+    assert_eq!(s["tool"]["version"], "1.0.20");
+    let text = std::fs::read_to_string(&sysbench).unwrap();
+    assert!(text.contains(&format!(
+        "writes/s:                     {}",
+        s["rates"]["writes_per_s"]
+    )));
+
+    // The store lists them like any run.
+    let r = tb(
+        d.path(),
+        &["results", store.to_str().unwrap(), "--format=csv"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout.lines().count(), 3, "{}", r.stdout);
+
+    // Importing the same report again would make a false repeat.
+    let before = listing(&store);
+    let r = tb(
+        d.path(),
+        &[
+            "results",
+            "import",
+            "--store",
+            store.to_str().unwrap(),
+            &fio,
+        ],
+    );
+    refused(&r, &store, &before, &[FIO, "already in"]);
+}
+
+#[test]
+fn a_file_that_is_not_a_report_stores_nothing() {
+    let d = scratch();
+    let store = d.path().join("store");
+    let notes = d.path().join("notes.txt");
+    std::fs::write(&notes, "not a benchmark report\n").unwrap();
+    let r = tb(
+        d.path(),
+        &[
+            "results",
+            "import",
+            "--store",
+            store.to_str().unwrap(),
+            &fixture(FIO),
+            notes.to_str().unwrap(),
+        ],
+    );
+    refused(&r, &store, &[], &["notes.txt", "fio JSON", "sysbench"]);
+
+    // A fio job fileio cannot run, in an existing store: left as it was.
+    let r = tb(
+        d.path(),
+        &[
+            "results",
+            "import",
+            "--store",
+            store.to_str().unwrap(),
+            &fixture(SYSBENCH),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let before = listing(&store);
+    let r = tb(
+        d.path(),
+        &[
+            "results",
+            "import",
+            "--store",
+            store.to_str().unwrap(),
+            &fixture("fio-readwrite-sequential-mixed.json"),
+        ],
+    );
+    refused(&r, &store, &before, &["'mixed'", "rw=readwrite"]);
+
+    // A bad label, a missing file, a store that is a file.
+    let r = tb(
+        d.path(),
+        &["results", "import", "--label", "novalue", &fixture(FIO)],
+    );
+    refused(&r, &d.path().join("tankbench-results"), &[], &["--label"]);
+    let r = tb(
+        d.path(),
+        &[
+            "results",
+            "import",
+            "--store",
+            store.to_str().unwrap(),
+            "missing.json",
+        ],
+    );
+    refused(&r, &store, &before, &["missing.json"]);
+    let r = tb(
+        d.path(),
+        &[
+            "results",
+            "import",
+            "--store",
+            notes.to_str().unwrap(),
+            &fixture(FIO),
+        ],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("not a directory"), "{}", r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        "not a benchmark report\n"
+    );
+}
+
+#[test]
+fn calibrate_fits_on_imported_runs() {
+    let d = scratch();
+    let store = d.path().join("store");
+    let r = tb(
+        d.path(),
+        &[
+            "results",
+            "import",
+            "--store",
+            store.to_str().unwrap(),
+            &fixture(FIO),
+            &fixture(SYSBENCH),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let system = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/systems/this-machine-ext4.toml");
+    let r = tb(
+        d.path(),
+        &[
+            "simulate",
+            "calibrate",
+            "--system",
+            system.to_str().unwrap(),
+            "--fit",
+            "commit_device.flush_ms",
+            "--save-profile",
+            "fitted.toml",
+            store.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("writes/s"), "{}", r.stdout);
+    let profile = std::fs::read_to_string(d.path().join("fitted.toml")).unwrap();
+    assert!(profile.contains("commit_device.flush_ms"), "{profile}");
+}
+
+#[test]
+fn live_fio_output_imports_through_the_binary() {
+    let fio = testkit::require!("fio");
+    let d = scratch();
+    let out = std::process::Command::new(fio)
+        .args([
+            "--name=live",
+            &format!("--directory={}", d.path().display()),
+            "--rw=randwrite",
+            "--bs=4k",
+            "--fsync=1",
+            "--size=4M",
+            "--runtime=1",
+            "--time_based=1",
+            "--output-format=json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let report = d.path().join("live.json");
+    std::fs::write(&report, &out.stdout).unwrap();
+    let store = d.path().join("store");
+    let r = tb(
+        d.path(),
+        &[
+            "results",
+            "import",
+            "--store",
+            store.to_str().unwrap(),
+            report.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let fio_doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let docs = stored(&store);
+    assert_eq!(docs.len(), 1);
+    let doc = &docs[0].1;
+    assert_eq!(
+        doc["rates"]["writes_per_s"],
+        fio_doc["jobs"][0]["write"]["iops"]
+    );
+    assert_eq!(
+        doc["counts"]["fsyncs"],
+        fio_doc["jobs"][0]["sync"]["lat_ns"]["N"]
+    );
+    assert_eq!(doc["workload"]["fsync_all"], true);
+}
