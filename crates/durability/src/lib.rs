@@ -11,9 +11,11 @@
 //! - [`wire`]: the recorder protocol's authenticated lines, its key file
 //!   and its bounds.
 //! - [`options`]: the command lines.
+//! - [`error`]: [`DurabilityError`], every refusal and failure, typed.
 //!
 //! The formats and the protocol are documented in docs/durability.md.
 
+pub mod error;
 pub mod fileset;
 pub mod journal;
 pub mod options;
@@ -22,3 +24,5 @@ pub mod recorder;
 pub mod verify;
 pub mod wire;
 pub mod writer;
+
+pub use error::DurabilityError;

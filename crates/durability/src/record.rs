@@ -40,27 +40,15 @@ impl RunId {
     /// A fresh random id from the kernel's generator (getrandom(2)).
     pub fn random() -> std::io::Result<RunId> {
         let mut b = [0u8; 16];
-        let mut filled = 0;
-        while filled < b.len() {
-            // SAFETY: the pointer and length describe the unfilled tail of `b`.
-            let n = unsafe {
-                libc::getrandom(
-                    b[filled..].as_mut_ptr().cast::<libc::c_void>(),
-                    b.len() - filled,
-                    0,
-                )
-            };
-            match usize::try_from(n) {
-                Ok(n) => filled += n,
-                Err(_) => {
-                    let e = std::io::Error::last_os_error();
-                    if e.kind() != std::io::ErrorKind::Interrupted {
-                        return Err(e);
-                    }
-                }
-            }
-        }
+        crate::wire::fill_random(&mut b)?;
         Ok(RunId(b))
+    }
+
+    /// One 64-bit number from the id (for seeding repeatable draws).
+    pub(crate) fn seed(&self) -> u64 {
+        let (lo, hi) = self.0.split_at(8);
+        let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
+        word(lo) ^ word(hi).rotate_left(32)
     }
 
     /// 32 lowercase hex digits.
@@ -410,6 +398,29 @@ pub fn classify(block: &[u8], exp: &Expected, is_later_run: &dyn Fn(&RunId) -> b
     Outcome::Torn {
         sectors_old,
         sectors: sectors.len(),
+    }
+}
+
+/// A buffer aligned for O_DIRECT (4096 covers every logical block size).
+pub(crate) struct Aligned {
+    storage: Vec<u8>,
+    start: usize,
+    len: usize,
+}
+
+impl Aligned {
+    pub(crate) fn new(len: usize) -> Aligned {
+        let storage = vec![0u8; len + 4096];
+        let misalign = storage.as_ptr() as usize % 4096;
+        let start = if misalign == 0 { 0 } else { 4096 - misalign };
+        Aligned {
+            storage,
+            start,
+            len,
+        }
+    }
+    pub(crate) fn buf(&mut self) -> &mut [u8] {
+        &mut self.storage[self.start..self.start + self.len]
     }
 }
 

@@ -42,7 +42,7 @@ const TAG_HEX: usize = 64;
 pub const DEADLINE_ENV: &str = "TANKBENCH_DURABILITY_DEADLINE_MS";
 
 /// What went wrong with a line on a recorder connection.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum WireError {
     #[error("no whole line within the deadline of {0:?}")]
     Deadline(Duration),
@@ -478,13 +478,7 @@ impl LineReader {
                         deadline = deadline.min(Instant::now() + line);
                     }
                 }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock
-                            | std::io::ErrorKind::TimedOut
-                            | std::io::ErrorKind::Interrupted
-                    ) => {}
+                Err(e) if is_wait(&e) => {}
                 Err(e) => return Err(WireError::Io(e.to_string())),
             }
         }
@@ -571,17 +565,22 @@ pub(crate) fn write_all_by(
         match (&*stream).write(&bytes[done..]) {
             Ok(0) => return Err(WireError::Closed),
             Ok(n) => done += n,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock
-                        | std::io::ErrorKind::TimedOut
-                        | std::io::ErrorKind::Interrupted
-                ) => {}
+            Err(e) if is_wait(&e) => {}
             Err(e) => return Err(WireError::Io(e.to_string())),
         }
     }
     Ok(())
+}
+
+/// Whether a socket error only means "not yet": a timeout of one wait, or
+/// a signal.
+pub(crate) fn is_wait(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock
+            | std::io::ErrorKind::TimedOut
+            | std::io::ErrorKind::Interrupted
+    )
 }
 
 /// Never stop early.
