@@ -26,6 +26,15 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// The layout of fileio's file set.
+    pub fn of(files: &fileio::options::FileSet) -> Layout {
+        Layout {
+            file_num: files.file_num,
+            file_size: files.file_size,
+            block_size: files.block_size,
+        }
+    }
+
     pub fn blocks_per_file(&self) -> u64 {
         self.file_size / self.block_size
     }

@@ -207,7 +207,7 @@ impl Ack {
 }
 
 /// The `E` line: how a session ended, when the writer lived to say so.
-pub fn end_line(run: &RunId, acknowledged: u64, reason: &str) -> String {
+pub(crate) fn end_line(run: &RunId, acknowledged: u64, reason: &str) -> String {
     let reason: String = reason
         .chars()
         .map(|c| if c.is_whitespace() { '_' } else { c })

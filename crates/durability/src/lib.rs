@@ -16,7 +16,7 @@
 //! The formats and the protocol are documented in docs/durability.md.
 
 pub mod error;
-pub mod fileset;
+pub(crate) mod fileset;
 pub mod journal;
 pub mod options;
 pub mod record;

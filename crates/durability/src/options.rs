@@ -69,7 +69,7 @@ pub struct VerifyOptions {
 pub const DEFAULT_BLOCK_SIZE: u64 = 4096;
 
 /// The largest block: a record numbers its sectors in 16 bits.
-pub const MAX_BLOCK_SIZE: u64 = 65535 * SECTOR as u64;
+pub(crate) const MAX_BLOCK_SIZE: u64 = 65535 * SECTOR as u64;
 
 /// Positional words, and each option's values in order.
 type Split = (Vec<OsString>, BTreeMap<&'static str, Vec<OsString>>);
@@ -671,5 +671,78 @@ mod tests {
         .unwrap_err()
         .to_string()
         .contains("--max-journal-size"));
+    }
+
+    /// Issue 20: refusals are typed; fileio's come as fileio's own error.
+    #[test]
+    fn refusals_are_typed_with_the_option_and_value() {
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().to_str().unwrap();
+        let e = parse_write(&words(&[dir, "--journal=/tmp/j", "--threads=0"])).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                DurabilityError::Workload(fileio::workload::WorkloadError::Threads { value: 0 })
+            ),
+            "{e:?}"
+        );
+        assert_eq!(e.option(), Some("threads"));
+        assert_eq!(
+            e.to_string(),
+            "durability write: Invalid value for --threads: 0."
+        );
+        let e = parse_write(&words(&[dir, "--journal=/tmp/j", "--commit=never"])).unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                DurabilityError::Option {
+                    command: Command::Write,
+                    option: "commit",
+                    value,
+                    ..
+                } if value == "never"
+            ),
+            "{e:?}"
+        );
+        let e =
+            parse_write(&words(&[dir, "--journal=/tmp/j", "--file-block-size=1000"])).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                DurabilityError::BlockSize {
+                    block_size: 1000,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let e = parse_record(&words(&[
+            "--listen=127.0.0.1:0",
+            "--journal=j",
+            "--max-sessions=0",
+        ]))
+        .unwrap_err();
+        assert_eq!(e.option(), Some("max-sessions"));
+    }
+
+    #[test]
+    fn sizes_take_a_suffix_and_nothing_else() {
+        assert_eq!(parse_size("64M"), Some(64 << 20));
+        assert_eq!(parse_size("2g"), Some(2 << 30));
+        assert_eq!(parse_size("4096"), Some(4096));
+        assert_eq!(parse_size("4MB"), None);
+        assert_eq!(parse_size("x"), None);
+        assert_eq!(parse_size(""), None);
+        assert_eq!(parse_size("99999999999T"), None);
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().to_str().unwrap();
+        let o = parse_verify(&words(&[
+            dir,
+            "--from=127.0.0.1:9",
+            "--key=k",
+            "--max-journal-size=64M",
+        ]))
+        .unwrap();
+        assert_eq!(o.max_journal_bytes, 64 << 20);
     }
 }

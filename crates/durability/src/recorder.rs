@@ -210,7 +210,7 @@ impl Drop for Slot<'_> {
 }
 
 /// A running recorder. Dropping it does not stop it; call [`Recorder::stop`].
-pub struct Recorder {
+pub(crate) struct Recorder {
     pub addr: std::net::SocketAddr,
     /// The key file writers and verify are given.
     pub key_path: PathBuf,
@@ -312,7 +312,8 @@ impl Recorder {
     }
 
     /// Connections refused so far (unauthenticated, malformed, over a bound).
-    pub fn refused(&self) -> u64 {
+    #[cfg(test)]
+    fn refused(&self) -> u64 {
         self.shared.refused.load(SeqCst)
     }
 
@@ -660,7 +661,7 @@ fn session_lines(
 /// Fetch the whole journal from a recorder (for `verify --from ADDR:PORT`),
 /// refusing an answer larger than `limits.max_journal_bytes` or one that
 /// does not verify under `key`.
-pub fn fetch(addr: &str, key: &Key, limits: &Limits) -> Result<Vec<u8>, DurabilityError> {
+pub(crate) fn fetch(addr: &str, key: &Key, limits: &Limits) -> Result<Vec<u8>, DurabilityError> {
     let fail = |problem| DurabilityError::recorder(addr, problem);
     let stream = crate::writer::connect(addr)?;
     let mut reader = LineReader::new(limits.max_line);
@@ -844,22 +845,26 @@ mod tests {
         stream: TcpStream,
         reader: LineReader,
         tagger: Tagger,
-        addr: String,
     }
 
     impl Client {
         fn new(addr: &std::net::SocketAddr, key: &Key, kind: &str, lines: &[String]) -> Client {
             let stream = TcpStream::connect(addr).unwrap();
             let mut reader = LineReader::new(4096);
-            let a = addr.to_string();
-            let tagger =
-                crate::writer::handshake(&stream, &mut reader, &a, key, &limits(), kind, lines)
-                    .unwrap();
+            let tagger = crate::writer::handshake(
+                &stream,
+                &mut reader,
+                &addr.to_string(),
+                key,
+                &limits(),
+                kind,
+                lines,
+            )
+            .unwrap();
             Client {
                 stream,
                 reader,
                 tagger,
-                addr: a,
             }
         }
         fn send(&mut self, lines: &[String]) {
@@ -998,7 +1003,6 @@ mod tests {
             stream: s,
             reader: rd,
             tagger: t,
-            addr: r.addr.to_string(),
         };
         assert_eq!(c2.answer(), Ok("OK".into()));
         fetch_until(&r.addr, &key, 2);

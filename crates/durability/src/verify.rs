@@ -151,6 +151,7 @@ fn check_blocks(
     let mut examples: BTreeMap<&'static str, Vec<DurabilityExample>> = BTreeMap::new();
     let mut reader = BlockReader::new(opts, layout);
     let mut bytes_read = 0u64;
+    let mut failed = 0u64;
     for (&(file, block), l) in &p.latest {
         let exp = Expected {
             run: l.ack.run,
@@ -170,6 +171,7 @@ fn check_blocks(
             Err(ReadFailure::Fatal(e)) => return Err(e),
         };
         d.acknowledged += 1;
+        failed += u64::from(outcome.is_failure());
         match &outcome {
             Outcome::Intact => d.intact += 1,
             Outcome::Newer { .. } => d.unacknowledged_newer += 1,
@@ -190,7 +192,7 @@ fn check_blocks(
             }
         }
     }
-    let failed = d.lost + d.torn + d.corrupt;
+    debug_assert_eq!(failed, d.lost + d.torn + d.corrupt);
     d.verdict = if failed == 0 {
         Verdict::Passed
     } else {

@@ -32,7 +32,7 @@ const KEY_HEADER: &str = "tankbench-durability-key 1";
 /// Bytes of secret in a key (256 bits, HMAC-SHA-256's block-size-safe length).
 const KEY_BYTES: usize = 32;
 /// Bytes of a nonce.
-pub const NONCE_BYTES: usize = 16;
+pub(crate) const NONCE_BYTES: usize = 16;
 /// Hex digits of a line's tag (the whole HMAC-SHA-256 output).
 const TAG_HEX: usize = 64;
 
@@ -234,14 +234,6 @@ impl Key {
         m.update(recorder);
         m.update(client);
         m.finalize().into_bytes().into()
-    }
-
-    /// A short public name of the key (not the secret: a MAC of a constant),
-    /// for log lines that say which key a recorder uses.
-    pub fn fingerprint(&self) -> String {
-        let mut m = mac(&self.0);
-        m.update(b"tankbench-durability key fingerprint");
-        hex(&m.finalize().into_bytes()[..6])
     }
 }
 

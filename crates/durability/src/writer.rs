@@ -113,7 +113,7 @@ pub fn install_stop_handlers() {
 }
 
 /// Whether a stop signal arrived.
-pub fn stop_requested() -> bool {
+pub(crate) fn stop_requested() -> bool {
     STOP.load(SeqCst)
 }
 
@@ -567,11 +567,7 @@ pub fn write(
     say: &mut dyn FnMut(&str),
 ) -> Result<WriteSummary, DurabilityError> {
     let spec = &opts.spec;
-    let layout = Layout {
-        file_num: spec.files.file_num,
-        file_size: spec.files.file_size,
-        block_size: spec.files.block_size,
-    };
+    let layout = Layout::of(&spec.files);
     let limits = Limits::from_env();
     // The destination of reports is checked before anything is created in DIR.
     let reached = Reporter::reach(&opts.sink)?;
@@ -920,6 +916,26 @@ fn request_stream(run: &RunId, thread: u32) -> Xoroshiro {
 }
 
 /// Whether `mode` is one the writer accepts.
-pub fn accepted_mode(mode: Mode) -> bool {
+pub(crate) fn accepted_mode(mode: Mode) -> bool {
     matches!(mode, Mode::RndWr | Mode::SeqWr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each run and each thread draws its own request stream, the same one
+    /// every time for the same run and thread.
+    #[test]
+    fn request_streams_differ_by_run_and_thread() {
+        let draw = |run: u8, thread: u32| {
+            let mut r = request_stream(&RunId([run; 16]), thread);
+            (0..4).map(|_| r.next_u64()).collect::<Vec<_>>()
+        };
+        assert_eq!(draw(1, 0), draw(1, 0));
+        assert_ne!(draw(1, 0), draw(1, 1));
+        assert_ne!(draw(1, 0), draw(2, 0));
+        // A run id of zeros still gives a working generator.
+        assert_ne!(draw(0, 0), vec![0; 4]);
+    }
 }
