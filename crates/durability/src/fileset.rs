@@ -5,6 +5,7 @@
 //! first (O_EXCL), so files named in it are ours even when a prepare was cut
 //! short; files of that name without a marker are someone else's and refused.
 
+use crate::error::{DurabilityError, FileSetError};
 use crate::record::RunId;
 use report::atomic::{write_atomically, Existing};
 use std::fs::{File, OpenOptions};
@@ -25,6 +26,15 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// The layout of fileio's file set.
+    pub fn of(files: &fileio::options::FileSet) -> Layout {
+        Layout {
+            file_num: files.file_num,
+            file_size: files.file_size,
+            block_size: files.block_size,
+        }
+    }
+
     pub fn blocks_per_file(&self) -> u64 {
         self.file_size / self.block_size
     }
@@ -97,21 +107,22 @@ pub fn file_path(dir: &Path, index: u64) -> PathBuf {
 }
 
 /// Read the marker of `dir`: None when there is none.
-pub fn read_marker(dir: &Path) -> Result<Option<Marker>, String> {
+pub fn read_marker(dir: &Path) -> Result<Option<Marker>, DurabilityError> {
     let path = dir.join(MARKER);
     match std::fs::read_to_string(&path) {
-        Ok(text) => Marker::parse(&text)
-            .map(Some)
-            .ok_or_else(|| format!("{}: not a durability file set marker", path.display())),
+        Ok(text) => match Marker::parse(&text) {
+            Some(m) => Ok(Some(m)),
+            None => Err(FileSetError::NotAMarker { path }.into()),
+        },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("{}: {e}", path.display())),
+        Err(e) => Err(DurabilityError::io(path)(e)),
     }
 }
 
-fn write_marker(dir: &Path, m: &Marker) -> Result<(), String> {
+fn write_marker(dir: &Path, m: &Marker) -> Result<(), DurabilityError> {
     let path = dir.join(MARKER);
     write_atomically(&path, m.text().as_bytes(), Existing::Replace)
-        .map_err(|e| format!("{}: {e}", path.display()))
+        .map_err(DurabilityError::io(path))
 }
 
 /// The marker a new writer session of `layout` will leave in `dir`, found
@@ -120,15 +131,15 @@ fn write_marker(dir: &Path, m: &Marker) -> Result<(), String> {
 /// create and a file set of another layout. The session is announced with
 /// this marker first; [`prepare`] makes it true only once the recorder has
 /// accepted the session.
-pub fn plan(dir: &Path, layout: Layout) -> Result<Marker, String> {
+pub fn plan(dir: &Path, layout: Layout) -> Result<Marker, DurabilityError> {
     match read_marker(dir)? {
-        Some(m) if m.layout != layout => Err(format!(
-            "{} holds a durability file set of another layout ({} files of {} bytes, blocks of {}); use the same --file-num, --file-total-size and --file-block-size, or another directory",
-            dir.display(),
-            m.layout.file_num,
-            m.layout.file_size,
-            m.layout.block_size
-        )),
+        Some(m) if m.layout != layout => Err(FileSetError::OtherLayout {
+            dir: dir.to_path_buf(),
+            file_num: m.layout.file_num,
+            file_size: m.layout.file_size,
+            block_size: m.layout.block_size,
+        }
+        .into()),
         Some(mut m) => {
             m.generation = m.generation.saturating_add(1);
             Ok(m)
@@ -137,14 +148,11 @@ pub fn plan(dir: &Path, layout: Layout) -> Result<Marker, String> {
             for i in 0..layout.file_num {
                 let p = file_path(dir, i);
                 if p.symlink_metadata().is_ok() {
-                    return Err(format!(
-                        "{} exists but was not created by tankbench durability (no {MARKER} marker); it is left alone: use another directory",
-                        p.display()
-                    ));
+                    return Err(FileSetError::NotOurs { path: p }.into());
                 }
             }
             Ok(Marker {
-                id: RunId::random().map_err(|e| format!("getrandom: {e}"))?,
+                id: RunId::random().map_err(DurabilityError::getrandom)?,
                 layout,
                 generation: 1,
                 ready: false,
@@ -156,13 +164,16 @@ pub fn plan(dir: &Path, layout: Layout) -> Result<Marker, String> {
 /// Make `dir` hold the ready file set `planned` describes (from [`plan`]),
 /// creating it when there is none, and record the session's generation.
 /// Refuses when the directory changed since the plan (another writer).
-pub fn prepare(dir: &Path, planned: &Marker, say: &mut dyn FnMut(&str)) -> Result<Marker, String> {
+pub fn prepare(
+    dir: &Path,
+    planned: &Marker,
+    say: &mut dyn FnMut(&str),
+) -> Result<Marker, DurabilityError> {
     let layout = planned.layout;
     let changed = || {
-        format!(
-            "{} changed while the session was announced (another writer on the same directory?); nothing was written",
-            dir.display()
-        )
+        DurabilityError::from(FileSetError::Changed {
+            dir: dir.to_path_buf(),
+        })
     };
     let mut marker = match read_marker(dir)? {
         Some(m) => {
@@ -189,10 +200,10 @@ pub fn prepare(dir: &Path, planned: &Marker, say: &mut dyn FnMut(&str)) -> Resul
                 .write(true)
                 .create_new(true)
                 .open(&path)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+                .map_err(DurabilityError::io(&path))?;
             f.write_all(m.text().as_bytes())
                 .and_then(|()| f.sync_all())
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+                .map_err(DurabilityError::io(&path))?;
             sync_dir(dir)?;
             m
         }
@@ -225,8 +236,8 @@ fn files_complete(dir: &Path, layout: &Layout) -> bool {
 
 /// Write zeros over the whole file (so the blocks exist before the first
 /// timed write) and flush them.
-fn fill_zeros(path: &Path, size: u64) -> Result<(), String> {
-    let err = |e: std::io::Error| format!("{}: {e}", path.display());
+fn fill_zeros(path: &Path, size: u64) -> Result<(), DurabilityError> {
+    let err = |e: std::io::Error| DurabilityError::io(path)(e);
     let f = OpenOptions::new()
         .write(true)
         .create(true)
@@ -245,10 +256,10 @@ fn fill_zeros(path: &Path, size: u64) -> Result<(), String> {
     f.sync_all().map_err(err)
 }
 
-fn sync_dir(dir: &Path) -> Result<(), String> {
+fn sync_dir(dir: &Path) -> Result<(), DurabilityError> {
     File::open(dir)
         .and_then(|d| d.sync_all())
-        .map_err(|e| format!("{}: {e}", dir.display()))
+        .map_err(DurabilityError::io(dir))
 }
 
 #[cfg(test)]
@@ -282,7 +293,11 @@ mod tests {
         assert_eq!(read_marker(d.path()).unwrap(), Some(m2));
         // A plan made stale by another session is refused, nothing changed.
         let e = prepare(d.path(), &next, &mut |_| {}).unwrap_err();
-        assert!(e.contains("changed while"), "{e}");
+        assert!(
+            matches!(e, DurabilityError::FileSet(FileSetError::Changed { .. })),
+            "{e}"
+        );
+        assert!(e.to_string().contains("changed while"), "{e}");
     }
 
     #[test]
@@ -290,7 +305,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(file_path(d.path(), 1), b"mine").unwrap();
         let e = plan(d.path(), LAYOUT).unwrap_err();
-        assert!(e.contains("not created by tankbench"), "{e}");
+        assert!(e.to_string().contains("not created by tankbench"), "{e}");
         assert_eq!(std::fs::read(file_path(d.path(), 1)).unwrap(), b"mine");
         assert!(!d.path().join(MARKER).exists());
 
@@ -301,6 +316,12 @@ mod tests {
             ..LAYOUT
         };
         let e = plan(d.path(), other).unwrap_err();
-        assert!(e.contains("another layout"), "{e}");
+        assert!(
+            matches!(
+                e,
+                DurabilityError::FileSet(FileSetError::OtherLayout { file_num: 2, .. })
+            ),
+            "{e}"
+        );
     }
 }

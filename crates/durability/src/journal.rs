@@ -14,6 +14,7 @@
 //! short and is ignored.
 
 use crate::record::RunId;
+use fileio::text::printable;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -21,6 +22,43 @@ use std::fmt::Write as _;
 pub const JOURNAL_HEADER: &str = "tankbench-durability-journal 1";
 
 pub use fileio::result::Commit;
+
+/// Why journal bytes are not a journal.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JournalError {
+    #[error("not a journal (its first line is not '{JOURNAL_HEADER}')")]
+    NotAJournal,
+    #[error("the journal is empty (not even its header line)")]
+    Empty,
+}
+
+/// Why a journal line does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    #[error("not a session line")]
+    NotSession,
+    #[error("not an acknowledgement line")]
+    NotAck,
+    #[error("'{}' is not key=value", printable(word))]
+    NotKeyValue { word: String },
+    #[error("{line} line lacks {field}")]
+    Missing {
+        line: &'static str,
+        field: &'static str,
+    },
+    #[error("{line} {field} is not {expected}")]
+    Malformed {
+        line: &'static str,
+        field: &'static str,
+        expected: &'static str,
+    },
+    #[error("session line has an empty file layout")]
+    EmptyLayout,
+    #[error("end line without a run id")]
+    EndWithoutRun,
+    #[error("unknown line '{}'", printable(start))]
+    Unknown { start: String },
+}
 
 /// A writer session: the hello a writer sends, the `S` line of the journal.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,47 +99,53 @@ impl Session {
     }
 
     /// Parse an `S` line (without the newline).
-    pub fn parse(line: &str) -> Result<Session, String> {
-        let rest = line
-            .strip_prefix("S ")
-            .ok_or_else(|| "not a session line".to_string())?;
+    pub fn parse(line: &str) -> Result<Session, LineError> {
+        let rest = line.strip_prefix("S ").ok_or(LineError::NotSession)?;
         let mut fields = BTreeMap::new();
         for word in rest.split(' ') {
-            let (k, v) = word
-                .split_once('=')
-                .ok_or_else(|| format!("'{word}' is not key=value"))?;
+            let (k, v) = word.split_once('=').ok_or_else(|| LineError::NotKeyValue {
+                word: word.chars().take(40).collect(),
+            })?;
             fields.insert(k, v);
         }
-        let get = |k: &str| {
-            fields
-                .get(k)
-                .copied()
-                .ok_or_else(|| format!("session line lacks {k}"))
+        let get = |field: &'static str| {
+            fields.get(field).copied().ok_or(LineError::Missing {
+                line: "session",
+                field,
+            })
         };
-        let num = |k: &str| -> Result<u64, String> {
-            get(k)?
+        let malformed = |field: &'static str, expected: &'static str| LineError::Malformed {
+            line: "session",
+            field,
+            expected,
+        };
+        let num = |field: &'static str| -> Result<u64, LineError> {
+            get(field)?
                 .parse::<u64>()
-                .map_err(|_| format!("{k} is not a number"))
+                .map_err(|_| malformed(field, "a number"))
         };
-        let id =
-            |k: &str| RunId::parse_hex(get(k)?).ok_or_else(|| format!("{k} is not 32 hex digits"));
+        let small = |field: &'static str| -> Result<u32, LineError> {
+            u32::try_from(num(field)?).map_err(|_| malformed(field, "a 32-bit number"))
+        };
+        let id = |field: &'static str| {
+            RunId::parse_hex(get(field)?).ok_or_else(|| malformed(field, "32 hex digits"))
+        };
         let s = Session {
             run: id("run")?,
             fileset: id("fileset")?,
-            generation: u32::try_from(num("generation")?)
-                .map_err(|_| "generation is too large".to_string())?,
+            generation: small("generation")?,
             block_size: num("block_size")?,
             file_num: num("file_num")?,
             file_size: num("file_size")?,
             mode: get("mode")?.to_string(),
-            commit: Commit::parse(get("commit")?).ok_or("unknown commit method")?,
+            commit: Commit::parse(get("commit")?)
+                .ok_or_else(|| malformed("commit", Commit::ACCEPTED))?,
             direct: get("direct")? == "1",
-            threads: u32::try_from(num("threads")?)
-                .map_err(|_| "threads is too large".to_string())?,
+            threads: small("threads")?,
             started: get("started")?.to_string(),
         };
         if s.block_size == 0 || s.file_num == 0 || s.file_size < s.block_size {
-            return Err("session line has an empty file layout".into());
+            return Err(LineError::EmptyLayout);
         }
         Ok(s)
     }
@@ -127,24 +171,31 @@ impl Ack {
         );
     }
 
-    pub fn parse(line: &str) -> Result<Ack, String> {
+    pub fn parse(line: &str) -> Result<Ack, LineError> {
         let mut w = line.split(' ');
         if w.next() != Some("A") {
-            return Err("not an acknowledgement line".into());
+            return Err(LineError::NotAck);
         }
-        let mut next = |what: &str| w.next().ok_or_else(|| format!("ack line lacks {what}"));
-        let run = RunId::parse_hex(next("run")?).ok_or("ack run id is not 32 hex digits")?;
+        let mut next =
+            |field: &'static str| w.next().ok_or(LineError::Missing { line: "ack", field });
+        let malformed = |field: &'static str, expected: &'static str| LineError::Malformed {
+            line: "ack",
+            field,
+            expected,
+        };
+        let run =
+            RunId::parse_hex(next("run")?).ok_or_else(|| malformed("run", "32 hex digits"))?;
         let file = next("file")?
             .parse()
-            .map_err(|_| "ack file is not a number")?;
+            .map_err(|_| malformed("file", "a number"))?;
         let block = next("block")?
             .parse()
-            .map_err(|_| "ack block is not a number")?;
+            .map_err(|_| malformed("block", "a number"))?;
         let seq = next("seq")?
             .parse()
-            .map_err(|_| "ack seq is not a number")?;
+            .map_err(|_| malformed("seq", "a number"))?;
         let checksum = u32::from_str_radix(next("checksum")?, 16)
-            .map_err(|_| "ack checksum is not hex".to_string())?;
+            .map_err(|_| malformed("checksum", "8 hex digits"))?;
         Ok(Ack {
             run,
             file,
@@ -156,7 +207,7 @@ impl Ack {
 }
 
 /// The `E` line: how a session ended, when the writer lived to say so.
-pub fn end_line(run: &RunId, acknowledged: u64, reason: &str) -> String {
+pub(crate) fn end_line(run: &RunId, acknowledged: u64, reason: &str) -> String {
     let reason: String = reason
         .chars()
         .map(|c| if c.is_whitespace() { '_' } else { c })
@@ -165,15 +216,14 @@ pub fn end_line(run: &RunId, acknowledged: u64, reason: &str) -> String {
 }
 
 /// What kind of line a line is; checked by the recorder before it appends.
-pub fn check_line(line: &str) -> Result<(), String> {
+pub(crate) fn check_line(line: &str) -> Result<(), LineError> {
     match line.as_bytes().first() {
         Some(b'S') => Session::parse(line).map(|_| ()),
         Some(b'A') => Ack::parse(line).map(|_| ()),
         Some(b'E') if line.starts_with("E ") && !line.contains('\n') => Ok(()),
-        _ => Err(format!(
-            "unknown line '{}'",
-            line.chars().take(40).collect::<String>()
-        )),
+        _ => Err(LineError::Unknown {
+            start: line.chars().take(40).collect(),
+        }),
     }
 }
 
@@ -185,24 +235,20 @@ pub struct Journal {
     /// `E` lines: (run, text after the run id).
     pub ends: Vec<(RunId, String)>,
     /// Lines that did not parse (with their line numbers), skipped.
-    pub bad_lines: Vec<(usize, String)>,
+    pub bad_lines: Vec<(usize, LineError)>,
     /// Whether the last line was cut short (no newline) and skipped.
     pub truncated_tail: bool,
 }
 
 impl Journal {
     /// Parse a whole journal. Its first line must be [`JOURNAL_HEADER`].
-    pub fn parse(text: &[u8]) -> Result<Journal, String> {
+    pub fn parse(text: &[u8]) -> Result<Journal, JournalError> {
         let text = String::from_utf8_lossy(text);
         let mut lines = text.split_inclusive('\n');
         match lines.next() {
-            Some(l) if l.trim_end_matches('\n') == JOURNAL_HEADER => {}
-            Some(_) => {
-                return Err(format!(
-                    "not a journal (its first line is not '{JOURNAL_HEADER}')"
-                ))
-            }
-            None => return Err("the journal is empty (not even its header line)".into()),
+            Some(l) if l.strip_suffix('\n').unwrap_or(l) == JOURNAL_HEADER => {}
+            Some(_) => return Err(JournalError::NotAJournal),
+            None => return Err(JournalError::Empty),
         }
         let mut j = Journal::default();
         for (i, raw) in lines.enumerate() {
@@ -222,10 +268,12 @@ impl Journal {
                             j.ends.push((run, w.next().unwrap_or("").to_string()));
                             Ok(())
                         }
-                        None => Err("end line without a run id".into()),
+                        None => Err(LineError::EndWithoutRun),
                     }
                 }
-                _ => Err("unknown line".into()),
+                _ => Err(LineError::Unknown {
+                    start: line.chars().take(40).collect(),
+                }),
             };
             if let Err(e) = parsed {
                 j.bad_lines.push((number, e));

@@ -11,10 +11,12 @@
 //! - [`wire`]: the recorder protocol's authenticated lines, its key file
 //!   and its bounds.
 //! - [`options`]: the command lines.
+//! - [`error`]: [`DurabilityError`], every refusal and failure, typed.
 //!
 //! The formats and the protocol are documented in docs/durability.md.
 
-pub mod fileset;
+pub mod error;
+pub(crate) mod fileset;
 pub mod journal;
 pub mod options;
 pub mod record;
@@ -22,3 +24,5 @@ pub mod recorder;
 pub mod verify;
 pub mod wire;
 pub mod writer;
+
+pub use error::DurabilityError;

@@ -12,13 +12,13 @@
 //! tear inside one of them. The layout, byte by byte, is in docs/durability.md.
 
 /// The unit of the header's repetition and the smallest block size.
-pub const SECTOR: usize = 512;
+pub(crate) const SECTOR: usize = 512;
 /// First bytes of every sector of a record.
-pub const MAGIC: [u8; 8] = *b"TBDURBLK";
+pub(crate) const MAGIC: [u8; 8] = *b"TBDURBLK";
 /// Format version in every header; bumped on any change of the layout.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 /// Bytes of the header; the rest of the sector is payload.
-pub const HEADER_LEN: usize = 72;
+pub(crate) const HEADER_LEN: usize = 72;
 
 const OFF_RUN: usize = 8;
 const OFF_VERSION: usize = 24;
@@ -38,29 +38,18 @@ pub struct RunId(pub [u8; 16]);
 
 impl RunId {
     /// A fresh random id from the kernel's generator (getrandom(2)).
-    pub fn random() -> std::io::Result<RunId> {
+    pub(crate) fn random() -> std::io::Result<RunId> {
         let mut b = [0u8; 16];
-        let mut filled = 0;
-        while filled < b.len() {
-            // SAFETY: the pointer and length describe the unfilled tail of `b`.
-            let n = unsafe {
-                libc::getrandom(
-                    b[filled..].as_mut_ptr().cast::<libc::c_void>(),
-                    b.len() - filled,
-                    0,
-                )
-            };
-            match usize::try_from(n) {
-                Ok(n) => filled += n,
-                Err(_) => {
-                    let e = std::io::Error::last_os_error();
-                    if e.kind() != std::io::ErrorKind::Interrupted {
-                        return Err(e);
-                    }
-                }
-            }
-        }
+        crate::wire::fill_random(&mut b)?;
         Ok(RunId(b))
+    }
+
+    /// One 64-bit number from the id (for seeding repeatable draws).
+    pub(crate) fn seed(&self) -> u64 {
+        let (lo, hi) = self.0.split_at(8);
+        let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
+        // Mixed first: the halves of an id may be equal.
+        fileio::rng::splitmix64(word(lo)) ^ word(hi)
     }
 
     /// 32 lowercase hex digits.
@@ -133,7 +122,7 @@ pub fn encode(h: &Header, buf: &mut [u8]) -> u32 {
 
 /// CRC-32 (IEEE 802.3 polynomial, as crc32fast computes it) over every sector
 /// with its two checksum fields left out.
-pub fn block_checksum(block: &[u8]) -> u32 {
+pub(crate) fn block_checksum(block: &[u8]) -> u32 {
     let mut h = crc32fast::Hasher::new();
     for sector in block.chunks_exact(SECTOR) {
         h.update(&sector[..OFF_BLOCK_CRC]);
@@ -239,7 +228,7 @@ fn read_sector(sector: &[u8], index: usize, file: u32, block: u64, block_size: u
 
 /// The acknowledged version of a block, from the journal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Expected {
+pub(crate) struct Expected {
     pub run: RunId,
     pub file: u32,
     pub block: u64,
@@ -249,7 +238,7 @@ pub struct Expected {
 
 /// How the acknowledged write of a block survived.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// The acknowledged version, whole.
     Intact,
     /// A later write of the block that was never acknowledged: allowed (it
@@ -269,7 +258,7 @@ pub enum Outcome {
 
 /// What an acknowledged write was replaced by.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Lost {
+pub(crate) enum Lost {
     /// An earlier write of this run (`found_seq` < the acknowledged one).
     Older { found_seq: u64 },
     /// A write of another (earlier or unknown) run.
@@ -282,7 +271,7 @@ pub enum Lost {
 
 impl Outcome {
     /// Whether this outcome breaks the promise of an acknowledged write.
-    pub fn is_failure(&self) -> bool {
+    pub(crate) fn is_failure(&self) -> bool {
         matches!(
             self,
             Outcome::Lost(_) | Outcome::Torn { .. } | Outcome::Corrupt(_)
@@ -329,7 +318,11 @@ impl Outcome {
 /// acknowledged version `exp`. `is_later_run` says whether a run id belongs
 /// to a writer session that started after `exp.run`'s (its writes may
 /// legitimately replace the acknowledged one).
-pub fn classify(block: &[u8], exp: &Expected, is_later_run: &dyn Fn(&RunId) -> bool) -> Outcome {
+pub(crate) fn classify(
+    block: &[u8],
+    exp: &Expected,
+    is_later_run: &dyn Fn(&RunId) -> bool,
+) -> Outcome {
     let block_size = u32::try_from(block.len()).unwrap_or(u32::MAX);
     if block.is_empty() || !block.len().is_multiple_of(SECTOR) {
         return Outcome::Corrupt(format!("short block ({} bytes)", block.len()));
@@ -410,6 +403,29 @@ pub fn classify(block: &[u8], exp: &Expected, is_later_run: &dyn Fn(&RunId) -> b
     Outcome::Torn {
         sectors_old,
         sectors: sectors.len(),
+    }
+}
+
+/// A buffer aligned for O_DIRECT (4096 covers every logical block size).
+pub(crate) struct Aligned {
+    storage: Vec<u8>,
+    start: usize,
+    len: usize,
+}
+
+impl Aligned {
+    pub(crate) fn new(len: usize) -> Aligned {
+        let storage = vec![0u8; len + 4096];
+        let misalign = storage.as_ptr() as usize % 4096;
+        let start = if misalign == 0 { 0 } else { 4096 - misalign };
+        Aligned {
+            storage,
+            start,
+            len,
+        }
+    }
+    pub(crate) fn buf(&mut self) -> &mut [u8] {
+        &mut self.storage[self.start..self.start + self.len]
     }
 }
 

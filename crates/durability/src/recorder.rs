@@ -23,7 +23,8 @@
 //! the idle deadline is ended. Appends reach the journal's storage in
 //! batches (fdatasync every 100 ms).
 
-use crate::journal::{check_line, Journal, Session};
+use crate::error::{DurabilityError, RecorderProblem};
+use crate::journal::{check_line, Journal, LineError, Session};
 use crate::options::RecordOptions;
 use crate::record::RunId;
 use crate::wire::{
@@ -31,6 +32,7 @@ use crate::wire::{
     PROTOCOL_VERSION,
 };
 use crate::writer::{open_journal, stop_requested};
+use fileio::text::printable;
 use sha2::{Digest as _, Sha256};
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -41,13 +43,44 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// Why the recorder refuses a session or a line: sent to the peer as
+/// `ERR <text>` and logged.
+#[derive(Debug, Clone, thiserror::Error)]
+pub(crate) enum Refusal {
+    #[error("journal full ({bytes} bytes; --max-journal-size {max})")]
+    JournalFull { bytes: u64, max: u64 },
+    #[error("journal write failed: {0}")]
+    JournalFailed(String),
+    #[error("run {0} is already in the journal; a session is announced once")]
+    RunAgain(RunId),
+    #[error("file set {fileset} was recorded with another layout ({file_num} files of {file_size} bytes, blocks of {block_size})")]
+    OtherLayout {
+        fileset: RunId,
+        block_size: u64,
+        file_num: u64,
+        file_size: u64,
+    },
+    #[error("no session line: {0}")]
+    NoSession(WireError),
+    #[error("the session line: {0}")]
+    SessionTag(WireError),
+    #[error("{0}")]
+    SessionLine(LineError),
+    #[error("the hello's nonce is not nonce=<32 hex>")]
+    HelloNonce,
+    #[error("protocol {}; this recorder speaks protocol {PROTOCOL_VERSION} (tankbench of the same version on both sides)", printable(theirs))]
+    Protocol { theirs: String },
+    #[error("not a tankbench durability hello")]
+    NotAHello,
+}
+
 /// The journal being appended to, and what the recorder knows of it.
 struct Book {
     out: BufWriter<File>,
     file: File,
     dirty: bool,
     /// The first write or flush error; after it the recorder refuses sessions.
-    failed: Option<String>,
+    failed: Option<Refusal>,
     /// The journal's size (what is written, flushed or not).
     bytes: u64,
     max_bytes: u64,
@@ -59,16 +92,16 @@ struct Book {
 }
 
 impl Book {
-    fn append(&mut self, line: &str) -> Result<(), String> {
+    fn append(&mut self, line: &str) -> Result<(), Refusal> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
         let len = line.len() as u64 + 1;
         if self.bytes + len > self.max_bytes {
-            return Err(format!(
-                "journal full ({} bytes; --max-journal-size {})",
-                self.bytes, self.max_bytes
-            ));
+            return Err(Refusal::JournalFull {
+                bytes: self.bytes,
+                max: self.max_bytes,
+            });
         }
         let r = self
             .out
@@ -84,7 +117,7 @@ impl Book {
         }
     }
 
-    fn sync(&mut self) -> Result<(), String> {
+    fn sync(&mut self) -> Result<(), Refusal> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
@@ -100,28 +133,27 @@ impl Book {
         }
     }
 
-    fn fail(&mut self, e: &std::io::Error) -> String {
-        let msg = format!("journal write failed: {e}");
-        self.failed = Some(msg.clone());
-        msg
+    fn fail(&mut self, e: &std::io::Error) -> Refusal {
+        let refusal = Refusal::JournalFailed(e.to_string());
+        self.failed = Some(refusal.clone());
+        refusal
     }
 
     /// Accept a session: a new run, a file set's own layout, room in the
     /// journal; its line appended and on the journal's storage.
-    fn open_session(&mut self, s: &Session) -> Result<(), String> {
+    fn open_session(&mut self, s: &Session) -> Result<(), Refusal> {
         if self.runs.contains(&s.run) {
-            return Err(format!(
-                "run {} is already in the journal; a session is announced once",
-                s.run
-            ));
+            return Err(Refusal::RunAgain(s.run));
         }
         let layout = (s.block_size, s.file_num, s.file_size);
-        if let Some(known) = self.layouts.get(&s.fileset) {
-            if *known != layout {
-                return Err(format!(
-                    "file set {} was recorded with another layout ({} files of {} bytes, blocks of {})",
-                    s.fileset, known.1, known.2, known.0
-                ));
+        if let Some(&(block_size, file_num, file_size)) = self.layouts.get(&s.fileset) {
+            if (block_size, file_num, file_size) != layout {
+                return Err(Refusal::OtherLayout {
+                    fileset: s.fileset,
+                    block_size,
+                    file_num,
+                    file_size,
+                });
             }
         }
         self.append(&s.line()).and_then(|()| self.sync())?;
@@ -178,7 +210,7 @@ impl Drop for Slot<'_> {
 }
 
 /// A running recorder. Dropping it does not stop it; call [`Recorder::stop`].
-pub struct Recorder {
+pub(crate) struct Recorder {
     pub addr: std::net::SocketAddr,
     /// The key file writers and verify are given.
     pub key_path: PathBuf,
@@ -197,11 +229,11 @@ type LayoutKey = (u64, u64, u64);
 type Index = (u64, HashSet<RunId>, HashMap<RunId, LayoutKey>);
 
 /// What a journal file already holds, for a recorder that appends to it.
-fn index(path: &Path) -> Result<Index, String> {
-    let bytes = report::store::read_regular_file(path)
-        .map_err(|e| format!("durability record: --journal {}: {e}", path.display()))?;
-    let j = Journal::parse(&bytes)
-        .map_err(|e| format!("durability record: --journal {}: {e}", path.display()))?;
+fn index(path: &Path) -> Result<Index, DurabilityError> {
+    let bytes = report::store::read_regular_file(path)?;
+    let j = Journal::parse(&bytes).map_err(|e| {
+        DurabilityError::journal_file(path, crate::error::JournalFileProblem::Content(e))
+    })?;
     let mut layouts = HashMap::new();
     for s in &j.sessions {
         layouts
@@ -219,19 +251,19 @@ impl Recorder {
     pub fn start(
         opts: &RecordOptions,
         log: Arc<dyn Fn(&str) + Send + Sync>,
-    ) -> Result<Recorder, String> {
-        let listener = TcpListener::bind(&opts.listen)
-            .map_err(|e| format!("durability record: --listen {}: {e}", opts.listen))?;
-        let addr = listener
-            .local_addr()
-            .map_err(|e| format!("durability record: --listen {}: {e}", opts.listen))?;
-        let file = open_journal(&opts.journal).map_err(|e| format!("durability record: --{e}"))?;
+    ) -> Result<Recorder, DurabilityError> {
+        let listen_err = |source| DurabilityError::Listen {
+            addr: opts.listen.clone(),
+            source,
+        };
+        let listener = TcpListener::bind(&opts.listen).map_err(listen_err)?;
+        let addr = listener.local_addr().map_err(listen_err)?;
+        let file = open_journal(&opts.journal)?;
         let (bytes, runs, layouts) = index(&opts.journal)?;
-        let (key, key_created) =
-            Key::load_or_create(&opts.key).map_err(|e| format!("durability record: --key: {e}"))?;
+        let (key, key_created) = Key::load_or_create(&opts.key)?;
         let out = BufWriter::new(
             file.try_clone()
-                .map_err(|e| format!("durability record: --journal: {e}"))?,
+                .map_err(DurabilityError::io(&opts.journal))?,
         );
         if bytes >= opts.limits.max_journal_bytes {
             log(&format!(
@@ -259,15 +291,16 @@ impl Recorder {
             refused: AtomicU64::new(0),
             log,
         });
-        listener
-            .set_nonblocking(true)
-            .map_err(|e| format!("durability record: {e}"))?;
+        listener.set_nonblocking(true).map_err(listen_err)?;
         let accept = {
             let shared = Arc::clone(&shared);
             std::thread::Builder::new()
                 .name("durability-recorder".into())
                 .spawn(move || accept_loop(&listener, &shared))
-                .map_err(|e| format!("durability record: {e}"))?
+                .map_err(|source| DurabilityError::System {
+                    what: "cannot start the recorder's thread",
+                    source,
+                })?
         };
         Ok(Recorder {
             addr,
@@ -279,18 +312,25 @@ impl Recorder {
     }
 
     /// Connections refused so far (unauthenticated, malformed, over a bound).
-    pub fn refused(&self) -> u64 {
+    #[cfg(test)]
+    fn refused(&self) -> u64 {
         self.shared.refused.load(SeqCst)
     }
 
     /// Stop accepting, flush the journal to its storage, and return.
     /// Sessions still connected end at their next line.
-    pub fn stop(mut self) -> Result<(), String> {
+    pub fn stop(mut self) -> Result<(), DurabilityError> {
         self.shared.stop.store(true, SeqCst);
         if let Some(t) = self.accept.take() {
             let _ = t.join();
         }
-        self.shared.lock().sync()
+        self.shared
+            .lock()
+            .sync()
+            .map_err(|e| DurabilityError::JournalFile {
+                path: self.shared.path.clone(),
+                problem: crate::error::JournalFileProblem::Failed(e.to_string()),
+            })
     }
 }
 
@@ -336,7 +376,7 @@ fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
         if since_sync.elapsed() >= Duration::from_millis(100) {
             since_sync = Instant::now();
             if let Err(e) = shared.lock().sync() {
-                (shared.log)(&e);
+                (shared.log)(&e.to_string());
             }
         }
     }
@@ -364,20 +404,20 @@ fn send_err(stream: &TcpStream, tagger: Option<&mut Tagger>, why: &str, limits: 
 }
 
 /// The hello a client sends: its kind and its nonce.
-fn parse_hello(payload: &str) -> Result<(&str, [u8; wire::NONCE_BYTES]), String> {
+fn parse_hello(payload: &str) -> Result<(&str, [u8; wire::NONCE_BYTES]), Refusal> {
     let w: Vec<&str> = payload.split(' ').collect();
     match w.as_slice() {
         ["tankbench-durability", v, kind, nonce] if *v == PROTOCOL_VERSION.to_string() => {
             let nonce = nonce
                 .strip_prefix("nonce=")
                 .and_then(parse_nonce)
-                .ok_or("the hello's nonce is not nonce=<32 hex>")?;
+                .ok_or(Refusal::HelloNonce)?;
             Ok((kind, nonce))
         }
-        ["tankbench-durability", v, ..] => Err(format!(
-            "protocol {v}; this recorder speaks protocol {PROTOCOL_VERSION} (tankbench of the same version on both sides)"
-        )),
-        _ => Err("not a tankbench durability hello".into()),
+        ["tankbench-durability", v, ..] => Err(Refusal::Protocol {
+            theirs: v.chars().take(20).collect(),
+        }),
+        _ => Err(Refusal::NotAHello),
     }
 }
 
@@ -413,8 +453,9 @@ fn serve(stream: &TcpStream, peer: &str, shared: &Shared, slot: Slot<'_>) {
     let (kind, theirs) = match parse_hello(unverified) {
         Ok(k) => k,
         Err(e) => {
-            send_err(stream, None, &e, limits);
-            shared.refuse(peer, &e);
+            let why = e.to_string();
+            send_err(stream, None, &why, limits);
+            shared.refuse(peer, &why);
             return;
         }
     };
@@ -459,44 +500,56 @@ fn serve(stream: &TcpStream, peer: &str, shared: &Shared, slot: Slot<'_>) {
 /// The journal's first n bytes (n: its size now), framed by two tagged
 /// lines: `J bytes=<n>` before, `T sha256=<hex>` after. Streamed from the
 /// file: a fetch holds one chunk in memory, not the journal.
-fn send_journal(stream: &TcpStream, tagger: &mut Tagger, shared: &Shared) -> Result<u64, String> {
+fn send_journal(
+    stream: &TcpStream,
+    tagger: &mut Tagger,
+    shared: &Shared,
+) -> Result<u64, FetchFailure> {
     let n = {
         let mut book = shared.lock();
         book.sync()?;
         book.bytes
     };
     let path = &shared.path;
-    let f = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let f = File::open(path)?;
     // The whole answer's deadline grows with its size (1 MiB/s at least).
     let deadline = Instant::now() + shared.limits.line_deadline + Duration::from_secs(n >> 20);
     let mut head = String::new();
     tagger.seal(&format!("J bytes={n}"), &mut head);
-    write_all_by(stream, head.as_bytes(), deadline, &never).map_err(|e| e.to_string())?;
+    write_all_by(stream, head.as_bytes(), deadline, &never)?;
     let mut hash = Sha256::new();
     let mut body = f.take(n);
     let mut chunk = vec![0u8; 1 << 16];
     let mut sent = 0u64;
     loop {
-        let got = body
-            .read(&mut chunk)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let got = body.read(&mut chunk)?;
         if got == 0 {
             break;
         }
         hash.update(&chunk[..got]);
-        write_all_by(stream, &chunk[..got], deadline, &never).map_err(|e| e.to_string())?;
+        write_all_by(stream, &chunk[..got], deadline, &never)?;
         sent += got as u64;
     }
     if sent != n {
-        return Err(format!(
-            "{}: shorter than the {n} bytes written to it",
-            path.display()
-        ));
+        return Err(FetchFailure::Short { bytes: n });
     }
     let mut tail = String::new();
     tagger.seal(&format!("T sha256={}", hex(&hash.finalize())), &mut tail);
-    write_all_by(stream, tail.as_bytes(), deadline, &never).map_err(|e| e.to_string())?;
+    write_all_by(stream, tail.as_bytes(), deadline, &never)?;
     Ok(n)
+}
+
+/// Why the recorder could not send its journal to a fetch (logged).
+#[derive(Debug, thiserror::Error)]
+enum FetchFailure {
+    #[error(transparent)]
+    Journal(#[from] Refusal),
+    #[error("the journal: {0}")]
+    Read(#[from] std::io::Error),
+    #[error("the journal is shorter than the {bytes} bytes written to it")]
+    Short { bytes: u64 },
+    #[error(transparent)]
+    Wire(#[from] WireError),
 }
 
 fn writer_session(
@@ -509,10 +562,10 @@ fn writer_session(
     let limits = &shared.limits;
     let line = reader.read(stream, limits.line_deadline, limits.line_deadline, &never);
     let session = match line {
-        Err(e) => Err(format!("no session line: {e}")),
+        Err(e) => Err(Refusal::NoSession(e)),
         Ok(l) => match tagger.open(&l) {
-            Err(e) => Err(format!("the session line: {e}")),
-            Ok(payload) => Session::parse(payload),
+            Err(e) => Err(Refusal::SessionTag(e)),
+            Ok(payload) => Session::parse(payload).map_err(Refusal::SessionLine),
         },
     };
     let accepted = session.and_then(|s| shared.lock().open_session(&s).map(|()| s));
@@ -522,8 +575,9 @@ fn writer_session(
     let session = match accepted {
         Ok(s) => s,
         Err(e) => {
-            send_err(stream, Some(&mut tagger), &e, limits);
-            shared.refuse(peer, &e);
+            let why = e.to_string();
+            send_err(stream, Some(&mut tagger), &why, limits);
+            shared.refuse(peer, &why);
             return;
         }
     };
@@ -594,8 +648,9 @@ fn session_lines(
             return (acks, "a line of another session; session ended".into());
         }
         if let Err(e) = shared.lock().append(text) {
-            send_err(stream, Some(tagger), &e, limits);
-            return (acks, e);
+            let why = e.to_string();
+            send_err(stream, Some(tagger), &why, limits);
+            return (acks, why);
         }
         if is_ack {
             acks += 1;
@@ -606,28 +661,35 @@ fn session_lines(
 /// Fetch the whole journal from a recorder (for `verify --from ADDR:PORT`),
 /// refusing an answer larger than `limits.max_journal_bytes` or one that
 /// does not verify under `key`.
-pub fn fetch(addr: &str, key: &Key, limits: &Limits) -> Result<Vec<u8>, String> {
+pub(crate) fn fetch(addr: &str, key: &Key, limits: &Limits) -> Result<Vec<u8>, DurabilityError> {
+    let fail = |problem| DurabilityError::recorder(addr, problem);
     let stream = crate::writer::connect(addr)?;
-    let err = |e: WireError| format!("recorder {addr}: {e}");
     let mut reader = LineReader::new(limits.max_line);
     let mut tagger =
         crate::writer::handshake(&stream, &mut reader, addr, key, limits, "fetch", &[])?;
     let head = reader
         .read(&stream, limits.line_deadline, limits.line_deadline, &never)
-        .map_err(err)?;
-    let head = answer(&mut tagger, &head, addr)?;
+        .map_err(|e| fail(RecorderProblem::Wire(e)))?;
+    let head = answer(&mut tagger, &head).map_err(fail)?;
     let n: u64 = head
         .strip_prefix("J bytes=")
         .and_then(|n| n.parse().ok())
-        .ok_or_else(|| format!("recorder {addr}: an answer that is not a journal"))?;
+        .ok_or_else(|| fail(RecorderProblem::NotAJournalAnswer))?;
     if n > limits.max_journal_bytes {
-        return Err(format!(
-            "recorder {addr}: the journal is {n} bytes, more than --max-journal-size {}; refused (give a larger --max-journal-size to fetch it)",
-            limits.max_journal_bytes
-        ));
+        return Err(fail(RecorderProblem::JournalTooLarge {
+            bytes: n,
+            max: limits.max_journal_bytes,
+        }));
     }
     let deadline = Instant::now() + limits.line_deadline + Duration::from_secs(n >> 20);
-    let n = usize::try_from(n).map_err(|_| format!("recorder {addr}: journal too large"))?;
+    // A journal within --max-journal-size fits in memory: the bound is the
+    // user's, and so is the machine.
+    let n = usize::try_from(n).map_err(|_| {
+        fail(RecorderProblem::JournalTooLarge {
+            bytes: n,
+            max: limits.max_journal_bytes,
+        })
+    })?;
     let mut body = reader.leftover();
     let mut rest = if body.len() > n {
         body.split_off(n)
@@ -639,65 +701,65 @@ pub fn fetch(addr: &str, key: &Key, limits: &Limits) -> Result<Vec<u8>, String> 
     while body.len() < n {
         let now = Instant::now();
         if now >= deadline {
-            return Err(format!(
-                "recorder {addr}: the journal did not arrive by its deadline ({} of {n} bytes)",
-                body.len()
-            ));
+            return Err(fail(RecorderProblem::JournalLate {
+                got: body.len(),
+                bytes: n,
+            }));
         }
         stream
             .set_read_timeout(Some((deadline - now).max(Duration::from_millis(1))))
-            .map_err(|e| format!("recorder {addr}: {e}"))?;
+            .map_err(|e| fail(RecorderProblem::Wire(WireError::Io(e.to_string()))))?;
         let want = (n - body.len()).min(chunk.len());
         match (&stream).read(&mut chunk[..want]) {
             Ok(0) => {
-                return Err(format!(
-                    "recorder {addr}: the connection closed after {} of the journal's {n} bytes",
-                    body.len()
-                ))
+                return Err(fail(RecorderProblem::JournalCut {
+                    got: body.len(),
+                    bytes: n,
+                }))
             }
             Ok(got) => body.extend_from_slice(&chunk[..got]),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock
-                        | std::io::ErrorKind::TimedOut
-                        | std::io::ErrorKind::Interrupted
-                ) => {}
-            Err(e) => return Err(format!("recorder {addr}: {e}")),
+            Err(e) if wire::is_wait(&e) => {}
+            Err(e) => return Err(fail(RecorderProblem::Wire(WireError::Io(e.to_string())))),
         }
     }
     let mut tail_reader = LineReader::with_bytes(limits.max_line, std::mem::take(&mut rest));
     let left = deadline
         .saturating_duration_since(Instant::now())
         .max(Duration::from_millis(1));
-    let tail = tail_reader.read(&stream, left, left, &never).map_err(err)?;
-    let tail = answer(&mut tagger, &tail, addr)?;
+    let tail = tail_reader
+        .read(&stream, left, left, &never)
+        .map_err(|e| fail(RecorderProblem::Wire(e)))?;
+    let tail = answer(&mut tagger, &tail).map_err(fail)?;
     let want = format!("T sha256={}", hex(&Sha256::digest(&body)));
     if tail != want {
-        return Err(format!(
-            "recorder {addr}: the journal's bytes do not match their authenticated hash; refused"
-        ));
+        return Err(fail(RecorderProblem::JournalHash));
     }
     Ok(body)
 }
 
 /// A line from the recorder: its payload when its tag verifies; its
-/// refusal as an error (saying when the refusal itself is unauthenticated).
-pub(crate) fn answer(tagger: &mut Tagger, line: &str, addr: &str) -> Result<String, String> {
+/// refusal as an error (an unauthenticated `ERR` line is taken as a refusal
+/// too: the connection is over either way).
+pub(crate) fn answer(tagger: &mut Tagger, line: &str) -> Result<String, RecorderProblem> {
     match tagger.open(line) {
-        Ok(p) if p.starts_with("ERR ") => Err(format!("recorder {addr}: refused: {}", &p[4..])),
-        Ok(p) => Ok(p.to_string()),
-        Err(_) if line.starts_with("ERR ") => Err(format!(
-            "recorder {addr}: refused: {}",
-            line[4..].chars().take(300).collect::<String>()
-        )),
-        Err(e) => Err(format!("recorder {addr}: {e}; refused")),
+        Ok(p) => match p.strip_prefix("ERR ") {
+            Some(reason) => Err(RecorderProblem::Refused {
+                reason: reason.to_string(),
+            }),
+            None => Ok(p.to_string()),
+        },
+        Err(e) => match line.strip_prefix("ERR ") {
+            Some(reason) => Err(RecorderProblem::Refused {
+                reason: reason.chars().take(300).collect(),
+            }),
+            None => Err(RecorderProblem::Unauthenticated(e)),
+        },
     }
 }
 
 /// Run a recorder until SIGINT/SIGTERM: the `durability record` command.
 /// Prints `listening on ADDR` first (the port, when 0 was asked for).
-pub fn run(opts: &RecordOptions) -> Result<(), String> {
+pub fn run(opts: &RecordOptions) -> Result<(), DurabilityError> {
     let log: Arc<dyn Fn(&str) + Send + Sync> =
         Arc::new(|l: &str| eprintln!("durability record: {l}"));
     let r = Recorder::start(opts, log)?;
@@ -783,22 +845,26 @@ mod tests {
         stream: TcpStream,
         reader: LineReader,
         tagger: Tagger,
-        addr: String,
     }
 
     impl Client {
         fn new(addr: &std::net::SocketAddr, key: &Key, kind: &str, lines: &[String]) -> Client {
             let stream = TcpStream::connect(addr).unwrap();
             let mut reader = LineReader::new(4096);
-            let a = addr.to_string();
-            let tagger =
-                crate::writer::handshake(&stream, &mut reader, &a, key, &limits(), kind, lines)
-                    .unwrap();
+            let tagger = crate::writer::handshake(
+                &stream,
+                &mut reader,
+                &addr.to_string(),
+                key,
+                &limits(),
+                kind,
+                lines,
+            )
+            .unwrap();
             Client {
                 stream,
                 reader,
                 tagger,
-                addr: a,
             }
         }
         fn send(&mut self, lines: &[String]) {
@@ -821,7 +887,7 @@ mod tests {
                     &never,
                 )
                 .map_err(|e| e.to_string())?;
-            answer(&mut self.tagger, &l, &self.addr)
+            answer(&mut self.tagger, &l).map_err(|e| e.to_string())
         }
     }
 
@@ -937,7 +1003,6 @@ mod tests {
             stream: s,
             reader: rd,
             tagger: t,
-            addr: r.addr.to_string(),
         };
         assert_eq!(c2.answer(), Ok("OK".into()));
         fetch_until(&r.addr, &key, 2);
@@ -997,7 +1062,9 @@ mod tests {
         let mut c = writer(&r.addr, &key, 7);
         assert_eq!(c.answer(), Ok("OK".into()));
         let stranger = Key::load_or_create(&d.path().join("other-key")).unwrap().0;
-        let e = fetch(&r.addr.to_string(), &stranger, &limits()).unwrap_err();
+        let e = fetch(&r.addr.to_string(), &stranger, &limits())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("authentication failed"), "{e}");
         let s = TcpStream::connect(r.addr).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
@@ -1131,7 +1198,7 @@ mod tests {
             }
         });
         let t = Instant::now();
-        let e = fetch(&addr, &key, &limits()).unwrap_err();
+        let e = fetch(&addr, &key, &limits()).unwrap_err().to_string();
         assert!(e.contains("deadline"), "{e}");
         assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
         // 900 MiB announced, by a recorder with the key.
@@ -1167,7 +1234,7 @@ mod tests {
             }
         });
         let before = rss_kib();
-        let e = fetch(&addr, &key, &limits()).unwrap_err();
+        let e = fetch(&addr, &key, &limits()).unwrap_err().to_string();
         assert!(e.contains("--max-journal-size"), "{e}");
         assert!(rss_kib().saturating_sub(before) < 64 * 1024);
         // 900 MiB of anything without a newline, by a stranger.
@@ -1179,7 +1246,7 @@ mod tests {
                 }
             }
         });
-        let e = fetch(&addr, &key, &limits()).unwrap_err();
+        let e = fetch(&addr, &key, &limits()).unwrap_err().to_string();
         assert!(e.contains("longer than 4096"), "{e}");
         assert!(rss_kib().saturating_sub(before) < 64 * 1024);
         let _ = KeyError::NotAKey { path: "x".into() };
@@ -1198,6 +1265,17 @@ mod tests {
         let e = Recorder::start(&opts, Arc::new(|_: &str| {}))
             .err()
             .unwrap();
+        assert!(
+            matches!(
+                e,
+                DurabilityError::JournalFile {
+                    problem: crate::error::JournalFileProblem::NotAJournal,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let e = e.to_string();
         assert!(e.contains("not a durability journal"), "{e}");
         assert_eq!(std::fs::read(d.path().join("j")).unwrap(), b"precious\n");
         assert!(

@@ -3,14 +3,14 @@
 //! The outcome is a fileio `RunResult` with a `durability` section, stored and
 //! reported like any run.
 
+use crate::error::{DurabilityError, VerifyError};
 use crate::fileset::{self, Layout};
 use crate::journal::{Ack, Journal, Session};
 use crate::options::{Sink, VerifyOptions};
-use crate::record::{classify, Expected, Lost, Outcome, RunId};
+use crate::record::{classify, Aligned, Expected, Lost, Outcome, RunId};
 use fileio::options::{DataPattern, FsyncMode, IoMode, Mode};
 use fileio::result::{
-    Counts, Durability, DurabilityExample, Rates, ResultKind, RunResult, ToolInfo, Verdict,
-    Warning, WorkloadSummary, SCHEMA_VERSION,
+    Counts, Durability, DurabilityExample, ResultKind, RunResult, Verdict, Warning, WorkloadSummary,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions};
@@ -36,17 +36,14 @@ impl Verification {
 }
 
 /// The journal's bytes, from a file or a recorder.
-pub fn load_journal(from: &Sink, max_journal_bytes: u64) -> Result<Vec<u8>, String> {
+pub fn load_journal(from: &Sink, max_journal_bytes: u64) -> Result<Vec<u8>, DurabilityError> {
     match from {
-        Sink::Journal(p) => report::store::read_regular_file(p)
-            .map_err(|e| format!("durability verify: --from {}: {e}", p.display())),
+        Sink::Journal(p) => report::store::read_regular_file(p).map_err(DurabilityError::From),
         Sink::Recorder { addr, key } => {
-            let key = crate::wire::Key::load(key)
-                .map_err(|e| format!("durability verify: --key: {e}"))?;
+            let key = crate::wire::Key::load(key)?;
             let mut limits = crate::wire::Limits::from_env();
             limits.max_journal_bytes = max_journal_bytes;
             crate::recorder::fetch(addr, &key, &limits)
-                .map_err(|e| format!("durability verify: --from {addr}: {e}"))
         }
     }
 }
@@ -74,8 +71,8 @@ fn plan<'j>(
     j: &'j Journal,
     fileset: &RunId,
     layout: &Layout,
-    dir: &str,
-) -> Result<Plan<'j>, String> {
+    dir: &std::path::Path,
+) -> Result<Plan<'j>, VerifyError> {
     // A run's session counts where it was first announced: a repeated
     // session line (never written by a recorder, which refuses it) must not
     // move a run's acknowledgements after a later run's and hide a loss.
@@ -86,20 +83,21 @@ fn plan<'j>(
         .filter(|s| s.fileset == *fileset && seen.insert(s.run))
         .collect();
     if sessions.is_empty() {
-        return Err(format!(
-            "durability verify: nothing to verify: the journal holds no writer session of the file set in {dir} (file set {fileset}; {} other session(s)); this is not a success",
-            j.sessions.len()
-        ));
+        return Err(VerifyError::NoSession {
+            dir: dir.to_path_buf(),
+            fileset: *fileset,
+            other_sessions: j.sessions.len(),
+        });
     }
     if let Some(s) = sessions.iter().find(|s| {
         s.block_size != layout.block_size
             || s.file_num != layout.file_num
             || s.file_size != layout.file_size
     }) {
-        return Err(format!(
-            "durability verify: session {} wrote another layout than the file set's marker; the journal and {dir} disagree",
-            s.run
-        ));
+        return Err(VerifyError::OtherLayout {
+            run: s.run,
+            dir: dir.to_path_buf(),
+        });
     }
     let order: HashMap<RunId, usize> = sessions
         .iter()
@@ -131,10 +129,9 @@ fn plan<'j>(
         }
     }
     if p.latest.is_empty() {
-        return Err(format!(
-            "durability verify: nothing to verify: the journal holds {} session(s) of this file set but no acknowledged write; this is not a success",
-            p.sessions.len()
-        ));
+        return Err(VerifyError::NoAcknowledgedWrite {
+            sessions: p.sessions.len(),
+        });
     }
     Ok(p)
 }
@@ -144,7 +141,7 @@ fn check_blocks(
     opts: &VerifyOptions,
     layout: &Layout,
     p: &Plan<'_>,
-) -> Result<(Durability, u64), String> {
+) -> Result<(Durability, u64), VerifyError> {
     let mut d = Durability {
         commit: p.sessions[p.sessions.len() - 1].commit,
         sessions: u32::try_from(p.sessions.len()).unwrap_or(u32::MAX),
@@ -154,6 +151,7 @@ fn check_blocks(
     let mut examples: BTreeMap<&'static str, Vec<DurabilityExample>> = BTreeMap::new();
     let mut reader = BlockReader::new(opts, layout);
     let mut bytes_read = 0u64;
+    let mut failed = 0u64;
     for (&(file, block), l) in &p.latest {
         let exp = Expected {
             run: l.ack.run,
@@ -170,9 +168,10 @@ fn check_blocks(
             }
             Err(ReadFailure::Missing(why)) => Outcome::Lost(Lost::Absent(why)),
             Err(ReadFailure::Error(why)) => Outcome::Corrupt(why),
-            Err(ReadFailure::Fatal(why)) => return Err(format!("durability verify: {why}")),
+            Err(ReadFailure::Fatal(e)) => return Err(e),
         };
         d.acknowledged += 1;
+        failed += u64::from(outcome.is_failure());
         match &outcome {
             Outcome::Intact => d.intact += 1,
             Outcome::Newer { .. } => d.unacknowledged_newer += 1,
@@ -193,7 +192,7 @@ fn check_blocks(
             }
         }
     }
-    let failed = d.lost + d.torn + d.corrupt;
+    debug_assert_eq!(failed, d.lost + d.torn + d.corrupt);
     d.verdict = if failed == 0 {
         Verdict::Passed
     } else {
@@ -268,21 +267,15 @@ fn report_lines(
 }
 
 /// Check `opts.dir` against the journal `journal` (its bytes).
-pub fn verify(opts: &VerifyOptions, journal: &[u8]) -> Result<Verification, String> {
-    let started_at = report::store::utc_now_rfc3339();
+pub fn verify(opts: &VerifyOptions, journal: &[u8]) -> Result<Verification, DurabilityError> {
+    let started_at = fileio::clock::utc_now_rfc3339();
     let clock = Instant::now();
-    let marker = fileset::read_marker(&opts.dir)
-        .map_err(|e| format!("durability verify: {e}"))?
-        .ok_or_else(|| {
-            format!(
-                "durability verify: {} holds no durability file set (no {} marker); nothing to verify",
-                opts.dir.display(),
-                fileset::MARKER
-            )
-        })?;
-    let j = Journal::parse(journal).map_err(|e| format!("durability verify: {e}"))?;
+    let marker = fileset::read_marker(&opts.dir)?.ok_or_else(|| VerifyError::NoFileSet {
+        dir: opts.dir.clone(),
+    })?;
+    let j = Journal::parse(journal)?;
     let layout = marker.layout;
-    let p = plan(&j, &marker.id, &layout, &opts.dir.display().to_string())?;
+    let p = plan(&j, &marker.id, &layout, &opts.dir)?;
     let (d, bytes_read) = check_blocks(opts, &layout, &p)?;
     let lines = report_lines(opts, &marker.id, &d, &p, &j);
     let failed = d.lost + d.torn + d.corrupt;
@@ -303,33 +296,19 @@ pub fn verify(opts: &VerifyOptions, journal: &[u8]) -> Result<Verification, Stri
         bytes_read,
         ..Counts::default()
     };
-    let mut labels = BTreeMap::new();
-    labels.insert("test".to_string(), "durability".to_string());
-    labels.insert("durability".to_string(), d.verdict.name().to_string());
     let elapsed = clock.elapsed().as_secs_f64();
-    let result = RunResult {
-        schema_version: SCHEMA_VERSION,
-        tool: ToolInfo {
-            name: "tankbench".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        },
-        kind: ResultKind::Measured,
-        started_at,
-        labels,
-        workload: workload(p.sessions[p.sessions.len() - 1], &layout, opts),
-        interrupted: false,
-        total_time_s: elapsed,
-        rates: Rates::of(&counts, elapsed),
-        counts,
-        latency: BTreeMap::new(),
-        threads: Vec::new(),
-        intervals: Vec::new(),
-        environment: fileio::environment::capture(&opts.dir, false),
-        warnings,
-        ranks: Vec::new(),
-        distributed: None,
-        durability: Some(d),
-    };
+    let verdict = d.verdict.name();
+    let result = RunResult::new(
+        ResultKind::Measured,
+        workload(p.sessions[p.sessions.len() - 1], &layout, opts),
+    )
+    .with_started_at(started_at)
+    .with_label("test", "durability")
+    .with_label("durability", verdict)
+    .with_figures(counts, elapsed, elapsed)
+    .with_environment(fileio::environment::capture(&opts.dir, false))
+    .with_warnings(warnings)
+    .with_durability(d);
     Ok(Verification { result, lines })
 }
 
@@ -383,32 +362,26 @@ enum ReadFailure {
     Error(String),
     /// A file exists but cannot be opened (permissions, O_DIRECT refused):
     /// a problem of the check, not of the data, so no block is judged.
-    Fatal(String),
+    Fatal(VerifyError),
 }
 
 /// Reads blocks, one open file at a time.
 struct BlockReader<'a> {
     opts: &'a VerifyOptions,
     layout: &'a Layout,
+    /// The open file, or why it is missing (the outcome of its blocks).
     open: Option<(u32, Result<File, String>)>,
-    buf: Vec<u8>,
-    start: usize,
-    len: usize,
+    buf: Aligned,
 }
 
 impl<'a> BlockReader<'a> {
     fn new(opts: &'a VerifyOptions, layout: &'a Layout) -> BlockReader<'a> {
         let len = usize::try_from(layout.block_size).unwrap_or(usize::MAX);
-        let buf = vec![0u8; len + 4096];
-        let misalign = buf.as_ptr() as usize % 4096;
-        let start = if misalign == 0 { 0 } else { 4096 - misalign };
         BlockReader {
             opts,
             layout,
             open: None,
-            buf,
-            start,
-            len,
+            buf: Aligned::new(len),
         }
     }
 
@@ -425,16 +398,12 @@ impl<'a> BlockReader<'a> {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                     Err(format!("{}: {e}", path.display()))
                 }
-                Err(e) => {
-                    let hint = if self.opts.direct {
-                        " (with --direct: the file system may not support O_DIRECT)"
-                    } else {
-                        ""
-                    };
-                    return Err(ReadFailure::Fatal(format!(
-                        "cannot open {}: {e}{hint}",
-                        path.display()
-                    )));
+                Err(source) => {
+                    return Err(ReadFailure::Fatal(VerifyError::Open {
+                        path,
+                        source,
+                        direct: self.opts.direct,
+                    }));
                 }
             };
             self.open = Some((file, f));
@@ -443,7 +412,7 @@ impl<'a> BlockReader<'a> {
             return Err(ReadFailure::Error("no file".into()));
         };
         let f = f.as_ref().map_err(|e| ReadFailure::Missing(e.clone()))?;
-        let buf = &mut self.buf[self.start..self.start + self.len];
+        let buf = self.buf.buf();
         let pos = block * self.layout.block_size;
         let mut done = 0;
         while done < buf.len() {
@@ -458,7 +427,7 @@ impl<'a> BlockReader<'a> {
                 Err(e) => return Err(ReadFailure::Error(format!("read error: {e}"))),
             }
         }
-        Ok(&self.buf[self.start..self.start + self.len])
+        Ok(buf)
     }
 }
 
@@ -652,7 +621,18 @@ mod tests {
         let a = put(d.path(), r, 0, 0, 1);
         let j = journal(&[session(r, RunId([9; 16]), 1)], &[a]);
         let e = verify(&options(d.path()), &j).unwrap_err();
-        assert!(e.contains("nothing to verify"), "{e}");
-        assert!(!e.contains('\n'));
+        assert!(
+            matches!(
+                e,
+                DurabilityError::Verify(VerifyError::NoSession {
+                    other_sessions: 1,
+                    ..
+                })
+            ),
+            "{e}"
+        );
+        let text = e.to_string();
+        assert!(text.contains("nothing to verify"), "{text}");
+        assert!(!text.contains('\n'));
     }
 }

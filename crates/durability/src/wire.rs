@@ -32,7 +32,7 @@ const KEY_HEADER: &str = "tankbench-durability-key 1";
 /// Bytes of secret in a key (256 bits, HMAC-SHA-256's block-size-safe length).
 const KEY_BYTES: usize = 32;
 /// Bytes of a nonce.
-pub const NONCE_BYTES: usize = 16;
+pub(crate) const NONCE_BYTES: usize = 16;
 /// Hex digits of a line's tag (the whole HMAC-SHA-256 output).
 const TAG_HEX: usize = 64;
 
@@ -42,7 +42,7 @@ const TAG_HEX: usize = 64;
 pub const DEADLINE_ENV: &str = "TANKBENCH_DURABILITY_DEADLINE_MS";
 
 /// What went wrong with a line on a recorder connection.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum WireError {
     #[error("no whole line within the deadline of {0:?}")]
     Deadline(Duration),
@@ -234,14 +234,6 @@ impl Key {
         m.update(recorder);
         m.update(client);
         m.finalize().into_bytes().into()
-    }
-
-    /// A short public name of the key (not the secret: a MAC of a constant),
-    /// for log lines that say which key a recorder uses.
-    pub fn fingerprint(&self) -> String {
-        let mut m = mac(&self.0);
-        m.update(b"tankbench-durability key fingerprint");
-        hex(&m.finalize().into_bytes()[..6])
     }
 }
 
@@ -478,13 +470,7 @@ impl LineReader {
                         deadline = deadline.min(Instant::now() + line);
                     }
                 }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock
-                            | std::io::ErrorKind::TimedOut
-                            | std::io::ErrorKind::Interrupted
-                    ) => {}
+                Err(e) if is_wait(&e) => {}
                 Err(e) => return Err(WireError::Io(e.to_string())),
             }
         }
@@ -571,17 +557,22 @@ pub(crate) fn write_all_by(
         match (&*stream).write(&bytes[done..]) {
             Ok(0) => return Err(WireError::Closed),
             Ok(n) => done += n,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock
-                        | std::io::ErrorKind::TimedOut
-                        | std::io::ErrorKind::Interrupted
-                ) => {}
+            Err(e) if is_wait(&e) => {}
             Err(e) => return Err(WireError::Io(e.to_string())),
         }
     }
     Ok(())
+}
+
+/// Whether a socket error only means "not yet": a timeout of one wait, or
+/// a signal.
+pub(crate) fn is_wait(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock
+            | std::io::ErrorKind::TimedOut
+            | std::io::ErrorKind::Interrupted
+    )
 }
 
 /// Never stop early.

@@ -8,16 +8,17 @@
 //! queued), which only makes the check weaker, never wrong; a report can
 //! never precede its commit.
 
+use crate::error::{DurabilityError, JournalFileProblem, RecorderProblem};
 use crate::fileset::{self, Layout};
 use crate::journal::{end_line, Ack, Commit, Session, JOURNAL_HEADER};
 use crate::options::{Sink, WriteOptions};
-use crate::record::{encode, Header, RunId};
+use crate::record::{encode, Aligned, Header, RunId};
 use crate::wire::{
     self, hex, never, write_all_by, Key, Limits, LineReader, Side, Tagger, WireError,
     PROTOCOL_VERSION,
 };
 use fileio::options::Mode;
-use fileio::rng::Xoroshiro;
+use fileio::rng::{SeededStream, Xoroshiro};
 use fileio::run::generator::{Generator, Op};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead as _, BufReader, BufWriter, Write as _};
@@ -112,7 +113,7 @@ pub fn install_stop_handlers() {
 }
 
 /// Whether a stop signal arrived.
-pub fn stop_requested() -> bool {
+pub(crate) fn stop_requested() -> bool {
     STOP.load(SeqCst)
 }
 
@@ -142,14 +143,14 @@ impl Reporter {
     /// Reach the destination before anything is created in DIR: a journal
     /// that is not one, a key that cannot be read, or a recorder that cannot
     /// be reached refuses the run with nothing written.
-    fn reach(sink: &Sink) -> Result<Option<Reached>, String> {
+    fn reach(sink: &Sink) -> Result<Option<Reached>, DurabilityError> {
         match sink {
             Sink::Journal(path) => {
                 check_journal(path)?;
                 Ok(None)
             }
             Sink::Recorder { addr, key } => {
-                let key = Key::load(key).map_err(|e| format!("--key: {e}"))?;
+                let key = Key::load(key)?;
                 let stream = connect(addr)?;
                 cap_send_buffer(&stream);
                 Ok(Some(Reached { stream, key }))
@@ -164,7 +165,7 @@ impl Reporter {
         reached: Option<Reached>,
         session: &Session,
         limits: &Limits,
-    ) -> Result<Reporter, String> {
+    ) -> Result<Reporter, DurabilityError> {
         match (sink, reached) {
             (Sink::Recorder { addr, .. }, Some(Reached { stream, key })) => {
                 let mut reader = LineReader::new(limits.max_line);
@@ -179,18 +180,32 @@ impl Reporter {
                 )?;
                 let reply = reader
                     .read(&stream, limits.line_deadline, limits.line_deadline, &never)
-                    .map_err(|e| match e {
-                        WireError::Closed => {
-                            format!("recorder {addr}: closed the connection at the session line")
-                        }
-                        e => format!("recorder {addr}: no answer to the session line: {e}"),
+                    .map_err(|e| {
+                        DurabilityError::recorder(
+                            addr,
+                            match e {
+                                WireError::Closed => RecorderProblem::ClosedAtSession,
+                                e => RecorderProblem::NoSessionAnswer(e),
+                            },
+                        )
                     })?;
-                let reply = crate::recorder::answer(&mut tagger, &reply, addr)
-                    .map_err(|e| e.replace(": refused: ", ": refused the session: "))?;
+                let reply = crate::recorder::answer(&mut tagger, &reply).map_err(|problem| {
+                    DurabilityError::recorder(
+                        addr,
+                        match problem {
+                            RecorderProblem::Refused { reason } => {
+                                RecorderProblem::RefusedSession { reason }
+                            }
+                            other => other,
+                        },
+                    )
+                })?;
                 if reply != "OK" {
-                    return Err(format!(
-                        "recorder {addr}: answered '{}' to the session line; expected OK",
-                        reply.chars().take(60).collect::<String>()
+                    return Err(DurabilityError::recorder(
+                        addr,
+                        RecorderProblem::NotOk {
+                            answer: reply.chars().take(60).collect(),
+                        },
                     ));
                 }
                 Ok(Reporter::Recorder {
@@ -201,13 +216,13 @@ impl Reporter {
                     wire: String::new(),
                 })
             }
-            (Sink::Recorder { addr, .. }, None) => Err(format!("recorder {addr}: not connected")),
+            (Sink::Recorder { addr, .. }, None) => Err(DurabilityError::recorder(
+                addr,
+                RecorderProblem::NotConnected,
+            )),
             (Sink::Journal(path), _) => {
                 let file = open_journal(path)?;
-                let out = BufWriter::new(
-                    file.try_clone()
-                        .map_err(|e| format!("{}: {e}", path.display()))?,
-                );
+                let out = BufWriter::new(file.try_clone().map_err(DurabilityError::io(path))?);
                 let mut r = Reporter::Journal { out, file };
                 r.send(
                     &format!("{}\n", session.line()),
@@ -228,13 +243,16 @@ impl Reporter {
         lines: &str,
         deadline: Instant,
         stop: &dyn Fn() -> bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), DurabilityError> {
         match self {
             Reporter::Journal { out, file } => out
                 .write_all(lines.as_bytes())
                 .and_then(|()| out.flush())
                 .and_then(|()| file.sync_data())
-                .map_err(|e| format!("journal: {e}")),
+                .map_err(|source| DurabilityError::System {
+                    what: "journal",
+                    source,
+                }),
             Reporter::Recorder {
                 stream,
                 tagger,
@@ -246,14 +264,15 @@ impl Reporter {
                 for line in lines.lines() {
                     tagger.seal(line, wire);
                 }
-                write_all_by(stream, wire.as_bytes(), deadline, stop).map_err(|e| match e {
-                    WireError::Deadline(_) => format!(
-                        "the recorder at {addr} stopped taking acknowledgements (a batch was not taken by its deadline)"
-                    ),
-                    WireError::Stopped => format!(
-                        "stopped while the recorder at {addr} was not taking acknowledgements"
-                    ),
-                    e => format!("recorder {addr}: {e}"),
+                write_all_by(stream, wire.as_bytes(), deadline, stop).map_err(|e| {
+                    DurabilityError::recorder(
+                        addr,
+                        match e {
+                            WireError::Deadline(_) => RecorderProblem::StoppedTaking,
+                            WireError::Stopped => RecorderProblem::StoppedWhileWaiting,
+                            e => RecorderProblem::Wire(e),
+                        },
+                    )
                 })
             }
         }
@@ -261,7 +280,7 @@ impl Reporter {
 
     /// A keep-alive line, so the recorder tells a live writer whose storage
     /// hangs from one that lost power.
-    fn keepalive(&mut self, deadline: Instant) -> Result<(), String> {
+    fn keepalive(&mut self, deadline: Instant) -> Result<(), DurabilityError> {
         match self {
             Reporter::Journal { .. } => Ok(()),
             Reporter::Recorder { .. } => self.send("K\n", deadline, &stop_requested),
@@ -270,7 +289,7 @@ impl Reporter {
 
     /// Whether the recorder said something (it only ever refuses, e.g. when
     /// its journal is full) or closed the connection.
-    fn recorder_refused(&mut self) -> Option<String> {
+    fn recorder_refused(&mut self) -> Option<DurabilityError> {
         let Reporter::Recorder {
             stream,
             tagger,
@@ -281,14 +300,13 @@ impl Reporter {
         else {
             return None;
         };
-        match reader.poll(stream)? {
-            Ok(line) => Some(
-                crate::recorder::answer(tagger, &line, addr)
-                    .err()
-                    .unwrap_or_else(|| format!("recorder {addr}: an unexpected line")),
-            ),
-            Err(e) => Some(format!("recorder {addr}: {e}")),
-        }
+        let problem = match reader.poll(stream)? {
+            Ok(line) => crate::recorder::answer(tagger, &line)
+                .err()
+                .unwrap_or(RecorderProblem::UnexpectedLine),
+            Err(e) => RecorderProblem::Wire(e),
+        };
+        Some(DurabilityError::recorder(addr, problem))
     }
 
     fn is_recorder(&self) -> bool {
@@ -328,33 +346,32 @@ pub(crate) fn handshake(
     limits: &Limits,
     kind: &str,
     lines: &[String],
-) -> Result<Tagger, String> {
+) -> Result<Tagger, DurabilityError> {
+    let refused = |problem| DurabilityError::recorder(addr, problem);
     let greeting = reader
         .read(stream, limits.line_deadline, limits.line_deadline, &never)
-        .map_err(|e| format!("recorder {addr}: no greeting: {e} (is it a tankbench {PROTOCOL_VERSION} recorder?)"))?;
+        .map_err(|e| refused(RecorderProblem::NoGreeting(e)))?;
     let theirs = match greeting.split(' ').collect::<Vec<_>>().as_slice() {
         ["tankbench-durability", v, "recorder", n] if *v == PROTOCOL_VERSION.to_string() => n
             .strip_prefix("nonce=")
             .and_then(wire::parse_nonce)
-            .ok_or_else(|| format!("recorder {addr}: a greeting without a nonce"))?,
+            .ok_or_else(|| refused(RecorderProblem::NoNonce))?,
         ["tankbench-durability", v, ..] => {
-            return Err(format!(
-                "recorder {addr}: speaks protocol {v}; this tankbench speaks {PROTOCOL_VERSION}"
-            ))
-        }
-        _ if greeting.starts_with("ERR ") => {
-            return Err(format!(
-                "recorder {addr}: refused: {}",
-                greeting[4..].chars().take(300).collect::<String>()
-            ))
+            return Err(refused(RecorderProblem::Protocol {
+                theirs: v.chars().take(20).collect(),
+            }))
         }
         _ => {
-            return Err(format!(
-                "recorder {addr}: not a tankbench durability recorder"
-            ))
+            return Err(refused(match greeting.strip_prefix("ERR ") {
+                // A busy recorder refuses before any key is in play.
+                Some(reason) => RecorderProblem::Refused {
+                    reason: reason.chars().take(300).collect(),
+                },
+                None => RecorderProblem::NotARecorder,
+            }));
         }
     };
-    let ours = wire::nonce().map_err(|e| format!("getrandom: {e}"))?;
+    let ours = wire::nonce().map_err(DurabilityError::getrandom)?;
     let mut tagger = Tagger::new(key, &theirs, &ours, Side::Client);
     let mut out = String::new();
     tagger.seal(
@@ -373,59 +390,61 @@ pub(crate) fn handshake(
         Instant::now() + limits.line_deadline,
         &never,
     )
-    .map_err(|e| format!("recorder {addr}: {e}"))?;
+    .map_err(|e| refused(RecorderProblem::Wire(e)))?;
     Ok(tagger)
 }
 
-pub(crate) fn connect(addr: &str) -> Result<TcpStream, String> {
+pub(crate) fn connect(addr: &str) -> Result<TcpStream, DurabilityError> {
     use std::net::ToSocketAddrs as _;
+    let fail = |problem| DurabilityError::recorder(addr, problem);
     let addrs: Vec<_> = addr
         .to_socket_addrs()
-        .map_err(|e| format!("recorder {addr}: {e}"))?
+        .map_err(|e| fail(RecorderProblem::Connect(e)))?
         .collect();
-    let mut last = format!("recorder {addr}: no address");
+    let mut last = RecorderProblem::NoAddress;
     for a in addrs {
         match TcpStream::connect_timeout(&a, Duration::from_secs(5)) {
             Ok(s) => {
                 let _ = s.set_nodelay(true);
                 return Ok(s);
             }
-            Err(e) => last = format!("recorder {addr}: {e}"),
+            Err(e) => last = RecorderProblem::Connect(e),
         }
     }
-    Err(last)
+    Err(fail(last))
 }
 
 /// Whether `path` can be a journal: an existing journal, or a new file in a
 /// directory where files can be created. Creates nothing.
-fn check_journal(path: &Path) -> Result<(), String> {
+fn check_journal(path: &Path) -> Result<(), DurabilityError> {
+    let problem = |p| DurabilityError::journal_file(path, p);
     match File::open(path) {
-        Ok(f) => {
-            let mut first = String::new();
-            BufReader::new(f)
-                .read_line(&mut first)
-                .map_err(|e| format!("journal {}: {e}", path.display()))?;
-            if first.trim_end() == JOURNAL_HEADER {
-                Ok(())
-            } else {
-                Err(format!(
-                    "journal {}: exists and is not a durability journal; it is left alone",
-                    path.display()
-                ))
-            }
-        }
+        Ok(f) => is_journal(f).map_err(problem),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             report::atomic::check_can_create_in(report::atomic::parent_dir(path))
-                .map_err(|e| format!("journal {}: {e}", path.display()))
+                .map_err(|e| problem(JournalFileProblem::Io(e)))
         }
-        Err(e) => Err(format!("journal {}: {e}", path.display())),
+        Err(e) => Err(problem(JournalFileProblem::Io(e))),
+    }
+}
+
+/// Whether an open file starts with the journal's header line.
+fn is_journal(f: File) -> Result<(), JournalFileProblem> {
+    let mut first = String::new();
+    BufReader::new(f)
+        .read_line(&mut first)
+        .map_err(JournalFileProblem::Io)?;
+    if first.trim_end() == JOURNAL_HEADER {
+        Ok(())
+    } else {
+        Err(JournalFileProblem::NotAJournal)
     }
 }
 
 /// Open (or create, with its header line) a journal file for appending. An
 /// existing file must already be a journal: anything else is not ours.
-pub(crate) fn open_journal(path: &Path) -> Result<File, String> {
-    let err = |e: std::io::Error| format!("journal {}: {e}", path.display());
+pub(crate) fn open_journal(path: &Path) -> Result<File, DurabilityError> {
+    let err = |e: std::io::Error| DurabilityError::journal_file(path, JournalFileProblem::Io(e));
     match OpenOptions::new()
         .append(true)
         .create_new(true)
@@ -442,15 +461,8 @@ pub(crate) fn open_journal(path: &Path) -> Result<File, String> {
             Ok(f)
         }
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            let mut first = String::new();
-            let f = File::open(path).map_err(err)?;
-            BufReader::new(f).read_line(&mut first).map_err(err)?;
-            if first.trim_end() != JOURNAL_HEADER {
-                return Err(format!(
-                    "journal {}: exists and is not a durability journal; it is left alone",
-                    path.display()
-                ));
-            }
+            is_journal(File::open(path).map_err(err)?)
+                .map_err(|p| DurabilityError::journal_file(path, p))?;
             OpenOptions::new()
                 .append(true)
                 .custom_flags(libc::O_NOFOLLOW)
@@ -458,29 +470,6 @@ pub(crate) fn open_journal(path: &Path) -> Result<File, String> {
                 .map_err(err)
         }
         Err(e) => Err(err(e)),
-    }
-}
-
-/// A buffer aligned for O_DIRECT (4096 covers every logical block size).
-struct Aligned {
-    storage: Vec<u8>,
-    start: usize,
-    len: usize,
-}
-
-impl Aligned {
-    fn new(len: usize) -> Aligned {
-        let storage = vec![0u8; len + 4096];
-        let misalign = storage.as_ptr() as usize % 4096;
-        let start = if misalign == 0 { 0 } else { 4096 - misalign };
-        Aligned {
-            storage,
-            start,
-            len,
-        }
-    }
-    fn buf(&mut self) -> &mut [u8] {
-        &mut self.storage[self.start..self.start + self.len]
     }
 }
 
@@ -550,7 +539,7 @@ struct Worker {
 }
 
 /// Open the file set for writing with the commit method's flags.
-fn open_files(opts: &WriteOptions, layout: &Layout) -> Result<Vec<File>, String> {
+fn open_files(opts: &WriteOptions, layout: &Layout) -> Result<Vec<File>, DurabilityError> {
     let mut flags = libc::O_NOFOLLOW;
     match opts.commit {
         Commit::OSync => flags |= libc::O_SYNC,
@@ -567,24 +556,23 @@ fn open_files(opts: &WriteOptions, layout: &Layout) -> Result<Vec<File>, String>
                 .write(true)
                 .custom_flags(flags)
                 .open(&p)
-                .map_err(|e| format!("{}: {e}", p.display()))
+                .map_err(DurabilityError::io(&p))
         })
         .collect()
 }
 
 /// Run a writer session. `say` receives progress lines (stderr).
-pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSummary, String> {
+pub fn write(
+    opts: &WriteOptions,
+    say: &mut dyn FnMut(&str),
+) -> Result<WriteSummary, DurabilityError> {
     let spec = &opts.spec;
-    let layout = Layout {
-        file_num: spec.files.file_num,
-        file_size: spec.files.file_size,
-        block_size: spec.files.block_size,
-    };
+    let layout = Layout::of(&spec.files);
     let limits = Limits::from_env();
     // The destination of reports is checked before anything is created in DIR.
     let reached = Reporter::reach(&opts.sink)?;
     let planned = fileset::plan(&opts.dir, layout)?;
-    let run = RunId::random().map_err(|e| format!("getrandom: {e}"))?;
+    let run = RunId::random().map_err(DurabilityError::getrandom)?;
     let session = Session {
         run,
         fileset: planned.id,
@@ -596,7 +584,7 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
         commit: opts.commit,
         direct: opts.direct,
         threads: spec.threads,
-        started: report::store::utc_now_rfc3339(),
+        started: fileio::clock::utc_now_rfc3339(),
     };
     // The recorder accepts the session before anything is created in DIR
     // (a refusal leaves nothing behind) and before the first block is written.
@@ -645,12 +633,13 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
         let worker = worker.clone();
         let th = std::thread::Builder::new()
             .name(format!("durability-writer-{t}"))
-            .spawn(move || writer_thread(&mine, &tx, t, &worker))
-            .map_err(|e| format!("cannot start a writer thread: {e}"));
+            .spawn(move || writer_thread(&mine, &tx, t, &worker));
         match th {
             Ok(th) => threads.push(th),
             Err(e) => {
-                shared.fail(Ending::ReportingFailed(e));
+                shared.fail(Ending::ReportingFailed(format!(
+                    "cannot start a writer thread: {e}"
+                )));
                 break;
             }
         }
@@ -667,7 +656,7 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
         &mut pending,
         start,
     );
-    finish(
+    Ok(finish(
         &shared,
         &limits,
         &rx,
@@ -676,7 +665,7 @@ pub fn write(opts: &WriteOptions, say: &mut dyn FnMut(&str)) -> Result<WriteSumm
         &mut reported,
         &run,
         start,
-    )
+    ))
 }
 
 /// Write reports while the workers run; returns how many were written.
@@ -742,14 +731,14 @@ fn report_loop(
         {
             match reporter.keepalive(deadline()) {
                 Ok(()) => last_sent = Instant::now(),
-                Err(e) => shared.fail(Ending::ReportingFailed(e)),
+                Err(e) => shared.fail(Ending::ReportingFailed(e.to_string())),
             }
         }
         // Batches past a failed report are dropped: the queue stays bounded
         // while the workers stop.
         pending.clear();
         if let Some(e) = reporter.recorder_refused() {
-            shared.fail(Ending::ReportingFailed(e));
+            shared.fail(Ending::ReportingFailed(e.to_string()));
         }
         if stop_requested() {
             shared.fail(Ending::Stopped);
@@ -793,7 +782,7 @@ fn finish(
     reported: &mut u64,
     run: &RunId,
     start: Instant,
-) -> Result<WriteSummary, String> {
+) -> WriteSummary {
     let mut last = 0u64;
     while let Ok(a) = rx.try_recv() {
         a.write_line(pending);
@@ -809,13 +798,13 @@ fn finish(
     // After a failed report the reporter is not trusted to take more: the
     // run ends now, with what it could report.
     if let Ending::ReportingFailed(e) = ending {
-        return Ok(WriteSummary {
+        return WriteSummary {
             run: *run,
             ending: Ending::ReportingFailed(e),
             acknowledged,
             reported: *reported,
             elapsed_s: start.elapsed().as_secs_f64(),
-        });
+        };
     }
     let deadline = Instant::now() + limits.line_deadline;
     let mut flushed = reporter.send(pending, deadline, &never);
@@ -834,25 +823,21 @@ fn finish(
     }
     let ending = match (ending, flushed) {
         (Ending::ReportingFailed(e), _) => Ending::ReportingFailed(e),
-        (_, Err(e)) => Ending::ReportingFailed(e),
+        (_, Err(e)) => Ending::ReportingFailed(e.to_string()),
         (e, Ok(())) => e,
     };
-    Ok(WriteSummary {
+    WriteSummary {
         run: *run,
         ending,
         acknowledged,
         reported: *reported,
         elapsed_s: start.elapsed().as_secs_f64(),
-    })
+    }
 }
 
 fn writer_thread(shared: &Shared, tx: &mpsc::SyncSender<Ack>, thread: u32, w: &Worker) {
     let (run, layout) = (w.run, w.layout);
-    let seed = (
-        u64::from_le_bytes(run.0[..8].try_into().unwrap_or([1; 8])) ^ u64::from(thread),
-        u64::from_le_bytes(run.0[8..].try_into().unwrap_or([2; 8])) | 1,
-    );
-    let mut rng = Xoroshiro::from_state(seed.0, seed.1);
+    let mut rng = request_stream(&run, thread);
     let bs = usize::try_from(layout.block_size).unwrap_or(usize::MAX);
     let mut buf = Aligned::new(bs);
     let block_size = u32::try_from(layout.block_size).unwrap_or(u32::MAX);
@@ -919,7 +904,38 @@ fn writer_thread(shared: &Shared, tx: &mpsc::SyncSender<Ack>, thread: u32, w: &W
     }
 }
 
+/// The generator of `thread`'s requests: fileio's request generator
+/// (xoroshiro128+, as sysbench's threads draw) seeded from the run id
+/// through [`SeededStream`], so every run and thread picks its own offsets.
+/// Nothing recomputes them later: the journal records each acknowledged
+/// block, so the seeding is free to change between versions.
+fn request_stream(run: &RunId, thread: u32) -> Xoroshiro {
+    let mut seeds = SeededStream::new(run.seed(), u64::from(thread));
+    // xoroshiro's state must not be all zeros.
+    Xoroshiro::from_state(seeds.next_u64(), seeds.next_u64() | 1)
+}
+
 /// Whether `mode` is one the writer accepts.
-pub fn accepted_mode(mode: Mode) -> bool {
+pub(crate) fn accepted_mode(mode: Mode) -> bool {
     matches!(mode, Mode::RndWr | Mode::SeqWr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each run and each thread draws its own request stream, the same one
+    /// every time for the same run and thread.
+    #[test]
+    fn request_streams_differ_by_run_and_thread() {
+        let draw = |run: u8, thread: u32| {
+            let mut r = request_stream(&RunId([run; 16]), thread);
+            (0..4).map(|_| r.next_u64()).collect::<Vec<_>>()
+        };
+        assert_eq!(draw(1, 0), draw(1, 0));
+        assert_ne!(draw(1, 0), draw(1, 1));
+        assert_ne!(draw(1, 0), draw(2, 0));
+        // A run id of zeros still gives a working generator.
+        assert_ne!(draw(0, 0), vec![0; 4]);
+    }
 }

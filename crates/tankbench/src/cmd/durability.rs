@@ -3,7 +3,9 @@
 //! and prints.
 
 use anyhow::Context as _;
+use durability::error::Command;
 use durability::options::{parse_record, parse_verify, parse_write};
+use durability::DurabilityError;
 use report::atomic::{check_can_create_in, check_new_file, write_atomically, Existing};
 use report::labels::{merge_labels, parse_labels, Labels};
 use report::store::ResultStore;
@@ -42,24 +44,34 @@ pub fn durability_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     }
 }
 
+/// The error as printed: a command-line refusal names its command already;
+/// anything else gets the command in front. Either way exit status 1.
+fn failed(command: Command, e: DurabilityError) -> anyhow::Error {
+    if e.is_usage() {
+        anyhow::Error::new(e)
+    } else {
+        anyhow::Error::new(e).context(format!("durability {command}"))
+    }
+}
+
 fn write(args: &[OsString]) -> anyhow::Result<i32> {
-    let opts = parse_write(args).map_err(anyhow::Error::msg)?;
+    let opts = parse_write(args).map_err(|e| failed(Command::Write, e))?;
     durability::writer::install_stop_handlers();
     let summary = durability::writer::write(&opts, &mut |l| eprintln!("{l}"))
-        .map_err(|e| anyhow::anyhow!("durability write: {e}"))?;
+        .map_err(|e| failed(Command::Write, e))?;
     println!("{}", summary.line(&opts.sink));
     Ok(summary.exit_code())
 }
 
 fn record(args: &[OsString]) -> anyhow::Result<i32> {
-    let opts = parse_record(args).map_err(anyhow::Error::msg)?;
+    let opts = parse_record(args).map_err(|e| failed(Command::Record, e))?;
     durability::writer::install_stop_handlers();
-    durability::recorder::run(&opts).map_err(anyhow::Error::msg)?;
+    durability::recorder::run(&opts).map_err(|e| failed(Command::Record, e))?;
     Ok(0)
 }
 
 fn verify(args: &[OsString]) -> anyhow::Result<i32> {
-    let opts = parse_verify(args).map_err(anyhow::Error::msg)?;
+    let opts = parse_verify(args).map_err(|e| failed(Command::Verify, e))?;
     let mut labels = Labels::new();
     for text in &opts.labels {
         merge_labels(&mut labels, parse_labels(text)?)?;
@@ -80,8 +92,9 @@ fn verify(args: &[OsString]) -> anyhow::Result<i32> {
             .map_err(|e| anyhow::anyhow!("durability verify: --json={}: {e}", path.display()))?;
     }
     let journal = durability::verify::load_journal(&opts.from, opts.max_journal_bytes)
-        .map_err(anyhow::Error::msg)?;
-    let mut v = durability::verify::verify(&opts, &journal).map_err(anyhow::Error::msg)?;
+        .map_err(|e| failed(Command::Verify, e))?;
+    let mut v =
+        durability::verify::verify(&opts, &journal).map_err(|e| failed(Command::Verify, e))?;
     v.result.labels.extend(labels);
     for line in &v.lines {
         println!("{line}");
