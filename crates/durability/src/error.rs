@@ -10,6 +10,8 @@
 use crate::journal::JournalError;
 use crate::record::RunId;
 use crate::wire::{KeyError, WireError};
+
+use crate::record::FILESET_MARKER;
 use fileio::text::printable;
 use fileio::workload::WorkloadError;
 use std::path::PathBuf;
@@ -260,7 +262,7 @@ pub enum FileSetError {
         file_size: u64,
         block_size: u64,
     },
-    #[error("{} exists but was not created by tankbench durability (no {} marker); it is left alone: use another directory", path.display(), crate::fileset::MARKER)]
+    #[error("{} exists but was not created by tankbench durability (no {} marker); it is left alone: use another directory", path.display(), FILESET_MARKER)]
     NotOurs { path: PathBuf },
     #[error("{} changed while the session was announced (another writer on the same directory?); nothing was written", dir.display())]
     Changed { dir: PathBuf },
@@ -269,7 +271,7 @@ pub enum FileSetError {
 /// Why `verify` cannot judge the file set.
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
-    #[error("{} holds no durability file set (no {} marker); nothing to verify", dir.display(), crate::fileset::MARKER)]
+    #[error("{} holds no durability file set (no {} marker); nothing to verify", dir.display(), FILESET_MARKER)]
     NoFileSet { dir: PathBuf },
     #[error("nothing to verify: the journal holds no writer session of the file set in {} (file set {fileset}; {other_sessions} other session(s)); this is not a success", dir.display())]
     NoSession {

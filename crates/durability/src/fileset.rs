@@ -13,8 +13,7 @@ use std::io::Write as _;
 use std::os::unix::fs::{FileExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 
-/// The marker's name in the directory under test.
-pub const MARKER: &str = ".tankbench-durability";
+pub(crate) use crate::record::FILESET_MARKER as MARKER;
 const MARKER_HEADER: &str = "tankbench-durability-fileset 1";
 
 /// The file layout a marker records.

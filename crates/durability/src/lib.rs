@@ -15,9 +15,11 @@
 //!
 //! The formats and the protocol are documented in docs/durability.md.
 
+mod client;
 pub mod error;
 pub(crate) mod fileset;
 pub mod journal;
+mod journal_file;
 pub mod options;
 pub mod record;
 pub mod recorder;

@@ -11,7 +11,7 @@ use crate::error::{Command, DurabilityError};
 use crate::journal::Commit;
 use crate::record::SECTOR;
 use crate::wire::Limits;
-use crate::writer::accepted_mode;
+
 use fileio::options::{Mode, RunSpec};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -562,6 +562,11 @@ pub fn parse_verify(args: &[OsString]) -> Result<VerifyOptions, DurabilityError>
         labels,
         max_journal_bytes,
     })
+}
+
+/// Whether `mode` is one the writer accepts.
+pub(crate) fn accepted_mode(mode: Mode) -> bool {
+    matches!(mode, Mode::RndWr | Mode::SeqWr)
 }
 
 #[cfg(test)]

@@ -11,6 +11,10 @@
 //! (`queue/logical_block_size` in sysfs(5) is at least 512), so no device can
 //! tear inside one of them. The layout, byte by byte, is in docs/durability.md.
 
+/// The name of the marker file `durability write` puts in the directory
+/// under test: the file set's layout, and proof that tankbench made it.
+pub const FILESET_MARKER: &str = ".tankbench-durability";
+
 /// The unit of the header's repetition and the smallest block size.
 pub(crate) const SECTOR: usize = 512;
 /// First bytes of every sector of a record.

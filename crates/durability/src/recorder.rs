@@ -23,15 +23,17 @@
 //! the idle deadline is ended. Appends reach the journal's storage in
 //! batches (fdatasync every 100 ms).
 
+use crate::client::answer;
 use crate::error::{DurabilityError, RecorderProblem};
 use crate::journal::{check_line, Journal, LineError, Session};
+use crate::journal_file::open_journal;
 use crate::options::RecordOptions;
 use crate::record::RunId;
 use crate::wire::{
     self, hex, never, parse_nonce, write_all_by, Key, Limits, LineReader, Side, Tagger, WireError,
     PROTOCOL_VERSION,
 };
-use crate::writer::{open_journal, stop_requested};
+use fileio::signals::stop_requested;
 use fileio::text::printable;
 use sha2::{Digest as _, Sha256};
 use std::collections::{HashMap, HashSet};
@@ -312,6 +314,7 @@ impl Recorder {
     }
 
     /// Connections refused so far (unauthenticated, malformed, over a bound).
+    /// Open (or create, with its header line) a journal file for appending. An
     #[cfg(test)]
     fn refused(&self) -> u64 {
         self.shared.refused.load(SeqCst)
@@ -663,10 +666,10 @@ fn session_lines(
 /// does not verify under `key`.
 pub(crate) fn fetch(addr: &str, key: &Key, limits: &Limits) -> Result<Vec<u8>, DurabilityError> {
     let fail = |problem| DurabilityError::recorder(addr, problem);
-    let stream = crate::writer::connect(addr)?;
+    let stream = crate::client::connect(addr)?;
     let mut reader = LineReader::new(limits.max_line);
     let mut tagger =
-        crate::writer::handshake(&stream, &mut reader, addr, key, limits, "fetch", &[])?;
+        crate::client::handshake(&stream, &mut reader, addr, key, limits, "fetch", &[])?;
     let head = reader
         .read(&stream, limits.line_deadline, limits.line_deadline, &never)
         .map_err(|e| fail(RecorderProblem::Wire(e)))?;
@@ -735,26 +738,6 @@ pub(crate) fn fetch(addr: &str, key: &Key, limits: &Limits) -> Result<Vec<u8>, D
         return Err(fail(RecorderProblem::JournalHash));
     }
     Ok(body)
-}
-
-/// A line from the recorder: its payload when its tag verifies; its
-/// refusal as an error (an unauthenticated `ERR` line is taken as a refusal
-/// too: the connection is over either way).
-pub(crate) fn answer(tagger: &mut Tagger, line: &str) -> Result<String, RecorderProblem> {
-    match tagger.open(line) {
-        Ok(p) => match p.strip_prefix("ERR ") {
-            Some(reason) => Err(RecorderProblem::Refused {
-                reason: reason.to_string(),
-            }),
-            None => Ok(p.to_string()),
-        },
-        Err(e) => match line.strip_prefix("ERR ") {
-            Some(reason) => Err(RecorderProblem::Refused {
-                reason: reason.chars().take(300).collect(),
-            }),
-            None => Err(RecorderProblem::Unauthenticated(e)),
-        },
-    }
 }
 
 /// Run a recorder until SIGINT/SIGTERM: the `durability record` command.
@@ -851,7 +834,7 @@ mod tests {
         fn new(addr: &std::net::SocketAddr, key: &Key, kind: &str, lines: &[String]) -> Client {
             let stream = TcpStream::connect(addr).unwrap();
             let mut reader = LineReader::new(4096);
-            let tagger = crate::writer::handshake(
+            let tagger = crate::client::handshake(
                 &stream,
                 &mut reader,
                 &addr.to_string(),

@@ -8,23 +8,20 @@
 //! queued), which only makes the check weaker, never wrong; a report can
 //! never precede its commit.
 
-use crate::error::{DurabilityError, JournalFileProblem, RecorderProblem};
+use crate::client::{answer, connect, handshake};
+use crate::error::{DurabilityError, RecorderProblem};
 use crate::fileset::{self, Layout};
-use crate::journal::{end_line, Ack, Commit, Session, JOURNAL_HEADER};
+use crate::journal::{end_line, Ack, Commit, Session};
+use crate::journal_file::{check_journal, open_journal};
 use crate::options::{Sink, WriteOptions};
 use crate::record::{encode, Aligned, Header, RunId};
-use crate::wire::{
-    self, hex, never, write_all_by, Key, Limits, LineReader, Side, Tagger, WireError,
-    PROTOCOL_VERSION,
-};
-use fileio::options::Mode;
+use crate::wire::{never, write_all_by, Key, Limits, LineReader, Tagger, WireError};
 use fileio::rng::{SeededStream, Xoroshiro};
 use fileio::run::generator::{Generator, Op};
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead as _, BufReader, BufWriter, Write as _};
+use std::io::{BufWriter, Write as _};
 use std::net::TcpStream;
 use std::os::unix::fs::{FileExt as _, MetadataExt as _, OpenOptionsExt as _};
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -84,37 +81,16 @@ impl WriteSummary {
     }
 }
 
-/// Set by SIGINT/SIGTERM (see [`install_stop_handlers`]).
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_stop(_sig: libc::c_int) {
-    STOP.store(true, SeqCst);
-}
-
-/// Route SIGINT and SIGTERM to a flag the writer and the recorder poll. A
-/// signal the parent set to be ignored stays ignored (nohup, background jobs).
+/// Route SIGINT, SIGTERM and SIGHUP to the process's stop flag, which the
+/// writer and the recorder poll (fileio's one policy: an ignored signal stays
+/// ignored, a second one ends the process).
 pub fn install_stop_handlers() {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: the handler only stores to an atomic (async-signal-safe,
-        // signal-safety(7)); the sigaction structs are zeroed then filled.
-        unsafe {
-            let mut old: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(sig, std::ptr::null(), &mut old) == 0
-                && old.sa_sigaction == libc::SIG_IGN
-            {
-                continue;
-            }
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_stop as extern "C" fn(libc::c_int) as usize;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
-    }
+    fileio::signals::StopHandlers::new().install();
 }
 
 /// Whether a stop signal arrived.
 pub(crate) fn stop_requested() -> bool {
-    STOP.load(SeqCst)
+    fileio::signals::stop_requested()
 }
 
 /// Where reports go: a journal file or a recorder connection.
@@ -189,7 +165,7 @@ impl Reporter {
                             },
                         )
                     })?;
-                let reply = crate::recorder::answer(&mut tagger, &reply).map_err(|problem| {
+                let reply = answer(&mut tagger, &reply).map_err(|problem| {
                     DurabilityError::recorder(
                         addr,
                         match problem {
@@ -301,7 +277,7 @@ impl Reporter {
             return None;
         };
         let problem = match reader.poll(stream)? {
-            Ok(line) => crate::recorder::answer(tagger, &line)
+            Ok(line) => answer(tagger, &line)
                 .err()
                 .unwrap_or(RecorderProblem::UnexpectedLine),
             Err(e) => RecorderProblem::Wire(e),
@@ -333,143 +309,6 @@ fn cap_send_buffer(stream: &TcpStream) {
             std::ptr::from_ref(&size).cast::<libc::c_void>(),
             libc::socklen_t::try_from(std::mem::size_of::<libc::c_int>()).unwrap_or(4),
         );
-    }
-}
-
-/// Read the recorder's greeting (its nonce), send the hello of `kind` and
-/// `lines`, each with its tag. Returns the connection's tagger.
-pub(crate) fn handshake(
-    stream: &TcpStream,
-    reader: &mut LineReader,
-    addr: &str,
-    key: &Key,
-    limits: &Limits,
-    kind: &str,
-    lines: &[String],
-) -> Result<Tagger, DurabilityError> {
-    let refused = |problem| DurabilityError::recorder(addr, problem);
-    let greeting = reader
-        .read(stream, limits.line_deadline, limits.line_deadline, &never)
-        .map_err(|e| refused(RecorderProblem::NoGreeting(e)))?;
-    let theirs = match greeting.split(' ').collect::<Vec<_>>().as_slice() {
-        ["tankbench-durability", v, "recorder", n] if *v == PROTOCOL_VERSION.to_string() => n
-            .strip_prefix("nonce=")
-            .and_then(wire::parse_nonce)
-            .ok_or_else(|| refused(RecorderProblem::NoNonce))?,
-        ["tankbench-durability", v, ..] => {
-            return Err(refused(RecorderProblem::Protocol {
-                theirs: v.chars().take(20).collect(),
-            }))
-        }
-        _ => {
-            return Err(refused(match greeting.strip_prefix("ERR ") {
-                // A busy recorder refuses before any key is in play.
-                Some(reason) => RecorderProblem::Refused {
-                    reason: reason.chars().take(300).collect(),
-                },
-                None => RecorderProblem::NotARecorder,
-            }));
-        }
-    };
-    let ours = wire::nonce().map_err(DurabilityError::getrandom)?;
-    let mut tagger = Tagger::new(key, &theirs, &ours, Side::Client);
-    let mut out = String::new();
-    tagger.seal(
-        &format!(
-            "tankbench-durability {PROTOCOL_VERSION} {kind} nonce={}",
-            hex(&ours)
-        ),
-        &mut out,
-    );
-    for l in lines {
-        tagger.seal(l, &mut out);
-    }
-    write_all_by(
-        stream,
-        out.as_bytes(),
-        Instant::now() + limits.line_deadline,
-        &never,
-    )
-    .map_err(|e| refused(RecorderProblem::Wire(e)))?;
-    Ok(tagger)
-}
-
-pub(crate) fn connect(addr: &str) -> Result<TcpStream, DurabilityError> {
-    use std::net::ToSocketAddrs as _;
-    let fail = |problem| DurabilityError::recorder(addr, problem);
-    let addrs: Vec<_> = addr
-        .to_socket_addrs()
-        .map_err(|e| fail(RecorderProblem::Connect(e)))?
-        .collect();
-    let mut last = RecorderProblem::NoAddress;
-    for a in addrs {
-        match TcpStream::connect_timeout(&a, Duration::from_secs(5)) {
-            Ok(s) => {
-                let _ = s.set_nodelay(true);
-                return Ok(s);
-            }
-            Err(e) => last = RecorderProblem::Connect(e),
-        }
-    }
-    Err(fail(last))
-}
-
-/// Whether `path` can be a journal: an existing journal, or a new file in a
-/// directory where files can be created. Creates nothing.
-fn check_journal(path: &Path) -> Result<(), DurabilityError> {
-    let problem = |p| DurabilityError::journal_file(path, p);
-    match File::open(path) {
-        Ok(f) => is_journal(f).map_err(problem),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            report::atomic::check_can_create_in(report::atomic::parent_dir(path))
-                .map_err(|e| problem(JournalFileProblem::Io(e)))
-        }
-        Err(e) => Err(problem(JournalFileProblem::Io(e))),
-    }
-}
-
-/// Whether an open file starts with the journal's header line.
-fn is_journal(f: File) -> Result<(), JournalFileProblem> {
-    let mut first = String::new();
-    BufReader::new(f)
-        .read_line(&mut first)
-        .map_err(JournalFileProblem::Io)?;
-    if first.trim_end() == JOURNAL_HEADER {
-        Ok(())
-    } else {
-        Err(JournalFileProblem::NotAJournal)
-    }
-}
-
-/// Open (or create, with its header line) a journal file for appending. An
-/// existing file must already be a journal: anything else is not ours.
-pub(crate) fn open_journal(path: &Path) -> Result<File, DurabilityError> {
-    let err = |e: std::io::Error| DurabilityError::journal_file(path, JournalFileProblem::Io(e));
-    match OpenOptions::new()
-        .append(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-    {
-        Ok(mut f) => {
-            f.write_all(format!("{JOURNAL_HEADER}\n").as_bytes())
-                .and_then(|()| f.sync_all())
-                .map_err(err)?;
-            if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                File::open(dir).and_then(|d| d.sync_all()).map_err(err)?;
-            }
-            Ok(f)
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            is_journal(File::open(path).map_err(err)?)
-                .map_err(|p| DurabilityError::journal_file(path, p))?;
-            OpenOptions::new()
-                .append(true)
-                .custom_flags(libc::O_NOFOLLOW)
-                .open(path)
-                .map_err(err)
-        }
-        Err(e) => Err(err(e)),
     }
 }
 
@@ -913,11 +752,6 @@ fn request_stream(run: &RunId, thread: u32) -> Xoroshiro {
     let mut seeds = SeededStream::new(run.seed(), u64::from(thread));
     // xoroshiro's state must not be all zeros.
     Xoroshiro::from_state(seeds.next_u64(), seeds.next_u64() | 1)
-}
-
-/// Whether `mode` is one the writer accepts.
-pub(crate) fn accepted_mode(mode: Mode) -> bool {
-    matches!(mode, Mode::RndWr | Mode::SeqWr)
 }
 
 #[cfg(test)]

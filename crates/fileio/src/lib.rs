@@ -38,6 +38,7 @@ pub mod quick;
 pub mod result;
 pub mod rng;
 pub mod run;
+pub mod signals;
 pub mod summary;
 pub mod sysbench;
 pub mod text;

@@ -6,7 +6,6 @@ use std::ffi::OsStr;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Run a program to completion; a non-zero exit becomes an error carrying the
 /// command line and its stderr.
@@ -309,42 +308,19 @@ pub(crate) fn precise_timers() {
     }
 }
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_sig: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::SeqCst);
-}
-
-/// Route SIGINT, SIGTERM and SIGHUP to a flag so a build or run in progress can
-/// stop at the next step and tear down instead of dying half-built. Child
-/// processes in the same process group still get the signal themselves.
+/// Route SIGINT, SIGTERM and SIGHUP to the process's stop flag (fileio's one
+/// policy) so a build or run in progress can stop at the next step and tear
+/// down instead of dying half-built; an ignored signal stays ignored (`nohup
+/// tankbench lab matrix …` survives the terminal closing), and a second
+/// signal ends the process. Child processes in the same process group still
+/// get the signal themselves.
 pub fn install_interrupt_handler() {
-    // SAFETY: an all-zero sigaction is a valid value of that plain C struct
-    // (no handler, empty flags) before the fields are set; the handler,
-    // on_signal, only stores to a lock-free atomic, which is async-signal-safe
-    // (signal-safety(7)); sigaction(2) reads `sa` and writes the old action
-    // into `old`, a valid struct it owns for the call.
-    unsafe {
-        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            // A signal the parent ignores stays ignored: `nohup tankbench lab
-            // matrix …` must survive the terminal closing (SIGHUP).
-            let mut old: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(sig, std::ptr::null(), &mut old) == 0
-                && old.sa_sigaction == libc::SIG_IGN
-            {
-                continue;
-            }
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
-            libc::sigemptyset(&mut sa.sa_mask);
-            sa.sa_flags = 0;
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
-    }
+    fileio::signals::StopHandlers::new().install();
 }
 
+/// Whether a stop signal arrived.
 pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
+    fileio::signals::stop_requested()
 }
 
 pub(crate) fn check_interrupted() -> Result<(), LabError> {
