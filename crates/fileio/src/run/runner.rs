@@ -365,6 +365,7 @@ pub fn run(
     observer: &dyn RunObserver,
 ) -> Result<RunOutcome, Failure> {
     let threads = w.threads as usize;
+    crate::run::generator::check_validate_threads(w)?;
     check_map_budget(w)?;
     let files = Arc::new(files);
     let seeds = worker_seeds(w, settings.background_threads);
@@ -1013,7 +1014,14 @@ fn worker<E: Engine>(
         } else {
             None
         };
-        let req = shared.generator.next(&mut rng, tid);
+        let Some(req) = shared
+            .generator
+            .next_unless_stopped(&mut rng, tid, &shared.stop)
+        else {
+            // Stopped while waiting for a free --validate block: the loop's
+            // stop check says why.
+            continue;
+        };
         if debug {
             observer.debug(&req.debug_line());
         }

@@ -274,6 +274,11 @@ fn run_command(
         console.fatal(&format!("FATAL: {VALIDATE_ASYNC}"));
         return Invocation::code(1);
     }
+    // Before anything is printed: a run that could never end is refused.
+    if let Err(f) = crate::run::generator::check_validate_threads(w) {
+        console.failure(&f);
+        return Invocation::code(1);
+    }
     // Where the results go is checked before the run, so a typo in --save or
     // --json does not cost the run. Rank 0 writes them; `agree` stops every
     // rank of a distributed job together.
@@ -350,6 +355,7 @@ pub fn check_words(words: &[String]) -> Result<(), String> {
             {
                 Err(VALIDATE_ASYNC.into())
             }
+            Action::Run(spec) => crate::run::generator::check_validate_threads(spec).map_err(line),
             _ => Ok(()),
         },
         _ => Err("no command (prepare, run or cleanup)".into()),
