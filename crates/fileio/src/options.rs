@@ -347,9 +347,13 @@ impl GeneralOptions {
             "0 for no intermediate reports, or a number of seconds",
         )?;
         let report_checkpoints_s = report_checkpoints(args)?;
-        let given_verbosity = args.int("verbosity")?;
-        let verbosity = match u32::try_from(given_verbosity) {
-            Ok(v @ 0..=5) => v,
+        // sysbench keeps the level in an unsigned char: the value wraps to its
+        // low 8 bits (-1 is 255, 256 is 0) before the check, and the message
+        // names the wrapped value.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let given_verbosity = args.int("verbosity")? as u8;
+        let verbosity = match given_verbosity {
+            v @ 0..=5 => u32::from(v),
             _ => {
                 return Err(Failure {
                     lines: vec![(
@@ -775,6 +779,14 @@ impl Action {
         let block_size = args.size("file-block-size", i32::MAX as u64)?;
         if block_size == 0 {
             return Err(Failure::fatal("Invalid value for file-block-size: 0."));
+        }
+        // sysbench 1.0.20 crashes (SIGSEGV) on --validate with blocks too small
+        // for its checksum and offset; here they would silently check nothing.
+        if general.validate && block_size < crate::run::pattern::MIN_CHECKED_BLOCK as u64 {
+            return Err(Failure::fatal(format!(
+                "Invalid value for --file-block-size: {block_size}: --validate needs blocks of at least {} bytes (each carries its checksum and offset)",
+                crate::run::pattern::MIN_CHECKED_BLOCK
+            )));
         }
         let total_size = args.size("file-total-size", i64::MAX as u64)?;
         if total_size == 0 {
