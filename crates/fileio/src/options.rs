@@ -519,6 +519,18 @@ fn forced_shutdown(args: &ParsedArgs, time_s: u64) -> Result<Option<u64>, Failur
     }
 }
 
+/// sysbench 1.0.20 crashes (SIGSEGV) on --validate with blocks too small for
+/// its checksum and offset; here they would silently check nothing.
+fn check_validate_block_size(validate: bool, block_size: u64) -> Result<(), Failure> {
+    if validate && block_size < crate::run::pattern::MIN_CHECKED_BLOCK as u64 {
+        return Err(Failure::fatal(format!(
+            "Invalid value for --file-block-size: {block_size}: --validate needs blocks of at least {} bytes (each carries its checksum and offset)",
+            crate::run::pattern::MIN_CHECKED_BLOCK
+        )));
+    }
+    Ok(())
+}
+
 /// The sysbench command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
@@ -780,14 +792,7 @@ impl Action {
         if block_size == 0 {
             return Err(Failure::fatal("Invalid value for file-block-size: 0."));
         }
-        // sysbench 1.0.20 crashes (SIGSEGV) on --validate with blocks too small
-        // for its checksum and offset; here they would silently check nothing.
-        if general.validate && block_size < crate::run::pattern::MIN_CHECKED_BLOCK as u64 {
-            return Err(Failure::fatal(format!(
-                "Invalid value for --file-block-size: {block_size}: --validate needs blocks of at least {} bytes (each carries its checksum and offset)",
-                crate::run::pattern::MIN_CHECKED_BLOCK
-            )));
-        }
+        check_validate_block_size(general.validate, block_size)?;
         let total_size = args.size("file-total-size", i64::MAX as u64)?;
         if total_size == 0 {
             return Err(Failure::fatal("Invalid value for file-total-size: 0"));

@@ -1451,7 +1451,7 @@ fn seed_ratio_and_verbosity_print_as_sysbench_prints_them() {
     );
     // The lines themselves (the comparison above masks digits).
     let d = scratch();
-    let r = tb(d.path(), &[&SMALL_SET[0][..]].concat());
+    let r = tb(d.path(), SMALL_SET[0]);
     assert_eq!(r.code, 0);
     let run = |extra: &[&str]| {
         let args = [&SMALL_RUN[..], extra, &["run"]].concat();
