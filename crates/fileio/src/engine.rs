@@ -430,8 +430,8 @@ impl Engine for MmapEngine {
 ///   posted when the owning thread asks for them, not by interrupting it;
 /// - submissions are batched: a request is queued in the submission ring and
 ///   the kernel is entered only when the ring is full (one system call submits
-///   everything queued and waits for the first completion). sysbench enters the
-///   kernel once per request; the queue depth the device sees is the same.
+///   everything queued and waits for the completions the runner asks for, a
+///   quarter of the depth). sysbench enters the kernel once per request.
 pub struct UringEngine {
     ring: io_uring::IoUring,
     files: Arc<OpenFiles>,

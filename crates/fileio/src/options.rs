@@ -380,9 +380,13 @@ impl GeneralOptions {
             "0 for no intermediate reports, or a number of seconds",
         )?;
         let report_checkpoints_s = report_checkpoints(args)?;
-        let given_verbosity = args.int("verbosity")?;
-        let verbosity = match u32::try_from(given_verbosity) {
-            Ok(v @ 0..=5) => v,
+        // sysbench keeps the level in an unsigned char: the value wraps to its
+        // low 8 bits (-1 is 255, 256 is 0) before the check, and the message
+        // names the wrapped value.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let given_verbosity = args.int("verbosity")? as u8;
+        let verbosity = match given_verbosity {
+            v @ 0..=5 => u32::from(v),
             _ => {
                 return Err(Failure {
                     lines: vec![(
@@ -848,6 +852,9 @@ fn fileio_options(
     // blocks). We refuse anything that does not fit, naming the limit.
     let block_size =
         workload::check_block_size(args.size("file-block-size", workload::MAX_BLOCK_SIZE)?)?;
+    // sysbench 1.0.20 crashes (SIGSEGV) on --validate with blocks too small
+    // for its checksum and offset; here they would silently check nothing.
+    workload::check_validate_block_size(general.validate, block_size)?;
     let total_size =
         workload::check_total_size(args.size("file-total-size", workload::MAX_TOTAL_SIZE)?)?;
     let mode = if command == Command::Run {

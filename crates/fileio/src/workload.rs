@@ -61,6 +61,10 @@ pub enum WorkloadError {
     /// `--file-block-size` of 0 (or not a size, which sysbench reads as 0).
     #[error("Invalid value for file-block-size: 0.")]
     BlockSizeZero,
+    /// `--validate` with blocks too small to carry their checksum and offset
+    /// (sysbench crashes on them).
+    #[error("Invalid value for --file-block-size: {block_size}: --validate needs blocks of at least {min} bytes (each carries its checksum and offset)")]
+    ValidateBlockSize { block_size: u64, min: u64 },
     /// `--file-total-size` of 0 (or not a size).
     #[error("Invalid value for file-total-size: 0")]
     TotalSizeZero,
@@ -161,9 +165,9 @@ impl WorkloadError {
             | WorkloadError::NegativeCount { option, .. } => option,
             WorkloadError::Percentile { .. } => "percentile",
             WorkloadError::FileNum { .. } | WorkloadError::EmptyFiles { .. } => "file-num",
-            WorkloadError::BlockSizeZero | WorkloadError::DirectAlignment { .. } => {
-                "file-block-size"
-            }
+            WorkloadError::BlockSizeZero
+            | WorkloadError::DirectAlignment { .. }
+            | WorkloadError::ValidateBlockSize { .. } => "file-block-size",
             WorkloadError::TotalSizeZero => "file-total-size",
             WorkloadError::SizeTooLarge { option, .. }
             | WorkloadError::InvalidInt { option, .. } => option,
@@ -203,6 +207,18 @@ pub(crate) fn check_block_size(size: u64) -> Result<u64, WorkloadError> {
         }),
         s => Ok(s),
     }
+}
+
+/// With `--validate`, a block must hold its checksum and offset.
+pub(crate) fn check_validate_block_size(
+    validate: bool,
+    block_size: u64,
+) -> Result<(), WorkloadError> {
+    let min = crate::run::pattern::MIN_CHECKED_BLOCK as u64;
+    if validate && block_size < min {
+        return Err(WorkloadError::ValidateBlockSize { block_size, min });
+    }
+    Ok(())
 }
 
 /// `--file-total-size`: 1 to [`MAX_TOTAL_SIZE`].
@@ -378,6 +394,7 @@ impl FileSetBuilder {
             return Err(WorkloadError::FileNum { value: 0 });
         }
         check_block_size(self.block_size)?;
+        check_validate_block_size(self.checksums, self.block_size)?;
         check_total_size(self.total_size)?;
         Ok(())
     }
@@ -683,6 +700,7 @@ impl RunSpec {
             return Err(WorkloadError::FileNum { value: 0 });
         }
         check_block_size(f.block_size)?;
+        check_validate_block_size(f.validate, f.block_size)?;
         check_total_size(f.total_size)?;
         if self.io_mode == IoMode::Async {
             check_async_backlog(i64::from(self.async_backlog))?;

@@ -10,9 +10,9 @@
 //! (sysbench master/1.1 broke here: akopytov/sysbench issues #400, #430,
 //! #431, #435).
 
-use crate::options::{Mode, RunSpec};
+use crate::options::{Failure, Mode, RunSpec};
 use crate::rng::Xoroshiro;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -247,13 +247,29 @@ impl Generator {
         }
     }
 
-    /// The next request for thread `thread`.
+    /// The next request for thread `thread` (callers that never stop a
+    /// `--validate` run from another thread: the simulator, durability).
     #[inline]
     pub fn next(&self, rng: &mut Xoroshiro, thread: usize) -> Request {
+        static NEVER: AtomicBool = AtomicBool::new(false);
+        self.next_unless_stopped(rng, thread, &NEVER)
+            .expect("the stop flag is never raised")
+    }
+
+    /// The next request for thread `thread`; `None` when `stop` was raised
+    /// while the thread waited for a block no other thread works on
+    /// (`--validate`), so a deadline or Ctrl-C ends that wait too.
+    #[inline]
+    pub fn next_unless_stopped(
+        &self,
+        rng: &mut Xoroshiro,
+        thread: usize,
+        stop: &AtomicBool,
+    ) -> Option<Request> {
         if self.locked {
-            return self.next_locked(rng, thread);
+            return self.next_locked(rng, thread, stop);
         }
-        if self.mode.is_random() {
+        Some(if self.mode.is_random() {
             let op = self.random_op();
             let (file, pos, size) = self.random_location(rng);
             Request {
@@ -265,7 +281,19 @@ impl Generator {
         } else {
             let k = self.seq_ticket.fetch_add(1, Relaxed);
             self.sequential_at(k)
-        }
+        })
+    }
+
+    /// How many distinct blocks a random request can land on: the block-aligned
+    /// offsets below the end of the last file.
+    pub(crate) fn random_blocks(&self) -> u64 {
+        (self.file_num * self.file_size).div_ceil(self.block_size.max(1))
+    }
+
+    /// Whether a `--validate` random run keeps threads off each other's
+    /// blocks (the collision wait in [`Self::next_locked`]).
+    fn avoids_collisions(&self) -> bool {
+        self.validate && self.threads > 1 && self.mode.is_random()
     }
 
     /// The k-th sequential request: files in order, wrapping around; the last
@@ -282,7 +310,12 @@ impl Generator {
         }
     }
 
-    fn next_locked(&self, rng: &mut Xoroshiro, thread: usize) -> Request {
+    fn next_locked(
+        &self,
+        rng: &mut Xoroshiro,
+        thread: usize,
+        stop: &AtomicBool,
+    ) -> Option<Request> {
         let mut c = self.cursor.lock().expect("generator lock");
         let op = if self.mode.is_random() {
             self.random_op()
@@ -302,24 +335,34 @@ impl Generator {
                 c.fsynced_file = 0;
                 c.is_dirty = false;
             }
-            return Request {
+            return Some(Request {
                 op: Op::Fsync,
                 file: file_index(file),
                 pos: 0,
                 size: 0,
-            };
+            });
         }
         let req = if self.mode.is_random() {
             let (mut file, mut pos, mut size) = self.random_location(rng);
-            if self.validate && self.threads > 1 {
+            if self.avoids_collisions() {
                 // Two threads must not work on the same block at once, or the
                 // checksum of one could be read half-written by the other.
+                // With at most one thread per block some block is always free
+                // (`check_validate_threads` refuses more threads), but the
+                // draws until one comes up are many when nearly every block is
+                // taken, and every other thread waits on this lock meanwhile:
+                // the stop flag ends the wait, as it ends the run.
+                let mut draws = 0u32;
                 while c
                     .last
                     .iter()
                     .enumerate()
                     .any(|(t, &l)| t != thread && l == (file, pos))
                 {
+                    draws = draws.wrapping_add(1);
+                    if draws.is_multiple_of(64) && stop.load(Relaxed) {
+                        return None;
+                    }
                     (file, pos, size) = self.random_location(rng);
                 }
             }
@@ -353,8 +396,29 @@ impl Generator {
         if op == Op::Write {
             c.is_dirty = true;
         }
-        req
+        Some(req)
     }
+}
+
+/// Refuse a `--validate` random run with more threads than blocks. Each
+/// thread waits for a block no other thread holds; with more threads than
+/// blocks the others end up holding every block and the waiting thread, which
+/// holds the generator's lock, can never get one: the run would never end
+/// (sysbench 1.0.20 spins there for ever, deaf to `--time` and Ctrl-C). With
+/// at most one thread per block a block is always free, so that is the bound.
+pub(crate) fn check_validate_threads(w: &RunSpec) -> Result<(), Failure> {
+    let g = Generator::new(w);
+    if !g.avoids_collisions() {
+        return Ok(());
+    }
+    let blocks = g.random_blocks();
+    if u64::from(w.threads) <= blocks {
+        return Ok(());
+    }
+    Err(Failure::fatal(format!(
+        "Invalid value for --threads: {}: with --validate no two threads work on the same block, and the files hold {blocks} blocks of --file-block-size={}, so at most {blocks} threads (lower --threads, or raise --file-total-size or lower --file-block-size)",
+        w.threads, w.files.block_size
+    )))
 }
 
 #[cfg(test)]
@@ -504,7 +568,86 @@ mod tests {
         let free = trace(&w, 40);
         let g = Generator::new(&w);
         let mut rng = Xoroshiro::from_state(1, 2);
-        let locked: Vec<Request> = (0..40).map(|_| g.next_locked(&mut rng, 0)).collect();
+        let no_stop = AtomicBool::new(false);
+        let locked: Vec<Request> = (0..40)
+            .map(|_| g.next_locked(&mut rng, 0, &no_stop).unwrap())
+            .collect();
         assert_eq!(free, locked);
+    }
+
+    fn validate_run(extra: &[&str]) -> RunSpec {
+        let mut words = vec![
+            "--file-total-size=256K",
+            "--file-num=4",
+            "--file-block-size=4K",
+            "--validate",
+        ];
+        words.extend_from_slice(extra);
+        workload(&words)
+    }
+
+    #[test]
+    fn validate_refuses_more_threads_than_blocks_only() {
+        let w = validate_run(&["--file-test-mode=rndrw", "--threads=64"]);
+        assert_eq!(Generator::new(&w).random_blocks(), 64);
+        assert!(check_validate_threads(&w).is_ok());
+        let w = validate_run(&["--file-test-mode=rndrd", "--threads=65"]);
+        let f = check_validate_threads(&w).unwrap_err();
+        assert_eq!(f.exit_code, 1);
+        assert_eq!(f.lines.len(), 1);
+        assert!(f.lines[0].1.contains("--threads: 65"), "{:?}", f.lines);
+        assert!(f.lines[0].1.contains("at most 64 threads"), "{:?}", f.lines);
+        // Sequential modes never wait for a block; without --validate nothing does.
+        let w = validate_run(&["--file-test-mode=seqwr", "--threads=65"]);
+        assert!(check_validate_threads(&w).is_ok());
+        let w = workload(&[
+            "--file-total-size=256K",
+            "--file-block-size=4K",
+            "--file-test-mode=rndrw",
+            "--threads=65",
+        ]);
+        assert!(check_validate_threads(&w).is_ok());
+        // A partial last block of a file counts: 3 files of 87381 bytes hold
+        // 262143 bytes, 64 blocks of 4 KiB (the last one short).
+        let w = workload(&[
+            "--file-total-size=256K",
+            "--file-num=3",
+            "--file-block-size=4K",
+            "--file-test-mode=rndwr",
+            "--validate",
+            "--threads=2",
+        ]);
+        assert_eq!(Generator::new(&w).random_blocks(), 64);
+    }
+
+    #[test]
+    fn a_thread_waiting_for_a_free_block_gives_up_on_stop() {
+        // Two threads, one block (what check_validate_threads refuses): thread
+        // 0 holds the block, so thread 1 can never get one; the stop flag is
+        // its way out.
+        let w = workload(&[
+            "--file-total-size=4K",
+            "--file-num=1",
+            "--file-block-size=4K",
+            "--file-test-mode=rndrd",
+            "--validate",
+            "--threads=2",
+        ]);
+        let g = Generator::new(&w);
+        let mut rng = Xoroshiro::from_state(1, 2);
+        let free = AtomicBool::new(false);
+        assert!(g.next_unless_stopped(&mut rng, 0, &free).is_some());
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let waiting =
+                s.spawn(|| g.next_unless_stopped(&mut Xoroshiro::from_state(3, 4), 1, &stop));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(
+                !waiting.is_finished(),
+                "no block is free, so thread 1 waits"
+            );
+            stop.store(true, Relaxed);
+            assert_eq!(waiting.join().unwrap(), None);
+        });
     }
 }

@@ -301,12 +301,21 @@ impl FastHistogram {
     /// The samples as an HDR histogram (each bucket at its middle value).
     pub fn to_hdr(&self) -> Histogram<u64> {
         let mut h = new_hdr();
+        self.add_to(&mut h);
+        h
+    }
+
+    /// Add the samples to an HDR histogram of the same bounds (each bucket at
+    /// its middle value): what `to_hdr` and `Histogram::add` give, without a
+    /// second HDR histogram per thread. Merging 64 threads through one each
+    /// allocated and touched 64 x ~190 KiB at the end of a run, the larger
+    /// part of the peak RSS above sysbench's.
+    pub fn add_to(&self, h: &mut Histogram<u64>) {
         for (i, &c) in self.counts.iter().enumerate() {
             if c > 0 {
-                h.saturating_record_n(fast_value(i).clamp(HDR_LOW_NS, HDR_HIGH_NS), c as u64);
+                h.saturating_record_n(fast_value(i).clamp(HDR_LOW_NS, HDR_HIGH_NS), u64::from(c));
             }
         }
-        h
     }
 }
 
@@ -355,10 +364,8 @@ impl OpHistograms {
     /// Add one thread's histograms (bucket by bucket, nothing lost).
     pub fn add_thread(&mut self, t: &ThreadHistograms) {
         for kind in LatencyKind::ALL {
-            if let Some(h) = t.get(kind) {
-                self.kinds[kind as usize]
-                    .add(&h)
-                    .expect("same bounds everywhere");
+            if let Some(fast) = t.kinds[kind as usize].as_deref() {
+                fast.add_to(&mut self.kinds[kind as usize]);
             }
         }
     }
@@ -476,5 +483,39 @@ mod tests {
         let (m, s) = population_stddev(&[1.0, 3.0]);
         assert_eq!(m, 2.0);
         assert_eq!(s, 1.0);
+    }
+
+    #[test]
+    fn merging_threads_directly_equals_merging_their_hdr_histograms() {
+        let mut threads: Vec<ThreadHistograms> =
+            (0..3).map(|_| ThreadHistograms::default()).collect();
+        for (t, h) in threads.iter_mut().enumerate() {
+            for k in 0..5000u64 {
+                h.record(LatencyKind::Read, 900 + k * k * (t as u64 + 1));
+                h.record(LatencyKind::Write, 40_000 + k * 13);
+            }
+        }
+        let mut direct = OpHistograms::default();
+        let mut via_hdr = OpHistograms::default();
+        for t in &threads {
+            direct.add_thread(t);
+            for kind in LatencyKind::ALL {
+                if let Some(h) = t.get(kind) {
+                    via_hdr.kinds[kind as usize].add(&h).unwrap();
+                }
+            }
+        }
+        for kind in LatencyKind::ALL {
+            let (a, b) = (direct.get(kind), via_hdr.get(kind));
+            assert_eq!(a.len(), b.len(), "{kind:?}");
+            assert_eq!((a.min(), a.max()), (b.min(), b.max()), "{kind:?}");
+            let buckets = |h: &Histogram<u64>| -> Vec<(u64, u64)> {
+                h.iter_recorded()
+                    .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                    .collect()
+            };
+            assert_eq!(buckets(a), buckets(b), "{kind:?}");
+        }
+        assert_eq!(direct.get(LatencyKind::Read).len(), 15_000);
     }
 }

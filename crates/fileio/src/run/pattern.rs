@@ -5,16 +5,20 @@
 
 use crate::rng::Xoroshiro;
 
+/// The smallest `--validate` block: the trailer is a CRC-32 and an offset.
+pub(crate) const MIN_CHECKED_BLOCK: usize = 12;
+
 /// Fill one `--validate` block: random bytes, then the CRC-32 of them (LE u32),
 /// then the block's offset in its file (LE u64). Blocks shorter than 12 bytes
-/// cannot carry the trailer and are left random.
+/// cannot carry the trailer and are left random (the options refuse them;
+/// the last, short block of a file can still be one).
 pub fn fill_checked_block(block: &mut [u8], offset: u64, rng: &mut Xoroshiro) {
     let len = block.len();
-    if len < 12 {
+    if len < MIN_CHECKED_BLOCK {
         block.iter_mut().for_each(|b| *b = low_byte(rng.next_u64()));
         return;
     }
-    let body = len - 12;
+    let body = len - MIN_CHECKED_BLOCK;
     for b in &mut block[..body] {
         *b = low_byte(rng.next_u64());
     }
@@ -32,10 +36,10 @@ fn low_byte(v: u64) -> u8 {
 /// Check a `--validate` block; on failure, the FATAL lines sysbench prints.
 pub fn check_block(block: &[u8], offset: u64, file: u32) -> Result<(), Vec<String>> {
     let len = block.len();
-    if len < 12 {
+    if len < MIN_CHECKED_BLOCK {
         return Ok(());
     }
-    let body = len - 12;
+    let body = len - MIN_CHECKED_BLOCK;
     let stored = u32::from_le_bytes(block[body..body + 4].try_into().expect("4 bytes"));
     let calc = crc32fast::hash(&block[..body]);
     if stored != calc {

@@ -529,7 +529,9 @@ pub fn parse_strtod(text: &str) -> f64 {
         };
     }
     if word("nan") {
-        return f64::NAN;
+        // glibc keeps the sign: `-nan` reads as a NaN with its sign bit set
+        // (and sysbench prints it back as `-nan`).
+        return if negative { -f64::NAN } else { f64::NAN };
     }
     let digits = |mut j: usize| {
         while j < b.len() && b[j].is_ascii_digit() {

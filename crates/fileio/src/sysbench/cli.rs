@@ -80,6 +80,15 @@ pub fn general_help() -> String {
     s
 }
 
+/// `--help` under the name `sysbench`: sysbench 1.0.20's usage, word for word
+/// (its general, random, log and database options are all accepted here),
+/// except that the compiled-in tests are the one this binary has: listing
+/// cpu, memory, threads and mutex would promise tests that answer
+/// `Cannot find benchmark`.
+pub fn sysbench_help() -> &'static str {
+    include_str!("sysbench_help.txt")
+}
+
 /// `--version`. Scripts compare sysbench's whole line (`sysbench 1.0.20`), so
 /// under that name it is exactly that; as `tankbench fileio` it names both.
 pub fn version_line(as_sysbench: bool) -> String {
@@ -153,13 +162,21 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
         );
         return Invocation::code(1);
     }
+    let as_sysbench = invoked_as_sysbench();
     if matches!(args.bool("help"), Ok(true)) {
-        print!("{}", general_help());
+        if as_sysbench {
+            print!("{}", sysbench_help());
+        } else {
+            print!("{}", general_help());
+        }
         return Invocation::code(0);
     }
     if matches!(args.bool("version"), Ok(true)) {
-        println!("{}", version_line(invoked_as_sysbench()));
+        println!("{}", version_line(as_sysbench));
         return Invocation::code(0);
+    }
+    if as_sysbench && args.test.as_deref() != Some("fileio") {
+        return sysbench_without_fileio(&mut args);
     }
     let mut front = FrontEnd {
         coordinator: coordinator.as_ref(),
@@ -213,6 +230,57 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
         }
         Action::Run(spec) => run_command(&console, spec, &general, ext, &job, check_destinations),
     }
+}
+
+/// `sysbench` with no test or another test than fileio, as sysbench 1.0.20
+/// answers it: the general options are checked (before the header), then the
+/// header, then the test name, before any test option (an unknown option is
+/// the test's business, so `sysbench foo --bogus` names `foo`). With no test
+/// name sysbench runs the Lua script on its standard input: an empty one
+/// (the usual `sysbench </dev/null`, or no arguments from a script) does
+/// nothing and exits 0; tankbench runs no Lua, so a script is refused.
+fn sysbench_without_fileio(args: &mut ParsedArgs) -> Invocation {
+    let general = match GeneralOptions::from_args(args) {
+        Ok(g) => g,
+        Err(f) => {
+            Console::new(3, false).failure(&f);
+            return Invocation::code(f.exit_code);
+        }
+    };
+    let console = Console::new(general.verbosity, false);
+    for w in &general.pre_header_warnings {
+        console.warning(w);
+    }
+    console.notice(&format!("{}\n", report_text::banner()));
+    let failure = match args.test.as_deref() {
+        Some(name) => Failure::fatal(format!(
+            "Cannot find benchmark '{}': no such built-in test, file or module",
+            crate::sysbench::args::printable(name)
+        )),
+        None => match script_on_stdin() {
+            Ok(false) => return Invocation::code(0),
+            Ok(true) => Failure::fatal(
+                "standard input holds a Lua script, and tankbench runs none: its one test is built in (sysbench fileio help)",
+            ),
+            Err(e) => Failure::fatal(format!("cannot read the script on standard input: {e}")),
+        },
+    };
+    console.failure(&failure);
+    Invocation::code(failure.exit_code)
+}
+
+/// Whether standard input holds a script (anything but white space). A
+/// terminal is not read: sysbench would wait there for a script to be typed,
+/// and a benchmark that sits silently waiting helps nobody.
+fn script_on_stdin() -> std::io::Result<bool> {
+    use std::io::Read as _;
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Ok(false);
+    }
+    let mut text = Vec::new();
+    stdin.lock().read_to_end(&mut text)?;
+    Ok(text.iter().any(|b| !b.is_ascii_whitespace()))
 }
 
 /// Prints as the settings are checked, in sysbench's order: the header once
@@ -272,6 +340,11 @@ fn run_command(
     }
     if w.files.validate && crate::engine::capabilities(w.io_mode, w.async_backlog).shares_buffer {
         console.fatal(&format!("FATAL: {VALIDATE_ASYNC}"));
+        return Invocation::code(1);
+    }
+    // Before anything is printed: a run that could never end is refused.
+    if let Err(f) = crate::run::generator::check_validate_threads(w) {
+        console.failure(&f);
         return Invocation::code(1);
     }
     // Where the results go is checked before the run, so a typo in --save or
@@ -350,6 +423,7 @@ pub fn check_words(words: &[String]) -> Result<(), String> {
             {
                 Err(VALIDATE_ASYNC.into())
             }
+            Action::Run(spec) => crate::run::generator::check_validate_threads(spec).map_err(line),
             _ => Ok(()),
         },
         _ => Err("no command (prepare, run or cleanup)".into()),

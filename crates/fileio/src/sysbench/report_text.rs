@@ -63,15 +63,28 @@ fn push_general_options(s: &mut String, w: &RunSpec, g: &GeneralOptions) {
     if w.rand_seed == 0 {
         s.push_str("Initializing random number generator from current time\n\n");
     } else {
+        // sysbench keeps the seed in an unsigned int and prints it with `%d`:
+        // --rand-seed=-5 comes back as -5, not 4294967291.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
+        let printed = w.rand_seed as u32 as i32;
         let _ = writeln!(
             s,
-            "Initializing random number generator from seed ({}).\n",
-            w.rand_seed
+            "Initializing random number generator from seed ({printed}).\n"
         );
     }
     if let Some(f) = g.forced_shutdown_s {
         let _ = writeln!(s, "Forcing shutdown in {} seconds", w.time_s + f);
     }
+}
+
+/// `x` as C's `printf("%2.2f")` prints it: glibc writes a NaN as `nan` or
+/// `-nan` (by its sign bit) where Rust writes `NaN`; infinities and finite
+/// values come out the same in both.
+fn c_fixed_2(x: f64) -> String {
+    if x.is_nan() {
+        return if x.is_sign_negative() { "-nan" } else { "nan" }.to_string();
+    }
+    format!("{x:2.2}")
 }
 
 /// The fileio part of the header, up to `Doing … test`.
@@ -109,8 +122,8 @@ fn push_fileio_options(s: &mut String, w: &RunSpec, g: &GeneralOptions, engine_n
         let _ = writeln!(s, "Number of IO requests: {}", w.events);
         let _ = writeln!(
             s,
-            "Read/Write ratio for combined random IO test: {:2.2}",
-            w.rw_ratio
+            "Read/Write ratio for combined random IO test: {}",
+            c_fixed_2(w.rw_ratio)
         );
     }
     if w.fsync_freq > 0 {
