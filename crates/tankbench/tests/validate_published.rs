@@ -53,7 +53,13 @@ fn the_cases_classify_every_published_row_when_the_rows_are_at_hand() {
     }
     let o = run(
         &python,
-        &["--check", "--only", "PS-005", "--rows", rows.to_str().unwrap()],
+        &[
+            "--check",
+            "--only",
+            "PS-005",
+            "--rows",
+            rows.to_str().unwrap(),
+        ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
 }
@@ -98,7 +104,8 @@ source = "test"
     path
 }
 
-const GOOD_SYSTEM: &str = "[client]\nprotocol = \"local\"\n[pool]\nlayout = \"1xstripe\"\ndisk = \"nvme\"\n";
+const GOOD_SYSTEM: &str =
+    "[client]\nprotocol = \"local\"\n[pool]\nlayout = \"1xstripe\"\ndisk = \"nvme\"\n";
 const GOOD_FIELDS: &str = r#"fileio = ["--file-num=1", "--file-total-size=1M", "--file-test-mode=rndwr", "--file-fsync-freq=1", "--events=100", "--time=0"]
 metric = "writes_per_s"
 measured = 100"#;
