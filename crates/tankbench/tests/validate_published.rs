@@ -32,7 +32,8 @@ fn stderr(o: &Output) -> String {
 #[test]
 fn every_case_is_accepted_by_tankbench_simulate() {
     let python = testkit::require!("python3");
-    let o = run(&python, &["--check"]);
+    let cases = cases();
+    let o = run(&python, &["--check", "--cases", cases.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
