@@ -2,26 +2,20 @@
 //! request when the previous one completes, driven through the client, link,
 //! server CPU, ARC, ZIL and pool by one event queue.
 
-use std::collections::BTreeMap;
-
 use fileio::options::{IoMode, RunSpec};
-use fileio::result::{
-    Counts, Environment, LatencyKey, Rates, ResultKind, RunResult, ThreadSummary, ToolInfo,
-    Warning, SCHEMA_VERSION,
-};
-use fileio::rng::Xoroshiro;
+use fileio::result::{Counts, Environment, LatencyKey, ResultKind, RunResult, Warning};
+use fileio::rng::{worker_seeds, SeededStream, Xoroshiro};
+use fileio::summary::{clamp_percentiles, summarize};
 use fileio::run::generator::{Generator, Op, Request};
 use fileio::run::histograms::{new_hdr, FastHistogram};
-use fileio::run::runner::worker_seeds;
-use fileio::sysbench::report_text::{summarize, workload_summary, TOOL_VERSION};
 
 use crate::components::{
-    Arc, Cpu, Jitter, LinkPath, LogDevice, PageCache, Pool, LR_WRITE_BYTES, SECTOR,
+    Arc, Cpu, LinkPath, NanosDraws, LogDevice, PageCache, Pool, LR_WRITE_BYTES, SECTOR,
 };
 use crate::limits::{check_workload, Budget, STALLED_EVENTS};
 use crate::queue::{EventQueue, Nanos};
 use crate::system::{CpuService, Protocol, SyncProperty, System, SystemModel, ZilBatching};
-use crate::SimError;
+use crate::{NotModelled, SimError};
 
 /// Most records the ARC map tracks, and blocks the client page cache's
 /// (crate::limits::MAX_MODELLED_BLOCKS). A 4 GiB file set at 4 KiB records
@@ -35,9 +29,9 @@ const CPU_STREAM: u64 = (1 << 32) + 1;
 const CLIENT_STREAM: u64 = (1 << 32) + 2;
 
 /// A CPU cost of mean `mean` as `service` has it vary.
-fn service_time(jitter: &mut Jitter, service: CpuService, mean: Nanos) -> Nanos {
+fn service_time(jitter: &mut SeededStream, service: CpuService, mean: Nanos) -> Nanos {
     match service {
-        CpuService::Exponential => jitter.exponential(mean),
+        CpuService::Exponential => jitter.exponential_ns(mean),
         CpuService::Fixed => mean,
     }
 }
@@ -178,8 +172,8 @@ struct Sim<'a> {
     workers: Vec<Worker>,
     link: Option<LinkPath>,
     cpu: Cpu,
-    cpu_jitter: Jitter,
-    client_jitter: Jitter,
+    cpu_jitter: SeededStream,
+    client_jitter: SeededStream,
     arc: Arc,
     pool: Pool,
     log: Option<LogDevice>,
@@ -324,9 +318,12 @@ fn guest_cache(spec: &RunSpec, sys: &System) -> Result<(Option<PageCache>, u64),
     }
     let blocks = spec.files.file_num.saturating_mul(per_file);
     if blocks > MAX_RECORDS {
-        return Err(SimError::Unsupported(format!(
-            "simulate: the file set is {blocks} blocks of --file-block-size; at most {MAX_RECORDS} are modelled in client.page_cache (raise --file-block-size, lower --file-total-size, or set client.page_cache = \"0\" or --file-extra-flags=direct)"
-        )));
+        return Err(SimError::from(NotModelled {
+            option: "--file-block-size",
+            message: format!(
+            "the file set is {blocks} blocks of --file-block-size; at most {MAX_RECORDS} are modelled in client.page_cache (raise --file-block-size, lower --file-total-size, or set client.page_cache = \"0\" or --file-extra-flags=direct)"
+        ),
+        }));
     }
     let capacity = capacity.min(blocks);
     // Both at most MAX_RECORDS (2^28), within u32.
@@ -342,19 +339,25 @@ fn guest_cache(spec: &RunSpec, sys: &System) -> Result<(Option<PageCache>, u64),
 fn check_supported(spec: &RunSpec, budget: Budget) -> Result<(), SimError> {
     check_workload(spec, budget, 1)?;
     if spec.io_mode != IoMode::Sync {
-        return Err(SimError::Unsupported(
-            "simulate: --file-io-mode must be sync (async and mmap are not modelled yet)".into(),
-        ));
+        return Err(NotModelled {
+            option: "--file-io-mode",
+            message: "--file-io-mode must be sync (async and mmap are not modelled yet)".into(),
+        }
+        .into());
     }
     if spec.rate > 0 {
-        return Err(SimError::Unsupported(
-            "simulate: --rate must be 0 (open-loop arrivals are not modelled yet)".into(),
-        ));
+        return Err(NotModelled {
+            option: "--rate",
+            message: "--rate must be 0 (open-loop arrivals are not modelled yet)".into(),
+        }
+        .into());
     }
     if spec.time_s == 0 && spec.events == 0 {
-        return Err(SimError::Unsupported(
-            "simulate: --time or --events must be above 0 (a prediction needs an end)".into(),
-        ));
+        return Err(NotModelled {
+            option: "--time",
+            message: "--time or --events must be above 0 (a prediction needs an end)".into(),
+        }
+        .into());
     }
     Ok(())
 }
@@ -369,9 +372,12 @@ impl<'a> Sim<'a> {
         let records_per_file = spec.files.file_size.div_ceil(sys.recordsize).max(1);
         let records = spec.files.file_num.saturating_mul(records_per_file);
         if records > MAX_RECORDS {
-            return Err(SimError::Unsupported(format!(
-                "simulate: the file set is {records} records of pool.recordsize (pool.volblocksize for iscsi); at most {MAX_RECORDS} are modelled (raise it or lower --file-total-size)"
-            )));
+            return Err(SimError::from(NotModelled {
+                option: "pool.recordsize",
+                message: format!(
+                "the file set is {records} records of pool.recordsize (pool.volblocksize for iscsi); at most {MAX_RECORDS} are modelled (raise it or lower --file-total-size)"
+            ),
+            }));
         }
         let arc_records = (sys.arc_bytes / sys.recordsize).min(records);
         // Both at most MAX_RECORDS (2^28), within u32.
@@ -425,12 +431,12 @@ impl<'a> Sim<'a> {
                 Protocol::Local => None,
                 p => sys.link.map(|l| {
                     LinkPath::new(l, sys.rtt_ns, p.header_bytes())
-                        .with_jitter(sys.rtt_spread, Jitter::new(spec.rand_seed, LINK_STREAM))
+                        .with_jitter(sys.rtt_spread, SeededStream::new(spec.rand_seed, LINK_STREAM))
                 }),
             },
             cpu: Cpu::new(sys.cores),
-            cpu_jitter: Jitter::new(spec.rand_seed, CPU_STREAM),
-            client_jitter: Jitter::new(spec.rand_seed, CLIENT_STREAM),
+            cpu_jitter: SeededStream::new(spec.rand_seed, CPU_STREAM),
+            client_jitter: SeededStream::new(spec.rand_seed, CLIENT_STREAM),
             arc,
             pool,
             log: sys
@@ -1035,11 +1041,12 @@ impl<'a> Sim<'a> {
         notes
     }
 
+    /// The prediction as a result, built like a measured one
+    /// ([`RunResult::new`] and [`fileio::summary`]).
     fn result(&self) -> RunResult {
         let spec = self.spec;
         let seconds = self.end as f64 / 1e9;
         let pcts = &spec.percentiles;
-        let mut latency = BTreeMap::new();
         let mut event = summarize(&self.histos.event.to_hdr(), pcts);
         if self.counts.events > 0 {
             // Exact figures from the counters, as the measured report keeps.
@@ -1047,73 +1054,47 @@ impl<'a> Sim<'a> {
             event.max_ms = self.event_max as f64 / 1e6;
             event.sum_ms = self.event_sum as f64 / 1e6;
             event.mean_ms = self.event_sum as f64 / self.counts.events as f64 / 1e6;
-            fileio::sysbench::report_text::clamp_percentiles(&mut event);
+            clamp_percentiles(&mut event);
         }
-        latency.insert(LatencyKey::Event, event);
-        latency.insert(
-            LatencyKey::Read,
-            summarize(&self.histos.read.to_hdr(), pcts),
-        );
-        latency.insert(
-            LatencyKey::Write,
-            summarize(&self.histos.write.to_hdr(), pcts),
-        );
         let fsync = if self.counts.fsyncs > 0 {
             self.histos.fsync.to_hdr()
         } else {
             new_hdr()
         };
-        latency.insert(LatencyKey::Fsync, summarize(&fsync, pcts));
-        let mut labels = BTreeMap::new();
-        labels.insert("system".to_string(), self.sys.name.clone());
-        labels.insert("layout".to_string(), self.sys.shape.name());
-        labels.insert(
-            "link".to_string(),
-            self.sys
-                .link
-                .filter(|_| self.sys.protocol != Protocol::Local)
-                .map_or_else(|| "local".to_string(), |l| l.name()),
-        );
-        labels.insert("client".to_string(), self.sys.protocol.name().to_string());
-        labels.insert(
-            "slog".to_string(),
-            if self.sys.log.is_some() { "yes" } else { "no" }.to_string(),
-        );
-        let mut workload = workload_summary(spec, "simulated");
+        let link = self
+            .sys
+            .link
+            .filter(|_| self.sys.protocol != Protocol::Local)
+            .map_or_else(|| "local".to_string(), |l| l.name());
+        let mut workload = spec.summary("simulated");
         workload.directory = String::new();
-        RunResult {
-            schema_version: SCHEMA_VERSION,
-            tool: ToolInfo {
-                name: "tankbench".to_string(),
-                version: TOOL_VERSION.to_string(),
-            },
-            kind: ResultKind::Predicted,
-            started_at: fileio::sysbench::report_text::utc_now_rfc3339(),
-            labels,
-            workload,
-            interrupted: false,
-            total_time_s: seconds,
-            rates: Rates::of(&self.counts, seconds),
-            counts: self.counts,
-            latency,
-            threads: self
-                .workers
-                .iter()
-                .map(|w| ThreadSummary {
-                    events: w.events,
-                    busy_time_s: w.busy_ns as f64 / 1e9,
-                })
-                .collect(),
-            intervals: Vec::new(),
-            environment: Environment {
+        RunResult::new(ResultKind::Predicted, workload)
+            .with_label("system", self.sys.name.clone())
+            .with_label("layout", self.sys.shape.name())
+            .with_label("link", link)
+            .with_label("client", self.sys.protocol.name())
+            .with_label("slog", if self.sys.log.is_some() { "yes" } else { "no" })
+            .with_figures(self.counts, seconds, seconds)
+            .with_latency(LatencyKey::Event, event)
+            .with_latency(
+                LatencyKey::Read,
+                summarize(&self.histos.read.to_hdr(), pcts),
+            )
+            .with_latency(
+                LatencyKey::Write,
+                summarize(&self.histos.write.to_hdr(), pcts),
+            )
+            .with_latency(LatencyKey::Fsync, summarize(&fsync, pcts))
+            .with_threads(
+                self.workers
+                    .iter()
+                    .map(|w| (w.events, w.busy_ns as f64 / 1e9)),
+            )
+            .with_environment(Environment {
                 hostname: self.sys.name.clone(),
                 fs_type: "zfs (simulated)".to_string(),
                 ..Environment::default()
-            },
-            warnings: self.notes(),
-            ranks: Vec::new(),
-            distributed: None,
-            durability: None,
-        }
+            })
+            .with_warnings(self.notes())
     }
 }
