@@ -18,6 +18,7 @@ pub mod matrix;
 pub mod plan_model;
 pub mod profile;
 pub mod queue;
+mod server;
 pub mod system;
 
 pub use engine::{

@@ -139,7 +139,6 @@ pub struct MatrixCell {
     pub system: SystemModel,
 }
 
-
 /// A value as the table and the labels show it: strings bare.
 pub fn value_text(v: &toml::Value) -> String {
     match v {
@@ -154,8 +153,8 @@ impl MatrixSpec {
     /// file, zfs_model::config_file). More than `max_cells` cells are
     /// refused before any is expanded.
     pub fn from_toml(text: &str, dir: &Path, max_cells: u64) -> Result<MatrixSpec, SimError> {
-        let raw: RawMatrix = toml::from_str(text)
-            .map_err(|e| MatrixError::File(one_line(e.message())))?;
+        let raw: RawMatrix =
+            toml::from_str(text).map_err(|e| MatrixError::File(one_line(e.message())))?;
         let base = match raw.system {
             toml::Value::String(file) => {
                 let path = dir.join(&file);
@@ -368,14 +367,10 @@ pub fn run_cells_with(
             });
         }
     });
-    let slots = slots
-        .into_inner()
-        .map_err(|_| SimError::CellLost)?;
+    let slots = slots.into_inner().map_err(|_| SimError::CellLost)?;
     slots
         .into_iter()
-        .map(|s| {
-            s.unwrap_or(Err(SimError::CellLost))
-        })
+        .map(|s| s.unwrap_or(Err(SimError::CellLost)))
         .collect()
 }
 

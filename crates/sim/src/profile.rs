@@ -140,22 +140,25 @@ impl Profile {
             )
         })?;
         for (name, f) in &p.parameters {
-            let param = Param::from_name(name).ok_or_else(|| {
-                SimError::UnknownParameter {
-                    name: name.clone(),
-                    accepted: Param::accepted(),
-                }
+            let param = Param::from_name(name).ok_or_else(|| SimError::UnknownParameter {
+                name: name.clone(),
+                accepted: Param::accepted(),
             })?;
             let (lo, hi) = param.bounds();
             if !(f.value.is_finite() && (lo..=hi).contains(&f.value)) {
-                return Err(SimError::Profile { parameter: name.clone(), problem: format!("value must be from {lo} to {hi}, got {}",
-                    f.value
-                ) });
+                return Err(SimError::Profile {
+                    parameter: name.clone(),
+                    problem: format!("value must be from {lo} to {hi}, got {}", f.value),
+                });
             }
             if !(f.uncertainty.is_finite() && f.uncertainty >= 0.0) {
-                return Err(SimError::Profile { parameter: name.clone(), problem: format!("uncertainty must be a number from 0 up, got {}",
-                    f.uncertainty
-                ) });
+                return Err(SimError::Profile {
+                    parameter: name.clone(),
+                    problem: format!(
+                        "uncertainty must be a number from 0 up, got {}",
+                        f.uncertainty
+                    ),
+                });
             }
         }
         Ok(p)
@@ -301,11 +304,9 @@ pub fn apply_profile_except(
 ) -> Result<Vec<String>, SimError> {
     let mut skipped = Vec::new();
     for (name, fitted) in &profile.parameters {
-        let p = Param::from_name(name).ok_or_else(|| {
-            SimError::UnknownParameter {
-                name: name.clone(),
-                accepted: Param::accepted(),
-            }
+        let p = Param::from_name(name).ok_or_else(|| SimError::UnknownParameter {
+            name: name.clone(),
+            accepted: Param::accepted(),
         })?;
         if let Some(field) = replaced.iter().find(|f| {
             p.components()

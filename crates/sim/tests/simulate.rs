@@ -8,11 +8,7 @@ use fileio::run::runner::worker_seeds;
 use sim::{simulate, simulate_traced, SystemModel};
 
 fn spec(extra: &[&str]) -> RunSpec {
-    let mut words = vec![
-        "--file-total-size=16M",
-        "--file-num=4",
-        "--rand-seed=7",
-    ];
+    let mut words = vec!["--file-total-size=16M", "--file-num=4", "--rand-seed=7"];
     words.extend_from_slice(extra);
     RunSpec::from_words(&words).unwrap_or_else(|e| panic!("{words:?}: {e}"))
 }
@@ -340,7 +336,8 @@ fn threads_share_the_work_fairly_on_the_reference_command() {
         "--time=30",
         "--file-fsync-all",
         "--rand-seed=1",
-    ]).unwrap();
+    ])
+    .unwrap();
     let r = simulate(&s, &system(REFERENCE)).unwrap();
     let spread = fairness_spread(&r);
     assert!(spread < 0.03, "per-thread events {:?}", r.threads);

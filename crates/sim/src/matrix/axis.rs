@@ -139,7 +139,9 @@ mod tests {
         assert_eq!(seen[2], (1, 9, vec![0, 2]));
         assert_eq!(seen[3], (2, 7, vec![1, 0]));
         assert_eq!(seen.len(), 6);
-        assert!(cells.iter().all(|c| c.document["c"].as_integer() == Some(0)));
+        assert!(cells
+            .iter()
+            .all(|c| c.document["c"].as_integer() == Some(0)));
     }
 
     #[test]
@@ -157,8 +159,13 @@ mod tests {
         assert_eq!(e, AxisError::NoValues { axis: "x".into() });
         let e = cross_product(&base, &[axis("x..y", &[1])], |a| &a.key, 10).unwrap_err();
         assert!(matches!(e, AxisError::EmptyPart { .. }), "{e}");
-        let e = cross_product(&base, &[axis("x", &[1, 2]), axis("y", &[1, 2])], |a| &a.key, 3)
-            .unwrap_err();
+        let e = cross_product(
+            &base,
+            &[axis("x", &[1, 2]), axis("y", &[1, 2])],
+            |a| &a.key,
+            3,
+        )
+        .unwrap_err();
         assert!(matches!(e, AxisError::Cells(_)), "{e}");
     }
 }

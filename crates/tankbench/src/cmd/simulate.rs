@@ -235,7 +235,8 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         check_new_file(path)
             .map_err(|e| anyhow::anyhow!("simulate: --json={}: {e}", path.display()))?;
     }
-    let mut result = sim::simulate_within(&spec, &model, budget).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
+    let mut result = sim::simulate_within(&spec, &model, budget)
+        .map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
     result.labels.extend(labels);
     note_budget(&result);
     if let Some(path) = &ext.json_path {

@@ -5,12 +5,12 @@
 
 use anyhow::Context as _;
 use fileio::options::RunSpec;
-use sim::SimError;
 use fileio::result::RunResult;
 use report::atomic::check_can_create_in;
 use report::labels::{merge_labels, parse_labels, Labels};
 use report::store::{ResultStore, DEFAULT_DIR};
 use sim::matrix::{run_cells_with, CellRuns, MatrixSpec};
+use sim::SimError;
 
 /// How often a long matrix reports its progress.
 const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
@@ -189,8 +189,8 @@ fn predict_cells(
         events: events.unwrap_or(sim::limits::DEFAULT_MATRIX_EVENTS),
         progress: Some(&progress),
     };
-    let results = run_cells_with(spec, cells, &how)
-        .map_err(|e| anyhow::anyhow!("simulate matrix: {e}"))?;
+    let results =
+        run_cells_with(spec, cells, &how).map_err(|e| anyhow::anyhow!("simulate matrix: {e}"))?;
     let took = started.elapsed().as_secs_f64();
     let stopped = results
         .iter()
@@ -235,6 +235,9 @@ fn in_matrix(e: &SimError) -> String {
 /// `-` and `_` alike.
 fn is_output_option(word: &str) -> bool {
     let body = word.strip_prefix("--").unwrap_or(word);
-    let name = body.split_once('=').map_or(body, |(n, _)| n).replace('_', "-");
+    let name = body
+        .split_once('=')
+        .map_or(body, |(n, _)| n)
+        .replace('_', "-");
     ["format", "json", "save", "label", "repeat"].contains(&name.as_str())
 }
