@@ -476,3 +476,118 @@ impl<'a> ZfsServer<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::system::SystemModel;
+    use fileio::run::generator::Op;
+
+    fn spec() -> RunSpec {
+        RunSpec::from_words(&[
+            "--file-total-size=16M",
+            "--file-num=4",
+            "--file-test-mode=rndwr",
+            "--file-block-size=4K",
+            "--threads=2",
+            "--rand-seed=1",
+        ])
+        .unwrap()
+    }
+
+    fn system(extra: &str) -> System {
+        let text = format!(
+            "name = \"t\"\n[client]\nprotocol = \"local\"\n[pool]\nlayout = \"1xmirror-2\"\ndisk = \"ssd-sata\"\nrecordsize = \"4K\"\n[server]\nram = \"4G\"\n{extra}"
+        );
+        SystemModel::from_toml(&text).unwrap().resolve().unwrap()
+    }
+
+    fn write(w: u32) -> Message {
+        Message {
+            rpc: Rpc::Write,
+            req: Request {
+                op: Op::Write,
+                file: 0,
+                pos: u64::from(w) * 4096,
+                size: 4096,
+            },
+        }
+    }
+
+    /// Runs the server's events until the queue is empty; returns the
+    /// replies (time, client) it sent.
+    fn drain(server: &mut ZfsServer<'_>, q: &mut EventQueue<Event>) -> Vec<(Nanos, u32)> {
+        let mut replies = Vec::new();
+        while let Some((now, e)) = q.pop() {
+            match e {
+                Event::Served(w) => server.served(now, w, q),
+                Event::Ready(w) => server.ready(now, w, q),
+                Event::Throttled(w) => server.apply(now, w, q),
+                Event::ZilBatch => server.zil_batch(now, q),
+                Event::Txg => server.txg_timeout(now, false, q),
+                Event::AsyncDone(g) => server.async_done(now, g, q),
+                Event::TxgSynced => server.txg_synced(now, q),
+                Event::Reply(w) => replies.push((now, w)),
+                other => panic!("not a server event: {other:?}"),
+            }
+        }
+        replies
+    }
+
+    #[test]
+    fn a_txg_timeout_syncs_the_dirty_records_to_the_pool() {
+        let (spec, sys) = (spec(), system(""));
+        let mut server = ZfsServer::new(&spec, &sys, 2).unwrap();
+        let mut q = EventQueue::with_capacity(8);
+        server.arrive(0, 0, write(0), &mut q);
+        assert_eq!(drain(&mut server, &mut q).len(), 1, "the write is answered");
+        assert_eq!(server.txg.open_dirty, 4096);
+        server.txg_timeout(5_000_000_000, false, &mut q);
+        assert!(server.txg.syncing);
+        assert_eq!(server.txg.syncs, 1);
+        drain(&mut server, &mut q);
+        assert!(!server.txg.syncing, "the txg sync completes");
+        assert_eq!(server.txg.open_dirty + server.txg.syncing_dirty, 0);
+    }
+
+    #[test]
+    fn one_in_flight_zil_commits_waiting_writes_as_one_batch() {
+        let spec = spec();
+        let sys = system("sync = \"always\"\nzil = \"one-in-flight\"");
+        let mut server = ZfsServer::new(&spec, &sys, 3).unwrap();
+        let mut q = EventQueue::with_capacity(8);
+        // Three sync writes at once: the first commits alone; the other two
+        // wait for it and go to the log device as one batch.
+        for w in 0..3 {
+            server.arrive(0, w, write(w), &mut q);
+        }
+        let replies = drain(&mut server, &mut q);
+        assert_eq!(replies.len(), 3);
+        assert!(replies[0].0 > 0, "a commit takes the log write's time");
+        assert_eq!(replies[1].0, replies[2].0, "the batch completes together");
+        assert!(replies[1].0 > replies[0].0);
+    }
+
+    #[test]
+    fn writes_are_delayed_above_the_throttles_dirty_level() {
+        let (spec, sys) = (spec(), system(""));
+        let mut server = ZfsServer::new(&spec, &sys, 2).unwrap();
+        let mut q = EventQueue::with_capacity(8);
+        let tuning = sys.txg;
+        // Dirty data just below zfs_dirty_data_max: the next write waits its
+        // share of the delay curve.
+        server.txg.open_dirty = tuning.dirty_max - 4096;
+        let expected = tuning.delay_ns(server.txg.open_dirty);
+        assert!(expected > 0);
+        server.ops[0] = write(0);
+        server.throttle(1_000, 0, &mut q);
+        assert_eq!(server.txg.delayed, 1);
+        assert_eq!(server.txg.delay_ns, expected);
+        assert_eq!(q.pop(), Some((1_000 + expected, Event::Throttled(0))));
+        // At zfs_dirty_data_max it blocks until the syncing txg completes.
+        server.txg.open_dirty = tuning.dirty_max;
+        server.throttle(2_000, 1, &mut q);
+        assert_eq!(server.txg.blocks, 1);
+        assert!(server.txg.syncing, "a sync is asked for at once");
+    }
+}
