@@ -161,13 +161,9 @@ impl SimPerformance {
         }
         let system = system_of(q)?;
         let spec = self.spec(q.threads).map_err(|e| e.to_string())?;
-        crate::simulate_within(&spec, &system, plan_budget()).map_err(|e| {
-            let msg = e.to_string();
-            format!(
-                "not predicted: {}",
-                msg.strip_prefix("simulate: ").unwrap_or(&msg)
-            )
-        })
+        // SimError's messages carry no command prefix of their own.
+        crate::simulate_within(&spec, &system, plan_budget())
+            .map_err(|e| format!("not predicted: {e}"))
     }
 }
 

@@ -178,7 +178,7 @@ impl DeviceSpec {
         };
         model
             .validate()
-            .map_err(|e| FieldError::new(field, format!("{e}")))?;
+            .map_err(|e| FieldError::new(field, e.to_string()))?;
         Ok(model)
     }
 }
@@ -470,7 +470,7 @@ impl PoolModel {
             ("pool.recordsize", self.recordsize.as_str())
         };
         let size = parse_size(block, SizeMeaning::Exact)
-            .map_err(|e| FieldError::new(field, format!("{e}")))?;
+            .map_err(|e| FieldError::new(field, e.to_string()))?;
         // zfsprops(7): recordsize and volblocksize are powers of two from
         // 512 B to 16 MiB.
         if !(size.is_power_of_two() && (512..=16 << 20).contains(&size)) {
@@ -485,7 +485,7 @@ impl PoolModel {
 
 impl ServerModel {
     fn txg_tuning(&self, ram: u64, disk: &ModelParams) -> Result<TxgTuning, FieldError> {
-        let bad = |field: &str, e: &dyn std::fmt::Display| FieldError::new(field, format!("{e}"));
+        let bad = |field: &str, e: &dyn std::fmt::Display| FieldError::new(field, e.to_string());
         let dirty_max = match &self.dirty_data_max {
             Some(v) => {
                 parse_size(v, SizeMeaning::Exact).map_err(|e| bad("server.dirty_data_max", &e))?
@@ -567,7 +567,7 @@ impl SystemModel {
     /// The link (none for a local client), its mean round trip, ms, and
     /// the spread of one trip around it.
     fn resolve_link(&self) -> Result<(Option<Link>, f64, f64), FieldError> {
-        let bad = |field: &str, e: &dyn std::fmt::Display| FieldError::new(field, format!("{e}"));
+        let bad = |field: &str, e: &dyn std::fmt::Display| FieldError::new(field, e.to_string());
         let protocol = self.client.protocol;
         let link = if protocol == Protocol::Local {
             None
@@ -614,7 +614,7 @@ impl SystemModel {
     /// [`SystemModel::resolve`], refusing with the field alone (a matrix
     /// names the axis or cell around it).
     pub(crate) fn resolve_fields(&self) -> Result<System, FieldError> {
-        let bad = |field: &str, e: &dyn std::fmt::Display| FieldError::new(field, format!("{e}"));
+        let bad = |field: &str, e: &dyn std::fmt::Display| FieldError::new(field, e.to_string());
         let protocol = self.client.protocol;
         let (link, rtt_ms, rtt_spread) = self.resolve_link()?;
         let fsync_round_trips = self
