@@ -5,7 +5,7 @@
 //! predictions took on one thread and on every core.
 //! `cargo run --release -p sim --example reference`.
 
-use fileio::options::{check_command_line, Action, CommandLine};
+use fileio::options::RunSpec;
 use sim::limits::DEFAULT_MAX_CELLS;
 use sim::matrix::{results_table, run_cells, MatrixSpec};
 use std::path::PathBuf;
@@ -14,16 +14,7 @@ fn main() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/systems");
     let text = std::fs::read_to_string(dir.join("reference-matrix.toml")).expect("the matrix");
     let m = MatrixSpec::from_toml(&text, &dir, DEFAULT_MAX_CELLS).unwrap_or_else(|e| panic!("{e}"));
-    let mut words = vec!["fileio".to_string()];
-    words.extend(m.workload.iter().cloned());
-    words.push("run".into());
-    let spec = match check_command_line(&words) {
-        Ok(CommandLine::Command(s)) => match s.action {
-            Action::Run(spec) => spec,
-            _ => unreachable!("the words end in run"),
-        },
-        other => panic!("{other:?}"),
-    };
+    let spec = RunSpec::from_words(&m.workload).unwrap_or_else(|e| panic!("{e}"));
     let cells = m.cells().unwrap_or_else(|e| panic!("{e}"));
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     for parallel in [1, cores] {

@@ -25,12 +25,12 @@
 //!    covariance (JᵀJ)⁻¹ of the weighted log residuals, scaled up by the
 //!    reduced χ² when the fit is worse than the noise.
 
-use fileio::options::{check_command_line, Action, CommandLine, FsyncMode, IoMode, RunSpec};
+use fileio::options::{IoMode, RunSpec};
 use fileio::result::{Environment, LatencyKey, ResultKind, RunResult};
 
 use crate::profile::{current_value, not_applicable, set_value, Fitted, Param, Profile};
 use crate::system::{DeviceSpec, SystemModel};
-use crate::SimError;
+use crate::{CalibrateError, SimError};
 
 /// Simulated seconds per run at most: long enough for two txg syncs at the
 /// default 5 s timeout, short enough for hundreds of simulations.
@@ -143,7 +143,10 @@ impl Measurement {
     /// prediction, a distributed job, a run with no events, a workload the
     /// simulator does not model.
     pub fn from_result(id: &str, r: &RunResult) -> Result<Measurement, SimError> {
-        let bad = |why: String| SimError::Unsupported(format!("{id}: {why}"));
+        let bad = |reason: String| SimError::Measurement {
+            id: id.to_string(),
+            reason,
+        };
         if r.kind != ResultKind::Measured {
             return Err(bad(
                 "a predicted result, not a measurement; calibrate needs measured runs (kind: measured)".into(),
@@ -195,16 +198,8 @@ impl Measurement {
     }
 }
 
-fn on_off(b: bool) -> &'static str {
-    if b {
-        "on"
-    } else {
-        "off"
-    }
-}
-
-/// The run's workload as fileio options, parsed back by fileio's parser (so
-/// it is validated like a command line), with calibration's time and seed.
+/// The run's workload read back through fileio's typed API (so it is
+/// validated like a command line), with calibration's time, events and seed.
 fn spec_of(r: &RunResult) -> Result<RunSpec, String> {
     let w = &r.workload;
     let time = if w.time_limit_s == 0 {
@@ -217,53 +212,15 @@ fn spec_of(r: &RunResult) -> Result<RunSpec, String> {
     } else {
         w.events_limit.min(SIM_EVENTS)
     };
-    let mut words = vec![
-        "fileio".to_string(),
-        format!("--file-test-mode={}", w.mode.short_name()),
-        format!("--threads={}", w.threads),
-        format!("--file-num={}", w.file_num),
-        format!("--file-total-size={}", w.total_size),
-        format!("--file-block-size={}", w.block_size),
-        format!("--file-rw-ratio={}", w.rw_ratio),
-        format!("--file-fsync-freq={}", w.fsync_freq),
-        format!("--file-fsync-all={}", on_off(w.fsync_all)),
-        format!("--file-fsync-end={}", on_off(w.fsync_end)),
-        format!(
-            "--file-fsync-mode={}",
-            match w.fsync_mode {
-                FsyncMode::Fsync => "fsync",
-                FsyncMode::Fdatasync => "fdatasync",
-            }
-        ),
-        format!("--time={time}"),
-        format!("--events={events}"),
-        format!("--rand-seed={SIM_SEED}"),
-    ];
-    if w.block_size > 0 && w.request_size > w.block_size {
-        words.push(format!(
-            "--file-merged-requests={}",
-            w.request_size / w.block_size
-        ));
-    }
-    if !w.extra_flags.is_empty() {
-        words.push(format!("--file-extra-flags={}", w.extra_flags.join(",")));
-    }
-    words.push("run".into());
-    match check_command_line(&words) {
-        Ok(CommandLine::Command(s)) => match s.action {
-            Action::Run(spec) => Ok(spec),
-            _ => Err("its workload is not a run".into()),
-        },
-        Ok(_) => Err("its workload is not a run".into()),
-        Err(f) => Err(format!(
-            "its workload is not valid fileio options: {}",
-            f.summary()
-                .lines()
-                .next()
-                .unwrap_or("")
-                .trim_start_matches("FATAL: ")
-        )),
-    }
+    let invalid = |e: fileio::workload::WorkloadError| {
+        format!("its workload is not valid fileio options: {e}")
+    };
+    let mut spec = RunSpec::try_from(w).map_err(invalid)?;
+    spec.time_s = time;
+    spec.events = events;
+    spec.rand_seed = SIM_SEED;
+    spec.validate().map_err(invalid)?;
+    Ok(spec)
 }
 
 /// Relative standard error of the run's throughput (reads + writes per
@@ -367,9 +324,10 @@ impl Fitter<'_> {
             .map(|m| {
                 self.simulations += 1;
                 if self.simulations > MAX_SIMULATIONS {
-                    return Err(SimError::Unsupported(format!(
-                        "calibrate: stopped after {MAX_SIMULATIONS} simulations without an answer; fit fewer parameters (--fit) or give fewer runs"
-                    )));
+                    return Err(CalibrateError::TooManySimulations {
+                        max: MAX_SIMULATIONS,
+                    }
+                    .into());
                 }
                 let r = crate::simulate(&m.spec, model)?;
                 Ok(m.observed
@@ -675,10 +633,11 @@ fn distinct_runs(runs: &[Measurement]) -> Result<(Vec<Measurement>, Vec<usize>),
         }
     }
     if distinct.len() > MAX_RUNS {
-        return Err(SimError::Unsupported(format!(
-            "calibrate: {} different runs given; at most {MAX_RUNS} are fitted at once (each step of the fit simulates every run); give the runs that differ most",
-            distinct.len()
-        )));
+        return Err(CalibrateError::TooManyRuns {
+            runs: distinct.len(),
+            max: MAX_RUNS,
+        }
+        .into());
     }
     for (m, &n) in distinct.iter_mut().zip(&copies) {
         if n > 1 {
@@ -704,15 +663,13 @@ pub fn calibrate_only(
     params: &[Param],
 ) -> Result<Calibration, SimError> {
     if params.is_empty() {
-        return Err(SimError::Unsupported(format!(
-            "calibrate: no parameter to fit; accepted: {}",
-            Param::accepted()
-        )));
+        return Err(CalibrateError::NoParameters {
+            accepted: Param::accepted(),
+        }
+        .into());
     }
     if runs.is_empty() {
-        return Err(SimError::Unsupported(
-            "calibrate: no measured runs given (RESULTS: result files or store directories)".into(),
-        ));
+        return Err(CalibrateError::NoRuns.into());
     }
     let sys = model.resolve()?;
     let (distinct, copies) = distinct_runs(runs)?;

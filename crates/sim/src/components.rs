@@ -7,6 +7,8 @@ use zfs_model::diskmodel::{Disk, ModelParams, Op};
 use zfs_model::layout::{Shape, VdevKind};
 use zfs_model::network::{Link, TCP_GOODPUT_FRACTION};
 
+use fileio::rng::SeededStream;
+
 use crate::queue::Nanos;
 
 /// Allocation unit of the pool and the log device: ashift 12, what current
@@ -46,58 +48,31 @@ pub fn wire_bytes_with_header(payload: u64, header: u64) -> u64 {
     tcp + tcp.div_ceil(FRAME_PAYLOAD) * FRAME_OVERHEAD
 }
 
-/// A small seeded generator (xorshift64*, Vigna 2016) for the simulator's
-/// own draws: deterministic for a seed, independent of fileio's streams.
-#[derive(Debug, Clone)]
-pub struct Jitter {
-    state: u64,
+/// The simulator's own draws (link, CPU and client jitter, the disks'
+/// seeds) come from [`SeededStream`]: deterministic for a seed, independent
+/// of fileio's request streams. These are its draws in whole nanoseconds.
+pub(crate) trait NanosDraws {
+    /// An exponentially distributed time of mean `mean`, rounded.
+    fn exponential_ns(&mut self, mean: Nanos) -> Nanos;
+    /// `mean` scaled by a uniform factor in [1 - spread, 1 + spread]: the
+    /// mean is kept, so closed forms of one request at a time still hold.
+    fn around(&mut self, mean: Nanos, spread: f64) -> Nanos;
 }
 
-impl Jitter {
-    /// A generator for `stream` of the run seeded with `seed`: splitmix64 of
-    /// the two, so neighbouring streams are unrelated.
-    pub fn new(seed: u64, stream: u64) -> Jitter {
-        let mut z = seed
-            .wrapping_add(stream.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-            .wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Jitter {
-            state: (z ^ (z >> 31)).max(1),
-        }
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.state;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.state = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// An exponentially distributed time of mean `mean` (inverse transform).
-    pub fn exponential(&mut self, mean: Nanos) -> Nanos {
+impl NanosDraws for SeededStream {
+    fn exponential_ns(&mut self, mean: Nanos) -> Nanos {
         if mean == 0 {
             return 0;
         }
-        let u = self.unit();
         // -ln(1 - u) for u in [0, 1) is finite and non-negative (at most
         // 37 for 53-bit u), so the product fits comfortably.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         // + 0.5 and truncation: rounding without a libm call per request.
-        let t = (-(1.0 - u).ln() * mean as f64 + 0.5) as Nanos;
+        let t = (self.exponential(mean as f64) + 0.5) as Nanos;
         t
     }
 
-    /// `mean` scaled by a uniform factor in [1 - spread, 1 + spread]: the
-    /// mean is kept, so closed forms of one request at a time still hold.
-    pub fn around(&mut self, mean: Nanos, spread: f64) -> Nanos {
+    fn around(&mut self, mean: Nanos, spread: f64) -> Nanos {
         if spread <= 0.0 || mean == 0 {
             return mean;
         }
@@ -141,7 +116,7 @@ pub struct LinkPath {
     header: u64,
     half_rtt: Nanos,
     rtt_spread: f64,
-    jitter: Jitter,
+    jitter: SeededStream,
     up_free: Nanos,
     down_free: Nanos,
     up_last: Nanos,
@@ -165,7 +140,7 @@ impl LinkPath {
             header,
             half_rtt: rtt / 2,
             rtt_spread: 0.0,
-            jitter: Jitter::new(0, 0),
+            jitter: SeededStream::new(0, 0),
             up_free: 0,
             down_free: 0,
             up_last: 0,
@@ -177,7 +152,7 @@ impl LinkPath {
 
     /// Vary each message's propagation by `spread` (a fraction of the mean,
     /// 0 to 1), drawn from `jitter`.
-    pub fn with_jitter(mut self, spread: f64, jitter: Jitter) -> LinkPath {
+    pub fn with_jitter(mut self, spread: f64, jitter: SeededStream) -> LinkPath {
         self.rtt_spread = spread.clamp(0.0, 1.0);
         self.jitter = jitter;
         self
@@ -469,7 +444,7 @@ impl Pool {
             .map(|i| {
                 let mut params = disk.clone();
                 if let ModelParams::Hdd(p) = &mut params {
-                    p.seed = Jitter::new(seed ^ p.seed, i as u64).next_u64();
+                    p.seed = SeededStream::new(seed ^ p.seed, i as u64).next_u64();
                 }
                 params.instantiate(disk_bytes)
             })
@@ -725,7 +700,7 @@ impl LogDevice {
     pub fn new(model: &ModelParams, capacity: u64, seed: u64) -> LogDevice {
         let mut model = model.clone();
         if let ModelParams::Hdd(p) = &mut model {
-            p.seed = Jitter::new(seed ^ p.seed, u64::MAX).next_u64();
+            p.seed = SeededStream::new(seed ^ p.seed, u64::MAX).next_u64();
         }
         LogDevice {
             disk: model.instantiate(capacity),

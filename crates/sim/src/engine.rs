@@ -2,48 +2,37 @@
 //! request when the previous one completes, driven through the client, link,
 //! server CPU, ARC, ZIL and pool by one event queue.
 
-use std::collections::BTreeMap;
-
 use fileio::options::{IoMode, RunSpec};
-use fileio::result::{
-    Counts, Environment, LatencyKey, Rates, ResultKind, RunResult, ThreadSummary, ToolInfo,
-    Warning, SCHEMA_VERSION,
-};
-use fileio::rng::Xoroshiro;
+use fileio::result::{Counts, Environment, LatencyKey, ResultKind, RunResult, Warning};
+use fileio::rng::{worker_seeds, SeededStream, Xoroshiro};
 use fileio::run::generator::{Generator, Op, Request};
 use fileio::run::histograms::{new_hdr, FastHistogram};
-use fileio::run::runner::worker_seeds;
-use fileio::sysbench::report_text::{summarize, workload_summary, TOOL_VERSION};
+use fileio::summary::{clamp_percentiles, summarize};
 
-use crate::components::{
-    Arc, Cpu, Jitter, LinkPath, LogDevice, PageCache, Pool, LR_WRITE_BYTES, SECTOR,
-};
+use crate::components::{LinkPath, NanosDraws, PageCache};
 use crate::limits::{check_workload, Budget, STALLED_EVENTS};
 use crate::queue::{EventQueue, Nanos};
-use crate::system::{CpuService, Protocol, SyncProperty, System, SystemModel, ZilBatching};
-use crate::SimError;
+use crate::server::{Message, Rpc, ZfsServer, JOURNAL_BLOCK};
+use crate::system::{CpuService, Protocol, System, SystemModel};
+use crate::{NotModelled, SimError};
 
 /// Most records the ARC map tracks, and blocks the client page cache's
 /// (crate::limits::MAX_MODELLED_BLOCKS). A 4 GiB file set at 4 KiB records
 /// is 1 Mi records.
-const MAX_RECORDS: u64 = crate::limits::MAX_MODELLED_BLOCKS;
+pub(crate) const MAX_RECORDS: u64 = crate::limits::MAX_MODELLED_BLOCKS;
 
 /// Stream of the run seed the link's draws come from (the disks use their
 /// index, the log device u64::MAX).
 const LINK_STREAM: u64 = 1 << 32;
-const CPU_STREAM: u64 = (1 << 32) + 1;
 const CLIENT_STREAM: u64 = (1 << 32) + 2;
 
 /// A CPU cost of mean `mean` as `service` has it vary.
-fn service_time(jitter: &mut Jitter, service: CpuService, mean: Nanos) -> Nanos {
+pub(crate) fn service_time(jitter: &mut SeededStream, service: CpuService, mean: Nanos) -> Nanos {
     match service {
-        CpuService::Exponential => jitter.exponential(mean),
+        CpuService::Exponential => jitter.exponential_ns(mean),
         CpuService::Fixed => mean,
     }
 }
-
-/// Size of a journal block the guest writes for an fsync (ext4's block).
-const JOURNAL_BLOCK: u64 = 4096;
 
 /// One request the simulator issued, for checking the stream against fileio.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,7 +42,7 @@ pub struct Issued {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Event {
+pub(crate) enum Event {
     /// A worker starts its next fileio event.
     Issue(u32),
     /// The client has done its CPU work: the request goes on the wire.
@@ -81,42 +70,6 @@ enum Event {
     TxgSynced,
 }
 
-/// The txg pipeline's state: one txg open, at most one syncing (a third,
-/// quiesced, waits for it).
-struct TxgState {
-    /// Bytes dirtied in the open txg (a record counts whole: dbuf_dirty
-    /// charges the dirty buffer's size).
-    open_dirty: u64,
-    /// Bytes of the txg being synced, released when it completes.
-    syncing_dirty: u64,
-    syncing: bool,
-    /// The open txg asked to sync while another was syncing.
-    sync_wanted: bool,
-    /// dmu_tx_delay's dp_last_wakeup.
-    last_wakeup: Nanos,
-    /// Writers blocked at `zfs_dirty_data_max` until the sync completes.
-    blocked: Vec<u32>,
-    /// Throttle waits and blocks, for the result's notes.
-    delayed: u64,
-    delay_ns: u64,
-    blocks: u64,
-    syncs: u64,
-    /// When the AsyncDone event in the queue fires, and its number.
-    async_event_at: Nanos,
-    async_generation: u32,
-}
-
-/// What one message to the server asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Rpc {
-    Read,
-    Write,
-    /// NFS COMMIT, or fsync on the server itself.
-    Commit,
-    /// A guest journal block (a stable write outside the file set).
-    Journal,
-}
-
 #[derive(Clone, Copy)]
 struct Worker {
     rng: Xoroshiro,
@@ -139,37 +92,6 @@ struct Histos {
     fsync: FastHistogram,
 }
 
-/// The ZIL's state between commits.
-struct Zil {
-    /// Log record bytes written since the last commit or txg sync.
-    pending: u64,
-    /// When the last log block issued completes (pipelined).
-    last_done: Nanos,
-    /// When the batch in flight completes (one-in-flight).
-    in_flight_until: Nanos,
-    batch_scheduled: bool,
-    waiting: Vec<u32>,
-}
-
-impl TxgState {
-    fn new(threads: usize) -> TxgState {
-        TxgState {
-            open_dirty: 0,
-            syncing_dirty: 0,
-            syncing: false,
-            sync_wanted: false,
-            last_wakeup: 0,
-            blocked: Vec::with_capacity(threads),
-            delayed: 0,
-            delay_ns: 0,
-            blocks: 0,
-            syncs: 0,
-            async_event_at: Nanos::MAX,
-            async_generation: 0,
-        }
-    }
-}
-
 struct Sim<'a> {
     spec: &'a RunSpec,
     sys: &'a System,
@@ -177,26 +99,12 @@ struct Sim<'a> {
     queue: EventQueue<Event>,
     workers: Vec<Worker>,
     link: Option<LinkPath>,
-    cpu: Cpu,
-    cpu_jitter: Jitter,
-    client_jitter: Jitter,
-    arc: Arc,
-    pool: Pool,
-    log: Option<LogDevice>,
-    zil: Zil,
-    records_per_file: u64,
+    client_jitter: SeededStream,
+    server: ZfsServer<'a>,
     /// The client's page cache, in units of `--file-block-size` (`None`
     /// with `--file-extra-flags=direct` or no cache).
     guest_cache: Option<PageCache>,
     blocks_per_file: u64,
-    /// Every data write waits for a commit: the protocol sends it stable, or
-    /// the file is open O_SYNC/O_DSYNC (which a Linux NFS client turns into
-    /// FILE_SYNC WRITEs, an iSCSI initiator into FUA writes, and ZFS itself
-    /// into a zil_commit per write).
-    stable_writes: bool,
-    dirty_per_vdev: Vec<u64>,
-    journal_dirty: u64,
-    txg: TxgState,
     counts: Counts,
     histos: Histos,
     event_min: Nanos,
@@ -324,9 +232,12 @@ fn guest_cache(spec: &RunSpec, sys: &System) -> Result<(Option<PageCache>, u64),
     }
     let blocks = spec.files.file_num.saturating_mul(per_file);
     if blocks > MAX_RECORDS {
-        return Err(SimError::Unsupported(format!(
-            "simulate: the file set is {blocks} blocks of --file-block-size; at most {MAX_RECORDS} are modelled in client.page_cache (raise --file-block-size, lower --file-total-size, or set client.page_cache = \"0\" or --file-extra-flags=direct)"
-        )));
+        return Err(SimError::from(NotModelled {
+            option: "--file-block-size",
+            message: format!(
+            "the file set is {blocks} blocks of --file-block-size; at most {MAX_RECORDS} are modelled in client.page_cache (raise --file-block-size, lower --file-total-size, or set client.page_cache = \"0\" or --file-extra-flags=direct)"
+        ),
+        }));
     }
     let capacity = capacity.min(blocks);
     // Both at most MAX_RECORDS (2^28), within u32.
@@ -342,19 +253,25 @@ fn guest_cache(spec: &RunSpec, sys: &System) -> Result<(Option<PageCache>, u64),
 fn check_supported(spec: &RunSpec, budget: Budget) -> Result<(), SimError> {
     check_workload(spec, budget, 1)?;
     if spec.io_mode != IoMode::Sync {
-        return Err(SimError::Unsupported(
-            "simulate: --file-io-mode must be sync (async and mmap are not modelled yet)".into(),
-        ));
+        return Err(NotModelled {
+            option: "--file-io-mode",
+            message: "--file-io-mode must be sync (async and mmap are not modelled yet)".into(),
+        }
+        .into());
     }
     if spec.rate > 0 {
-        return Err(SimError::Unsupported(
-            "simulate: --rate must be 0 (open-loop arrivals are not modelled yet)".into(),
-        ));
+        return Err(NotModelled {
+            option: "--rate",
+            message: "--rate must be 0 (open-loop arrivals are not modelled yet)".into(),
+        }
+        .into());
     }
     if spec.time_s == 0 && spec.events == 0 {
-        return Err(SimError::Unsupported(
-            "simulate: --time or --events must be above 0 (a prediction needs an end)".into(),
-        ));
+        return Err(NotModelled {
+            option: "--time",
+            message: "--time or --events must be above 0 (a prediction needs an end)".into(),
+        }
+        .into());
     }
     Ok(())
 }
@@ -366,23 +283,8 @@ impl<'a> Sim<'a> {
         trace: usize,
         budget: Budget,
     ) -> Result<Sim<'a>, SimError> {
-        let records_per_file = spec.files.file_size.div_ceil(sys.recordsize).max(1);
-        let records = spec.files.file_num.saturating_mul(records_per_file);
-        if records > MAX_RECORDS {
-            return Err(SimError::Unsupported(format!(
-                "simulate: the file set is {records} records of pool.recordsize (pool.volblocksize for iscsi); at most {MAX_RECORDS} are modelled (raise it or lower --file-total-size)"
-            )));
-        }
-        let arc_records = (sys.arc_bytes / sys.recordsize).min(records);
-        // Both at most MAX_RECORDS (2^28), within u32.
-        #[allow(clippy::cast_possible_truncation)]
-        let mut arc = Arc::new(records as u32, arc_records as u32);
-        // `prepare` wrote the files in order just before the run, so the ARC
-        // starts with the last records written (as many as it holds).
-        #[allow(clippy::cast_possible_truncation)]
-        for r in (records - arc_records.min(records)) as u32..records as u32 {
-            arc.insert(r);
-        }
+        // The server's bounds are checked before the client's.
+        let server = ZfsServer::new(spec, sys, spec.threads as usize)?;
         let (guest_cache, blocks_per_file) = guest_cache(spec, sys)?;
         let seeds = worker_seeds(spec, 0);
         let workers = seeds
@@ -405,14 +307,6 @@ impl<'a> Sim<'a> {
             })
             .collect::<Vec<_>>();
         let threads = workers.len();
-        let pool = Pool::new(
-            sys.shape,
-            &sys.disk,
-            sys.disk_bytes,
-            sys.recordsize,
-            spec.rand_seed,
-        );
-        let vdevs = pool.vdevs();
         Ok(Sim {
             spec,
             sys,
@@ -424,35 +318,16 @@ impl<'a> Sim<'a> {
             link: match sys.protocol {
                 Protocol::Local => None,
                 p => sys.link.map(|l| {
-                    LinkPath::new(l, sys.rtt_ns, p.header_bytes())
-                        .with_jitter(sys.rtt_spread, Jitter::new(spec.rand_seed, LINK_STREAM))
+                    LinkPath::new(l, sys.rtt_ns, p.header_bytes()).with_jitter(
+                        sys.rtt_spread,
+                        SeededStream::new(spec.rand_seed, LINK_STREAM),
+                    )
                 }),
             },
-            cpu: Cpu::new(sys.cores),
-            cpu_jitter: Jitter::new(spec.rand_seed, CPU_STREAM),
-            client_jitter: Jitter::new(spec.rand_seed, CLIENT_STREAM),
-            arc,
-            pool,
-            log: sys
-                .log
-                .as_ref()
-                .map(|m| LogDevice::new(m, sys.disk_bytes, spec.rand_seed)),
-            zil: Zil {
-                pending: 0,
-                last_done: 0,
-                in_flight_until: 0,
-                batch_scheduled: false,
-                waiting: Vec::with_capacity(threads),
-            },
-            records_per_file,
+            client_jitter: SeededStream::new(spec.rand_seed, CLIENT_STREAM),
+            server,
             guest_cache,
             blocks_per_file,
-            stable_writes: sys.stable_writes
-                || spec.files.extra_flags.sync
-                || spec.files.extra_flags.dsync,
-            dirty_per_vdev: vec![0; vdevs],
-            journal_dirty: 0,
-            txg: TxgState::new(threads),
             counts: Counts::default(),
             histos: Histos::default(),
             event_min: Nanos::MAX,
@@ -487,24 +362,28 @@ impl<'a> Sim<'a> {
                     }
                 }
                 Event::Send(w) => self.send(now, w),
-                Event::Arrive(w) => {
-                    let cost = service_time(
-                        &mut self.cpu_jitter,
-                        self.sys.cpu_service,
-                        self.sys.server_cpu_ns,
-                    );
-                    let done = self.cpu.run(now, cost);
-                    self.queue.schedule(done, Event::Served(w));
-                }
-                Event::Served(w) => self.served(now, w),
-                Event::Ready(w) => self.ready(now, w),
                 Event::Reply(w) => self.reply(now, w),
                 Event::Done(w) => self.done(now, w),
-                Event::ZilBatch => self.zil_batch(now),
-                Event::Txg => self.txg_timeout(now),
-                Event::Throttled(w) => self.apply(now, w),
-                Event::AsyncDone(generation) => self.async_done(now, generation),
-                Event::TxgSynced => self.txg_synced(now),
+                Event::Arrive(w) => {
+                    let worker = &self.workers[w as usize];
+                    let message = Message {
+                        rpc: worker.rpc,
+                        req: worker.req,
+                    };
+                    self.server.arrive(now, w, message, &mut self.queue);
+                }
+                // The server's own events.
+                Event::Served(w) => self.server.served(now, w, &mut self.queue),
+                Event::Ready(w) => self.server.ready(now, w, &mut self.queue),
+                Event::ZilBatch => self.server.zil_batch(now, &mut self.queue),
+                Event::Txg => self
+                    .server
+                    .txg_timeout(now, self.active > 0, &mut self.queue),
+                Event::Throttled(w) => self.server.apply(now, w, &mut self.queue),
+                Event::AsyncDone(generation) => {
+                    self.server.async_done(now, generation, &mut self.queue);
+                }
+                Event::TxgSynced => self.server.txg_synced(now, &mut self.queue),
             }
         }
         Ok(())
@@ -642,167 +521,6 @@ impl<'a> Sim<'a> {
         self.queue.schedule(at, Event::Arrive(w));
     }
 
-    fn record_of(&self, req: &Request) -> u32 {
-        let r = u64::from(req.file) * self.records_per_file + req.pos / self.sys.recordsize;
-        // Below the record count, which new() held to MAX_RECORDS.
-        #[allow(clippy::cast_possible_truncation)]
-        let r = r as u32;
-        r
-    }
-
-    /// The server has the request: a write first passes the write
-    /// throttle (dmu_tx_assign, before it touches any data).
-    fn served(&mut self, now: Nanos, w: u32) {
-        match self.workers[w as usize].rpc {
-            Rpc::Write | Rpc::Journal => self.throttle(now, w),
-            Rpc::Read | Rpc::Commit => self.apply(now, w),
-        }
-    }
-
-    /// dmu_tx_delay: with dirty data above `zfs_delay_min_dirty_percent`
-    /// each write waits its share of the delay curve after the previous
-    /// delayed write's wakeup; at `zfs_dirty_data_max` it waits for the
-    /// syncing txg to complete.
-    fn throttle(&mut self, now: Nanos, w: u32) {
-        let tuning = self.sys.txg;
-        let dirty = self.txg.open_dirty + self.txg.syncing_dirty;
-        if dirty >= tuning.dirty_max {
-            self.txg.blocks += 1;
-            self.txg.blocked.push(w);
-            self.request_sync(now);
-            return;
-        }
-        let delay = tuning.delay_ns(dirty);
-        if delay == 0 {
-            self.apply(now, w);
-            return;
-        }
-        let wakeup = (now + delay).max(self.txg.last_wakeup + delay);
-        self.txg.last_wakeup = wakeup;
-        self.txg.delayed += 1;
-        self.txg.delay_ns += wakeup - now;
-        self.queue.schedule(wakeup, Event::Throttled(w));
-    }
-
-    fn apply(&mut self, now: Nanos, w: u32) {
-        let worker = self.workers[w as usize];
-        let ready = match worker.rpc {
-            Rpc::Read | Rpc::Write => {
-                let record = self.record_of(&worker.req);
-                // A write covering the whole record needs no old data; any
-                // other write of an uncached record reads it first
-                // (read-modify-write).
-                let needs_data = worker.rpc == Rpc::Read || worker.req.size < self.sys.recordsize;
-                if self.arc.lookup(record) || !needs_data {
-                    self.arc.insert(record);
-                    now
-                } else {
-                    let done = self.pool.read_record(now, record);
-                    self.arc.insert(record);
-                    done
-                }
-            }
-            Rpc::Commit | Rpc::Journal => now,
-        };
-        self.queue.schedule(ready, Event::Ready(w));
-    }
-
-    fn ready(&mut self, now: Nanos, w: u32) {
-        let worker = self.workers[w as usize];
-        let sync = self.sys.sync;
-        let logged = sync != SyncProperty::Disabled;
-        let commit = match worker.rpc {
-            Rpc::Read => false,
-            Rpc::Write => {
-                let record = self.record_of(&worker.req);
-                if self.arc.mark_dirty(record) {
-                    self.dirtied(now, self.sys.recordsize);
-                }
-                if logged {
-                    self.zil.pending += worker.req.size + LR_WRITE_BYTES;
-                }
-                logged && (sync == SyncProperty::Always || self.stable_writes)
-            }
-            Rpc::Journal => {
-                self.journal_dirty += JOURNAL_BLOCK;
-                self.dirtied(now, JOURNAL_BLOCK);
-                if logged {
-                    self.zil.pending += JOURNAL_BLOCK + LR_WRITE_BYTES;
-                }
-                logged
-            }
-            Rpc::Commit => logged,
-        };
-        if commit {
-            self.commit(now, w);
-        } else {
-            self.queue.schedule(now, Event::Reply(w));
-        }
-    }
-
-    /// Write `bytes` of log records as one log block, on the log device or in
-    /// the pool; returns when it is written and flushed.
-    fn write_log_block(&mut self, now: Nanos, bytes: u64) -> Nanos {
-        match &mut self.log {
-            Some(log) => log.write_log_block(now, bytes),
-            None => self.pool.write_log_block(now, bytes),
-        }
-    }
-
-    /// zil_commit: wait until every record written so far is on stable
-    /// storage.
-    fn commit(&mut self, now: Nanos, w: u32) {
-        match self.sys.zil {
-            ZilBatching::Pipelined => {
-                if self.zil.pending > 0 {
-                    let bytes = self.zil.pending.max(SECTOR);
-                    self.zil.pending = 0;
-                    let done = self.write_log_block(now, bytes);
-                    // Blocks complete in order: a commit waits for every
-                    // block before its own.
-                    self.zil.last_done = self.zil.last_done.max(done);
-                }
-                let at = self.zil.last_done.max(now);
-                self.queue.schedule(at, Event::Reply(w));
-            }
-            ZilBatching::OneInFlight => {
-                if self.zil.in_flight_until > now {
-                    self.zil.waiting.push(w);
-                    if !self.zil.batch_scheduled {
-                        self.zil.batch_scheduled = true;
-                        self.queue
-                            .schedule(self.zil.in_flight_until, Event::ZilBatch);
-                    }
-                } else if self.zil.pending > 0 {
-                    let bytes = self.zil.pending;
-                    self.zil.pending = 0;
-                    let done = self.write_log_block(now, bytes);
-                    self.zil.in_flight_until = done;
-                    self.queue.schedule(done, Event::Reply(w));
-                } else {
-                    self.queue.schedule(now, Event::Reply(w));
-                }
-            }
-        }
-    }
-
-    fn zil_batch(&mut self, now: Nanos) {
-        self.zil.batch_scheduled = false;
-        let done = if self.zil.pending > 0 {
-            let bytes = self.zil.pending;
-            self.zil.pending = 0;
-            self.write_log_block(now, bytes)
-        } else {
-            now
-        };
-        self.zil.in_flight_until = done;
-        for i in 0..self.zil.waiting.len() {
-            let w = self.zil.waiting[i];
-            self.queue.schedule(done, Event::Reply(w));
-        }
-        self.zil.waiting.clear();
-    }
-
     fn reply(&mut self, now: Nanos, w: u32) {
         let worker = &self.workers[w as usize];
         let payload = match worker.rpc {
@@ -877,121 +595,19 @@ impl<'a> Sim<'a> {
         self.queue.schedule(now, Event::Issue(w));
     }
 
-    /// `bytes` more dirty data in the open txg; past
-    /// `zfs_dirty_data_sync_percent` the txg syncs early.
-    fn dirtied(&mut self, now: Nanos, bytes: u64) {
-        self.txg.open_dirty += bytes;
-        if self.txg.open_dirty >= self.sys.txg.sync_bytes {
-            self.request_sync(now);
-        }
-    }
-
-    fn txg_timeout(&mut self, now: Nanos) {
-        if self.txg.open_dirty > 0 {
-            self.request_sync(now);
-        }
-        if self.active > 0 {
-            self.queue
-                .schedule(now + self.sys.txg_timeout_ns, Event::Txg);
-        }
-    }
-
-    /// Sync the open txg now, or as soon as the syncing one completes.
-    fn request_sync(&mut self, now: Nanos) {
-        if self.txg.syncing {
-            self.txg.sync_wanted = true;
-        } else if self.txg.open_dirty > 0 || self.journal_dirty > 0 {
-            self.start_sync(now);
-        }
-    }
-
-    /// The open txg closes and syncs: its dirty records go to the vdev
-    /// queues as async writes.
-    fn start_sync(&mut self, now: Nanos) {
-        self.txg.syncing = true;
-        self.txg.sync_wanted = false;
-        self.txg.syncs += 1;
-        self.txg.syncing_dirty = std::mem::take(&mut self.txg.open_dirty);
-        let vdevs = self.dirty_per_vdev.len();
-        self.dirty_per_vdev.iter_mut().for_each(|d| *d = 0);
-        let per_vdev = &mut self.dirty_per_vdev;
-        self.arc.take_dirty(|r| per_vdev[r as usize % vdevs] += 1);
-        let journal = std::mem::take(&mut self.journal_dirty);
-        // Records of a txg being synced need no log any more (zil_clean
-        // drops them once it is; the model drops them as it starts).
-        self.zil.pending = 0;
-        if self.pool.queue_txg(&self.dirty_per_vdev, journal) {
-            let tuning = self.sys.txg;
-            let active = tuning.async_active(self.txg.open_dirty + self.txg.syncing_dirty);
-            for d in 0..self.pool.disks() {
-                self.pool.issue_async(now, d, active, tuning.aggregation);
-            }
-            self.schedule_async_done();
-        }
-        if self.pool.txg_written() {
-            let done = self.pool.flush_written(now);
-            self.queue.schedule(done, Event::TxgSynced);
-        }
-    }
-
-    /// One event stands for every txg write in flight: it fires when the
-    /// earliest completes (a few hundred pending events would make every
-    /// queue operation dearer).
-    fn schedule_async_done(&mut self) {
-        if let Some(at) = self.pool.next_async_done() {
-            if at < self.txg.async_event_at {
-                self.txg.async_event_at = at;
-                self.txg.async_generation = self.txg.async_generation.wrapping_add(1);
-                self.queue
-                    .schedule(at, Event::AsyncDone(self.txg.async_generation));
-            }
-        }
-    }
-
-    fn async_done(&mut self, now: Nanos, generation: u32) {
-        if generation != self.txg.async_generation {
-            return;
-        }
-        self.txg.async_event_at = Nanos::MAX;
-        let tuning = self.sys.txg;
-        let active = tuning.async_active(self.txg.open_dirty + self.txg.syncing_dirty);
-        self.pool.retire_async(now, active, tuning.aggregation);
-        self.schedule_async_done();
-        if self.pool.txg_written() {
-            let done = self.pool.flush_written(now);
-            self.queue.schedule(done, Event::TxgSynced);
-        }
-    }
-
-    fn txg_synced(&mut self, now: Nanos) {
-        self.txg.syncing = false;
-        self.txg.syncing_dirty = 0;
-        let blocked = std::mem::take(&mut self.txg.blocked);
-        for &w in &blocked {
-            self.throttle(now, w);
-        }
-        let mut blocked = blocked;
-        blocked.clear();
-        if self.txg.blocked.is_empty() {
-            self.txg.blocked = blocked;
-        }
-        if self.txg.sync_wanted {
-            self.request_sync(now);
-        }
-    }
-
     fn utilisation(&self) -> Utilisation {
         let t = self.end.max(1) as f64;
         let share = |ns: Nanos| (ns as f64 / t).min(1.0);
         Utilisation {
-            server_cpu: (self.cpu.used as f64 / (t * f64::from(self.sys.cores.max(1)))).min(1.0),
+            server_cpu: (self.server.cpu.used as f64 / (t * f64::from(self.sys.cores.max(1))))
+                .min(1.0),
             link_up: self.link.as_ref().map_or(0.0, |l| share(l.up_busy)),
             link_down: self.link.as_ref().map_or(0.0, |l| share(l.down_busy)),
-            log_device: self.log.as_ref().map_or(0.0, |l| share(l.busy.ns)),
-            pool_disk: share(self.pool.busiest_disk_ns()),
-            writes_delayed: self.txg.delayed,
-            writes_blocked: self.txg.blocks,
-            txg_syncs: self.txg.syncs,
+            log_device: self.server.log.as_ref().map_or(0.0, |l| share(l.busy.ns)),
+            pool_disk: share(self.server.pool.busiest_disk_ns()),
+            writes_delayed: self.server.txg.delayed,
+            writes_blocked: self.server.txg.blocks,
+            txg_syncs: self.server.txg.syncs,
         }
     }
 
@@ -1035,11 +651,12 @@ impl<'a> Sim<'a> {
         notes
     }
 
+    /// The prediction as a result, built like a measured one
+    /// ([`RunResult::new`] and [`fileio::summary`]).
     fn result(&self) -> RunResult {
         let spec = self.spec;
         let seconds = self.end as f64 / 1e9;
         let pcts = &spec.percentiles;
-        let mut latency = BTreeMap::new();
         let mut event = summarize(&self.histos.event.to_hdr(), pcts);
         if self.counts.events > 0 {
             // Exact figures from the counters, as the measured report keeps.
@@ -1047,73 +664,47 @@ impl<'a> Sim<'a> {
             event.max_ms = self.event_max as f64 / 1e6;
             event.sum_ms = self.event_sum as f64 / 1e6;
             event.mean_ms = self.event_sum as f64 / self.counts.events as f64 / 1e6;
-            fileio::sysbench::report_text::clamp_percentiles(&mut event);
+            clamp_percentiles(&mut event);
         }
-        latency.insert(LatencyKey::Event, event);
-        latency.insert(
-            LatencyKey::Read,
-            summarize(&self.histos.read.to_hdr(), pcts),
-        );
-        latency.insert(
-            LatencyKey::Write,
-            summarize(&self.histos.write.to_hdr(), pcts),
-        );
         let fsync = if self.counts.fsyncs > 0 {
             self.histos.fsync.to_hdr()
         } else {
             new_hdr()
         };
-        latency.insert(LatencyKey::Fsync, summarize(&fsync, pcts));
-        let mut labels = BTreeMap::new();
-        labels.insert("system".to_string(), self.sys.name.clone());
-        labels.insert("layout".to_string(), self.sys.shape.name());
-        labels.insert(
-            "link".to_string(),
-            self.sys
-                .link
-                .filter(|_| self.sys.protocol != Protocol::Local)
-                .map_or_else(|| "local".to_string(), |l| l.name()),
-        );
-        labels.insert("client".to_string(), self.sys.protocol.name().to_string());
-        labels.insert(
-            "slog".to_string(),
-            if self.sys.log.is_some() { "yes" } else { "no" }.to_string(),
-        );
-        let mut workload = workload_summary(spec, "simulated");
+        let link = self
+            .sys
+            .link
+            .filter(|_| self.sys.protocol != Protocol::Local)
+            .map_or_else(|| "local".to_string(), |l| l.name());
+        let mut workload = spec.summary("simulated");
         workload.directory = String::new();
-        RunResult {
-            schema_version: SCHEMA_VERSION,
-            tool: ToolInfo {
-                name: "tankbench".to_string(),
-                version: TOOL_VERSION.to_string(),
-            },
-            kind: ResultKind::Predicted,
-            started_at: fileio::sysbench::report_text::utc_now_rfc3339(),
-            labels,
-            workload,
-            interrupted: false,
-            total_time_s: seconds,
-            rates: Rates::of(&self.counts, seconds),
-            counts: self.counts,
-            latency,
-            threads: self
-                .workers
-                .iter()
-                .map(|w| ThreadSummary {
-                    events: w.events,
-                    busy_time_s: w.busy_ns as f64 / 1e9,
-                })
-                .collect(),
-            intervals: Vec::new(),
-            environment: Environment {
+        RunResult::new(ResultKind::Predicted, workload)
+            .with_label("system", self.sys.name.clone())
+            .with_label("layout", self.sys.shape.name())
+            .with_label("link", link)
+            .with_label("client", self.sys.protocol.name())
+            .with_label("slog", if self.sys.log.is_some() { "yes" } else { "no" })
+            .with_figures(self.counts, seconds, seconds)
+            .with_latency(LatencyKey::Event, event)
+            .with_latency(
+                LatencyKey::Read,
+                summarize(&self.histos.read.to_hdr(), pcts),
+            )
+            .with_latency(
+                LatencyKey::Write,
+                summarize(&self.histos.write.to_hdr(), pcts),
+            )
+            .with_latency(LatencyKey::Fsync, summarize(&fsync, pcts))
+            .with_threads(
+                self.workers
+                    .iter()
+                    .map(|w| (w.events, w.busy_ns as f64 / 1e9)),
+            )
+            .with_environment(Environment {
                 hostname: self.sys.name.clone(),
                 fs_type: "zfs (simulated)".to_string(),
                 ..Environment::default()
-            },
-            warnings: self.notes(),
-            ranks: Vec::new(),
-            distributed: None,
-            durability: None,
-        }
+            })
+            .with_warnings(self.notes())
     }
 }

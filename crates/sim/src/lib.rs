@@ -18,7 +18,7 @@ pub mod matrix;
 pub mod plan_model;
 pub mod profile;
 pub mod queue;
-pub mod report;
+mod server;
 pub mod system;
 
 pub use engine::{
@@ -27,24 +27,98 @@ pub use engine::{
 pub use limits::{Budget, LimitError};
 pub use system::{System, SystemModel};
 
+pub use matrix::MatrixError;
+
+/// One refused field of a system file: the dotted field (`pool.layout`,
+/// `server.cores`, `log`) and what is wrong with its value, naming the value
+/// and what is accepted.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{field}: {problem}")]
+pub struct FieldError {
+    pub field: String,
+    pub problem: String,
+}
+
+impl FieldError {
+    pub(crate) fn new(field: impl Into<String>, problem: impl Into<String>) -> FieldError {
+        FieldError {
+            field: field.into(),
+            problem: problem.into(),
+        }
+    }
+}
+
+/// A workload the simulator does not model; `option` is the fileio option
+/// (or system field) to change.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct NotModelled {
+    pub option: &'static str,
+    pub message: String,
+}
+
+/// Why calibration refused its input.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CalibrateError {
+    #[error("stopped after {max} simulations without an answer; fit fewer parameters (--fit) or give fewer runs")]
+    TooManySimulations { max: usize },
+    #[error("{runs} different runs given; at most {max} are fitted at once (each step of the fit simulates every run); give the runs that differ most")]
+    TooManyRuns { runs: usize, max: usize },
+    #[error("no parameter to fit; accepted: {accepted}")]
+    NoParameters { accepted: String },
+    #[error("no measured runs given (RESULTS: result files or store directories)")]
+    NoRuns,
+}
+
 /// Why a prediction could not be made. Each message is one line naming the
-/// field or option and what is accepted.
+/// field or option and what is accepted, without the command's own prefix
+/// (`simulate: `), which the caller adds; callers match on the variant (the
+/// field, the option) rather than reading the text.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum SimError {
+    /// A field of the system model is refused.
     #[error("system model: {0}")]
-    System(String),
+    Field(FieldError),
     #[error("system model is not valid TOML: {0}")]
     Toml(String),
+    /// A profile names a parameter calibration does not fit.
+    #[error("system model: profile: unknown parameter '{name}'; accepted: {accepted}")]
+    UnknownParameter { name: String, accepted: String },
+    /// A profile's fitted value of `parameter` is refused.
+    #[error("system model: profile: {parameter}: {problem}")]
+    Profile { parameter: String, problem: String },
+    /// A matrix file, its axes or one of its cells.
+    #[error("system model: matrix: {0}")]
+    Matrix(#[from] MatrixError),
+    /// The workload's options are refused by fileio.
     #[error("{0}")]
-    Unsupported(String),
+    Workload(#[from] fileio::workload::WorkloadError),
+    /// A workload the simulator does not model.
+    #[error("{0}")]
+    NotModelled(#[from] NotModelled),
+    /// A measured run (named by `id`, its file) calibration cannot fit.
+    #[error("{id}: {reason}")]
+    Measurement { id: String, reason: String },
+    /// Calibration's input.
+    #[error("calibrate: {0}")]
+    Calibrate(#[from] CalibrateError),
     /// Beyond what the simulator takes on (threads, time, events, cells).
     #[error("{0}")]
     Limit(#[from] LimitError),
     /// Simulated time stopped advancing: the requests cost nothing.
-    #[error("simulate: simulated time stopped at {at_s:.6} s: {events} fileio events in a row cost 0 ns ({fields}); give the system's requests a cost above 0")]
+    #[error("simulated time stopped at {at_s:.6} s: {events} fileio events in a row cost 0 ns ({fields}); give the system's requests a cost above 0")]
     Stalled {
         at_s: f64,
         events: u64,
         fields: String,
     },
+    /// A matrix cell's prediction did not come back (its thread panicked).
+    #[error("a matrix cell was not predicted (its thread failed)")]
+    CellLost,
+}
+
+impl From<FieldError> for SimError {
+    fn from(e: FieldError) -> SimError {
+        SimError::Field(e)
+    }
 }

@@ -26,7 +26,8 @@ use report::table::{Cell, Table};
 use serde::Deserialize;
 
 use crate::system::SystemModel;
-use crate::SimError;
+use crate::{FieldError, SimError};
+use fileio::text::one_line;
 
 /// Short axis names and the system field each varies. `pool.log` is the
 /// lab's name of the log device, accepted for the same field.
@@ -44,13 +45,9 @@ pub const AXIS_NAMES: [(&str, &str); 11] = [
     ("zil", "server.zil"),
 ];
 
-/// One axis: the field it varies and the values it takes, in order.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Axis {
-    pub key: String,
-    pub values: Vec<toml::Value>,
-}
+pub mod axis;
+
+pub use axis::{Axis, AxisError};
 
 impl Axis {
     /// The dotted field of the system this axis sets.
@@ -69,6 +66,45 @@ impl Axis {
             .find(|(name, f)| *f == field && !name.contains('.'))
             .map_or_else(|| self.key.clone(), |(name, _)| (*name).to_string())
     }
+}
+
+/// Why a system written as TOML (a matrix's base, an axis value on it, a
+/// cell) is not a system.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SystemProblem {
+    /// Not the shape of a system file (an unknown field, a wrong type).
+    #[error("{0}")]
+    Shape(String),
+    #[error("{0}")]
+    Field(#[from] FieldError),
+}
+
+/// Why a matrix is refused. `Display` is the message after `matrix: `.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MatrixError {
+    /// The matrix file is not valid TOML or not a matrix.
+    #[error("{0}")]
+    File(String),
+    /// `system = "FILE"` could not be read or is not TOML.
+    #[error("system: {path}: {problem}")]
+    SystemFile { path: String, problem: String },
+    #[error("system: expected a file name or a table, got {got}")]
+    SystemValue { got: String },
+    /// The base system, before any axis.
+    #[error("system: {0}")]
+    Base(SystemProblem),
+    #[error(transparent)]
+    Axis(#[from] AxisError),
+    /// One value of an axis on the base system.
+    #[error("axis {axis} value '{value}': {problem}")]
+    AxisValue {
+        axis: String,
+        value: String,
+        problem: SystemProblem,
+    },
+    /// A combination (the values named `axis=value`), or the profile on it.
+    #[error("cell {choices}: {problem}")]
+    Cell { choices: String, problem: String },
 }
 
 #[derive(Debug, Deserialize)]
@@ -103,14 +139,6 @@ pub struct MatrixCell {
     pub system: SystemModel,
 }
 
-/// toml's messages can span lines; keep one.
-fn one_line(e: &dyn std::fmt::Display) -> String {
-    e.to_string()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// A value as the table and the labels show it: strings bare.
 pub fn value_text(v: &toml::Value) -> String {
     match v {
@@ -125,28 +153,26 @@ impl MatrixSpec {
     /// file, zfs_model::config_file). More than `max_cells` cells are
     /// refused before any is expanded.
     pub fn from_toml(text: &str, dir: &Path, max_cells: u64) -> Result<MatrixSpec, SimError> {
-        let raw: RawMatrix = toml::from_str(text)
-            .map_err(|e| SimError::System(format!("matrix: {}", one_line(&e.message()))))?;
+        let raw: RawMatrix =
+            toml::from_str(text).map_err(|e| MatrixError::File(one_line(e.message())))?;
         let base = match raw.system {
             toml::Value::String(file) => {
                 let path = dir.join(&file);
-                let text = zfs_model::config_file::read_config(&path).map_err(|e| {
-                    SimError::System(format!("matrix: system: {}: {e}", path.display()))
-                })?;
-                toml::from_str::<toml::Value>(&text).map_err(|e| {
-                    SimError::System(format!(
-                        "matrix: system: {}: {}",
-                        path.display(),
-                        one_line(&e.message())
-                    ))
-                })?
+                let file_error = |problem: String| MatrixError::SystemFile {
+                    path: path.display().to_string(),
+                    problem,
+                };
+                let text = zfs_model::config_file::read_config(&path)
+                    .map_err(|e| file_error(e.to_string()))?;
+                toml::from_str::<toml::Value>(&text)
+                    .map_err(|e| file_error(one_line(e.message())))?
             }
             v @ toml::Value::Table(_) => v,
             other => {
-                return Err(SimError::System(format!(
-                    "matrix: system: expected a file name or a table, got {}",
-                    one_line(&other)
-                )))
+                return Err(MatrixError::SystemValue {
+                    got: one_line(&other),
+                }
+                .into())
             }
         };
         let mut workload = raw.workload;
@@ -173,7 +199,7 @@ impl MatrixSpec {
         max_cells: u64,
     ) -> Result<MatrixSpec, SimError> {
         let base = toml::from_str::<toml::Value>(system)
-            .map_err(|e| SimError::Toml(one_line(&e.message())))?;
+            .map_err(|e| SimError::Toml(one_line(e.message())))?;
         let m = MatrixSpec {
             base,
             workload,
@@ -195,58 +221,54 @@ impl MatrixSpec {
     /// value that does not fit its field is named with its axis.
     pub fn cells(&self) -> Result<Vec<MatrixCell>, SimError> {
         // The base on its own must be a system, whatever the axes set.
-        system_of(&self.base).map_err(|e| SimError::System(format!("matrix: system: {e}")))?;
+        system_of(&self.base).map_err(MatrixError::Base)?;
         // Counted before anything is checked or expanded: a few axes of a
         // few hundred values each are millions of systems.
         crate::limits::check_cells(self.axes.iter().map(|a| a.values.len()), self.max_cells)?;
         for axis in &self.axes {
             if axis.values.is_empty() {
-                return Err(SimError::System(format!(
-                    "matrix: axis {}: values must not be empty",
-                    axis.key
-                )));
+                return Err(MatrixError::from(AxisError::NoValues {
+                    axis: axis.key.clone(),
+                })
+                .into());
             }
             // Each value alone on the base, so the error names the value
             // that is wrong rather than a combination.
             for v in &axis.values {
                 let mut one = self.base.clone();
-                set_path(&mut one, axis.field(), v.clone())?;
-                system_of(&one).map_err(|e| axis_error(axis, v, &e))?;
+                axis::set_path(&mut one, axis.field(), v.clone()).map_err(MatrixError::from)?;
+                system_of(&one).map_err(|problem| MatrixError::AxisValue {
+                    axis: axis.key.clone(),
+                    value: value_text(v),
+                    problem,
+                })?;
             }
         }
-        let mut combos: Vec<(toml::Value, Vec<(String, String)>)> =
-            vec![(self.base.clone(), Vec::new())];
-        for axis in &self.axes {
-            let mut next = Vec::with_capacity(combos.len() * axis.values.len());
-            for (base, choices) in &combos {
-                for v in &axis.values {
-                    let mut c = base.clone();
-                    set_path(&mut c, axis.field(), v.clone())?;
-                    let mut ch = choices.clone();
-                    ch.push((axis.name(), value_text(v)));
-                    next.push((c, ch));
-                }
-            }
-            combos = next;
-        }
+        let combos = axis::cross_product(&self.base, &self.axes, Axis::field, self.max_cells)
+            .map_err(MatrixError::from)?;
         combos
             .into_iter()
-            .map(|(v, choices)| {
-                let cell_error = |e: &dyn std::fmt::Display| {
-                    SimError::System(format!(
-                        "matrix: cell {}: {e}",
-                        choices
-                            .iter()
-                            .map(|(k, v)| format!("{k}={v}"))
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    ))
+            .map(|combo| {
+                let choices: Vec<(String, String)> = self
+                    .axes
+                    .iter()
+                    .zip(&combo.choices)
+                    .map(|(a, &i)| (a.name(), value_text(&a.values[i])))
+                    .collect();
+                let cell_error = |problem: String| MatrixError::Cell {
+                    choices: choices
+                        .iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    problem,
                 };
-                let mut system = system_of(&v).map_err(|e| cell_error(&e))?;
+                let mut system =
+                    system_of(&combo.document).map_err(|e| cell_error(e.to_string()))?;
                 if let Some(profile) = &self.profile {
                     let replaced: Vec<&str> = self.axes.iter().map(Axis::field).collect();
                     crate::profile::apply_profile_except(&mut system, profile, &replaced)
-                        .map_err(|e| cell_error(&e))?;
+                        .map_err(|e| cell_error(e.to_string()))?;
                 }
                 Ok(MatrixCell { choices, system })
             })
@@ -254,54 +276,14 @@ impl MatrixSpec {
     }
 }
 
-fn axis_error(axis: &Axis, v: &toml::Value, e: &str) -> SimError {
-    SimError::System(format!(
-        "matrix: axis {} value '{}': {e}",
-        axis.key,
-        value_text(v)
-    ))
-}
-
 /// The system a TOML value describes, every field parsed.
-fn system_of(v: &toml::Value) -> Result<SystemModel, String> {
+fn system_of(v: &toml::Value) -> Result<SystemModel, SystemProblem> {
     let model: SystemModel = v
         .clone()
         .try_into()
-        .map_err(|e: toml::de::Error| one_line(&e.message()))?;
-    model.resolve().map_err(|e| {
-        let msg = e.to_string();
-        msg.strip_prefix("system model: ")
-            .unwrap_or(&msg)
-            .to_string()
-    })?;
+        .map_err(|e: toml::de::Error| SystemProblem::Shape(one_line(e.message())))?;
+    model.resolve_fields()?;
     Ok(model)
-}
-
-/// Set `key` (dotted) in a TOML table, creating intermediate tables.
-fn set_path(v: &mut toml::Value, key: &str, value: toml::Value) -> Result<(), SimError> {
-    let mut cur = v;
-    let parts: Vec<&str> = key.split('.').collect();
-    for (i, p) in parts.iter().enumerate() {
-        let t = cur.as_table_mut().ok_or_else(|| {
-            SimError::System(format!(
-                "matrix: axis key {key}: '{p}' is inside a value that is not a table"
-            ))
-        })?;
-        if p.is_empty() {
-            break;
-        }
-        if i + 1 == parts.len() {
-            t.insert((*p).to_string(), value);
-            return Ok(());
-        }
-        cur = t
-            .entry((*p).to_string())
-            .or_insert_with(|| toml::Value::Table(toml::map::Map::new()));
-    }
-    Err(SimError::System(format!(
-        "matrix: axis key '{key}': a dotted field of the system, or one of {}",
-        axis_names()
-    )))
 }
 
 /// The short axis names, for messages.
@@ -385,14 +367,10 @@ pub fn run_cells_with(
             });
         }
     });
-    let slots = slots
-        .into_inner()
-        .map_err(|_| SimError::Unsupported("simulate: a cell's thread failed".into()))?;
+    let slots = slots.into_inner().map_err(|_| SimError::CellLost)?;
     slots
         .into_iter()
-        .map(|s| {
-            s.unwrap_or_else(|| Err(SimError::Unsupported("simulate: a cell was not run".into())))
-        })
+        .map(|s| s.unwrap_or(Err(SimError::CellLost)))
         .collect()
 }
 

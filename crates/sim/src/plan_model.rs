@@ -4,7 +4,7 @@
 //! and the read/write MiB/s are the simulator's figures, not a second
 //! formula.
 
-use fileio::options::{check_command_line, Action, CommandLine, RunSpec};
+use fileio::options::RunSpec;
 use fileio::result::{LatencyKey, RunResult};
 use report::table::{Cell, Table};
 use zfs_model::network::Protocol as PlanProtocol;
@@ -95,24 +95,9 @@ impl SimPerformance {
     /// The run with `threads` workers; the workload's own `--threads`, when
     /// it has one, wins (it comes later on the command line).
     pub fn spec(&self, threads: u32) -> Result<RunSpec, SimError> {
-        let mut words = vec!["fileio".to_string(), format!("--threads={threads}")];
+        let mut words = vec![format!("--threads={threads}")];
         words.extend(self.words.iter().cloned());
-        words.push("run".into());
-        match check_command_line(&words) {
-            Ok(CommandLine::Command(s)) => match s.action {
-                Action::Run(spec) => Ok(spec),
-                _ => Err(SimError::Unsupported("the workload must be a run".into())),
-            },
-            Ok(_) => Err(SimError::Unsupported("the workload must be a run".into())),
-            Err(f) => Err(SimError::Unsupported(
-                f.summary()
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-                    .trim_start_matches("FATAL: ")
-                    .to_string(),
-            )),
-        }
+        Ok(RunSpec::from_words(&words)?)
     }
 }
 
@@ -176,13 +161,9 @@ impl SimPerformance {
         }
         let system = system_of(q)?;
         let spec = self.spec(q.threads).map_err(|e| e.to_string())?;
-        crate::simulate_within(&spec, &system, plan_budget()).map_err(|e| {
-            let msg = e.to_string();
-            format!(
-                "not predicted: {}",
-                msg.strip_prefix("simulate: ").unwrap_or(&msg)
-            )
-        })
+        // SimError's messages carry no command prefix of their own.
+        crate::simulate_within(&spec, &system, plan_budget())
+            .map_err(|e| format!("not predicted: {e}"))
     }
 }
 

@@ -140,24 +140,25 @@ impl Profile {
             )
         })?;
         for (name, f) in &p.parameters {
-            let param = Param::from_name(name).ok_or_else(|| {
-                SimError::System(format!(
-                    "profile: unknown parameter '{name}'; accepted: {}",
-                    Param::accepted()
-                ))
+            let param = Param::from_name(name).ok_or_else(|| SimError::UnknownParameter {
+                name: name.clone(),
+                accepted: Param::accepted(),
             })?;
             let (lo, hi) = param.bounds();
             if !(f.value.is_finite() && (lo..=hi).contains(&f.value)) {
-                return Err(SimError::System(format!(
-                    "profile: {name}: value must be from {lo} to {hi}, got {}",
-                    f.value
-                )));
+                return Err(SimError::Profile {
+                    parameter: name.clone(),
+                    problem: format!("value must be from {lo} to {hi}, got {}", f.value),
+                });
             }
             if !(f.uncertainty.is_finite() && f.uncertainty >= 0.0) {
-                return Err(SimError::System(format!(
-                    "profile: {name}: uncertainty must be a number from 0 up, got {}",
-                    f.uncertainty
-                )));
+                return Err(SimError::Profile {
+                    parameter: name.clone(),
+                    problem: format!(
+                        "uncertainty must be a number from 0 up, got {}",
+                        f.uncertainty
+                    ),
+                });
             }
         }
         Ok(p)
@@ -182,8 +183,9 @@ fn commit_device(model: &SystemModel) -> Result<(bool, ModelParams), SimError> {
     let resolve = |d: &DeviceSpec, field: &str| match d {
         DeviceSpec::Model(m) => Ok(m.clone()),
         DeviceSpec::Name(n) => ModelParams::builtin(n).map(|(_, m)| m).ok_or_else(|| {
-            SimError::System(format!(
-                "{field}: unknown device '{n}' (resolve the system first)"
+            SimError::Field(crate::FieldError::new(
+                field,
+                format!("unknown device '{n}' (resolve the system first)"),
             ))
         }),
     };
@@ -302,11 +304,9 @@ pub fn apply_profile_except(
 ) -> Result<Vec<String>, SimError> {
     let mut skipped = Vec::new();
     for (name, fitted) in &profile.parameters {
-        let p = Param::from_name(name).ok_or_else(|| {
-            SimError::System(format!(
-                "profile: unknown parameter '{name}'; accepted: {}",
-                Param::accepted()
-            ))
+        let p = Param::from_name(name).ok_or_else(|| SimError::UnknownParameter {
+            name: name.clone(),
+            accepted: Param::accepted(),
         })?;
         if let Some(field) = replaced.iter().find(|f| {
             p.components()

@@ -9,7 +9,7 @@ use zfs_model::layout::Shape;
 use zfs_model::network::Link;
 use zfs_model::units::{parse_size, SizeMeaning};
 
-use crate::SimError;
+use crate::{FieldError, SimError};
 
 /// How the client turns guest writes and fsyncs into requests to the server
 /// (NFSv3 stable and unstable writes and COMMIT, RFC 1813 section 3.3.7 and
@@ -165,13 +165,12 @@ pub enum DeviceSpec {
 }
 
 impl DeviceSpec {
-    fn resolve(&self, field: &str) -> Result<ModelParams, SimError> {
+    fn resolve(&self, field: &str) -> Result<ModelParams, FieldError> {
         let model = match self {
             DeviceSpec::Name(name) => ModelParams::builtin(name)
                 .map(|(_, m)| m)
                 .ok_or_else(|| {
-                    SimError::System(format!(
-                        "{field}: unknown device '{name}'; accepted: {}, or a table with kind = \"hdd\" or \"flash\"",
+                    FieldError::new(field, format!("unknown device '{name}'; accepted: {}, or a table with kind = \"hdd\" or \"flash\"",
                         diskmodel::builtin_names().join(", ")
                     ))
                 })?,
@@ -179,7 +178,7 @@ impl DeviceSpec {
         };
         model
             .validate()
-            .map_err(|e| SimError::System(format!("{field}: {e}")))?;
+            .map_err(|e| FieldError::new(field, e.to_string()))?;
         Ok(model)
     }
 }
@@ -434,22 +433,24 @@ pub struct System {
     pub log: Option<ModelParams>,
 }
 
-fn micros_to_ns(field: &str, us: f64) -> Result<u64, SimError> {
+fn micros_to_ns(field: &str, us: f64) -> Result<u64, FieldError> {
     if !(us.is_finite() && (0.0..=1e9).contains(&us)) {
-        return Err(SimError::System(format!(
-            "{field}: must be a number of microseconds from 0 to 1e9, got {us}"
-        )));
+        return Err(FieldError::new(
+            field,
+            format!("must be a number of microseconds from 0 to 1e9, got {us}"),
+        ));
     }
     // Checked just above: finite, non-negative and at most 1e15 ns.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     Ok((us * 1e3).round() as u64)
 }
 
-fn percent_of(field: &str, pct: f64, of: u64) -> Result<u64, SimError> {
+fn percent_of(field: &str, pct: f64, of: u64) -> Result<u64, FieldError> {
     if !(pct.is_finite() && (0.0..=100.0).contains(&pct)) {
-        return Err(SimError::System(format!(
-            "{field}: must be a percentage from 0 to 100, got {pct}"
-        )));
+        return Err(FieldError::new(
+            field,
+            format!("must be a percentage from 0 to 100, got {pct}"),
+        ));
     }
     // 0 <= pct <= 100: the product is within 0..=of.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
@@ -459,7 +460,7 @@ fn percent_of(field: &str, pct: f64, of: u64) -> Result<u64, SimError> {
 impl PoolModel {
     /// The block a file's data lives in: the dataset's recordsize, or the
     /// zvol's volblocksize for an iSCSI client.
-    fn block_size(&self, protocol: Protocol) -> Result<u64, SimError> {
+    fn block_size(&self, protocol: Protocol) -> Result<u64, FieldError> {
         let (field, block) = if protocol == Protocol::Iscsi {
             (
                 "pool.volblocksize",
@@ -469,22 +470,22 @@ impl PoolModel {
             ("pool.recordsize", self.recordsize.as_str())
         };
         let size = parse_size(block, SizeMeaning::Exact)
-            .map_err(|e| SimError::System(format!("{field}: {e}")))?;
+            .map_err(|e| FieldError::new(field, e.to_string()))?;
         // zfsprops(7): recordsize and volblocksize are powers of two from
         // 512 B to 16 MiB.
         if !(size.is_power_of_two() && (512..=16 << 20).contains(&size)) {
-            return Err(SimError::System(format!(
-                "{field}: must be a power of two from 512 to 16M, got {block}"
-            )));
+            return Err(FieldError::new(
+                field,
+                format!("must be a power of two from 512 to 16M, got {block}"),
+            ));
         }
         Ok(size)
     }
 }
 
 impl ServerModel {
-    fn txg_tuning(&self, ram: u64, disk: &ModelParams) -> Result<TxgTuning, SimError> {
-        let bad =
-            |field: &str, e: &dyn std::fmt::Display| SimError::System(format!("{field}: {e}"));
+    fn txg_tuning(&self, ram: u64, disk: &ModelParams) -> Result<TxgTuning, FieldError> {
+        let bad = |field: &str, e: &dyn std::fmt::Display| FieldError::new(field, e.to_string());
         let dirty_max = match &self.dirty_data_max {
             Some(v) => {
                 parse_size(v, SizeMeaning::Exact).map_err(|e| bad("server.dirty_data_max", &e))?
@@ -497,9 +498,10 @@ impl ServerModel {
             self.vdev_async_write_max_active,
         );
         if !(1..=1000).contains(&lo) || !(lo..=1000).contains(&hi) {
-            return Err(SimError::System(format!(
-                "server.vdev_async_write_min_active and _max_active: must be 1 to 1000 with min <= max, got {lo} and {hi}"
-            )));
+            return Err(FieldError::new(
+                "server.vdev_async_write_min_active and _max_active",
+                format!("must be 1 to 1000 with min <= max, got {lo} and {hi}"),
+            ));
         }
         let aggregation = match &self.vdev_aggregation_limit {
             Some(v) => parse_size(v, SizeMeaning::Exact)
@@ -508,9 +510,10 @@ impl ServerModel {
             None => 128 << 10,
         };
         if !(4096..=16 << 20).contains(&aggregation) {
-            return Err(SimError::System(format!(
-                "server.vdev_aggregation_limit: must be 4K to 16M, got {aggregation} bytes"
-            )));
+            return Err(FieldError::new(
+                "server.vdev_aggregation_limit",
+                format!("must be 4K to 16M, got {aggregation} bytes"),
+            ));
         }
         Ok(TxgTuning {
             dirty_max,
@@ -563,20 +566,22 @@ impl SystemModel {
 
     /// The link (none for a local client), its mean round trip, ms, and
     /// the spread of one trip around it.
-    fn resolve_link(&self) -> Result<(Option<Link>, f64, f64), SimError> {
-        let bad =
-            |field: &str, e: &dyn std::fmt::Display| SimError::System(format!("{field}: {e}"));
+    fn resolve_link(&self) -> Result<(Option<Link>, f64, f64), FieldError> {
+        let bad = |field: &str, e: &dyn std::fmt::Display| FieldError::new(field, e.to_string());
         let protocol = self.client.protocol;
         let link = if protocol == Protocol::Local {
             None
         } else {
             let link = Link::parse(&self.link.link).map_err(|e| bad("link.link", &e))?;
             Some(link.ok_or_else(|| {
-                SimError::System(format!(
-                    "link.link: a {} client needs a link; accepted: {}",
-                    protocol_name(protocol),
-                    Link::ACCEPTED
-                ))
+                FieldError::new(
+                    "link.link",
+                    format!(
+                        "a {} client needs a link; accepted: {}",
+                        protocol_name(protocol),
+                        Link::ACCEPTED
+                    ),
+                )
             })?)
         };
         let rtt_ms = match (self.link.rtt_ms, link) {
@@ -593,17 +598,23 @@ impl SystemModel {
             (None, None) => 0.0,
         };
         if !(rtt_spread.is_finite() && (0.0..=1.0).contains(&rtt_spread)) {
-            return Err(SimError::System(format!(
-                "link.rtt_spread: must be a fraction from 0 to 1, got {rtt_spread}"
-            )));
+            return Err(FieldError::new(
+                "link.rtt_spread",
+                format!("must be a fraction from 0 to 1, got {rtt_spread}"),
+            ));
         }
         Ok((link, rtt_ms, rtt_spread))
     }
 
     /// Apply defaults and parse every word; the error names the field.
     pub fn resolve(&self) -> Result<System, SimError> {
-        let bad =
-            |field: &str, e: &dyn std::fmt::Display| SimError::System(format!("{field}: {e}"));
+        Ok(self.resolve_fields()?)
+    }
+
+    /// [`SystemModel::resolve`], refusing with the field alone (a matrix
+    /// names the axis or cell around it).
+    pub(crate) fn resolve_fields(&self) -> Result<System, FieldError> {
+        let bad = |field: &str, e: &dyn std::fmt::Display| FieldError::new(field, e.to_string());
         let protocol = self.client.protocol;
         let (link, rtt_ms, rtt_spread) = self.resolve_link()?;
         let fsync_round_trips = self
@@ -611,9 +622,10 @@ impl SystemModel {
             .fsync_round_trips
             .unwrap_or_else(|| protocol.default_fsync_round_trips());
         if !(1..=64).contains(&fsync_round_trips) {
-            return Err(SimError::System(format!(
-                "client.fsync_round_trips: must be 1 to 64, got {fsync_round_trips}"
-            )));
+            return Err(FieldError::new(
+                "client.fsync_round_trips",
+                format!("must be 1 to 64, got {fsync_round_trips}"),
+            ));
         }
         let page_cache = self
             .client
@@ -629,21 +641,23 @@ impl SystemModel {
             parse_size(&self.server.ram, SizeMeaning::Exact).map_err(|e| bad("server.ram", &e))?;
         let f = self.server.arc_fraction;
         if !(f.is_finite() && f > 0.0 && f <= 1.0) {
-            return Err(SimError::System(format!(
-                "server.arc_fraction: must be above 0 and at most 1, got {f}"
-            )));
+            return Err(FieldError::new(
+                "server.arc_fraction",
+                format!("must be above 0 and at most 1, got {f}"),
+            ));
         }
         if !(1..=1024).contains(&self.server.cores) {
-            return Err(SimError::System(format!(
-                "server.cores: must be 1 to 1024, got {}",
-                self.server.cores
-            )));
+            return Err(FieldError::new(
+                "server.cores",
+                format!("must be 1 to 1024, got {}", self.server.cores),
+            ));
         }
         let txg = self.server.txg_timeout_s;
         if !(txg.is_finite() && (0.1..=3600.0).contains(&txg)) {
-            return Err(SimError::System(format!(
-                "server.txg_timeout_s: must be 0.1 to 3600 seconds, got {txg}"
-            )));
+            return Err(FieldError::new(
+                "server.txg_timeout_s",
+                format!("must be 0.1 to 3600 seconds, got {txg}"),
+            ));
         }
         let shape = Shape::parse(&self.pool.layout).map_err(|e| bad("pool.layout", &e))?;
         let disk_bytes = parse_size(&self.pool.disk_size, SizeMeaning::MarketedDisk)

@@ -1,7 +1,7 @@
 //! Calibration against the simulator itself: "measurements" produced with
 //! known parameters are fitted back from other starting values.
 
-use fileio::options::{check_command_line, Action, CommandLine, RunSpec};
+use fileio::options::RunSpec;
 use fileio::result::{ResultKind, RunResult};
 use sim::calibrate::{calibrate, Measurement, Outcome};
 use sim::profile::{apply_profile, current_value, set_value, Param};
@@ -9,7 +9,6 @@ use sim::{simulate, SystemModel};
 
 fn spec(extra: &[&str]) -> RunSpec {
     let mut words = vec![
-        "fileio",
         "--file-total-size=16M",
         "--file-num=4",
         "--file-block-size=4096",
@@ -17,14 +16,7 @@ fn spec(extra: &[&str]) -> RunSpec {
         "--time=2",
     ];
     words.extend_from_slice(extra);
-    words.push("run");
-    match check_command_line(&words) {
-        Ok(CommandLine::Command(s)) => match s.action {
-            Action::Run(spec) => spec,
-            other => panic!("not a run: {other:?}"),
-        },
-        other => panic!("{words:?}: {other:?}"),
-    }
+    RunSpec::from_words(&words).unwrap_or_else(|e| panic!("{words:?}: {e}"))
 }
 
 /// fileio on the server itself, its pool one flash disk whose flush is the

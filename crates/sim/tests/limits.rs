@@ -1,21 +1,14 @@
 //! The simulator's bounds (issue 19): runaway workloads end in a typed
 //! refusal or a bounded run that says where it stopped.
 
-use fileio::options::{check_command_line, Action, CommandLine, RunSpec};
+use fileio::options::RunSpec;
 use sim::{Budget, LimitError, SimError, SystemModel};
 
 fn spec(words: &[&str]) -> RunSpec {
-    let mut all = vec!["fileio", "--file-total-size=16M", "--rand-seed=1"];
+    let mut all = vec!["--file-total-size=16M", "--rand-seed=1"];
     all.extend_from_slice(words);
-    all.push("run");
     let all: Vec<String> = all.into_iter().map(String::from).collect();
-    match check_command_line(&all) {
-        Ok(CommandLine::Command(s)) => match s.action {
-            Action::Run(spec) => spec,
-            _ => panic!("not a run"),
-        },
-        _ => panic!("not accepted: {all:?}"),
-    }
+    RunSpec::from_words(&all).unwrap_or_else(|e| panic!("{all:?}: {e}"))
 }
 
 fn system(text: &str) -> SystemModel {

@@ -1,14 +1,13 @@
 //! The matrix form: axes expanded over a base system, every cell predicted,
 //! one table row per cell.
 
-use fileio::options::{check_command_line, Action, CommandLine, RunSpec};
+use fileio::options::RunSpec;
 use sim::limits::DEFAULT_MAX_CELLS;
 use sim::matrix::{results_table, run_cells, MatrixSpec, FIGURE_COLUMNS};
 use std::path::{Path, PathBuf};
 
 fn spec(extra: &[&str]) -> RunSpec {
     let mut words = vec![
-        "fileio",
         "--file-total-size=64M",
         "--file-test-mode=rndrw",
         "--file-fsync-all",
@@ -16,14 +15,7 @@ fn spec(extra: &[&str]) -> RunSpec {
         "--rand-seed=3",
     ];
     words.extend_from_slice(extra);
-    words.push("run");
-    match check_command_line(&words) {
-        Ok(CommandLine::Command(settings)) => match settings.action {
-            Action::Run(spec) => spec,
-            other => panic!("not a run: {other:?}"),
-        },
-        other => panic!("{words:?}: {other:?}"),
-    }
+    RunSpec::from_words(&words).unwrap_or_else(|e| panic!("{words:?}: {e}"))
 }
 
 fn examples() -> PathBuf {

@@ -2,7 +2,7 @@
 //! prediction of the same system, and the plan's short run agrees with a
 //! long one.
 
-use fileio::options::{check_command_line, Action, CommandLine, RunSpec};
+use fileio::options::RunSpec;
 use sim::plan_model::{figures, SimPerformance, PLAN_EVENTS};
 use sim::SystemModel;
 use zfs_model::capacity::CapacityOptions;
@@ -58,16 +58,9 @@ fn planned(link: &str) -> Plan {
 }
 
 fn run_spec(words: &[&str]) -> RunSpec {
-    let mut all = vec!["fileio"];
+    let mut all = Vec::<&str>::new();
     all.extend_from_slice(words);
-    all.push("run");
-    match check_command_line(&all) {
-        Ok(CommandLine::Command(s)) => match s.action {
-            Action::Run(spec) => spec,
-            other => panic!("{other:?}"),
-        },
-        other => panic!("{other:?}"),
-    }
+    RunSpec::from_words(&all).unwrap_or_else(|e| panic!("{all:?}: {e}"))
 }
 
 /// The same system written by hand as a system file, the way a user of

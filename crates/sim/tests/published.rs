@@ -6,7 +6,7 @@
 //! One thread, one request at a time, so what is measured is one
 //! operation's latency, not a queue.
 
-use fileio::options::{check_command_line, Action, CommandLine, RunSpec};
+use fileio::options::RunSpec;
 use fileio::result::{LatencyKey, RunResult};
 use sim::{simulate, SystemModel};
 
@@ -14,7 +14,6 @@ use sim::{simulate, SystemModel};
 /// the ARC holds (no record is read before it is changed).
 fn one_writer() -> RunSpec {
     let words = [
-        "fileio",
         "--file-total-size=16M",
         "--file-num=4",
         "--file-test-mode=rndwr",
@@ -24,15 +23,8 @@ fn one_writer() -> RunSpec {
         "--time=20",
         "--events=2000",
         "--rand-seed=1",
-        "run",
     ];
-    match check_command_line(&words) {
-        Ok(CommandLine::Command(settings)) => match settings.action {
-            Action::Run(spec) => spec,
-            other => panic!("not a run: {other:?}"),
-        },
-        other => panic!("{other:?}"),
-    }
+    RunSpec::from_words(&words).unwrap_or_else(|e| panic!("{words:?}: {e}"))
 }
 
 fn mean_ms(r: &RunResult, key: LatencyKey) -> f64 {

@@ -1,28 +1,16 @@
 //! The simulator against fileio's own generator, against itself, and against
 //! closed forms and the direction of the physics.
 
-use fileio::options::{check_command_line, Action, CommandLine, RunSpec};
+use fileio::options::RunSpec;
 use fileio::result::{LatencyKey, RunResult};
 use fileio::run::generator::Generator;
 use fileio::run::runner::worker_seeds;
 use sim::{simulate, simulate_traced, SystemModel};
 
 fn spec(extra: &[&str]) -> RunSpec {
-    let mut words = vec![
-        "fileio",
-        "--file-total-size=16M",
-        "--file-num=4",
-        "--rand-seed=7",
-    ];
+    let mut words = vec!["--file-total-size=16M", "--file-num=4", "--rand-seed=7"];
     words.extend_from_slice(extra);
-    words.push("run");
-    match check_command_line(&words) {
-        Ok(CommandLine::Command(settings)) => match settings.action {
-            Action::Run(spec) => spec,
-            other => panic!("not a run: {other:?}"),
-        },
-        other => panic!("{words:?}: {other:?}"),
-    }
+    RunSpec::from_words(&words).unwrap_or_else(|e| panic!("{words:?}: {e}"))
 }
 
 fn system(toml: &str) -> SystemModel {
@@ -340,8 +328,7 @@ fn threads_share_the_work_fairly_on_the_reference_command() {
     // Without variation in service times, rndrw's global read/write rule
     // locks the threads into a fixed pattern (one thread only writing, its
     // event count a third of the others'); real runs share evenly.
-    let s = match check_command_line(&[
-        "fileio",
+    let s = RunSpec::from_words(&[
         "--file-total-size=4G",
         "--file-test-mode=rndrw",
         "--file-block-size=4K",
@@ -349,14 +336,8 @@ fn threads_share_the_work_fairly_on_the_reference_command() {
         "--time=30",
         "--file-fsync-all",
         "--rand-seed=1",
-        "run",
-    ]) {
-        Ok(CommandLine::Command(settings)) => match settings.action {
-            Action::Run(spec) => spec,
-            other => panic!("not a run: {other:?}"),
-        },
-        other => panic!("{other:?}"),
-    };
+    ])
+    .unwrap();
     let r = simulate(&s, &system(REFERENCE)).unwrap();
     let spread = fairness_spread(&r);
     assert!(spread < 0.03, "per-thread events {:?}", r.threads);
@@ -484,16 +465,9 @@ fn a_file_set_larger_than_the_client_cache_misses_in_proportion() {
 }
 
 fn words_spec(words: &[&str]) -> RunSpec {
-    let mut all = vec!["fileio"];
+    let mut all = Vec::<&str>::new();
     all.extend_from_slice(words);
-    all.push("run");
-    match check_command_line(&all) {
-        Ok(CommandLine::Command(settings)) => match settings.action {
-            Action::Run(spec) => spec,
-            other => panic!("not a run: {other:?}"),
-        },
-        other => panic!("{all:?}: {other:?}"),
-    }
+    RunSpec::from_words(&all).unwrap_or_else(|e| panic!("{all:?}: {e}"))
 }
 
 #[test]

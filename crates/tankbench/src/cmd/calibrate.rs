@@ -181,12 +181,11 @@ pub fn calibrate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         .map(|(id, r)| Measurement::from_result(id, r))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| anyhow::anyhow!("simulate calibrate: {e}"))?;
-    let c = calibrate_only(&model, &measurements, &params).map_err(|e| {
-        let msg = e.to_string();
-        anyhow::anyhow!(
-            "simulate calibrate: {}",
-            msg.strip_prefix("calibrate: ").unwrap_or(&msg)
-        )
+    let c = calibrate_only(&model, &measurements, &params).map_err(|e| match e {
+        // The command names itself: calibration's own refusals need no
+        // second "calibrate".
+        sim::SimError::Calibrate(c) => anyhow::anyhow!("simulate calibrate: {c}"),
+        e => anyhow::anyhow!("simulate calibrate: {e}"),
     })?;
     print!("{}", c.report());
     if let Some(path) = &a.save_profile {

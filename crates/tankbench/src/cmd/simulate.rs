@@ -2,11 +2,13 @@
 //! `sim` crate) and report it like a measurement, marked as a prediction.
 
 use anyhow::Context as _;
-use fileio::options::{check_command_line, Action, CommandLine, Format};
+use fileio::options::{check_command_line, CommandLine, Format, RunSpec, Settings};
 use report::atomic::{check_can_create_in, check_new_file, write_atomically, Existing};
 use report::labels::{merge_labels, parse_labels, Labels};
 use report::store::{ResultStore, DEFAULT_DIR};
-use sim::system::{DeviceSpec, Protocol, SystemModel};
+use sim::matrix::{AxisError, MatrixError};
+use sim::system::{DeviceSpec, Protocol, System, SystemModel};
+use sim::SimError;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -150,22 +152,31 @@ fn apply_overrides(model: &mut SystemModel, a: &SimArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A resolve error names the system file's field; when the command line set
-/// that field, name the option instead.
-fn name_override(msg: &str, a: &SimArgs) -> String {
-    let pairs = [
-        ("pool.layout:", "--layout", a.layout.is_some()),
-        ("link.link:", "--link", a.link.is_some()),
-        ("log:", "--log", a.log.is_some()),
-        ("server.ram:", "--ram", a.ram.is_some()),
-    ];
-    let body = msg.strip_prefix("system model: ").unwrap_or(msg);
-    for (field, option, given) in pairs {
-        if let (true, Some(rest)) = (given, body.strip_prefix(field)) {
-            return format!("simulate: {option}:{rest}");
-        }
+impl SimArgs {
+    /// The option that replaced the system file's `field`, if one did.
+    fn option_for(&self, field: &str) -> Option<&'static str> {
+        [
+            ("pool.layout", "--layout", self.layout.is_some()),
+            ("link.link", "--link", self.link.is_some()),
+            ("log", "--log", self.log.is_some()),
+            ("server.ram", "--ram", self.ram.is_some()),
+        ]
+        .into_iter()
+        .find(|&(f, _, given)| given && f == field)
+        .map(|(_, option, _)| option)
     }
-    format!("simulate: {msg}")
+}
+
+/// A refused system: named by the option when the command line set the
+/// field, else by the field of the system file.
+fn system_error(e: SimError, a: &SimArgs) -> anyhow::Error {
+    match &e {
+        SimError::Field(f) => match a.option_for(&f.field) {
+            Some(option) => anyhow::anyhow!("simulate: {option}: {}", f.problem),
+            None => anyhow::anyhow!("simulate: {e}"),
+        },
+        _ => anyhow::anyhow!("simulate: {e}"),
+    }
 }
 
 pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
@@ -182,13 +193,7 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     if a.is_matrix() {
         return matrix_of_overrides(&a, system_path, &words);
     }
-    let settings = fileio_settings(&words)?;
-    let spec = match &settings.action {
-        Action::Run(spec) => spec.clone(),
-        Action::Prepare(_) | Action::Cleanup(_) => anyhow::bail!(
-            "simulate: only 'run' can be predicted (prepare and cleanup touch no simulated files); accepted command: run"
-        ),
-    };
+    let (spec, settings) = fileio_settings(&words)?;
     let ext = &settings.ext;
     if ext.repeat != 1 {
         anyhow::bail!("simulate: --repeat must be 1 (a prediction is deterministic for its seed)");
@@ -211,9 +216,7 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         super::calibrate::apply_profile_file(&mut model, p)?;
     }
     apply_overrides(&mut model, &a)?;
-    let sys = model
-        .resolve()
-        .map_err(|e| anyhow::anyhow!("{}", name_override(&e.to_string(), &a)))?;
+    let sys = model.resolve().map_err(|e| system_error(e, &a))?;
     // Destinations are checked before the prediction, as fileio checks them
     // before a run: nothing is written when any of them is refused.
     let save_dir: Option<PathBuf> = ext
@@ -232,14 +235,8 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         check_new_file(path)
             .map_err(|e| anyhow::anyhow!("simulate: --json={}: {e}", path.display()))?;
     }
-    // The library's own "simulate:" prefix on some messages is not doubled.
-    let mut result = sim::simulate_within(&spec, &model, budget).map_err(|e| {
-        let msg = e.to_string();
-        anyhow::anyhow!(
-            "simulate: {}",
-            msg.strip_prefix("simulate: ").unwrap_or(&msg)
-        )
-    })?;
+    let mut result = sim::simulate_within(&spec, &model, budget)
+        .map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
     result.labels.extend(labels);
     note_budget(&result);
     if let Some(path) = &ext.json_path {
@@ -254,7 +251,7 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         Format::Json => println!("{}", serde_json::to_string_pretty(&result)?),
         Format::Text => print!(
             "{}",
-            sim::report::text_report(&model, &sys, &result, settings.general.percentile)
+            text_report(&model, &sys, &result, settings.general.percentile)
         ),
     }
     Ok(0)
@@ -298,20 +295,28 @@ fn write_json(path: &Path, result: &fileio::result::RunResult) -> anyhow::Result
         .map_err(|e| anyhow::anyhow!("simulate: --json={}: {e}", path.display()))
 }
 
-/// The fileio words after `--`, checked by fileio's own parser; one line
-/// naming the option when they are refused.
-fn fileio_settings(words: &[String]) -> anyhow::Result<Box<fileio::options::Settings>> {
-    match check_command_line(words) {
-        Ok(CommandLine::Command(s)) => Ok(s),
-        Ok(_) => anyhow::bail!("simulate: the fileio words must end in 'run'; {USAGE}"),
-        Err(f) => anyhow::bail!(
-            "simulate: {}",
-            f.summary()
-                .lines()
-                .next()
-                .unwrap_or("")
-                .trim_start_matches("FATAL: ")
+/// The fileio words after `--` (`fileio`, options, `run`): the workload,
+/// read with fileio's typed API, and the front end's output options
+/// (`--format`, `--json`, `--save`, `--label`, `--repeat`, `--percentile`).
+fn fileio_settings(words: &[String]) -> anyhow::Result<(RunSpec, Box<Settings>)> {
+    let options = words.get(1..).unwrap_or_default();
+    let Some((command, workload)) = options.split_last() else {
+        anyhow::bail!("simulate: the fileio words must end in 'run'; {USAGE}");
+    };
+    match command.as_str() {
+        "run" => {}
+        "prepare" | "cleanup" => anyhow::bail!(
+            "simulate: only 'run' can be predicted (prepare and cleanup touch no simulated files); accepted command: run"
         ),
+        _ => anyhow::bail!("simulate: the fileio words must end in 'run'; {USAGE}"),
+    }
+    let spec = RunSpec::from_words(workload).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
+    // The workload's words passed: what the front end can refuse now is an
+    // output option, whose refusal fileio gives as its printed lines.
+    match check_command_line(words) {
+        Ok(CommandLine::Command(s)) => Ok((spec, s)),
+        Ok(_) => anyhow::bail!("simulate: the fileio words must end in 'run'; {USAGE}"),
+        Err(f) => anyhow::bail!("simulate: {}", f.summary()),
     }
 }
 
@@ -320,7 +325,7 @@ fn fileio_settings(words: &[String]) -> anyhow::Result<Box<fileio::options::Sett
 /// output options (`--format`, `--save`, `--label`) are fileio's, after `--`.
 fn matrix_of_overrides(a: &SimArgs, system_path: &Path, words: &[String]) -> anyhow::Result<i32> {
     use super::simulate_matrix::{run_matrix, MatrixOutput, TableFormat};
-    let settings = fileio_settings(words)?;
+    let (_, settings) = fileio_settings(words)?;
     let ext = &settings.ext;
     if ext.json_path.is_some() {
         anyhow::bail!(
@@ -355,17 +360,24 @@ fn matrix_of_overrides(a: &SimArgs, system_path: &Path, words: &[String]) -> any
         .cloned()
         .collect();
     let mut m = sim::matrix::MatrixSpec::from_system_text(&text, workload, &a.axes(), max_cells)
-        .map_err(|e| {
-            if let sim::SimError::Limit(limit) = &e {
-                return anyhow::anyhow!("simulate: {limit}");
-            }
-            let msg = e.to_string();
-            let msg = msg.strip_prefix("system model: ").unwrap_or(&msg);
+        .map_err(|e| match e {
+            SimError::Limit(limit) => anyhow::anyhow!("simulate: {limit}"),
             // An axis here is an option: name it as typed.
-            match msg.strip_prefix("matrix: axis ") {
-                Some(rest) => anyhow::anyhow!("simulate: --{}", rest.replacen(" value ", " ", 1)),
-                None => anyhow::anyhow!("simulate: --system {}: {msg}", system_path.display()),
+            SimError::Matrix(MatrixError::AxisValue {
+                axis,
+                value,
+                problem,
+            }) => anyhow::anyhow!("simulate: --{axis} '{value}': {problem}"),
+            SimError::Matrix(MatrixError::Axis(AxisError::NoValues { axis })) => {
+                anyhow::anyhow!("simulate: --{axis}: values must not be empty")
             }
+            SimError::Matrix(m) => {
+                anyhow::anyhow!("simulate: --system {}: matrix: {m}", system_path.display())
+            }
+            SimError::Field(f) => {
+                anyhow::anyhow!("simulate: --system {}: {f}", system_path.display())
+            }
+            e => anyhow::anyhow!("simulate: --system {}: {e}", system_path.display()),
         })?;
     if let Some(path) = &a.profile {
         m.profile = Some(super::calibrate::load_profile(path)?);
@@ -383,5 +395,79 @@ fn matrix_of_overrides(a: &SimArgs, system_path: &Path, words: &[String]) -> any
             labels,
             events,
         },
+    )
+}
+
+/// The text report of a prediction: a header naming the system, then the
+/// sections of sysbench 1.0.20's cumulative report (file_report_cumulative
+/// in sb_fileio.c, report_cumulative in src/sysbench.c) in their layout,
+/// computed from the predicted result, then tankbench's latency table by
+/// operation. `percentile` is sysbench's `--percentile` (0: disabled).
+fn text_report(
+    model: &SystemModel,
+    sys: &System,
+    r: &fileio::result::RunResult,
+    percentile: u32,
+) -> String {
+    use fileio::result::LatencyKey;
+    use fileio::sysbench::report_text::{
+        cumulative_report, latency_section, CumulativeFigures, PercentileLine,
+    };
+    let mut s = prediction_header(model, sys);
+    s.push('\n');
+    let event = r.latency.get(&LatencyKey::Event);
+    let (min_ms, avg_ms, max_ms, sum_ms) = event.map_or((0.0, 0.0, 0.0, 0.0), |l| {
+        (l.min_ms, l.mean_ms, l.max_ms, l.sum_ms)
+    });
+    // A prediction has no sysbench log-scale histogram: the value printed is
+    // the event percentile of the result's own histogram when it was
+    // computed, else the line says so.
+    let percentile = if percentile == 0 {
+        PercentileLine::Disabled
+    } else {
+        match event.and_then(|l| l.at(f64::from(percentile))) {
+            Some(ms) => PercentileLine::Value(percentile, ms),
+            None => PercentileLine::NotComputed(percentile),
+        }
+    };
+    s.push_str(&cumulative_report(&CumulativeFigures {
+        seconds: r.total_time_s,
+        total_time_s: r.total_time_s,
+        counts: &r.counts,
+        min_ms,
+        avg_ms,
+        max_ms,
+        sum_ms,
+        percentile,
+        threads: r
+            .threads
+            .iter()
+            .map(|t| (t.events as f64, t.busy_time_s))
+            .collect(),
+    }));
+    s.push_str(&latency_section(r));
+    s
+}
+
+/// One line naming what was predicted: the system's name, layout, log
+/// device, link and client, so a pasted report cannot pass for a measurement.
+fn prediction_header(model: &SystemModel, sys: &System) -> String {
+    let log = match &model.log {
+        None => "none".to_string(),
+        Some(DeviceSpec::Name(n)) => n.trim().to_string(),
+        Some(DeviceSpec::Model(_)) if sys.log.is_none() => "none".to_string(),
+        Some(DeviceSpec::Model(_)) => "custom model".to_string(),
+    };
+    let link = match sys.link {
+        Some(l) => l.name(),
+        None => "none (local)".to_string(),
+    };
+    format!(
+        "PREDICTION (simulated, not measured) for system '{}': layout {}, log {}, link {}, client {}",
+        sys.name,
+        sys.shape.name(),
+        log,
+        link,
+        sys.protocol.name()
     )
 }

@@ -4,12 +4,13 @@
 //! `compare` and `report`.
 
 use anyhow::Context as _;
-use fileio::options::{check_command_line, Action, CommandLine};
+use fileio::options::RunSpec;
 use fileio::result::RunResult;
 use report::atomic::check_can_create_in;
 use report::labels::{merge_labels, parse_labels, Labels};
 use report::store::{ResultStore, DEFAULT_DIR};
 use sim::matrix::{run_cells_with, CellRuns, MatrixSpec};
+use sim::SimError;
 
 /// How often a long matrix reports its progress.
 const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
@@ -99,11 +100,8 @@ pub fn matrix_main(args: &[OsString]) -> anyhow::Result<i32> {
     let text = zfs_model::config_file::read_config(&file)
         .map_err(|e| anyhow::anyhow!("simulate matrix: {}: {e}", file.display()))?;
     let dir = file.parent().unwrap_or(Path::new("."));
-    let mut m = MatrixSpec::from_toml(&text, dir, max_cells).map_err(|e| {
-        let msg = e.to_string();
-        let msg = msg.strip_prefix("system model: ").unwrap_or(&msg);
-        anyhow::anyhow!("simulate matrix: {}: {msg}", file.display())
-    })?;
+    let mut m = MatrixSpec::from_toml(&text, dir, max_cells)
+        .map_err(|e| anyhow::anyhow!("simulate matrix: {}: {}", file.display(), in_matrix(&e)))?;
     if let Some(path) = &profile {
         m.profile = Some(super::calibrate::load_profile(path)?);
         m.cells()
@@ -114,43 +112,18 @@ pub fn matrix_main(args: &[OsString]) -> anyhow::Result<i32> {
 
 /// Predict every cell of `m` and print (and save) the results.
 pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
-    let mut words = vec!["fileio".to_string()];
-    words.extend(m.workload.iter().cloned());
-    words.push("run".into());
-    let settings = match check_command_line(&words) {
-        Ok(CommandLine::Command(s)) => s,
-        Ok(_) => anyhow::bail!("simulate matrix: workload: the fileio options of a run"),
-        Err(f) => anyhow::bail!(
-            "simulate matrix: workload: {}",
-            f.summary()
-                .lines()
-                .next()
-                .unwrap_or("")
-                .trim_start_matches("FATAL: ")
-        ),
-    };
-    let Action::Run(spec) = &settings.action else {
-        anyhow::bail!("simulate matrix: workload: the fileio options of a run");
-    };
     // Output options in the workload would be silently ignored: the matrix
     // takes them on its own command line.
-    let ext = &settings.ext;
-    if ext.format != fileio::options::Format::Text
-        || ext.json_path.is_some()
-        || ext.save.is_some()
-        || !ext.labels.is_empty()
-        || ext.repeat != 1
-    {
+    if m.workload.iter().any(|w| is_output_option(w)) {
         anyhow::bail!(
             "simulate matrix: workload: --format, --json, --save, --label and --repeat are not workload options; accepted on the command line: --format=FORMAT, --save[=DIR], --label=K=V"
         );
     }
-    let cells = m.cells().map_err(|e| {
-        anyhow::anyhow!(
-            "simulate {}",
-            e.to_string().trim_start_matches("system model: ")
-        )
-    })?;
+    let spec = RunSpec::from_words(&m.workload)
+        .map_err(|e| anyhow::anyhow!("simulate matrix: workload: {e}"))?;
+    let cells = m
+        .cells()
+        .map_err(|e| anyhow::anyhow!("simulate {}", in_matrix(&e)))?;
     if !out.labels.is_empty() && out.save.is_none() {
         anyhow::bail!("simulate matrix: --label needs --save: labels are kept with stored results");
     }
@@ -162,7 +135,7 @@ pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
         check_can_create_in(dir)
             .map_err(|e| anyhow::anyhow!("simulate matrix: --save={}: {e}", dir.display()))?;
     }
-    let (mut results, took, parallel) = predict_cells(spec, &cells, out.events)?;
+    let (mut results, took, parallel) = predict_cells(&spec, &cells, out.events)?;
     for r in &mut results {
         r.labels.extend(out.labels.clone());
     }
@@ -216,13 +189,8 @@ fn predict_cells(
         events: events.unwrap_or(sim::limits::DEFAULT_MATRIX_EVENTS),
         progress: Some(&progress),
     };
-    let results = run_cells_with(spec, cells, &how).map_err(|e| {
-        let msg = e.to_string();
-        anyhow::anyhow!(
-            "simulate matrix: {}",
-            msg.strip_prefix("simulate: ").unwrap_or(&msg)
-        )
-    })?;
+    let results =
+        run_cells_with(spec, cells, &how).map_err(|e| anyhow::anyhow!("simulate matrix: {e}"))?;
     let took = started.elapsed().as_secs_f64();
     let stopped = results
         .iter()
@@ -249,4 +217,27 @@ fn json_doc(workload: &[String], results: &[RunResult]) -> anyhow::Result<String
         "workload": workload,
         "results": results,
     }))?)
+}
+
+/// A matrix's refusal as the text after the file name: `matrix: …` for the
+/// matrix's own parts, the system's message otherwise.
+fn in_matrix(e: &SimError) -> String {
+    match e {
+        SimError::Matrix(m) => format!("matrix: {m}"),
+        SimError::Field(f) => f.to_string(),
+        e => e.to_string(),
+    }
+}
+
+/// Whether `word` is one of the front end's output options (`--format`,
+/// `--json`, `--save`, `--label`, `--repeat`), which a workload does not
+/// hold. Names are read as the front end reads them: with or without `--`,
+/// `-` and `_` alike.
+fn is_output_option(word: &str) -> bool {
+    let body = word.strip_prefix("--").unwrap_or(word);
+    let name = body
+        .split_once('=')
+        .map_or(body, |(n, _)| n)
+        .replace('_', "-");
+    ["format", "json", "save", "label", "repeat"].contains(&name.as_str())
 }

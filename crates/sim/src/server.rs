@@ -1,0 +1,593 @@
+//! The ZFS server of a simulation: its CPUs, the ARC, the ZIL, the txg
+//! pipeline with its write throttle, and the pool's vdev queues and disks.
+//! It is told when a client's message arrives ([`ZfsServer::arrive`]) and
+//! handles its own events (CPU done, throttle over, ZIL batch, txg timeout,
+//! txg writes done, txg synced); when a request is done it schedules the
+//! client's [`Event::Reply`]. Read and testable without the clients.
+
+use fileio::options::RunSpec;
+use fileio::rng::SeededStream;
+use fileio::run::generator::Request;
+
+use crate::components::{Arc, Cpu, LogDevice, Pool, LR_WRITE_BYTES, SECTOR};
+use crate::engine::{service_time, Event, MAX_RECORDS};
+use crate::queue::{EventQueue, Nanos};
+use crate::system::{SyncProperty, System, ZilBatching};
+use crate::{NotModelled, SimError};
+
+/// Stream of the run seed the server CPU's draws come from.
+const CPU_STREAM: u64 = (1 << 32) + 1;
+
+/// Size of a journal block the guest writes for an fsync (ext4's block).
+pub(crate) const JOURNAL_BLOCK: u64 = 4096;
+
+/// What one message to the server asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rpc {
+    Read,
+    Write,
+    /// NFS COMMIT, or fsync on the server itself.
+    Commit,
+    /// A guest journal block (a stable write outside the file set).
+    Journal,
+}
+
+/// What a client's message asks of the server: the request and its kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Message {
+    pub(crate) rpc: Rpc,
+    pub(crate) req: Request,
+}
+
+/// The txg pipeline's state: one txg open, at most one syncing (a third,
+/// quiesced, waits for it).
+pub(crate) struct TxgState {
+    /// Bytes dirtied in the open txg (a record counts whole: dbuf_dirty
+    /// charges the dirty buffer's size).
+    open_dirty: u64,
+    /// Bytes of the txg being synced, released when it completes.
+    syncing_dirty: u64,
+    syncing: bool,
+    /// The open txg asked to sync while another was syncing.
+    sync_wanted: bool,
+    /// dmu_tx_delay's dp_last_wakeup.
+    last_wakeup: Nanos,
+    /// Writers blocked at `zfs_dirty_data_max` until the sync completes.
+    blocked: Vec<u32>,
+    /// Throttle waits and blocks, for the result's notes.
+    pub(crate) delayed: u64,
+    delay_ns: u64,
+    pub(crate) blocks: u64,
+    pub(crate) syncs: u64,
+    /// When the AsyncDone event in the queue fires, and its number.
+    async_event_at: Nanos,
+    async_generation: u32,
+}
+
+/// The ZIL's state between commits.
+struct Zil {
+    /// Log record bytes written since the last commit or txg sync.
+    pending: u64,
+    /// When the last log block issued completes (pipelined).
+    last_done: Nanos,
+    /// When the batch in flight completes (one-in-flight).
+    in_flight_until: Nanos,
+    batch_scheduled: bool,
+    waiting: Vec<u32>,
+}
+
+impl TxgState {
+    fn new(threads: usize) -> TxgState {
+        TxgState {
+            open_dirty: 0,
+            syncing_dirty: 0,
+            syncing: false,
+            sync_wanted: false,
+            last_wakeup: 0,
+            blocked: Vec::with_capacity(threads),
+            delayed: 0,
+            delay_ns: 0,
+            blocks: 0,
+            syncs: 0,
+            async_event_at: Nanos::MAX,
+            async_generation: 0,
+        }
+    }
+}
+
+/// The server: every part a request meets after the link.
+pub(crate) struct ZfsServer<'a> {
+    sys: &'a System,
+    pub(crate) cpu: Cpu,
+    cpu_jitter: SeededStream,
+    arc: Arc,
+    pub(crate) pool: Pool,
+    pub(crate) log: Option<LogDevice>,
+    zil: Zil,
+    pub(crate) txg: TxgState,
+    records_per_file: u64,
+    /// Every data write waits for a commit: the protocol sends it stable, or
+    /// the file is open O_SYNC/O_DSYNC (which a Linux NFS client turns into
+    /// FILE_SYNC WRITEs, an iSCSI initiator into FUA writes, and ZFS itself
+    /// into a zil_commit per write).
+    stable_writes: bool,
+    dirty_per_vdev: Vec<u64>,
+    journal_dirty: u64,
+    /// The message each client thread has at the server.
+    ops: Vec<Message>,
+}
+
+impl<'a> ZfsServer<'a> {
+    /// The server of `sys` for `spec`'s file set and `threads` clients,
+    /// its ARC holding what `prepare` wrote last.
+    pub(crate) fn new(
+        spec: &RunSpec,
+        sys: &'a System,
+        threads: usize,
+    ) -> Result<ZfsServer<'a>, SimError> {
+        let records_per_file = spec.files.file_size.div_ceil(sys.recordsize).max(1);
+        let records = spec.files.file_num.saturating_mul(records_per_file);
+        if records > MAX_RECORDS {
+            return Err(SimError::from(NotModelled {
+                option: "pool.recordsize",
+                message: format!(
+                "the file set is {records} records of pool.recordsize (pool.volblocksize for iscsi); at most {MAX_RECORDS} are modelled (raise it or lower --file-total-size)"
+            ),
+            }));
+        }
+        let arc_records = (sys.arc_bytes / sys.recordsize).min(records);
+        // Both at most MAX_RECORDS (2^28), within u32.
+        #[allow(clippy::cast_possible_truncation)]
+        let mut arc = Arc::new(records as u32, arc_records as u32);
+        // `prepare` wrote the files in order just before the run, so the ARC
+        // starts with the last records written (as many as it holds).
+        #[allow(clippy::cast_possible_truncation)]
+        for r in (records - arc_records.min(records)) as u32..records as u32 {
+            arc.insert(r);
+        }
+        let pool = Pool::new(
+            sys.shape,
+            &sys.disk,
+            sys.disk_bytes,
+            sys.recordsize,
+            spec.rand_seed,
+        );
+        let vdevs = pool.vdevs();
+        Ok(ZfsServer {
+            sys,
+            cpu: Cpu::new(sys.cores),
+            cpu_jitter: SeededStream::new(spec.rand_seed, CPU_STREAM),
+            arc,
+            pool,
+            log: sys
+                .log
+                .as_ref()
+                .map(|m| LogDevice::new(m, sys.disk_bytes, spec.rand_seed)),
+            zil: Zil {
+                pending: 0,
+                last_done: 0,
+                in_flight_until: 0,
+                batch_scheduled: false,
+                waiting: Vec::with_capacity(threads),
+            },
+            txg: TxgState::new(threads),
+            records_per_file,
+            stable_writes: sys.stable_writes
+                || spec.files.extra_flags.sync
+                || spec.files.extra_flags.dsync,
+            dirty_per_vdev: vec![0; vdevs],
+            journal_dirty: 0,
+            ops: vec![
+                Message {
+                    rpc: Rpc::Read,
+                    req: Request {
+                        op: fileio::run::generator::Op::Read,
+                        file: 0,
+                        pos: 0,
+                        size: 0,
+                    },
+                };
+                threads
+            ],
+        })
+    }
+
+    /// Client `w`'s message reaches the server: its CPU takes it.
+    pub(crate) fn arrive(
+        &mut self,
+        now: Nanos,
+        w: u32,
+        message: Message,
+        q: &mut EventQueue<Event>,
+    ) {
+        self.ops[w as usize] = message;
+        let cost = service_time(
+            &mut self.cpu_jitter,
+            self.sys.cpu_service,
+            self.sys.server_cpu_ns,
+        );
+        let done = self.cpu.run(now, cost);
+        q.schedule(done, Event::Served(w));
+    }
+
+    fn record_of(&self, req: &Request) -> u32 {
+        let r = u64::from(req.file) * self.records_per_file + req.pos / self.sys.recordsize;
+        // Below the record count, which new() held to MAX_RECORDS.
+        #[allow(clippy::cast_possible_truncation)]
+        let r = r as u32;
+        r
+    }
+
+    /// The server has the request: a write first passes the write
+    /// throttle (dmu_tx_assign, before it touches any data).
+    pub(crate) fn served(&mut self, now: Nanos, w: u32, q: &mut EventQueue<Event>) {
+        match self.ops[w as usize].rpc {
+            Rpc::Write | Rpc::Journal => self.throttle(now, w, q),
+            Rpc::Read | Rpc::Commit => self.apply(now, w, q),
+        }
+    }
+
+    /// dmu_tx_delay: with dirty data above `zfs_delay_min_dirty_percent`
+    /// each write waits its share of the delay curve after the previous
+    /// delayed write's wakeup; at `zfs_dirty_data_max` it waits for the
+    /// syncing txg to complete.
+    pub(crate) fn throttle(&mut self, now: Nanos, w: u32, q: &mut EventQueue<Event>) {
+        let tuning = self.sys.txg;
+        let dirty = self.txg.open_dirty + self.txg.syncing_dirty;
+        if dirty >= tuning.dirty_max {
+            self.txg.blocks += 1;
+            self.txg.blocked.push(w);
+            self.request_sync(now, q);
+            return;
+        }
+        let delay = tuning.delay_ns(dirty);
+        if delay == 0 {
+            self.apply(now, w, q);
+            return;
+        }
+        let wakeup = (now + delay).max(self.txg.last_wakeup + delay);
+        self.txg.last_wakeup = wakeup;
+        self.txg.delayed += 1;
+        self.txg.delay_ns += wakeup - now;
+        q.schedule(wakeup, Event::Throttled(w));
+    }
+
+    pub(crate) fn apply(&mut self, now: Nanos, w: u32, q: &mut EventQueue<Event>) {
+        let worker = self.ops[w as usize];
+        let ready = match worker.rpc {
+            Rpc::Read | Rpc::Write => {
+                let record = self.record_of(&worker.req);
+                // A write covering the whole record needs no old data; any
+                // other write of an uncached record reads it first
+                // (read-modify-write).
+                let needs_data = worker.rpc == Rpc::Read || worker.req.size < self.sys.recordsize;
+                if self.arc.lookup(record) || !needs_data {
+                    self.arc.insert(record);
+                    now
+                } else {
+                    let done = self.pool.read_record(now, record);
+                    self.arc.insert(record);
+                    done
+                }
+            }
+            Rpc::Commit | Rpc::Journal => now,
+        };
+        q.schedule(ready, Event::Ready(w));
+    }
+
+    pub(crate) fn ready(&mut self, now: Nanos, w: u32, q: &mut EventQueue<Event>) {
+        let worker = self.ops[w as usize];
+        let sync = self.sys.sync;
+        let logged = sync != SyncProperty::Disabled;
+        let commit = match worker.rpc {
+            Rpc::Read => false,
+            Rpc::Write => {
+                let record = self.record_of(&worker.req);
+                if self.arc.mark_dirty(record) {
+                    self.dirtied(now, self.sys.recordsize, q);
+                }
+                if logged {
+                    self.zil.pending += worker.req.size + LR_WRITE_BYTES;
+                }
+                logged && (sync == SyncProperty::Always || self.stable_writes)
+            }
+            Rpc::Journal => {
+                self.journal_dirty += JOURNAL_BLOCK;
+                self.dirtied(now, JOURNAL_BLOCK, q);
+                if logged {
+                    self.zil.pending += JOURNAL_BLOCK + LR_WRITE_BYTES;
+                }
+                logged
+            }
+            Rpc::Commit => logged,
+        };
+        if commit {
+            self.commit(now, w, q);
+        } else {
+            q.schedule(now, Event::Reply(w));
+        }
+    }
+
+    /// Write `bytes` of log records as one log block, on the log device or in
+    /// the pool; returns when it is written and flushed.
+    fn write_log_block(&mut self, now: Nanos, bytes: u64) -> Nanos {
+        match &mut self.log {
+            Some(log) => log.write_log_block(now, bytes),
+            None => self.pool.write_log_block(now, bytes),
+        }
+    }
+
+    /// zil_commit: wait until every record written so far is on stable
+    /// storage.
+    fn commit(&mut self, now: Nanos, w: u32, q: &mut EventQueue<Event>) {
+        match self.sys.zil {
+            ZilBatching::Pipelined => {
+                if self.zil.pending > 0 {
+                    let bytes = self.zil.pending.max(SECTOR);
+                    self.zil.pending = 0;
+                    let done = self.write_log_block(now, bytes);
+                    // Blocks complete in order: a commit waits for every
+                    // block before its own.
+                    self.zil.last_done = self.zil.last_done.max(done);
+                }
+                let at = self.zil.last_done.max(now);
+                q.schedule(at, Event::Reply(w));
+            }
+            ZilBatching::OneInFlight => {
+                if self.zil.in_flight_until > now {
+                    self.zil.waiting.push(w);
+                    if !self.zil.batch_scheduled {
+                        self.zil.batch_scheduled = true;
+                        q.schedule(self.zil.in_flight_until, Event::ZilBatch);
+                    }
+                } else if self.zil.pending > 0 {
+                    let bytes = self.zil.pending;
+                    self.zil.pending = 0;
+                    let done = self.write_log_block(now, bytes);
+                    self.zil.in_flight_until = done;
+                    q.schedule(done, Event::Reply(w));
+                } else {
+                    q.schedule(now, Event::Reply(w));
+                }
+            }
+        }
+    }
+
+    pub(crate) fn zil_batch(&mut self, now: Nanos, q: &mut EventQueue<Event>) {
+        self.zil.batch_scheduled = false;
+        let done = if self.zil.pending > 0 {
+            let bytes = self.zil.pending;
+            self.zil.pending = 0;
+            self.write_log_block(now, bytes)
+        } else {
+            now
+        };
+        self.zil.in_flight_until = done;
+        for i in 0..self.zil.waiting.len() {
+            let w = self.zil.waiting[i];
+            q.schedule(done, Event::Reply(w));
+        }
+        self.zil.waiting.clear();
+    }
+
+    /// `bytes` more dirty data in the open txg; past
+    /// `zfs_dirty_data_sync_percent` the txg syncs early.
+    fn dirtied(&mut self, now: Nanos, bytes: u64, q: &mut EventQueue<Event>) {
+        self.txg.open_dirty += bytes;
+        if self.txg.open_dirty >= self.sys.txg.sync_bytes {
+            self.request_sync(now, q);
+        }
+    }
+
+    pub(crate) fn txg_timeout(
+        &mut self,
+        now: Nanos,
+        clients_active: bool,
+        q: &mut EventQueue<Event>,
+    ) {
+        if self.txg.open_dirty > 0 {
+            self.request_sync(now, q);
+        }
+        if clients_active {
+            q.schedule(now + self.sys.txg_timeout_ns, Event::Txg);
+        }
+    }
+
+    /// Sync the open txg now, or as soon as the syncing one completes.
+    fn request_sync(&mut self, now: Nanos, q: &mut EventQueue<Event>) {
+        if self.txg.syncing {
+            self.txg.sync_wanted = true;
+        } else if self.txg.open_dirty > 0 || self.journal_dirty > 0 {
+            self.start_sync(now, q);
+        }
+    }
+
+    /// The open txg closes and syncs: its dirty records go to the vdev
+    /// queues as async writes.
+    fn start_sync(&mut self, now: Nanos, q: &mut EventQueue<Event>) {
+        self.txg.syncing = true;
+        self.txg.sync_wanted = false;
+        self.txg.syncs += 1;
+        self.txg.syncing_dirty = std::mem::take(&mut self.txg.open_dirty);
+        let vdevs = self.dirty_per_vdev.len();
+        self.dirty_per_vdev.iter_mut().for_each(|d| *d = 0);
+        let per_vdev = &mut self.dirty_per_vdev;
+        self.arc.take_dirty(|r| per_vdev[r as usize % vdevs] += 1);
+        let journal = std::mem::take(&mut self.journal_dirty);
+        // Records of a txg being synced need no log any more (zil_clean
+        // drops them once it is; the model drops them as it starts).
+        self.zil.pending = 0;
+        if self.pool.queue_txg(&self.dirty_per_vdev, journal) {
+            let tuning = self.sys.txg;
+            let active = tuning.async_active(self.txg.open_dirty + self.txg.syncing_dirty);
+            for d in 0..self.pool.disks() {
+                self.pool.issue_async(now, d, active, tuning.aggregation);
+            }
+            self.schedule_async_done(q);
+        }
+        if self.pool.txg_written() {
+            let done = self.pool.flush_written(now);
+            q.schedule(done, Event::TxgSynced);
+        }
+    }
+
+    /// One event stands for every txg write in flight: it fires when the
+    /// earliest completes (a few hundred pending events would make every
+    /// queue operation dearer).
+    fn schedule_async_done(&mut self, q: &mut EventQueue<Event>) {
+        if let Some(at) = self.pool.next_async_done() {
+            if at < self.txg.async_event_at {
+                self.txg.async_event_at = at;
+                self.txg.async_generation = self.txg.async_generation.wrapping_add(1);
+                q.schedule(at, Event::AsyncDone(self.txg.async_generation));
+            }
+        }
+    }
+
+    pub(crate) fn async_done(&mut self, now: Nanos, generation: u32, q: &mut EventQueue<Event>) {
+        if generation != self.txg.async_generation {
+            return;
+        }
+        self.txg.async_event_at = Nanos::MAX;
+        let tuning = self.sys.txg;
+        let active = tuning.async_active(self.txg.open_dirty + self.txg.syncing_dirty);
+        self.pool.retire_async(now, active, tuning.aggregation);
+        self.schedule_async_done(q);
+        if self.pool.txg_written() {
+            let done = self.pool.flush_written(now);
+            q.schedule(done, Event::TxgSynced);
+        }
+    }
+
+    pub(crate) fn txg_synced(&mut self, now: Nanos, q: &mut EventQueue<Event>) {
+        self.txg.syncing = false;
+        self.txg.syncing_dirty = 0;
+        let blocked = std::mem::take(&mut self.txg.blocked);
+        for &w in &blocked {
+            self.throttle(now, w, q);
+        }
+        let mut blocked = blocked;
+        blocked.clear();
+        if self.txg.blocked.is_empty() {
+            self.txg.blocked = blocked;
+        }
+        if self.txg.sync_wanted {
+            self.request_sync(now, q);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::system::SystemModel;
+    use fileio::run::generator::Op;
+
+    fn spec() -> RunSpec {
+        RunSpec::from_words(&[
+            "--file-total-size=16M",
+            "--file-num=4",
+            "--file-test-mode=rndwr",
+            "--file-block-size=4K",
+            "--threads=2",
+            "--rand-seed=1",
+        ])
+        .unwrap()
+    }
+
+    fn system(extra: &str) -> System {
+        let text = format!(
+            "name = \"t\"\n[client]\nprotocol = \"local\"\n[pool]\nlayout = \"1xmirror-2\"\ndisk = \"ssd-sata\"\nrecordsize = \"4K\"\n[server]\nram = \"4G\"\n{extra}"
+        );
+        SystemModel::from_toml(&text).unwrap().resolve().unwrap()
+    }
+
+    fn write(w: u32) -> Message {
+        Message {
+            rpc: Rpc::Write,
+            req: Request {
+                op: Op::Write,
+                file: 0,
+                pos: u64::from(w) * 4096,
+                size: 4096,
+            },
+        }
+    }
+
+    /// Runs the server's events until the queue is empty; returns the
+    /// replies (time, client) it sent.
+    fn drain(server: &mut ZfsServer<'_>, q: &mut EventQueue<Event>) -> Vec<(Nanos, u32)> {
+        let mut replies = Vec::new();
+        while let Some((now, e)) = q.pop() {
+            match e {
+                Event::Served(w) => server.served(now, w, q),
+                Event::Ready(w) => server.ready(now, w, q),
+                Event::Throttled(w) => server.apply(now, w, q),
+                Event::ZilBatch => server.zil_batch(now, q),
+                Event::Txg => server.txg_timeout(now, false, q),
+                Event::AsyncDone(g) => server.async_done(now, g, q),
+                Event::TxgSynced => server.txg_synced(now, q),
+                Event::Reply(w) => replies.push((now, w)),
+                other => panic!("not a server event: {other:?}"),
+            }
+        }
+        replies
+    }
+
+    #[test]
+    fn a_txg_timeout_syncs_the_dirty_records_to_the_pool() {
+        let (spec, sys) = (spec(), system(""));
+        let mut server = ZfsServer::new(&spec, &sys, 2).unwrap();
+        let mut q = EventQueue::with_capacity(8);
+        server.arrive(0, 0, write(0), &mut q);
+        assert_eq!(drain(&mut server, &mut q).len(), 1, "the write is answered");
+        assert_eq!(server.txg.open_dirty, 4096);
+        server.txg_timeout(5_000_000_000, false, &mut q);
+        assert!(server.txg.syncing);
+        assert_eq!(server.txg.syncs, 1);
+        drain(&mut server, &mut q);
+        assert!(!server.txg.syncing, "the txg sync completes");
+        assert_eq!(server.txg.open_dirty + server.txg.syncing_dirty, 0);
+    }
+
+    #[test]
+    fn one_in_flight_zil_commits_waiting_writes_as_one_batch() {
+        let spec = spec();
+        let sys = system("sync = \"always\"\nzil = \"one-in-flight\"");
+        let mut server = ZfsServer::new(&spec, &sys, 3).unwrap();
+        let mut q = EventQueue::with_capacity(8);
+        // Three sync writes at once: the first commits alone; the other two
+        // wait for it and go to the log device as one batch.
+        for w in 0..3 {
+            server.arrive(0, w, write(w), &mut q);
+        }
+        let replies = drain(&mut server, &mut q);
+        assert_eq!(replies.len(), 3);
+        assert!(replies[0].0 > 0, "a commit takes the log write's time");
+        assert_eq!(replies[1].0, replies[2].0, "the batch completes together");
+        assert!(replies[1].0 > replies[0].0);
+    }
+
+    #[test]
+    fn writes_are_delayed_above_the_throttles_dirty_level() {
+        let (spec, sys) = (spec(), system(""));
+        let mut server = ZfsServer::new(&spec, &sys, 2).unwrap();
+        let mut q = EventQueue::with_capacity(8);
+        let tuning = sys.txg;
+        // Dirty data just below zfs_dirty_data_max: the next write waits its
+        // share of the delay curve.
+        server.txg.open_dirty = tuning.dirty_max - 4096;
+        let expected = tuning.delay_ns(server.txg.open_dirty);
+        assert!(expected > 0);
+        server.ops[0] = write(0);
+        server.throttle(1_000, 0, &mut q);
+        assert_eq!(server.txg.delayed, 1);
+        assert_eq!(server.txg.delay_ns, expected);
+        assert_eq!(q.pop(), Some((1_000 + expected, Event::Throttled(0))));
+        // At zfs_dirty_data_max it blocks until the syncing txg completes.
+        server.txg.open_dirty = tuning.dirty_max;
+        server.throttle(2_000, 1, &mut q);
+        assert_eq!(server.txg.blocks, 1);
+        assert!(server.txg.syncing, "a sync is asked for at once");
+    }
+}
