@@ -24,7 +24,7 @@ pub enum DeviceInUse {
     Held { device: String, holder: String },
     #[error("it has partitions ({names})")]
     Partitions { names: String },
-    #[error("it holds a {signature} signature at byte {offset}")]
+    #[error("it holds a signature of {signature} at byte {offset}")]
     Signature {
         signature: &'static str,
         offset: u64,
