@@ -139,7 +139,11 @@ impl ProbeTarget {
                 .map_err(ProbeError::Nfs);
         }
         if let Some((scheme, _)) = text.split_once("://") {
-            if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || c == '+') {
+            if !scheme.is_empty()
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '+')
+            {
                 return Err(ProbeError::UnknownScheme {
                     scheme: scheme.to_string(),
                 });
@@ -307,9 +311,7 @@ impl NfsBackend {
         let mut client = nfs::Client::mount(target).map_err(ProbeError::Nfs)?;
         let name = scratch_name();
         let root = client.root().clone();
-        let file = client
-            .create(&root, &name, true)
-            .map_err(ProbeError::Nfs)?;
+        let file = client.create(&root, &name, true).map_err(ProbeError::Nfs)?;
         let mut b = NfsBackend {
             client,
             file,
@@ -411,7 +413,11 @@ impl LocalBackend {
             file,
             data: pattern(),
         };
-        if let Err(source) = b.file.write_all_at(&b.data, 0).and_then(|_| b.file.sync_all()) {
+        if let Err(source) = b
+            .file
+            .write_all_at(&b.data, 0)
+            .and_then(|_| b.file.sync_all())
+        {
             let _ = std::fs::remove_file(&b.path);
             return Err(ProbeError::Io {
                 path: b.path,
@@ -439,9 +445,11 @@ impl Backend for LocalBackend {
         match op {
             // A local directory has no round trip without a file system call.
             ProbeOp::Null => Ok(Duration::ZERO),
-            ProbeOp::Getattr => {
-                timed(|| std::fs::metadata(&self.path).map(|_| ()).map_err(self.io("stat")))
-            }
+            ProbeOp::Getattr => timed(|| {
+                std::fs::metadata(&self.path)
+                    .map(|_| ())
+                    .map_err(self.io("stat"))
+            }),
             ProbeOp::Read4k => {
                 let mut buf = [0u8; PROBE_BLOCK];
                 timed(|| f.read_exact_at(&mut buf, at).map_err(self.io("pread")))

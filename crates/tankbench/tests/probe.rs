@@ -166,8 +166,18 @@ fn probe_of_an_nfs_export_times_null_getattr_read_write_and_commit() {
         "--time-per-op=100ms".into(),
     ]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    for call in ["NULL", "GETATTR", "READ 4 KiB", "COMMIT after a 4 KiB UNSTABLE WRITE"] {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for call in [
+        "NULL",
+        "GETATTR",
+        "READ 4 KiB",
+        "COMMIT after a 4 KiB UNSTABLE WRITE",
+    ] {
         assert!(stdout.contains(call), "{call}: {stdout}");
     }
     assert!(stdout.contains("p99.9 µs"), "{stdout}");

@@ -59,7 +59,12 @@ fn slog_on_a_directory_prints_each_size_saves_the_document_and_leaves_nothing() 
                 .find(|s| t.starts_with(&format!("{s} ")))
         })
         .collect();
-    assert_eq!(sizes, ["4 KiB", "8 KiB", "16 KiB", "32 KiB", "64 KiB"], "{}", r.stdout);
+    assert_eq!(
+        sizes,
+        ["4 KiB", "8 KiB", "16 KiB", "32 KiB", "64 KiB"],
+        "{}",
+        r.stdout
+    );
     assert!(r.stdout.contains("a scratch file in"), "{}", r.stdout);
 
     let doc = json_of(&std::fs::read_to_string(&json_path).unwrap());
@@ -101,10 +106,14 @@ fn slog_on_a_directory_prints_each_size_saves_the_document_and_leaves_nothing() 
     }
     assert!(doc["fit"]["overhead_us"].as_f64().unwrap() >= 0.0, "{doc}");
     // The library reads back what the command wrote.
-    let back = fileio::slog::SlogResult::from_json(&std::fs::read_to_string(&json_path).unwrap())
-        .unwrap();
+    let back =
+        fileio::slog::SlogResult::from_json(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
     assert_eq!(back.sizes.len(), 5);
-    assert_eq!(entries(target.path()), Vec::<String>::new(), "scratch file left");
+    assert_eq!(
+        entries(target.path()),
+        Vec::<String>::new(),
+        "scratch file left"
+    );
 }
 
 #[test]
@@ -141,14 +150,26 @@ fn bad_options_are_refused_in_one_line_and_nothing_is_written() {
     let target = scratch();
     let dir = target.path().to_str().unwrap();
     let cases: &[(&[&str], &str)] = &[
-        (&["--min-size=3K"], "--min-size=3072: accepted: a power of two"),
+        (
+            &["--min-size=3K"],
+            "--min-size=3072: accepted: a power of two",
+        ),
         (&["--min-size=256"], "--min-size=256: accepted"),
-        (&["--min-size=4K", "--max-size=1K"], "--max-size=1024: accepted"),
+        (
+            &["--min-size=4K", "--max-size=1K"],
+            "--max-size=1024: accepted",
+        ),
         (&["--max-size=32M"], "--max-size=33554432: accepted"),
         (&["--max-size=lots"], "--max-size=lots: not a size"),
-        (&["--region=100K"], "--region=102400: accepted: a multiple of --max-size"),
+        (
+            &["--region=100K"],
+            "--region=102400: accepted: a multiple of --max-size",
+        ),
         (&["--count=0"], "--count=0: accepted: 1 or more"),
-        (&["--time-per-size=soon"], "--time-per-size=soon: not a duration"),
+        (
+            &["--time-per-size=soon"],
+            "--time-per-size=soon: not a duration",
+        ),
         (&["--time-per-size=0s"], "--time-per-size=0: accepted"),
         (&["--sync=fsync"], "invalid value 'fsync' for '--sync"),
         (&["--format=xml"], "invalid value 'xml' for '--format"),
@@ -170,7 +191,12 @@ fn bad_options_are_refused_in_one_line_and_nothing_is_written() {
     std::fs::write(&existing, "keep").unwrap();
     let r = tb(
         target.path(),
-        &["slog", dir, "--count=1", &format!("--json={}", existing.display())],
+        &[
+            "slog",
+            dir,
+            "--count=1",
+            &format!("--json={}", existing.display()),
+        ],
     );
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("refusing to overwrite"), "{}", r.stderr);
@@ -252,7 +278,13 @@ impl Drop for Loop {
 
 #[test]
 fn a_device_is_written_only_with_destructive_and_never_over_a_file_system() {
-    let _ = testkit::require!("root", "losetup", "mkfs.ext4", "wipefs", "/dev/loop-control");
+    let _ = testkit::require!(
+        "root",
+        "losetup",
+        "mkfs.ext4",
+        "wipefs",
+        "/dev/loop-control"
+    );
     let dir = scratch();
     let image = dir.path().join("disk.img");
     std::fs::File::create(&image)
@@ -269,7 +301,13 @@ fn a_device_is_written_only_with_destructive_and_never_over_a_file_system() {
     let before = std::fs::read(&image).unwrap();
     let lo = Loop::over(&image);
     let args = |extra: &[&'static str]| {
-        let mut a = vec!["slog", lo.path(), "--min-size=4K", "--max-size=8K", "--count=5"];
+        let mut a = vec![
+            "slog",
+            lo.path(),
+            "--min-size=4K",
+            "--max-size=8K",
+            "--count=5",
+        ];
         a.extend_from_slice(extra);
         a
     };
@@ -287,7 +325,31 @@ fn a_device_is_written_only_with_destructive_and_never_over_a_file_system() {
         "{}",
         r.stderr
     );
-    assert!(std::fs::read(&image).unwrap() == before, "the file system was touched");
+    assert!(
+        std::fs::read(&image).unwrap() == before,
+        "the file system was touched"
+    );
+    // Mounted (which changes its superblock), it is refused for the mount
+    // before anything else.
+    let mnt = dir.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    let mounted = Command::new("mount")
+        .arg(lo.path())
+        .arg(&mnt)
+        .status()
+        .unwrap()
+        .success();
+    assert!(mounted, "mount the loop device");
+    let r = tb(dir.path(), &args(&["--destructive"]));
+    let _ = Command::new("umount").arg(&mnt).status();
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr
+            .contains(&format!("{} is mounted on {}", lo.path(), mnt.display())),
+        "{}",
+        r.stderr
+    );
+    std::fs::remove_dir(&mnt).unwrap();
 
     // Wiped, the same device is tested, and only through the device.
     let ok = Command::new("wipefs")
@@ -311,6 +373,41 @@ fn a_device_is_written_only_with_destructive_and_never_over_a_file_system() {
         .collect();
     assert_eq!(writes, [5, 5]);
     assert_eq!(entries(dir.path()), ["disk.img"]);
+}
+
+#[test]
+fn a_device_holding_a_zfs_pool_is_refused_by_its_labels() {
+    let [_, zpool, _] = testkit::require!("root", "zfs-fuse", "losetup");
+    let dir = scratch();
+    let image = dir.path().join("vdev.img");
+    std::fs::File::create(&image)
+        .unwrap()
+        .set_len(128 << 20)
+        .unwrap();
+    let pool = format!("tbslog{}", std::process::id());
+    let zp = |args: &[&str]| {
+        let out = Command::new(&zpool).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "zpool {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    zp(&["create", &pool, image.to_str().unwrap()]);
+    // Exported, nothing holds the file: only its labels say it is a pool.
+    zp(&["export", &pool]);
+    let lo = Loop::over(&image);
+    let r = tb(
+        dir.path(),
+        &["slog", lo.path(), "--destructive", "--count=1"],
+    );
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr
+            .contains("refusing to overwrite the device: it holds a signature of ZFS label"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]

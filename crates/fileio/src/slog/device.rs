@@ -248,7 +248,11 @@ pub fn system_uses(rdev: u64) -> Vec<DeviceInUse> {
         let parts = partitions(dir);
         if !parts.is_empty() {
             found.push(DeviceInUse::Partitions {
-                names: parts.iter().map(|p| name_of(p)).collect::<Vec<_>>().join(", "),
+                names: parts
+                    .iter()
+                    .map(|p| name_of(p))
+                    .collect::<Vec<_>>()
+                    .join(", "),
             });
         }
         for p in parts {

@@ -180,7 +180,9 @@ pub enum SlogError {
          --destructive allows it, after checking it holds no file system, pool or partition"
     )]
     DeviceNeedsDestructive { path: PathBuf },
-    #[error("{path}: --destructive is for a block device; a directory gets a scratch file of its own")]
+    #[error(
+        "{path}: --destructive is for a block device; a directory gets a scratch file of its own"
+    )]
     DestructiveOnDirectory { path: PathBuf },
     #[error("{path}: refusing to overwrite the device: {found}")]
     DeviceInUse { path: PathBuf, found: DeviceInUse },
@@ -391,9 +393,9 @@ impl ScratchFile {
             action: "create the scratch file",
             source,
         })?;
-        if let Ok(c) = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(
-            path.as_os_str(),
-        )) {
+        if let Ok(c) =
+            std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()))
+        {
             let old = SCRATCH_PATH.swap(c.into_raw(), Ordering::SeqCst);
             if !old.is_null() {
                 // SAFETY: `old` came from `CString::into_raw` above; the
@@ -578,15 +580,18 @@ fn open_target(spec: &SlogSpec, progress: &mut dyn FnMut(&str)) -> Result<Opened
     // device is mounted or claimed, and keeps others from claiming it during
     // the test.
     let file = open_options(spec, libc::O_EXCL)
-        .open(path).map_err(|e| match e.raw_os_error() {
-        Some(libc::EBUSY) => in_use(DeviceInUse::Busy),
-        _ if spec.direct && e.raw_os_error() == Some(libc::EINVAL) => SlogError::DirectRefused {
-            path: path.to_path_buf(),
-            size: spec.min_size,
-            source: e,
-        },
-        _ => io_err(path, "open for writing")(e),
-    })?;
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::EBUSY) => in_use(DeviceInUse::Busy),
+            _ if spec.direct && e.raw_os_error() == Some(libc::EINVAL) => {
+                SlogError::DirectRefused {
+                    path: path.to_path_buf(),
+                    size: spec.min_size,
+                    source: e,
+                }
+            }
+            _ => io_err(path, "open for writing")(e),
+        })?;
     if size < spec.max_size {
         return Err(SlogError::DeviceTooSmall {
             path: path.to_path_buf(),
@@ -659,8 +664,8 @@ fn one_size(
     size: u64,
     stamp: &mut u64,
 ) -> Result<SlogSize, SlogError> {
-    let mut h = Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3)
-        .expect("valid histogram bounds");
+    let mut h =
+        Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds");
     let mut exact = ExactEvents {
         min_ns: u64::MAX,
         ..ExactEvents::default()

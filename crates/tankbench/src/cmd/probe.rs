@@ -2,7 +2,9 @@
 //! NAS client makes, with percentiles. The probe is `fileio::probe`; this
 //! module parses, prints and saves.
 
-use super::slog::{check_json_destination, emit, exit_code, parse_args, parse_duration, OutputFormat};
+use super::slog::{
+    check_json_destination, emit, exit_code, parse_args, parse_duration, OutputFormat,
+};
 use clap::Parser;
 use fileio::probe::{ProbeResult, ProbeSpec, ProbeTarget, Transport};
 use report::table::{Cell, Table};
@@ -80,6 +82,11 @@ pub fn probe_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     check_json_destination(a.json.as_deref())?;
     fileio::signals::StopHandlers::new().install();
     let result = fileio::probe::run(&spec, &mut |line| eprintln!("{line}"))?;
-    emit(serde_json::to_string_pretty(&result), || table_of(&result), a.format, a.json.as_deref())?;
+    emit(
+        serde_json::to_string_pretty(&result),
+        || table_of(&result),
+        a.format,
+        a.json.as_deref(),
+    )?;
     Ok(exit_code(result.interrupted))
 }

@@ -195,10 +195,7 @@ pub(crate) fn table_of(r: &SlogResult) -> String {
                 fit.overhead_us,
                 bw / 1e6
             ),
-            None => format!(
-                "fit: {:.1} µs per write whatever the size",
-                fit.overhead_us
-            ),
+            None => format!("fit: {:.1} µs per write whatever the size", fit.overhead_us),
         });
     }
     if r.interrupted {
@@ -250,7 +247,10 @@ pub(crate) fn emit(
         OutputFormat::Table => table(),
     };
     let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(out.as_bytes()).and_then(|_| stdout.flush()) {
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(()),
     }
@@ -288,10 +288,7 @@ mod tests {
 
     #[test]
     fn durations_and_sizes() {
-        assert_eq!(
-            parse_duration("--t", "2s").unwrap(),
-            Duration::from_secs(2)
-        );
+        assert_eq!(parse_duration("--t", "2s").unwrap(), Duration::from_secs(2));
         assert_eq!(
             parse_duration("--t", "250ms").unwrap(),
             Duration::from_millis(250)
