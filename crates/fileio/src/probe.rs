@@ -278,7 +278,7 @@ impl ProbeResult {
 trait Backend {
     /// Do `op` on block `block` of the scratch file; the time of the part
     /// that is the operation (a commit's preceding write is not).
-    fn timed(&mut self, op: ProbeOp, block: u64) -> Result<Duration, ProbeError>;
+    fn timed(&mut self, op: ProbeOp, block: usize) -> Result<Duration, ProbeError>;
     /// Remove the scratch file.
     fn remove_scratch(&mut self) -> Result<(), ProbeError>;
 }
@@ -333,9 +333,9 @@ impl NfsBackend {
 }
 
 impl Backend for NfsBackend {
-    fn timed(&mut self, op: ProbeOp, block: u64) -> Result<Duration, ProbeError> {
-        let at = block * PROBE_BLOCK as u64;
-        let range = at as usize..at as usize + PROBE_BLOCK;
+    fn timed(&mut self, op: ProbeOp, block: usize) -> Result<Duration, ProbeError> {
+        let range = block * PROBE_BLOCK..(block + 1) * PROBE_BLOCK;
+        let at = range.start as u64;
         let c = &mut self.client;
         let f = &self.file;
         let err = ProbeError::Nfs;
@@ -438,9 +438,10 @@ impl LocalBackend {
 }
 
 impl Backend for LocalBackend {
-    fn timed(&mut self, op: ProbeOp, block: u64) -> Result<Duration, ProbeError> {
-        let at = block * PROBE_BLOCK as u64;
-        let data = &self.data[at as usize..at as usize + PROBE_BLOCK];
+    fn timed(&mut self, op: ProbeOp, block: usize) -> Result<Duration, ProbeError> {
+        let range = block * PROBE_BLOCK..(block + 1) * PROBE_BLOCK;
+        let at = range.start as u64;
+        let data = &self.data[range];
         let f = &self.file;
         match op {
             // A local directory has no round trip without a file system call.
@@ -507,9 +508,9 @@ fn measure_all(
     backend: &mut dyn Backend,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<ProbeOpResult>, ProbeError> {
-    let blocks = (SCRATCH_BYTES / PROBE_BLOCK) as u64;
+    let blocks = SCRATCH_BYTES / PROBE_BLOCK;
     let mut out = Vec::new();
-    let mut block = 0u64;
+    let mut block = 0;
     for op in ProbeOp::ALL {
         let Some(call) = op.call(transport) else {
             continue;

@@ -39,7 +39,7 @@ pub enum DeviceInUse {
 /// with `from_end`, back from the end of the device).
 struct Signature {
     name: &'static str,
-    offset: u64,
+    offset: usize,
     bytes: &'static [u8],
 }
 
@@ -130,11 +130,10 @@ pub(crate) const SCANNED: usize = 2 * ZFS_LABEL;
 /// last bytes, `tail_at` being the offset of `tail[0]`): the first one found.
 pub fn find_signature(head: &[u8], tail: &[u8], tail_at: u64) -> Option<DeviceInUse> {
     for s in SIGNATURES {
-        let at = s.offset as usize;
-        if head.get(at..at + s.bytes.len()) == Some(s.bytes) {
+        if head.get(s.offset..s.offset + s.bytes.len()) == Some(s.bytes) {
             return Some(DeviceInUse::Signature {
                 signature: s.name,
-                offset: s.offset,
+                offset: s.offset as u64,
             });
         }
     }
@@ -317,11 +316,12 @@ pub fn blkid_probe(path: &Path) -> Option<DeviceInUse> {
 /// Read the first and last [`SCANNED`] bytes of a device of `size` bytes
 /// and look for signatures.
 pub fn scan_ends(file: &fs::File, size: u64) -> io::Result<Option<DeviceInUse>> {
-    let head_len = (SCANNED as u64).min(size) as usize;
-    let mut head = vec![0u8; head_len];
+    // Each end is SCANNED bytes, or the whole of a smaller device.
+    let len = usize::try_from(size).map_or(SCANNED, |s| s.min(SCANNED));
+    let mut head = vec![0u8; len];
     file.read_exact_at(&mut head, 0)?;
-    let tail_at = size.saturating_sub(SCANNED as u64);
-    let mut tail = vec![0u8; (size - tail_at) as usize];
+    let tail_at = size - len as u64;
+    let mut tail = vec![0u8; len];
     file.read_exact_at(&mut tail, tail_at)?;
     Ok(find_signature(&head, &tail, tail_at))
 }
@@ -334,11 +334,10 @@ mod tests {
     fn each_signature_is_found_at_its_offset() {
         for s in SIGNATURES {
             let mut head = vec![0u8; SCANNED];
-            let at = s.offset as usize;
-            head[at..at + s.bytes.len()].copy_from_slice(s.bytes);
+            head[s.offset..s.offset + s.bytes.len()].copy_from_slice(s.bytes);
             match find_signature(&head, &[], 0) {
                 Some(DeviceInUse::Signature { signature, offset }) => {
-                    assert_eq!(offset, s.offset, "{}", s.name);
+                    assert_eq!(offset, s.offset as u64, "{}", s.name);
                     // Two formats share an offset and first bytes with no
                     // other; the first in the list is the one named.
                     assert_eq!(signature, s.name);

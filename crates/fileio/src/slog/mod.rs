@@ -113,6 +113,11 @@ impl SlogSpec {
             .collect()
     }
 
+    /// `max_size` as a buffer length (checked: at most [`MAX_WRITE`]).
+    fn max_bytes(&self) -> usize {
+        usize::try_from(self.max_size).expect("max_size is at most MAX_WRITE")
+    }
+
     /// The settings on their own (the target is checked when the test starts).
     pub fn check(&self) -> Result<(), SlogError> {
         let ok = |s: u64| s.is_power_of_two() && (MIN_WRITE..=MAX_WRITE).contains(&s);
@@ -485,6 +490,49 @@ fn direct_refused(spec: &SlogSpec, path: &Path, source: io::Error) -> SlogError 
     }
 }
 
+/// A new scratch file in the directory `spec.path`, its region filled.
+fn open_scratch_file(spec: &SlogSpec, progress: &mut dyn FnMut(&str)) -> Result<Opened, SlogError> {
+    let path = spec.path.as_path();
+    let region = spec.region.unwrap_or(DEFAULT_REGION);
+    let (scratch, file) = match ScratchFile::create(path, &open_options(spec, 0)) {
+        Err(SlogError::Io { source, path, .. })
+            if spec.direct && source.raw_os_error() == Some(libc::EINVAL) =>
+        {
+            return Err(SlogError::DirectRefused {
+                path,
+                size: spec.min_size,
+                source,
+            })
+        }
+        other => other?,
+    };
+    // Fill the region once, so each test write overwrites allocated
+    // blocks (as a log device's writes do) instead of growing the file.
+    progress(&format!(
+        "preparing {} MiB in {}",
+        region >> 20,
+        scratch.path.display()
+    ));
+    let mut buf = AlignedBuf::new(spec.max_bytes());
+    let mut at = 0;
+    while at < region {
+        if crate::signals::stop_requested() {
+            break;
+        }
+        file.write_all_at(buf.bytes(), at)
+            .map_err(|e| direct_refused(spec, &scratch.path, e))?;
+        at += spec.max_size;
+    }
+    file.sync_all()
+        .map_err(io_err(&scratch.path, "flush the prepared region"))?;
+    Ok(Opened {
+        file,
+        kind: TargetKind::File,
+        region,
+        _scratch: Some(scratch),
+    })
+}
+
 /// Classify and check the target, then open it for the test.
 fn open_target(spec: &SlogSpec, progress: &mut dyn FnMut(&str)) -> Result<Opened, SlogError> {
     let path = spec.path.as_path();
@@ -504,44 +552,7 @@ fn open_target(spec: &SlogSpec, progress: &mut dyn FnMut(&str)) -> Result<Opened
                 path: path.to_path_buf(),
             });
         }
-        let region = spec.region.unwrap_or(DEFAULT_REGION);
-        let (scratch, file) = match ScratchFile::create(path, &open_options(spec, 0)) {
-            Err(SlogError::Io { source, path, .. })
-                if spec.direct && source.raw_os_error() == Some(libc::EINVAL) =>
-            {
-                return Err(SlogError::DirectRefused {
-                    path,
-                    size: spec.min_size,
-                    source,
-                })
-            }
-            other => other?,
-        };
-        // Fill the region once, so each test write overwrites allocated
-        // blocks (as a log device's writes do) instead of growing the file.
-        progress(&format!(
-            "preparing {} MiB in {}",
-            region >> 20,
-            scratch.path.display()
-        ));
-        let mut buf = AlignedBuf::new(spec.max_size as usize);
-        let mut at = 0;
-        while at < region {
-            if crate::signals::stop_requested() {
-                break;
-            }
-            file.write_all_at(buf.bytes(), at)
-                .map_err(|e| direct_refused(spec, &scratch.path, e))?;
-            at += spec.max_size;
-        }
-        file.sync_all()
-            .map_err(io_err(&scratch.path, "flush the prepared region"))?;
-        return Ok(Opened {
-            file,
-            kind: TargetKind::File,
-            region,
-            _scratch: Some(scratch),
-        });
+        return open_scratch_file(spec, progress);
     }
     if ft.is_file() {
         return Err(SlogError::ExistingFile {
@@ -624,7 +635,7 @@ pub fn run(spec: &SlogSpec, progress: &mut dyn FnMut(&str)) -> Result<SlogResult
     spec.check()?;
     let started_at = crate::clock::utc_now_rfc3339();
     let target = open_target(spec, progress)?;
-    let mut buf = AlignedBuf::new(spec.max_size as usize);
+    let mut buf = AlignedBuf::new(spec.max_bytes());
     let mut sizes = Vec::new();
     let mut stamp = 0u64;
     for size in spec.sizes() {
@@ -670,7 +681,7 @@ fn one_size(
         min_ns: u64::MAX,
         ..ExactEvents::default()
     };
-    let len = size as usize;
+    let len = usize::try_from(size).expect("a write size is at most MAX_WRITE");
     let mut offset = 0u64;
     let began = Instant::now();
     loop {
