@@ -27,6 +27,12 @@
 //! A run ends as a [`result::RunResult`] (the JSON document), checked by
 //! [`warnings`] against the [`environment`] it ran in. [`quick`] is the fixed
 //! suite of `tankbench quick`.
+//!
+//! Two tests know the box rather than run a workload, each with its own
+//! result document (a `kind` and a `schema_version`): [`slog`], the
+//! log-device test of `tankbench slog` (with [`slog::device`], the checks
+//! before a block device is overwritten), and [`probe`], the round trips of
+//! `tankbench probe`.
 
 pub mod clock;
 pub mod console;
@@ -34,11 +40,13 @@ pub mod engine;
 pub mod environment;
 pub mod job;
 pub mod options;
+pub mod probe;
 pub mod quick;
 pub mod result;
 pub mod rng;
 pub mod run;
 pub mod signals;
+pub mod slog;
 pub mod summary;
 pub mod sysbench;
 pub mod text;
