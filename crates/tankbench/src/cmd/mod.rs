@@ -117,3 +117,19 @@ Usage:
 
 A copy or symlink of the binary named `sysbench` behaves as `sysbench`.
 ";
+
+/// A clap refusal as the one line tankbench prints: clap's message without
+/// its `error: ` label, usage block and help hint (the command's own
+/// `--help` has those).
+pub(crate) fn clap_error_line(e: &clap::Error) -> String {
+    e.render()
+        .to_string()
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information")
+        })
+        .map(|l| l.strip_prefix("error: ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -81,19 +81,7 @@ pub(crate) fn parse_args<T: Parser>(cmd: &str, args: Vec<OsString>) -> anyhow::R
             Ok(None)
         }
         Err(e) => {
-            let text = e.render().to_string();
-            let line = text
-                .lines()
-                .map(str::trim)
-                .filter(|l| {
-                    !l.is_empty()
-                        && !l.starts_with("Usage:")
-                        && !l.starts_with("For more information")
-                })
-                .map(|l| l.strip_prefix("error: ").unwrap_or(l))
-                .collect::<Vec<_>>()
-                .join(" ");
-            bail!("{cmd}: {line}")
+            bail!("{cmd}: {}", super::clap_error_line(&e))
         }
     }
 }
