@@ -3,7 +3,10 @@
 //! `tankbench compare`.
 
 use crate::error::{Error, Result};
+use fileio::result::{Environment, RunResult};
+use fileio::zfs_facts::{PoolLayout, VdevKind};
 use std::collections::BTreeMap;
+use zfs_model::layout::{Shape, VdevKind as ShapeKind};
 
 pub type Labels = BTreeMap<String, String>;
 
@@ -78,6 +81,81 @@ pub fn merge_labels(into: &mut Labels, more: Labels) -> Result<()> {
         into.insert(k, v);
     }
     Ok(())
+}
+
+/// Labels the run's recorded facts give it, so that `compare` and `report`
+/// group runs by the ZFS they ran on without the user typing it: `layout`
+/// (the planner's name, `2xraidz2-12`; several shapes joined by `+`), `log`,
+/// `cache` (`yes`/`no`), `special=yes` when the pool has special vdevs, and
+/// the dataset's `sync`, `logbias`, `recordsize` (`128K`) and `compression`.
+/// None for a run that has no ZFS facts (not on ZFS, a remote NFS target).
+pub fn automatic_labels(env: &Environment) -> Labels {
+    let mut labels = Labels::new();
+    let Some(zfs) = env.zfs.as_ref().filter(|z| z.absent.is_none()) else {
+        return labels;
+    };
+    if let Some(pool) = &zfs.pool {
+        if let Some(layout) = layout_name(pool) {
+            labels.insert("layout".into(), layout);
+        }
+        let yes_no = |present: bool| if present { "yes" } else { "no" }.to_string();
+        labels.insert("log".into(), yes_no(!pool.logs.is_empty()));
+        labels.insert("cache".into(), yes_no(!pool.cache.is_empty()));
+        if !pool.special.is_empty() {
+            labels.insert("special".into(), "yes".into());
+        }
+    }
+    if let Some(dataset) = &zfs.dataset {
+        for name in ["sync", "logbias", "compression"] {
+            if let Some(v) = dataset.property(name) {
+                labels.insert(name.into(), v.to_string());
+            }
+        }
+        if let Some(bytes) = dataset.recordsize_bytes() {
+            labels.insert("recordsize".into(), crate::group::size_name(bytes));
+        }
+    }
+    labels
+}
+
+/// The pool's data vdevs in the planner's layout names (`2xraidz2-12`,
+/// `12xmirror-2`, `4xstripe`), shapes in pool order joined by `+`; None when
+/// a vdev has no planner shape (draid, a vdev being replaced).
+pub fn layout_name(pool: &PoolLayout) -> Option<String> {
+    let groups = pool.data_groups();
+    if groups.is_empty() {
+        return None;
+    }
+    let names: Option<Vec<String>> = groups
+        .iter()
+        .map(|g| {
+            let kind = match (g.kind, g.parity) {
+                (VdevKind::Device, _) => ShapeKind::Stripe,
+                (VdevKind::Mirror, _) => ShapeKind::Mirror,
+                (VdevKind::Raidz, Some(parity)) => ShapeKind::Raidz { parity },
+                _ => return None,
+            };
+            Some(
+                Shape {
+                    kind,
+                    width: g.width,
+                    count: g.count,
+                }
+                .name(),
+            )
+        })
+        .collect();
+    names.map(|n| n.join("+"))
+}
+
+/// A run's labels: the [`automatic_labels`] of its facts, overridden by the
+/// labels it already carries and then by the user's (`--label`): a user who
+/// names a key means it.
+pub fn with_automatic(result: &RunResult, user: &Labels) -> Labels {
+    let mut labels = automatic_labels(&result.environment);
+    labels.extend(result.labels.clone());
+    labels.extend(user.clone());
+    labels
 }
 
 /// `k=v,k2=v2`, the inverse of [`parse_labels`]; empty for no labels.
