@@ -206,6 +206,118 @@ mod tests {
         assert_eq!(l.len(), 2);
     }
 
+    fn zfs_env(status: &str, properties: &[(&str, &str)]) -> Environment {
+        use fileio::zfs_facts::{parse, Dataset, Platform, Property, ZfsFacts};
+        Environment {
+            zfs: Some(ZfsFacts {
+                platform: Some(Platform::OpenzfsLinux),
+                pool: Some(parse::zpool_status(status).unwrap()),
+                dataset: Some(Dataset {
+                    name: "tank/bench".into(),
+                    properties: properties
+                        .iter()
+                        .map(|(k, v)| {
+                            let p = Property {
+                                value: v.to_string(),
+                                source: "local".into(),
+                            };
+                            (k.to_string(), p)
+                        })
+                        .collect(),
+                }),
+                ..ZfsFacts::default()
+            }),
+            ..Environment::default()
+        }
+    }
+
+    const OPENZFS_STATUS: &str =
+        include_str!("../../fileio/tests/data/zfs/openzfs-zpool-status-P.txt");
+
+    /// `zpool status` text of a pool named tank with `vdevs`, each a list
+    /// of (indent level, name) lines.
+    fn status_of(lines: &[(usize, &str)]) -> String {
+        let mut s = String::from("  pool: tank\n state: ONLINE\nconfig:\n\n\tNAME STATE READ WRITE CKSUM\n\ttank ONLINE 0 0 0\n");
+        for (level, name) in lines {
+            s.push_str(&format!("\t{}{name} ONLINE 0 0 0\n", "  ".repeat(*level)));
+        }
+        s + "\nerrors: No known data errors\n"
+    }
+
+    #[test]
+    fn facts_become_labels_in_the_planners_layout_names() {
+        let env = zfs_env(
+            OPENZFS_STATUS,
+            &[
+                ("sync", "standard"),
+                ("logbias", "latency"),
+                ("recordsize", "1048576"),
+                ("compression", "lz4"),
+                ("atime", "off"),
+            ],
+        );
+        assert_eq!(
+            format_labels(&automatic_labels(&env)),
+            "cache=yes,compression=lz4,layout=2xraidz2-6,log=yes,logbias=latency,recordsize=1M,special=yes,sync=standard"
+        );
+        let mirrors = status_of(&[
+            (1, "mirror-0"),
+            (2, "/d/a"),
+            (2, "/d/b"),
+            (1, "mirror-1"),
+            (2, "/d/c"),
+            (2, "/d/d"),
+        ]);
+        let labels = automatic_labels(&zfs_env(&mirrors, &[]));
+        assert_eq!(format_labels(&labels), "cache=no,layout=2xmirror-2,log=no");
+        // The planner reads the name back as the same shape.
+        let shape = Shape::parse(&labels["layout"]).unwrap();
+        assert_eq!((shape.count, shape.width), (2, 2));
+        let mixed = status_of(&[
+            (1, "/d/a"),
+            (1, "/d/b"),
+            (1, "raidz1-2"),
+            (2, "/d/c"),
+            (2, "/d/d"),
+            (2, "/d/e"),
+        ]);
+        assert_eq!(
+            automatic_labels(&zfs_env(&mixed, &[]))["layout"],
+            "2xstripe+1xraidz1-3"
+        );
+        let draid = status_of(&[(1, "draid2:4d:8c:0s-0"), (2, "/d/a"), (2, "/d/b")]);
+        assert!(!automatic_labels(&zfs_env(&draid, &[])).contains_key("layout"));
+    }
+
+    #[test]
+    fn no_facts_no_labels() {
+        assert!(automatic_labels(&Environment::default()).is_empty());
+        let nfs = Environment {
+            zfs: Some(fileio::zfs_facts::ZfsFacts::absent("remote NFS target")),
+            ..Environment::default()
+        };
+        assert!(automatic_labels(&nfs).is_empty());
+    }
+
+    #[test]
+    fn user_labels_win_over_automatic_ones() {
+        let mut run = RunResult::new(
+            fileio::result::ResultKind::Measured,
+            fileio::options::RunSpec::builder()
+                .mode(fileio::options::Mode::RndRd)
+                .build()
+                .unwrap()
+                .summary("psync"),
+        );
+        run.environment = zfs_env(OPENZFS_STATUS, &[("sync", "standard")]);
+        run.labels = parse_labels("log=carried").unwrap();
+        let user = parse_labels("layout=production,host=a").unwrap();
+        assert_eq!(
+            format_labels(&with_automatic(&run, &user)),
+            "cache=yes,host=a,layout=production,log=carried,special=yes,sync=standard"
+        );
+    }
+
     #[test]
     fn selector_matching() {
         let l = parse_labels("layout=3xraidz2,slog=no,link=10G").unwrap();
