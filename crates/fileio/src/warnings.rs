@@ -210,6 +210,9 @@ impl RunWarning {
 
 /// The message, with this run's numbers.
 impl fmt::Display for RunWarning {
+    // One arm per warning, each its message: splitting the match would only
+    // scatter them.
+    #[allow(clippy::too_many_lines)]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RunWarning::Interrupted { after_s } => write!(

@@ -64,31 +64,8 @@ fn fileio(dir: &Path, words: &[&str]) -> Vec<RunResult> {
 
 const SET: [&str; 2] = ["--file-total-size=32M", "--file-num=2"];
 
-#[test]
-fn a_run_on_zfs_fuse_records_the_pool_the_dataset_and_iostat() {
-    testkit::require!("root", "/dev/fuse", "zfs-fuse");
-    let pool = testkit::ZfsPool::new("facts");
-    let (mount, files) = create_pool(&pool);
-    let name = pool.name().to_string();
-    fileio(&mount, &[SET[0], SET[1], "fileio", "prepare"]);
-    let results = fileio(
-        &mount,
-        &[
-            SET[0],
-            SET[1],
-            "--file-test-mode=rndwr",
-            "--file-fsync-freq=10",
-            "--file-data=random",
-            "--time=4",
-            "fileio",
-            "run",
-        ],
-    );
-    let r = &results[0];
-    let zfs: &ZfsFacts = r.environment.zfs.as_ref().expect("zfs facts");
-    assert_eq!(zfs.absent, None);
-    assert_eq!(zfs.platform, Some(Platform::ZfsFuse));
-
+/// The dataset and its properties against `zfs get`.
+fn check_dataset(zfs: &ZfsFacts, name: &str, r: &RunResult) {
     // The dataset and its properties: what `zfs get` prints, one by one.
     let dataset = zfs.dataset.as_ref().expect("the dataset");
     assert_eq!(dataset.name, name);
@@ -100,7 +77,7 @@ fn a_run_on_zfs_fuse_records_the_pool_the_dataset_and_iostat() {
         "atime",
         "copies",
     ] {
-        let line = run("zfs", &["get", "-H", "-p", "-o", "value,source", p, &name]);
+        let line = run("zfs", &["get", "-H", "-p", "-o", "value,source", p, name]);
         let (value, source) = line.trim_end().split_once('\t').unwrap();
         let recorded = &dataset.properties[p];
         assert_eq!(
@@ -116,10 +93,13 @@ fn a_run_on_zfs_fuse_records_the_pool_the_dataset_and_iostat() {
         r.environment.compression.as_deref(),
         dataset.property("compression")
     );
+}
 
+/// The layout against the vdevs the pool was made of and `zpool status`.
+fn check_layout(zfs: &ZfsFacts, name: &str, files: &[String]) {
     // The layout: the vdevs it was created with, as `zpool status` lists them.
     let layout = zfs.pool.as_ref().expect("the pool layout");
-    let status = run("zpool", &["status", &name]);
+    let status = run("zpool", &["status", name]);
     assert_eq!(layout.name, name);
     assert_eq!(layout.state, "ONLINE");
     assert_eq!(layout.version, Some(23));
@@ -137,25 +117,15 @@ fn a_run_on_zfs_fuse_records_the_pool_the_dataset_and_iostat() {
     assert_eq!(layout.logs.len(), 1);
     assert_eq!(layout.logs[0].name, files[3]);
     assert!(layout.cache.is_empty() && layout.special.is_empty());
-    for f in &files {
+    for f in files {
         let line = status.lines().find(|l| l.contains(f.as_str())).unwrap();
         assert!(line.contains("ONLINE"), "{line}");
     }
     assert_eq!(zfs.version.as_deref(), Some("zfs-fuse, pool version 23"));
+}
 
-    // What zfs-fuse cannot tell, with the reasons.
-    assert!(zfs.arc.is_none());
-    assert!(
-        zfs.missing["arc"].contains("zfs-fuse publishes no ARC statistics"),
-        "{:?}",
-        zfs.missing
-    );
-    assert!(
-        zfs.missing["txg_timeout_s"].contains("zfs-fuse"),
-        "{:?}",
-        zfs.missing
-    );
-
+/// The iostat samples: whole intervals that moved while the run wrote.
+fn check_iostat(zfs: &ZfsFacts, files: &[String]) {
     // iostat: an interval per second, moving while the run wrote.
     assert!(zfs.iostat.len() >= 2, "{} samples", zfs.iostat.len());
     assert!(zfs.iostat.windows(2).all(|w| w[0].t_s < w[1].t_s));
@@ -196,6 +166,49 @@ fn a_run_on_zfs_fuse_records_the_pool_the_dataset_and_iostat() {
         "the log device did no writes: {:?}",
         zfs.iostat
     );
+}
+
+#[test]
+fn a_run_on_zfs_fuse_records_the_pool_the_dataset_and_iostat() {
+    testkit::require!("root", "/dev/fuse", "zfs-fuse");
+    let pool = testkit::ZfsPool::new("facts");
+    let (mount, files) = create_pool(&pool);
+    let name = pool.name().to_string();
+    fileio(&mount, &[SET[0], SET[1], "fileio", "prepare"]);
+    let results = fileio(
+        &mount,
+        &[
+            SET[0],
+            SET[1],
+            "--file-test-mode=rndwr",
+            "--file-fsync-freq=10",
+            "--file-data=random",
+            "--time=4",
+            "fileio",
+            "run",
+        ],
+    );
+    let r = &results[0];
+    let zfs: &ZfsFacts = r.environment.zfs.as_ref().expect("zfs facts");
+    assert_eq!(zfs.absent, None);
+    assert_eq!(zfs.platform, Some(Platform::ZfsFuse));
+
+    check_dataset(zfs, &name, r);
+    check_layout(zfs, &name, &files);
+    // What zfs-fuse cannot tell, with the reasons.
+    assert!(zfs.arc.is_none());
+    assert!(
+        zfs.missing["arc"].contains("zfs-fuse publishes no ARC statistics"),
+        "{:?}",
+        zfs.missing
+    );
+    assert!(
+        zfs.missing["txg_timeout_s"].contains("zfs-fuse"),
+        "{:?}",
+        zfs.missing
+    );
+
+    check_iostat(zfs, &files);
 
     // 4 s of writes is less than 3 x the 5 s txg timeout.
     let codes: Vec<&str> = r.warnings.iter().map(|w| w.code.as_str()).collect();

@@ -19,10 +19,8 @@ fn run(program: &str, args: &[&str]) {
     );
 }
 
-#[test]
-fn saved_runs_carry_the_pools_labels_and_compare_groups_by_them() {
-    testkit::require!("root", "/dev/fuse", "zfs-fuse");
-    let pool = testkit::ZfsPool::new("labels");
+/// `raidz d1 d2 d3 log l1` on sparse files in the pool's dir; its mount point.
+fn create_pool(pool: &testkit::ZfsPool) -> std::path::PathBuf {
     let files: Vec<String> = ["d1", "d2", "d3", "l1"]
         .iter()
         .map(|n| pool.dir().join(n).to_string_lossy().into_owned())
@@ -47,6 +45,14 @@ fn saved_runs_carry_the_pools_labels_and_compare_groups_by_them() {
             &files[3],
         ],
     );
+    mount
+}
+
+#[test]
+fn saved_runs_carry_the_pools_labels_and_compare_groups_by_them() {
+    testkit::require!("root", "/dev/fuse", "zfs-fuse");
+    let pool = testkit::ZfsPool::new("labels");
+    let mount = create_pool(&pool);
     let set = ["--file-total-size=8M", "--file-num=1"];
     let r = tb(&mount, &["fileio", set[0], set[1], "prepare"]);
     assert_eq!(r.code, 0, "{}", r.stderr);

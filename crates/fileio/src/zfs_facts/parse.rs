@@ -233,6 +233,13 @@ pub fn quantity(text: &str) -> Option<f64> {
     (v.is_finite() && v >= 0.0).then_some(v * scale as f64)
 }
 
+/// A [`quantity`] of bytes as a whole number: quantities are finite and
+/// not negative, and a human form (`1.11M`) is only that precise anyway.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+fn whole_bytes(v: f64) -> u64 {
+    v.round() as u64
+}
+
 /// Reads `zpool iostat -v POOL INTERVAL` line by line into samples: a line
 /// for the pool starts an interval, the vdev and device lines follow.
 /// Headers and separators are skipped, so the scripted form (`-H -p`, tab
@@ -320,8 +327,8 @@ impl IostatReader {
         sample.rows.push(IostatRow {
             name: name.to_string(),
             class,
-            alloc_bytes: quantity(fields[1]).map(|v| v as u64),
-            free_bytes: quantity(fields[2]).map(|v| v as u64),
+            alloc_bytes: quantity(fields[1]).map(whole_bytes),
+            free_bytes: quantity(fields[2]).map(whole_bytes),
             read_ops_per_s: rate(3),
             write_ops_per_s: rate(4),
             read_bytes_per_s: rate(5),
