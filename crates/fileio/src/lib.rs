@@ -52,3 +52,4 @@ pub mod sysbench;
 pub mod text;
 pub mod warnings;
 pub mod workload;
+pub mod zfs_facts;

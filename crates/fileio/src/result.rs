@@ -568,6 +568,11 @@ pub struct Environment {
     /// target is on ZFS and the property could be read.
     #[serde(default)]
     pub compression: Option<String>,
+    /// The ZFS the run ran on (dataset properties, pool layout, version, ARC
+    /// deltas, `zpool iostat` samples); absent when the target is not on ZFS
+    /// and in results written before it was recorded. See docs/zfs-facts.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zfs: Option<crate::zfs_facts::ZfsFacts>,
 }
 
 /// A condition that changes how the figures should be read, with advice.

@@ -537,6 +537,10 @@ fn measure(
     console.notice("Initializing worker threads...\n");
     let started_at = report_text::utc_now_rfc3339();
     let environment = crate::environment::capture(&w.files.dir, caches_dropped);
+    let zfs_watch = crate::zfs_facts::Watch::start(
+        environment.zfs.as_ref(),
+        crate::zfs_facts::Watch::interval_for(w.time_s),
+    );
     let show_progress = match ext.progress {
         Progress::On => true,
         Progress::Off => false,
@@ -572,6 +576,7 @@ fn measure(
         console.notice_raw(&report_text::histogram_text(&outcome.period.histogram));
     }
     let mut result = report_text::build_result(w, &outcome, started_at, environment, Vec::new());
+    zfs_watch.finish(&mut result.environment.zfs);
     let mount = crate::environment::mount_of(&w.files.dir);
     let ctx = crate::warnings::Context {
         workload: w,
