@@ -4,7 +4,7 @@
 //! statistics. Engines are generic parameters of the worker loop, so the hot path
 //! has no dynamic dispatch.
 
-use crate::options::{FsyncMode, InjectedLatency, IoMode};
+use crate::spec::{FsyncMode, InjectedLatency, IoMode};
 use crate::rng::Xoroshiro;
 use crate::run::clock::precise_wait;
 use crate::run::generator::{Op, Request};

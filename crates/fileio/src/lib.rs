@@ -31,6 +31,7 @@
 pub mod clock;
 pub mod console;
 pub mod engine;
+pub mod failure;
 pub mod environment;
 pub mod job;
 pub mod options;
@@ -39,6 +40,7 @@ pub mod result;
 pub mod rng;
 pub mod run;
 pub mod signals;
+pub mod spec;
 pub mod summary;
 pub mod sysbench;
 pub mod text;

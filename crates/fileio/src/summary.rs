@@ -3,7 +3,7 @@
 //! durability checks (each through [`RunResult::new`] and these helpers), so
 //! a measured and a predicted result are made the same way.
 
-use crate::options::RunSpec;
+use crate::spec::RunSpec;
 use crate::result::{
     Environment, IntervalSample, LatencyKey, LatencySummary, Percentile, Rates, ResultKind,
     RunResult, Warning,

@@ -13,7 +13,7 @@
 //!
 //! This module knows nothing of the sysbench front end (`crate::sysbench`).
 
-use crate::options::{
+use crate::spec::{
     DataPattern, ExtraFlags, FileSet, FsyncMode, InjectedLatency, IoMode, Mode, RunSpec,
 };
 use crate::result::WorkloadSummary;

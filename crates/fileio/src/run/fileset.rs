@@ -6,7 +6,8 @@
 //! created, extended, truncated (seqwr) or removed.
 
 use crate::engine::{strerror, AlignedBuf, Mapping, OpenFiles};
-use crate::options::{DataPattern, Failure, FileSet, IoMode, Mode, RunSpec, Stream};
+use crate::failure::{Failure, Stream};
+use crate::spec::{DataPattern, FileSet, IoMode, Mode, RunSpec};
 use crate::rng::{GlibcRandom, Xoroshiro};
 use crate::run::pattern::{fill_checked_block, fill_random};
 use std::ffi::CString;
@@ -374,7 +375,7 @@ pub fn open_for_run(w: &RunSpec, debug: &mut dyn FnMut(&str)) -> Result<OpenFile
     for i in 0..w.files.file_num {
         let path = w.files.file_path(i);
         let c = cpath(&path);
-        let name = crate::options::file_name(w.files.first_file + i);
+        let name = crate::spec::file_name(w.files.first_file + i);
         if mode == Mode::SeqWr {
             // SAFETY: unlink/open on our own test file name.
             unsafe {

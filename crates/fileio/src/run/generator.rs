@@ -10,7 +10,8 @@
 //! (sysbench master/1.1 broke here: akopytov/sysbench issues #400, #430,
 //! #431, #435).
 
-use crate::options::{Failure, Mode, RunSpec};
+use crate::failure::Failure;
+use crate::spec::{Mode, RunSpec};
 use crate::rng::Xoroshiro;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;

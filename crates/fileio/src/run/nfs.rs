@@ -11,7 +11,8 @@
 //! unstable data (a file written only stably needs none, as on Linux).
 
 use crate::engine::{AlignedBuf, Engine, IoError, OpenFiles, Submitted};
-use crate::options::{Failure, FileSet, FsyncMode, Mode, RunSpec, Stream};
+use crate::failure::{Failure, Stream};
+use crate::spec::{FileSet, FsyncMode, Mode, RunSpec};
 use crate::run::fileset::{format_size, ChunkWriter, PrepareObserver, PrepareSummary};
 use crate::run::generator::{Op, Request};
 use nfs::{Client, Fh, Stable, Target};
@@ -73,7 +74,7 @@ pub fn prepare(
             break;
         }
         observer.file_started(i, files.file_num);
-        let name = crate::options::file_name(files.first_file + i);
+        let name = crate::spec::file_name(files.first_file + i);
         let (fh, mut size) = match c.lookup(&root, &name) {
             Ok(Some((fh, attr))) => (fh, attr.size),
             Ok(None) => (
@@ -124,7 +125,7 @@ pub fn cleanup(target: &Target, files: &FileSet, say: &mut dyn FnMut(&str)) {
         Ok(mut c) => {
             let root = c.root().clone();
             for i in 0..files.file_num {
-                let _ = c.remove(&root, &crate::options::file_name(files.first_file + i));
+                let _ = c.remove(&root, &crate::spec::file_name(files.first_file + i));
             }
         }
         Err(e) => say(&format!("Cannot mount {target}: {e}")),
@@ -142,7 +143,7 @@ pub fn open_for_run(
     let root = c.root().clone();
     let mut handles = Vec::new();
     for i in 0..w.files.file_num {
-        let name = crate::options::file_name(w.files.first_file + i);
+        let name = crate::spec::file_name(w.files.first_file + i);
         if w.mode == Mode::SeqWr {
             c.remove(&root, &name)
                 .map_err(|e| nfs_failure(&format!("Cannot create file '{name}'"), &e))?;

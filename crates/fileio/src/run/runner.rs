@@ -10,8 +10,11 @@ use crate::engine::{
     AlignedBuf, Engine, InjectedEngine, IoError, MmapEngine, OpenFiles, PsyncEngine, Submitted,
     UringEngine,
 };
-use crate::options::{DataPattern, Failure, IoMode, RunSpec};
-use crate::rng::{GlibcRandom, Xoroshiro};
+use crate::failure::{Failure, Stream};
+use crate::spec::{DataPattern, IoMode, RunSpec};
+/// Where the threads' generators are seeded (the simulator names it here).
+pub use crate::rng::worker_seeds;
+use crate::rng::Xoroshiro;
 use crate::run::clock::now_ns;
 use crate::run::generator::{file_index, Generator, Op, Request};
 use crate::run::histograms::{
@@ -269,7 +272,7 @@ fn spawn_failure(tid: usize, e: &std::io::Error) -> Failure {
 fn interrupted_before_start() -> Failure {
     Failure {
         lines: vec![(
-            crate::options::Stream::Stdout,
+            Stream::Stdout,
             "Run interrupted (SIGINT) while the worker threads were starting; nothing was measured."
                 .to_string(),
         )],
@@ -332,29 +335,6 @@ fn check_map_budget(w: &RunSpec) -> Result<(), Failure> {
         )));
     }
     Ok(())
-}
-
-/// Seeds for the worker threads, drawn in thread order from the process-wide
-/// stream seeded like sysbench (src/sb_rand.c at
-/// 1.0.20). Deterministic for any thread count.
-// The seed is an unsigned int, as srandom(3) takes it: C's conversion keeps
-// the low 32 bits of time(NULL), and so does the cast. `--rand-seed` is
-// already in that range (an INT option kept as unsigned, as sysbench does).
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-pub fn worker_seeds(w: &RunSpec, background_threads: u32) -> Vec<Xoroshiro> {
-    let seed = if w.rand_seed == 0 {
-        // SAFETY: time(NULL).
-        unsafe { libc::time(std::ptr::null_mut()) as u32 }
-    } else {
-        w.rand_seed as u32
-    };
-    let mut g = GlibcRandom::new(seed);
-    for _ in 0..background_threads {
-        Xoroshiro::from_glibc(&mut g);
-    }
-    (0..w.threads)
-        .map(|_| Xoroshiro::from_glibc(&mut g))
-        .collect()
 }
 
 /// Run the workload on open files.
@@ -1109,7 +1089,7 @@ fn check_blocks(buf: &[u8], req: &Request, block: usize) -> Result<(), Failure> 
         if let Err(lines) = check_block(b, req.pos + (k * block) as u64, req.file) {
             let mut f = Failure::fatal(lines[0].clone());
             for l in &lines[1..] {
-                f = f.then(crate::options::Stream::Stdout, format!("FATAL: {l}"));
+                f = f.then(Stream::Stdout, format!("FATAL: {l}"));
             }
             return Err(f);
         }
