@@ -21,7 +21,7 @@ use crate::run::histograms::{
     sb_percentile_ms, CountSnapshot, LatencyKind, OpHistograms, ThreadCounters, ThreadHistograms,
     SB_BUCKETS,
 };
-use crate::run::nfs::NfsEngine;
+use crate::engine::nfs::NfsEngine;
 use crate::run::pattern::{check_block, fill_checked_block, fill_random};
 use std::sync::atomic::{
     AtomicBool, AtomicU64,

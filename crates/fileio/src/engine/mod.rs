@@ -4,6 +4,8 @@
 //! statistics. Engines are generic parameters of the worker loop, so the hot path
 //! has no dynamic dispatch.
 
+pub mod nfs;
+
 use crate::spec::{FsyncMode, InjectedLatency, IoMode};
 use crate::rng::Xoroshiro;
 use crate::run::clock::precise_wait;
@@ -142,7 +144,7 @@ pub struct OpenFiles {
     pub fds: Vec<RawFd>,
     pub maps: Vec<Mapping>,
     /// Files on an NFS export (`--file-dir=nfs://`): no descriptors then.
-    pub nfs: Option<crate::run::nfs::NfsFiles>,
+    pub nfs: Option<crate::engine::nfs::NfsFiles>,
 }
 
 // SAFETY: descriptors are plain integers and the mappings stay valid until the

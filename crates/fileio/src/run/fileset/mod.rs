@@ -106,7 +106,7 @@ pub fn prepare(
         files.extra_flags.describe()
     ));
     if let Some(target) = &files.nfs {
-        return crate::run::nfs::prepare(target, files, say, observer);
+        return crate::engine::nfs::prepare(target, files, say, observer);
     }
     let mut writer = ChunkWriter::new(files);
     let start = Instant::now();
@@ -313,7 +313,7 @@ impl ChunkWriter {
 /// `cleanup`: remove `test_file.0` … `test_file.<N-1>`, ignoring every error.
 pub fn cleanup(files: &FileSet, say: &mut dyn FnMut(&str)) {
     if let Some(target) = &files.nfs {
-        return crate::run::nfs::cleanup(target, files, say);
+        return crate::engine::nfs::cleanup(target, files, say);
     }
     say("Removing test files...");
     for i in 0..files.file_num {
@@ -364,7 +364,7 @@ pub fn format_g5(x: f64) -> String {
 pub fn open_for_run(w: &RunSpec, debug: &mut dyn FnMut(&str)) -> Result<OpenFiles, Failure> {
     let mode = w.mode;
     if let Some(target) = &w.files.nfs {
-        return crate::run::nfs::open_for_run(target, w, debug);
+        return crate::engine::nfs::open_for_run(target, w, debug);
     }
     let mut files = OpenFiles {
         // A capacity hint: --file-num is a C int, which fits usize.
