@@ -31,8 +31,8 @@
 pub mod clock;
 pub mod console;
 pub mod engine;
-pub mod failure;
 pub mod environment;
+pub mod failure;
 pub mod job;
 pub mod options;
 pub mod quick;

@@ -917,6 +917,8 @@ impl RunSpec {
 
     /// [`RunSpec::validate_runnable`], as the front end prints it.
     pub fn check_runnable(&self) -> Result<(), Failure> {
+        Ok(self.validate_runnable()?)
+    }
 }
 
 fn parse_duration_ns(s: &str) -> Option<u64> {

@@ -231,9 +231,6 @@ pub struct RunSpec {
 }
 
 impl RunSpec {
-        Ok(self.validate_runnable()?)
-    }
-
     /// Bytes per sequential request; random requests are one block.
     pub fn request_size(&self) -> u64 {
         if !self.mode.is_random() && self.merged_requests > 0 {

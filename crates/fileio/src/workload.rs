@@ -13,10 +13,10 @@
 //!
 //! This module knows nothing of the sysbench front end (`crate::sysbench`).
 
+use crate::result::WorkloadSummary;
 use crate::spec::{
     DataPattern, ExtraFlags, FileSet, FsyncMode, InjectedLatency, IoMode, Mode, RunSpec,
 };
-use crate::result::WorkloadSummary;
 use crate::text::{printable, printable_word};
 use std::path::PathBuf;
 

@@ -11,8 +11,8 @@
 //! #431, #435).
 
 use crate::failure::Failure;
-use crate::spec::{Mode, RunSpec};
 use crate::rng::Xoroshiro;
+use crate::spec::{Mode, RunSpec};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 

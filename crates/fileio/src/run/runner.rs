@@ -6,73 +6,31 @@
 //! thread reads for `--report-interval` lines without stopping anyone; per-op HDR
 //! histograms stay thread-local and are merged once at the end.
 
-use crate::engine::{
-    AlignedBuf, Engine, InjectedEngine, IoError, MmapEngine, OpenFiles, PsyncEngine, Submitted,
-    UringEngine,
-};
+use crate::engine::injected::InjectedEngine;
+use crate::engine::mmap::MmapEngine;
+use crate::engine::nfs::NfsEngine;
+use crate::engine::psync::PsyncEngine;
+use crate::engine::uring::UringEngine;
+use crate::engine::{AlignedBuf, Engine, IoError, Submitted};
 use crate::failure::{Failure, Stream};
-use crate::spec::{DataPattern, IoMode, RunSpec};
 /// Where the threads' generators are seeded (the simulator names it here).
 pub use crate::rng::worker_seeds;
 use crate::rng::Xoroshiro;
 use crate::run::clock::now_ns;
+use crate::run::fileset::OpenFiles;
 use crate::run::generator::{file_index, Generator, Op, Request};
 use crate::run::histograms::{
     sb_percentile_ms, CountSnapshot, LatencyKind, OpHistograms, ThreadCounters, ThreadHistograms,
     SB_BUCKETS,
 };
-use crate::engine::nfs::NfsEngine;
 use crate::run::pattern::{check_block, fill_checked_block, fill_random};
+use crate::spec::{DataPattern, IoMode, RunSpec};
 use std::sync::atomic::{
     AtomicBool, AtomicU64,
     Ordering::{Acquire, Relaxed, Release},
 };
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
-
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// Set by a command that handles the stop signals itself (`quick`, which must
-/// remove its scratch directory whatever signal arrives, however often): runs
-/// then leave its handlers in place instead of installing the one-shot one.
-static CALLER_HANDLES_SIGNALS: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_sigint(_: libc::c_int) {
-    INTERRUPTED.store(true, Relaxed);
-}
-
-/// Make SIGINT end a run cleanly (report of what was done, marked interrupted)
-/// instead of killing the process. A second SIGINT kills as usual.
-pub fn install_sigint_handler() {
-    if CALLER_HANDLES_SIGNALS.load(Relaxed) {
-        return;
-    }
-    // SAFETY: the handler only stores to an atomic; SA_RESETHAND restores the
-    // default so a second Ctrl-C still kills.
-    unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = on_sigint as *const () as usize;
-        sa.sa_flags = libc::SA_RESETHAND;
-        libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(libc::SIGINT, &sa, std::ptr::null_mut());
-    }
-}
-
-pub fn interrupted() -> bool {
-    INTERRUPTED.load(Relaxed)
-}
-
-/// Stop the current run (and any later one) as SIGINT does. One atomic store,
-/// so a caller's own signal handler may call it.
-pub fn request_stop() {
-    INTERRUPTED.store(true, Relaxed);
-}
-
-/// The caller has installed its own handlers for the stop signals (and calls
-/// [`request_stop`] from them): runs must not replace them.
-pub fn leave_signals_to_caller() {
-    CALLER_HANDLES_SIGNALS.store(true, Relaxed);
-}
 
 /// How the main thread reports while a run goes on.
 pub trait RunObserver: Sync {
@@ -404,12 +362,12 @@ pub fn run(
                     return Err(spawn_failure(tid, &e));
                 }
             }
-            if interrupted() {
+            if crate::signals::stop_requested() {
                 gate.cancel();
                 return Err(interrupted_before_start());
             }
         }
-        if !gate.wait_until_ready(threads, interrupted) {
+        if !gate.wait_until_ready(threads, crate::signals::stop_requested) {
             gate.cancel();
             return Err(interrupted_before_start());
         }
@@ -720,7 +678,7 @@ fn supervise(
             // Release: a worker that sees the stop also sees why.
             shared.stop.store(true, Release);
         }
-        if interrupted() && !control.interrupted {
+        if crate::signals::stop_requested() && !control.interrupted {
             control.interrupted = true;
             shared.stop.store(true, Relaxed);
         }

@@ -562,7 +562,12 @@ fn measure(
         injected_trace: None,
     };
     let job_observer = job.observer(&observer, w);
-    runner::install_sigint_handler();
+    // Ctrl-C ends a run cleanly (a report of what was done, marked
+    // interrupted, exit 130); a second one kills. Only SIGINT: sysbench ends
+    // at once on SIGTERM and SIGHUP, and so does the front end.
+    crate::signals::StopHandlers::new()
+        .signals(&[libc::SIGINT])
+        .install();
     let outcome = runner::run(w, files, &settings, &job_observer);
     console.end_progress();
     *ran = observer.started.load(std::sync::atomic::Ordering::Relaxed);
