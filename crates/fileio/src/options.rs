@@ -813,46 +813,66 @@ impl RunSpec {
     /// are accepted, their syntax checked, and not read: they are not part of
     /// a workload. Refusals are typed, with sysbench's messages.
     pub fn from_words<S: AsRef<str>>(words: &[S]) -> Result<RunSpec, WorkloadError> {
-        let mut normalized = Vec::with_capacity(words.len() + 2);
-        normalized.push("fileio".to_string());
-        for word in words {
-            let word = word.as_ref();
-            if let Some(body) = word.strip_prefix("--") {
-                // `--test=NAME` names the test, which a workload does not.
-                let name = body.split_once('=').map_or(body, |(n, _)| n);
-                if canonical_name(name) == "test" {
-                    return Err(WorkloadError::NotAnOption {
-                        word: word.to_string(),
-                    });
-                }
-                normalized.push(word.to_string());
-                continue;
-            }
-            // Without dashes, only a known option: a bare word would become
-            // the command.
-            let name = word.split_once('=').map_or(word, |(n, _)| n);
-            if name.is_empty() || find_option(name).is_none() {
-                return Err(WorkloadError::NotAnOption {
-                    word: word.to_string(),
-                });
-            }
-            normalized.push(format!("--{word}"));
-        }
-        normalized.push("run".to_string());
-        let mut args = ParsedArgs::parse(&normalized);
-        if let Some(word) = args.unknown.first() {
-            return Err(WorkloadError::InvalidOption { word: word.clone() });
-        }
-        let general = workload_general(&mut args)?;
-        match fileio_options(&args, &general, Command::Run)? {
+        match workload_action(words, Command::Run)? {
             Action::Run(spec) => {
                 spec.validate_runnable()?;
+                spec.validate_buffer_sharing()?;
+                spec.validate_threads()?;
                 Ok(spec)
             }
             // `Command::Run` always makes a run or a refusal.
             Action::Prepare(_) | Action::Cleanup(_) => Err(WorkloadError::MissingMode),
         }
     }
+}
+
+impl FileSet {
+    /// The file set of option words, as [`RunSpec::from_words`] reads them
+    /// but as `prepare` and `cleanup` do: no test mode needed, the options
+    /// of the run alone are not checked.
+    pub fn from_words<S: AsRef<str>>(words: &[S]) -> Result<FileSet, WorkloadError> {
+        match workload_action(words, Command::Prepare)? {
+            Action::Prepare(files) | Action::Cleanup(files) => Ok(files),
+            Action::Run(spec) => Ok(spec.files),
+        }
+    }
+}
+
+/// The action of option words as `command` reads them (see
+/// [`RunSpec::from_words`]).
+fn workload_action<S: AsRef<str>>(words: &[S], command: Command) -> Result<Action, WorkloadError> {
+    let mut normalized = Vec::with_capacity(words.len() + 2);
+    normalized.push("fileio".to_string());
+    for word in words {
+        let word = word.as_ref();
+        if let Some(body) = word.strip_prefix("--") {
+            // `--test=NAME` names the test, which a workload does not.
+            let name = body.split_once('=').map_or(body, |(n, _)| n);
+            if canonical_name(name) == "test" {
+                return Err(WorkloadError::NotAnOption {
+                    word: word.to_string(),
+                });
+            }
+            normalized.push(word.to_string());
+            continue;
+        }
+        // Without dashes, only a known option: a bare word would become
+        // the command.
+        let name = word.split_once('=').map_or(word, |(n, _)| n);
+        if name.is_empty() || find_option(name).is_none() {
+            return Err(WorkloadError::NotAnOption {
+                word: word.to_string(),
+            });
+        }
+        normalized.push(format!("--{word}"));
+    }
+    normalized.push("run".to_string());
+    let mut args = ParsedArgs::parse(&normalized);
+    if let Some(word) = args.unknown.first() {
+        return Err(WorkloadError::InvalidOption { word: word.clone() });
+    }
+    let general = workload_general(&mut args)?;
+    fileio_options(&args, &general, command)
 }
 
 /// The general options of a workload (see [`WORKLOAD_GENERAL_OPTIONS`]),

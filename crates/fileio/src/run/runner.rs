@@ -303,7 +303,7 @@ pub fn run(
     observer: &dyn RunObserver,
 ) -> Result<RunOutcome, Failure> {
     let threads = w.threads as usize;
-    crate::run::generator::check_validate_threads(w)?;
+    w.validate_threads()?;
     check_map_budget(w)?;
     let files = Arc::new(files);
     let seeds = worker_seeds(w, settings.background_threads);

@@ -18,13 +18,17 @@ pub(crate) struct RunShape {
 }
 
 /// The shape of a workload's `run`; None when fileio refuses the options
-/// (which [`check_workload`] reports).
+/// (which [`check_workload`] reports). The file set is read as `prepare`
+/// reads it, so options without a test mode still have one.
 pub(crate) fn run_shape(args: &[String]) -> Option<RunShape> {
-    let spec = fileio::options::RunSpec::from_words(&strip_format(args)).ok()?;
+    let args = strip_format(args);
+    let files = fileio::options::FileSet::from_words(&args).ok()?;
+    let (time_s, events) = fileio::options::RunSpec::from_words(&args)
+        .map_or((0, 0), |spec| (spec.time_s, spec.events));
     Some(RunShape {
-        file_total_size: spec.files.total_size,
-        time_s: spec.time_s,
-        events: spec.events,
+        file_total_size: files.total_size,
+        time_s,
+        events,
     })
 }
 
