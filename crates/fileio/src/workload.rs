@@ -887,6 +887,49 @@ mod tests {
     use super::*;
     use crate::options::{check_command_line, Action, CommandLine, Failure, Stream};
 
+    #[test]
+    fn option_words_refuse_what_the_run_would_refuse_and_give_a_file_set_without_a_mode() {
+        let e = RunSpec::from_words(&[
+            "--file-test-mode=rndrw",
+            "--validate",
+            "--file-io-mode=async",
+        ])
+        .unwrap_err();
+        assert_eq!(
+            e,
+            WorkloadError::ValidateSharedBuffer {
+                io_mode: IoMode::Async
+            }
+        );
+        assert_eq!(e.option(), Some("validate"));
+        let e = RunSpec::from_words(&[
+            "--file-test-mode=rndrd",
+            "--validate",
+            "--file-total-size=64K",
+            "--file-num=1",
+            "--file-block-size=4K",
+            "--threads=17",
+        ])
+        .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                WorkloadError::ValidateThreads {
+                    threads: 17,
+                    blocks: 16,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let files = FileSet::from_words(&["file-total-size=4G", "--file-num=8"]).unwrap();
+        assert_eq!((files.total_size, files.file_num), (4 << 30, 8));
+        assert_eq!(
+            RunSpec::from_words(&["file-total-size=4G"]).unwrap_err(),
+            WorkloadError::MissingMode
+        );
+    }
+
     /// What the sysbench front end makes of `fileio WORDS run`.
     fn front_end(words: &[&str]) -> Result<RunSpec, Failure> {
         let mut all = vec!["fileio"];
