@@ -3,7 +3,7 @@
 //! Serialized as JSON; `schema_version` changes whenever a field changes meaning.
 //! The schema is documented in `docs/json.md`.
 
-use crate::options::{DataPattern, FsyncMode, IoMode, Mode};
+use crate::spec::{DataPattern, FsyncMode, IoMode, Mode};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
