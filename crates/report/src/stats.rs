@@ -9,6 +9,8 @@
 //! ln Γ from the Lanczos approximation; both are accurate to ~1e-10 over the
 //! degrees of freedom a benchmark produces (1 to a few hundred).
 
+use std::cmp::Ordering;
+
 /// Mean and spread of one metric over repeated runs.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Summary {
@@ -298,11 +300,11 @@ fn boundary_distance(
 /// bracket that bisection narrows whenever a Newton step would leave it.
 pub fn student_t_quantile(p: f64, df: f64) -> f64 {
     assert!(p > 0.0 && p < 1.0, "quantile of p = {p}");
-    if p < 0.5 {
-        return -student_t_quantile(1.0 - p, df);
-    }
-    if p == 0.5 {
-        return 0.0;
+    // The distribution is symmetric: solve for the upper half only.
+    match p.partial_cmp(&0.5) {
+        Some(Ordering::Less) => return -student_t_quantile(1.0 - p, df),
+        Some(Ordering::Equal) => return 0.0,
+        _ => {}
     }
     let (mut lo, mut hi) = (0.0, 1.0);
     while student_t_cdf(hi, df) < p {
