@@ -112,7 +112,7 @@ pub fn automatic_labels(env: &Environment) -> Labels {
             }
         }
         if let Some(bytes) = dataset.recordsize_bytes() {
-            labels.insert("recordsize".into(), crate::group::size_name(bytes));
+            labels.insert("recordsize".into(), size_name(bytes));
         }
     }
     labels
@@ -170,6 +170,21 @@ pub fn format_labels(labels: &Labels) -> String {
 /// Whether `labels` holds every pair of `selector`.
 pub fn matches(labels: &Labels, selector: &Labels) -> bool {
     selector.iter().all(|(k, v)| labels.get(k) == Some(v))
+}
+
+/// 4096 -> "4K", 1048576 -> "1M", 1000 -> "1000" (sysbench's size suffixes).
+pub fn size_name(bytes: u64) -> String {
+    for (unit, suffix) in [
+        (1u64 << 40, "T"),
+        (1 << 30, "G"),
+        (1 << 20, "M"),
+        (1 << 10, "K"),
+    ] {
+        if bytes >= unit && bytes.is_multiple_of(unit) {
+            return format!("{}{suffix}", bytes / unit);
+        }
+    }
+    bytes.to_string()
 }
 
 #[cfg(test)]

@@ -1,11 +1,12 @@
 //! Reading the facts on this host: the `zpool` and `zfs` tools, kstat files
 //! and sysctl. Every failure becomes a [`ZfsFacts::missing`] entry.
 
+use super::find_tool;
 use super::parse;
 use super::sampler::Sampler;
 use super::{ArcFacts, ArcSnapshot, Dataset, Platform, Property, ZfsFacts};
 use crate::environment::MountEntry;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -207,16 +208,6 @@ pub fn arc_now(platform: Platform) -> Result<(String, ArcSnapshot), String> {
             "zfs-fuse publishes no ARC statistics here (/proc/spl/kstat/zfs comes with the kernel module; zfs-fuse's own kstats need its /zfs-kstat mount)".into(),
         ),
     }
-}
-
-/// `program` in PATH or the sbin directories (a root shell's PATH may lack
-/// them under sudo or cron).
-pub fn find_tool(program: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain(["/usr/sbin", "/sbin", "/usr/local/sbin"].map(PathBuf::from))
-        .map(|d| d.join(program))
-        .find(|p| p.is_file())
 }
 
 /// `program args` within [`TOOL_TIMEOUT`]: its stdout, or why not (one line).

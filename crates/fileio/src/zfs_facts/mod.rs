@@ -441,3 +441,13 @@ impl IostatSample {
         self.rows.iter().find(|r| r.class == VdevClass::Pool)
     }
 }
+
+/// `program` in PATH or the sbin directories (a root shell's PATH may lack
+/// them under sudo or cron).
+pub fn find_tool(program: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(["/usr/sbin", "/sbin", "/usr/local/sbin"].map(std::path::PathBuf::from))
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+}

@@ -1,7 +1,7 @@
 //! `zpool iostat -v POOL INTERVAL` alongside a run: a child process and a
 //! thread that reads its output into samples until it is stopped.
 
-use super::collect::find_tool;
+use super::find_tool;
 use super::parse::IostatReader;
 use super::{IostatSample, Platform, PoolLayout};
 use std::io::{BufRead, BufReader, Read};
