@@ -508,6 +508,7 @@ mod tests {
             ranks: Vec::new(),
             distributed: None,
             durability: None,
+            prediction: None,
         }
     }
 

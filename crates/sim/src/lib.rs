@@ -21,6 +21,7 @@ pub mod profile;
 pub mod queue;
 mod server;
 pub mod system;
+pub mod uncertainty;
 
 pub use convergence::RunOptions;
 pub use engine::{

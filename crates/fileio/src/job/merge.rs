@@ -159,6 +159,7 @@ pub fn merge(
         warnings,
         distributed: Some(distributed),
         durability: None,
+        prediction: None,
         ranks,
     };
     Ok(Merged { result, period })
