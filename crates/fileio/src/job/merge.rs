@@ -424,6 +424,7 @@ mod tests {
                 ..Distributed::default()
             }),
             durability: None,
+            prediction: None,
         }
     }
 

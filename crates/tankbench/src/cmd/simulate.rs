@@ -233,20 +233,7 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     };
     apply_overrides(&mut model, &a)?;
     let sys = model.resolve().map_err(|e| system_error(e, &a))?;
-    let intervals = match a.intervals.as_deref() {
-        None | Some("on") => true,
-        Some("off") => false,
-        Some(other) => {
-            anyhow::bail!("simulate: --intervals={other}: accepted: on, off")
-        }
-    };
-    let samples = match &a.samples {
-        Some(v) => usize::try_from(count_option("--samples", v)?)
-            .ok()
-            .filter(|&n| n >= 2)
-            .ok_or_else(|| anyhow::anyhow!("simulate: --samples={v}: accepted: 2 or more"))?,
-        None => sim::uncertainty::DEFAULT_SAMPLES,
-    };
+    let intervals = interval_samples(&a)?;
     let options = sim::RunOptions {
         budget,
         early_stop: !a.no_early_stop,
@@ -271,7 +258,7 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     }
     let mut result =
         sim::simulate_run(&spec, &model, &options).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
-    if intervals {
+    if let Some(samples) = intervals {
         let parallel = std::thread::available_parallelism().map_or(1, usize::from);
         result = sim::uncertainty::with_interval(
             &spec,
@@ -302,6 +289,23 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         ),
     }
     Ok(0)
+}
+
+/// `--intervals` and `--samples`: how many samples an interval takes, or
+/// `None` for a point prediction only.
+fn interval_samples(a: &SimArgs) -> anyhow::Result<Option<usize>> {
+    match a.intervals.as_deref() {
+        None | Some("on") => {}
+        Some("off") => return Ok(None),
+        Some(other) => anyhow::bail!("simulate: --intervals={other}: accepted: on, off"),
+    }
+    Ok(Some(match &a.samples {
+        Some(v) => usize::try_from(count_option("--samples", v)?)
+            .ok()
+            .filter(|&n| n >= 2)
+            .ok_or_else(|| anyhow::anyhow!("simulate: --samples={v}: accepted: 2 or more"))?,
+        None => sim::uncertainty::DEFAULT_SAMPLES,
+    }))
 }
 
 /// `--system FILE`, read as a configuration file (a regular file of at
@@ -537,6 +541,8 @@ fn sig(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");
     }
+    // The magnitude of a finite non-zero f64 is within ±400.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let digits = (3 - v.abs().log10().floor() as i32).max(0) as usize;
     format!("{v:.digits$}")
 }
