@@ -1,5 +1,6 @@
 //! Where a run happens: kernel, CPUs, memory, and the file system under the
-//! target directory (type, mount options, backing device, rotational or not).
+//! target directory (type, mount options, backing device, rotational or not),
+//! and the ZFS under it ([`crate::zfs_facts`]).
 
 use crate::result::Environment;
 use std::path::Path;
@@ -127,6 +128,9 @@ pub fn logical_block_size(major_minor: &str) -> Option<u64> {
 pub fn capture(dir: &Path, caches_dropped: bool) -> Environment {
     let (mem_total, mem_available) = memory();
     let mount = mount_of(dir).unwrap_or_default();
+    // The dataset's properties, pool layout and version; the ARC and iostat
+    // over the run are added by `zfs_facts::Watch` around it.
+    let zfs = crate::zfs_facts::capture(dir, &mount);
     Environment {
         hostname: read_trimmed("/proc/sys/kernel/hostname"),
         kernel: read_trimmed("/proc/sys/kernel/osrelease"),
@@ -149,23 +153,12 @@ pub fn capture(dir: &Path, caches_dropped: bool) -> Environment {
             rotational(&mount.major_minor)
         },
         caches_dropped,
-        compression: zfs_compression(&mount),
+        compression: zfs
+            .as_ref()
+            .and_then(|z| z.property("compression"))
+            .map(str::to_string),
+        zfs,
     }
-}
-
-/// The `compression` property of a ZFS dataset (kernel OpenZFS or zfs-fuse), by
-/// asking `zfs get`; None when not on ZFS or when `zfs` cannot answer.
-fn zfs_compression(mount: &MountEntry) -> Option<String> {
-    if !mount.fs_type.contains("zfs") || mount.source.is_empty() {
-        return None;
-    }
-    let out = std::process::Command::new("zfs")
-        .args(["get", "-H", "-o", "value", "compression", &mount.source])
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    (out.status.success() && !v.is_empty()).then_some(v)
 }
 
 /// Drop the page cache (needs root). Returns whether it worked.

@@ -2,7 +2,8 @@
 //!
 //! The ground every other crate stands on (docs/architecture.md):
 //!
-//! - the typed workload, [`options::RunSpec`] and [`options::FileSet`],
+//! - the typed workload, [`spec::RunSpec`] and [`spec::FileSet`] (also
+//!   named [`options::RunSpec`] and [`options::FileSet`]),
 //!   built by a builder with sysbench's defaults, from option words or from a
 //!   result's summary, refused with a typed [`workload::WorkloadError`]
 //!   ([`workload`]);
@@ -19,7 +20,8 @@
 //!   and formatting sysbench's report ([`sysbench::report_text`]).
 //! - [`run`], one process's run: the test files ([`run::fileset`]), the
 //!   request [`run::generator`], the worker threads ([`run::runner`]) driving
-//!   an [`engine`], latency recorded in [`run::histograms`] on the
+//!   an [`engine`] (one per file in `engine/`), stopped through [`signals`],
+//!   latency recorded in [`run::histograms`] on the
 //!   [`run::clock`], written blocks from [`run::pattern`].
 //! - [`job`], several processes as one: a [`job::coordinator`] (MPI with the
 //!   `mpi` feature), the steps the ranks take together, and rank 0's merge.
@@ -27,20 +29,31 @@
 //! A run ends as a [`result::RunResult`] (the JSON document), checked by
 //! [`warnings`] against the [`environment`] it ran in. [`quick`] is the fixed
 //! suite of `tankbench quick`.
+//!
+//! Two tests know the box rather than run a workload, each with its own
+//! result document (a `kind` and a `schema_version`): [`slog`], the
+//! log-device test of `tankbench slog` (with [`slog::device`], the checks
+//! before a block device is overwritten), and [`probe`], the round trips of
+//! `tankbench probe`.
 
 pub mod clock;
 pub mod console;
 pub mod engine;
 pub mod environment;
+pub mod failure;
 pub mod job;
 pub mod options;
+pub mod probe;
 pub mod quick;
 pub mod result;
 pub mod rng;
 pub mod run;
 pub mod signals;
+pub mod slog;
+pub mod spec;
 pub mod summary;
 pub mod sysbench;
 pub mod text;
 pub mod warnings;
 pub mod workload;
+pub mod zfs_facts;

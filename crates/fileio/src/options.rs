@@ -14,68 +14,10 @@ use crate::sysbench::args::{
 use crate::workload::{self, WorkloadError};
 use std::path::PathBuf;
 
-/// Where a message goes. sysbench's logger writes to stdout; its command-line
-/// parser writes to stderr.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stream {
-    Stdout,
-    Stderr,
-}
-
-/// sysbench's exit code after a forced shutdown (sysbench.c at 1.0.20).
-pub const FORCED_SHUTDOWN_EXIT_CODE: i32 = 2;
-
-/// A refusal: the lines to print (in order) and the exit code.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    pub lines: Vec<(Stream, String)>,
-    pub exit_code: i32,
-    /// Print the fileio option list after the lines (missing --file-test-mode).
-    pub show_fileio_help: bool,
-}
-
-impl Failure {
-    pub fn fatal(msg: impl Into<String>) -> Failure {
-        Failure {
-            lines: vec![(Stream::Stdout, format!("FATAL: {}", msg.into()))],
-            exit_code: 1,
-            show_fileio_help: false,
-        }
-    }
-    pub fn stderr(msg: impl Into<String>) -> Failure {
-        Failure {
-            lines: vec![(Stream::Stderr, msg.into())],
-            exit_code: 1,
-            show_fileio_help: false,
-        }
-    }
-    /// The `--forced-shutdown` deadline passed. The observer has already
-    /// printed sysbench's FATAL line and report, so there is nothing more to
-    /// print: only sysbench's exit code, 2, for the caller to return.
-    pub fn forced_shutdown() -> Failure {
-        Failure {
-            lines: Vec::new(),
-            exit_code: FORCED_SHUTDOWN_EXIT_CODE,
-            show_fileio_help: false,
-        }
-    }
-    /// Whether this is [`Failure::forced_shutdown`].
-    pub fn is_forced_shutdown(&self) -> bool {
-        self.exit_code == FORCED_SHUTDOWN_EXIT_CODE && self.lines.is_empty()
-    }
-    pub fn then(mut self, stream: Stream, msg: impl Into<String>) -> Failure {
-        self.lines.push((stream, msg.into()));
-        self
-    }
-    /// The first line's text, for errors shown outside the sysbench front end.
-    pub fn summary(&self) -> String {
-        self.lines
-            .iter()
-            .map(|(_, l)| l.as_str())
-            .collect::<Vec<_>>()
-            .join("; ")
-    }
-}
+pub use crate::failure::{Failure, Stream, FORCED_SHUTDOWN_EXIT_CODE};
+pub use crate::spec::{
+    file_name, DataPattern, ExtraFlags, FileSet, FsyncMode, InjectedLatency, IoMode, Mode, RunSpec,
+};
 
 impl From<ValueError> for Failure {
     fn from(e: ValueError) -> Failure {
@@ -130,164 +72,6 @@ impl From<WorkloadError> for Failure {
     }
 }
 
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.summary())
-    }
-}
-
-impl std::error::Error for Failure {}
-
-/// `--file-test-mode`. Serialized (in a result's `workload`) under the names
-/// the option takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    SeqWr,
-    SeqRewr,
-    SeqRd,
-    RndRd,
-    RndWr,
-    RndRw,
-}
-
-impl Mode {
-    pub fn parse(s: &str) -> Option<Mode> {
-        Some(match s {
-            "seqwr" => Mode::SeqWr,
-            "seqrewr" => Mode::SeqRewr,
-            "seqrd" => Mode::SeqRd,
-            "rndrd" => Mode::RndRd,
-            "rndwr" => Mode::RndWr,
-            "rndrw" => Mode::RndRw,
-            _ => return None,
-        })
-    }
-    pub fn short_name(self) -> &'static str {
-        match self {
-            Mode::SeqWr => "seqwr",
-            Mode::SeqRewr => "seqrewr",
-            Mode::SeqRd => "seqrd",
-            Mode::RndRd => "rndrd",
-            Mode::RndWr => "rndwr",
-            Mode::RndRw => "rndrw",
-        }
-    }
-    /// The name in `Doing <name> test`.
-    pub fn long_name(self) -> &'static str {
-        match self {
-            Mode::SeqWr => "sequential write (creation)",
-            Mode::SeqRewr => "sequential rewrite",
-            Mode::SeqRd => "sequential read",
-            Mode::RndRd => "random read",
-            Mode::RndWr => "random write",
-            Mode::RndRw => "random r/w",
-        }
-    }
-    pub fn is_random(self) -> bool {
-        matches!(self, Mode::RndRd | Mode::RndWr | Mode::RndRw)
-    }
-    /// Modes that write (and so get end-of-thread fsyncs).
-    pub fn writes(self) -> bool {
-        matches!(
-            self,
-            Mode::SeqWr | Mode::SeqRewr | Mode::RndWr | Mode::RndRw
-        )
-    }
-}
-
-/// `--file-io-mode`, serialized under the names the option takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum IoMode {
-    Sync,
-    /// sysbench uses libaio; tankbench submits through io_uring.
-    Async,
-    Mmap,
-}
-
-impl IoMode {
-    pub fn name(self) -> &'static str {
-        match self {
-            IoMode::Sync => "sync",
-            IoMode::Async => "async",
-            IoMode::Mmap => "mmap",
-        }
-    }
-}
-
-/// `--file-fsync-mode`, serialized under the names the option takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FsyncMode {
-    Fsync,
-    Fdatasync,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ExtraFlags {
-    pub sync: bool,
-    pub dsync: bool,
-    pub direct: bool,
-}
-
-impl ExtraFlags {
-    pub fn open_flags(self) -> libc::c_int {
-        let mut f = 0;
-        if self.sync {
-            f |= libc::O_SYNC;
-        }
-        if self.dsync {
-            f |= libc::O_DSYNC;
-        }
-        if self.direct {
-            f |= libc::O_DIRECT;
-        }
-        f
-    }
-    /// `Extra file open flags: ...` as sysbench 1.0.20 prints it.
-    pub fn describe(self) -> String {
-        if !(self.sync || self.dsync || self.direct) {
-            return "(none)".to_string();
-        }
-        let mut s = String::new();
-        if self.sync {
-            s.push_str("sync ");
-        }
-        if self.dsync {
-            s.push_str("dsync ");
-        }
-        if self.direct {
-            s.push_str("directio");
-        }
-        s
-    }
-    pub fn names(self) -> Vec<String> {
-        let mut v = Vec::new();
-        if self.sync {
-            v.push("sync".to_string());
-        }
-        if self.dsync {
-            v.push("dsync".to_string());
-        }
-        if self.direct {
-            v.push("direct".to_string());
-        }
-        v
-    }
-}
-
-/// What written blocks hold (`--file-data`, serialized under the names the
-/// option takes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DataPattern {
-    /// sysbench's behaviour: zero-filled buffers (compress to nothing).
-    Zero,
-    /// Incompressible pseudo-random bytes, filled once per buffer.
-    Random,
-}
-
 /// Report format on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -300,20 +84,6 @@ pub enum Progress {
     Auto,
     On,
     Off,
-}
-
-/// A latency model that replaces real I/O (testing the core without storage).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum InjectedLatency {
-    Fixed {
-        ns: u64,
-    },
-    /// `slow_ns` with probability `p_slow`, `fast_ns` otherwise.
-    Bimodal {
-        fast_ns: u64,
-        slow_ns: u64,
-        p_slow: f64,
-    },
 }
 
 /// Options that sysbench checks before printing its header.
@@ -1043,46 +813,66 @@ impl RunSpec {
     /// are accepted, their syntax checked, and not read: they are not part of
     /// a workload. Refusals are typed, with sysbench's messages.
     pub fn from_words<S: AsRef<str>>(words: &[S]) -> Result<RunSpec, WorkloadError> {
-        let mut normalized = Vec::with_capacity(words.len() + 2);
-        normalized.push("fileio".to_string());
-        for word in words {
-            let word = word.as_ref();
-            if let Some(body) = word.strip_prefix("--") {
-                // `--test=NAME` names the test, which a workload does not.
-                let name = body.split_once('=').map_or(body, |(n, _)| n);
-                if canonical_name(name) == "test" {
-                    return Err(WorkloadError::NotAnOption {
-                        word: word.to_string(),
-                    });
-                }
-                normalized.push(word.to_string());
-                continue;
-            }
-            // Without dashes, only a known option: a bare word would become
-            // the command.
-            let name = word.split_once('=').map_or(word, |(n, _)| n);
-            if name.is_empty() || find_option(name).is_none() {
-                return Err(WorkloadError::NotAnOption {
-                    word: word.to_string(),
-                });
-            }
-            normalized.push(format!("--{word}"));
-        }
-        normalized.push("run".to_string());
-        let mut args = ParsedArgs::parse(&normalized);
-        if let Some(word) = args.unknown.first() {
-            return Err(WorkloadError::InvalidOption { word: word.clone() });
-        }
-        let general = workload_general(&mut args)?;
-        match fileio_options(&args, &general, Command::Run)? {
+        match workload_action(words, Command::Run)? {
             Action::Run(spec) => {
                 spec.validate_runnable()?;
+                spec.validate_buffer_sharing()?;
+                spec.validate_threads()?;
                 Ok(spec)
             }
             // `Command::Run` always makes a run or a refusal.
             Action::Prepare(_) | Action::Cleanup(_) => Err(WorkloadError::MissingMode),
         }
     }
+}
+
+impl FileSet {
+    /// The file set of option words, as [`RunSpec::from_words`] reads them
+    /// but as `prepare` and `cleanup` do: no test mode needed, the options
+    /// of the run alone are not checked.
+    pub fn from_words<S: AsRef<str>>(words: &[S]) -> Result<FileSet, WorkloadError> {
+        match workload_action(words, Command::Prepare)? {
+            Action::Prepare(files) | Action::Cleanup(files) => Ok(files),
+            Action::Run(spec) => Ok(spec.files),
+        }
+    }
+}
+
+/// The action of option words as `command` reads them (see
+/// [`RunSpec::from_words`]).
+fn workload_action<S: AsRef<str>>(words: &[S], command: Command) -> Result<Action, WorkloadError> {
+    let mut normalized = Vec::with_capacity(words.len() + 2);
+    normalized.push("fileio".to_string());
+    for word in words {
+        let word = word.as_ref();
+        if let Some(body) = word.strip_prefix("--") {
+            // `--test=NAME` names the test, which a workload does not.
+            let name = body.split_once('=').map_or(body, |(n, _)| n);
+            if canonical_name(name) == "test" {
+                return Err(WorkloadError::NotAnOption {
+                    word: word.to_string(),
+                });
+            }
+            normalized.push(word.to_string());
+            continue;
+        }
+        // Without dashes, only a known option: a bare word would become
+        // the command.
+        let name = word.split_once('=').map_or(word, |(n, _)| n);
+        if name.is_empty() || find_option(name).is_none() {
+            return Err(WorkloadError::NotAnOption {
+                word: word.to_string(),
+            });
+        }
+        normalized.push(format!("--{word}"));
+    }
+    normalized.push("run".to_string());
+    let mut args = ParsedArgs::parse(&normalized);
+    if let Some(word) = args.unknown.first() {
+        return Err(WorkloadError::InvalidOption { word: word.clone() });
+    }
+    let general = workload_general(&mut args)?;
+    fileio_options(&args, &general, command)
 }
 
 /// The general options of a workload (see [`WORKLOAD_GENERAL_OPTIONS`]),
@@ -1116,30 +906,6 @@ fn workload_general(args: &mut ParsedArgs) -> Result<WorkloadGeneral, WorkloadEr
     })
 }
 
-/// The test files: where they are, how many and how large, and how they are
-/// written. All that `prepare` and `cleanup` need.
-#[derive(Debug, Clone)]
-pub struct FileSet {
-    pub dir: PathBuf,
-    /// `--file-dir=nfs://...`: the files live on an NFSv3 export reached by
-    /// tankbench's own client (no kernel mount), a tankbench extension.
-    pub nfs: Option<nfs::Target>,
-    pub file_num: u64,
-    /// floor(total_size / file_num).
-    pub file_size: u64,
-    /// `--file-total-size` as given (random offsets are drawn
-    /// over this: file_get_rand_rq in sb_fileio.c at sysbench 1.0.20).
-    pub total_size: u64,
-    pub block_size: u64,
-    pub extra_flags: ExtraFlags,
-    pub data: DataPattern,
-    /// `--validate`: blocks carry a checksum to verify on reads.
-    pub validate: bool,
-    /// Number of the first test file: a rank of a distributed job that shares
-    /// one file set uses `test_file.<first_file>` onwards; 0 otherwise.
-    pub first_file: u64,
-}
-
 impl FileSet {
     /// The validated file set of any command (the fileio options are all
     /// checked, as for `prepare`).
@@ -1150,44 +916,10 @@ impl FileSet {
         }
     }
 
-    pub fn file_path(&self, index: u64) -> PathBuf {
-        self.dir.join(file_name(self.first_file + index))
-    }
-
     /// [`FileSet::validate_not_empty`], as the front end prints it.
     pub fn check_not_empty(&self) -> Result<(), Failure> {
         Ok(self.validate_not_empty()?)
     }
-}
-
-/// A validated `run`: the file set and everything that decides which I/O
-/// happens on it.
-#[derive(Debug, Clone)]
-pub struct RunSpec {
-    pub files: FileSet,
-    pub mode: Mode,
-    pub merged_requests: u64,
-    pub io_mode: IoMode,
-    pub async_backlog: u32,
-    /// Effective (0 when fsync-all is on).
-    pub fsync_freq: u64,
-    pub fsync_all: bool,
-    /// Effective (off when fsync-all is on).
-    pub fsync_end: bool,
-    pub fsync_mode: FsyncMode,
-    /// `--file-rw-ratio` rounded to f32 like 1.0.20 stores it, then widened.
-    pub rw_ratio: f64,
-    pub threads: u32,
-    pub events: u64,
-    pub time_s: u64,
-    pub rate: u64,
-    /// 0: seed from the clock.
-    pub rand_seed: u64,
-    /// The sysbench percentile (0 disables percentile stats).
-    pub percentile: u32,
-    /// Percentiles for the per-operation latency section.
-    pub percentiles: Vec<f64>,
-    pub inject_latency: Option<InjectedLatency>,
 }
 
 impl RunSpec {
@@ -1207,30 +939,6 @@ impl RunSpec {
     pub fn check_runnable(&self) -> Result<(), Failure> {
         Ok(self.validate_runnable()?)
     }
-
-    /// Bytes per sequential request; random requests are one block.
-    pub fn request_size(&self) -> u64 {
-        if !self.mode.is_random() && self.merged_requests > 0 {
-            self.files.block_size * self.merged_requests
-        } else {
-            self.files.block_size
-        }
-    }
-
-    /// Buffer size a thread needs: the largest single transfer.
-    pub fn buffer_size(&self) -> usize {
-        // At most i32::MAX x i32::MAX (< 2^62), which fits a 64-bit usize;
-        // `check_runnable` also refuses requests above i32::MAX bytes, which
-        // fit any usize std supports.
-        #[allow(clippy::cast_possible_truncation)]
-        let size = self.request_size() as usize;
-        size
-    }
-}
-
-/// `test_file.N`: the only names tankbench creates or removes in a test directory.
-pub fn file_name(index: u64) -> String {
-    format!("test_file.{index}")
 }
 
 fn parse_duration_ns(s: &str) -> Option<u64> {

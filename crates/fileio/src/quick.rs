@@ -12,7 +12,7 @@ use crate::sysbench::cli::run_workload_quietly;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU32, Ordering::SeqCst};
+use std::sync::atomic::{AtomicPtr, Ordering::SeqCst};
 
 /// One workload of the suite.
 pub struct QuickCase {
@@ -111,10 +111,6 @@ impl QuickOutcome {
 // (unlink, rmdir, write and _exit are async-signal-safe, signal-safety(7))
 // and exits, even if the main thread is stuck in a long fsync.
 
-/// The first stop signal received (0: none yet).
-static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
-/// Stop signals received so far.
-static SIGNALS_SEEN: AtomicU32 = AtomicU32::new(0);
 /// What the handler removes on a second signal: set only while a scratch
 /// directory of ours exists. The lists are leaked, never freed, so a handler
 /// running on another thread can never read freed memory.
@@ -134,21 +130,14 @@ fn note(text: &[u8]) {
     }
 }
 
-extern "C" fn on_stop_signal(sig: libc::c_int) {
-    let _ = STOP_SIGNAL.compare_exchange(0, sig, SeqCst, SeqCst);
-    crate::run::runner::request_stop();
-    if SIGNALS_SEEN.fetch_add(1, SeqCst) == 0 {
-        // The interrupted code may be about to read errno (after a failed
-        // write, say): the note's write must not change it.
-        // SAFETY: errno is thread-local; reading and restoring it is safe.
-        let errno = unsafe { *libc::__errno_location() };
-        note(b"\ntankbench quick: stopping; removing the scratch directory (a second signal stops at once)\n");
-        // SAFETY: as above.
-        unsafe { *libc::__errno_location() = errno };
-        return;
-    }
+extern "C" fn on_first_signal(_sig: libc::c_int) {
+    note(b"\ntankbench quick: stopping; removing the scratch directory (a second signal stops at once)\n");
+}
+
+extern "C" fn on_second_signal(sig: libc::c_int) {
     note(b"tankbench quick: second signal: removing the scratch directory now\n");
     let paths = CLEANUP.load(SeqCst);
+    let first = crate::signals::stop_signal().unwrap_or(sig);
     // SAFETY: only async-signal-safe calls; `paths` is null or a leaked,
     // never-freed list.
     unsafe {
@@ -158,42 +147,27 @@ extern "C" fn on_stop_signal(sig: libc::c_int) {
             }
             libc::rmdir(p.dir.as_ptr());
         }
-        libc::_exit(128 + STOP_SIGNAL.load(SeqCst));
+        libc::_exit(128 + first);
     }
 }
 
-const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
-
-/// Route SIGINT, SIGTERM and SIGHUP to quick's handler (every time, not just
-/// once) and keep runs from replacing it. A signal the parent set to be
-/// ignored stays ignored: `nohup tankbench quick` must survive the hangup,
-/// and a shell starts background jobs with SIGINT ignored.
+/// Route SIGINT, SIGTERM and SIGHUP through [`crate::signals`]'s policy
+/// (an ignored signal stays ignored: `nohup tankbench quick` must survive
+/// the hangup) with quick's own actions: a note on the first signal, and on
+/// a second the scratch directory removed before the process exits with
+/// 128 + the first signal. Installed before any run, so a run keeps them.
 pub fn install_signal_handlers() {
-    crate::run::runner::leave_signals_to_caller();
-    // SAFETY: the handler does only async-signal-safe work (see above).
-    unsafe {
-        for sig in STOP_SIGNALS {
-            let mut old: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(sig, std::ptr::null(), &mut old) == 0
-                && old.sa_sigaction == libc::SIG_IGN
-            {
-                continue;
-            }
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_stop_signal as extern "C" fn(libc::c_int) as usize;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
-    }
+    crate::signals::StopHandlers::new()
+        .on_first(on_first_signal)
+        .on_second(on_second_signal)
+        .install();
 }
 
-/// The signal that asked quick to stop, if any. A stop requested without
-/// quick's handlers (fileio's SIGINT handler) counts as SIGINT.
+/// The signal that asked quick to stop, if any. A stop requested without a
+/// signal counts as SIGINT.
 fn stop_signal() -> Option<i32> {
-    match STOP_SIGNAL.load(SeqCst) {
-        0 => crate::run::runner::interrupted().then_some(libc::SIGINT),
-        sig => Some(sig),
-    }
+    crate::signals::stop_signal()
+        .or_else(|| crate::signals::stop_requested().then_some(libc::SIGINT))
 }
 
 /// Block (or unblock) the stop signals in this thread, so that making the
@@ -203,7 +177,7 @@ fn block_stop_signals(block: bool) {
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
-        for sig in STOP_SIGNALS {
+        for sig in crate::signals::STOP_SIGNALS {
             libc::sigaddset(&mut set, sig);
         }
         let how = if block {

@@ -3,7 +3,7 @@
 //! Serialized as JSON; `schema_version` changes whenever a field changes meaning.
 //! The schema is documented in `docs/json.md`.
 
-use crate::options::{DataPattern, FsyncMode, IoMode, Mode};
+use crate::spec::{DataPattern, FsyncMode, IoMode, Mode};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -574,6 +574,11 @@ pub struct Environment {
     /// target is on ZFS and the property could be read.
     #[serde(default)]
     pub compression: Option<String>,
+    /// The ZFS the run ran on (dataset properties, pool layout, version, ARC
+    /// deltas, `zpool iostat` samples); absent when the target is not on ZFS
+    /// and in results written before it was recorded. See docs/zfs-facts.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zfs: Option<crate::zfs_facts::ZfsFacts>,
 }
 
 /// A condition that changes how the figures should be read, with advice.

@@ -11,11 +11,7 @@
 //!   independent numbered streams of one seed, and [`splitmix64`] for a single
 //!   value derived from a few numbers.
 
-/// The threads' generators of a run, seeded the way sysbench seeds them (one
-/// process-wide `random()` stream, `--rand-seed` or the clock). Lives with
-/// the runner; here so that the simulator and others draw the run's own
-/// stream without depending on the runner.
-pub use crate::run::runner::worker_seeds;
+use crate::spec::RunSpec;
 
 /// glibc's `random()` with the default TYPE_3 state (additive feedback, r[i] =
 /// r[i-31] + r[i-3]), seeded like `srandom(seed)`.
@@ -195,6 +191,29 @@ impl SeededStream {
 
 // Exact comparisons: the values compared are returned unchanged (the empty-range
 // and non-positive-mean cases).
+/// Seeds for the worker threads, drawn in thread order from the process-wide
+/// stream seeded like sysbench (src/sb_rand.c at
+/// 1.0.20). Deterministic for any thread count.
+// The seed is an unsigned int, as srandom(3) takes it: C's conversion keeps
+// the low 32 bits of time(NULL), and so does the cast. `--rand-seed` is
+// already in that range (an INT option kept as unsigned, as sysbench does).
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+pub fn worker_seeds(w: &RunSpec, background_threads: u32) -> Vec<Xoroshiro> {
+    let seed = if w.rand_seed == 0 {
+        // SAFETY: time(NULL).
+        unsafe { libc::time(std::ptr::null_mut()) as u32 }
+    } else {
+        w.rand_seed as u32
+    };
+    let mut g = GlibcRandom::new(seed);
+    for _ in 0..background_threads {
+        Xoroshiro::from_glibc(&mut g);
+    }
+    (0..w.threads)
+        .map(|_| Xoroshiro::from_glibc(&mut g))
+        .collect()
+}
+
 #[cfg(test)]
 #[allow(clippy::float_cmp)]
 mod tests {

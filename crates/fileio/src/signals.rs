@@ -27,26 +27,33 @@ static SIGNAL: AtomicI32 = AtomicI32::new(0);
 /// How many stop signals arrived.
 static SEEN: AtomicUsize = AtomicUsize::new(0);
 static INSTALLED: AtomicBool = AtomicBool::new(false);
+/// The command's action after a first signal, as a function address; 0:
+/// none.
+static ON_FIRST: AtomicUsize = AtomicUsize::new(0);
 /// The command's action for a second signal, as a function address; 0: the
 /// signal's default action.
 static ON_SECOND: AtomicUsize = AtomicUsize::new(0);
 
-/// An action for a second stop signal. It runs inside the signal handler: it
-/// may only make async-signal-safe calls (signal-safety(7)) and should end
-/// the process (`libc::_exit`).
-pub type SecondSignalAction = extern "C" fn(libc::c_int);
+/// A command's action for a stop signal. It runs inside the signal handler:
+/// it may only make async-signal-safe calls (signal-safety(7)); an action for
+/// a second signal should end the process (`libc::_exit`).
+pub type SignalAction = extern "C" fn(libc::c_int);
+/// The action for a second stop signal (the older name of [`SignalAction`]).
+pub type SecondSignalAction = SignalAction;
 
 /// Which signals to route, and what a second one does.
 #[derive(Debug, Clone, Copy)]
 pub struct StopHandlers {
     signals: &'static [libc::c_int],
-    on_second: Option<SecondSignalAction>,
+    on_first: Option<SignalAction>,
+    on_second: Option<SignalAction>,
 }
 
 impl Default for StopHandlers {
     fn default() -> Self {
         StopHandlers {
             signals: &STOP_SIGNALS,
+            on_first: None,
             on_second: None,
         }
     }
@@ -64,6 +71,14 @@ impl StopHandlers {
         self
     }
 
+    /// Also run `action` after the first stop signal has set the flag (a
+    /// note to the user, say). The handler keeps errno as it found it, so
+    /// the action may write.
+    pub fn on_first(mut self, action: SignalAction) -> Self {
+        self.on_first = Some(action);
+        self
+    }
+
     /// Run `action` on a second stop signal instead of the default action.
     pub fn on_second(mut self, action: SecondSignalAction) -> Self {
         self.on_second = Some(action);
@@ -77,6 +92,7 @@ impl StopHandlers {
         if INSTALLED.swap(true, SeqCst) {
             return false;
         }
+        ON_FIRST.store(self.on_first.map_or(0, |f| f as usize), SeqCst);
         ON_SECOND.store(self.on_second.map_or(0, |f| f as usize), SeqCst);
         for &sig in self.signals {
             // SAFETY: an all-zero sigaction is a valid value of that plain C
@@ -107,13 +123,27 @@ extern "C" fn on_stop_signal(sig: libc::c_int) {
         // finds the signal too.
         let _ = SIGNAL.compare_exchange(0, sig, SeqCst, SeqCst);
         STOP.store(true, SeqCst);
+        let action = ON_FIRST.load(SeqCst);
+        if action != 0 {
+            // The interrupted code may be about to read errno (after a failed
+            // write, say): the action's calls must not change it.
+            // SAFETY: errno is thread-local; reading and restoring it is
+            // safe. ON_FIRST only ever holds 0 or the address of a
+            // `SignalAction` stored by `install`.
+            unsafe {
+                let errno = *libc::__errno_location();
+                let action: SignalAction = std::mem::transmute(action);
+                action(sig);
+                *libc::__errno_location() = errno;
+            }
+        }
         return;
     }
     let action = ON_SECOND.load(SeqCst);
     if action != 0 {
         // SAFETY: ON_SECOND only ever holds 0 or the address of a
-        // `SecondSignalAction` stored by `install`.
-        let action: SecondSignalAction = unsafe { std::mem::transmute(action) };
+        // `SignalAction` stored by `install`.
+        let action: SignalAction = unsafe { std::mem::transmute(action) };
         action(sig);
         return;
     }

@@ -3,13 +3,13 @@
 //! durability checks (each through [`RunResult::new`] and these helpers), so
 //! a measured and a predicted result are made the same way.
 
-use crate::options::RunSpec;
 use crate::result::{
     Environment, IntervalSample, LatencyKey, LatencySummary, Percentile, Rates, ResultKind,
     RunResult, Warning,
 };
 use crate::run::histograms::LatencyKind;
 use crate::run::runner::{IntervalStats, RunOutcome};
+use crate::spec::RunSpec;
 use hdrhistogram::Histogram;
 
 /// Summarise one HDR histogram (nanoseconds) at `percentiles`; an empty one

@@ -22,6 +22,27 @@ pub mod codes {
     pub const READS_PACED_BY_WRITES: &str = "reads_paced_by_writes";
     pub const DIRECT_IO_ALIGNMENT: &str = "direct_io_alignment";
     pub const INTERRUPTED: &str = "interrupted";
+    pub const READS_FROM_ARC: &str = "reads_from_arc";
+    pub const SYNC_DISABLED: &str = "sync_disabled";
+    pub const LOGBIAS_THROUGHPUT: &str = "logbias_throughput";
+    pub const SHORTER_THAN_TXG_SYNCS: &str = "shorter_than_txg_syncs";
+    pub const NOT_STEADY: &str = "not_steady";
+}
+
+/// The boundaries of the warnings that read the run's ZFS facts and
+/// intervals.
+pub mod limits {
+    /// An ARC hit ratio at or above this on a read run: reads came from RAM.
+    pub const ARC_HIT_RATIO: f64 = 0.9;
+    /// A write run shorter than this many `zfs_txg_timeout`s measured too few
+    /// transaction group syncs to show the pool's sustained write rate.
+    pub const TXG_SYNCS: u64 = 3;
+    /// `zfs_txg_timeout` where it cannot be read (the default of OpenZFS,
+    /// FreeBSD and zfs-fuse alike).
+    pub const DEFAULT_TXG_TIMEOUT_S: u64 = 5;
+    /// Interval throughput of the last third of a run that differs from the
+    /// middle third by more than this share: not steady yet.
+    pub const DRIFT: f64 = 0.10;
 }
 
 /// One condition that changes how a run's figures should be read, with the
@@ -83,6 +104,37 @@ pub enum RunWarning {
     /// mmap mode with O_DIRECT. It shares the alignment warning's code (the
     /// code predates this enum and results in the wild carry it).
     MmapIgnoresDirect,
+    /// A read run whose reads the ARC served (measured: its hit ratio).
+    ReadsFromArc {
+        hit_ratio: f64,
+        /// ARC accesses the ratio is taken over.
+        accesses: u64,
+        read_mib_per_s: f64,
+    },
+    /// fsync or O_(D)SYNC on a dataset with `sync=disabled`.
+    SyncDisabled { dataset: String, fsyncs_per_s: f64 },
+    /// Synchronous writes on a dataset with `logbias=throughput`.
+    LogbiasThroughput {
+        dataset: String,
+        /// The pool has a log device (which this setting bypasses).
+        log_device: bool,
+    },
+    /// A write run on ZFS shorter than a few transaction group syncs.
+    ShorterThanTxgSyncs {
+        run_s: f64,
+        txg_timeout_s: u64,
+        /// `zfs_txg_timeout` could not be read; the default was taken.
+        assumed: bool,
+    },
+    /// Interval throughput still changing at the end of the run.
+    NotSteady {
+        /// Mean throughput of the middle and last thirds of the intervals.
+        middle: f64,
+        last: f64,
+        /// `MiB/s` or `ops/s`.
+        unit: &'static str,
+        intervals: usize,
+    },
 }
 
 fn gib(bytes: u64) -> String {
@@ -102,6 +154,11 @@ impl RunWarning {
             RunWarning::DirectIoMisaligned { .. } | RunWarning::MmapIgnoresDirect => {
                 codes::DIRECT_IO_ALIGNMENT
             }
+            RunWarning::ReadsFromArc { .. } => codes::READS_FROM_ARC,
+            RunWarning::SyncDisabled { .. } => codes::SYNC_DISABLED,
+            RunWarning::LogbiasThroughput { .. } => codes::LOGBIAS_THROUGHPUT,
+            RunWarning::ShorterThanTxgSyncs { .. } => codes::SHORTER_THAN_TXG_SYNCS,
+            RunWarning::NotSteady { .. } => codes::NOT_STEADY,
         }
     }
 
@@ -132,12 +189,30 @@ impl RunWarning {
             RunWarning::MmapIgnoresDirect => {
                 "Use --file-io-mode=sync or async with --file-extra-flags=direct."
             }
+            RunWarning::ReadsFromArc { .. } => {
+                "To measure the disks, make --file-total-size several times the ARC's maximum (arc.before.max_bytes in the result), or set primarycache=metadata on the test dataset for the run."
+            }
+            RunWarning::SyncDisabled { .. } => {
+                "Run sync tests on a dataset with sync=standard (zfs set sync=standard DATASET) unless sync=disabled is what production uses; then say so in a label."
+            }
+            RunWarning::LogbiasThroughput { .. } => {
+                "Use logbias=latency (the default) to measure the log device; keep throughput only if production uses it."
+            }
+            RunWarning::ShorterThanTxgSyncs { .. } => {
+                "Run writes for at least three txg timeouts (--time=30 or more is safe with the 5 s default) so several txg syncs land inside the measurement."
+            }
+            RunWarning::NotSteady { .. } => {
+                "Run longer (or repeat with --repeat and compare) until the last intervals settle; --report-interval shows the trend."
+            }
         }
     }
 }
 
 /// The message, with this run's numbers.
 impl fmt::Display for RunWarning {
+    // One arm per warning, each its message: splitting the match would only
+    // scatter them.
+    #[allow(clippy::too_many_lines)]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RunWarning::Interrupted { after_s } => write!(
@@ -228,6 +303,55 @@ impl fmt::Display for RunWarning {
             RunWarning::MmapIgnoresDirect => f.write_str(
                 "mmap mode ignores O_DIRECT: reads and writes go through the page cache.",
             ),
+            RunWarning::ReadsFromArc {
+                hit_ratio,
+                accesses,
+                read_mib_per_s,
+            } => write!(
+                f,
+                "Reads were served from the ARC: {:.1}% of {accesses} ARC reads during the run were hits, so the read figures ({read_mib_per_s:.2} MiB/s) measure RAM, not the pool.",
+                hit_ratio * 100.0
+            ),
+            RunWarning::SyncDisabled {
+                dataset,
+                fsyncs_per_s,
+            } => write!(
+                f,
+                "fsync does nothing on this dataset: {dataset} has sync=disabled, so the run's synchronous writes ({fsyncs_per_s:.2} fsyncs/s) returned before reaching stable storage and the figures show no sync cost."
+            ),
+            RunWarning::LogbiasThroughput {
+                dataset,
+                log_device,
+            } => write!(
+                f,
+                "{dataset} has logbias=throughput: synchronous writes go to the pool's data vdevs instead of the ZIL{}, so the sync figures do not show what the default logbias=latency gives.",
+                if *log_device {
+                    ", bypassing the pool's log device"
+                } else {
+                    " fast path"
+                }
+            ),
+            RunWarning::ShorterThanTxgSyncs {
+                run_s,
+                txg_timeout_s,
+                assumed,
+            } => write!(
+                f,
+                "The write run ({run_s:.2} s) is shorter than a few txg syncs ({} x zfs_txg_timeout = {} s{}): much of what was written may still have been in RAM, waiting for a transaction group sync, when the clock stopped.",
+                limits::TXG_SYNCS,
+                limits::TXG_SYNCS * txg_timeout_s,
+                if *assumed { ", taking the 5 s default" } else { "" }
+            ),
+            RunWarning::NotSteady {
+                middle,
+                last,
+                unit,
+                intervals,
+            } => write!(
+                f,
+                "Throughput was not steady: the last third of the {intervals} intervals averaged {last:.2} {unit} against {middle:.2} {unit} in the middle third ({:+.1}%), so the run ended before the storage settled.",
+                (last - middle) / middle * 100.0
+            ),
         }
     }
 }
@@ -256,6 +380,11 @@ pub fn analyze(ctx: &Context, r: &RunResult) -> Vec<RunWarning> {
     [
         interrupted(r),
         reads_from_cache(ctx, r),
+        reads_from_arc(ctx, r),
+        sync_disabled(ctx, r),
+        logbias_throughput(ctx, r),
+        shorter_than_txg_syncs(ctx, r),
+        not_steady(r),
         zero_data_compressing_fs(ctx, r),
         fsync_bursts(ctx, r),
         sequential_wraparound(ctx, r),
@@ -288,6 +417,11 @@ fn reads_from_cache(ctx: &Context, r: &RunResult) -> Option<RunWarning> {
     if !reads || w.files.extra_flags.direct || env.mem_total_bytes == 0 {
         return None;
     }
+    // A measured ARC hit ratio is evidence where this is a guess from sizes:
+    // [`reads_from_arc`] decides then.
+    if measured_arc(env).is_some() {
+        return None;
+    }
     // Reads can be served from memory when the whole file set fits in what
     // the kernel can cache (page cache, or the ZFS ARC, which also lives in RAM).
     let cacheable = env.mem_available_bytes.max(env.mem_total_bytes / 2);
@@ -296,6 +430,108 @@ fn reads_from_cache(ctx: &Context, r: &RunResult) -> Option<RunWarning> {
         mem_total_bytes: env.mem_total_bytes,
         mem_available_bytes: env.mem_available_bytes,
         read_mib_per_s: r.rates.read_mib_per_s,
+    })
+}
+
+/// The ARC's counters over the run, when they were measured.
+fn measured_arc(env: &Environment) -> Option<&crate::zfs_facts::ArcFacts> {
+    env.zfs
+        .as_ref()?
+        .arc
+        .as_ref()
+        .filter(|a| a.hit_ratio.is_some())
+}
+
+fn reads_from_arc(ctx: &Context, r: &RunResult) -> Option<RunWarning> {
+    let w = ctx.workload;
+    let reads = matches!(w.mode, Mode::SeqRd | Mode::RndRd | Mode::RndRw) && r.counts.reads > 0;
+    let arc = measured_arc(ctx.environment)?;
+    let ratio = arc.hit_ratio?;
+    (reads && ratio >= limits::ARC_HIT_RATIO).then(|| RunWarning::ReadsFromArc {
+        hit_ratio: ratio,
+        accesses: arc.delta.accesses(),
+        read_mib_per_s: r.rates.read_mib_per_s,
+    })
+}
+
+/// The run's writes waited for stable storage: fsyncs were made, or the
+/// files were opened O_SYNC or O_DSYNC.
+fn sync_writes(w: &RunSpec, r: &RunResult) -> bool {
+    w.mode.writes()
+        && r.counts.writes > 0
+        && (r.counts.fsyncs > 0 || w.files.extra_flags.sync || w.files.extra_flags.dsync)
+}
+
+/// The dataset's name and the value of `property`, when both were read.
+fn dataset_property<'a>(env: &'a Environment, property: &str) -> Option<(&'a str, &'a str)> {
+    let dataset = env.zfs.as_ref()?.dataset.as_ref()?;
+    Some((dataset.name.as_str(), dataset.property(property)?))
+}
+
+fn sync_disabled(ctx: &Context, r: &RunResult) -> Option<RunWarning> {
+    let (dataset, sync) = dataset_property(ctx.environment, "sync")?;
+    (sync == "disabled" && sync_writes(ctx.workload, r)).then(|| RunWarning::SyncDisabled {
+        dataset: dataset.to_string(),
+        fsyncs_per_s: r.rates.fsyncs_per_s,
+    })
+}
+
+fn logbias_throughput(ctx: &Context, r: &RunResult) -> Option<RunWarning> {
+    let (dataset, logbias) = dataset_property(ctx.environment, "logbias")?;
+    // With sync=disabled nothing goes through the ZIL at all: that warning
+    // says more.
+    let sync_off = dataset_property(ctx.environment, "sync").map(|(_, v)| v) == Some("disabled");
+    let log_device = ctx
+        .environment
+        .zfs
+        .as_ref()
+        .and_then(|z| z.pool.as_ref())
+        .is_some_and(|p| !p.logs.is_empty());
+    (logbias == "throughput" && !sync_off && sync_writes(ctx.workload, r)).then(|| {
+        RunWarning::LogbiasThroughput {
+            dataset: dataset.to_string(),
+            log_device,
+        }
+    })
+}
+
+fn shorter_than_txg_syncs(ctx: &Context, r: &RunResult) -> Option<RunWarning> {
+    let zfs = ctx.environment.zfs.as_ref()?;
+    let on_zfs = zfs.absent.is_none() && zfs.platform.is_some();
+    let w = ctx.workload;
+    if !on_zfs || !w.mode.writes() || r.counts.writes == 0 || r.interrupted {
+        return None;
+    }
+    let txg = zfs.txg_timeout_s.unwrap_or(limits::DEFAULT_TXG_TIMEOUT_S);
+    (r.total_time_s < (limits::TXG_SYNCS * txg) as f64).then_some(RunWarning::ShorterThanTxgSyncs {
+        run_s: r.total_time_s,
+        txg_timeout_s: txg,
+        assumed: zfs.txg_timeout_s.is_none(),
+    })
+}
+
+fn not_steady(r: &RunResult) -> Option<RunWarning> {
+    let n = r.intervals.len();
+    let third = n / 3;
+    if third == 0 {
+        return None;
+    }
+    let mean = |xs: &[crate::result::IntervalSample],
+                f: &dyn Fn(&crate::result::IntervalSample) -> f64| {
+        xs.iter().map(f).sum::<f64>() / xs.len() as f64
+    };
+    let (middle, last) = (&r.intervals[third..2 * third], &r.intervals[n - third..]);
+    let mib = |s: &crate::result::IntervalSample| s.read_mib_per_s + s.written_mib_per_s;
+    let ops = |s: &crate::result::IntervalSample| s.reads_per_s + s.writes_per_s + s.fsyncs_per_s;
+    let (unit, m, l) = match (mean(middle, &mib), mean(last, &mib)) {
+        (m, l) if m > 0.0 => ("MiB/s", m, l),
+        _ => ("ops/s", mean(middle, &ops), mean(last, &ops)),
+    };
+    (m > 0.0 && ((l - m) / m).abs() > limits::DRIFT).then_some(RunWarning::NotSteady {
+        middle: m,
+        last: l,
+        unit,
+        intervals: n,
     })
 }
 
@@ -416,8 +652,12 @@ pub fn print(console: &Console, warnings: &[Warning]) {
 mod tests {
     use super::*;
     use crate::options::GeneralOptions;
-    use crate::result::{Counts, LatencySummary, Rates, ResultKind, ToolInfo};
+    use crate::result::{Counts, IntervalSample, LatencySummary, Rates, ResultKind, ToolInfo};
     use crate::sysbench::args::ParsedArgs;
+    use crate::zfs_facts::{
+        ArcCounters, ArcFacts, ArcSnapshot, Dataset, Platform, PoolLayout, Property, Vdev,
+        VdevKind, ZfsFacts,
+    };
     use std::collections::BTreeMap;
 
     const GIB: u64 = 1 << 30;
@@ -434,6 +674,8 @@ mod tests {
         write_ms: f64,
         fsync_ms: f64,
         interrupted: bool,
+        seconds: f64,
+        intervals: Vec<IntervalSample>,
     }
 
     /// The run each case changes: on ext4 with far more RAM than the default
@@ -462,6 +704,8 @@ mod tests {
             write_ms: 0.1,
             fsync_ms: 0.0,
             interrupted: false,
+            seconds: 2.0,
+            intervals: Vec::new(),
         }
     }
 
@@ -485,7 +729,7 @@ mod tests {
             };
             latency.insert(op, summary);
         }
-        let seconds = 2.0;
+        let seconds = run.seconds;
         RunResult {
             schema_version: crate::result::SCHEMA_VERSION,
             tool: ToolInfo {
@@ -502,7 +746,7 @@ mod tests {
             rates: Rates::of(&run.counts, seconds),
             latency,
             threads: Vec::new(),
-            intervals: Vec::new(),
+            intervals: run.intervals.clone(),
             environment: run.env.clone(),
             warnings: Vec::new(),
             ranks: Vec::new(),
@@ -571,6 +815,94 @@ mod tests {
     }
     fn sector(bytes: Option<u64>) -> Tweak {
         Box::new(move |r| r.sector = bytes)
+    }
+    /// On kernel OpenZFS, dataset tank/bench with sync=standard and
+    /// logbias=latency, a pool without a log device, a 5 s txg timeout; then
+    /// `change`.
+    fn on_zfs(change: impl Fn(&mut ZfsFacts) + 'static) -> Tweak {
+        Box::new(move |r| {
+            r.env.fs_type = "zfs".into();
+            r.env.device = "tank/bench".into();
+            let property = |v: &str| Property {
+                value: v.into(),
+                source: "default".into(),
+            };
+            let mut facts = ZfsFacts {
+                platform: Some(Platform::OpenzfsLinux),
+                dataset: Some(Dataset {
+                    name: "tank/bench".into(),
+                    properties: [
+                        ("sync".to_string(), property("standard")),
+                        ("logbias".to_string(), property("latency")),
+                    ]
+                    .into(),
+                }),
+                pool: Some(PoolLayout {
+                    name: "tank".into(),
+                    ..PoolLayout::default()
+                }),
+                txg_timeout_s: Some(5),
+                ..ZfsFacts::default()
+            };
+            change(&mut facts);
+            r.env.zfs = Some(facts);
+        })
+    }
+    fn zfs_property(name: &'static str, value: &'static str) -> Tweak {
+        on_zfs(move |z| {
+            let d = z.dataset.as_mut().unwrap();
+            d.properties.get_mut(name).unwrap().value = value.into();
+        })
+    }
+    fn with_log_device(z: &mut ZfsFacts) {
+        z.pool.as_mut().unwrap().logs.push(Vdev {
+            name: "/dev/nvme0n1".into(),
+            kind: VdevKind::Device,
+            parity: None,
+            state: "ONLINE".into(),
+            children: Vec::new(),
+        });
+    }
+    /// ARC demand data hits and misses over the run.
+    fn arc(hits: u64, misses: u64) -> Tweak {
+        on_zfs(move |z| {
+            let after = ArcSnapshot {
+                counters: ArcCounters {
+                    hits: hits + 7,
+                    misses: misses + 3,
+                    demand_data_hits: hits,
+                    demand_data_misses: misses,
+                    ..ArcCounters::default()
+                },
+                ..ArcSnapshot::default()
+            };
+            z.arc = Some(ArcFacts::over("test", ArcSnapshot::default(), after));
+        })
+    }
+    fn txg(timeout: Option<u64>, seconds: f64) -> Tweak {
+        both(
+            on_zfs(move |z| z.txg_timeout_s = timeout),
+            Box::new(move |r| r.seconds = seconds),
+        )
+    }
+    fn fsyncs(n: u64) -> Tweak {
+        Box::new(move |r| r.counts.fsyncs = n)
+    }
+    /// Nine intervals: 50 MiB/s, then `middle`, then `last` (three each).
+    fn intervals(middle: f64, last: f64) -> Tweak {
+        Box::new(move |r| {
+            r.intervals = [50.0, middle, last]
+                .iter()
+                .flat_map(|&mib| std::iter::repeat_n(mib, 3))
+                .enumerate()
+                .map(|(i, mib)| IntervalSample {
+                    t_s: (i + 1) as f64,
+                    written_mib_per_s: mib,
+                    writes_per_s: mib * 64.0,
+                    ..IntervalSample::default()
+                })
+                .collect()
+        })
     }
 
     struct Case {
@@ -793,6 +1125,94 @@ mod tests {
                 same(),
             ),
             no(DIRECT_IO_ALIGNMENT, "mmap", "rndrd --file-io-mode=mmap", same()),
+            // ARC demand data reads over the run.
+            yes(READS_FROM_ARC, "hit ratio 0.9", "rndrd", arc(900, 100)),
+            no(READS_FROM_ARC, "hit ratio 0.8999", "rndrd", arc(8999, 1001)),
+            yes(READS_FROM_ARC, "rndrw", "rndrw", arc(1000, 0)),
+            no(READS_FROM_ARC, "a write mode", "rndwr", arc(1000, 0)),
+            no(READS_FROM_ARC, "ARC not measured", "rndrd", on_zfs(|_| {})),
+            no(READS_FROM_ARC, "no read done", "rndrd", both(arc(1000, 0), ops(0, 1000))),
+            // The measured ARC replaces the guess from sizes.
+            no(READS_FROM_CACHE, "ARC measured, 50% hits", "rndrd", arc(500, 500)),
+            yes(READS_FROM_CACHE, "ZFS, ARC not measured", "rndrd", on_zfs(|_| {})),
+            yes(SYNC_DISABLED, "sync=disabled, fsyncs", "rndwr", zfs_property("sync", "disabled")),
+            no(SYNC_DISABLED, "sync=standard", "rndwr", zfs_property("sync", "standard")),
+            no(SYNC_DISABLED, "sync=always", "rndwr", zfs_property("sync", "always")),
+            no(
+                SYNC_DISABLED,
+                "sync=disabled, no fsync",
+                "rndwr --file-fsync-freq=0 --file-fsync-end=off",
+                both(zfs_property("sync", "disabled"), fsyncs(0)),
+            ),
+            yes(
+                SYNC_DISABLED,
+                "sync=disabled, O_DSYNC",
+                "rndwr --file-fsync-freq=0 --file-extra-flags=dsync",
+                both(zfs_property("sync", "disabled"), fsyncs(0)),
+            ),
+            no(SYNC_DISABLED, "a read mode", "rndrd", zfs_property("sync", "disabled")),
+            no(SYNC_DISABLED, "not on ZFS", "rndwr", same()),
+            yes(
+                LOGBIAS_THROUGHPUT,
+                "throughput, fsync-all",
+                "rndwr --file-fsync-all",
+                zfs_property("logbias", "throughput"),
+            ),
+            no(
+                LOGBIAS_THROUGHPUT,
+                "latency, fsync-all",
+                "rndwr --file-fsync-all",
+                zfs_property("logbias", "latency"),
+            ),
+            no(
+                LOGBIAS_THROUGHPUT,
+                "throughput, no sync write",
+                "rndwr --file-fsync-freq=0 --file-fsync-end=off",
+                both(zfs_property("logbias", "throughput"), fsyncs(0)),
+            ),
+            no(
+                LOGBIAS_THROUGHPUT,
+                "throughput with sync=disabled",
+                "rndwr --file-fsync-all",
+                both(
+                    zfs_property("logbias", "throughput"),
+                    Box::new(|r: &mut Run| {
+                        let z = r.env.zfs.as_mut().unwrap();
+                        let d = z.dataset.as_mut().unwrap();
+                        d.properties.get_mut("sync").unwrap().value = "disabled".into();
+                    }),
+                ),
+            ),
+            // 3 x zfs_txg_timeout.
+            yes(SHORTER_THAN_TXG_SYNCS, "14.99 s, 5 s txg", "rndwr", txg(Some(5), 14.99)),
+            no(SHORTER_THAN_TXG_SYNCS, "15 s, 5 s txg", "rndwr", txg(Some(5), 15.0)),
+            yes(SHORTER_THAN_TXG_SYNCS, "2.99 s, 1 s txg", "seqwr", txg(Some(1), 2.99)),
+            no(SHORTER_THAN_TXG_SYNCS, "3 s, 1 s txg", "seqwr", txg(Some(1), 3.0)),
+            yes(SHORTER_THAN_TXG_SYNCS, "14.99 s, txg unread", "rndwr", txg(None, 14.99)),
+            no(SHORTER_THAN_TXG_SYNCS, "15 s, txg unread", "rndwr", txg(None, 15.0)),
+            no(SHORTER_THAN_TXG_SYNCS, "a read mode", "rndrd", txg(Some(5), 2.0)),
+            no(SHORTER_THAN_TXG_SYNCS, "not on ZFS", "rndwr", same()),
+            no(
+                SHORTER_THAN_TXG_SYNCS,
+                "interrupted",
+                "rndwr",
+                both(txg(Some(5), 2.0), sigint()),
+            ),
+            // The last third against the middle third, 10 %.
+            no(NOT_STEADY, "+10%", "seqwr", intervals(100.0, 110.0)),
+            yes(NOT_STEADY, "+10.01%", "seqwr", intervals(100.0, 110.01)),
+            no(NOT_STEADY, "-10%", "seqwr", intervals(100.0, 90.0)),
+            yes(NOT_STEADY, "-10.01%", "seqwr", intervals(100.0, 89.99)),
+            no(NOT_STEADY, "no intervals", "seqwr", same()),
+            no(
+                NOT_STEADY,
+                "two intervals",
+                "seqwr",
+                both(
+                    intervals(100.0, 200.0),
+                    Box::new(|r: &mut Run| r.intervals.truncate(2)),
+                ),
+            ),
         ]
     }
 
@@ -838,6 +1258,11 @@ mod tests {
             codes::SEQUENTIAL_WRAPAROUND,
             codes::READS_PACED_BY_WRITES,
             codes::DIRECT_IO_ALIGNMENT,
+            codes::READS_FROM_ARC,
+            codes::SYNC_DISABLED,
+            codes::LOGBIAS_THROUGHPUT,
+            codes::SHORTER_THAN_TXG_SYNCS,
+            codes::NOT_STEADY,
         ] {
             for fires in [true, false] {
                 assert!(
@@ -931,6 +1356,57 @@ mod tests {
         assert!(wrap.to_string().starts_with(
             "The sequential test went over the file set 3.5 times (0.05 GiB moved, 0.02 GiB file set): later passes overwrite"
         ));
+    }
+
+    #[test]
+    fn zfs_warnings_quote_the_facts() {
+        let text = |options: &[&str], tweak: Tweak, code: &str| {
+            let mut run = base();
+            tweak(&mut run);
+            let found = analyze_run(options, &run);
+            found
+                .iter()
+                .find(|w| w.code() == code)
+                .unwrap_or_else(|| panic!("{code} in {found:?}"))
+                .to_string()
+        };
+        assert_eq!(
+            text(&["--file-test-mode=rndrd"], arc(950, 50), codes::READS_FROM_ARC),
+            "Reads were served from the ARC: 95.0% of 1000 ARC reads during the run were hits, so the read figures (7.81 MiB/s) measure RAM, not the pool."
+        );
+        assert!(text(
+            &["--file-test-mode=rndwr"],
+            zfs_property("sync", "disabled"),
+            codes::SYNC_DISABLED
+        )
+        .starts_with("fsync does nothing on this dataset: tank/bench has sync=disabled, so the run's synchronous writes (5.00 fsyncs/s)"));
+        let logbias = |tweak| {
+            text(
+                &["--file-test-mode=rndwr", "--file-fsync-all"],
+                tweak,
+                codes::LOGBIAS_THROUGHPUT,
+            )
+        };
+        assert!(logbias(both(
+            zfs_property("logbias", "throughput"),
+            Box::new(|r: &mut Run| with_log_device(r.env.zfs.as_mut().unwrap()))
+        ))
+        .contains("instead of the ZIL, bypassing the pool's log device,"));
+        assert!(logbias(zfs_property("logbias", "throughput")).contains("ZIL fast path,"));
+        assert!(text(
+            &["--file-test-mode=rndwr"],
+            txg(None, 4.0),
+            codes::SHORTER_THAN_TXG_SYNCS
+        )
+        .starts_with(
+            "The write run (4.00 s) is shorter than a few txg syncs (3 x zfs_txg_timeout = 15 s, taking the 5 s default)"
+        ));
+        assert!(text(
+            &["--file-test-mode=seqwr"],
+            intervals(100.0, 80.0),
+            codes::NOT_STEADY
+        )
+        .starts_with("Throughput was not steady: the last third of the 9 intervals averaged 80.00 MiB/s against 100.00 MiB/s in the middle third (-20.0%)"));
     }
 
     #[test]

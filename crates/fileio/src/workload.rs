@@ -13,10 +13,10 @@
 //!
 //! This module knows nothing of the sysbench front end (`crate::sysbench`).
 
-use crate::options::{
+use crate::result::WorkloadSummary;
+use crate::spec::{
     DataPattern, ExtraFlags, FileSet, FsyncMode, InjectedLatency, IoMode, Mode, RunSpec,
 };
-use crate::result::WorkloadSummary;
 use crate::text::{printable, printable_word};
 use std::path::PathBuf;
 
@@ -90,6 +90,18 @@ pub enum WorkloadError {
     /// An item of `--file-extra-flags` not one of sync, dsync, direct.
     #[error("Invalid value for file-extra-flags: {}", printable(value))]
     ExtraFlag { value: String },
+    /// `--validate` with an engine whose in-flight requests share one buffer
+    /// (io_uring): a completed request's buffer may hold another's data.
+    #[error("--validate cannot be used with --file-io-mode={}: in-flight requests share one buffer, so checksums would be compared against other requests' data (use sync or mmap)", io_mode.name())]
+    ValidateSharedBuffer { io_mode: IoMode },
+    /// `--validate` random run with more threads than blocks: it would never
+    /// end (see [`RunSpec::validate_threads`]).
+    #[error("Invalid value for --threads: {threads}: with --validate no two threads work on the same block, and the files hold {blocks} blocks of --file-block-size={block_size}, so at most {blocks} threads (lower --threads, or raise --file-total-size or lower --file-block-size)")]
+    ValidateThreads {
+        threads: u32,
+        blocks: u64,
+        block_size: u64,
+    },
     /// `--file-fsync-freq` or `--file-merged-requests` below 0.
     #[error("Invalid value for {option}: {value}.")]
     NegativeCount { option: &'static str, value: i64 },
@@ -160,7 +172,7 @@ impl WorkloadError {
     /// `None` for a word that is not an option.
     pub fn option(&self) -> Option<&str> {
         Some(match self {
-            WorkloadError::Threads { .. } => "threads",
+            WorkloadError::Threads { .. } | WorkloadError::ValidateThreads { .. } => "threads",
             WorkloadError::NegativeLimit { option, .. }
             | WorkloadError::NegativeCount { option, .. } => option,
             WorkloadError::Percentile { .. } => "percentile",
@@ -178,6 +190,7 @@ impl WorkloadError {
             WorkloadError::FsyncMode { .. } => "file-fsync-mode",
             WorkloadError::RwRatio { .. } => "file-rw-ratio",
             WorkloadError::FileData { .. } => "file-data",
+            WorkloadError::ValidateSharedBuffer { .. } => "validate",
             WorkloadError::Percentiles { .. } => "percentiles",
             WorkloadError::InjectLatency { .. } => "tb-inject-latency",
             WorkloadError::FileDir { .. } => "file-dir",
@@ -712,6 +725,38 @@ impl RunSpec {
         check_nfs_io_mode(f, self.io_mode)
     }
 
+    /// `--validate` needs an engine that gives each request its own buffer.
+    pub fn validate_buffer_sharing(&self) -> Result<(), WorkloadError> {
+        if self.files.validate
+            && crate::engine::capabilities(self.io_mode, self.async_backlog).shares_buffer
+        {
+            return Err(WorkloadError::ValidateSharedBuffer {
+                io_mode: self.io_mode,
+            });
+        }
+        Ok(())
+    }
+
+    /// Refuse a `--validate` random run with more threads than blocks. Each
+    /// thread waits for a block no other thread holds; with more threads than
+    /// blocks the others end up holding every block and the waiting thread,
+    /// which holds the generator's lock, can never get one: the run would
+    /// never end (sysbench 1.0.20 spins there for ever, deaf to `--time` and
+    /// Ctrl-C). With at most one thread per block a block is always free, so
+    /// that is the bound.
+    pub fn validate_threads(&self) -> Result<(), WorkloadError> {
+        match crate::run::generator::validate_thread_limit(self) {
+            Some(blocks) if u64::from(self.threads) > blocks => {
+                Err(WorkloadError::ValidateThreads {
+                    threads: self.threads,
+                    blocks,
+                    block_size: self.files.block_size,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// The checks of settings together, that only matter once the mode is
     /// known (run): they fix sysbench's crashes and endless loops with a
     /// clear message.
@@ -841,6 +886,49 @@ impl TryFrom<&WorkloadSummary> for RunSpec {
 mod tests {
     use super::*;
     use crate::options::{check_command_line, Action, CommandLine, Failure, Stream};
+
+    #[test]
+    fn option_words_refuse_what_the_run_would_refuse_and_give_a_file_set_without_a_mode() {
+        let e = RunSpec::from_words(&[
+            "--file-test-mode=rndrw",
+            "--validate",
+            "--file-io-mode=async",
+        ])
+        .unwrap_err();
+        assert_eq!(
+            e,
+            WorkloadError::ValidateSharedBuffer {
+                io_mode: IoMode::Async
+            }
+        );
+        assert_eq!(e.option(), Some("validate"));
+        let e = RunSpec::from_words(&[
+            "--file-test-mode=rndrd",
+            "--validate",
+            "--file-total-size=64K",
+            "--file-num=1",
+            "--file-block-size=4K",
+            "--threads=17",
+        ])
+        .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                WorkloadError::ValidateThreads {
+                    threads: 17,
+                    blocks: 16,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let files = FileSet::from_words(&["file-total-size=4G", "--file-num=8"]).unwrap();
+        assert_eq!((files.total_size, files.file_num), (4 << 30, 8));
+        assert_eq!(
+            RunSpec::from_words(&["file-total-size=4G"]).unwrap_err(),
+            WorkloadError::MissingMode
+        );
+    }
 
     /// What the sysbench front end makes of `fileio WORDS run`.
     fn front_end(words: &[&str]) -> Result<RunSpec, Failure> {

@@ -21,6 +21,15 @@ pub enum LabError {
         reason: Option<String>,
         accepted: String,
     },
+    /// The workload's fileio options are refused (`context`: where they came
+    /// from, "fileio options" of a run or "workload" of a matrix); the
+    /// refusal is fileio's own, typed, naming the option.
+    #[error("{context}: {source}")]
+    Workload {
+        context: &'static str,
+        #[source]
+        source: fileio::workload::WorkloadError,
+    },
     /// Something the lab needs is not installed or not permitted.
     #[error("{0}")]
     Missing(String),

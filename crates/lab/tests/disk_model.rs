@@ -5,7 +5,7 @@
 
 mod common;
 
-use lab::parts::diskfs::{DiskConfig, DiskFs, DiskSetConfig};
+use lab::parts::diskfs::{DiskConfig, DiskFs, DiskFsServer, DiskSetConfig};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -49,7 +49,9 @@ fn mount(disks: Vec<(&str, u64, ModelParams)>) -> Mounted {
             .collect(),
     };
     let fs = DiskFs::new(&cfg).unwrap();
-    let session = fuser::Session::new(fs, &mp, &[fuser::MountOption::FSName("tb-disktest".into())])
+    let mut config = fuser::Config::default();
+    config.mount_options = vec![fuser::MountOption::FSName("tb-disktest".into())];
+    let session = fuser::Session::new(DiskFsServer::new(fs), &mp, &config)
         .unwrap()
         .spawn()
         .unwrap();

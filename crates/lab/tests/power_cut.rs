@@ -3,7 +3,9 @@
 //! Old content is put into the backing files before mounting; new content is
 //! written through the mount; the cut is the control file's `power-cut`.
 
-use lab::parts::diskfs::{DiskConfig, DiskCut, DiskFs, DiskSetConfig, DiskStats, CONTROL_FILE};
+use lab::parts::diskfs::{
+    DiskConfig, DiskCut, DiskFs, DiskFsServer, DiskSetConfig, DiskStats, CONTROL_FILE,
+};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::os::unix::fs::FileExt;
@@ -92,14 +94,12 @@ fn mount(disks: Vec<(&str, ModelParams)>, len: usize) -> Mounted {
             .collect(),
     };
     let fs = DiskFs::new(&cfg).unwrap();
-    let session = fuser::Session::new(
-        fs,
-        &mp,
-        &[fuser::MountOption::FSName("tb-powercut-test".into())],
-    )
-    .unwrap()
-    .spawn()
-    .unwrap();
+    let mut config = fuser::Config::default();
+    config.mount_options = vec![fuser::MountOption::FSName("tb-powercut-test".into())];
+    let session = fuser::Session::new(DiskFsServer::new(fs), &mp, &config)
+        .unwrap()
+        .spawn()
+        .unwrap();
     for _ in 0..100 {
         if lab::parts::diskfs::is_fuse_mount(&mp) {
             break;

@@ -1,10 +1,18 @@
-//! `tankbench compare A B`: every metric side by side, the change from A to B,
-//! and whether that change is larger than the run-to-run noise (Welch's t-test
-//! over the repeats of each side).
+//! `tankbench compare A B`: every metric side by side, the change from A to B
+//! with its confidence interval, and whether that change is larger than the
+//! run-to-run noise (Welch's t-test over the repeats of each side).
+//!
+//! The intervals are at confidence 1 − alpha (95 % by default), so they agree
+//! with the verdict: the difference's interval (Welch) and the change's
+//! interval (Fieller, see [`fieller_change_interval`]) exclude "no change"
+//! exactly when the test says "better" or "worse".
 
 use crate::group::workload_name;
 use crate::select::Selection;
-use crate::stats::{welch_t_test, Summary, Welch};
+use crate::stats::{
+    confidence_of, fieller_change_interval, welch_difference_interval, welch_t_test,
+    ChangeInterval, DifferenceInterval, NoChangeInterval, Summary, Welch,
+};
 use crate::table::{trim_float, Cell, Table};
 use fileio::result::{LatencyKey, RunResult};
 use std::collections::BTreeSet;
@@ -29,6 +37,11 @@ pub struct CompareRow {
     pub change: Option<f64>,
     /// None when a side has fewer than two samples.
     pub test: Option<Welch>,
+    /// mean B − mean A with Welch's interval; None when a side has fewer than
+    /// two samples.
+    pub difference: Option<DifferenceInterval>,
+    /// The change with Fieller's interval, or why there is none.
+    pub change_interval: Result<ChangeInterval, NoChangeInterval>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,6 +105,7 @@ pub fn metrics(run: &RunResult) -> Vec<(String, Better, f64)> {
 impl Comparison {
     pub fn new(a: &Selection, b: &Selection, alpha: f64) -> Comparison {
         let (ma, mb) = (collect(&a.runs_results()), collect(&b.runs_results()));
+        let confidence = confidence_of(alpha);
         let mut rows = Vec::new();
         for (name, better, xs) in &ma {
             let Some((_, _, ys)) = mb.iter().find(|(n, _, _)| n == name) else {
@@ -112,6 +126,8 @@ impl Comparison {
                 b: sb,
                 change: (sa.mean != 0.0).then(|| (sb.mean - sa.mean) / sa.mean),
                 test: welch_t_test(xs, ys),
+                difference: welch_difference_interval(xs, ys, confidence),
+                change_interval: fieller_change_interval(xs, ys, confidence),
             });
         }
         let (n_a, n_b) = (a.runs.len(), b.runs.len());
@@ -124,20 +140,39 @@ impl Comparison {
         )];
         if n_a < 2 && n_b < 2 {
             notes.push(
-                "One sample each: no significance. A single difference may be noise; \
-                 record repeats (tankbench fileio ... run --repeat=5 --save) to test it."
+                "One sample each: no significance and no confidence interval. A single \
+                 difference may be noise; record repeats (tankbench fileio ... run --repeat=5 \
+                 --save) to test it."
                     .into(),
             );
         } else if n_a < 2 || n_b < 2 {
             notes.push(format!(
-                "A has {n_a} run{}, B has {n_b}: no significance (Welch's t-test needs at least \
-                 2 runs on each side).",
+                "A has {n_a} run{}, B has {n_b}: no significance and no confidence interval \
+                 (both need at least 2 runs on each side to estimate the noise).",
                 plural(n_a)
             ));
         } else {
             notes.push(format!(
                 "Significance: Welch's t-test over the repeats, two-sided, alpha = {alpha}."
             ));
+            notes.push(format!(
+                "In parentheses: the change's {} confidence interval (Fieller's method for a \
+                 ratio of means, with Welch's degrees of freedom); it excludes 0 exactly when \
+                 p < alpha.",
+                percent_text(confidence)
+            ));
+            let unbounded: Vec<&str> = rows
+                .iter()
+                .filter(|r| r.change_interval == Err(NoChangeInterval::BaselineNearZero))
+                .map(|r| r.metric.as_str())
+                .collect();
+            if !unbounded.is_empty() {
+                notes.push(format!(
+                    "No interval for {}: A's mean is within the noise of 0, so the ratio B/A \
+                     is not bounded.",
+                    unbounded.join(", ")
+                ));
+            }
         }
         let workloads: BTreeSet<String> = a
             .runs
@@ -177,34 +212,123 @@ impl Comparison {
         }
     }
 
+    /// The level of every interval: 1 − alpha.
+    pub fn confidence(&self) -> f64 {
+        confidence_of(self.alpha)
+    }
+
     pub fn table(&self) -> Table {
+        let change = format!("change ({} CI)", percent_text(self.confidence()));
         let mut t = Table::new(&[
             ("metric", false),
             ("A", true),
             ("B", true),
-            ("change", true),
+            (change.as_str(), true),
             ("p", true),
             ("B vs A", false),
         ]);
         for row in &self.rows {
-            let verdict = match self.verdict(row) {
-                Verdict::Better => "better",
-                Verdict::Worse => "worse",
-                Verdict::WithinNoise => "within noise",
-                Verdict::Untested => "not tested",
-            };
             t.rows.push(vec![
                 Cell::Text(row.metric.clone()),
                 Cell::Stat(Some(row.a)),
                 Cell::Stat(Some(row.b)),
-                Cell::Percent(row.change),
+                Cell::PercentInterval(
+                    row.change,
+                    row.change_interval.ok().map(|ci| (ci.low, ci.high)),
+                ),
                 Cell::Num(row.test.map(|w| w.p)),
-                Cell::Text(verdict.into()),
+                Cell::Text(self.verdict(row).text().into()),
             ]);
         }
         t.notes = self.notes.clone();
         t
     }
+
+    /// `compare --format=json`: every row with both sides' summaries, the
+    /// difference B − A and the change (B − A) / A with their intervals, the
+    /// test and the verdict. Absent values are `null`; `no_interval` says why
+    /// a row has no interval. Documented in docs/report.md.
+    pub fn to_json(&self) -> String {
+        let confidence = self.confidence();
+        let rows: Vec<serde_json::Value> = self
+            .rows
+            .iter()
+            .map(|r| {
+                let ci = r.change_interval.ok();
+                let no_interval = match r.change_interval {
+                    Ok(_) => None,
+                    Err(NoChangeInterval::TooFewSamples) => {
+                        Some("a side has fewer than 2 runs: its noise is unknown")
+                    }
+                    Err(NoChangeInterval::BaselineNearZero) => {
+                        Some("A's mean is within the noise of 0: the ratio is not bounded")
+                    }
+                };
+                serde_json::json!({
+                    "metric": r.metric,
+                    "better": match r.better {
+                        Better::Higher => "higher",
+                        Better::Lower => "lower",
+                    },
+                    "a": r.a,
+                    "b": r.b,
+                    "difference": r.b.mean - r.a.mean,
+                    "ci_low": r.difference.map(|d| d.low),
+                    "ci_high": r.difference.map(|d| d.high),
+                    "df": r.difference.map(|d| d.df),
+                    "confidence": confidence,
+                    "method": "welch",
+                    "change": r.change,
+                    "change_ci_low": ci.map(|c| c.low),
+                    "change_ci_high": ci.map(|c| c.high),
+                    "change_method": "fieller",
+                    "no_interval": no_interval,
+                    "t": r.test.map(|w| w.t),
+                    "p": r.test.map(|w| w.p),
+                    "verdict": self.verdict(r).json_name(),
+                })
+            })
+            .collect();
+        let doc = serde_json::json!({
+            "kind": "tankbench compare",
+            "schema_version": 1,
+            "a": { "name": self.a_name, "runs": self.n_a },
+            "b": { "name": self.b_name, "runs": self.n_b },
+            "alpha": self.alpha,
+            "confidence": confidence,
+            "rows": rows,
+            "notes": self.notes,
+        });
+        serde_json::to_string_pretty(&doc).expect("a JSON value always serializes") + "\n"
+    }
+}
+
+impl Verdict {
+    /// The words of the table's "B vs A" column.
+    pub fn text(self) -> &'static str {
+        match self {
+            Verdict::Better => "better",
+            Verdict::Worse => "worse",
+            Verdict::WithinNoise => "within noise",
+            Verdict::Untested => "not tested",
+        }
+    }
+
+    /// The name in `compare --format=json`.
+    pub fn json_name(self) -> &'static str {
+        match self {
+            Verdict::Better => "better",
+            Verdict::Worse => "worse",
+            Verdict::WithinNoise => "within_noise",
+            Verdict::Untested => "not_tested",
+        }
+    }
+}
+
+/// 0.95 -> "95%", 0.999 -> "99.9%" (rounded to a tenth of a percent, so
+/// 1 − 0.05 does not print as 95.00000000000001).
+fn percent_text(fraction: f64) -> String {
+    format!("{}%", trim_float((fraction * 1000.0).round() / 10.0))
 }
 
 fn plural(n: usize) -> &'static str {

@@ -5,7 +5,7 @@
 //! is the same in every run say nothing about the differences and move out of the
 //! table into a "common" line; the keys that vary become the row-heading columns.
 
-use crate::labels::Labels;
+use crate::labels::{size_name, Labels};
 use crate::stats::Summary;
 use crate::store::StoredRun;
 use fileio::options::IoMode;
@@ -146,21 +146,6 @@ pub fn workload_name(run: &RunResult) -> String {
         s.push_str(" (predicted)");
     }
     s
-}
-
-/// 4096 -> "4K", 1048576 -> "1M", 1000 -> "1000" (sysbench's size suffixes).
-pub fn size_name(bytes: u64) -> String {
-    for (unit, suffix) in [
-        (1u64 << 40, "T"),
-        (1 << 30, "G"),
-        (1 << 20, "M"),
-        (1 << 10, "K"),
-    ] {
-        if bytes >= unit && bytes.is_multiple_of(unit) {
-            return format!("{}{suffix}", bytes / unit);
-        }
-    }
-    bytes.to_string()
 }
 
 /// "Natural" order: digit runs compare as numbers, so `2xraidz2` sorts before

@@ -1,5 +1,6 @@
-//! Statistics for comparing repeated runs: sample summaries, Welch's t-test and
-//! the Student t distribution it needs.
+//! Statistics for comparing repeated runs: sample summaries, Welch's t-test,
+//! confidence intervals for the difference (Welch) and the relative change
+//! (Fieller) of two means, and the Student t distribution they need.
 //!
 //! Welch's test (not Student's pooled test) because two storage configurations
 //! rarely have the same run-to-run noise: a pool with a SLOG is often both faster
@@ -8,8 +9,10 @@
 //! ln Γ from the Lanczos approximation; both are accurate to ~1e-10 over the
 //! degrees of freedom a benchmark produces (1 to a few hundred).
 
+use std::cmp::Ordering;
+
 /// Mean and spread of one metric over repeated runs.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Summary {
     pub n: usize,
     pub mean: f64,
@@ -43,7 +46,7 @@ impl Summary {
 }
 
 /// The outcome of Welch's two-sample t-test.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Welch {
     /// (mean A - mean B) / standard error.
     pub t: f64,
@@ -103,6 +106,246 @@ pub fn student_t_cdf(t: f64, df: f64) -> f64 {
     } else {
         tail
     }
+}
+
+/// The two-sided confidence level of every interval `compare` prints, from its
+/// significance level: an interval at 1 − alpha excludes "no change" exactly
+/// when Welch's test calls the change significant at alpha.
+pub fn confidence_of(alpha: f64) -> f64 {
+    1.0 - alpha
+}
+
+/// A confidence interval for the difference of two means (candidate −
+/// baseline), in the metric's unit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DifferenceInterval {
+    /// mean(candidate) − mean(baseline).
+    pub difference: f64,
+    pub low: f64,
+    pub high: f64,
+    /// Two-sided confidence level, e.g. 0.95.
+    pub confidence: f64,
+    /// Welch–Satterthwaite degrees of freedom of the t quantile used.
+    pub df: f64,
+}
+
+/// Welch's t interval for mean(candidate) − mean(baseline):
+/// d ± t(1 − α/2, ν) · √(s²_b/n_b + s²_c/n_c), with ν from Welch–Satterthwaite.
+/// It is the inversion of [`welch_t_test`], so it excludes 0 exactly when the
+/// test's p is below 1 − confidence. None unless both sides have two samples.
+pub fn welch_difference_interval(
+    baseline: &[f64],
+    candidate: &[f64],
+    confidence: f64,
+) -> Option<DifferenceInterval> {
+    let (sb, sc) = (Summary::of(baseline)?, Summary::of(candidate)?);
+    if sb.n < 2 || sc.n < 2 {
+        return None;
+    }
+    let (vb, vc) = (sb.sd.powi(2) / sb.n as f64, sc.sd.powi(2) / sc.n as f64);
+    let difference = sc.mean - sb.mean;
+    let df = welch_df(vb, sb.n, vc, sc.n);
+    if vb + vc == 0.0 {
+        // No noise on either side: the difference is known exactly.
+        return Some(DifferenceInterval {
+            difference,
+            low: difference,
+            high: difference,
+            confidence,
+            df,
+        });
+    }
+    let half = student_t_quantile(0.5 + confidence / 2.0, df) * (vb + vc).sqrt();
+    Some(DifferenceInterval {
+        difference,
+        low: difference - half,
+        high: difference + half,
+        confidence,
+        df,
+    })
+}
+
+/// Welch–Satterthwaite degrees of freedom of `va + vb`, where `va` is the
+/// squared standard error of a mean of `na` samples (and so for b). With both
+/// zero (no noise) it falls back to the pooled `na + nb − 2`.
+fn welch_df(va: f64, na: usize, vb: f64, nb: usize) -> f64 {
+    let den = va.powi(2) / (na - 1) as f64 + vb.powi(2) / (nb - 1) as f64;
+    if den == 0.0 {
+        return (na + nb - 2) as f64;
+    }
+    (va + vb).powi(2) / den
+}
+
+/// A confidence interval for the relative change mean(candidate) /
+/// mean(baseline) − 1 (0.12 = +12 %).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChangeInterval {
+    /// mean(candidate) / mean(baseline) − 1.
+    pub change: f64,
+    pub low: f64,
+    pub high: f64,
+    pub confidence: f64,
+}
+
+/// Why [`fieller_change_interval`] gives no interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoChangeInterval {
+    /// A side has fewer than two samples: its noise is unknown.
+    TooFewSamples,
+    /// The baseline mean is within the noise of zero, so the set of plausible
+    /// ratios is unbounded (Fieller's interval does not exist as an interval).
+    BaselineNearZero,
+}
+
+/// Fieller's confidence interval for the ratio R = μ_c / μ_b of two independent
+/// means with unequal variances, reported as the change R − 1.
+///
+/// The interval is every R that Welch's test of H₀: μ_c = R·μ_b does not reject:
+/// (x̄_c − R·x̄_b)² ≤ t(1 − α/2, ν(R))² · (v_c + R²·v_b), with v = s²/n and ν(R)
+/// Welch–Satterthwaite's degrees of freedom for v_c + R²·v_b. At R = 1 that is
+/// exactly [`welch_t_test`], so the interval excludes "no change" exactly when
+/// the test calls the change significant. Unlike the delta method it is
+/// asymmetric around the estimate, as the ratio's distribution is for small n.
+///
+/// Valid for independent, roughly normal sample means (repeats of a benchmark);
+/// it needs two samples per side and a baseline mean clearly away from zero
+/// (x̄_b² > t(1 − α/2, n_b − 1)² · v_b), otherwise the set is unbounded.
+pub fn fieller_change_interval(
+    baseline: &[f64],
+    candidate: &[f64],
+    confidence: f64,
+) -> Result<ChangeInterval, NoChangeInterval> {
+    let (Some(sb), Some(sc)) = (Summary::of(baseline), Summary::of(candidate)) else {
+        return Err(NoChangeInterval::TooFewSamples);
+    };
+    if sb.n < 2 || sc.n < 2 {
+        return Err(NoChangeInterval::TooFewSamples);
+    }
+    if sb.mean == 0.0 {
+        return Err(NoChangeInterval::BaselineNearZero);
+    }
+    let (vb, vc) = (sb.sd.powi(2) / sb.n as f64, sc.sd.powi(2) / sc.n as f64);
+    let ratio = sc.mean / sb.mean;
+    let p = 0.5 + confidence / 2.0;
+    if vb + vc == 0.0 {
+        let change = ratio - 1.0;
+        return Ok(ChangeInterval {
+            change,
+            low: change,
+            high: change,
+            confidence,
+        });
+    }
+    // For large |R| the baseline's noise dominates and ν(R) → n_b − 1: the set
+    // is bounded exactly when the baseline mean is significantly non-zero there.
+    let t_inf = student_t_quantile(p, (sb.n - 1) as f64);
+    if vb > 0.0 && sb.mean.powi(2) <= t_inf.powi(2) * vb {
+        return Err(NoChangeInterval::BaselineNearZero);
+    }
+    // g(R) ≤ 0 inside the interval; g(ratio) < 0 since the variances are not both 0.
+    let g = |r: f64| {
+        let t = student_t_quantile(p, welch_df(r * r * vb, sb.n, vc, sc.n));
+        (sc.mean - r * sb.mean).powi(2) - t * t * (vc + r * r * vb)
+    };
+    // First step out: the delta method's half-width at the widest t.
+    let t_max = student_t_quantile(p, (sb.n.min(sc.n) - 1) as f64);
+    let step = t_max * (vc + ratio * ratio * vb).sqrt() / sb.mean.abs();
+    let low = ratio - boundary_distance(&g, ratio, -1.0, step)?;
+    let high = ratio + boundary_distance(&g, ratio, 1.0, step)?;
+    Ok(ChangeInterval {
+        change: ratio - 1.0,
+        low: low - 1.0,
+        high: high - 1.0,
+        confidence,
+    })
+}
+
+/// How far from `center` (where g < 0) in `direction` g reaches 0: doubling
+/// steps until g ≥ 0, then bisection to full precision.
+fn boundary_distance(
+    g: &dyn Fn(f64) -> f64,
+    center: f64,
+    direction: f64,
+    step: f64,
+) -> Result<f64, NoChangeInterval> {
+    // A zero first step (candidate mean 0 and noiseless) starts from a small
+    // one; 2100 doublings span every positive f64, so a bounded set (checked
+    // by the caller) is always bracketed.
+    let (mut inside, mut outside) = (0.0, if step > 0.0 { step } else { 1e-9 });
+    let mut doublings = 0;
+    while g(center + direction * outside) < 0.0 {
+        inside = outside;
+        outside *= 2.0;
+        doublings += 1;
+        if doublings > 2100 {
+            return Err(NoChangeInterval::BaselineNearZero);
+        }
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (inside + outside);
+        if mid <= inside || mid >= outside {
+            break;
+        }
+        if g(center + direction * mid) < 0.0 {
+            inside = mid;
+        } else {
+            outside = mid;
+        }
+    }
+    Ok(0.5 * (inside + outside))
+}
+
+/// The quantile t with P(T ≤ t) = p for Student's t with `df` degrees of
+/// freedom (0 < p < 1): Newton's method on [`student_t_cdf`], kept inside a
+/// bracket that bisection narrows whenever a Newton step would leave it.
+pub fn student_t_quantile(p: f64, df: f64) -> f64 {
+    assert!(p > 0.0 && p < 1.0, "quantile of p = {p}");
+    // The distribution is symmetric: solve for the upper half only.
+    match p.partial_cmp(&0.5) {
+        Some(Ordering::Less) => return -student_t_quantile(1.0 - p, df),
+        Some(Ordering::Equal) => return 0.0,
+        _ => {}
+    }
+    let (mut lo, mut hi) = (0.0, 1.0);
+    while student_t_cdf(hi, df) < p {
+        lo = hi;
+        hi *= 2.0;
+        if !hi.is_finite() {
+            return f64::INFINITY;
+        }
+    }
+    let mut t = 0.5 * (lo + hi);
+    for _ in 0..200 {
+        let f = student_t_cdf(t, df) - p;
+        if f == 0.0 {
+            return t;
+        }
+        if f < 0.0 {
+            lo = t;
+        } else {
+            hi = t;
+        }
+        let newton = t - f / student_t_pdf(t, df);
+        let next = if newton > lo && newton < hi {
+            newton
+        } else {
+            0.5 * (lo + hi)
+        };
+        if (next - t).abs() <= 1e-14 * t.abs() {
+            return next;
+        }
+        t = next;
+    }
+    t
+}
+
+/// Student's t density with `df` degrees of freedom.
+pub fn student_t_pdf(t: f64, df: f64) -> f64 {
+    let ln = ln_gamma((df + 1.0) / 2.0)
+        - ln_gamma(df / 2.0)
+        - 0.5 * (df * std::f64::consts::PI).ln()
+        - (df + 1.0) / 2.0 * (t * t / df).ln_1p();
+    ln.exp()
 }
 
 /// ln Γ(x) for x > 0: Lanczos approximation (g = 7, 9 terms), with the
@@ -281,6 +524,168 @@ mod tests {
         let back = welch_t_test(&[96.1, 97.9, 95.4, 96.8, 97.0], &[101.2, 99.8, 100.5]).unwrap();
         close(back.t, -w.t, 1e-12);
         close(back.p, w.p, 1e-12);
+    }
+
+    // Reference values for the quantile and the intervals: SciPy 1.17
+    // (scipy.stats.t.ppf; scipy.stats.ttest_ind(candidate, baseline,
+    // equal_var=False).confidence_interval(c) for the difference). Fieller's
+    // interval has no SciPy function: its ends were found with
+    // scipy.optimize.brentq on (x̄c − R·x̄b)² − t.ppf(½ + c/2, ν(R))²·(vc + R²·vb),
+    // a separate implementation of the definition in the doc comment.
+
+    #[test]
+    fn t_quantile_known_values() {
+        close(student_t_quantile(0.975, 1.0), 12.706204736174694, 1e-10);
+        close(student_t_quantile(0.975, 2.0), 4.302652729749462, 1e-10);
+        close(
+            student_t_quantile(0.975, 5.485681320355838),
+            2.5036132501973314,
+            1e-10,
+        );
+        close(student_t_quantile(0.995, 3.0), 5.840909309733355, 1e-10);
+        close(student_t_quantile(0.9, 30.0), 1.3104150253913955, 1e-10);
+        close(student_t_quantile(0.975, 1000.0), 1.9623390808264083, 1e-10);
+        close(student_t_quantile(0.025, 4.0), -2.7764451051977943, 1e-10);
+        assert_eq!(student_t_quantile(0.5, 3.0).to_bits(), 0.0f64.to_bits());
+        // The inverse of the CDF it is built on.
+        for (p, df) in [(0.6, 1.5), (0.999, 2.0), (0.8, 17.7)] {
+            close(student_t_cdf(student_t_quantile(p, df), df), p, 1e-12);
+        }
+    }
+
+    #[test]
+    fn welch_difference_interval_matches_scipy() {
+        let base = [101.2, 99.8, 100.5];
+        let cand = [96.1, 97.9, 95.4, 96.8, 97.0];
+        let d = welch_difference_interval(&base, &cand, 0.95).unwrap();
+        close(d.difference, -3.8599999999999994, 1e-12);
+        close(d.low, -5.323989498217458, 1e-9);
+        close(d.high, -2.396010501782541, 1e-9);
+        close(d.df, 5.485681320355838, 1e-10);
+        let d = welch_difference_interval(&base, &cand, 0.99).unwrap();
+        close(d.low, -6.113926559605872, 1e-9);
+        close(d.high, -1.6060734403941272, 1e-9);
+
+        // Student's sleep data (R: 95 percent CI -3.3654832 0.2054832 for
+        // group 1 − group 2; here candidate − baseline with group 1 as baseline).
+        let g1 = [0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0];
+        let g2 = [1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4];
+        let d = welch_difference_interval(&g1, &g2, 0.95).unwrap();
+        close(d.low, -0.20548323071171137, 1e-8);
+        close(d.high, 3.3654832307117104, 1e-9);
+
+        // Two repeats each: ν = 1.47, so t is large and the interval wide.
+        let d = welch_difference_interval(&[50.0, 53.0], &[57.0, 58.5], 0.95).unwrap();
+        close(d.low, -4.1277842451065965, 1e-9);
+        close(d.high, 16.627784245106596, 1e-9);
+
+        assert!(welch_difference_interval(&[1.0], &[2.0, 3.0], 0.95).is_none());
+        let exact = welch_difference_interval(&[5.0, 5.0], &[7.0, 7.0, 7.0], 0.95).unwrap();
+        assert_eq!(
+            (exact.low.to_bits(), exact.high.to_bits()),
+            (2.0f64.to_bits(), 2.0f64.to_bits())
+        );
+    }
+
+    #[test]
+    fn fieller_change_interval_matches_reference() {
+        let ci = |b: &[f64], c: &[f64], conf: f64| fieller_change_interval(b, c, conf).unwrap();
+        let base = [101.2, 99.8, 100.5];
+        let cand = [96.1, 97.9, 95.4, 96.8, 97.0];
+        let c = ci(&base, &cand, 0.95);
+        close(c.change, -0.03840796019900494, 1e-12);
+        close(c.low, -0.05250494534588812, 1e-9);
+        close(c.high, -0.02406066008406671, 1e-9);
+        let c = ci(&base, &cand, 0.99);
+        close(c.low, -0.05988198519632115, 1e-9);
+        close(c.high, -0.016250061236326552, 1e-9);
+
+        // Noisy and uneven (4 against 3 runs): asymmetric around +18.1 %.
+        let (b, k) = ([100.0, 80.0, 120.0, 95.0], [110.0, 150.0, 90.0]);
+        let c = ci(&b, &k, 0.95);
+        close(c.change, 0.18143459915611815, 1e-12);
+        close(c.low, -0.5444635749916138, 1e-8);
+        close(c.high, 0.8091148521896612, 1e-8);
+        assert!(c.high - c.change < c.change - c.low, "{c:?}");
+        let c = ci(&b, &k, 0.99);
+        close(c.low, -1.4204156598796898, 1e-8);
+        close(c.high, 1.2379452876556862, 1e-8);
+
+        let g1 = [0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0];
+        let g2 = [1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4];
+        let c = ci(&g2, &g1, 0.95);
+        close(c.low, -1.2358099195305174, 1e-8);
+        close(c.high, 0.16337570621721675, 1e-8);
+        let c = ci(&g2, &g1, 0.99);
+        close(c.low, -1.5068912591836447, 1e-8);
+        close(c.high, 1.883391296875283, 1e-8);
+
+        let c = ci(&[50.0, 53.0], &[57.0, 58.5], 0.95);
+        close(c.low, -0.060898762268264295, 1e-8);
+        close(c.high, 0.513173970681015, 1e-8);
+
+        // A noiseless baseline: only the candidate's noise, ν = 2.
+        let c = ci(&[100.0, 100.0, 100.0], &[120.0, 126.0, 123.0], 0.95);
+        close(c.low, 0.15547586864749063, 1e-9);
+        close(c.high, 0.3045241313525102, 1e-9);
+    }
+
+    #[test]
+    fn fieller_has_no_interval_without_noise_estimate_or_near_zero_baseline() {
+        assert_eq!(
+            fieller_change_interval(&[100.0], &[110.0, 111.0], 0.95),
+            Err(NoChangeInterval::TooFewSamples)
+        );
+        // Group 1 of the sleep data has mean 0.75 with a standard error of
+        // 0.57: 0 is a plausible baseline mean, so B/A is unbounded.
+        let g1 = [0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0];
+        let g2 = [1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4];
+        assert_eq!(
+            fieller_change_interval(&g1, &g2, 0.95),
+            Err(NoChangeInterval::BaselineNearZero)
+        );
+        // Two repeats with 3 % noise at 99 %: t(0.995, 1) = 63.7 makes even a
+        // mean of 51.5 indistinguishable from 0.
+        assert_eq!(
+            fieller_change_interval(&[50.0, 53.0], &[57.0, 58.5], 0.99),
+            Err(NoChangeInterval::BaselineNearZero)
+        );
+        assert_eq!(
+            fieller_change_interval(&[0.0, 0.0], &[1.0, 2.0], 0.95),
+            Err(NoChangeInterval::BaselineNearZero)
+        );
+    }
+
+    #[test]
+    fn intervals_agree_with_the_test() {
+        // Both intervals exclude "no change" exactly when p < 1 − confidence.
+        let cases: [(&[f64], &[f64]); 5] = [
+            (&[101.2, 99.8, 100.5], &[96.1, 97.9, 95.4, 96.8, 97.0]),
+            (&[100.0, 80.0, 120.0, 95.0], &[110.0, 150.0, 90.0]),
+            (&[50.0, 53.0], &[57.0, 58.5]),
+            (&[10.0, 10.4, 9.7, 10.1], &[10.6, 10.9, 10.3]),
+            (&[10.0, 10.4, 9.7, 10.1], &[10.2, 10.5, 10.0]),
+        ];
+        for (b, c) in cases {
+            let p = welch_t_test(b, c).unwrap().p;
+            for conf in [0.9, 0.95, 0.99] {
+                let significant = p < 1.0 - conf;
+                let d = welch_difference_interval(b, c, conf).unwrap();
+                assert_eq!(
+                    d.low > 0.0 || d.high < 0.0,
+                    significant,
+                    "{b:?} {c:?} {conf}"
+                );
+                if let Ok(r) = fieller_change_interval(b, c, conf) {
+                    assert_eq!(
+                        r.low > 0.0 || r.high < 0.0,
+                        significant,
+                        "{b:?} {c:?} {conf}"
+                    );
+                    assert!(r.low <= r.change && r.change <= r.high);
+                }
+            }
+        }
     }
 
     #[test]

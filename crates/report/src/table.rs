@@ -24,6 +24,12 @@ pub enum Cell {
     /// A relative change as a fraction (0.25 = +25%); "+25.0%" in text, the
     /// percentage as a plain number in CSV (column name gets " %").
     Percent(Option<f64>),
+    /// A relative change with its confidence interval, all as fractions:
+    /// "+12.0% (+7.9 … +16.1%)" in text (an interval need not be symmetric, so
+    /// it is written as its two ends, not as ±), three plain percentages in CSV
+    /// (`NAME %`, `NAME low %`, `NAME high %`). Without an interval it reads
+    /// like [`Cell::Percent`].
+    PercentInterval(Option<f64>, Option<(f64, f64)>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -168,7 +174,11 @@ impl Table {
     pub fn to_csv(&self) -> String {
         let mut header = Vec::new();
         for (i, c) in self.columns.iter().enumerate() {
-            if self
+            if self.is_interval_column(i) {
+                header.push(format!("{} %", c.name));
+                header.push(format!("{} low %", c.name));
+                header.push(format!("{} high %", c.name));
+            } else if self
                 .rows
                 .iter()
                 .any(|r| matches!(r.get(i), Some(Cell::Percent(_))))
@@ -190,8 +200,11 @@ impl Table {
                     Cell::Text(s) => fields.push(escape::csv_text(s)),
                     Cell::Num(v) => fields.push(v.map(|v| v.to_string()).unwrap_or_default()),
                     Cell::Int(n) => fields.push(n.to_string()),
-                    Cell::Percent(v) => {
-                        fields.push(v.map(|v| (v * 100.0).to_string()).unwrap_or_default())
+                    Cell::Percent(v) => fields.push(percent_field(*v)),
+                    Cell::PercentInterval(v, ci) => {
+                        fields.push(percent_field(*v));
+                        fields.push(percent_field(ci.map(|c| c.0)));
+                        fields.push(percent_field(ci.map(|c| c.1)));
                     }
                     Cell::Stat(s) => {
                         fields.push(s.map(|s| s.mean.to_string()).unwrap_or_default());
@@ -209,6 +222,12 @@ impl Table {
             out += &csv_line(&fields);
         }
         out
+    }
+
+    fn is_interval_column(&self, i: usize) -> bool {
+        self.rows
+            .iter()
+            .any(|r| matches!(r.get(i), Some(Cell::PercentInterval(..))))
     }
 
     fn is_stat_column(&self, i: usize) -> bool {
@@ -261,11 +280,27 @@ fn csv_line(fields: &[String]) -> String {
     fields.join(",") + "\r\n"
 }
 
+/// A fraction as a CSV percentage; empty when absent.
+fn percent_field(v: Option<f64>) -> String {
+    v.map(|v| (v * 100.0).to_string()).unwrap_or_default()
+}
+
 fn cell_text(c: &Cell) -> String {
     match c {
         Cell::Text(s) => s.clone(),
-        Cell::Num(None) | Cell::Stat(None) | Cell::Percent(None) => "–".to_string(),
-        Cell::Percent(Some(v)) => format!("{:+.1}%", v * 100.0),
+        Cell::Num(None)
+        | Cell::Stat(None)
+        | Cell::Percent(None)
+        | Cell::PercentInterval(None, _) => "–".to_string(),
+        Cell::Percent(Some(v)) | Cell::PercentInterval(Some(v), None) => {
+            format!("{:+.1}%", v * 100.0)
+        }
+        Cell::PercentInterval(Some(v), Some((low, high))) => format!(
+            "{:+.1}% ({:+.1} … {:+.1}%)",
+            v * 100.0,
+            low * 100.0,
+            high * 100.0
+        ),
         Cell::Num(Some(v)) => fmt_num(*v),
         Cell::Int(n) => n.to_string(),
         Cell::Stat(Some(s)) if s.n > 1 => {

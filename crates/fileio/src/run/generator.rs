@@ -10,8 +10,8 @@
 //! (sysbench master/1.1 broke here: akopytov/sysbench issues #400, #430,
 //! #431, #435).
 
-use crate::options::{Failure, Mode, RunSpec};
 use crate::rng::Xoroshiro;
+use crate::spec::{Mode, RunSpec};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
@@ -400,25 +400,12 @@ impl Generator {
     }
 }
 
-/// Refuse a `--validate` random run with more threads than blocks. Each
-/// thread waits for a block no other thread holds; with more threads than
-/// blocks the others end up holding every block and the waiting thread, which
-/// holds the generator's lock, can never get one: the run would never end
-/// (sysbench 1.0.20 spins there for ever, deaf to `--time` and Ctrl-C). With
-/// at most one thread per block a block is always free, so that is the bound.
-pub(crate) fn check_validate_threads(w: &RunSpec) -> Result<(), Failure> {
+/// The most threads a `--validate` run can have (the blocks its random
+/// requests pick from), or None when there is no limit (see
+/// `RunSpec::validate_threads`).
+pub(crate) fn validate_thread_limit(w: &RunSpec) -> Option<u64> {
     let g = Generator::new(w);
-    if !g.avoids_collisions() {
-        return Ok(());
-    }
-    let blocks = g.random_blocks();
-    if u64::from(w.threads) <= blocks {
-        return Ok(());
-    }
-    Err(Failure::fatal(format!(
-        "Invalid value for --threads: {}: with --validate no two threads work on the same block, and the files hold {blocks} blocks of --file-block-size={}, so at most {blocks} threads (lower --threads, or raise --file-total-size or lower --file-block-size)",
-        w.threads, w.files.block_size
-    )))
+    g.avoids_collisions().then(|| g.random_blocks())
 }
 
 #[cfg(test)]
@@ -426,6 +413,7 @@ mod tests {
     use super::*;
     use crate::options::GeneralOptions;
     use crate::sysbench::args::ParsedArgs;
+    use crate::workload::WorkloadError;
 
     #[test]
     fn debug_lines_print_positions_as_sysbench_32_bit_ints() {
@@ -590,23 +578,33 @@ mod tests {
     fn validate_refuses_more_threads_than_blocks_only() {
         let w = validate_run(&["--file-test-mode=rndrw", "--threads=64"]);
         assert_eq!(Generator::new(&w).random_blocks(), 64);
-        assert!(check_validate_threads(&w).is_ok());
+        assert!(w.validate_threads().is_ok());
         let w = validate_run(&["--file-test-mode=rndrd", "--threads=65"]);
-        let f = check_validate_threads(&w).unwrap_err();
-        assert_eq!(f.exit_code, 1);
-        assert_eq!(f.lines.len(), 1);
-        assert!(f.lines[0].1.contains("--threads: 65"), "{:?}", f.lines);
-        assert!(f.lines[0].1.contains("at most 64 threads"), "{:?}", f.lines);
+        let e = w.validate_threads().unwrap_err();
+        assert_eq!(
+            e,
+            WorkloadError::ValidateThreads {
+                threads: 65,
+                blocks: 64,
+                block_size: 4096
+            }
+        );
+        let text = e.to_string();
+        assert!(
+            text.starts_with("Invalid value for --threads: 65"),
+            "{text}"
+        );
+        assert!(text.contains("at most 64 threads"), "{text}");
         // Sequential modes never wait for a block; without --validate nothing does.
         let w = validate_run(&["--file-test-mode=seqwr", "--threads=65"]);
-        assert!(check_validate_threads(&w).is_ok());
+        assert!(w.validate_threads().is_ok());
         let w = workload(&[
             "--file-total-size=256K",
             "--file-block-size=4K",
             "--file-test-mode=rndrw",
             "--threads=65",
         ]);
-        assert!(check_validate_threads(&w).is_ok());
+        assert!(w.validate_threads().is_ok());
         // A partial last block of a file counts: 3 files of 87381 bytes hold
         // 262143 bytes, 64 blocks of 4 KiB (the last one short).
         let w = workload(&[

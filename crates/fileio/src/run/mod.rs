@@ -5,6 +5,5 @@ pub mod clock;
 pub mod fileset;
 pub mod generator;
 pub mod histograms;
-pub mod nfs;
 pub mod pattern;
 pub mod runner;

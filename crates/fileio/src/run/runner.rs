@@ -6,70 +6,31 @@
 //! thread reads for `--report-interval` lines without stopping anyone; per-op HDR
 //! histograms stay thread-local and are merged once at the end.
 
-use crate::engine::{
-    AlignedBuf, Engine, InjectedEngine, IoError, MmapEngine, OpenFiles, PsyncEngine, Submitted,
-    UringEngine,
-};
-use crate::options::{DataPattern, Failure, IoMode, RunSpec};
-use crate::rng::{GlibcRandom, Xoroshiro};
+use crate::engine::injected::InjectedEngine;
+use crate::engine::mmap::MmapEngine;
+use crate::engine::nfs::NfsEngine;
+use crate::engine::psync::PsyncEngine;
+use crate::engine::uring::UringEngine;
+use crate::engine::{AlignedBuf, Engine, IoError, Submitted};
+use crate::failure::{Failure, Stream};
+/// Where the threads' generators are seeded (the simulator names it here).
+pub use crate::rng::worker_seeds;
+use crate::rng::Xoroshiro;
 use crate::run::clock::now_ns;
+use crate::run::fileset::OpenFiles;
 use crate::run::generator::{file_index, Generator, Op, Request};
 use crate::run::histograms::{
     sb_percentile_ms, CountSnapshot, LatencyKind, OpHistograms, ThreadCounters, ThreadHistograms,
     SB_BUCKETS,
 };
-use crate::run::nfs::NfsEngine;
 use crate::run::pattern::{check_block, fill_checked_block, fill_random};
+use crate::spec::{DataPattern, IoMode, RunSpec};
 use std::sync::atomic::{
     AtomicBool, AtomicU64,
     Ordering::{Acquire, Relaxed, Release},
 };
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
-
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// Set by a command that handles the stop signals itself (`quick`, which must
-/// remove its scratch directory whatever signal arrives, however often): runs
-/// then leave its handlers in place instead of installing the one-shot one.
-static CALLER_HANDLES_SIGNALS: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_sigint(_: libc::c_int) {
-    INTERRUPTED.store(true, Relaxed);
-}
-
-/// Make SIGINT end a run cleanly (report of what was done, marked interrupted)
-/// instead of killing the process. A second SIGINT kills as usual.
-pub fn install_sigint_handler() {
-    if CALLER_HANDLES_SIGNALS.load(Relaxed) {
-        return;
-    }
-    // SAFETY: the handler only stores to an atomic; SA_RESETHAND restores the
-    // default so a second Ctrl-C still kills.
-    unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = on_sigint as *const () as usize;
-        sa.sa_flags = libc::SA_RESETHAND;
-        libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(libc::SIGINT, &sa, std::ptr::null_mut());
-    }
-}
-
-pub fn interrupted() -> bool {
-    INTERRUPTED.load(Relaxed)
-}
-
-/// Stop the current run (and any later one) as SIGINT does. One atomic store,
-/// so a caller's own signal handler may call it.
-pub fn request_stop() {
-    INTERRUPTED.store(true, Relaxed);
-}
-
-/// The caller has installed its own handlers for the stop signals (and calls
-/// [`request_stop`] from them): runs must not replace them.
-pub fn leave_signals_to_caller() {
-    CALLER_HANDLES_SIGNALS.store(true, Relaxed);
-}
 
 /// How the main thread reports while a run goes on.
 pub trait RunObserver: Sync {
@@ -269,7 +230,7 @@ fn spawn_failure(tid: usize, e: &std::io::Error) -> Failure {
 fn interrupted_before_start() -> Failure {
     Failure {
         lines: vec![(
-            crate::options::Stream::Stdout,
+            Stream::Stdout,
             "Run interrupted (SIGINT) while the worker threads were starting; nothing was measured."
                 .to_string(),
         )],
@@ -334,29 +295,6 @@ fn check_map_budget(w: &RunSpec) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Seeds for the worker threads, drawn in thread order from the process-wide
-/// stream seeded like sysbench (src/sb_rand.c at
-/// 1.0.20). Deterministic for any thread count.
-// The seed is an unsigned int, as srandom(3) takes it: C's conversion keeps
-// the low 32 bits of time(NULL), and so does the cast. `--rand-seed` is
-// already in that range (an INT option kept as unsigned, as sysbench does).
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-pub fn worker_seeds(w: &RunSpec, background_threads: u32) -> Vec<Xoroshiro> {
-    let seed = if w.rand_seed == 0 {
-        // SAFETY: time(NULL).
-        unsafe { libc::time(std::ptr::null_mut()) as u32 }
-    } else {
-        w.rand_seed as u32
-    };
-    let mut g = GlibcRandom::new(seed);
-    for _ in 0..background_threads {
-        Xoroshiro::from_glibc(&mut g);
-    }
-    (0..w.threads)
-        .map(|_| Xoroshiro::from_glibc(&mut g))
-        .collect()
-}
-
 /// Run the workload on open files.
 pub fn run(
     w: &RunSpec,
@@ -365,7 +303,7 @@ pub fn run(
     observer: &dyn RunObserver,
 ) -> Result<RunOutcome, Failure> {
     let threads = w.threads as usize;
-    crate::run::generator::check_validate_threads(w)?;
+    w.validate_threads()?;
     check_map_budget(w)?;
     let files = Arc::new(files);
     let seeds = worker_seeds(w, settings.background_threads);
@@ -424,12 +362,12 @@ pub fn run(
                     return Err(spawn_failure(tid, &e));
                 }
             }
-            if interrupted() {
+            if crate::signals::stop_requested() {
                 gate.cancel();
                 return Err(interrupted_before_start());
             }
         }
-        if !gate.wait_until_ready(threads, interrupted) {
+        if !gate.wait_until_ready(threads, crate::signals::stop_requested) {
             gate.cancel();
             return Err(interrupted_before_start());
         }
@@ -740,7 +678,7 @@ fn supervise(
             // Release: a worker that sees the stop also sees why.
             shared.stop.store(true, Release);
         }
-        if interrupted() && !control.interrupted {
+        if crate::signals::stop_requested() && !control.interrupted {
             control.interrupted = true;
             shared.stop.store(true, Relaxed);
         }
@@ -1109,7 +1047,7 @@ fn check_blocks(buf: &[u8], req: &Request, block: usize) -> Result<(), Failure> 
         if let Err(lines) = check_block(b, req.pos + (k * block) as u64, req.file) {
             let mut f = Failure::fatal(lines[0].clone());
             for l in &lines[1..] {
-                f = f.then(crate::options::Stream::Stdout, format!("FATAL: {l}"));
+                f = f.then(Stream::Stdout, format!("FATAL: {l}"));
             }
             return Err(f);
         }

@@ -324,8 +324,6 @@ fn prepare_command(console: &Console, files: &FileSet, ext: &Extensions) -> Invo
     }
 }
 
-const VALIDATE_ASYNC: &str = "--validate cannot be used with --file-io-mode=async: in-flight requests share one buffer, so checksums would be compared against other requests' data (use sync or mmap)";
-
 fn run_command(
     console: &Console,
     w: &RunSpec,
@@ -338,13 +336,13 @@ fn run_command(
         console.failure(&f);
         return Invocation::code(1);
     }
-    if w.files.validate && crate::engine::capabilities(w.io_mode, w.async_backlog).shares_buffer {
-        console.fatal(&format!("FATAL: {VALIDATE_ASYNC}"));
+    if let Err(e) = w.validate_buffer_sharing() {
+        console.failure(&Failure::from(e));
         return Invocation::code(1);
     }
     // Before anything is printed: a run that could never end is refused.
-    if let Err(f) = crate::run::generator::check_validate_threads(w) {
-        console.failure(&f);
+    if let Err(e) = w.validate_threads() {
+        console.failure(&Failure::from(e));
         return Invocation::code(1);
     }
     // Where the results go is checked before the run, so a typo in --save or
@@ -416,14 +414,10 @@ pub fn check_words(words: &[String]) -> Result<(), String> {
     let text = with_config_file(&CommandWords::from_os(&words)?)?;
     match crate::options::check_command_line(&text).map_err(line)? {
         crate::options::CommandLine::Command(settings) => match &settings.action {
-            Action::Run(spec)
-                if spec.files.validate
-                    && crate::engine::capabilities(spec.io_mode, spec.async_backlog)
-                        .shares_buffer =>
-            {
-                Err(VALIDATE_ASYNC.into())
-            }
-            Action::Run(spec) => crate::run::generator::check_validate_threads(spec).map_err(line),
+            Action::Run(spec) => spec
+                .validate_buffer_sharing()
+                .and_then(|()| spec.validate_threads())
+                .map_err(|e| e.to_string()),
             _ => Ok(()),
         },
         _ => Err("no command (prepare, run or cleanup)".into()),
@@ -537,6 +531,10 @@ fn measure(
     console.notice("Initializing worker threads...\n");
     let started_at = report_text::utc_now_rfc3339();
     let environment = crate::environment::capture(&w.files.dir, caches_dropped);
+    let zfs_watch = crate::zfs_facts::Watch::start(
+        environment.zfs.as_ref(),
+        crate::zfs_facts::Watch::interval_for(w.time_s),
+    );
     let show_progress = match ext.progress {
         Progress::On => true,
         Progress::Off => false,
@@ -562,7 +560,12 @@ fn measure(
         injected_trace: None,
     };
     let job_observer = job.observer(&observer, w);
-    runner::install_sigint_handler();
+    // Ctrl-C ends a run cleanly (a report of what was done, marked
+    // interrupted, exit 130); a second one kills. Only SIGINT: sysbench ends
+    // at once on SIGTERM and SIGHUP, and so does the front end.
+    crate::signals::StopHandlers::new()
+        .signals(&[libc::SIGINT])
+        .install();
     let outcome = runner::run(w, files, &settings, &job_observer);
     console.end_progress();
     *ran = observer.started.load(std::sync::atomic::Ordering::Relaxed);
@@ -572,6 +575,7 @@ fn measure(
         console.notice_raw(&report_text::histogram_text(&outcome.period.histogram));
     }
     let mut result = report_text::build_result(w, &outcome, started_at, environment, Vec::new());
+    zfs_watch.finish(&mut result.environment.zfs);
     let mount = crate::environment::mount_of(&w.files.dir);
     let ctx = crate::warnings::Context {
         workload: w,

@@ -55,12 +55,9 @@ struct RawMatrix {
     axis: Vec<Axis>,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct Axis {
-    pub key: String,
-    pub values: Vec<toml::Value>,
-}
+/// A matrix axis: the simulator's matrix vocabulary (`[[axis]]` with a key
+/// and its values), expanded by the one cross product both matrices share.
+pub use sim::matrix::axis::Axis;
 
 pub struct Matrix {
     pub base: toml::Value,
@@ -202,35 +199,13 @@ impl Matrix {
     /// Every combination, first axis slowest; more than
     /// [`MAX_CELLS`] are refused before any is expanded.
     pub fn cells(&self) -> Result<Vec<Cell>, LabError> {
-        if let Err(sim::LimitError::Cells { cells, max }) =
-            sim::limits::check_cells(self.axes.iter().map(|a| a.values.len()), MAX_CELLS)
-        {
-            return Err(LabError::Spec(format!(
-                "the matrix has {cells} cells (the product of its axes' lengths), above the limit of {max}; remove axis values"
-            )));
-        }
-        let mut combos: Vec<toml::Value> = vec![self.base.clone()];
-        for axis in &self.axes {
-            if axis.values.is_empty() {
-                return Err(LabError::Spec(format!(
-                    "axis {}: values must not be empty",
-                    axis.key
-                )));
-            }
-            let mut next = Vec::new();
-            for c in &combos {
-                for v in &axis.values {
-                    let mut c = c.clone();
-                    set_path(&mut c, &axis.key, v.clone())?;
-                    next.push(c);
-                }
-            }
-            combos = next;
-        }
+        let combos =
+            sim::matrix::axis::cross_product(&self.base, &self.axes, |a| a.key.as_str(), MAX_CELLS)
+                .map_err(axis_error)?;
         combos
             .into_iter()
-            .map(|v| {
-                let raw: RawSpec = v.try_into().map_err(|e: toml::de::Error| {
+            .map(|c| {
+                let raw: RawSpec = c.document.try_into().map_err(|e: toml::de::Error| {
                     LabError::Spec(format!(
                         "matrix cell: {}",
                         e.to_string()
@@ -658,25 +633,22 @@ pub fn markdown(workload: &[String], results: &[CellResult]) -> String {
     results_table(workload, results).to_markdown()
 }
 
-/// Set `key` (dotted) in a TOML table, creating intermediate tables.
+/// Set `key` (dotted) in a TOML table, creating intermediate tables (the
+/// shared matrix vocabulary's rule: no empty part).
 pub(crate) fn set_path(v: &mut toml::Value, key: &str, value: toml::Value) -> Result<(), LabError> {
-    let mut cur = v;
-    let parts: Vec<&str> = key.split('.').collect();
-    for (i, p) in parts.iter().enumerate() {
-        let t = cur.as_table_mut().ok_or_else(|| {
+    sim::matrix::axis::set_path(v, key, value).map_err(axis_error)
+}
+
+/// The lab's account of an axis that cannot be expanded.
+fn axis_error(e: sim::matrix::axis::AxisError) -> LabError {
+    match e {
+        sim::matrix::axis::AxisError::Cells(sim::LimitError::Cells { cells, max }) => {
             LabError::Spec(format!(
-                "axis key {key}: '{p}' is inside a value that is not a table"
+                "the matrix has {cells} cells (the product of its axes' lengths), above the limit of {max}; remove axis values"
             ))
-        })?;
-        if i + 1 == parts.len() {
-            t.insert(p.to_string(), value);
-            return Ok(());
         }
-        cur = t
-            .entry(p.to_string())
-            .or_insert_with(|| toml::Value::Table(Default::default()));
+        other => LabError::Spec(other.to_string()),
     }
-    Err(LabError::Spec(format!("axis key: '{key}' is empty")))
 }
 
 #[cfg(test)]

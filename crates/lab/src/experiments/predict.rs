@@ -218,30 +218,17 @@ pub struct CellPrediction {
 pub(crate) const PREDICTION_SEED: u64 = 1;
 
 /// The matrix's workload as the run the simulator predicts (fileio's own
-/// parser; `--rand-seed` [`PREDICTION_SEED`] unless the workload gives one).
+/// option words; `--rand-seed` [`PREDICTION_SEED`] unless the workload gives
+/// one).
 pub(crate) fn run_spec(workload: &[String]) -> Result<fileio::options::RunSpec, LabError> {
-    use fileio::options::{check_command_line, Action, CommandLine};
-    let mut words = vec!["fileio".to_string()];
-    words.extend(workload.iter().cloned());
+    let mut words = workload.to_vec();
     if !workload.iter().any(|w| w.starts_with("--rand-seed")) {
         words.push(format!("--rand-seed={PREDICTION_SEED}"));
     }
-    words.push("run".into());
-    match check_command_line(&words) {
-        Ok(CommandLine::Command(s)) => match s.action {
-            Action::Run(spec) => Ok(spec),
-            _ => Err(LabError::Spec("workload: not a run".into())),
-        },
-        Ok(_) => Err(LabError::Spec("workload: not a run".into())),
-        Err(f) => Err(LabError::Spec(format!(
-            "workload: {}",
-            f.summary()
-                .lines()
-                .next()
-                .unwrap_or("")
-                .trim_start_matches("FATAL: ")
-        ))),
-    }
+    fileio::options::RunSpec::from_words(&words).map_err(|source| LabError::Workload {
+        context: "workload",
+        source,
+    })
 }
 
 /// Every cell of `matrix` predicted, beside its measured result when the

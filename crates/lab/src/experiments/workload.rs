@@ -1,4 +1,4 @@
-//! A workload's fileio options, read with fileio's own parser before
+//! A workload's fileio options, read with fileio's typed workload API before
 //! anything is built: checked as the three commands a run gives them
 //! ([`check_workload`]) and read for what the run will do ([`run_shape`]).
 //! Both the run ([`super::run`]) and the account of the server
@@ -6,7 +6,7 @@
 
 use crate::LabError;
 
-/// What a workload's `run` will do, as fileio's parser reads its options.
+/// What a workload's `run` will do, as fileio reads its options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct RunShape {
     /// `--file-total-size`, bytes.
@@ -21,23 +21,10 @@ pub(crate) struct RunShape {
 /// (which [`check_workload`] reports). The file set is read as `prepare`
 /// reads it, so options without a test mode still have one.
 pub(crate) fn run_shape(args: &[String]) -> Option<RunShape> {
-    use fileio::options::{check_command_line, Action, CommandLine};
-    let action = |verb: &str| {
-        let mut words = vec!["fileio".to_string()];
-        words.extend(strip_format(args));
-        words.push(verb.into());
-        match check_command_line(&words).ok()? {
-            CommandLine::Command(settings) => Some(settings.action),
-            _ => None,
-        }
-    };
-    let Some(Action::Prepare(files)) = action("prepare") else {
-        return None;
-    };
-    let (time_s, events) = match action("run") {
-        Some(Action::Run(spec)) => (spec.time_s, spec.events),
-        _ => (0, 0),
-    };
+    let args = strip_format(args);
+    let files = fileio::options::FileSet::from_words(&args).ok()?;
+    let (time_s, events) = fileio::options::RunSpec::from_words(&args)
+        .map_or((0, 0), |spec| (spec.time_s, spec.events));
     Some(RunShape {
         file_total_size: files.total_size,
         time_s,
@@ -53,9 +40,11 @@ pub(crate) fn strip_format(args: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Check the fileio options of a workload with fileio's own parser, as the
-/// three commands [`super::run::run_workload`] will give them, before anything is built:
-/// a typo must cost nothing (building a lab takes a minute and root).
+/// Check the fileio options of a workload with fileio's own checks, before
+/// anything is built: a typo must cost nothing (building a lab takes a
+/// minute and root). The run that [`super::run::run_workload`] makes of them
+/// is the strictest of its three commands (prepare and cleanup read the file
+/// set only), so a workload `RunSpec::from_words` accepts runs.
 pub fn check_workload(args: &[String]) -> Result<(), LabError> {
     let args = strip_format(args);
     if let Some(verb) = args
@@ -66,17 +55,9 @@ pub fn check_workload(args: &[String]) -> Result<(), LabError> {
             "fileio options: '{verb}': give options only; the lab runs prepare, run and cleanup itself"
         )));
     }
-    for (verb, extra) in [
-        ("prepare", None),
-        ("run", Some("--format=json")),
-        ("cleanup", None),
-    ] {
-        let mut words = vec!["fileio".to_string()];
-        words.extend(args.iter().cloned());
-        words.extend(extra.map(str::to_string));
-        words.push(verb.to_string());
-        fileio::sysbench::cli::check_words(&words)
-            .map_err(|e| LabError::Spec(format!("fileio options: {e}")))?;
-    }
+    fileio::options::RunSpec::from_words(&args).map_err(|source| LabError::Workload {
+        context: "fileio options",
+        source,
+    })?;
     Ok(())
 }

@@ -23,8 +23,10 @@
 
 use crate::parts::undo::{CutLoss, UndoLog};
 use fuser::{
-    FileAttr, FileType, Filesystem, MountOption, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty,
-    ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request,
+    AccessFlags, BsdFileFlags, Config, Errno, FileAttr, FileHandle, FileType, Filesystem,
+    FopenFlags, Generation, INodeNo, LockOwner, MountOption, OpenFlags, ReplyAttr, ReplyData,
+    ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request,
+    WriteFlags,
 };
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
@@ -74,8 +76,6 @@ pub struct DiskSetConfig {
 
 const TTL: Duration = Duration::from_secs(1);
 const ROOT_INO: u64 = 1;
-/// FOPEN_DIRECT_IO: bypass the page cache for this open file.
-const FOPEN_DIRECT_IO: u32 = 1;
 
 type Job = Box<dyn FnOnce() + Send>;
 
@@ -319,7 +319,7 @@ impl DiskFs {
             (FileType::RegularFile, d.cfg.size, 0o600, 1)
         };
         Some(FileAttr {
-            ino,
+            ino: INodeNo(ino),
             size,
             blocks: size.div_ceil(512),
             atime: self.started,
@@ -419,7 +419,7 @@ impl DiskFs {
     /// allowed) cuts the power; anything else is refused.
     fn control(&mut self, data: &[u8], reply: ReplyWrite) {
         let Ok(n) = u32::try_from(data.len()) else {
-            return reply.error(libc::EINVAL);
+            return reply.error(Errno::EINVAL);
         };
         let command = data.strip_suffix(b"\n").unwrap_or(data);
         let result = match std::str::from_utf8(command) {
@@ -435,7 +435,7 @@ impl DiskFs {
         };
         match result {
             Ok(()) => reply.written(n),
-            Err(e) => reply.error(e.raw_os_error().unwrap_or(libc::EIO)),
+            Err(e) => reply.error(Errno::from_i32(e.raw_os_error().unwrap_or(libc::EIO))),
         }
     }
 
@@ -462,41 +462,65 @@ impl DiskFs {
     }
 }
 
-impl Filesystem for DiskFs {
-    fn destroy(&mut self) {
-        // Final counters when the file system is unmounted.
-        self.write_stats();
+/// What fuser mounts: since fuser 0.17 the file system's methods take `&self`
+/// (a session may run several event loops), so the state sits behind a mutex.
+/// The lab runs one event loop, so the lock is never contended; it is held
+/// while a request is charged and queued, never while a reply waits.
+pub struct DiskFsServer(Mutex<DiskFs>);
+
+impl DiskFsServer {
+    pub fn new(fs: DiskFs) -> DiskFsServer {
+        DiskFsServer(Mutex::new(fs))
     }
 
-    fn lookup(&mut self, _req: &Request<'_>, parent: u64, name: &OsStr, reply: ReplyEntry) {
+    fn disks(&self) -> std::sync::MutexGuard<'_, DiskFs> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Filesystem for DiskFsServer {
+    fn destroy(&mut self) {
+        // Final counters when the file system is unmounted.
+        self.0
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .write_stats();
+    }
+
+    fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
+        let fs = self.disks();
+        let parent = parent.0;
         if parent != ROOT_INO {
-            return reply.error(libc::ENOENT);
+            return reply.error(Errno::ENOENT);
         }
         if name == OsStr::new(CONTROL_FILE) {
-            return reply.entry(&TTL, &self.attr(CONTROL_INO).expect("control"), 0);
+            return reply.entry(&TTL, &fs.attr(CONTROL_INO).expect("control"), Generation(0));
         }
-        match self
+        match fs
             .disks
             .iter()
             .position(|d| OsStr::new(&d.cfg.name) == name)
         {
-            Some(i) => reply.entry(&TTL, &self.attr(i as u64 + 2).unwrap(), 0),
-            None => reply.error(libc::ENOENT),
+            Some(i) => reply.entry(&TTL, &fs.attr(i as u64 + 2).unwrap(), Generation(0)),
+            None => reply.error(Errno::ENOENT),
         }
     }
 
-    fn getattr(&mut self, _req: &Request<'_>, ino: u64, _fh: Option<u64>, reply: ReplyAttr) {
-        match self.attr(ino) {
+    fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
+        let fs = self.disks();
+        match fs.attr(ino.0) {
             Some(a) => reply.attr(&TTL, &a),
-            None => reply.error(libc::ENOENT),
+            None => reply.error(Errno::ENOENT),
         }
     }
 
     #[allow(clippy::too_many_arguments)]
     fn setattr(
-        &mut self,
-        _req: &Request<'_>,
-        ino: u64,
+        &self,
+        _req: &Request,
+        ino: INodeNo,
         _mode: Option<u32>,
         _uid: Option<u32>,
         _gid: Option<u32>,
@@ -504,94 +528,100 @@ impl Filesystem for DiskFs {
         _atime: Option<fuser::TimeOrNow>,
         _mtime: Option<fuser::TimeOrNow>,
         _ctime: Option<SystemTime>,
-        _fh: Option<u64>,
+        _fh: Option<FileHandle>,
         _crtime: Option<SystemTime>,
         _chgtime: Option<SystemTime>,
         _bkuptime: Option<SystemTime>,
-        _flags: Option<u32>,
+        _flags: Option<BsdFileFlags>,
         reply: ReplyAttr,
     ) {
+        let fs = self.disks();
+        let ino = ino.0;
         // A disk's size is fixed; accept only a no-op size change (open with
         // O_TRUNC is refused rather than silently wiping a disk).
-        let Some(a) = self.attr(ino) else {
-            return reply.error(libc::ENOENT);
+        let Some(a) = fs.attr(ino) else {
+            return reply.error(Errno::ENOENT);
         };
         // The control file takes O_TRUNC (a shell's `>`): its size is the
         // report's and not stored.
         if ino != CONTROL_INO && size.is_some_and(|s| s != a.size) {
-            return reply.error(libc::EPERM);
+            return reply.error(Errno::EPERM);
         }
         reply.attr(&TTL, &a)
     }
 
-    fn open(&mut self, req: &Request<'_>, ino: u64, _flags: i32, reply: ReplyOpen) {
+    fn open(&self, req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
+        let fs = self.disks();
+        let ino = ino.0;
         if ino == CONTROL_INO {
             // Only root cuts the power, whatever the mount's permissions.
             if req.uid() != 0 {
-                return reply.error(libc::EACCES);
+                return reply.error(Errno::EACCES);
             }
-            return reply.opened(0, FOPEN_DIRECT_IO);
+            return reply.opened(FileHandle(0), FopenFlags::FOPEN_DIRECT_IO);
         }
-        if Self::disk_index(ino)
-            .and_then(|i| self.disks.get(i))
+        if DiskFs::disk_index(ino)
+            .and_then(|i| fs.disks.get(i))
             .is_none()
         {
-            return reply.error(libc::EISDIR);
+            return reply.error(Errno::EISDIR);
         }
-        reply.opened(0, FOPEN_DIRECT_IO)
+        reply.opened(FileHandle(0), FopenFlags::FOPEN_DIRECT_IO)
     }
 
     #[allow(clippy::too_many_arguments)]
     fn read(
-        &mut self,
-        _req: &Request<'_>,
-        ino: u64,
-        _fh: u64,
-        offset: i64,
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
         size: u32,
-        _flags: i32,
-        _lock_owner: Option<u64>,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
         reply: ReplyData,
     ) {
+        let mut fs = self.disks();
+        let ino = ino.0;
         if ino == CONTROL_INO {
-            let from = usize::try_from(offset.max(0))
+            let from = usize::try_from(offset)
                 .unwrap_or(usize::MAX)
-                .min(self.last_cut.len());
-            let to = from.saturating_add(size as usize).min(self.last_cut.len());
-            return reply.data(&self.last_cut[from..to]);
+                .min(fs.last_cut.len());
+            let to = from.saturating_add(size as usize).min(fs.last_cut.len());
+            return reply.data(&fs.last_cut[from..to]);
         }
-        let Some(idx) = Self::disk_index(ino).filter(|i| *i < self.disks.len()) else {
-            return reply.error(libc::ENOENT);
+        let Some(idx) = DiskFs::disk_index(ino).filter(|i| *i < fs.disks.len()) else {
+            return reply.error(Errno::ENOENT);
         };
-        if self.dark {
-            return reply.error(libc::EIO);
+        if fs.dark {
+            return reply.error(Errno::EIO);
         }
-        let disk_size = self.disks[idx].cfg.size;
-        // A negative offset reads from the start, as before.
-        let offset = u64::try_from(offset).unwrap_or(0);
+        let disk_size = fs.disks[idx].cfg.size;
         let len = u64::from(size).min(disk_size.saturating_sub(offset));
         // len <= size, a u32, so it fits a usize on every target fuser builds for.
         let Ok(buf_len) = usize::try_from(len) else {
-            return reply.error(libc::EINVAL);
+            return reply.error(Errno::EINVAL);
         };
         let mut buf = vec![0u8; buf_len];
         let mut got = 0usize;
         while got < buf.len() {
-            match self.disks[idx]
+            match fs.disks[idx]
                 .file
                 .read_at(&mut buf[got..], offset + got as u64)
             {
                 Ok(0) => break,
                 Ok(n) => got += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return reply.error(e.raw_os_error().unwrap_or(libc::EIO)),
+                Err(e) => {
+                    return reply.error(Errno::from_i32(e.raw_os_error().unwrap_or(libc::EIO)))
+                }
             }
         }
         // Sparse holes past the backing file's end read as zeros.
         if len == 0 {
             return reply.data(&[]);
         }
-        self.complete_at_model_time(
+        fs.complete_at_model_time(
             idx,
             Op::Read { offset, len },
             Box::new(move || reply.data(&buf)),
@@ -600,82 +630,85 @@ impl Filesystem for DiskFs {
 
     #[allow(clippy::too_many_arguments)]
     fn write(
-        &mut self,
-        _req: &Request<'_>,
-        ino: u64,
-        _fh: u64,
-        offset: i64,
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
         data: &[u8],
-        _write_flags: u32,
-        _flags: i32,
-        _lock_owner: Option<u64>,
+        _write_flags: WriteFlags,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
         reply: ReplyWrite,
     ) {
+        let mut fs = self.disks();
+        let ino = ino.0;
         if ino == CONTROL_INO {
-            return self.control(data, reply);
+            return fs.control(data, reply);
         }
-        let Some(idx) = Self::disk_index(ino).filter(|i| *i < self.disks.len()) else {
-            return reply.error(libc::ENOENT);
+        let Some(idx) = DiskFs::disk_index(ino).filter(|i| *i < fs.disks.len()) else {
+            return reply.error(Errno::ENOENT);
         };
-        if self.dark {
-            return reply.error(libc::EIO);
+        if fs.dark {
+            return reply.error(Errno::EIO);
         }
-        let offset = u64::try_from(offset).unwrap_or(0);
         // The kernel sends at most max_write bytes per request, far below 4 GiB;
         // anything larger is refused before a byte is written.
         let Ok(n) = u32::try_from(data.len()) else {
-            return reply.error(libc::EINVAL);
+            return reply.error(Errno::EINVAL);
         };
         let len = u64::from(n);
-        if offset + len > self.disks[idx].cfg.size {
+        if offset + len > fs.disks[idx].cfg.size {
             // A disk does not grow.
-            return reply.error(libc::ENOSPC);
+            return reply.error(Errno::ENOSPC);
         }
-        let (now, done) = self.charge(idx, Op::Write { offset, len });
-        let d = &mut self.disks[idx];
+        let (now, done) = fs.charge(idx, Op::Write { offset, len });
+        let d = &mut fs.disks[idx];
         if d.tracks_writes {
             // Before the write changes them: what a power cut restores.
             let id = d.model.last_write_id();
             if let Err(e) = d.undo.save(&d.file, id, offset, len, done) {
-                return reply.error(e.raw_os_error().unwrap_or(libc::EIO));
+                return reply.error(Errno::from_i32(e.raw_os_error().unwrap_or(libc::EIO)));
             }
         }
         if let Err(e) = d.file.write_all_at(data, offset) {
-            return reply.error(e.raw_os_error().unwrap_or(libc::EIO));
+            return reply.error(Errno::from_i32(e.raw_os_error().unwrap_or(libc::EIO)));
         }
-        self.settle(idx, now);
-        self.reply_at(now, done, Box::new(move || reply.written(n)));
+        fs.settle(idx, now);
+        fs.reply_at(now, done, Box::new(move || reply.written(n)));
     }
 
     fn fsync(
-        &mut self,
-        _req: &Request<'_>,
-        ino: u64,
-        _fh: u64,
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
         _datasync: bool,
         reply: ReplyEmpty,
     ) {
+        let mut fs = self.disks();
+        let ino = ino.0;
         if ino == CONTROL_INO {
             return reply.ok();
         }
-        let Some(idx) = Self::disk_index(ino).filter(|i| *i < self.disks.len()) else {
-            return reply.error(libc::ENOENT);
+        let Some(idx) = DiskFs::disk_index(ino).filter(|i| *i < fs.disks.len()) else {
+            return reply.error(Errno::ENOENT);
         };
-        if self.dark {
-            return reply.error(libc::EIO);
+        if fs.dark {
+            return reply.error(Errno::EIO);
         }
         // The backing file is not synced: what a flush makes durable is the
         // model's business (the undo records); a host crash loses the lab
         // anyway.
-        self.complete_at_model_time(idx, Op::Flush, Box::new(move || reply.ok()));
+        fs.complete_at_model_time(idx, Op::Flush, Box::new(move || reply.ok()));
     }
 
     fn flush(
-        &mut self,
-        _req: &Request<'_>,
-        _ino: u64,
-        _fh: u64,
-        _lock_owner: u64,
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        _lock_owner: LockOwner,
         reply: ReplyEmpty,
     ) {
         // close(2), not a cache flush: free.
@@ -683,45 +716,48 @@ impl Filesystem for DiskFs {
     }
 
     fn readdir(
-        &mut self,
-        _req: &Request<'_>,
-        ino: u64,
-        _fh: u64,
-        offset: i64,
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
         mut reply: ReplyDirectory,
     ) {
+        let fs = self.disks();
+        let ino = ino.0;
         if ino != ROOT_INO {
-            return reply.error(libc::ENOTDIR);
+            return reply.error(Errno::ENOTDIR);
         }
         let mut entries: Vec<(u64, FileType, String)> = vec![
             (ROOT_INO, FileType::Directory, ".".into()),
             (ROOT_INO, FileType::Directory, "..".into()),
         ];
-        for (i, d) in self.disks.iter().enumerate() {
+        for (i, d) in fs.disks.iter().enumerate() {
             entries.push((i as u64 + 2, FileType::RegularFile, d.cfg.name.clone()));
         }
         for (i, (ino, kind, name)) in entries
             .into_iter()
             .enumerate()
-            .skip(usize::try_from(offset.max(0)).unwrap_or(usize::MAX))
+            .skip(usize::try_from(offset).unwrap_or(usize::MAX))
         {
-            if reply.add(ino, (i + 1) as i64, kind, name) {
+            if reply.add(INodeNo(ino), (i + 1) as u64, kind, name) {
                 break;
             }
         }
         reply.ok()
     }
 
-    fn statfs(&mut self, _req: &Request<'_>, _ino: u64, reply: ReplyStatfs) {
+    fn statfs(&self, _req: &Request, _ino: INodeNo, reply: ReplyStatfs) {
+        let mut fs = self.disks();
         // Counters are published on I/O at most once a second, so the last
         // second of a workload would stay unpublished until the next I/O; a
         // statfs(2) of the mount asks for them (see `Lab::disk_stats_now`).
-        self.maybe_write_stats();
-        let total: u64 = self.disks.iter().map(|d| d.cfg.size).sum::<u64>() / 4096;
-        reply.statfs(total, 0, 0, self.disks.len() as u64 + 1, 0, 4096, 255, 4096)
+        fs.maybe_write_stats();
+        let total: u64 = fs.disks.iter().map(|d| d.cfg.size).sum::<u64>() / 4096;
+        reply.statfs(total, 0, 0, fs.disks.len() as u64 + 1, 0, 4096, 255, 4096)
     }
 
-    fn access(&mut self, _req: &Request<'_>, _ino: u64, _mask: i32, reply: ReplyEmpty) {
+    fn access(&self, _req: &Request, _ino: INodeNo, _mask: AccessFlags, reply: ReplyEmpty) {
         reply.ok()
     }
 }
@@ -744,8 +780,9 @@ pub(crate) fn ask_to_publish(mount: &Path) -> std::io::Result<()> {
 /// Mount the disk file system and serve it until it is unmounted. Runs in the
 /// lab's disk daemon process.
 pub(crate) fn serve(cfg: &DiskSetConfig) -> std::io::Result<()> {
-    let fs = DiskFs::new(cfg)?;
-    let options = [
+    let fs = DiskFsServer::new(DiskFs::new(cfg)?);
+    let mut config = Config::default();
+    config.mount_options = vec![
         MountOption::FSName(cfg.fsname.clone()),
         MountOption::Subtype("tankbench-lab".into()),
         MountOption::NoAtime,
@@ -753,8 +790,7 @@ pub(crate) fn serve(cfg: &DiskSetConfig) -> std::io::Result<()> {
         MountOption::NoSuid,
         MountOption::NoDev,
     ];
-    let mut session = fuser::Session::new(fs, &cfg.mountpoint, &options)?;
-    session.run()
+    fuser::Session::new(fs, &cfg.mountpoint, &config)?.run()
 }
 
 /// Whether `path` is the mount point of a FUSE file system right now.

@@ -478,6 +478,16 @@ impl Client {
         })
     }
 
+    /// The NULL procedure: no arguments, no result, no file system work, so
+    /// its time is the round trip of the network and the server's RPC layer
+    /// (what `tankbench probe` measures first).
+    pub fn null(&mut self) -> Result<(), Error> {
+        self.on("NULL", |c| {
+            c.counts.add(OTHER);
+            c.nfs(0, &[], c.timeout).map(|_| ())
+        })
+    }
+
     pub fn getattr(&mut self, file: &Fh) -> Result<Attr, Error> {
         self.on("GETATTR", |c| c.getattr_call(file))
     }

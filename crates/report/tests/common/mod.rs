@@ -200,6 +200,7 @@ pub fn run(labels: &[(&str, &str)], read_mib: f64, write_mib: f64, seed: u64) ->
             rotational: None,
             caches_dropped: false,
             compression: None,
+            zfs: None,
         },
         warnings: vec![],
         ranks: vec![],

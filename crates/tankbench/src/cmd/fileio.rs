@@ -92,7 +92,7 @@ pub fn sysbench_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     if let Some(save) = &ext.save {
         let store = ResultStore::open(save_dir(save)).context("--save")?;
         for r in &mut invocation.results {
-            r.labels.extend(labels.clone());
+            r.labels = report::labels::with_automatic(r, &labels);
             let path = store.save(r).context("--save")?;
             eprintln!("saved {}", path.display());
         }
@@ -222,7 +222,13 @@ pub fn quick_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     if let Some(dir) = save_dir {
         let store = ResultStore::open(dir).context("--save")?;
         for (_, r) in results {
-            let path = store.save(r).context("--save")?;
+            let labels = report::labels::with_automatic(r, &Labels::new());
+            let path = store
+                .save(&RunResult {
+                    labels,
+                    ..r.clone()
+                })
+                .context("--save")?;
             let _ = writeln!(std::io::stderr(), "saved {}", path.display());
         }
     }

@@ -9,9 +9,11 @@ pub mod durability;
 pub mod fileio;
 pub mod lab;
 pub mod plan;
+pub mod probe;
 pub mod report;
 pub mod simulate;
 pub mod simulate_matrix;
+pub mod slog;
 
 /// Route the command line to a subcommand.
 ///
@@ -46,6 +48,8 @@ pub fn dispatch(args: Vec<OsString>) -> anyhow::Result<i32> {
         Some("lab") => lab::lab_main(strip_first(&rest, "lab")),
         Some("durability") => durability::durability_main(strip_first(&rest, "durability")),
         Some("simulate") => simulate::simulate_main(strip_first(&rest, "simulate")),
+        Some("slog") => slog::slog_main(strip_first(&rest, "slog")),
+        Some("probe") => probe::probe_main(strip_first(&rest, "probe")),
         Some("report") => report::report_main(strip_first(&rest, "report")),
         Some("compare") => report::compare_main(strip_first(&rest, "compare")),
         Some("results") => report::results_main(strip_first(&rest, "results")),
@@ -70,7 +74,7 @@ pub fn dispatch(args: Vec<OsString>) -> anyhow::Result<i32> {
         }
         Some(other) => {
             anyhow::bail!(
-                "unknown command '{other}'; accepted: fileio, quick, plan, lab, simulate, durability, results, compare, report, chart, help"
+                "unknown command '{other}'; accepted: fileio, quick, plan, lab, simulate, durability, slog, probe, results, compare, report, chart, help"
             )
         }
     }
@@ -102,6 +106,8 @@ Usage:
   tankbench simulate --system F.toml -- [fileio options] run   predict a run on a system
   tankbench simulate calibrate [--system F.toml] RESULTS...   fit a system to measured runs
   tankbench durability write|record|verify   do acknowledged writes survive a crash?
+  tankbench slog DIR|DEVICE            log-device test: sync writes 512 B..1 MiB (diskinfo -wS)
+  tankbench probe nfs://HOST/EXPORT|DIR   round trips of NULL, GETATTR, READ, WRITE, COMMIT
   tankbench results [DIR]               stored results
   tankbench results import FILE...      fio JSON / sysbench fileio reports into the store
   tankbench compare A B                 compare runs with significance
@@ -111,3 +117,19 @@ Usage:
 
 A copy or symlink of the binary named `sysbench` behaves as `sysbench`.
 ";
+
+/// A clap refusal as the one line tankbench prints: clap's message without
+/// its `error: ` label, usage block and help hint (the command's own
+/// `--help` has those).
+pub(crate) fn clap_error_line(e: &clap::Error) -> String {
+    e.render()
+        .to_string()
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information")
+        })
+        .map(|l| l.strip_prefix("error: ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

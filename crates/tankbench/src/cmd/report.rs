@@ -27,6 +27,16 @@ enum TableFormat {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum CompareFormat {
+    /// Aligned text for a terminal.
+    Table,
+    Markdown,
+    Csv,
+    /// Every row with the differences, intervals and verdicts (docs/report.md).
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum ReportFormat {
     /// The self-contained HTML page (needs -o).
     Html,
@@ -74,9 +84,10 @@ struct CompareArgs {
     #[arg(long, default_value = DEFAULT_DIR)]
     dir: PathBuf,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = TableFormat::Table)]
-    format: TableFormat,
-    /// Significance level for "larger than the noise" (0 < alpha < 1).
+    #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
+    format: CompareFormat,
+    /// Significance level for "larger than the noise" (0 < alpha < 1); the
+    /// confidence intervals are at 1 - alpha.
     #[arg(long, default_value_t = DEFAULT_ALPHA)]
     alpha: f64,
 }
@@ -146,19 +157,7 @@ fn parse<T: Parser>(cmd: &str, args: Vec<OsString>) -> anyhow::Result<Result<T, 
                     },
                 ));
             }
-            let text = e.render().to_string();
-            let line = text
-                .lines()
-                .map(str::trim)
-                .filter(|l| {
-                    !l.is_empty()
-                        && !l.starts_with("Usage:")
-                        && !l.starts_with("For more information")
-                })
-                .map(|l| l.strip_prefix("error: ").unwrap_or(l))
-                .collect::<Vec<_>>()
-                .join(" ");
-            bail!("{cmd}: {line}")
+            bail!("{cmd}: {}", super::clap_error_line(&e))
         }
     }
 }
@@ -326,7 +325,13 @@ pub fn compare_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         warn_skipped(&sb.skipped);
     }
     let cmp = Comparison::new(&sa, &sb, a.alpha);
-    emit(&render_table(&cmp.table(), a.format))?;
+    let text = match a.format {
+        CompareFormat::Table => cmp.table().to_terminal(),
+        CompareFormat::Markdown => cmp.table().to_markdown(),
+        CompareFormat::Csv => cmp.table().to_csv(),
+        CompareFormat::Json => cmp.to_json(),
+    };
+    emit(&text)?;
     Ok(0)
 }
 

@@ -5,10 +5,14 @@
 //! Only `test_file.0` … `test_file.<N-1>` in the target directory are ever
 //! created, extended, truncated (seqwr) or removed.
 
-use crate::engine::{strerror, AlignedBuf, Mapping, OpenFiles};
-use crate::options::{DataPattern, Failure, FileSet, IoMode, Mode, RunSpec, Stream};
+pub mod nfs;
+
+use crate::engine::{strerror, sync_fd, AlignedBuf, IoError};
+use crate::failure::{Failure, Stream};
 use crate::rng::{GlibcRandom, Xoroshiro};
+use crate::run::generator::Op;
 use crate::run::pattern::{fill_checked_block, fill_random};
+use crate::spec::{DataPattern, FileSet, FsyncMode, IoMode, Mode, RunSpec};
 use std::ffi::CString;
 use std::os::fd::RawFd;
 use std::os::unix::ffi::OsStrExt;
@@ -25,6 +29,80 @@ fn errno() -> i32 {
 
 fn errno_text(e: i32) -> String {
     format!("errno = {e} ({})", strerror(e))
+}
+
+/// One shared mapping of a whole file (mmap mode).
+pub struct Mapping {
+    pub ptr: *mut u8,
+    pub len: usize,
+}
+
+/// The run's open files: one descriptor per file shared by all threads (all I/O
+/// is positional), and in mmap mode one mapping per file.
+pub struct OpenFiles {
+    pub fds: Vec<RawFd>,
+    pub maps: Vec<Mapping>,
+    /// Files on an NFS export (`--file-dir=nfs://`): no descriptors then.
+    pub nfs: Option<nfs::NfsFiles>,
+}
+
+// SAFETY: descriptors are plain integers and the mappings stay valid until the
+// value is dropped, on whichever thread that is: nothing is tied to the thread
+// that opened or mapped them.
+unsafe impl Send for OpenFiles {}
+// SAFETY: shared use only reads the descriptors and the mapping addresses; the
+// mapped memory is accessed with copies at positions the generator hands out,
+// like positional I/O on a file shared by threads (no Rust references into it).
+unsafe impl Sync for OpenFiles {}
+
+impl Drop for OpenFiles {
+    fn drop(&mut self) {
+        for m in &self.maps {
+            // SAFETY: mapped by us with this length.
+            unsafe {
+                libc::munmap(m.ptr as *mut libc::c_void, m.len);
+            }
+        }
+        for &fd in &self.fds {
+            // SAFETY: descriptors opened by us.
+            unsafe {
+                libc::close(fd);
+            }
+        }
+    }
+}
+
+impl OpenFiles {
+    /// fsync/fdatasync one file of the set.
+    pub fn sync(&self, file: u32, mode: FsyncMode) -> Result<(), IoError> {
+        let fd = self.fds[file as usize];
+        sync_fd(fd, mode).map_err(|errno| IoError {
+            op: Op::Fsync,
+            fd,
+            pos: 0,
+            errno,
+            short: None,
+        })
+    }
+}
+
+/// Where a file set lives. Every operation on the files (prepare, open for a
+/// run, cleanup) goes to the store's own implementation, so the rest of this
+/// module is about local files only.
+enum FileStore<'a> {
+    /// A local directory (`--file-dir`, the default).
+    Local,
+    /// An NFSv3 export reached by tankbench's own client (`--file-dir=nfs://`).
+    Nfs(&'a ::nfs::Target),
+}
+
+impl FileStore<'_> {
+    fn of(files: &FileSet) -> FileStore<'_> {
+        match &files.nfs {
+            Some(target) => FileStore::Nfs(target),
+            None => FileStore::Local,
+        }
+    }
 }
 
 /// Bytes per write call of prepare (rounded down to whole blocks).
@@ -104,8 +182,8 @@ pub fn prepare(
         "Extra file open flags: {}",
         files.extra_flags.describe()
     ));
-    if let Some(target) = &files.nfs {
-        return crate::run::nfs::prepare(target, files, say, observer);
+    if let FileStore::Nfs(target) = FileStore::of(files) {
+        return nfs::prepare(target, files, say, observer);
     }
     let mut writer = ChunkWriter::new(files);
     let start = Instant::now();
@@ -311,8 +389,8 @@ impl ChunkWriter {
 
 /// `cleanup`: remove `test_file.0` … `test_file.<N-1>`, ignoring every error.
 pub fn cleanup(files: &FileSet, say: &mut dyn FnMut(&str)) {
-    if let Some(target) = &files.nfs {
-        return crate::run::nfs::cleanup(target, files, say);
+    if let FileStore::Nfs(target) = FileStore::of(files) {
+        return nfs::cleanup(target, files, say);
     }
     say("Removing test files...");
     for i in 0..files.file_num {
@@ -362,8 +440,8 @@ pub fn format_g5(x: f64) -> String {
 /// `debug` receives DEBUG lines.
 pub fn open_for_run(w: &RunSpec, debug: &mut dyn FnMut(&str)) -> Result<OpenFiles, Failure> {
     let mode = w.mode;
-    if let Some(target) = &w.files.nfs {
-        return crate::run::nfs::open_for_run(target, w, debug);
+    if let FileStore::Nfs(target) = FileStore::of(&w.files) {
+        return nfs::open_for_run(target, w, debug);
     }
     let mut files = OpenFiles {
         // A capacity hint: --file-num is a C int, which fits usize.
@@ -374,7 +452,7 @@ pub fn open_for_run(w: &RunSpec, debug: &mut dyn FnMut(&str)) -> Result<OpenFile
     for i in 0..w.files.file_num {
         let path = w.files.file_path(i);
         let c = cpath(&path);
-        let name = crate::options::file_name(w.files.first_file + i);
+        let name = crate::spec::file_name(w.files.first_file + i);
         if mode == Mode::SeqWr {
             // SAFETY: unlink/open on our own test file name.
             unsafe {

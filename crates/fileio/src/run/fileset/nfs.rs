@@ -1,8 +1,7 @@
 //! The test files on an NFSv3 export (`--file-dir=nfs://HOST/EXPORT`, a
 //! tankbench extension): prepare, open and cleanup over tankbench's own NFS
-//! client, and the engine that turns each request into READ/WRITE calls and
-//! each fsync into a COMMIT. There is no client cache, so every request is a
-//! call the server sees, as with a hypervisor's datastore client.
+//! client (no kernel mount). The engine that runs requests on them is
+//! `crate::engine::nfs`.
 //!
 //! Write durability follows the open flags as the Linux NFS client does:
 //! `--file-extra-flags=sync` sends every WRITE FILE_SYNC (what VMware ESXi
@@ -10,23 +9,21 @@
 //! them WRITEs are UNSTABLE and an fsync/fdatasync sends COMMIT if the file has
 //! unstable data (a file written only stably needs none, as on Linux).
 
-use crate::engine::{AlignedBuf, Engine, IoError, OpenFiles, Submitted};
-use crate::options::{Failure, FileSet, FsyncMode, Mode, RunSpec, Stream};
-use crate::run::fileset::{format_size, ChunkWriter, PrepareObserver, PrepareSummary};
-use crate::run::generator::{Op, Request};
+use super::{format_size, ChunkWriter, OpenFiles, PrepareObserver, PrepareSummary};
+use crate::failure::{Failure, Stream};
+use crate::spec::{FileSet, Mode, RunSpec};
 use nfs::{Client, Fh, Stable, Target};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// The run's files on the export: handles shared by all threads, each thread
 /// with its own connection.
 pub struct NfsFiles {
-    client: Client,
+    pub(crate) client: Client,
     pub handles: Vec<Fh>,
-    stable: Stable,
+    pub(crate) stable: Stable,
     /// Per file: written unstably since the last COMMIT.
-    dirty: Vec<AtomicBool>,
+    pub(crate) dirty: Vec<AtomicBool>,
 }
 
 fn stable_of(files: &FileSet) -> Stable {
@@ -73,7 +70,7 @@ pub fn prepare(
             break;
         }
         observer.file_started(i, files.file_num);
-        let name = crate::options::file_name(files.first_file + i);
+        let name = crate::spec::file_name(files.first_file + i);
         let (fh, mut size) = match c.lookup(&root, &name) {
             Ok(Some((fh, attr))) => (fh, attr.size),
             Ok(None) => (
@@ -124,7 +121,7 @@ pub fn cleanup(target: &Target, files: &FileSet, say: &mut dyn FnMut(&str)) {
         Ok(mut c) => {
             let root = c.root().clone();
             for i in 0..files.file_num {
-                let _ = c.remove(&root, &crate::options::file_name(files.first_file + i));
+                let _ = c.remove(&root, &crate::spec::file_name(files.first_file + i));
             }
         }
         Err(e) => say(&format!("Cannot mount {target}: {e}")),
@@ -142,7 +139,7 @@ pub fn open_for_run(
     let root = c.root().clone();
     let mut handles = Vec::new();
     for i in 0..w.files.file_num {
-        let name = crate::options::file_name(w.files.first_file + i);
+        let name = crate::spec::file_name(w.files.first_file + i);
         if w.mode == Mode::SeqWr {
             c.remove(&root, &name)
                 .map_err(|e| nfs_failure(&format!("Cannot create file '{name}'"), &e))?;
@@ -186,118 +183,4 @@ pub fn open_for_run(
             dirty,
         }),
     })
-}
-
-/// READ/WRITE per request (split at the server's transfer size), COMMIT per
-/// fsync of a file with unstable data; one connection per thread.
-pub struct NfsEngine {
-    files: Arc<OpenFiles>,
-    /// Boxed: the runner holds engines in one enum, sized by its largest.
-    client: Box<Client>,
-    buf: AlignedBuf,
-}
-
-fn io_error(op: Op, file: u32, pos: u64, e: &nfs::Error) -> IoError {
-    IoError {
-        op,
-        fd: i32::try_from(file).unwrap_or(i32::MAX),
-        pos,
-        errno: e.errno(),
-        short: None,
-    }
-}
-
-impl NfsEngine {
-    /// A new connection to the export of `files` (which must be on NFS).
-    pub fn new(files: Arc<OpenFiles>, buf: AlignedBuf) -> Result<NfsEngine, Failure> {
-        let nfs = files
-            .nfs
-            .as_ref()
-            .ok_or_else(|| Failure::fatal("the NFS engine needs files on an NFS export"))?;
-        let client =
-            Box::new(nfs.client.another().map_err(|e| {
-                Failure::fatal(format!("nfs: cannot connect a worker thread: {e}"))
-            })?);
-        Ok(NfsEngine { files, client, buf })
-    }
-
-    /// Calls this engine's connection made so far.
-    pub fn counts(&self) -> nfs::Counts {
-        self.client.counts()
-    }
-
-    fn nfs(&self) -> &NfsFiles {
-        self.files.nfs.as_ref().expect("checked in new")
-    }
-}
-
-impl Engine for NfsEngine {
-    fn name(&self) -> &'static str {
-        "nfs"
-    }
-    fn buffer_mut(&mut self) -> &mut [u8] {
-        self.buf.as_mut_slice()
-    }
-    fn submit(&mut self, req: &Request) -> Result<Submitted, IoError> {
-        let files = Arc::clone(&self.files);
-        let nfs = files.nfs.as_ref().expect("checked in new");
-        let fh = &nfs.handles[req.file as usize];
-        let len = req.transfer_len();
-        if req.op != Op::Read {
-            // Short WRITEs are sent again, a bounded number of times, and a
-            // WRITE of which the server takes nothing is an error.
-            let committed = self
-                .client
-                .write_all(fh, req.pos, &self.buf.as_slice()[..len], nfs.stable)
-                .map_err(|e| io_error(req.op, req.file, req.pos, &e))?;
-            if committed == Stable::Unstable {
-                nfs.dirty[req.file as usize].store(true, Ordering::Release);
-            }
-            return Ok(Submitted::Done(req.size));
-        }
-        let max_read = self.client.max_read() as usize;
-        let most = len.div_ceil(max_read) + nfs::MAX_SHORT_RESENDS as usize;
-        let mut done = 0usize;
-        let mut calls = 0;
-        // A READ may return fewer bytes than asked; the rest is asked again,
-        // but not for ever: at end of file (0 bytes) or after `most` calls
-        // the request is a short read.
-        while done < len && calls < most {
-            let pos = req.pos + done as u64;
-            let chunk = (len - done).min(max_read);
-            let buf = &mut self.buf.as_mut_slice()[done..done + chunk];
-            let n = self
-                .client
-                .read(fh, pos, buf)
-                .map_err(|e| io_error(req.op, req.file, pos, &e))?;
-            calls += 1;
-            if n == 0 {
-                break;
-            }
-            done += n;
-        }
-        if done == len {
-            Ok(Submitted::Done(req.size))
-        } else {
-            Err(IoError {
-                op: req.op,
-                fd: i32::try_from(req.file).unwrap_or(i32::MAX),
-                pos: req.pos,
-                errno: 0,
-                short: Some((done as u64, req.size)),
-            })
-        }
-    }
-    fn sync(&mut self, file: u32, _mode: FsyncMode) -> Result<(), IoError> {
-        // fsync and fdatasync both COMMIT (the Linux client's nfs_file_fsync
-        // makes no difference either), and only when unstable data is there.
-        if !self.nfs().dirty[file as usize].swap(false, Ordering::AcqRel) {
-            return Ok(());
-        }
-        let files = Arc::clone(&self.files);
-        let fh = &files.nfs.as_ref().expect("checked in new").handles[file as usize];
-        self.client
-            .commit(fh)
-            .map_err(|e| io_error(Op::Fsync, file, 0, &e))
-    }
 }

@@ -1,0 +1,594 @@
+//! The round-trip probe (`tankbench probe`): in well under a minute, the
+//! latency of the few calls that decide how a NAS answers a client, each
+//! repeated and summarised with percentiles. They are the numbers the
+//! simulator's uncertain parameters need (network round trip, server
+//! per-call cost, sync write and commit cost).
+//!
+//! Against `nfs://HOST/EXPORT`, through tankbench's own NFSv3 client: NULL
+//! (the network and RPC layer alone), GETATTR, a 4 KiB READ, a 4 KiB WRITE
+//! FILE_SYNC, a 4 KiB WRITE UNSTABLE, a COMMIT after one such write, and a
+//! COMMIT with nothing to commit. On a local directory the same shape with
+//! stat, pread, pwrite + fdatasync, pwrite, fdatasync after a pwrite and an
+//! fsync of a clean file (there is no NULL).
+//!
+//! The probe makes one scratch file, `tankbench-probe.<pid>` (created
+//! exclusively, 1 MiB), and removes it at the end, also after a first stop
+//! signal.
+
+use crate::result::{LatencySummary, ToolInfo};
+use crate::slog::{check_kind, ResultDocError};
+use crate::summary::{summarize, ExactEvents};
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// `kind` of a probe result document.
+pub const PROBE_KIND: &str = "tankbench.probe";
+/// Version of the probe result's fields.
+pub const PROBE_SCHEMA_VERSION: u32 = 1;
+/// The percentiles every operation reports.
+pub const PROBE_PERCENTILES: [f64; 4] = [50.0, 95.0, 99.0, 99.9];
+/// The size of each read and write.
+pub const PROBE_BLOCK: usize = 4096;
+/// The scratch file's size: the reads and writes cycle through its blocks.
+const SCRATCH_BYTES: usize = 1 << 20;
+
+/// One timed operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ProbeOp {
+    /// NFS NULL: the round trip with no file system work (NFS only).
+    #[serde(rename = "null")]
+    Null,
+    /// GETATTR / stat(2).
+    #[serde(rename = "getattr")]
+    Getattr,
+    /// READ of 4 KiB / pread(2) (from the server's or page cache: the round
+    /// trip, not the disk).
+    #[serde(rename = "read_4k")]
+    Read4k,
+    /// WRITE 4 KiB FILE_SYNC / pwrite + fdatasync: one durable small write.
+    #[serde(rename = "stable_write_4k")]
+    StableWrite4k,
+    /// WRITE 4 KiB UNSTABLE / pwrite: the write without durability.
+    #[serde(rename = "unstable_write_4k")]
+    UnstableWrite4k,
+    /// COMMIT / fdatasync after one 4 KiB unstable write (only the commit
+    /// is timed).
+    #[serde(rename = "commit")]
+    Commit,
+    /// COMMIT / fsync with nothing written since the last one.
+    #[serde(rename = "commit_clean")]
+    CommitClean,
+}
+
+impl ProbeOp {
+    pub const ALL: [ProbeOp; 7] = [
+        ProbeOp::Null,
+        ProbeOp::Getattr,
+        ProbeOp::Read4k,
+        ProbeOp::StableWrite4k,
+        ProbeOp::UnstableWrite4k,
+        ProbeOp::Commit,
+        ProbeOp::CommitClean,
+    ];
+
+    /// The name in the result document.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProbeOp::Null => "null",
+            ProbeOp::Getattr => "getattr",
+            ProbeOp::Read4k => "read_4k",
+            ProbeOp::StableWrite4k => "stable_write_4k",
+            ProbeOp::UnstableWrite4k => "unstable_write_4k",
+            ProbeOp::Commit => "commit",
+            ProbeOp::CommitClean => "commit_clean",
+        }
+    }
+
+    /// The call that was timed, for a transport; None when the transport has
+    /// no such call.
+    pub fn call(self, transport: Transport) -> Option<&'static str> {
+        Some(match (transport, self) {
+            (Transport::Nfs3, ProbeOp::Null) => "NULL",
+            (Transport::Nfs3, ProbeOp::Getattr) => "GETATTR",
+            (Transport::Nfs3, ProbeOp::Read4k) => "READ 4 KiB",
+            (Transport::Nfs3, ProbeOp::StableWrite4k) => "WRITE 4 KiB FILE_SYNC",
+            (Transport::Nfs3, ProbeOp::UnstableWrite4k) => "WRITE 4 KiB UNSTABLE",
+            (Transport::Nfs3, ProbeOp::Commit) => "COMMIT after a 4 KiB UNSTABLE WRITE",
+            (Transport::Nfs3, ProbeOp::CommitClean) => "COMMIT, nothing to commit",
+            (Transport::Local, ProbeOp::Null) => return None,
+            (Transport::Local, ProbeOp::Getattr) => "stat",
+            (Transport::Local, ProbeOp::Read4k) => "pread 4 KiB",
+            (Transport::Local, ProbeOp::StableWrite4k) => "pwrite 4 KiB + fdatasync",
+            (Transport::Local, ProbeOp::UnstableWrite4k) => "pwrite 4 KiB",
+            (Transport::Local, ProbeOp::Commit) => "fdatasync after a 4 KiB pwrite",
+            (Transport::Local, ProbeOp::CommitClean) => "fsync of a clean file",
+        })
+    }
+}
+
+/// How the target was reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    /// tankbench's NFSv3 client over TCP.
+    Nfs3,
+    /// System calls on a local (or kernel-mounted) directory.
+    Local,
+}
+
+/// What to probe.
+#[derive(Debug, Clone)]
+pub enum ProbeTarget {
+    Nfs(nfs::Target),
+    Directory(PathBuf),
+}
+
+impl ProbeTarget {
+    /// `nfs://HOST/EXPORT` or a directory; any other `scheme://` is refused
+    /// (a typo of the scheme must not become a directory name).
+    pub fn from_path(path: &Path) -> Result<ProbeTarget, ProbeError> {
+        let text = path.to_string_lossy();
+        if nfs::Target::is_nfs_url(&text) {
+            return nfs::Target::parse(&text)
+                .map(ProbeTarget::Nfs)
+                .map_err(ProbeError::Nfs);
+        }
+        if let Some((scheme, _)) = text.split_once("://") {
+            if !scheme.is_empty()
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '+')
+            {
+                return Err(ProbeError::UnknownScheme {
+                    scheme: scheme.to_string(),
+                });
+            }
+        }
+        Ok(ProbeTarget::Directory(path.to_path_buf()))
+    }
+
+    fn transport(&self) -> Transport {
+        match self {
+            ProbeTarget::Nfs(_) => Transport::Nfs3,
+            ProbeTarget::Directory(_) => Transport::Local,
+        }
+    }
+}
+
+impl std::fmt::Display for ProbeTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProbeTarget::Nfs(t) => write!(f, "{t}"),
+            ProbeTarget::Directory(d) => write!(f, "{}", d.display()),
+        }
+    }
+}
+
+/// The probe's settings.
+#[derive(Debug, Clone)]
+pub struct ProbeSpec {
+    pub target: ProbeTarget,
+    /// Samples per operation (at most; see `time_per_op`).
+    pub samples: u64,
+    /// The longest one operation's samples may take.
+    pub time_per_op: Duration,
+}
+
+impl ProbeSpec {
+    /// 200 samples or 5 s per operation: at most 35 s for all seven.
+    pub fn new(target: ProbeTarget) -> ProbeSpec {
+        ProbeSpec {
+            target,
+            samples: 200,
+            time_per_op: Duration::from_secs(5),
+        }
+    }
+
+    pub fn check(&self) -> Result<(), ProbeError> {
+        if !(1..=1_000_000).contains(&self.samples) {
+            return Err(ProbeError::Setting {
+                option: "--samples",
+                value: self.samples,
+                accepted: "1 to 1000000",
+            });
+        }
+        if self.time_per_op.is_zero() || self.time_per_op > Duration::from_secs(600) {
+            return Err(ProbeError::Setting {
+                option: "--time-per-op",
+                value: self.time_per_op.as_millis().try_into().unwrap_or(u64::MAX),
+                accepted: "more than 0 and at most 600 seconds (value in ms)",
+            });
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    #[error("{option}={value}: accepted: {accepted}")]
+    Setting {
+        option: &'static str,
+        value: u64,
+        accepted: &'static str,
+    },
+    #[error(
+        "{scheme}:// is not a target probe knows; accepted: nfs://HOST[:PORT]/EXPORT or a local directory"
+    )]
+    UnknownScheme { scheme: String },
+    #[error("{path}: not a directory (probe makes its scratch file in a directory)")]
+    NotADirectory { path: PathBuf },
+    #[error("{0}")]
+    Nfs(nfs::Error),
+    #[error("{path}: {action}: {source}")]
+    Io {
+        path: PathBuf,
+        action: &'static str,
+        source: io::Error,
+    },
+}
+
+/// One operation's figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeOpResult {
+    pub op: ProbeOp,
+    /// The call timed (e.g. "WRITE 4 KiB FILE_SYNC", "pwrite 4 KiB + fdatasync").
+    pub call: String,
+    pub samples: u64,
+    /// Wall time of this operation's samples, including untimed set-up
+    /// calls (the write before each commit).
+    pub seconds: f64,
+    /// count, min/mean/max (ms), percentiles [`PROBE_PERCENTILES`], histogram.
+    pub latency: LatencySummary,
+}
+
+/// `tankbench probe`'s result document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeResult {
+    /// Always [`PROBE_KIND`].
+    pub kind: String,
+    pub schema_version: u32,
+    pub tool: ToolInfo,
+    pub started_at: String,
+    /// `nfs://HOST/EXPORT` or the directory.
+    pub target: String,
+    pub transport: Transport,
+    pub interrupted: bool,
+    pub operations: Vec<ProbeOpResult>,
+}
+
+impl ProbeResult {
+    pub fn from_json(text: &str) -> Result<ProbeResult, ResultDocError> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(ResultDocError::Json)?;
+        check_kind(&value, PROBE_KIND, PROBE_SCHEMA_VERSION)?;
+        serde_json::from_value(value).map_err(ResultDocError::Json)
+    }
+
+    /// One operation's figures, when it was probed.
+    pub fn operation(&self, op: ProbeOp) -> Option<&ProbeOpResult> {
+        self.operations.iter().find(|o| o.op == op)
+    }
+}
+
+/// The calls behind the operations, one implementation per transport.
+trait Backend {
+    /// Do `op` on block `block` of the scratch file; the time of the part
+    /// that is the operation (a commit's preceding write is not).
+    fn timed(&mut self, op: ProbeOp, block: usize) -> Result<Duration, ProbeError>;
+    /// Remove the scratch file.
+    fn remove_scratch(&mut self) -> Result<(), ProbeError>;
+}
+
+fn timed(f: impl FnOnce() -> Result<(), ProbeError>) -> Result<Duration, ProbeError> {
+    let t0 = Instant::now();
+    f()?;
+    Ok(t0.elapsed())
+}
+
+fn scratch_name() -> String {
+    format!("tankbench-probe.{}", std::process::id())
+}
+
+fn pattern() -> Vec<u8> {
+    (0..SCRATCH_BYTES / 8)
+        .flat_map(|i| crate::rng::splitmix64(i as u64 ^ 0x7072_6f62).to_le_bytes())
+        .collect()
+}
+
+struct NfsBackend {
+    client: nfs::Client,
+    file: nfs::Fh,
+    name: String,
+    data: Vec<u8>,
+}
+
+impl NfsBackend {
+    fn open(target: &nfs::Target) -> Result<NfsBackend, ProbeError> {
+        let mut client = nfs::Client::mount(target).map_err(ProbeError::Nfs)?;
+        let name = scratch_name();
+        let root = client.root().clone();
+        let file = client.create(&root, &name, true).map_err(ProbeError::Nfs)?;
+        let mut b = NfsBackend {
+            client,
+            file,
+            name,
+            data: pattern(),
+        };
+        let data = std::mem::take(&mut b.data);
+        let filled = b
+            .client
+            .write_all(&b.file, 0, &data, nfs::Stable::FileSync)
+            .map_err(ProbeError::Nfs);
+        b.data = data;
+        if let Err(e) = filled {
+            let _ = b.remove_scratch();
+            return Err(e);
+        }
+        Ok(b)
+    }
+}
+
+impl Backend for NfsBackend {
+    fn timed(&mut self, op: ProbeOp, block: usize) -> Result<Duration, ProbeError> {
+        let range = block * PROBE_BLOCK..(block + 1) * PROBE_BLOCK;
+        let at = range.start as u64;
+        let c = &mut self.client;
+        let f = &self.file;
+        let err = ProbeError::Nfs;
+        match op {
+            ProbeOp::Null => timed(|| c.null().map_err(err)),
+            ProbeOp::Getattr => timed(|| c.getattr(f).map(|_| ()).map_err(err)),
+            ProbeOp::Read4k => {
+                let mut buf = [0u8; PROBE_BLOCK];
+                timed(|| c.read(f, at, &mut buf).map(|_| ()).map_err(err))
+            }
+            ProbeOp::StableWrite4k => timed(|| {
+                c.write_all(f, at, &self.data[range], nfs::Stable::FileSync)
+                    .map(|_| ())
+                    .map_err(err)
+            }),
+            ProbeOp::UnstableWrite4k => timed(|| {
+                c.write_all(f, at, &self.data[range], nfs::Stable::Unstable)
+                    .map(|_| ())
+                    .map_err(err)
+            }),
+            ProbeOp::Commit => {
+                c.write_all(f, at, &self.data[range], nfs::Stable::Unstable)
+                    .map_err(err)?;
+                timed(|| c.commit(f).map_err(err))
+            }
+            ProbeOp::CommitClean => timed(|| c.commit(f).map_err(err)),
+        }
+    }
+
+    fn remove_scratch(&mut self) -> Result<(), ProbeError> {
+        let root = self.client.root().clone();
+        self.client
+            .remove(&root, &self.name)
+            .map(|_| ())
+            .map_err(ProbeError::Nfs)
+    }
+}
+
+struct LocalBackend {
+    path: PathBuf,
+    file: File,
+    data: Vec<u8>,
+}
+
+impl LocalBackend {
+    fn open(dir: &Path) -> Result<LocalBackend, ProbeError> {
+        match std::fs::metadata(dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(ProbeError::NotADirectory {
+                    path: dir.to_path_buf(),
+                })
+            }
+            Err(source) => {
+                return Err(ProbeError::Io {
+                    path: dir.to_path_buf(),
+                    action: "stat",
+                    source,
+                })
+            }
+        }
+        let path = dir.join(scratch_name());
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|source| ProbeError::Io {
+                path: path.clone(),
+                action: "create the scratch file",
+                source,
+            })?;
+        let b = LocalBackend {
+            path,
+            file,
+            data: pattern(),
+        };
+        if let Err(source) = b
+            .file
+            .write_all_at(&b.data, 0)
+            .and_then(|_| b.file.sync_all())
+        {
+            let _ = std::fs::remove_file(&b.path);
+            return Err(ProbeError::Io {
+                path: b.path,
+                action: "fill the scratch file",
+                source,
+            });
+        }
+        Ok(b)
+    }
+
+    fn io(&self, action: &'static str) -> impl FnOnce(io::Error) -> ProbeError + '_ {
+        move |source| ProbeError::Io {
+            path: self.path.clone(),
+            action,
+            source,
+        }
+    }
+}
+
+impl Backend for LocalBackend {
+    fn timed(&mut self, op: ProbeOp, block: usize) -> Result<Duration, ProbeError> {
+        let range = block * PROBE_BLOCK..(block + 1) * PROBE_BLOCK;
+        let at = range.start as u64;
+        let data = &self.data[range];
+        let f = &self.file;
+        match op {
+            // A local directory has no round trip without a file system call.
+            ProbeOp::Null => Ok(Duration::ZERO),
+            ProbeOp::Getattr => timed(|| {
+                std::fs::metadata(&self.path)
+                    .map(|_| ())
+                    .map_err(self.io("stat"))
+            }),
+            ProbeOp::Read4k => {
+                let mut buf = [0u8; PROBE_BLOCK];
+                timed(|| f.read_exact_at(&mut buf, at).map_err(self.io("pread")))
+            }
+            ProbeOp::StableWrite4k => timed(|| {
+                f.write_all_at(data, at)
+                    .and_then(|_| f.sync_data())
+                    .map_err(self.io("pwrite + fdatasync"))
+            }),
+            ProbeOp::UnstableWrite4k => {
+                timed(|| f.write_all_at(data, at).map_err(self.io("pwrite")))
+            }
+            ProbeOp::Commit => {
+                f.write_all_at(data, at).map_err(self.io("pwrite"))?;
+                timed(|| f.sync_data().map_err(self.io("fdatasync")))
+            }
+            ProbeOp::CommitClean => timed(|| f.sync_all().map_err(self.io("fsync"))),
+        }
+    }
+
+    fn remove_scratch(&mut self) -> Result<(), ProbeError> {
+        std::fs::remove_file(&self.path).map_err(self.io("remove the scratch file"))
+    }
+}
+
+/// Run the probe. `progress` gets a line per operation (for stderr). The
+/// scratch file is removed whether the operations succeed or not.
+pub fn run(spec: &ProbeSpec, progress: &mut dyn FnMut(&str)) -> Result<ProbeResult, ProbeError> {
+    spec.check()?;
+    let started_at = crate::clock::utc_now_rfc3339();
+    let transport = spec.target.transport();
+    let mut backend: Box<dyn Backend> = match &spec.target {
+        ProbeTarget::Nfs(t) => Box::new(NfsBackend::open(t)?),
+        ProbeTarget::Directory(d) => Box::new(LocalBackend::open(d)?),
+    };
+    let measured = measure_all(spec, transport, backend.as_mut(), progress);
+    let removed = backend.remove_scratch();
+    let operations = measured?;
+    removed?;
+    Ok(ProbeResult {
+        kind: PROBE_KIND.into(),
+        schema_version: PROBE_SCHEMA_VERSION,
+        tool: ToolInfo::tankbench(),
+        started_at,
+        target: spec.target.to_string(),
+        transport,
+        interrupted: crate::signals::stop_requested(),
+        operations,
+    })
+}
+
+fn measure_all(
+    spec: &ProbeSpec,
+    transport: Transport,
+    backend: &mut dyn Backend,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<ProbeOpResult>, ProbeError> {
+    let blocks = SCRATCH_BYTES / PROBE_BLOCK;
+    let mut out = Vec::new();
+    let mut block = 0;
+    for op in ProbeOp::ALL {
+        let Some(call) = op.call(transport) else {
+            continue;
+        };
+        if crate::signals::stop_requested() {
+            break;
+        }
+        if op == ProbeOp::CommitClean {
+            // Nothing dirty before the first sample either.
+            backend.timed(ProbeOp::CommitClean, 0)?;
+        }
+        let mut h = Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3)
+            .expect("valid histogram bounds");
+        let mut exact = ExactEvents {
+            min_ns: u64::MAX,
+            ..ExactEvents::default()
+        };
+        let began = Instant::now();
+        while exact.count < spec.samples
+            && began.elapsed() < spec.time_per_op
+            && !crate::signals::stop_requested()
+        {
+            let d = backend.timed(op, block)?;
+            block = (block + 1) % blocks;
+            let ns = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+            h.saturating_record(ns.max(1));
+            exact.count += 1;
+            exact.sum_ns = exact.sum_ns.saturating_add(ns);
+            exact.min_ns = exact.min_ns.min(ns);
+            exact.max_ns = exact.max_ns.max(ns);
+        }
+        if exact.count == 0 {
+            exact.min_ns = 0;
+        }
+        let latency = summarize(&h, &PROBE_PERCENTILES).with_exact(exact);
+        progress(&format!(
+            "{call}: {} samples, median {:.1} µs",
+            exact.count,
+            latency.at(50.0).unwrap_or(0.0) * 1000.0
+        ));
+        out.push(ProbeOpResult {
+            op,
+            call: call.to_string(),
+            samples: exact.count,
+            seconds: began.elapsed().as_secs_f64(),
+            latency,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_are_nfs_urls_or_directories_and_other_schemes_are_refused() {
+        assert!(matches!(
+            ProbeTarget::from_path(Path::new("nfs://127.0.0.1/export")),
+            Ok(ProbeTarget::Nfs(_))
+        ));
+        assert!(matches!(
+            ProbeTarget::from_path(Path::new("/srv/data")),
+            Ok(ProbeTarget::Directory(_))
+        ));
+        let e = ProbeTarget::from_path(Path::new("smb://host/share")).unwrap_err();
+        assert!(e.to_string().starts_with("smb:// is not a target"), "{e}");
+        assert!(matches!(
+            ProbeTarget::from_path(Path::new("nfs://host")),
+            Err(ProbeError::Nfs(_))
+        ));
+    }
+
+    #[test]
+    fn op_names_match_the_document() {
+        for op in ProbeOp::ALL {
+            let json = serde_json::to_string(&op).unwrap();
+            assert_eq!(json, format!("\"{}\"", op.name()));
+        }
+    }
+}

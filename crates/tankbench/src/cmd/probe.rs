@@ -1,0 +1,92 @@
+//! `tankbench probe nfs://HOST/EXPORT | DIR`: the round trip of the calls a
+//! NAS client makes, with percentiles. The probe is `fileio::probe`; this
+//! module parses, prints and saves.
+
+use super::slog::{
+    check_json_destination, emit, exit_code, parse_args, parse_duration, OutputFormat,
+};
+use clap::Parser;
+use fileio::probe::{ProbeResult, ProbeSpec, ProbeTarget, Transport};
+use report::table::{Cell, Table};
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "tankbench probe",
+    about = "Round trips of NULL, GETATTR, a 4 KiB READ, a 4 KiB stable WRITE, an unstable \
+             WRITE and COMMIT against an NFS export (or their system calls on a directory), \
+             with percentiles, in under a minute. See docs/slog-and-probe.md."
+)]
+struct ProbeArgs {
+    /// nfs://HOST[:PORT]/EXPORT[?...] or a local directory.
+    target: PathBuf,
+    /// Samples per operation, at most.
+    #[arg(long, default_value_t = 200)]
+    samples: u64,
+    /// The longest one operation may take (e.g. 5s, 500ms).
+    #[arg(long, default_value = "5s")]
+    time_per_op: String,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    format: OutputFormat,
+    /// Also save the result document here (a new file).
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+fn table_of(r: &ProbeResult) -> String {
+    let mut t = Table::new(&[
+        ("operation", false),
+        ("call", false),
+        ("samples", true),
+        ("mean µs", true),
+        ("p50 µs", true),
+        ("p95 µs", true),
+        ("p99 µs", true),
+        ("p99.9 µs", true),
+        ("max µs", true),
+    ]);
+    for o in &r.operations {
+        let us = |p: f64| Cell::Num(o.latency.at(p).map(|ms| ms * 1000.0));
+        t.rows.push(vec![
+            Cell::Text(o.op.name().into()),
+            Cell::Text(o.call.clone()),
+            Cell::Int(o.samples),
+            Cell::Num(Some(o.latency.mean_ms * 1000.0)),
+            us(50.0),
+            us(95.0),
+            us(99.0),
+            us(99.9),
+            Cell::Num(Some(o.latency.max_ms * 1000.0)),
+        ]);
+    }
+    if r.interrupted {
+        t.notes
+            .push("interrupted: later operations are missing".into());
+    }
+    let how = match r.transport {
+        Transport::Nfs3 => "NFSv3 (tankbench's client, one TCP connection)",
+        Transport::Local => "local system calls",
+    };
+    format!("probe: {} over {how}\n\n{}", r.target, t.to_terminal())
+}
+
+pub fn probe_main(args: Vec<OsString>) -> anyhow::Result<i32> {
+    let Some(a) = parse_args::<ProbeArgs>("probe", args)? else {
+        return Ok(0);
+    };
+    let mut spec = ProbeSpec::new(ProbeTarget::from_path(&a.target)?);
+    spec.samples = a.samples;
+    spec.time_per_op = parse_duration("--time-per-op", &a.time_per_op)?;
+    spec.check()?;
+    check_json_destination(a.json.as_deref())?;
+    fileio::signals::StopHandlers::new().install();
+    let result = fileio::probe::run(&spec, &mut |line| eprintln!("{line}"))?;
+    emit(
+        serde_json::to_string_pretty(&result),
+        || table_of(&result),
+        a.format,
+        a.json.as_deref(),
+    )?;
+    Ok(exit_code(result.interrupted))
+}

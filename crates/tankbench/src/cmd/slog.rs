@@ -1,0 +1,296 @@
+//! `tankbench slog PATH`: the log-device test (`diskinfo -wS`'s figures).
+//! The test is `fileio::slog`; this module parses, prints and saves.
+
+use anyhow::bail;
+use clap::{Parser, ValueEnum};
+use fileio::slog::{PerSize, SlogResult, SlogSpec, SyncMethod, TargetKind};
+use report::atomic::{check_new_file, write_atomically, Existing};
+use report::table::{Cell, Table};
+use std::ffi::OsString;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum OutputFormat {
+    /// An aligned table on stdout.
+    Table,
+    /// The result document on stdout, nothing else.
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum SyncArg {
+    /// Each pwrite followed by fdatasync (a cache flush on a device).
+    Fdatasync,
+    /// The target opened O_DSYNC.
+    Dsync,
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "tankbench slog",
+    about = "Log-device test: synchronous writes of 512 B (or --min-size) doubling to 1 MiB, \
+             one thread, latency percentiles and MB/s per size (FreeBSD's diskinfo -wS). \
+             See docs/slog-and-probe.md."
+)]
+struct SlogArgs {
+    /// A directory (a scratch file tankbench-slog.PID is made there and
+    /// removed) or a block device (only with --destructive).
+    path: PathBuf,
+    /// The first write size (a power of two, at least 512; K, M suffixes).
+    #[arg(long, default_value = "512")]
+    min_size: String,
+    /// The last write size (a power of two, at most 16M).
+    #[arg(long, default_value = "1M")]
+    max_size: String,
+    /// How long each size runs (e.g. 2s, 500ms; a plain number is seconds).
+    #[arg(long, default_value = "2s")]
+    time_per_size: String,
+    /// Writes per size instead of a time.
+    #[arg(long, conflicts_with = "time_per_size")]
+    count: Option<u64>,
+    /// How each write is made durable.
+    #[arg(long, value_enum, default_value_t = SyncArg::Fdatasync)]
+    sync: SyncArg,
+    /// Open with O_DIRECT (not on every file system).
+    #[arg(long)]
+    direct: bool,
+    /// Bytes the writes cycle through (default 256M, at most the device).
+    #[arg(long)]
+    region: Option<String>,
+    /// Allow writing over a block device, after checking it holds no file
+    /// system, pool, partition or mount.
+    #[arg(long)]
+    destructive: bool,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    format: OutputFormat,
+    /// Also save the result document here (a new file).
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+/// Parse with clap; its errors become one line naming the command. `--help`
+/// prints and exits 0.
+pub(crate) fn parse_args<T: Parser>(cmd: &str, args: Vec<OsString>) -> anyhow::Result<Option<T>> {
+    match T::try_parse_from(std::iter::once(OsString::from(format!("tankbench {cmd}"))).chain(args))
+    {
+        Ok(parsed) => Ok(Some(parsed)),
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            Ok(None)
+        }
+        Err(e) => {
+            bail!("{cmd}: {}", super::clap_error_line(&e))
+        }
+    }
+}
+
+/// `2s`, `500ms`, `1m` or a plain number of seconds.
+pub(crate) fn parse_duration(option: &str, text: &str) -> anyhow::Result<Duration> {
+    let bad = || {
+        anyhow::anyhow!(
+            "{option}={text}: not a duration (accepted: a number with an optional ms, s or m suffix, e.g. 2s)"
+        )
+    };
+    let (number, unit_ms) = if let Some(n) = text.strip_suffix("ms") {
+        (n, 1.0)
+    } else if let Some(n) = text.strip_suffix('s') {
+        (n, 1e3)
+    } else if let Some(n) = text.strip_suffix('m') {
+        (n, 60e3)
+    } else {
+        (text, 1e3)
+    };
+    let v: f64 = number.parse().map_err(|_| bad())?;
+    if !v.is_finite() || v < 0.0 || v * unit_ms > 1e12 {
+        return Err(bad());
+    }
+    Ok(Duration::from_secs_f64(v * unit_ms / 1e3))
+}
+
+fn parse_size(option: &str, text: &str) -> anyhow::Result<u64> {
+    match fileio::sysbench::args::size_value(text) {
+        Some(v) if v > 0 => Ok(v),
+        _ => bail!(
+            "{option}={text}: not a size (accepted: a number with an optional K, M or G suffix, e.g. 4K)"
+        ),
+    }
+}
+
+fn spec_of(a: &SlogArgs) -> anyhow::Result<SlogSpec> {
+    let mut spec = SlogSpec::new(&a.path);
+    spec.min_size = parse_size("--min-size", &a.min_size)?;
+    spec.max_size = parse_size("--max-size", &a.max_size)?;
+    spec.per_size = match a.count {
+        Some(n) => PerSize::Count(n),
+        None => PerSize::Time(parse_duration("--time-per-size", &a.time_per_size)?),
+    };
+    spec.sync = match a.sync {
+        SyncArg::Fdatasync => SyncMethod::Fdatasync,
+        SyncArg::Dsync => SyncMethod::Dsync,
+    };
+    spec.direct = a.direct;
+    spec.region = a
+        .region
+        .as_deref()
+        .map(|r| parse_size("--region", r))
+        .transpose()?;
+    spec.destructive = a.destructive;
+    spec.check()?;
+    Ok(spec)
+}
+
+/// `512 B`, `4 KiB`, `1 MiB`.
+fn size_text(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} B"),
+    }
+}
+
+pub(crate) fn table_of(r: &SlogResult) -> String {
+    let mut t = Table::new(&[
+        ("size", true),
+        ("writes", true),
+        ("µs/write", true),
+        ("p50 µs", true),
+        ("p95 µs", true),
+        ("p99 µs", true),
+        ("p99.9 µs", true),
+        ("MB/s", true),
+        ("IOPS", true),
+    ]);
+    for s in &r.sizes {
+        let us = |p: f64| Cell::Num(s.latency.at(p).map(|ms| ms * 1000.0));
+        t.rows.push(vec![
+            Cell::Text(size_text(s.size_bytes)),
+            Cell::Int(s.writes),
+            Cell::Num(Some(s.latency.mean_ms * 1000.0)),
+            us(50.0),
+            us(95.0),
+            us(99.0),
+            us(99.9),
+            Cell::Num(Some(s.bytes_per_second / 1e6)),
+            Cell::Num(Some(s.iops)),
+        ]);
+    }
+    if let Some(fit) = &r.fit {
+        t.notes.push(match fit.bandwidth_bytes_per_second {
+            Some(bw) => format!(
+                "fit: {:.1} µs + size / {:.1} MB/s per write",
+                fit.overhead_us,
+                bw / 1e6
+            ),
+            None => format!("fit: {:.1} µs per write whatever the size", fit.overhead_us),
+        });
+    }
+    if r.interrupted {
+        t.notes
+            .push("interrupted: the last size is short and later sizes are missing".into());
+    }
+    let target = match r.target {
+        TargetKind::File => "a scratch file in",
+        TargetKind::BlockDevice => "the block device",
+    };
+    format!(
+        "slog: {target} {}; {} after each write{}; region {}\n\n{}",
+        r.path,
+        match r.sync {
+            SyncMethod::Fdatasync => "fdatasync",
+            SyncMethod::Dsync => "O_DSYNC",
+        },
+        if r.direct { ", O_DIRECT" } else { "" },
+        size_text(r.region_bytes),
+        t.to_terminal()
+    )
+}
+
+/// Write the result document to `--json`, refused before the test if it
+/// would replace a file.
+pub(crate) fn check_json_destination(path: Option<&Path>) -> anyhow::Result<()> {
+    if let Some(p) = path {
+        check_new_file(p).map_err(|e| anyhow::anyhow!("--json={}: {e}", p.display()))?;
+    }
+    Ok(())
+}
+
+/// Save the result document (`doc`, its JSON) to `--json` and print it or
+/// the table.
+pub(crate) fn emit(
+    doc: serde_json::Result<String>,
+    table: impl FnOnce() -> String,
+    format: OutputFormat,
+    json: Option<&Path>,
+) -> anyhow::Result<()> {
+    let mut text = doc?;
+    text.push('\n');
+    if let Some(p) = json {
+        write_atomically(p, text.as_bytes(), Existing::Keep)
+            .map_err(|e| anyhow::anyhow!("--json={}: {e}", p.display()))?;
+    }
+    let out = match format {
+        OutputFormat::Json => text,
+        OutputFormat::Table => table(),
+    };
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
+/// The exit status after a run a stop signal may have cut short.
+pub(crate) fn exit_code(interrupted: bool) -> i32 {
+    match (interrupted, fileio::signals::stop_signal()) {
+        (true, Some(sig)) => 128 + sig,
+        (true, None) => 1,
+        (false, _) => 0,
+    }
+}
+
+pub fn slog_main(args: Vec<OsString>) -> anyhow::Result<i32> {
+    let Some(a) = parse_args::<SlogArgs>("slog", args)? else {
+        return Ok(0);
+    };
+    let spec = spec_of(&a)?;
+    check_json_destination(a.json.as_deref())?;
+    fileio::slog::install_stop_handlers();
+    let result = fileio::slog::run(&spec, &mut |line| eprintln!("{line}"))?;
+    emit(
+        serde_json::to_string_pretty(&result),
+        || table_of(&result),
+        a.format,
+        a.json.as_deref(),
+    )?;
+    Ok(exit_code(result.interrupted))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_and_sizes() {
+        assert_eq!(parse_duration("--t", "2s").unwrap(), Duration::from_secs(2));
+        assert_eq!(
+            parse_duration("--t", "250ms").unwrap(),
+            Duration::from_millis(250)
+        );
+        assert_eq!(
+            parse_duration("--t", "1m").unwrap(),
+            Duration::from_secs(60)
+        );
+        assert_eq!(parse_duration("--t", "3").unwrap(), Duration::from_secs(3));
+        let e = parse_duration("--t", "2h").unwrap_err().to_string();
+        assert!(e.starts_with("--t=2h: not a duration"), "{e}");
+        assert!(parse_duration("--t", "-1s").is_err());
+        assert_eq!(size_text(512), "512 B");
+        assert_eq!(size_text(4096), "4 KiB");
+        assert_eq!(size_text(1 << 20), "1 MiB");
+    }
+}

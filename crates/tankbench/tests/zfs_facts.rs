@@ -1,0 +1,148 @@
+//! ZFS facts as labels, through the binary on a real zfs-fuse pool (a raidz
+//! of three files with a log file): `--save` stores `layout=1xraidz1-3`,
+//! `log=yes`, `sync=standard` and the dataset's logbias, and `compare`
+//! selects and groups runs by them.
+//!
+//! Needs root, /dev/fuse and zfs-fuse (testkit's one rule for peers).
+
+mod common;
+
+use common::tb;
+use std::process::Command;
+
+fn run(program: &str, args: &[&str]) {
+    let out = Command::new(program).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `raidz d1 d2 d3 log l1` on sparse files in the pool's dir; its mount point.
+fn create_pool(pool: &testkit::ZfsPool) -> std::path::PathBuf {
+    let files: Vec<String> = ["d1", "d2", "d3", "l1"]
+        .iter()
+        .map(|n| pool.dir().join(n).to_string_lossy().into_owned())
+        .collect();
+    for f in &files {
+        run("truncate", &["-s", "128M", f]);
+    }
+    let mount = pool.dir().join("mnt");
+    let m = mount.to_string_lossy().into_owned();
+    run(
+        "zpool",
+        &[
+            "create",
+            "-m",
+            &m,
+            pool.name(),
+            "raidz",
+            &files[0],
+            &files[1],
+            &files[2],
+            "log",
+            &files[3],
+        ],
+    );
+    mount
+}
+
+#[test]
+fn saved_runs_carry_the_pools_labels_and_compare_groups_by_them() {
+    testkit::require!("root", "/dev/fuse", "zfs-fuse");
+    let pool = testkit::ZfsPool::new("labels");
+    let mount = create_pool(&pool);
+    let set = ["--file-total-size=8M", "--file-num=1"];
+    let r = tb(&mount, &["fileio", set[0], set[1], "prepare"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let store = pool.dir().join("store");
+    let save = format!("--save={}", store.display());
+    let sync_run = |extra: &[&str]| {
+        let mut args = vec![
+            "fileio",
+            set[0],
+            set[1],
+            "--file-test-mode=rndwr",
+            "--file-fsync-all",
+            "--time=1",
+            &save,
+        ];
+        args.extend_from_slice(extra);
+        args.push("run");
+        let r = tb(&mount, &args);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r
+    };
+    for _ in 0..2 {
+        let r = sync_run(&[]);
+        assert!(!r.stdout.contains("logbias=throughput"), "{}", r.stdout);
+    }
+    run("zfs", &["set", "logbias=throughput", pool.name()]);
+    for _ in 0..2 {
+        let r = sync_run(&[]);
+        // The warning with its boundary: fires on throughput, not on latency above.
+        assert!(r.stdout.contains("has logbias=throughput"), "{}", r.stdout);
+        assert!(
+            r.stdout.contains("bypassing the pool's log device"),
+            "{}",
+            r.stdout
+        );
+    }
+    // A user label wins over the automatic one.
+    sync_run(&["--label=layout=my-name"]);
+
+    let mut saved: Vec<serde_json::Value> = std::fs::read_dir(&store)
+        .unwrap()
+        .map(|e| serde_json::from_slice(&std::fs::read(e.unwrap().path()).unwrap()).unwrap())
+        .collect();
+    saved.sort_by_key(|v| v["started_at"].as_str().unwrap().to_string());
+    assert_eq!(saved.len(), 5);
+    for (i, v) in saved.iter().enumerate() {
+        let labels = &v["labels"];
+        let layout = if i == 4 { "my-name" } else { "1xraidz1-3" };
+        assert_eq!(labels["layout"], layout, "{labels}");
+        assert_eq!(labels["log"], "yes", "{labels}");
+        assert_eq!(labels["cache"], "no", "{labels}");
+        assert_eq!(labels["sync"], "standard", "{labels}");
+        assert_eq!(labels["recordsize"], "128K", "{labels}");
+        let logbias = if i < 2 { "latency" } else { "throughput" };
+        assert_eq!(labels["logbias"], logbias, "{labels}");
+    }
+
+    let dir = format!("--dir={}", store.display());
+    let r = tb(
+        &mount,
+        &[
+            "compare",
+            "layout=1xraidz1-3,logbias=latency",
+            "layout=1xraidz1-3,logbias=throughput",
+            &dir,
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // Two runs on each side: the table compares them as repeats.
+    assert!(
+        r.stdout.contains("n=2") || r.stdout.contains("2 runs"),
+        "{}",
+        r.stdout
+    );
+    // The report groups by the label that varies.
+    let r = tb(
+        &mount,
+        &[
+            "report",
+            &store.to_string_lossy(),
+            "--format=csv",
+            "-o",
+            "-",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let header = r.stdout.lines().next().unwrap_or("");
+    assert!(header.contains("logbias"), "{}", r.stdout);
+    assert!(header.contains("layout"), "{}", r.stdout);
+    let rows: Vec<&str> = r.stdout.lines().skip(1).filter(|l| !l.is_empty()).collect();
+    assert_eq!(rows.len(), 3, "latency, throughput, my-name: {}", r.stdout);
+    let _ = tb(&mount, &["fileio", set[0], set[1], "cleanup"]);
+}
