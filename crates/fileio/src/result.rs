@@ -55,6 +55,11 @@ pub struct RunResult {
     /// absent for every other run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub durability: Option<Durability>,
+    /// A prediction's interval over its uncertain parameters (the
+    /// simulator's `sim::uncertainty`); absent on measurements and on
+    /// point predictions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prediction: Option<PredictionInterval>,
 }
 
 /// The one way to make a result: [`RunResult::new`], then the `with_*` steps
@@ -85,6 +90,7 @@ impl RunResult {
             ranks: Vec::new(),
             distributed: None,
             durability: None,
+            prediction: None,
         }
     }
 
@@ -660,4 +666,36 @@ mod tests {
         assert_eq!(l.at(95.0), None);
         assert_eq!(LatencySummary::default().at(50.0), None);
     }
+}
+
+/// How far a prediction's figures move over the ranges of its uncertain
+/// parameters: per figure the typical-parameter point and the interval of
+/// the sampled predictions, and the parameters that move it most.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PredictionInterval {
+    /// Figure name (`reads_per_s`, `writes_per_s`, `fsyncs_per_s`,
+    /// `read_mib_per_s`, `written_mib_per_s`, `event_mean_ms`) to its interval.
+    pub figures: BTreeMap<String, FigureInterval>,
+    /// Share of the sampled predictions inside each interval (0.8: the 10th
+    /// to the 90th percentile).
+    pub confidence: f64,
+    pub samples: usize,
+    pub method: String,
+    /// Parameters by how much they move the headline figure, most first.
+    pub sensitivity: Vec<Sensitivity>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct FigureInterval {
+    pub point: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Sensitivity {
+    pub parameter: String,
+    /// Spearman rank correlation of the parameter with the headline figure
+    /// over the samples (-1 to 1).
+    pub rank_correlation: f64,
 }

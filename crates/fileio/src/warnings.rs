@@ -752,6 +752,7 @@ mod tests {
             ranks: Vec::new(),
             distributed: None,
             durability: None,
+            prediction: None,
         }
     }
 

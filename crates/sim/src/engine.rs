@@ -10,6 +10,7 @@ use fileio::run::histograms::{new_hdr, FastHistogram};
 use fileio::summary::{clamp_percentiles, summarize};
 
 use crate::components::{LinkPath, NanosDraws, PageCache};
+use crate::convergence::{BatchMeans, RunOptions};
 use crate::limits::{check_workload, Budget, STALLED_EVENTS};
 use crate::queue::{EventQueue, Nanos};
 use crate::server::{Message, Rpc, ZfsServer, JOURNAL_BLOCK};
@@ -123,6 +124,10 @@ struct Sim<'a> {
     at_instant: u64,
     stalled: bool,
     trace: Option<(usize, Vec<Issued>)>,
+    /// Batch means of the completions while the run may stop early, and
+    /// the instant it converged (crate::convergence).
+    convergence: Option<BatchMeans>,
+    converged_at: Option<Nanos>,
 }
 
 /// Predict `spec` on `system` within the default budget of events
@@ -143,6 +148,29 @@ pub fn simulate_within(
     let sys = system.resolve()?;
     check_supported(spec, budget)?;
     let mut sim = Sim::new(spec, &sys, 0, budget)?;
+    sim.run()?;
+    Ok(sim.result())
+}
+
+/// Predict `spec` on `system` as `options` say: within their budget, and
+/// stopping a `--time` run once its throughput is known when they allow it
+/// ([`crate::convergence`]).
+pub fn simulate_run(
+    spec: &RunSpec,
+    system: &SystemModel,
+    options: &RunOptions,
+) -> Result<RunResult, SimError> {
+    let sys = system.resolve()?;
+    check_supported(spec, options.budget)?;
+    let mut sim = Sim::new(spec, &sys, 0, options.budget)?;
+    if options.early_stop && spec.time_s > 0 && spec.events == 0 {
+        let run_ns = spec.time_s.saturating_mul(1_000_000_000);
+        let warmup = crate::convergence::warmup_ns(run_ns, sys.txg_timeout_ns);
+        let minimum = crate::convergence::minimum_ns(warmup, sys.txg_timeout_ns);
+        if minimum < run_ns {
+            sim.convergence = Some(BatchMeans::new(warmup, minimum));
+        }
+    }
     sim.run()?;
     Ok(sim.result())
 }
@@ -343,6 +371,8 @@ impl<'a> Sim<'a> {
             at_instant: 0,
             stalled: false,
             trace: (trace > 0).then(|| (trace, Vec::with_capacity(trace))),
+            convergence: None,
+            converged_at: None,
         })
     }
 
@@ -592,6 +622,12 @@ impl<'a> Sim<'a> {
         self.event_max = self.event_max.max(latency);
         self.histos.event.record(latency);
         self.end = self.end.max(now);
+        if self.convergence.as_mut().is_some_and(|c| c.complete(now)) {
+            // The rate is known: no worker starts another event.
+            self.convergence = None;
+            self.converged_at = Some(now);
+            self.limit_ns = Some(now);
+        }
         self.queue.schedule(now, Event::Issue(w));
     }
 
@@ -641,6 +677,9 @@ impl<'a> Sim<'a> {
                 hint: "raise the budget with --max-sim-events (host time grows with it), or give --events".into(),
             });
         }
+        if let Some(at) = self.converged_at {
+            notes.push(crate::convergence::note(at, self.end, self.spec.time_s));
+        }
         if let Some((name, share)) = u.bottleneck() {
             notes.push(Warning {
                 code: "predicted_saturation".into(),
@@ -655,14 +694,22 @@ impl<'a> Sim<'a> {
     /// ([`RunResult::new`] and [`fileio::summary`]).
     fn result(&self) -> RunResult {
         let spec = self.spec;
-        let seconds = self.end as f64 / 1e9;
+        // A converged run's counts are its rate over the time asked.
+        let (seconds, scale) = match self.converged_at {
+            Some(_) => {
+                let asked = spec.time_s as f64;
+                (asked, asked / (self.end.max(1) as f64 / 1e9))
+            }
+            None => (self.end as f64 / 1e9, 1.0),
+        };
+        let counts = crate::convergence::scale_counts(self.counts, scale);
         let pcts = &spec.percentiles;
         let mut event = summarize(&self.histos.event.to_hdr(), pcts);
         if self.counts.events > 0 {
             // Exact figures from the counters, as the measured report keeps.
             event.min_ms = self.event_min as f64 / 1e6;
             event.max_ms = self.event_max as f64 / 1e6;
-            event.sum_ms = self.event_sum as f64 / 1e6;
+            event.sum_ms = self.event_sum as f64 * scale / 1e6;
             event.mean_ms = self.event_sum as f64 / self.counts.events as f64 / 1e6;
             clamp_percentiles(&mut event);
         }
@@ -684,7 +731,7 @@ impl<'a> Sim<'a> {
             .with_label("link", link)
             .with_label("client", self.sys.protocol.name())
             .with_label("slog", if self.sys.log.is_some() { "yes" } else { "no" })
-            .with_figures(self.counts, seconds, seconds)
+            .with_figures(counts, seconds, seconds)
             .with_latency(LatencyKey::Event, event)
             .with_latency(
                 LatencyKey::Read,
@@ -695,11 +742,12 @@ impl<'a> Sim<'a> {
                 summarize(&self.histos.write.to_hdr(), pcts),
             )
             .with_latency(LatencyKey::Fsync, summarize(&fsync, pcts))
-            .with_threads(
-                self.workers
-                    .iter()
-                    .map(|w| (w.events, w.busy_ns as f64 / 1e9)),
-            )
+            .with_threads(self.workers.iter().map(|w| {
+                (
+                    crate::convergence::scale(w.events, scale),
+                    w.busy_ns as f64 * scale / 1e9,
+                )
+            }))
             .with_environment(Environment {
                 hostname: self.sys.name.clone(),
                 fs_type: "zfs (simulated)".to_string(),

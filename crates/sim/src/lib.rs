@@ -12,6 +12,7 @@
 
 pub mod calibrate;
 pub mod components;
+pub mod convergence;
 pub mod engine;
 pub mod limits;
 pub mod matrix;
@@ -20,9 +21,12 @@ pub mod profile;
 pub mod queue;
 mod server;
 pub mod system;
+pub mod uncertainty;
 
+pub use convergence::RunOptions;
 pub use engine::{
-    simulate, simulate_traced, simulate_with_utilisation, simulate_within, Issued, Utilisation,
+    simulate, simulate_run, simulate_traced, simulate_with_utilisation, simulate_within, Issued,
+    Utilisation,
 };
 pub use limits::{Budget, LimitError};
 pub use system::{System, SystemModel};

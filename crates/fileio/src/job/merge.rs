@@ -159,6 +159,7 @@ pub fn merge(
         warnings,
         distributed: Some(distributed),
         durability: None,
+        prediction: None,
         ranks,
     };
     Ok(Merged { result, period })
@@ -423,6 +424,7 @@ mod tests {
                 ..Distributed::default()
             }),
             durability: None,
+            prediction: None,
         }
     }
 

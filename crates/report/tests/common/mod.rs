@@ -206,6 +206,7 @@ pub fn run(labels: &[(&str, &str)], read_mib: f64, write_mib: f64, seed: u64) ->
         ranks: vec![],
         distributed: None,
         durability: None,
+        prediction: None,
     }
 }
 

@@ -12,7 +12,7 @@ use sim::SimError;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-const USAGE: &str = "usage: tankbench simulate --system SYSTEM.toml [--profile PROFILE.toml] [--layout L[,L...]] [--log DEVICE|none[,...]] [--link L[,L...]] [--client local|linux-nfs|esxi-nfs|iscsi|smb[,...]] [--ram SIZE[,...]] [--max-sim-events N] [--max-cells N] -- <fileio options> run\n       tankbench simulate matrix MATRIX.toml [--max-sim-events=N] [--max-cells=N] [--format=text|markdown|csv|json] [--save[=DIR]] [--label=K=V]...\n       tankbench simulate calibrate [--system SYSTEM.toml] [--save-profile FILE] RESULTS...";
+const USAGE: &str = "usage: tankbench simulate --system SYSTEM.toml [--profile PROFILE.toml] [--layout L[,L...]] [--log DEVICE|none[,...]] [--link L[,L...]] [--client local|linux-nfs|esxi-nfs|iscsi|smb[,...]] [--ram SIZE[,...]] [--max-sim-events N] [--max-cells N] [--intervals=on|off] [--samples N] [--no-early-stop] -- <fileio options> run\n       tankbench simulate matrix MATRIX.toml [--max-sim-events=N] [--max-cells=N] [--format=text|markdown|csv|json] [--save[=DIR]] [--label=K=V]...\n       tankbench simulate calibrate [--system SYSTEM.toml] [--save-profile FILE] RESULTS...";
 
 /// The words before `--`: the system and its overrides.
 #[derive(Debug, Default)]
@@ -28,6 +28,11 @@ struct SimArgs {
     max_events: Option<String>,
     /// `--max-cells`: most cells of a matrix of overrides.
     max_cells: Option<String>,
+    /// `--intervals=on|off` (default on) and `--samples N`.
+    intervals: Option<String>,
+    samples: Option<String>,
+    /// `--no-early-stop`: simulate every second of `--time`.
+    no_early_stop: bool,
 }
 
 impl SimArgs {
@@ -68,6 +73,11 @@ fn parse_args(args: &[OsString]) -> anyhow::Result<(SimArgs, Vec<String>)> {
         let word = own[i]
             .to_str()
             .ok_or_else(|| anyhow::anyhow!("simulate: an option is not UTF-8 text; {USAGE}"))?;
+        if word == "--no-early-stop" {
+            out.no_early_stop = true;
+            i += 1;
+            continue;
+        }
         let (name, inline) = match word.split_once('=') {
             Some((n, v)) => (n, Some(v.to_string())),
             None => (word, None),
@@ -81,12 +91,14 @@ fn parse_args(args: &[OsString]) -> anyhow::Result<(SimArgs, Vec<String>)> {
             "--ram" => Some(&mut out.ram),
             "--max-sim-events" => Some(&mut out.max_events),
             "--max-cells" => Some(&mut out.max_cells),
+            "--intervals" => Some(&mut out.intervals),
+            "--samples" => Some(&mut out.samples),
             "--help" | "-h" | "help" => {
                 println!("{USAGE}");
                 std::process::exit(0);
             }
             other => anyhow::bail!(
-                "simulate: unknown option '{other}'; accepted: --system, --profile, --layout, --log, --link, --client, --ram, --max-sim-events, --max-cells (fileio options go after '--')"
+                "simulate: unknown option '{other}'; accepted: --system, --profile, --layout, --log, --link, --client, --ram, --max-sim-events, --max-cells, --intervals, --samples, --no-early-stop (fileio options go after '--')"
             ),
         };
         let value = match inline {
@@ -212,11 +224,20 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         .map_err(|e| anyhow::anyhow!("simulate: --system {}: {e}", system_path.display()))?;
     // The profile calibrates the system file; an override then replaces a
     // component whole (a --log device keeps its own class's figures).
-    if let Some(p) = &a.profile {
-        super::calibrate::apply_profile_file(&mut model, p)?;
-    }
+    let profile = match &a.profile {
+        Some(p) => {
+            super::calibrate::apply_profile_file(&mut model, p)?;
+            Some(super::calibrate::load_profile(p)?)
+        }
+        None => None,
+    };
     apply_overrides(&mut model, &a)?;
     let sys = model.resolve().map_err(|e| system_error(e, &a))?;
+    let intervals = interval_samples(&a)?;
+    let options = sim::RunOptions {
+        budget,
+        early_stop: !a.no_early_stop,
+    };
     // Destinations are checked before the prediction, as fileio checks them
     // before a run: nothing is written when any of them is refused.
     let save_dir: Option<PathBuf> = ext
@@ -235,8 +256,21 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         check_new_file(path)
             .map_err(|e| anyhow::anyhow!("simulate: --json={}: {e}", path.display()))?;
     }
-    let mut result = sim::simulate_within(&spec, &model, budget)
+    let mut result =
+        sim::simulate_run(&spec, &model, &options).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
+    if let Some(samples) = intervals {
+        let parallel = std::thread::available_parallelism().map_or(1, usize::from);
+        result = sim::uncertainty::with_interval(
+            &spec,
+            &model,
+            profile.as_ref(),
+            result,
+            &options,
+            samples,
+            parallel,
+        )
         .map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
+    }
     result.labels.extend(labels);
     note_budget(&result);
     if let Some(path) = &ext.json_path {
@@ -255,6 +289,23 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         ),
     }
     Ok(0)
+}
+
+/// `--intervals` and `--samples`: how many samples an interval takes, or
+/// `None` for a point prediction only.
+fn interval_samples(a: &SimArgs) -> anyhow::Result<Option<usize>> {
+    match a.intervals.as_deref() {
+        None | Some("on") => {}
+        Some("off") => return Ok(None),
+        Some(other) => anyhow::bail!("simulate: --intervals={other}: accepted: on, off"),
+    }
+    Ok(Some(match &a.samples {
+        Some(v) => usize::try_from(count_option("--samples", v)?)
+            .ok()
+            .filter(|&n| n >= 2)
+            .ok_or_else(|| anyhow::anyhow!("simulate: --samples={v}: accepted: 2 or more"))?,
+        None => sim::uncertainty::DEFAULT_SAMPLES,
+    }))
 }
 
 /// `--system FILE`, read as a configuration file (a regular file of at
@@ -281,7 +332,7 @@ pub(crate) fn count_option(option: &str, value: &str) -> anyhow::Result<u64> {
 /// JSON notes carry it too).
 pub(crate) fn note_budget(result: &fileio::result::RunResult) {
     for w in &result.warnings {
-        if w.code == "predicted_budget_reached" {
+        if w.code == "predicted_budget_reached" || w.code == "predicted_converged" {
             eprintln!("note: {}; {}", w.message, w.hint);
         }
     }
@@ -446,7 +497,54 @@ fn text_report(
             .collect(),
     }));
     s.push_str(&latency_section(r));
+    if let Some(p) = &r.prediction {
+        s.push_str(&interval_section(p));
+    }
     s
+}
+
+/// The interval of each figure and the parameters that move it most.
+fn interval_section(p: &fileio::result::PredictionInterval) -> String {
+    let mut s = format!(
+        "\nPrediction interval ({:.0} %, {} samples; {}):\n",
+        p.confidence * 100.0,
+        p.samples,
+        p.method
+    );
+    for (name, f) in &p.figures {
+        s.push_str(&format!(
+            "    {name:<20} {} ({}-{})\n",
+            sig(f.point),
+            sig(f.low),
+            sig(f.high)
+        ));
+    }
+    let top: Vec<String> = p
+        .sensitivity
+        .iter()
+        .take(3)
+        .map(|x| {
+            format!(
+                "{} (rank correlation {:+.2})",
+                x.parameter, x.rank_correlation
+            )
+        })
+        .collect();
+    if !top.is_empty() {
+        s.push_str(&format!("Measure this first: {}\n", top.join(", ")));
+    }
+    s
+}
+
+/// Four significant figures.
+fn sig(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    // The magnitude of a finite non-zero f64 is within ±400.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let digits = (3 - v.abs().log10().floor() as i32).max(0) as usize;
+    format!("{v:.digits$}")
 }
 
 /// One line naming what was predicted: the system's name, layout, log

@@ -1,0 +1,246 @@
+//! Stopping a `--time` run when its throughput is known: the method of batch
+//! means over the completed fileio events. A prediction is of a steady
+//! state, so once the mean rate is pinned down to 1 % (95 % confidence),
+//! simulating the rest of `--time` only costs host time; the result's counts
+//! are then the converged rate times the time asked, and its notes say so
+//! (`predicted_converged`).
+//!
+//! The batches start after a warm-up, are of equal simulated width and are
+//! kept between [`MIN_BATCHES`] and twice that many: when the slots are
+//! full, neighbours merge and the width doubles, so the batches grow with
+//! the run until they are long enough to be nearly independent (a txg cycle
+//! makes short batches of a write workload correlated; the lag-1
+//! correlation test refuses to stop on those).
+
+use fileio::result::{Counts, Warning};
+
+use crate::limits::Budget;
+use crate::queue::Nanos;
+
+/// How a prediction runs: its budget of events, and whether a `--time` run
+/// may stop once its throughput is known (`simulate --no-early-stop` turns
+/// that off).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunOptions {
+    pub budget: Budget,
+    pub early_stop: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            budget: Budget::default(),
+            early_stop: true,
+        }
+    }
+}
+
+/// `n` scaled by `factor`, rounded.
+pub(crate) fn scale(n: u64, factor: f64) -> u64 {
+    // A full-length run keeps its exact counts.
+    #[allow(clippy::float_cmp)]
+    if factor == 1.0 {
+        return n;
+    }
+    // Counts of a run within the limits: far below 2^53.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let scaled = (n as f64 * factor).round() as u64;
+    scaled
+}
+
+/// A converged run's counts over the time asked: its rates times `--time`.
+pub(crate) fn scale_counts(c: Counts, factor: f64) -> Counts {
+    Counts {
+        events: scale(c.events, factor),
+        reads: scale(c.reads, factor),
+        writes: scale(c.writes, factor),
+        fsyncs: scale(c.fsyncs, factor),
+        bytes_read: scale(c.bytes_read, factor),
+        bytes_written: scale(c.bytes_written, factor),
+    }
+}
+
+/// The note of a run that stopped at `at` (its last event completing at
+/// `end`) of the `asked` seconds.
+pub(crate) fn note(at: Nanos, end: Nanos, asked: u64) -> Warning {
+    Warning {
+        code: "predicted_converged".into(),
+        message: format!(
+            "converged after {:.1} simulated s of {asked} (throughput known within {:.0} % at 95 %, batch means); the counts are the rates times {asked} s",
+            end.max(at) as f64 / 1e9,
+            RELATIVE_HALF_WIDTH * 100.0
+        ),
+        hint: "the figures are rates of the steady state; --no-early-stop simulates every second of --time".into(),
+    }
+}
+
+/// Batches the test needs at least (and half the slots kept).
+pub const MIN_BATCHES: usize = 20;
+const SLOTS: usize = 2 * MIN_BATCHES;
+
+/// The stopping rule: relative half-width of the 95 % interval of the mean
+/// rate.
+pub const RELATIVE_HALF_WIDTH: f64 = 0.01;
+
+/// Batch means whose lag-1 correlation is above this are taken as not yet
+/// independent: the batches must grow before the interval means anything.
+const MAX_LAG1: f64 = 0.3;
+
+/// First batch width: short enough that a fast run fills its slots within a
+/// simulated second, doubling as the run goes on.
+const FIRST_WIDTH_NS: Nanos = 25_000_000;
+
+/// Simulated time before a run may stop, whatever its batches say: two txg
+/// cycles after the warm-up, so that the write throttle and the syncs the
+/// ZIL competes with are in the figures, and never under 10 s.
+pub fn minimum_ns(warmup_ns: Nanos, txg_timeout_ns: Nanos) -> Nanos {
+    (warmup_ns + 2 * txg_timeout_ns).max(10_000_000_000)
+}
+
+/// The warm-up left out of the batches: the first txg cycle (cold ARC,
+/// empty dirty data), at most a tenth of the run.
+pub fn warmup_ns(run_ns: Nanos, txg_timeout_ns: Nanos) -> Nanos {
+    txg_timeout_ns.min(run_ns / 10)
+}
+
+/// Batch means of completions over simulated time.
+#[derive(Debug, Clone)]
+pub struct BatchMeans {
+    warmup_ns: Nanos,
+    minimum_ns: Nanos,
+    width_ns: Nanos,
+    /// Start of the batch being filled.
+    start_ns: Nanos,
+    filling: u64,
+    closed: Vec<u64>,
+}
+
+impl BatchMeans {
+    pub fn new(warmup_ns: Nanos, minimum_ns: Nanos) -> BatchMeans {
+        BatchMeans {
+            warmup_ns,
+            minimum_ns,
+            width_ns: FIRST_WIDTH_NS,
+            start_ns: warmup_ns,
+            filling: 0,
+            closed: Vec::with_capacity(SLOTS),
+        }
+    }
+
+    /// One event completed at `now`. True when the run's rate is known
+    /// (checked each time a batch closes).
+    pub fn complete(&mut self, now: Nanos) -> bool {
+        if now < self.warmup_ns {
+            return false;
+        }
+        let mut closed_one = false;
+        while now >= self.start_ns + self.width_ns {
+            self.closed.push(self.filling);
+            self.filling = 0;
+            self.start_ns += self.width_ns;
+            closed_one = true;
+            if self.closed.len() == SLOTS {
+                self.merge();
+            }
+        }
+        self.filling += 1;
+        closed_one && now >= self.minimum_ns && self.converged()
+    }
+
+    /// Neighbouring batches merge; the batch being filled keeps its start
+    /// and grows to the new width.
+    fn merge(&mut self) {
+        let merged: Vec<u64> = self.closed.chunks(2).map(|c| c.iter().sum()).collect();
+        self.closed = merged;
+        // SLOTS is even, so the open batch starts on a boundary of the
+        // doubled width too and keeps what it has counted.
+        self.width_ns *= 2;
+    }
+
+    /// The mean rate's 95 % relative half-width and lag-1 correlation of
+    /// the closed batches (None below [`MIN_BATCHES`] or with no events).
+    pub fn relative_half_width(&self) -> Option<(f64, f64)> {
+        let n = self.closed.len();
+        if n < MIN_BATCHES {
+            return None;
+        }
+        let xs: Vec<f64> = self.closed.iter().map(|&c| c as f64).collect();
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        if mean <= 0.0 {
+            return None;
+        }
+        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        let half = student_t_975(n - 1) * (var / n as f64).sqrt();
+        let lag1 = if var > 0.0 {
+            xs.windows(2)
+                .map(|w| (w[0] - mean) * (w[1] - mean))
+                .sum::<f64>()
+                / ((n - 1) as f64 * var)
+        } else {
+            0.0
+        };
+        Some((half / mean, lag1))
+    }
+
+    fn converged(&self) -> bool {
+        self.relative_half_width()
+            .is_some_and(|(rel, lag1)| rel <= RELATIVE_HALF_WIDTH && lag1 <= MAX_LAG1)
+    }
+}
+
+/// The 97.5 % quantile of Student's t with `df` degrees of freedom (the
+/// table values from 19 to 39, the normal's beyond).
+fn student_t_975(df: usize) -> f64 {
+    match df {
+        0..=19 => 2.093,
+        20..=24 => 2.064,
+        25..=29 => 2.045,
+        30..=39 => 2.023,
+        _ => 1.96,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_steady_stream_converges_and_a_short_one_does_not() {
+        // 1000 events a second, evenly spaced: every batch the same.
+        let mut b = BatchMeans::new(1_000_000_000, minimum_ns(1_000_000_000, 5_000_000_000));
+        let mut stopped = None;
+        for i in 0..100_000u64 {
+            let now = i * 1_000_000;
+            if b.complete(now) {
+                stopped = Some(now);
+                break;
+            }
+        }
+        let at = stopped.expect("a constant rate converges");
+        assert!(at >= 11_000_000_000, "not before the minimum: {at}");
+        assert!(at < 12_000_000_000, "soon after it: {at}");
+    }
+
+    #[test]
+    fn alternating_bursts_do_not_pass_as_independent() {
+        // 2 s on at 1000/s, 2 s off: short batches are correlated, so the
+        // rule waits for the batches to span the cycle.
+        let mut b = BatchMeans::new(0, minimum_ns(0, 5_000_000_000));
+        let mut now = 0u64;
+        let mut stop = None;
+        while now < 400_000_000_000 {
+            if (now / 2_000_000_000).is_multiple_of(2) && b.complete(now) {
+                stop = Some(now);
+                break;
+            }
+            now += 1_000_000;
+        }
+        if let Some(at) = stop {
+            assert!(
+                b.width_ns >= 2_000_000_000,
+                "stopped at {at} with batches of {} ns",
+                b.width_ns
+            );
+        }
+    }
+}

@@ -1,0 +1,361 @@
+//! Intervals, not just points (issue 21): each uncertain parameter of a
+//! prediction has a range (low and high around the system's typical value,
+//! with its sources); a prediction samples the ranges by Latin hypercube,
+//! simulates each sample with the same seed (common random numbers: the same
+//! request stream and service-time draws, so only the parameters differ),
+//! and reports the 10th to 90th percentile of its figures beside the
+//! typical-parameter point, and the parameters whose rank correlation with
+//! the headline figure is largest ("measure this first").
+//!
+//! The parameters are calibration's ([`Param`], the same names as a
+//! profile's); a profile's fitted parameters narrow to their fitted ±2σ.
+
+use std::collections::BTreeMap;
+
+use fileio::options::RunSpec;
+use fileio::result::{FigureInterval, LatencyKey, PredictionInterval, RunResult, Sensitivity};
+use fileio::rng::SeededStream;
+
+use crate::convergence::RunOptions;
+use crate::profile::{current_value, set_value, Param, Profile};
+use crate::system::SystemModel;
+use crate::SimError;
+
+/// Samples an interval simulates by default: enough for a stable 10th and
+/// 90th percentile of a Latin hypercube over five parameters.
+pub const DEFAULT_SAMPLES: usize = 16;
+
+/// Share of the samples inside the reported interval.
+pub const CONFIDENCE: f64 = 0.8;
+
+/// One parameter's range as multiples of the system's typical value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Range {
+    pub low: f64,
+    pub high: f64,
+}
+
+/// The documented range of `p` relative to its typical value, and its
+/// sources (docs/prediction.md, "Uncertain parameters").
+pub fn relative_range(p: Param) -> (Range, &'static str) {
+    match p {
+        Param::CommitFlushMs => (
+            Range { low: 0.33, high: 3.0 },
+            "device class ranges (SATA SSD with PLP 0.05-0.2 ms around 0.158, Intel 710; PLP NVMe 0.01-0.1 ms); the high side spans firmware that flushes slower than its class: estimate",
+        ),
+        Param::ServerCpuUs => (
+            Range { low: 0.33, high: 3.0 },
+            "estimate: no source gives the NFS server's CPU per request; wide",
+        ),
+        Param::RttMs => (
+            Range { low: 0.5, high: 1.5 },
+            "1 GbE 100-200 us around 150 (AppNeta ping-pong), 10 GbE 20-60 around 40; ping 73-161 us by interval (sync-write-facts.md)",
+        ),
+        Param::FsyncRoundTrips => (
+            Range { low: 0.67, high: 1.34 },
+            "a guest fsync over NFS is 2-4 commits (the stable WRITE and the journal blocks, sync-write-facts.md): typical +-1",
+        ),
+        Param::ClientCpuUs => (
+            Range { low: 0.33, high: 3.0 },
+            "estimate: no source gives the client's CPU per request; wide",
+        ),
+    }
+}
+
+/// One sampled parameter: absolute low, typical and high.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Span {
+    pub param: Param,
+    pub low: f64,
+    pub typical: f64,
+    pub high: f64,
+}
+
+/// The ranges of the parameters that apply to `model` (a profile's fitted
+/// ones narrowed to value ±2σ). Parameters whose typical value is 0 have
+/// nothing to scale and are left out.
+pub fn spans(model: &SystemModel, profile: Option<&Profile>) -> Result<Vec<Span>, SimError> {
+    let mut out = Vec::new();
+    for p in Param::ALL {
+        let Some(typical) = current_value(model, p)? else {
+            continue;
+        };
+        if typical <= 0.0 {
+            continue;
+        }
+        let (r, _) = relative_range(p);
+        let (mut low, mut high) = (typical * r.low, typical * r.high);
+        if let Some(f) = profile.and_then(|pr| pr.parameters.get(p.name())) {
+            low = low.max(f.value - 2.0 * f.uncertainty);
+            high = high.min(f.value + 2.0 * f.uncertainty);
+            if low > high {
+                (low, high) = (f.value, f.value);
+            }
+        }
+        let (lo, hi) = p.bounds();
+        let (low, high) = (low.clamp(lo, hi), high.clamp(lo, hi));
+        // An integer parameter whose range rounds to one value does not vary.
+        if p.is_integer() && (high.round() - low.round()).abs() < 0.5 {
+            continue;
+        }
+        if high > low {
+            out.push(Span {
+                param: p,
+                low,
+                typical,
+                high,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// A Latin hypercube of `n` points over `spans`: each parameter's range cut
+/// into `n` strata of equal probability, one point in each, the strata
+/// shuffled per parameter. Ranges of ×3 or more are sampled log-uniformly.
+pub fn latin_hypercube(spans: &[Span], n: usize, seed: u64) -> Vec<Vec<f64>> {
+    // A stream of its own, apart from the workload's and the devices'.
+    let mut rng = SeededStream::new(seed, DESIGN_STREAM);
+    let mut columns: Vec<Vec<f64>> = Vec::with_capacity(spans.len());
+    for s in spans {
+        let mut strata: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            // Below i + 1, a usize.
+            #[allow(clippy::cast_possible_truncation)]
+            let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+            strata.swap(i, j);
+        }
+        let log = s.high / s.low >= 3.0;
+        columns.push(
+            strata
+                .into_iter()
+                .map(|k| {
+                    let u = (k as f64 + unit(&mut rng)) / n as f64;
+                    if log {
+                        (s.low.ln() + u * (s.high.ln() - s.low.ln())).exp()
+                    } else {
+                        s.low + u * (s.high - s.low)
+                    }
+                })
+                .collect(),
+        );
+    }
+    (0..n)
+        .map(|i| columns.iter().map(|c| c[i]).collect())
+        .collect()
+}
+
+fn unit(rng: &mut SeededStream) -> f64 {
+    rng.unit()
+}
+
+/// The seed's stream the sampling design comes from.
+const DESIGN_STREAM: u64 = (1 << 32) + 21;
+
+/// The figures an interval is given for, by name.
+pub const FIGURES: [&str; 6] = [
+    "reads_per_s",
+    "writes_per_s",
+    "fsyncs_per_s",
+    "read_mib_per_s",
+    "written_mib_per_s",
+    "event_mean_ms",
+];
+
+fn figures(r: &RunResult) -> [f64; 6] {
+    [
+        r.rates.reads_per_s,
+        r.rates.writes_per_s,
+        r.rates.fsyncs_per_s,
+        r.rates.read_mib_per_s,
+        r.rates.written_mib_per_s,
+        r.latency.get(&LatencyKey::Event).map_or(0.0, |l| l.mean_ms),
+    ]
+}
+
+/// The headline figure sensitivity is ranked on: writes/s when the run
+/// writes, else reads/s.
+fn headline(point: &[f64; 6]) -> usize {
+    if point[1] > 0.0 {
+        1
+    } else {
+        0
+    }
+}
+
+/// `point` (the typical-parameter prediction) with the interval of `samples`
+/// simulations of `model` over its ranges, run on `parallel` threads.
+pub fn with_interval(
+    spec: &RunSpec,
+    model: &SystemModel,
+    profile: Option<&Profile>,
+    point: RunResult,
+    options: &RunOptions,
+    samples: usize,
+    parallel: usize,
+) -> Result<RunResult, SimError> {
+    let spans = spans(model, profile)?;
+    let samples = samples.max(2);
+    let design = latin_hypercube(&spans, samples, spec.rand_seed);
+    let mut systems = Vec::with_capacity(samples);
+    for values in &design {
+        let mut m = model.clone();
+        for (s, &v) in spans.iter().zip(values) {
+            set_value(&mut m, s.param, v)?;
+        }
+        systems.push(m);
+    }
+    let outputs = run_parallel(spec, &systems, options, parallel)?;
+    let point_figs = figures(&point);
+    let mut table = BTreeMap::new();
+    for (i, name) in FIGURES.iter().enumerate() {
+        let mut v: Vec<f64> = outputs.iter().map(|f| f[i]).collect();
+        v.sort_by(f64::total_cmp);
+        let p = point_figs[i];
+        // The point is a prediction too: the interval always holds it.
+        table.insert(
+            (*name).to_string(),
+            FigureInterval {
+                point: p,
+                low: percentile(&v, 0.1).min(p),
+                high: percentile(&v, 0.9).max(p),
+            },
+        );
+    }
+    let h = headline(&point_figs);
+    let y: Vec<f64> = outputs.iter().map(|f| f[h]).collect();
+    let mut sensitivity: Vec<Sensitivity> = spans
+        .iter()
+        .enumerate()
+        .map(|(j, s)| Sensitivity {
+            parameter: s.param.name().to_string(),
+            rank_correlation: spearman(&design.iter().map(|d| d[j]).collect::<Vec<_>>(), &y),
+        })
+        .collect();
+    sensitivity.sort_by(|a, b| {
+        b.rank_correlation
+            .abs()
+            .total_cmp(&a.rank_correlation.abs())
+    });
+    let mut out = point;
+    out.prediction = Some(PredictionInterval {
+        figures: table,
+        confidence: CONFIDENCE,
+        samples,
+        method: format!(
+            "Latin hypercube over {} parameter ranges (log-uniform where they span x3 or more), common random numbers (seed {}); 10th-90th percentile; sensitivity: Spearman rank correlation with {}",
+            spans.len(),
+            spec.rand_seed,
+            FIGURES[h]
+        ),
+        sensitivity,
+    });
+    Ok(out)
+}
+
+fn run_parallel(
+    spec: &RunSpec,
+    systems: &[SystemModel],
+    options: &RunOptions,
+    parallel: usize,
+) -> Result<Vec<[f64; 6]>, SimError> {
+    let parallel = parallel.clamp(1, systems.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut slots: Vec<Option<Result<[f64; 6], SimError>>> =
+        (0..systems.len()).map(|_| None).collect();
+    let slots_lock = std::sync::Mutex::new(&mut slots);
+    std::thread::scope(|scope| {
+        for _ in 0..parallel {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(m) = systems.get(i) else { break };
+                let r = crate::simulate_run(spec, m, options).map(|r| figures(&r));
+                if let Ok(mut s) = slots_lock.lock() {
+                    s[i] = Some(r);
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|s| s.unwrap_or(Err(SimError::CellLost)))
+        .collect()
+}
+
+/// The `q` quantile of sorted `v` (linear between ranks).
+fn percentile(v: &[f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let pos = q * (v.len() - 1) as f64;
+    // From 0 to len - 1.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let (i, f) = (pos.floor() as usize, pos.fract());
+    let j = (i + 1).min(v.len() - 1);
+    v[i] + f * (v[j] - v[i])
+}
+
+fn ranks(v: &[f64]) -> Vec<f64> {
+    let mut idx: Vec<usize> = (0..v.len()).collect();
+    idx.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
+    let mut r = vec![0.0; v.len()];
+    let mut k = 0;
+    while k < idx.len() {
+        let mut e = k;
+        while e + 1 < idx.len() && v[idx[e + 1]].total_cmp(&v[idx[k]]).is_eq() {
+            e += 1;
+        }
+        let avg = (k + e) as f64 / 2.0;
+        for &i in &idx[k..=e] {
+            r[i] = avg;
+        }
+        k = e + 1;
+    }
+    r
+}
+
+/// Spearman's rank correlation (0 when either side is constant).
+pub fn spearman(x: &[f64], y: &[f64]) -> f64 {
+    let (rx, ry) = (ranks(x), ranks(y));
+    let n = rx.len() as f64;
+    let (mx, my) = (rx.iter().sum::<f64>() / n, ry.iter().sum::<f64>() / n);
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in rx.iter().zip(&ry) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx).powi(2);
+        syy += (b - my).powi(2);
+    }
+    if sxx == 0.0 || syy == 0.0 {
+        0.0
+    } else {
+        sxy / (sxx * syy).sqrt()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_latin_hypercube_puts_one_point_in_each_stratum() {
+        let s = [Span {
+            param: Param::RttMs,
+            low: 1.0,
+            typical: 1.5,
+            high: 2.0,
+        }];
+        let d = latin_hypercube(&s, 10, 7);
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let mut strata: Vec<usize> = d.iter().map(|p| ((p[0] - 1.0) * 10.0) as usize).collect();
+        strata.sort_unstable();
+        assert_eq!(strata, (0..10).collect::<Vec<_>>());
+        assert_eq!(latin_hypercube(&s, 10, 7), d, "deterministic for a seed");
+    }
+
+    #[test]
+    fn spearman_ranks() {
+        assert!((spearman(&[1.0, 2.0, 3.0], &[10.0, 20.0, 90.0]) - 1.0).abs() < 1e-12);
+        assert!((spearman(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]) + 1.0).abs() < 1e-12);
+        assert!(spearman(&[1.0, 2.0], &[5.0, 5.0]).abs() < 1e-12);
+    }
+}
