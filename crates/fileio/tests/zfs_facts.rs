@@ -1,12 +1,12 @@
 //! ZFS facts of real runs on a zfs-fuse pool (a raidz of three files with a
 //! log file): what the result records is what `zpool status` and `zfs get`
-//! print, and the iostat samples move while the run writes.
+//! print; zfs-fuse records why it has no iostat samples.
 //!
 //! Needs root, /dev/fuse and zfs-fuse; otherwise skipped with the reason
 //! (failed under TANKBENCH_REQUIRE_PEERS=1), by testkit's one rule.
 
 use fileio::result::RunResult;
-use fileio::zfs_facts::{Platform, VdevClass, VdevKind, ZfsFacts};
+use fileio::zfs_facts::{Platform, VdevKind, ZfsFacts};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -124,50 +124,6 @@ fn check_layout(zfs: &ZfsFacts, name: &str, files: &[String]) {
     assert_eq!(zfs.version.as_deref(), Some("zfs-fuse, pool version 23"));
 }
 
-/// The iostat samples: whole intervals that moved while the run wrote.
-fn check_iostat(zfs: &ZfsFacts, files: &[String]) {
-    // iostat: an interval per second, moving while the run wrote.
-    assert!(zfs.iostat.len() >= 2, "{} samples", zfs.iostat.len());
-    assert!(zfs.iostat.windows(2).all(|w| w[0].t_s < w[1].t_s));
-    let rows = zfs.iostat[0].rows.len();
-    assert_eq!(rows, 1 + 1 + 3 + 1, "pool, raidz, 3 files, log");
-    assert!(zfs.iostat.iter().all(|s| s.rows.len() == rows));
-    let written: f64 = zfs
-        .iostat
-        .iter()
-        .map(|s| s.pool_row().unwrap().write_bytes_per_s)
-        .sum();
-    assert!(written > 0.0, "no writes in {:?}", zfs.iostat);
-    for f in &files[..3] {
-        let disk_writes: f64 = zfs
-            .iostat
-            .iter()
-            .flat_map(|s| s.rows.iter().filter(|row| row.name == *f))
-            .map(|row| row.write_ops_per_s)
-            .sum();
-        assert!(disk_writes > 0.0, "{f} did no writes");
-    }
-    let log_rows: Vec<_> = zfs.iostat[0]
-        .rows
-        .iter()
-        .filter(|r| r.class == VdevClass::Log)
-        .collect();
-    assert_eq!(log_rows.len(), 1);
-    assert_eq!(log_rows[0].name, files[3]);
-    // fsyncs go through the ZIL, which zfs-fuse keeps on the log device.
-    let log_writes: f64 = zfs
-        .iostat
-        .iter()
-        .flat_map(|s| s.rows.iter().filter(|row| row.name == files[3]))
-        .map(|row| row.write_ops_per_s)
-        .sum();
-    assert!(
-        log_writes > 0.0,
-        "the log device did no writes: {:?}",
-        zfs.iostat
-    );
-}
-
 #[test]
 fn a_run_on_zfs_fuse_records_the_pool_the_dataset_and_iostat() {
     testkit::require!("root", "/dev/fuse", "zfs-fuse");
@@ -208,7 +164,15 @@ fn a_run_on_zfs_fuse_records_the_pool_the_dataset_and_iostat() {
         zfs.missing
     );
 
-    check_iostat(zfs, &files);
+    // iostat is not sampled on zfs-fuse (it stalled a run's FUSE requests
+    // here); the reason is recorded instead. The sample parsers are checked on
+    // recorded output (zfs_formats.rs).
+    assert!(zfs.iostat.is_empty());
+    assert!(
+        zfs.missing["iostat"].contains("not sampled on zfs-fuse"),
+        "{:?}",
+        zfs.missing
+    );
 
     // 4 s of writes is less than 3 x the 5 s txg timeout.
     let codes: Vec<&str> = r.warnings.iter().map(|w| w.code.as_str()).collect();

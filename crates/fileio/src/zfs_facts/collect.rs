@@ -253,6 +253,10 @@ pub fn tool(program: &str, args: &[&str]) -> Result<String, String> {
 /// The run-time facts, taken around a run: the ARC before and after, and
 /// `zpool iostat` while it runs. Start it just before the workers, finish
 /// it after them; dropping it unfinished stops the sampler.
+/// Why a run on zfs-fuse has no iostat samples.
+pub const ZFS_FUSE_NO_IOSTAT: &str =
+    "not sampled on zfs-fuse: its zpool iostat during the run's I/O was seen to stall the pool's FUSE requests";
+
 pub struct Watch {
     platform: Option<Platform>,
     arc_before: Option<Result<(String, ArcSnapshot), String>>,
@@ -282,8 +286,16 @@ impl Watch {
         Watch {
             platform: Some(platform),
             arc_before: Some(arc_now(platform)),
-            sampler: pool
-                .map(|pool| Sampler::start(platform, &pool, facts.pool.clone(), interval_s.max(1))),
+            sampler: match platform {
+                // zfs-fuse answers `zpool iostat` through the same daemon
+                // that serves the run's FUSE requests; with the two at once
+                // a run's fsync was seen to wait for ever (a test run here,
+                // 2026-12-01). A benchmark must not hang for a fact.
+                Platform::ZfsFuse => Some(Err(ZFS_FUSE_NO_IOSTAT.to_string())),
+                _ => pool.map(|pool| {
+                    Sampler::start(platform, &pool, facts.pool.clone(), interval_s.max(1))
+                }),
+            },
         }
     }
 
