@@ -13,6 +13,10 @@ pub enum Stream {
 /// sysbench's exit code after a forced shutdown (sysbench.c at 1.0.20).
 pub const FORCED_SHUTDOWN_EXIT_CODE: i32 = 2;
 
+/// How sysbench marks a fatal line. The front end prints it; everywhere
+/// else a refusal is shown by [`Failure::summary`], without it.
+const FATAL_MARK: &str = "FATAL: ";
+
 /// A refusal: the lines to print (in order) and the exit code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
@@ -25,7 +29,7 @@ pub struct Failure {
 impl Failure {
     pub fn fatal(msg: impl Into<String>) -> Failure {
         Failure {
-            lines: vec![(Stream::Stdout, format!("FATAL: {}", msg.into()))],
+            lines: vec![(Stream::Stdout, format!("{FATAL_MARK}{}", msg.into()))],
             exit_code: 1,
             show_fileio_help: false,
         }
@@ -55,11 +59,12 @@ impl Failure {
         self.lines.push((stream, msg.into()));
         self
     }
-    /// The first line's text, for errors shown outside the sysbench front end.
+    /// The lines as one, for errors shown outside the sysbench front end:
+    /// joined by "; ", without sysbench's `FATAL: ` mark.
     pub fn summary(&self) -> String {
         self.lines
             .iter()
-            .map(|(_, l)| l.as_str())
+            .map(|(_, l)| l.strip_prefix(FATAL_MARK).unwrap_or(l))
             .collect::<Vec<_>>()
             .join("; ")
     }

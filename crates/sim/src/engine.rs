@@ -9,66 +9,29 @@ use fileio::run::generator::{Generator, Op, Request};
 use fileio::run::histograms::{new_hdr, FastHistogram};
 use fileio::summary::{clamp_percentiles, summarize};
 
-use crate::components::{LinkPath, NanosDraws, PageCache};
+use crate::components::{service_time, LinkPath, PageCache};
 use crate::convergence::{BatchMeans, RunOptions};
-use crate::limits::{check_workload, Budget, STALLED_EVENTS};
+use crate::event::Event;
+use crate::limits::{check_workload, Budget, MAX_MODELLED_BLOCKS, STALLED_EVENTS};
 use crate::queue::{EventQueue, Nanos};
 use crate::server::{Message, Rpc, ZfsServer, JOURNAL_BLOCK};
-use crate::system::{CpuService, Protocol, System, SystemModel};
+use crate::system::{Protocol, System, SystemModel};
 use crate::{NotModelled, SimError};
 
-/// Most records the ARC map tracks, and blocks the client page cache's
-/// (crate::limits::MAX_MODELLED_BLOCKS). A 4 GiB file set at 4 KiB records
-/// is 1 Mi records.
-pub(crate) const MAX_RECORDS: u64 = crate::limits::MAX_MODELLED_BLOCKS;
+/// Most blocks the client page cache tracks (the ARC's bound is the same).
+/// A 4 GiB file set at 4 KiB blocks is 1 Mi blocks.
+const MAX_RECORDS: u64 = MAX_MODELLED_BLOCKS;
 
 /// Stream of the run seed the link's draws come from (the disks use their
 /// index, the log device u64::MAX).
 const LINK_STREAM: u64 = 1 << 32;
 const CLIENT_STREAM: u64 = (1 << 32) + 2;
 
-/// A CPU cost of mean `mean` as `service` has it vary.
-pub(crate) fn service_time(jitter: &mut SeededStream, service: CpuService, mean: Nanos) -> Nanos {
-    match service {
-        CpuService::Exponential => jitter.exponential_ns(mean),
-        CpuService::Fixed => mean,
-    }
-}
-
 /// One request the simulator issued, for checking the stream against fileio.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Issued {
     pub thread: usize,
     pub request: Request,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Event {
-    /// A worker starts its next fileio event.
-    Issue(u32),
-    /// The client has done its CPU work: the request goes on the wire.
-    Send(u32),
-    /// The request reaches the server.
-    Arrive(u32),
-    /// The server's CPU is done with it.
-    Served(u32),
-    /// Data is in the ARC (after a read from disk when it missed).
-    Ready(u32),
-    /// The request's log records are on stable storage; reply.
-    Reply(u32),
-    /// The reply has reached the client.
-    Done(u32),
-    /// One-batch-in-flight ZIL: the next batch starts.
-    ZilBatch,
-    /// `zfs_txg_timeout` has passed: sync the open txg.
-    Txg,
-    /// A write's throttle delay (dmu_tx_delay) is over.
-    Throttled(u32),
-    /// The earliest txg write in flight completed (the number tells the
-    /// latest such event from those an earlier one superseded).
-    AsyncDone(u32),
-    /// The syncing txg is on stable storage.
-    TxgSynced,
 }
 
 #[derive(Clone, Copy)]

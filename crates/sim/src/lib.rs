@@ -14,6 +14,7 @@ pub mod calibrate;
 pub mod components;
 pub mod convergence;
 pub mod engine;
+mod event;
 pub mod limits;
 pub mod matrix;
 pub mod plan_model;

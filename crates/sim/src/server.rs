@@ -9,8 +9,9 @@ use fileio::options::RunSpec;
 use fileio::rng::SeededStream;
 use fileio::run::generator::Request;
 
-use crate::components::{Arc, Cpu, LogDevice, Pool, LR_WRITE_BYTES, SECTOR};
-use crate::engine::{service_time, Event, MAX_RECORDS};
+use crate::components::{service_time, Arc, Cpu, LogDevice, Pool, LR_WRITE_BYTES, SECTOR};
+use crate::event::Event;
+use crate::limits::MAX_MODELLED_BLOCKS as MAX_RECORDS;
 use crate::queue::{EventQueue, Nanos};
 use crate::system::{SyncProperty, System, ZilBatching};
 use crate::{NotModelled, SimError};

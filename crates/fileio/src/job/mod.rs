@@ -231,12 +231,7 @@ impl<'a> Job<'a> {
         let mut failure: Option<Failure> = None;
         for (rank, s) in all.iter().enumerate() {
             let Some(e) = &s.error else { continue };
-            let line = format!(
-                "FATAL: rank {rank} of {} ({}): {}",
-                all.len(),
-                s.host,
-                e.strip_prefix("FATAL: ").unwrap_or(e)
-            );
+            let line = format!("FATAL: rank {rank} of {} ({}): {e}", all.len(), s.host,);
             failure = Some(match failure {
                 None => Failure {
                     lines: vec![(Stream::Stdout, line)],

@@ -202,7 +202,7 @@ pub fn quick_main(args: Vec<OsString>) -> anyhow::Result<i32> {
             Step::Case { index, case } => writeln!(err, "[{}/{}] {}", index + 1, total, case.name),
         };
     })
-    .map_err(|f| anyhow::anyhow!("{}", f.summary().trim_start_matches("FATAL: ")))?;
+    .map_err(|f| anyhow::anyhow!("{}", f.summary()))?;
     let results = &outcome.results;
     if let Some(sig) = outcome.stopped_by {
         let _ = writeln!(

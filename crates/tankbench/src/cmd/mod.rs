@@ -8,6 +8,7 @@ pub mod calibrate;
 pub mod durability;
 pub mod fileio;
 pub mod lab;
+mod options;
 pub mod plan;
 pub mod probe;
 pub mod report;

@@ -215,7 +215,7 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         merge_labels(&mut labels, parse_labels(text)?)?;
     }
     let budget = match &a.max_events {
-        Some(v) => sim::Budget::of(count_option("--max-sim-events", v)?)
+        Some(v) => sim::Budget::of(super::options::count_option("--max-sim-events", v)?)
             .map_err(|e| anyhow::anyhow!("simulate: {e}"))?,
         None => sim::Budget::default(),
     };
@@ -300,7 +300,7 @@ fn interval_samples(a: &SimArgs) -> anyhow::Result<Option<usize>> {
         Some(other) => anyhow::bail!("simulate: --intervals={other}: accepted: on, off"),
     }
     Ok(Some(match &a.samples {
-        Some(v) => usize::try_from(count_option("--samples", v)?)
+        Some(v) => usize::try_from(super::options::count_option("--samples", v)?)
             .ok()
             .filter(|&n| n >= 2)
             .ok_or_else(|| anyhow::anyhow!("simulate: --samples={v}: accepted: 2 or more"))?,
@@ -313,19 +313,6 @@ fn interval_samples(a: &SimArgs) -> anyhow::Result<Option<usize>> {
 pub(crate) fn read_system_file(path: &Path) -> anyhow::Result<String> {
     zfs_model::config_file::read_config(path)
         .map_err(|e| anyhow::anyhow!("simulate: --system {}: {e}", path.display()))
-}
-
-/// A count option's value (`--max-sim-events`, `--max-cells`): one line
-/// naming the option when it is not a whole number.
-pub(crate) fn count_option(option: &str, value: &str) -> anyhow::Result<u64> {
-    value
-        .trim()
-        .parse::<u64>()
-        .ok()
-        .filter(|&n| n > 0)
-        .ok_or_else(|| {
-            anyhow::anyhow!("simulate: {option}={value}: accepted: a whole number from 1 up")
-        })
 }
 
 /// A prediction that stopped at its event budget says so on stderr (its
@@ -389,13 +376,13 @@ fn matrix_of_overrides(a: &SimArgs, system_path: &Path, words: &[String]) -> any
     }
     let text = read_system_file(system_path)?;
     let max_cells = match &a.max_cells {
-        Some(v) => count_option("--max-cells", v)?,
+        Some(v) => super::options::count_option("--max-cells", v)?,
         None => sim::limits::DEFAULT_MAX_CELLS,
     };
     let events = a
         .max_events
         .as_deref()
-        .map(|v| count_option("--max-sim-events", v))
+        .map(|v| super::options::count_option("--max-sim-events", v))
         .transpose()?;
     // The workload: the fileio words without the program's and output
     // options, which the matrix handles.

@@ -82,10 +82,10 @@ pub fn matrix_main(args: &[OsString]) -> anyhow::Result<i32> {
             ("--label", Some(v)) => merge_labels(&mut out.labels, parse_labels(v)?)?,
             ("--profile", Some(v)) if !v.is_empty() => profile = Some(PathBuf::from(v)),
             ("--max-cells", Some(v)) => {
-                max_cells = super::simulate::count_option("--max-cells", v)?;
+                max_cells = super::options::count_option("--max-cells", v)?;
             }
             ("--max-sim-events", Some(v)) => {
-                out.events = Some(super::simulate::count_option("--max-sim-events", v)?);
+                out.events = Some(super::options::count_option("--max-sim-events", v)?);
             }
             (n, _) if n.starts_with('-') => anyhow::bail!(
                 "simulate matrix: unknown or incomplete option '{word}'; accepted: --profile=FILE, --max-cells=N, --max-sim-events=N, --format=FORMAT, --save[=DIR], --label=K=V; {USAGE}"
