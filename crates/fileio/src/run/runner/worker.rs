@@ -281,13 +281,19 @@ impl<'a, E: Engine> Worker<'a, E> {
                 let t = (!recording.event_is_op && !recording.queued).then(now_ns);
                 match self.engine.submit(req).map_err(|e| io_failure(&e))? {
                     Submitted::Done(bytes) => {
-                        count_transfer(self.ctx.shared, self.counters, op, bytes);
                         if let Some(t) = t {
                             self.hist.record(LatencyKind::of_transfer(op), now_ns() - t);
-                            if fsync_after {
-                                self.fsync(req.file, true)?;
-                            }
                         }
+                        if fsync_after {
+                            self.fsync(req.file, true)?;
+                        }
+                        // Counted after its --file-fsync-all fsync, as
+                        // sysbench 1.0.20 counts write_ops (sb_fileio.c,
+                        // file_execute_request): rndrw's read/write choice
+                        // reads these counts, and a write counted while its
+                        // fsync is still running opens its read quota to
+                        // whichever thread is free (one that is reading).
+                        count_transfer(self.ctx.shared, self.counters, op, bytes);
                     }
                     Submitted::Queued => {
                         // With fsync after every write, wait for the write to land
