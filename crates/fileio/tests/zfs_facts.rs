@@ -11,9 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn run(program: &str, args: &[&str]) -> String {
-    let out = Command::new(program)
-        .args(args)
-        .output()
+    let out = testkit::output(Command::new(program).args(args))
         .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
     assert!(
         out.status.success(),

@@ -386,7 +386,7 @@ fn a_device_holding_a_zfs_pool_is_refused_by_its_labels() {
         .unwrap();
     let pool = format!("tbslog{}", std::process::id());
     let zp = |args: &[&str]| {
-        let out = Command::new(&zpool).args(args).output().unwrap();
+        let out = testkit::output(Command::new(&zpool).args(args)).unwrap();
         assert!(
             out.status.success(),
             "zpool {args:?}: {}",

@@ -11,7 +11,7 @@ use common::tb;
 use std::process::Command;
 
 fn run(program: &str, args: &[&str]) {
-    let out = Command::new(program).args(args).output().unwrap();
+    let out = testkit::output(Command::new(program).args(args)).unwrap();
     assert!(
         out.status.success(),
         "{program} {args:?}: {}",

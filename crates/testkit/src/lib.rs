@@ -20,6 +20,9 @@
 //! `eprintln!`, which the test harness captures and shows only for failing
 //! tests: a skip must be visible in a plain `cargo test` run.
 
+mod deadline;
+pub use deadline::{command_timeout, output, output_within, COMMAND_TIMEOUT_VAR};
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -377,9 +380,7 @@ impl Drop for FullFs {
 /// only believes a destroy once `zpool list` no longer shows the pool).
 pub fn destroy_zfs_pool(name: &str) -> Result<(), String> {
     let script = workspace_root().join("scripts/zfs-pool-destroy");
-    let out = Command::new(&script)
-        .arg(name)
-        .output()
+    let out = output(Command::new(&script).arg(name))
         .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
     if out.status.success() {
         Ok(())
@@ -399,12 +400,24 @@ static POOL_COUNTER: AtomicU32 = AtomicU32::new(0);
 pub struct ZfsPool {
     name: String,
     dir: Option<tempfile::TempDir>,
+    /// Held for the pool's life: the tests of one binary use the shared
+    /// daemon one pool at a time (see [`ZfsPool::new`]).
+    _turn: std::sync::MutexGuard<'static, ()>,
 }
+
+/// One pool at a time per test binary. zfs-fuse serves every pool from one
+/// process, and a run's fsync was seen to wait for ever while another
+/// command worked on the same daemon; pools of concurrent tests add nothing
+/// the suite needs but that risk. (Binaries run one after another.)
+static ZFS_TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl ZfsPool {
     /// `tb-<tag>-<pid>-<n>-<nanoseconds>`: unique among concurrent tests and
     /// unlike any pool an earlier, crashed run of the same pid left behind.
     pub fn new(tag: &str) -> ZfsPool {
+        // A test that failed while holding the turn has dropped its pool
+        // (the guard outlives nothing): the poison carries no state.
+        let turn = ZFS_TURN.lock().unwrap_or_else(|e| e.into_inner());
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.subsec_nanos())
@@ -421,6 +434,7 @@ impl ZfsPool {
         ZfsPool {
             name,
             dir: Some(dir),
+            _turn: turn,
         }
     }
 

@@ -11,7 +11,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use zfs_model::capacity::{capacity, charged_bytes, Capacity, CapacityOptions};
 use zfs_model::disk::{DiskClass, DiskGroup, OsPartitioning, PerfOverrides};
@@ -28,9 +27,7 @@ macro_rules! require_zfs_fuse {
 }
 
 fn run(program: &str, args: &[&str]) -> String {
-    let output = Command::new(program)
-        .args(args)
-        .output()
+    let output = testkit::output(Command::new(program).args(args))
         .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
     assert!(
         output.status.success(),
@@ -340,28 +337,17 @@ fn used_bytes(dataset: &str) -> u64 {
         .unwrap()
 }
 
-/// Wait until the dataset's USED stops changing: zfs-fuse charges writes when
-/// their txg syncs, which can take tens of seconds.
-fn settled_used(dataset: &str) -> u64 {
-    // Pool-version ZFS syncs a txg at most every 30 s when idle, so "no change
-    // for 40 s" means everything written has been charged.
-    let deadline = Instant::now() + Duration::from_secs(300);
-    let mut last = used_bytes(dataset);
-    let mut stable_rounds = 0;
-    while Instant::now() < deadline {
-        std::thread::sleep(Duration::from_secs(5));
-        let now = used_bytes(dataset);
-        if now == last {
-            stable_rounds += 1;
-            if stable_rounds >= 8 {
-                return now;
-            }
-        } else {
-            stable_rounds = 0;
-            last = now;
-        }
-    }
-    last
+/// Have every write charged: zfs-fuse charges writes when their txg syncs,
+/// and an idle pool of this version syncs at most every 30 s. Exporting the
+/// pool syncs everything now; importing it back (its vdev files are in its
+/// dir) makes USED the settled figure, in seconds instead of minutes of
+/// waiting for it to stop changing.
+fn settle(pool: &Pool) {
+    run("zpool", &["export", pool.name()]);
+    run(
+        "zpool",
+        &["import", "-d", pool.dir().to_str().unwrap(), pool.name()],
+    );
 }
 
 #[test]
@@ -418,8 +404,9 @@ fn written_data_costs_what_the_block_model_says() {
         datasets.push((dataset, record, empty));
     }
     run("sync", &[]);
+    settle(&pool);
     for (dataset, record, empty) in &datasets {
-        let used = settled_used(dataset) - empty;
+        let used = used_bytes(dataset) - empty;
         let predicted = charged_bytes(&layout.shape, 12, data, *record);
         // Data blocks cost exactly `predicted`; indirect blocks and the dnode
         // add a metadata band (+0.3 % at 128 KiB up to ~3 % at 4 KiB, as measured

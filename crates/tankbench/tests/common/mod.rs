@@ -34,10 +34,8 @@ impl From<Output> for Run {
 }
 
 pub fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Run {
-    Command::new(bin)
-        .args(args)
-        .current_dir(dir)
-        .output()
+    // With a deadline: a hung run fails its test, saying where it hangs.
+    testkit::output(Command::new(bin).args(args).current_dir(dir))
         .expect("start the program")
         .into()
 }
