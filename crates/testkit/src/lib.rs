@@ -389,6 +389,31 @@ pub fn destroy_zfs_pool(name: &str) -> Result<(), String> {
     }
 }
 
+/// Give the stop signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT) their default
+/// action in this test process if it inherited them ignored, once: the
+/// programs it starts inherit the dispositions, and tankbench keeps an
+/// ignored stop signal ignored (as a program under `nohup` must). A suite
+/// started from a script's background job or a CI runner that ignores
+/// SIGINT would otherwise make every test that stops tankbench with Ctrl-C
+/// wait for the run's own time limit and fail. Tests of the ignore policy
+/// itself set the disposition they test on their own child.
+pub fn default_stop_signals() {
+    static ONCE: OnceLock<()> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+            // SAFETY: signal(2) with SIG_DFL or SIG_IGN installs no handler
+            // of ours; reading the old disposition back is the only way to
+            // learn it without sigaction's struct.
+            unsafe {
+                let old = libc::signal(sig, libc::SIG_DFL);
+                if old != libc::SIG_IGN {
+                    libc::signal(sig, old);
+                }
+            }
+        }
+    });
+}
+
 static POOL_COUNTER: AtomicU32 = AtomicU32::new(0);
 
 /// The guard of a zfs-fuse pool a test builds: a unique `tb-` name and a temp

@@ -6,7 +6,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The binary under test. Every test that starts it comes here first, so
+/// this is where the stop signals get their default action (see
+/// `testkit::default_stop_signals`).
 pub fn tankbench_bin() -> PathBuf {
+    testkit::default_stop_signals();
     PathBuf::from(env!("CARGO_BIN_EXE_tankbench"))
 }
 
