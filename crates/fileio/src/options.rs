@@ -8,9 +8,8 @@
 //! same output. Where sysbench crashes or silently misbehaves we
 //! refuse with a clear message instead (see docs/compatibility.md).
 
-use crate::sysbench::args::{
-    canonical_name, find_option, parse_c_int, printable, printable_word, ParsedArgs, ValueError,
-};
+use crate::sysbench::args::{canonical_name, find_option, parse_c_int, ParsedArgs, ValueError};
+use crate::text::{printable, printable_word};
 use crate::workload::{self, WorkloadError};
 use std::path::PathBuf;
 

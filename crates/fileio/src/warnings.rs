@@ -739,7 +739,7 @@ mod tests {
             kind: ResultKind::Measured,
             started_at: String::new(),
             labels: BTreeMap::new(),
-            workload: crate::sysbench::report_text::workload_summary(w, "psync"),
+            workload: w.summary("psync"),
             interrupted: run.interrupted,
             total_time_s: seconds,
             counts: run.counts,

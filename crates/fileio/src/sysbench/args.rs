@@ -11,6 +11,8 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
+use crate::text::printable;
+
 /// Value types of sysbench options; they decide how a value is parsed and how a
 /// parse failure is reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -368,10 +370,6 @@ impl std::fmt::Display for ValueError {
         }
     }
 }
-
-// The one home of message-safe text is `crate::text`; the front end's
-// callers keep these names.
-pub use crate::text::{printable, printable_word};
 
 /// sysbench's boolean words (exact and case-sensitive since 1.0.15); `None`
 /// (bare `--name`) means on; anything else is not a boolean.

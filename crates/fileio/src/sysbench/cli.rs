@@ -95,7 +95,10 @@ pub fn version_line(as_sysbench: bool) -> String {
     if as_sysbench {
         "sysbench 1.0.20".to_string()
     } else {
-        format!("sysbench 1.0.20 (tankbench {})", report_text::TOOL_VERSION)
+        format!(
+            "sysbench 1.0.20 (tankbench {})",
+            crate::result::TOOL_VERSION
+        )
     }
 }
 
@@ -158,7 +161,7 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
     if let Some(extra) = &args.extra_positional {
         eprintln!(
             "Unrecognized command line argument: {}",
-            crate::sysbench::args::printable_word(extra)
+            crate::text::printable_word(extra)
         );
         return Invocation::code(1);
     }
@@ -255,7 +258,7 @@ fn sysbench_without_fileio(args: &mut ParsedArgs) -> Invocation {
     let failure = match args.test.as_deref() {
         Some(name) => Failure::fatal(format!(
             "Cannot find benchmark '{}': no such built-in test, file or module",
-            crate::sysbench::args::printable(name)
+            crate::text::printable(name)
         )),
         None => match script_on_stdin() {
             Ok(false) => return Invocation::code(0),
@@ -529,7 +532,7 @@ fn measure(
         console.debug(&format!("DEBUG: {l}"))
     }))?;
     console.notice("Initializing worker threads...\n");
-    let started_at = report_text::utc_now_rfc3339();
+    let started_at = crate::clock::utc_now_rfc3339();
     let environment = crate::environment::capture(&w.files.dir, caches_dropped);
     let zfs_watch = crate::zfs_facts::Watch::start(
         environment.zfs.as_ref(),
@@ -574,7 +577,8 @@ fn measure(
     if g.histogram && !job.is_distributed() {
         console.notice_raw(&report_text::histogram_text(&outcome.period.histogram));
     }
-    let mut result = report_text::build_result(w, &outcome, started_at, environment, Vec::new());
+    let mut result =
+        crate::summary::measured_result(w, &outcome, started_at, environment, Vec::new());
     zfs_watch.finish(&mut result.environment.zfs);
     let mount = crate::environment::mount_of(&w.files.dir);
     let ctx = crate::warnings::Context {

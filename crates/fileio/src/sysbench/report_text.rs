@@ -4,23 +4,12 @@
 //! keep working. The [`RunResult`] itself is made in [`crate::summary`].
 
 use crate::options::{GeneralOptions, IoMode, RunSpec};
-use crate::result::{Counts, LatencyKey, LatencySummary, RunResult, WorkloadSummary};
+use crate::result::{Counts, LatencyKey, LatencySummary, RunResult, TOOL_VERSION};
 use crate::run::fileset::format_size;
 use crate::run::histograms::{population_stddev, sb_bucket_value_ms, sb_percentile_ms};
 use crate::run::runner::{IntervalStats, PeriodStats};
+use crate::summary::within;
 use std::fmt::Write as _;
-
-// Moved to the workload and result API; kept here under their old names so
-// that callers outside fileio compile unchanged until they move.
-pub use crate::clock::utc_now_rfc3339;
-pub use crate::result::TOOL_VERSION;
-pub use crate::summary::measured_result as build_result;
-pub use crate::summary::{clamp_percentiles, summarize, within};
-
-/// The workload as a result records it: [`RunSpec::summary`].
-pub fn workload_summary(w: &RunSpec, engine: &str) -> WorkloadSummary {
-    w.summary(engine)
-}
 
 /// First line of every sysbench-style output; scripts parse its first token.
 pub fn banner() -> String {
@@ -553,7 +542,7 @@ mod tests {
         );
         let g = GeneralOptions::from_args(&mut a).unwrap();
         let w = RunSpec::from_args(&a, &g).unwrap();
-        let r = build_result(
+        let r = crate::summary::measured_result(
             &w,
             &outcome,
             String::new(),
@@ -606,7 +595,7 @@ mod tests {
         let mut a = crate::sysbench::args::ParsedArgs::parse(&words);
         let g = GeneralOptions::from_args(&mut a).unwrap();
         let w = RunSpec::from_args(&a, &g).unwrap();
-        build_result(
+        crate::summary::measured_result(
             &w,
             &outcome,
             String::new(),
@@ -713,7 +702,7 @@ mod tests {
 
     #[test]
     fn rfc3339_is_well_formed() {
-        let s = utc_now_rfc3339();
+        let s = crate::clock::utc_now_rfc3339();
         assert_eq!(s.len(), 20);
         assert!(s.ends_with('Z') && s.as_bytes()[10] == b'T');
     }
