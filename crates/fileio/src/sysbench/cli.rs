@@ -40,7 +40,7 @@ impl Invocation {
 }
 
 /// The fileio option list of `sysbench fileio help`.
-pub fn fileio_help() -> String {
+pub(crate) fn fileio_help() -> String {
     let mut s = String::from("fileio options:\n");
     s.push_str(&option_list(Section::FileIo));
     s.push_str("\ntankbench extensions:\n");
@@ -66,7 +66,7 @@ fn option_list(section: Section) -> String {
 }
 
 /// `--help`: general usage.
-pub fn general_help() -> String {
+pub(crate) fn general_help() -> String {
     let mut s = String::from(
         "Usage:\n  tankbench [options]... fileio [command]\n  tankbench --test=fileio [options]... [command]\n\nCommands: prepare run cleanup help\n\nGeneral options:\n",
     );
@@ -85,13 +85,13 @@ pub fn general_help() -> String {
 /// except that the compiled-in tests are the one this binary has: listing
 /// cpu, memory, threads and mutex would promise tests that answer
 /// `Cannot find benchmark`.
-pub fn sysbench_help() -> &'static str {
+pub(crate) fn sysbench_help() -> &'static str {
     include_str!("sysbench_help.txt")
 }
 
 /// `--version`. Scripts compare sysbench's whole line (`sysbench 1.0.20`), so
 /// under that name it is exactly that; as `tankbench fileio` it names both.
-pub fn version_line(as_sysbench: bool) -> String {
+pub(crate) fn version_line(as_sysbench: bool) -> String {
     if as_sysbench {
         "sysbench 1.0.20".to_string()
     } else {
@@ -121,7 +121,7 @@ pub fn execute(words: &[String]) -> Invocation {
 /// `--label`), which this crate cannot judge because the result store lives in
 /// a crate that depends on this one. An `Err` is printed as one line on stderr
 /// and ends the invocation with exit code 1 before any file is touched.
-pub type DestinationCheck<'a> = &'a dyn Fn(&Extensions) -> Result<(), String>;
+pub(crate) type DestinationCheck<'a> = &'a dyn Fn(&Extensions) -> Result<(), String>;
 
 /// [`execute`] with the caller's checks of the result destinations. The caller
 /// also writes `--json` and `--save` from [`Invocation::results`]; this crate
@@ -467,7 +467,7 @@ fn with_config_file(words: &CommandWords) -> Result<Vec<String>, String> {
 
 /// Run a validated workload with the given console (quick and other callers use
 /// a silent one) and default extensions.
-pub fn run_workload_quietly(
+pub(crate) fn run_workload_quietly(
     console: &Console,
     w: &RunSpec,
     g: &GeneralOptions,

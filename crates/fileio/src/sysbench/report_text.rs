@@ -17,7 +17,7 @@ pub fn banner() -> String {
 }
 
 /// The `Running the test with following options:` block, up to `Doing … test`.
-pub fn run_header(w: &RunSpec, g: &GeneralOptions, engine_note: Option<&str>) -> String {
+pub(crate) fn run_header(w: &RunSpec, g: &GeneralOptions, engine_note: Option<&str>) -> String {
     let mut s = String::new();
     push_general_options(&mut s, w, g);
     s.push('\n');
@@ -149,7 +149,7 @@ fn push_fileio_options(s: &mut String, w: &RunSpec, g: &GeneralOptions, engine_n
 }
 
 /// `[ 1s ] reads: … MiB/s writes: … MiB/s fsyncs: …/s latency (ms,95%): …`
-pub fn interval_line(i: &IntervalStats) -> String {
+pub(crate) fn interval_line(i: &IntervalStats) -> String {
     let secs = if i.seconds > 0.0 { i.seconds } else { 1.0 };
     format!(
         "[ {:.0}s ] reads: {:4.2} MiB/s writes: {:4.2} MiB/s fsyncs: {:4.2}/s latency (ms,{}%): {:4.3}",
@@ -163,7 +163,7 @@ pub fn interval_line(i: &IntervalStats) -> String {
 }
 
 /// `--histogram` block (src/sb_histogram.c at sysbench 1.0.20).
-pub fn histogram_text(counts: &[u64]) -> String {
+pub(crate) fn histogram_text(counts: &[u64]) -> String {
     let mut s = String::from("Latency histogram (values are in milliseconds)\n");
     let max = counts.iter().copied().max().unwrap_or(0);
     if max > 0 {
@@ -220,7 +220,7 @@ pub struct CumulativeFigures<'a> {
 
 /// The cumulative report (report_cumulative in src/sysbench.c and
 /// file_report_cumulative in sb_fileio.c at 1.0.20), starting with its blank line.
-pub fn sysbench_report(p: &PeriodStats, percentile: u32) -> String {
+pub(crate) fn sysbench_report(p: &PeriodStats, percentile: u32) -> String {
     let c = &p.counts;
     let avg_ns = c.latency_sum_ns.checked_div(c.events).unwrap_or(0);
     let percentile = if percentile > 0 {
