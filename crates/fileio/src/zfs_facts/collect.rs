@@ -11,7 +11,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// What a remote NFS target records instead of facts.
-pub(crate) const NFS_ABSENT: &str = "remote NFS target: the server's ZFS is not visible from the client";
+pub(crate) const NFS_ABSENT: &str =
+    "remote NFS target: the server's ZFS is not visible from the client";
 
 /// The longest a `zpool`/`zfs` query may take: a hung daemon must not hang
 /// the run that asked.
