@@ -33,7 +33,7 @@ pub fn rfc3339_of_unix_seconds(secs: u64) -> String {
 /// Howard Hinnant's `civil_from_days`, so one time stamp needs no date crate.
 // The day (1..=31) and month (1..=12) the algorithm derives always fit a u32.
 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

@@ -92,7 +92,7 @@ impl Console {
     }
 
     /// Raw text (already formatted, with its own newlines) at NOTICE level.
-    pub fn notice_raw(&self, text: &str) {
+    pub(crate) fn notice_raw(&self, text: &str) {
         if text.is_empty() {
             return;
         }
@@ -101,7 +101,7 @@ impl Console {
 
     /// A timestamped NOTICE line (`--report-interval`): sysbench never folds
     /// those.
-    pub fn notice_timestamped(&self, text: &str) {
+    pub(crate) fn notice_timestamped(&self, text: &str) {
         self.log(NOTICE, &format!("{text}\n"), false)
     }
 
@@ -119,7 +119,7 @@ impl Console {
     /// silences them as it silences the report (sysbench prints nothing at all
     /// for a successful run then). In JSON mode they go to stderr, beside the
     /// document that also holds them.
-    pub fn result_warning(&self, text: &str) {
+    pub(crate) fn result_warning(&self, text: &str) {
         if NOTICE > self.verbosity {
             return;
         }
@@ -172,7 +172,7 @@ impl Console {
         *shown = true;
     }
 
-    pub fn end_progress(&self) {
+    pub(crate) fn end_progress(&self) {
         self.clear_progress();
     }
 }

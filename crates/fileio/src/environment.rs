@@ -38,7 +38,7 @@ pub struct MountEntry {
 
 /// Parse mountinfo text (fields are separated by spaces; octal escapes for spaces
 /// in paths are decoded).
-pub fn parse_mountinfo(text: &str) -> Vec<MountEntry> {
+pub(crate) fn parse_mountinfo(text: &str) -> Vec<MountEntry> {
     text.lines()
         .filter_map(|line| {
             let (left, right) = line.split_once(" - ")?;
@@ -78,7 +78,7 @@ fn unescape(s: &str) -> String {
 
 /// The mount that holds `dir` (longest mount point prefix; later entries win
 /// ties, as they are mounted on top).
-pub fn mount_of(dir: &Path) -> Option<MountEntry> {
+pub(crate) fn mount_of(dir: &Path) -> Option<MountEntry> {
     let canon = std::fs::canonicalize(dir).ok()?;
     let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
     let mut best: Option<MountEntry> = None;
@@ -162,7 +162,7 @@ pub fn capture(dir: &Path, caches_dropped: bool) -> Environment {
 }
 
 /// Drop the page cache (needs root). Returns whether it worked.
-pub fn drop_caches() -> bool {
+pub(crate) fn drop_caches() -> bool {
     // SAFETY: sync(2) has no arguments.
     unsafe { libc::sync() };
     std::fs::write("/proc/sys/vm/drop_caches", "3").is_ok()
@@ -170,7 +170,7 @@ pub fn drop_caches() -> bool {
 
 /// Whether the file system compresses data written as zeros (ZFS with
 /// compression, btrfs with compress, or zfs-fuse pools).
-pub fn fs_may_compress(env: &Environment) -> bool {
+pub(crate) fn fs_may_compress(env: &Environment) -> bool {
     if let Some(c) = &env.compression {
         return c != "off";
     }

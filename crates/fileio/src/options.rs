@@ -8,9 +8,8 @@
 //! same output. Where sysbench crashes or silently misbehaves we
 //! refuse with a clear message instead (see docs/compatibility.md).
 
-use crate::sysbench::args::{
-    canonical_name, find_option, parse_c_int, printable, printable_word, ParsedArgs, ValueError,
-};
+use crate::sysbench::args::{canonical_name, find_option, parse_c_int, ParsedArgs, ValueError};
+use crate::text::{printable, printable_word};
 use crate::workload::{self, WorkloadError};
 use std::path::PathBuf;
 
@@ -338,7 +337,7 @@ pub enum Command {
 /// What the positional words ask for, checked after the header like sysbench
 /// does: the first invalid option, then the test name, then the command.
 /// `Ok(None)` is `fileio help`.
-pub fn command_of(args: &ParsedArgs) -> Result<Option<Command>, Failure> {
+pub(crate) fn command_of(args: &ParsedArgs) -> Result<Option<Command>, Failure> {
     if let Some(word) = args.unknown.first() {
         return Err(Failure::stderr(format!(
             "invalid option: {}",
@@ -917,7 +916,7 @@ impl FileSet {
     }
 
     /// [`FileSet::validate_not_empty`], as the front end prints it.
-    pub fn check_not_empty(&self) -> Result<(), Failure> {
+    pub(crate) fn check_not_empty(&self) -> Result<(), Failure> {
         Ok(self.validate_not_empty()?)
     }
 }
@@ -936,7 +935,7 @@ impl RunSpec {
     }
 
     /// [`RunSpec::validate_runnable`], as the front end prints it.
-    pub fn check_runnable(&self) -> Result<(), Failure> {
+    pub(crate) fn check_runnable(&self) -> Result<(), Failure> {
         Ok(self.validate_runnable()?)
     }
 }
@@ -966,7 +965,7 @@ fn parse_duration_ns(s: &str) -> Option<u64> {
 }
 
 /// `fixed:2ms` or `bimodal:1ms:10ms:0.1`.
-pub fn parse_injected_latency(spec: &str) -> Option<InjectedLatency> {
+pub(crate) fn parse_injected_latency(spec: &str) -> Option<InjectedLatency> {
     let parts: Vec<&str> = spec.split(':').collect();
     match parts.as_slice() {
         ["fixed", d] => Some(InjectedLatency::Fixed {

@@ -27,13 +27,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// `kind` of a probe result document.
-pub const PROBE_KIND: &str = "tankbench.probe";
+pub(crate) const PROBE_KIND: &str = "tankbench.probe";
 /// Version of the probe result's fields.
-pub const PROBE_SCHEMA_VERSION: u32 = 1;
+pub(crate) const PROBE_SCHEMA_VERSION: u32 = 1;
 /// The percentiles every operation reports.
-pub const PROBE_PERCENTILES: [f64; 4] = [50.0, 95.0, 99.0, 99.9];
+pub(crate) const PROBE_PERCENTILES: [f64; 4] = [50.0, 95.0, 99.0, 99.9];
 /// The size of each read and write.
-pub const PROBE_BLOCK: usize = 4096;
+pub(crate) const PROBE_BLOCK: usize = 4096;
 /// The scratch file's size: the reads and writes cycle through its blocks.
 const SCRATCH_BYTES: usize = 1 << 20;
 

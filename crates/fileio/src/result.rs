@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// tankbench's version, as every result records it.
-pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(crate) const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RunResult {
@@ -106,7 +106,7 @@ impl RunResult {
         self
     }
 
-    pub fn with_interrupted(mut self, interrupted: bool) -> RunResult {
+    pub(crate) fn with_interrupted(mut self, interrupted: bool) -> RunResult {
         self.interrupted = interrupted;
         self
     }

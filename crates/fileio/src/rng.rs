@@ -16,7 +16,7 @@ use crate::spec::RunSpec;
 /// glibc's `random()` with the default TYPE_3 state (additive feedback, r[i] =
 /// r[i-31] + r[i-3]), seeded like `srandom(seed)`.
 #[derive(Clone)]
-pub struct GlibcRandom {
+pub(crate) struct GlibcRandom {
     ring: [u32; 34],
     pos: usize,
 }
@@ -66,7 +66,7 @@ impl GlibcRandom {
     }
 
     /// Next value in [0, 2^31).
-    pub fn next_value(&mut self) -> u32 {
+    pub(crate) fn next_value(&mut self) -> u32 {
         self.step() >> 1
     }
 }
@@ -80,7 +80,7 @@ pub struct Xoroshiro {
 
 impl Xoroshiro {
     /// Seed from four consecutive `random()` outputs, as sysbench's threads do.
-    pub fn from_glibc(g: &mut GlibcRandom) -> Xoroshiro {
+    pub(crate) fn from_glibc(g: &mut GlibcRandom) -> Xoroshiro {
         let r1 = g.next_value() as u64;
         let r2 = g.next_value() as u64;
         let r3 = g.next_value() as u64;

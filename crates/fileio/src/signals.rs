@@ -18,7 +18,7 @@
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering::SeqCst};
 
 /// The signals that ask tankbench to stop.
-pub const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+pub(crate) const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
 static STOP: AtomicBool = AtomicBool::new(false);
 /// The first stop signal's number; 0 before any (or for a stop asked for by
@@ -37,9 +37,9 @@ static ON_SECOND: AtomicUsize = AtomicUsize::new(0);
 /// A command's action for a stop signal. It runs inside the signal handler:
 /// it may only make async-signal-safe calls (signal-safety(7)); an action for
 /// a second signal should end the process (`libc::_exit`).
-pub type SignalAction = extern "C" fn(libc::c_int);
+pub(crate) type SignalAction = extern "C" fn(libc::c_int);
 /// The action for a second stop signal (the older name of [`SignalAction`]).
-pub type SecondSignalAction = SignalAction;
+pub(crate) type SecondSignalAction = SignalAction;
 
 /// Which signals to route, and what a second one does.
 #[derive(Debug, Clone, Copy)]
@@ -74,13 +74,13 @@ impl StopHandlers {
     /// Also run `action` after the first stop signal has set the flag (a
     /// note to the user, say). The handler keeps errno as it found it, so
     /// the action may write.
-    pub fn on_first(mut self, action: SignalAction) -> Self {
+    pub(crate) fn on_first(mut self, action: SignalAction) -> Self {
         self.on_first = Some(action);
         self
     }
 
     /// Run `action` on a second stop signal instead of the default action.
-    pub fn on_second(mut self, action: SecondSignalAction) -> Self {
+    pub(crate) fn on_second(mut self, action: SecondSignalAction) -> Self {
         self.on_second = Some(action);
         self
     }

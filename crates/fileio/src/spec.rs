@@ -42,7 +42,7 @@ impl Mode {
         }
     }
     /// The name in `Doing <name> test`.
-    pub fn long_name(self) -> &'static str {
+    pub(crate) fn long_name(self) -> &'static str {
         match self {
             Mode::SeqWr => "sequential write (creation)",
             Mode::SeqRewr => "sequential rewrite",
@@ -52,7 +52,7 @@ impl Mode {
             Mode::RndRw => "random r/w",
         }
     }
-    pub fn is_random(self) -> bool {
+    pub(crate) fn is_random(self) -> bool {
         matches!(self, Mode::RndRd | Mode::RndWr | Mode::RndRw)
     }
     /// Modes that write (and so get end-of-thread fsyncs).

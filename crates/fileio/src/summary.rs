@@ -56,7 +56,7 @@ pub fn summarize(h: &Histogram<u64>, percentiles: &[f64]) -> LatencySummary {
 /// The exact event figures kept by counters beside the histograms (the
 /// histograms' buckets round): what sysbench's report prints.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ExactEvents {
+pub(crate) struct ExactEvents {
     pub count: u64,
     pub min_ns: u64,
     pub max_ns: u64,
@@ -67,7 +67,7 @@ impl LatencySummary {
     /// This summary with the count, min, max, sum and mean of `exact` (the
     /// mean in whole nanoseconds, as sysbench computes its avg), its
     /// percentiles kept within the exact min and max.
-    pub fn with_exact(mut self, exact: ExactEvents) -> LatencySummary {
+    pub(crate) fn with_exact(mut self, exact: ExactEvents) -> LatencySummary {
         self.count = exact.count;
         self.min_ms = exact.min_ns as f64 / 1e6;
         self.max_ms = exact.max_ns as f64 / 1e6;
@@ -97,7 +97,7 @@ pub fn clamp_percentiles(l: &mut LatencySummary) {
 }
 
 /// A `--report-interval` sample as a result records it.
-pub fn interval_sample(i: &IntervalStats) -> IntervalSample {
+pub(crate) fn interval_sample(i: &IntervalStats) -> IntervalSample {
     let r = Rates::of(&i.delta.as_counts(), i.seconds);
     IntervalSample {
         t_s: i.elapsed_s,
@@ -112,7 +112,7 @@ pub fn interval_sample(i: &IntervalStats) -> IntervalSample {
 }
 
 /// The result of a measured run of `w`.
-pub fn measured_result(
+pub(crate) fn measured_result(
     w: &RunSpec,
     outcome: &RunOutcome,
     started_at: String,

@@ -15,41 +15,41 @@ use std::fmt;
 
 /// Stable warning codes (the `code` field of [`Warning`]).
 pub mod codes {
-    pub const READS_FROM_CACHE: &str = "reads_from_page_cache";
-    pub const ZERO_DATA_COMPRESSING_FS: &str = "zero_data_compressing_fs";
-    pub const FSYNC_BURSTS: &str = "fsync_bursts";
-    pub const SEQUENTIAL_WRAPAROUND: &str = "sequential_wraparound";
-    pub const READS_PACED_BY_WRITES: &str = "reads_paced_by_writes";
-    pub const DIRECT_IO_ALIGNMENT: &str = "direct_io_alignment";
-    pub const INTERRUPTED: &str = "interrupted";
-    pub const READS_FROM_ARC: &str = "reads_from_arc";
-    pub const SYNC_DISABLED: &str = "sync_disabled";
-    pub const LOGBIAS_THROUGHPUT: &str = "logbias_throughput";
-    pub const SHORTER_THAN_TXG_SYNCS: &str = "shorter_than_txg_syncs";
-    pub const NOT_STEADY: &str = "not_steady";
+    pub(crate) const READS_FROM_CACHE: &str = "reads_from_page_cache";
+    pub(crate) const ZERO_DATA_COMPRESSING_FS: &str = "zero_data_compressing_fs";
+    pub(crate) const FSYNC_BURSTS: &str = "fsync_bursts";
+    pub(crate) const SEQUENTIAL_WRAPAROUND: &str = "sequential_wraparound";
+    pub(crate) const READS_PACED_BY_WRITES: &str = "reads_paced_by_writes";
+    pub(crate) const DIRECT_IO_ALIGNMENT: &str = "direct_io_alignment";
+    pub(crate) const INTERRUPTED: &str = "interrupted";
+    pub(crate) const READS_FROM_ARC: &str = "reads_from_arc";
+    pub(crate) const SYNC_DISABLED: &str = "sync_disabled";
+    pub(crate) const LOGBIAS_THROUGHPUT: &str = "logbias_throughput";
+    pub(crate) const SHORTER_THAN_TXG_SYNCS: &str = "shorter_than_txg_syncs";
+    pub(crate) const NOT_STEADY: &str = "not_steady";
 }
 
 /// The boundaries of the warnings that read the run's ZFS facts and
 /// intervals.
 pub mod limits {
     /// An ARC hit ratio at or above this on a read run: reads came from RAM.
-    pub const ARC_HIT_RATIO: f64 = 0.9;
+    pub(crate) const ARC_HIT_RATIO: f64 = 0.9;
     /// A write run shorter than this many `zfs_txg_timeout`s measured too few
     /// transaction group syncs to show the pool's sustained write rate.
-    pub const TXG_SYNCS: u64 = 3;
+    pub(crate) const TXG_SYNCS: u64 = 3;
     /// `zfs_txg_timeout` where it cannot be read (the default of OpenZFS,
     /// FreeBSD and zfs-fuse alike).
-    pub const DEFAULT_TXG_TIMEOUT_S: u64 = 5;
+    pub(crate) const DEFAULT_TXG_TIMEOUT_S: u64 = 5;
     /// Interval throughput of the last third of a run that differs from the
     /// middle third by more than this share: not steady yet.
-    pub const DRIFT: f64 = 0.10;
+    pub(crate) const DRIFT: f64 = 0.10;
 }
 
 /// One condition that changes how a run's figures should be read, with the
 /// numbers its message quotes. `Display` gives the message; [`Self::hint`]
 /// what to do about it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum RunWarning {
+pub(crate) enum RunWarning {
     /// SIGINT stopped the run early.
     Interrupted { after_s: f64 },
     /// Reads without O_DIRECT from a file set small enough to be cached.
@@ -376,7 +376,7 @@ pub struct Context<'a> {
 }
 
 /// Every warning that applies to this run, in the order they are printed.
-pub fn analyze(ctx: &Context, r: &RunResult) -> Vec<RunWarning> {
+pub(crate) fn analyze(ctx: &Context, r: &RunResult) -> Vec<RunWarning> {
     [
         interrupted(r),
         reads_from_cache(ctx, r),
@@ -739,7 +739,7 @@ mod tests {
             kind: ResultKind::Measured,
             started_at: String::new(),
             labels: BTreeMap::new(),
-            workload: crate::sysbench::report_text::workload_summary(w, "psync"),
+            workload: w.summary("psync"),
             interrupted: run.interrupted,
             total_time_s: seconds,
             counts: run.counts,

@@ -23,18 +23,18 @@ use std::path::PathBuf;
 /// The largest `--file-block-size` (sysbench keeps it in a C int).
 pub const MAX_BLOCK_SIZE: u64 = i32::MAX as u64;
 /// The largest `--file-total-size` (sysbench keeps it in a C long long).
-pub const MAX_TOTAL_SIZE: u64 = i64::MAX as u64;
+pub(crate) const MAX_TOTAL_SIZE: u64 = i64::MAX as u64;
 /// The largest request, block size x merged requests (sysbench computes it
 /// in a C int and cannot allocate a larger buffer).
-pub const MAX_REQUEST_SIZE: u64 = i32::MAX as u64;
+pub(crate) const MAX_REQUEST_SIZE: u64 = i32::MAX as u64;
 /// The deepest asynchronous queue per thread: io_uring rings hold at most
 /// 32768 entries.
-pub const MAX_ASYNC_BACKLOG: u32 = 32768;
+pub(crate) const MAX_ASYNC_BACKLOG: u32 = 32768;
 /// O_DIRECT transfers must be a multiple of the smallest logical sector.
-pub const DIRECT_ALIGNMENT: u64 = 512;
+pub(crate) const DIRECT_ALIGNMENT: u64 = 512;
 /// The percentiles of the per-operation latency section when none are asked
 /// for (sysbench's `--percentile` is added to them).
-pub const DEFAULT_PERCENTILES: [f64; 4] = [50.0, 95.0, 99.0, 99.9];
+pub(crate) const DEFAULT_PERCENTILES: [f64; 4] = [50.0, 95.0, 99.0, 99.9];
 
 /// Why a workload is refused. Each variant names the option (sysbench's
 /// spelling) and carries the value; `Display` is sysbench 1.0.20's message
@@ -292,7 +292,7 @@ pub(crate) fn check_percentile_item(p: f64) -> Result<f64, WorkloadError> {
 
 /// The per-operation percentiles when none are asked for: the usual four
 /// plus sysbench's `--percentile` (none when that is 0).
-pub fn default_percentiles(percentile: u32) -> Vec<f64> {
+pub(crate) fn default_percentiles(percentile: u32) -> Vec<f64> {
     if percentile == 0 {
         return Vec::new();
     }
@@ -616,7 +616,7 @@ impl RunSpecBuilder {
         self
     }
     /// `--tb-inject-latency`: delays instead of I/O (testing the core).
-    pub fn inject_latency(mut self, model: Option<InjectedLatency>) -> Self {
+    pub(crate) fn inject_latency(mut self, model: Option<InjectedLatency>) -> Self {
         self.inject_latency = model;
         self
     }
@@ -677,7 +677,7 @@ impl FileSet {
 
     /// Refuses a file set whose files would be empty: a run would have no
     /// offset to draw and prepare nothing to write.
-    pub fn validate_not_empty(&self) -> Result<(), WorkloadError> {
+    pub(crate) fn validate_not_empty(&self) -> Result<(), WorkloadError> {
         if self.file_size == 0 {
             return Err(WorkloadError::EmptyFiles {
                 total_size: self.total_size,
@@ -705,7 +705,7 @@ impl RunSpec {
 
     /// Each setting on its own: in range, and an I/O mode the file set
     /// allows.
-    pub fn validate_settings(&self) -> Result<(), WorkloadError> {
+    pub(crate) fn validate_settings(&self) -> Result<(), WorkloadError> {
         check_threads(i64::from(self.threads))?;
         check_percentile(i64::from(self.percentile))?;
         let f = &self.files;
@@ -726,7 +726,7 @@ impl RunSpec {
     }
 
     /// `--validate` needs an engine that gives each request its own buffer.
-    pub fn validate_buffer_sharing(&self) -> Result<(), WorkloadError> {
+    pub(crate) fn validate_buffer_sharing(&self) -> Result<(), WorkloadError> {
         if self.files.validate
             && crate::engine::capabilities(self.io_mode, self.async_backlog).shares_buffer
         {
@@ -744,7 +744,7 @@ impl RunSpec {
     /// never end (sysbench 1.0.20 spins there for ever, deaf to `--time` and
     /// Ctrl-C). With at most one thread per block a block is always free, so
     /// that is the bound.
-    pub fn validate_threads(&self) -> Result<(), WorkloadError> {
+    pub(crate) fn validate_threads(&self) -> Result<(), WorkloadError> {
         match crate::run::generator::validate_thread_limit(self) {
             Some(blocks) if u64::from(self.threads) > blocks => {
                 Err(WorkloadError::ValidateThreads {
@@ -760,7 +760,7 @@ impl RunSpec {
     /// The checks of settings together, that only matter once the mode is
     /// known (run): they fix sysbench's crashes and endless loops with a
     /// clear message.
-    pub fn validate_runnable(&self) -> Result<(), WorkloadError> {
+    pub(crate) fn validate_runnable(&self) -> Result<(), WorkloadError> {
         // sysbench computes the request size in a C int and fails to allocate
         // its buffer (`Failed to allocate a memory buffer`) from 2 GiB on.
         let request_size = self.request_size();

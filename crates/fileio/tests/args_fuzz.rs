@@ -9,7 +9,8 @@
 //! text. 2000 cases run in well under a second.
 
 use fileio::options::{check_command_line, Action, CommandLine};
-use fileio::sysbench::args::{printable, printable_word, OPTIONS};
+use fileio::sysbench::args::OPTIONS;
+use fileio::text::{printable, printable_word};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 

@@ -36,10 +36,10 @@ use crate::{CalibrateError, SimError};
 /// default 5 s timeout, short enough for hundreds of simulations.
 pub const SIM_SECONDS: u64 = 10;
 /// Simulated events per run at most (fast cached runs reach it first).
-pub const SIM_EVENTS: u64 = 100_000;
+pub(crate) const SIM_EVENTS: u64 = 100_000;
 /// Smallest relative noise assumed for a measured rate: on a shared machine
 /// run-to-run spread exceeds the within-run standard error.
-pub const NOISE_FLOOR: f64 = 0.02;
+pub(crate) const NOISE_FLOOR: f64 = 0.02;
 /// The seed of every simulated run.
 pub const SIM_SEED: u64 = 1;
 /// A parameter is identified when alone its 1σ is below this in ln units
@@ -53,10 +53,10 @@ const MAX_TRIPS_TRIED: u32 = 6;
 /// Most distinct runs one calibration fits: every evaluation of the
 /// objective simulates each of them (a fit takes about 50 evaluations per
 /// parameter). Identical runs count once, with their weight.
-pub const MAX_RUNS: usize = 16;
+pub(crate) const MAX_RUNS: usize = 16;
 /// Most simulations one calibration makes before it gives up (a bound on
 /// its host time: each is at most [`SIM_EVENTS`] events).
-pub const MAX_SIMULATIONS: usize = 20_000;
+pub(crate) const MAX_SIMULATIONS: usize = 20_000;
 
 /// The system calibration assumes without a system file: fileio on the
 /// measuring machine's own file system, described as a local system whose
@@ -284,7 +284,7 @@ pub struct Calibration {
     pub model: SystemModel,
 }
 
-pub const METHOD: &str = "Nelder-Mead in log space on ln(predicted/measured) of reads/s, writes/s, fsyncs/s and mean latency, weighted by each run's noise; uncertainty 1 sigma from the curvature (Gauss-Newton covariance, scaled by the reduced chi-square when above 1)";
+pub(crate) const METHOD: &str = "Nelder-Mead in log space on ln(predicted/measured) of reads/s, writes/s, fsyncs/s and mean latency, weighted by each run's noise; uncertainty 1 sigma from the curvature (Gauss-Newton covariance, scaled by the reduced chi-square when above 1)";
 
 struct Fitter<'a> {
     runs: &'a [Measurement],

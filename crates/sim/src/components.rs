@@ -19,7 +19,7 @@ pub const SECTOR: u64 = 4096;
 /// Bytes a write's log record adds to the data it carries: sizeof(lr_write_t)
 /// in sys/zil.h (a 24-byte lr_t, four 64-bit fields and a 128-byte block
 /// pointer).
-pub const LR_WRITE_BYTES: u64 = 184;
+pub(crate) const LR_WRITE_BYTES: u64 = 184;
 
 /// NFSv3 call or reply header with its RPC header (RFC 1813, RFC 5531): about
 /// 134 bytes, which with the TCP/IP and Ethernet overhead of three frames
@@ -30,8 +30,8 @@ pub const RPC_HEADER_BYTES: u64 = 134;
 /// TCP payload per 1500-byte frame (1448 with timestamps) and what each
 /// frame adds on the wire: Ethernet preamble, header, FCS and gap (38) plus
 /// IP and TCP headers (52), IEEE 802.3 and RFC 7323.
-pub const FRAME_PAYLOAD: u64 = 1448;
-pub const FRAME_OVERHEAD: u64 = 90;
+pub(crate) const FRAME_PAYLOAD: u64 = 1448;
+pub(crate) const FRAME_OVERHEAD: u64 = 90;
 
 fn round_up(v: u64, unit: u64) -> u64 {
     v.div_ceil(unit) * unit
@@ -44,7 +44,7 @@ pub fn wire_bytes(payload: u64) -> u64 {
 
 /// Bytes on the wire for a message of `header` protocol bytes carrying
 /// `payload` bytes of data.
-pub fn wire_bytes_with_header(payload: u64, header: u64) -> u64 {
+pub(crate) fn wire_bytes_with_header(payload: u64, header: u64) -> u64 {
     let tcp = payload + header;
     tcp + tcp.div_ceil(FRAME_PAYLOAD) * FRAME_OVERHEAD
 }
@@ -153,7 +153,7 @@ impl LinkPath {
 
     /// Vary each message's propagation by `spread` (a fraction of the mean,
     /// 0 to 1), drawn from `jitter`.
-    pub fn with_jitter(mut self, spread: f64, jitter: SeededStream) -> LinkPath {
+    pub(crate) fn with_jitter(mut self, spread: f64, jitter: SeededStream) -> LinkPath {
         self.rtt_spread = spread.clamp(0.0, 1.0);
         self.jitter = jitter;
         self
@@ -169,7 +169,7 @@ impl LinkPath {
     }
 
     /// Client to server: queue behind earlier messages, serialise, cross.
-    pub fn send_up(&mut self, now: Nanos, payload: u64) -> Nanos {
+    pub(crate) fn send_up(&mut self, now: Nanos, payload: u64) -> Nanos {
         let start = now.max(self.up_free);
         let wire = self.serialise(payload);
         self.up_busy += wire;
@@ -181,7 +181,7 @@ impl LinkPath {
     }
 
     /// Server to client.
-    pub fn send_down(&mut self, now: Nanos, payload: u64) -> Nanos {
+    pub(crate) fn send_down(&mut self, now: Nanos, payload: u64) -> Nanos {
         let start = now.max(self.down_free);
         let wire = self.serialise(payload);
         self.down_busy += wire;
@@ -194,7 +194,7 @@ impl LinkPath {
 }
 
 /// The server's cores: each request takes the core that frees first.
-pub struct Cpu {
+pub(crate) struct Cpu {
     free_at: Vec<Nanos>,
     /// CPU time used, all cores together.
     pub used: Nanos,
@@ -383,7 +383,7 @@ impl Arc {
     }
 
     /// Mark `record` dirty in the open txg; true if it was not already.
-    pub fn mark_dirty(&mut self, record: u32) -> bool {
+    pub(crate) fn mark_dirty(&mut self, record: u32) -> bool {
         match self.dirty.get_mut(record as usize) {
             Some(d) if !*d => {
                 *d = true;
@@ -395,7 +395,7 @@ impl Arc {
     }
 
     /// Hand the dirty records to a txg sync and mark them clean.
-    pub fn take_dirty(&mut self, mut each: impl FnMut(u32)) {
+    pub(crate) fn take_dirty(&mut self, mut each: impl FnMut(u32)) {
         for &r in &self.dirty_list {
             self.dirty[r as usize] = false;
             each(r);
@@ -480,7 +480,7 @@ impl Pool {
     }
 
     /// The busy time of the busiest disk.
-    pub fn busiest_disk_ns(&self) -> Nanos {
+    pub(crate) fn busiest_disk_ns(&self) -> Nanos {
         self.busy.iter().map(|b| b.ns).max().unwrap_or(0)
     }
 
@@ -588,7 +588,7 @@ impl Pool {
     /// One log block of `bytes` written into the pool (no log device): the
     /// vdevs take turns, and the block is flushed before the commit returns
     /// (zil_commit issues a cache flush to every vdev it wrote).
-    pub fn write_log_block(&mut self, now: Nanos, bytes: u64) -> Nanos {
+    pub(crate) fn write_log_block(&mut self, now: Nanos, bytes: u64) -> Nanos {
         let vdev = self.next_zil_vdev;
         self.next_zil_vdev = (self.next_zil_vdev + 1) % self.vdevs();
         let (cols, per_disk) = self.columns(bytes);
@@ -603,7 +603,7 @@ impl Pool {
     /// vdev queue feeds them to the disks a few at a time
     /// ([`Pool::issue_async`]) so synchronous I/O overtakes them. Returns
     /// whether there is anything to write.
-    pub fn queue_txg(&mut self, records: &[u64], extra_bytes: u64) -> bool {
+    pub(crate) fn queue_txg(&mut self, records: &[u64], extra_bytes: u64) -> bool {
         let (cols, per_disk) = self.columns(self.recordsize);
         let extra_per_vdev = extra_bytes.div_ceil(self.vdevs() as u64);
         self.written.iter_mut().for_each(|w| *w = false);
@@ -642,7 +642,7 @@ impl Pool {
 
     /// vdev_queue: give `disk` queued txg writes, aggregated up to
     /// `aggregate` bytes each, until `max_active` are in flight.
-    pub fn issue_async(&mut self, now: Nanos, disk: usize, max_active: u32, aggregate: u64) {
+    pub(crate) fn issue_async(&mut self, now: Nanos, disk: usize, max_active: u32, aggregate: u64) {
         while self.in_flight[disk].len() < max_active as usize && self.backlog[disk].1 > 0 {
             let (offset, left) = self.backlog[disk];
             let len = left.min(aggregate.max(SECTOR));
@@ -654,7 +654,7 @@ impl Pool {
 
     /// Retire the txg writes complete by `now` and give each disk that
     /// completed one more, up to `max_active` in flight.
-    pub fn retire_async(&mut self, now: Nanos, max_active: u32, aggregate: u64) {
+    pub(crate) fn retire_async(&mut self, now: Nanos, max_active: u32, aggregate: u64) {
         for disk in 0..self.disks.len() {
             let before = self.in_flight[disk].len();
             self.in_flight[disk].retain(|&t| t > now);
@@ -665,18 +665,18 @@ impl Pool {
     }
 
     /// When the next txg write in flight completes.
-    pub fn next_async_done(&self) -> Option<Nanos> {
+    pub(crate) fn next_async_done(&self) -> Option<Nanos> {
         self.in_flight.iter().flatten().copied().min()
     }
 
     /// Whether every queued txg write has been written.
-    pub fn txg_written(&self) -> bool {
+    pub(crate) fn txg_written(&self) -> bool {
         self.in_flight.iter().all(Vec::is_empty) && self.backlog.iter().all(|b| b.1 == 0)
     }
 
     /// Flush every disk the txg wrote (the txg's uberblock is written only
     /// after its data is stable); returns when all are done.
-    pub fn flush_written(&mut self, now: Nanos) -> Nanos {
+    pub(crate) fn flush_written(&mut self, now: Nanos) -> Nanos {
         let mut done = now;
         for i in 0..self.disks.len() {
             if self.written[i] {
@@ -710,7 +710,7 @@ impl LogDevice {
         }
     }
 
-    pub fn write_log_block(&mut self, now: Nanos, bytes: u64) -> Nanos {
+    pub(crate) fn write_log_block(&mut self, now: Nanos, bytes: u64) -> Nanos {
         let len = round_up(bytes, SECTOR);
         let offset = self.at;
         self.at += len;

@@ -75,12 +75,12 @@ pub(crate) fn note(at: Nanos, end: Nanos, asked: u64) -> Warning {
 }
 
 /// Batches the test needs at least (and half the slots kept).
-pub const MIN_BATCHES: usize = 20;
+pub(crate) const MIN_BATCHES: usize = 20;
 const SLOTS: usize = 2 * MIN_BATCHES;
 
 /// The stopping rule: relative half-width of the 95 % interval of the mean
 /// rate.
-pub const RELATIVE_HALF_WIDTH: f64 = 0.01;
+pub(crate) const RELATIVE_HALF_WIDTH: f64 = 0.01;
 
 /// Batch means whose lag-1 correlation is above this are taken as not yet
 /// independent: the batches must grow before the interval means anything.
@@ -93,19 +93,19 @@ const FIRST_WIDTH_NS: Nanos = 25_000_000;
 /// Simulated time before a run may stop, whatever its batches say: two txg
 /// cycles after the warm-up, so that the write throttle and the syncs the
 /// ZIL competes with are in the figures, and never under 10 s.
-pub fn minimum_ns(warmup_ns: Nanos, txg_timeout_ns: Nanos) -> Nanos {
+pub(crate) fn minimum_ns(warmup_ns: Nanos, txg_timeout_ns: Nanos) -> Nanos {
     (warmup_ns + 2 * txg_timeout_ns).max(10_000_000_000)
 }
 
 /// The warm-up left out of the batches: the first txg cycle (cold ARC,
 /// empty dirty data), at most a tenth of the run.
-pub fn warmup_ns(run_ns: Nanos, txg_timeout_ns: Nanos) -> Nanos {
+pub(crate) fn warmup_ns(run_ns: Nanos, txg_timeout_ns: Nanos) -> Nanos {
     txg_timeout_ns.min(run_ns / 10)
 }
 
 /// Batch means of completions over simulated time.
 #[derive(Debug, Clone)]
-pub struct BatchMeans {
+pub(crate) struct BatchMeans {
     warmup_ns: Nanos,
     minimum_ns: Nanos,
     width_ns: Nanos,
@@ -159,7 +159,7 @@ impl BatchMeans {
 
     /// The mean rate's 95 % relative half-width and lag-1 correlation of
     /// the closed batches (None below [`MIN_BATCHES`] or with no events).
-    pub fn relative_half_width(&self) -> Option<(f64, f64)> {
+    pub(crate) fn relative_half_width(&self) -> Option<(f64, f64)> {
         let n = self.closed.len();
         if n < MIN_BATCHES {
             return None;

@@ -174,11 +174,11 @@ pub struct Utilisation {
 }
 
 /// A resource this busy is saturated: the prediction is limited by it.
-pub const SATURATED: f64 = 0.9;
+pub(crate) const SATURATED: f64 = 0.9;
 
 impl Utilisation {
     /// The resources by name with their share of the run, busiest first.
-    pub fn by_resource(&self) -> Vec<(&'static str, f64)> {
+    pub(crate) fn by_resource(&self) -> Vec<(&'static str, f64)> {
         let mut v = vec![
             ("server CPU", self.server_cpu),
             ("link (client to server)", self.link_up),

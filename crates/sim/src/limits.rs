@@ -9,17 +9,17 @@ use fileio::options::RunSpec;
 /// Most simulated threads (fileio workers) in one run. Each is a closed-loop
 /// worker of the simulation; past a few thousand the prediction is of a
 /// queue no ZFS box serves, and the state grows with the count.
-pub const MAX_THREADS: u32 = 4096;
+pub(crate) const MAX_THREADS: u32 = 4096;
 
 /// Most simulated seconds (`--time`) in one run: one day. A prediction is
 /// of the steady state, which a run reaches within a few txg syncs; a
 /// longer run only costs host time.
-pub const MAX_SECONDS: u64 = 86_400;
+pub(crate) const MAX_SECONDS: u64 = 86_400;
 
 /// Fileio events one run simulates at most unless told otherwise
 /// (`--max-sim-events`): about 20 to 100 s of host time in a release build.
 /// A `--time` run reaching it stops there and says so in its notes.
-pub const DEFAULT_RUN_EVENTS: u64 = 100_000_000;
+pub(crate) const DEFAULT_RUN_EVENTS: u64 = 100_000_000;
 
 /// Fileio events a whole matrix simulates at most unless told otherwise,
 /// shared out evenly over its cells.
@@ -32,13 +32,13 @@ pub const DEFAULT_MAX_CELLS: u64 = 10_000;
 /// time is taken not to advance (every request on the path costs 0 ns).
 /// At most [`MAX_THREADS`] workers start together, so a real system never
 /// comes near it.
-pub const STALLED_EVENTS: u64 = 100_000;
+pub(crate) const STALLED_EVENTS: u64 = 100_000;
 
 /// Blocks (or records) one cache map of the simulation models at most: the
 /// ARC's and the client page cache's maps take about 8 bytes each per block,
 /// so both at this bound stay near 0.5 GiB. 32 Mi blocks is a 128 GiB file
 /// set at 4 KiB, or 16 GiB at 512 B.
-pub const MAX_MODELLED_BLOCKS: u64 = 1 << 25;
+pub(crate) const MAX_MODELLED_BLOCKS: u64 = 1 << 25;
 
 /// Why a workload or a matrix is not simulated.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -122,7 +122,10 @@ pub fn check_workload(spec: &RunSpec, budget: Budget, cells: u64) -> Result<(), 
 
 /// Cells of a matrix whose axes have `lengths` values, refused above `max`
 /// before anything is expanded. An overflowing product is named as such.
-pub fn check_cells(lengths: impl IntoIterator<Item = usize>, max: u64) -> Result<u64, LimitError> {
+pub(crate) fn check_cells(
+    lengths: impl IntoIterator<Item = usize>,
+    max: u64,
+) -> Result<u64, LimitError> {
     let mut cells: Option<u64> = Some(1);
     for n in lengths {
         cells = cells.and_then(|c| c.checked_mul(u64::try_from(n).ok()?));

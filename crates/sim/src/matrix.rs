@@ -31,7 +31,7 @@ use fileio::text::one_line;
 
 /// Short axis names and the system field each varies. `pool.log` is the
 /// lab's name of the log device, accepted for the same field.
-pub const AXIS_NAMES: [(&str, &str); 11] = [
+pub(crate) const AXIS_NAMES: [(&str, &str); 11] = [
     ("layout", "pool.layout"),
     ("log", "log"),
     ("pool.log", "log"),
@@ -140,7 +140,7 @@ pub struct MatrixCell {
 }
 
 /// A value as the table and the labels show it: strings bare.
-pub fn value_text(v: &toml::Value) -> String {
+pub(crate) fn value_text(v: &toml::Value) -> String {
     match v {
         toml::Value::String(s) => s.clone(),
         other => one_line(other),

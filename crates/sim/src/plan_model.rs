@@ -18,7 +18,7 @@ use crate::SimError;
 /// (`sysbench fileio` rndrw, 4 KiB, fsync after every write, 4 GiB), cut to
 /// its first [`PLAN_EVENTS`] events so that a plan of a few dozen layouts
 /// stays under a second. `--threads` comes from `plan --threads`.
-pub const PLAN_WORKLOAD: [&str; 5] = [
+pub(crate) const PLAN_WORKLOAD: [&str; 5] = [
     "--file-total-size=4G",
     "--file-test-mode=rndrw",
     "--file-block-size=4K",
@@ -37,13 +37,13 @@ pub const PLAN_EVENTS: u64 = 4000;
 
 /// Most threads a plan prediction simulates (each is a worker of the
 /// simulation; `plan --threads` accepts any count).
-pub const MAX_PLAN_THREADS: u32 = 1024;
+pub(crate) const MAX_PLAN_THREADS: u32 = 1024;
 
 /// Fileio events one plan prediction simulates at most: a plan predicts
 /// every layout with and without a log device, so each gets a small share
 /// of a run's budget. A `--time` workload reaching it stops there (its
 /// steady state is reached long before: see [`PLAN_EVENTS`]).
-pub const PLAN_BUDGET_EVENTS: u64 = 1_000_000;
+pub(crate) const PLAN_BUDGET_EVENTS: u64 = 1_000_000;
 
 fn plan_budget() -> crate::limits::Budget {
     crate::limits::Budget {
@@ -105,7 +105,7 @@ impl SimPerformance {
 /// `nfs` is the reference user's: a guest on an ESXi NFS datastore (every
 /// write stable); `iscsi` and `smb` are the simulator's presets of those
 /// names.
-pub fn system_of(q: &PerfQuery<'_>) -> Result<SystemModel, String> {
+pub(crate) fn system_of(q: &PerfQuery<'_>) -> Result<SystemModel, String> {
     let protocol = match q.protocol {
         PlanProtocol::Nfs => Protocol::EsxiNfs,
         PlanProtocol::Local => Protocol::Local,

@@ -86,7 +86,7 @@ impl Param {
     /// current value is 0 (a local client's CPU): 0 has no logarithm, and
     /// the sensitivity at 0 says nothing about whether the data could tell
     /// a realistic value apart.
-    pub fn probe_scale(self) -> f64 {
+    pub(crate) fn probe_scale(self) -> f64 {
         match self {
             Param::CommitFlushMs => 1.0,
             Param::ServerCpuUs | Param::ClientCpuUs => 10.0,
@@ -95,7 +95,7 @@ impl Param {
         }
     }
 
-    pub fn is_integer(self) -> bool {
+    pub(crate) fn is_integer(self) -> bool {
         self == Param::FsyncRoundTrips
     }
 }
@@ -199,7 +199,7 @@ fn commit_device(model: &SystemModel) -> Result<(bool, ModelParams), SimError> {
 }
 
 /// Why `p` does not apply to `model`, or `None` when it does.
-pub fn not_applicable(model: &SystemModel, p: Param) -> Result<Option<String>, SimError> {
+pub(crate) fn not_applicable(model: &SystemModel, p: Param) -> Result<Option<String>, SimError> {
     Ok(match p {
         Param::RttMs if model.client.protocol == Protocol::Local => {
             Some("the client is local: no link".into())
@@ -297,7 +297,7 @@ impl Param {
 /// a matrix axis sets them) were chosen on purpose: a fitted value of a
 /// component that was replaced is skipped with a note, so a matrix over log
 /// devices compares the devices and not the one the profile measured.
-pub fn apply_profile_except(
+pub(crate) fn apply_profile_except(
     model: &mut SystemModel,
     profile: &Profile,
     replaced: &[&str],

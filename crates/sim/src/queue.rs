@@ -32,7 +32,7 @@ impl<E: Ord> EventQueue<E> {
 
     /// Schedule `event` at `at`; a time before the instant being processed
     /// is taken as that instant (the queue never goes back in time).
-    pub fn schedule(&mut self, at: Nanos, event: E) {
+    pub(crate) fn schedule(&mut self, at: Nanos, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
         if at <= self.now {

@@ -46,13 +46,13 @@ impl Protocol {
     /// initiator sets FUA on journal commit blocks, not on data writes; an
     /// SMB client sets WRITE_THROUGH only when the application opened the
     /// file write-through.
-    pub fn default_stable_writes(self) -> bool {
+    pub(crate) fn default_stable_writes(self) -> bool {
         self == Protocol::EsxiNfs
     }
 
     /// Whether a guest fsync is the guest file system's journal writes (a
     /// stable WRITE each) rather than one flush request.
-    pub fn fsync_is_journal_writes(self) -> bool {
+    pub(crate) fn fsync_is_journal_writes(self) -> bool {
         self == Protocol::EsxiNfs
     }
 
@@ -64,7 +64,7 @@ impl Protocol {
     /// into all free memory (Documentation/admin-guide/mm/concepts.rst);
     /// 2 GiB is half of a 4 GiB guest, an estimate to replace with the
     /// client's free memory.
-    pub fn default_page_cache(self) -> &'static str {
+    pub(crate) fn default_page_cache(self) -> &'static str {
         match self {
             Protocol::Local => "0",
             Protocol::LinuxNfs | Protocol::EsxiNfs | Protocol::Iscsi | Protocol::Smb => "2G",
@@ -85,7 +85,7 @@ impl Protocol {
     /// stable. iscsi: one SYNCHRONIZE CACHE (the journal's own blocks are
     /// write-back WRITEs folded into it). smb: one SMB2 FLUSH (MS-SMB2
     /// 2.2.17). A first estimate, and the first parameter calibration fits.
-    pub fn default_fsync_round_trips(self) -> u32 {
+    pub(crate) fn default_fsync_round_trips(self) -> u32 {
         match self {
             Protocol::Local | Protocol::LinuxNfs | Protocol::Iscsi | Protocol::Smb => 1,
             Protocol::EsxiNfs => 2,
@@ -97,7 +97,7 @@ impl Protocol {
     /// client plus the guest's virtual disk path) is set at 20 µs, a first
     /// estimate that calibration replaces; iSCSI and SMB get the same
     /// estimate for want of a measurement that separates them.
-    pub fn default_client_cpu_us(self) -> f64 {
+    pub(crate) fn default_client_cpu_us(self) -> f64 {
         match self {
             Protocol::Local => 0.0,
             Protocol::LinuxNfs | Protocol::EsxiNfs | Protocol::Iscsi | Protocol::Smb => 20.0,
@@ -109,7 +109,7 @@ impl Protocol {
     /// 48-byte Basic Header Segment (RFC 7143 11.2) plus the SCSI CDB in it;
     /// SMB2 a 64-byte header (MS-SMB2 2.2.1) plus a 48-byte WRITE request
     /// and the 4-byte transport header (MS-SMB2 2.1).
-    pub fn header_bytes(self) -> u64 {
+    pub(crate) fn header_bytes(self) -> u64 {
         match self {
             Protocol::Local | Protocol::LinuxNfs | Protocol::EsxiNfs => 134,
             Protocol::Iscsi => 48,
@@ -365,12 +365,12 @@ pub struct TxgTuning {
 }
 
 /// `zfs_delay_max_ns` (zfs(4)): the longest a write is delayed, 100 ms.
-pub const DELAY_MAX_NS: u64 = 100_000_000;
+pub(crate) const DELAY_MAX_NS: u64 = 100_000_000;
 
 impl TxgTuning {
     /// vdev_queue_max_async_writes: the txg writes one disk may have in
     /// flight with `dirty` bytes dirty.
-    pub fn async_active(&self, dirty: u64) -> u32 {
+    pub(crate) fn async_active(&self, dirty: u64) -> u32 {
         if dirty <= self.active_min_bytes {
             return self.async_min_active;
         }
@@ -389,7 +389,7 @@ impl TxgTuning {
 
     /// dmu_tx_delay's minimum time for a write with `dirty` bytes dirty
     /// (0 below the delay threshold; the caller blocks at `dirty_max`).
-    pub fn delay_ns(&self, dirty: u64) -> u64 {
+    pub(crate) fn delay_ns(&self, dirty: u64) -> u64 {
         if dirty <= self.delay_min_bytes {
             return 0;
         }

@@ -26,7 +26,7 @@ use crate::SimError;
 pub const DEFAULT_SAMPLES: usize = 16;
 
 /// Share of the samples inside the reported interval.
-pub const CONFIDENCE: f64 = 0.8;
+pub(crate) const CONFIDENCE: f64 = 0.8;
 
 /// One parameter's range as multiples of the system's typical value.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -37,7 +37,7 @@ pub struct Range {
 
 /// The documented range of `p` relative to its typical value, and its
 /// sources (docs/prediction.md, "Uncertain parameters").
-pub fn relative_range(p: Param) -> (Range, &'static str) {
+pub(crate) fn relative_range(p: Param) -> (Range, &'static str) {
     match p {
         Param::CommitFlushMs => (
             Range { low: 0.33, high: 3.0 },
@@ -113,7 +113,7 @@ pub fn spans(model: &SystemModel, profile: Option<&Profile>) -> Result<Vec<Span>
 /// A Latin hypercube of `n` points over `spans`: each parameter's range cut
 /// into `n` strata of equal probability, one point in each, the strata
 /// shuffled per parameter. Ranges of ×3 or more are sampled log-uniformly.
-pub fn latin_hypercube(spans: &[Span], n: usize, seed: u64) -> Vec<Vec<f64>> {
+pub(crate) fn latin_hypercube(spans: &[Span], n: usize, seed: u64) -> Vec<Vec<f64>> {
     // A stream of its own, apart from the workload's and the devices'.
     let mut rng = SeededStream::new(seed, DESIGN_STREAM);
     let mut columns: Vec<Vec<f64>> = Vec::with_capacity(spans.len());
@@ -153,7 +153,7 @@ fn unit(rng: &mut SeededStream) -> f64 {
 const DESIGN_STREAM: u64 = (1 << 32) + 21;
 
 /// The figures an interval is given for, by name.
-pub const FIGURES: [&str; 6] = [
+pub(crate) const FIGURES: [&str; 6] = [
     "reads_per_s",
     "writes_per_s",
     "fsyncs_per_s",
@@ -315,7 +315,7 @@ fn ranks(v: &[f64]) -> Vec<f64> {
 }
 
 /// Spearman's rank correlation (0 when either side is constant).
-pub fn spearman(x: &[f64], y: &[f64]) -> f64 {
+pub(crate) fn spearman(x: &[f64], y: &[f64]) -> f64 {
     let (rx, ry) = (ranks(x), ranks(y));
     let n = rx.len() as f64;
     let (mx, my) = (rx.iter().sum::<f64>() / n, ry.iter().sum::<f64>() / n);

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 /// Replaces I/O by a latency model (for testing the core: timing, histograms,
 /// percentiles). Waits are precise: sleep most of the time, spin the rest.
-pub struct InjectedEngine {
+pub(crate) struct InjectedEngine {
     model: InjectedLatency,
     rng: Xoroshiro,
     buf: AlignedBuf,

@@ -7,7 +7,7 @@ use crate::spec::FsyncMode;
 use std::sync::Arc;
 
 /// Memory copies into whole-file shared mappings; page faults do the I/O.
-pub struct MmapEngine {
+pub(crate) struct MmapEngine {
     files: Arc<OpenFiles>,
     buf: AlignedBuf,
 }

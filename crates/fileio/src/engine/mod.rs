@@ -15,7 +15,7 @@ use crate::spec::{FsyncMode, IoMode};
 use std::os::fd::RawFd;
 
 /// Text of an errno value, as strerror(3) gives it.
-pub fn strerror(errno: i32) -> String {
+pub(crate) fn strerror(errno: i32) -> String {
     // SAFETY: strerror returns a pointer to a static or thread-local string.
     unsafe {
         let p = libc::strerror(errno);
@@ -75,7 +75,7 @@ pub struct Completion {
     pub submitted_ns: u64,
 }
 
-pub enum Submitted {
+pub(crate) enum Submitted {
     /// Finished: bytes transferred.
     Done(u64),
     Queued,
@@ -98,7 +98,7 @@ impl AlignedBuf {
     }
     /// None when the memory cannot be had (a buffer per thread times many
     /// threads can exceed the address space or the memory limits).
-    pub fn try_new(len: usize) -> Option<AlignedBuf> {
+    pub(crate) fn try_new(len: usize) -> Option<AlignedBuf> {
         let len = len.max(1);
         let layout = std::alloc::Layout::from_size_align(len, PAGE).ok()?;
         // SAFETY: layout has non-zero size.
@@ -109,7 +109,7 @@ impl AlignedBuf {
         // SAFETY: ptr/len describe our allocation.
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
-    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: ptr/len describe our allocation, borrowed mutably.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
     }
@@ -132,7 +132,7 @@ impl Drop for AlignedBuf {
     }
 }
 
-pub fn sync_fd(fd: RawFd, mode: FsyncMode) -> Result<(), i32> {
+pub(crate) fn sync_fd(fd: RawFd, mode: FsyncMode) -> Result<(), i32> {
     // SAFETY: plain syscalls on a descriptor we own.
     let rc = unsafe {
         match mode {
@@ -151,7 +151,7 @@ pub fn sync_fd(fd: RawFd, mode: FsyncMode) -> Result<(), i32> {
 /// runner sizes its memory-map budget and counts events with it, the report
 /// records the queue depth, and `--validate` is refused where it cannot work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Capabilities {
+pub(crate) struct Capabilities {
     /// Requests are queued and complete later (an event is then a completed
     /// request, not one call of the engine).
     pub queued: bool,
@@ -170,7 +170,7 @@ pub struct Capabilities {
 
 /// The engine `--file-io-mode` selects, with `--file-async-backlog` as the
 /// queue depth of `async`.
-pub fn capabilities(io_mode: IoMode, async_backlog: u32) -> Capabilities {
+pub(crate) fn capabilities(io_mode: IoMode, async_backlog: u32) -> Capabilities {
     match io_mode {
         IoMode::Sync => Capabilities {
             queued: false,
@@ -197,7 +197,7 @@ pub fn capabilities(io_mode: IoMode, async_backlog: u32) -> Capabilities {
 }
 
 /// The engine interface.
-pub trait Engine: Send {
+pub(crate) trait Engine: Send {
     /// Name recorded in results (psync, io_uring, mmap, ...).
     fn name(&self) -> &'static str;
     /// Requests that may be in flight at once.

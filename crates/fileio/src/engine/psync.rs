@@ -8,7 +8,7 @@ use std::os::fd::RawFd;
 use std::sync::Arc;
 
 /// pread/pwrite: one system call per request.
-pub struct PsyncEngine {
+pub(crate) struct PsyncEngine {
     files: Arc<OpenFiles>,
     buf: AlignedBuf,
 }

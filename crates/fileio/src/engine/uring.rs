@@ -18,7 +18,7 @@ use std::sync::Arc;
 ///   the kernel is entered only when the ring is full (one system call submits
 ///   everything queued and waits for the completions the runner asks for, a
 ///   quarter of the depth). sysbench enters the kernel once per request.
-pub struct UringEngine {
+pub(crate) struct UringEngine {
     ring: io_uring::IoUring,
     files: Arc<OpenFiles>,
     buf: AlignedBuf,

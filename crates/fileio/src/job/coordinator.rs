@@ -38,7 +38,7 @@ pub trait Coordinator: Sync {
 }
 
 /// A job of one process: every collective is immediate.
-pub struct Solo;
+pub(crate) struct Solo;
 
 impl Coordinator for Solo {
     fn rank(&self) -> usize {
@@ -89,7 +89,7 @@ const MPI_ONLY_VARIABLES: &[&str] = &[
 
 /// What the environment says about the launch.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Launch {
+pub(crate) struct Launch {
     /// Largest job size announced, with the variable that said so.
     pub size: Option<(u64, String)>,
     /// A rank above 0, with the variable that said so.
@@ -122,17 +122,17 @@ impl Launch {
         launch
     }
 
-    pub fn from_process_environment() -> Launch {
+    pub(crate) fn from_process_environment() -> Launch {
         Launch::detect(|name| std::env::var(name).ok())
     }
 
     /// More than one process was started for this job.
-    pub fn is_multi_process(&self) -> bool {
+    pub(crate) fn is_multi_process(&self) -> bool {
         self.size.as_ref().is_some_and(|(n, _)| *n > 1) || self.rank.is_some()
     }
 
     /// Why we believe this is a multi-process launch: `OMPI_COMM_WORLD_SIZE=2`.
-    pub fn evidence(&self) -> String {
+    pub(crate) fn evidence(&self) -> String {
         match (&self.size, &self.rank) {
             (Some((n, var)), _) if *n > 1 => format!("{var}={n}"),
             (_, Some((r, var))) => format!("{var}={r}"),
@@ -142,7 +142,7 @@ impl Launch {
 }
 
 /// The refusal of a multi-process launch by a build without MPI.
-pub fn refusal_without_mpi(launch: &Launch) -> String {
+pub(crate) fn refusal_without_mpi(launch: &Launch) -> String {
     format!(
         "tankbench: started as one of several processes of a parallel job ({}), but this build \
          has no MPI support, so each process would run alone and report only its own share. \

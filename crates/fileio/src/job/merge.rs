@@ -9,7 +9,7 @@ use crate::run::histograms::{
     new_hdr, sysbench_histogram_of, CountSnapshot, HDR_HIGH_NS, HDR_LOW_NS,
 };
 use crate::run::runner::PeriodStats;
-use crate::sysbench::report_text;
+
 use hdrhistogram::Histogram;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -193,7 +193,7 @@ fn merged_latency(
         let parts: Vec<&LatencySummary> =
             ranks.iter().filter_map(|r| r.latency.get(&key)).collect();
         let h = histogram_of(&parts);
-        let mut summary = report_text::summarize(&h, percentiles);
+        let mut summary = crate::summary::summarize(&h, percentiles);
         if key == LatencyKey::Event {
             // As for one process: sysbench's exact counters for count, min,
             // max and sum; percentiles from the merged histogram.
@@ -212,7 +212,7 @@ fn merged_latency(
             };
             // The ranks' percentiles are kept within their exact extremes;
             // the job's too.
-            report_text::clamp_percentiles(&mut summary);
+            crate::summary::clamp_percentiles(&mut summary);
             event_histogram = h;
         }
         latency.insert(key, summary);
@@ -372,13 +372,13 @@ mod tests {
         let n = samples_ns.len() as u64;
         let sum: u64 = samples_ns.iter().sum();
         let pcts = [50.0, 95.0, 99.0];
-        let mut event = report_text::summarize(&h, &pcts);
+        let mut event = crate::summary::summarize(&h, &pcts);
         event.min_ms = *samples_ns.iter().min().unwrap() as f64 / 1e6;
         event.max_ms = *samples_ns.iter().max().unwrap() as f64 / 1e6;
         event.sum_ms = sum as f64 / 1e6;
         let mut latency = BTreeMap::new();
         latency.insert(LatencyKey::Event, event);
-        latency.insert(LatencyKey::Read, report_text::summarize(&h, &pcts));
+        latency.insert(LatencyKey::Read, crate::summary::summarize(&h, &pcts));
         RunResult {
             schema_version: crate::result::SCHEMA_VERSION,
             tool: ToolInfo {
@@ -388,7 +388,7 @@ mod tests {
             kind: ResultKind::Measured,
             started_at: format!("2026-12-01T00:00:0{rank}Z"),
             labels: BTreeMap::new(),
-            workload: report_text::workload_summary(&w, "psync"),
+            workload: w.summary("psync"),
             interrupted: false,
             total_time_s: end_s - start_s,
             counts: Counts {
@@ -477,7 +477,7 @@ mod tests {
         assert_eq!(job.period.histogram.iter().sum::<u64>(), 1050);
         assert_eq!(job.period.min_ns, 1_000_000);
         assert_eq!(job.period.max_ns, 10_000_000);
-        let text = report_text::sysbench_report(&job.period, 95);
+        let text = crate::sysbench::report_text::sysbench_report(&job.period, 95);
         assert!(
             text.contains("total number of events:              1050"),
             "{text}"

@@ -45,7 +45,7 @@ use std::time::{Duration, Instant};
 
 /// The coordinator for this process: MPI when built with it and started by an
 /// MPI launcher, [`Solo`] otherwise. Errors are one line, ready to print.
-pub fn for_this_process() -> Result<Box<dyn Coordinator>, String> {
+pub(crate) fn for_this_process() -> Result<Box<dyn Coordinator>, String> {
     let launch = coordinator::Launch::from_process_environment();
     #[cfg(feature = "mpi")]
     {
@@ -61,7 +61,7 @@ pub fn for_this_process() -> Result<Box<dyn Coordinator>, String> {
 
 /// Left in a `rank-N` directory that tankbench created, so that cleanup knows
 /// it may remove the directory (tankbench never removes what it did not create).
-pub const RANK_DIR_MARKER: &str = ".tankbench-rank-dir";
+pub(crate) const RANK_DIR_MARKER: &str = ".tankbench-rank-dir";
 
 /// One invocation's place in its job.
 pub struct Job<'a> {
@@ -91,7 +91,7 @@ impl<'a> Job<'a> {
     }
 
     /// A single process with default options.
-    pub fn solo() -> Job<'static> {
+    pub(crate) fn solo() -> Job<'static> {
         Job::new(&SOLO, JobOptions::default())
     }
 
@@ -104,7 +104,7 @@ impl<'a> Job<'a> {
     }
 
     /// More than one process takes part.
-    pub fn is_distributed(&self) -> bool {
+    pub(crate) fn is_distributed(&self) -> bool {
         self.size() > 1
     }
 
@@ -114,7 +114,7 @@ impl<'a> Job<'a> {
     }
 
     /// The job options make no sense for a single process: say so, once.
-    pub fn single_process_warning(&self) -> Option<String> {
+    pub(crate) fn single_process_warning(&self) -> Option<String> {
         if self.is_distributed() || !(self.opts.shared_files || self.opts.stonewall) {
             return None;
         }
@@ -126,7 +126,7 @@ impl<'a> Job<'a> {
     }
 
     /// Options a distributed run cannot honour, refused before anything starts.
-    pub fn check_run_options(&self, g: &GeneralOptions) -> Result<(), Failure> {
+    pub(crate) fn check_run_options(&self, g: &GeneralOptions) -> Result<(), Failure> {
         if !self.is_distributed() {
             return Ok(());
         }
@@ -156,7 +156,7 @@ impl<'a> Job<'a> {
     }
 
     /// The line under the run header that says how the job is laid out.
-    pub fn header_note(&self, files: &FileSet) -> String {
+    pub(crate) fn header_note(&self, files: &FileSet) -> String {
         if !self.is_distributed() {
             return String::new();
         }
@@ -186,7 +186,7 @@ impl<'a> Job<'a> {
 
     /// This rank's files: its own `rank-N` directory (created if `create`),
     /// or its share of the shared file set. Unchanged for a single process.
-    pub fn local_files(&self, files: &FileSet, create: bool) -> Result<FileSet, Failure> {
+    pub(crate) fn local_files(&self, files: &FileSet, create: bool) -> Result<FileSet, Failure> {
         let mut local = files.clone();
         if !self.is_distributed() {
             return Ok(local);
@@ -282,7 +282,7 @@ impl<'a> Job<'a> {
     /// Collective, after `runner::run` returned on this rank (whatever it
     /// returned): release ranks still waiting at the barrier, settle the
     /// stonewall notices, and agree on success.
-    pub fn after_run(
+    pub(crate) fn after_run(
         &self,
         observer: &JobObserver,
         outcome: Result<RunOutcome, Failure>,
@@ -467,7 +467,7 @@ pub fn share(n: u64, rank: u64, ranks: u64) -> (u64, u64) {
 }
 
 /// `DIR/rank-N`.
-pub fn rank_dir(dir: &Path, rank: usize) -> PathBuf {
+pub(crate) fn rank_dir(dir: &Path, rank: usize) -> PathBuf {
     dir.join(format!("rank-{rank}"))
 }
 
@@ -540,7 +540,7 @@ fn realtime_ns() -> u64 {
 /// rank's stdout into one stream). Pointing descriptor 1 at /dev/null covers
 /// every path at once: log lines, reports, JSON, help. Errors still reach
 /// stderr, and rank 0 prints the failures of all ranks.
-pub fn silence_stdout_unless_root(coord: &dyn Coordinator) {
+pub(crate) fn silence_stdout_unless_root(coord: &dyn Coordinator) {
     if coord.rank() == 0 {
         return;
     }

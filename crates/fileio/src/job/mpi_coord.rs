@@ -15,7 +15,7 @@ use std::thread::ThreadId;
 /// Tag of the "this rank finished its run" notices (stonewall).
 const TAG_FINISHED: i32 = 17;
 
-pub struct MpiCoordinator {
+pub(crate) struct MpiCoordinator {
     // Field order matters: the world communicator goes before the universe,
     // whose drop calls MPI_Finalize.
     world: SimpleCommunicator,

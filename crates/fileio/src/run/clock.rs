@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 // (clock_gettime(2); tv_nsec is below 10^9): the casts lose no sign.
 #[allow(clippy::cast_sign_loss)]
 #[inline]
-pub fn now_ns() -> u64 {
+pub(crate) fn now_ns() -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -22,7 +22,7 @@ pub fn now_ns() -> u64 {
 
 /// Sleep until shortly before the deadline, then spin: thread::sleep alone
 /// overshoots by tens of microseconds, which would blur a latency test.
-pub fn precise_wait(d: Duration) {
+pub(crate) fn precise_wait(d: Duration) {
     let deadline = Instant::now() + d;
     const SPIN: Duration = Duration::from_micros(300);
     if d > SPIN {

@@ -51,7 +51,7 @@ impl Request {
     /// `pos: -1764409344`). Printed the same way so the lines compare.
     // Truncating to the low 32 bits is the point: it reproduces that `%d`.
     #[allow(clippy::cast_possible_truncation)]
-    pub fn debug_line(&self) -> String {
+    pub(crate) fn debug_line(&self) -> String {
         format!(
             "DEBUG: Executing request, operation: {}, file_id: {}, pos: {}, size: {}",
             self.op.code(),
@@ -67,7 +67,7 @@ impl Request {
     // larger ones, as sysbench cannot allocate them either).
     #[allow(clippy::cast_possible_truncation)]
     #[inline]
-    pub fn transfer_len(&self) -> usize {
+    pub(crate) fn transfer_len(&self) -> usize {
         self.size as usize
     }
 }
@@ -193,7 +193,7 @@ impl Generator {
     }
 
     /// Reset rndrw's counters (a checkpoint report resets them in sysbench).
-    pub fn reset_completions(&self) {
+    pub(crate) fn reset_completions(&self) {
         self.completed_reads.store(0, Relaxed);
         self.completed_writes.store(0, Relaxed);
     }
@@ -260,7 +260,7 @@ impl Generator {
     /// while the thread waited for a block no other thread works on
     /// (`--validate`), so a deadline or Ctrl-C ends that wait too.
     #[inline]
-    pub fn next_unless_stopped(
+    pub(crate) fn next_unless_stopped(
         &self,
         rng: &mut Xoroshiro,
         thread: usize,

@@ -13,7 +13,7 @@ use hdrhistogram::Histogram;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Number of buckets of sysbench's latency histogram.
-pub const SB_BUCKETS: usize = 1024;
+pub(crate) const SB_BUCKETS: usize = 1024;
 const SB_MIN_MS: f64 = 0.001;
 const SB_MAX_MS: f64 = 100_000.0;
 
@@ -24,7 +24,7 @@ fn sb_multiplier() -> f64 {
 
 /// Bucket of a latency given in nanoseconds.
 #[inline]
-pub fn sb_bucket(ns: u64) -> usize {
+pub(crate) fn sb_bucket(ns: u64) -> usize {
     let ms = ns as f64 / 1e6;
     if ms <= SB_MIN_MS {
         return 0;
@@ -38,14 +38,14 @@ pub fn sb_bucket(ns: u64) -> usize {
 }
 
 /// The value (ms) a bucket stands for.
-pub fn sb_bucket_value_ms(i: usize) -> f64 {
+pub(crate) fn sb_bucket_value_ms(i: usize) -> f64 {
     SB_MIN_MS * (i as f64 / sb_multiplier()).exp()
 }
 
 /// A counter written by one thread and read by any: plain load + store, no
 /// read-modify-write, so the hot path pays no locked instruction.
 #[derive(Default, Debug)]
-pub struct Counter(AtomicU64);
+pub(crate) struct Counter(AtomicU64);
 
 impl Counter {
     #[inline]
@@ -63,7 +63,7 @@ impl Counter {
 }
 
 /// sysbench's latency histogram.
-pub struct SysbenchHistogram {
+pub(crate) struct SysbenchHistogram {
     buckets: Box<[Counter]>,
 }
 
@@ -112,7 +112,7 @@ pub fn sb_percentile_ms(counts: &[u64], p: f64) -> f64 {
 /// every event of one thread invalidate the other's cache).
 #[derive(Default)]
 #[repr(align(128))]
-pub struct ThreadCounters {
+pub(crate) struct ThreadCounters {
     pub events: Counter,
     pub reads: Counter,
     pub writes: Counter,
@@ -134,7 +134,7 @@ impl ThreadCounters {
     }
 
     #[inline]
-    pub fn record_event(&self, ns: u64, with_histogram: bool) {
+    pub(crate) fn record_event(&self, ns: u64, with_histogram: bool) {
         self.events.add(1);
         self.latency_sum_ns.add(ns);
         if ns < self.latency_min_ns.get() {
@@ -182,7 +182,7 @@ impl std::ops::Deref for CountSnapshot {
 
 impl CountSnapshot {
     /// The result's counts (without the latency sum).
-    pub fn as_counts(&self) -> crate::result::Counts {
+    pub(crate) fn as_counts(&self) -> crate::result::Counts {
         self.counts
     }
 
@@ -200,9 +200,9 @@ impl CountSnapshot {
 }
 
 /// Lowest and highest trackable latency of the HDR histograms, ns.
-pub const HDR_LOW_NS: u64 = 1_000;
-pub const HDR_HIGH_NS: u64 = 3_600_000_000_000;
-pub const HDR_SIGFIG: u8 = 3;
+pub(crate) const HDR_LOW_NS: u64 = 1_000;
+pub(crate) const HDR_HIGH_NS: u64 = 3_600_000_000_000;
+pub(crate) const HDR_SIGFIG: u8 = 3;
 
 pub fn new_hdr() -> Histogram<u64> {
     Histogram::new_with_bounds(HDR_LOW_NS, HDR_HIGH_NS, HDR_SIGFIG)
@@ -234,7 +234,7 @@ impl LatencyKind {
     ];
     /// Read or write, by operation.
     #[inline]
-    pub fn of_transfer(op: crate::run::generator::Op) -> LatencyKind {
+    pub(crate) fn of_transfer(op: crate::run::generator::Op) -> LatencyKind {
         match op {
             crate::run::generator::Op::Read => LatencyKind::Read,
             crate::run::generator::Op::Fsync => LatencyKind::Fsync,
@@ -310,7 +310,7 @@ impl FastHistogram {
     /// second HDR histogram per thread. Merging 64 threads through one each
     /// allocated and touched 64 x ~190 KiB at the end of a run, the larger
     /// part of the peak RSS above sysbench's.
-    pub fn add_to(&self, h: &mut Histogram<u64>) {
+    pub(crate) fn add_to(&self, h: &mut Histogram<u64>) {
         for (i, &c) in self.counts.iter().enumerate() {
             if c > 0 {
                 h.saturating_record_n(fast_value(i).clamp(HDR_LOW_NS, HDR_HIGH_NS), u64::from(c));
@@ -362,7 +362,7 @@ impl OpHistograms {
     }
 
     /// Add one thread's histograms (bucket by bucket, nothing lost).
-    pub fn add_thread(&mut self, t: &ThreadHistograms) {
+    pub(crate) fn add_thread(&mut self, t: &ThreadHistograms) {
         for kind in LatencyKind::ALL {
             if let Some(fast) = t.kinds[kind as usize].as_deref() {
                 fast.add_to(&mut self.kinds[kind as usize]);
@@ -373,7 +373,7 @@ impl OpHistograms {
     /// When every event was one operation timed end to end, the event
     /// histogram is the sum of the per-operation ones (periodic fsyncs
     /// included, end-of-thread fsyncs not: they are not events).
-    pub fn derive_event_from_operations(&mut self) {
+    pub(crate) fn derive_event_from_operations(&mut self) {
         let mut event = new_hdr();
         for kind in [LatencyKind::Read, LatencyKind::Write, LatencyKind::Fsync] {
             event.add(self.get(kind)).expect("same bounds everywhere");
@@ -382,7 +382,7 @@ impl OpHistograms {
     }
 
     /// All fsyncs: in events, after writes, and at the end of each thread.
-    pub fn all_fsyncs(&self) -> Histogram<u64> {
+    pub(crate) fn all_fsyncs(&self) -> Histogram<u64> {
         let mut h = self.get(LatencyKind::Fsync).clone();
         h.add(self.get(LatencyKind::FsyncEnd))
             .expect("same bounds everywhere");
@@ -401,7 +401,7 @@ impl OpHistograms {
 /// sysbench's histogram rebuilt from an HDR histogram (each HDR bucket, 0.1 %
 /// wide, goes whole into the sysbench bucket of its value; the sysbench buckets
 /// are 1.8 % wide, so at most samples right at a boundary move by one bucket).
-pub fn sysbench_histogram_of(h: &Histogram<u64>) -> Vec<u64> {
+pub(crate) fn sysbench_histogram_of(h: &Histogram<u64>) -> Vec<u64> {
     let mut counts = vec![0u64; SB_BUCKETS];
     for v in h.iter_recorded() {
         counts[sb_bucket(h.median_equivalent(v.value_iterated_to()))] += v.count_at_value();
@@ -410,7 +410,7 @@ pub fn sysbench_histogram_of(h: &Histogram<u64>) -> Vec<u64> {
 }
 
 /// Population standard deviation (sysbench's "Threads fairness").
-pub fn population_stddev(values: &[f64]) -> (f64, f64) {
+pub(crate) fn population_stddev(values: &[f64]) -> (f64, f64) {
     if values.is_empty() {
         return (0.0, 0.0);
     }

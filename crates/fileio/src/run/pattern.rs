@@ -12,7 +12,7 @@ pub(crate) const MIN_CHECKED_BLOCK: usize = 12;
 /// then the block's offset in its file (LE u64). Blocks shorter than 12 bytes
 /// cannot carry the trailer and are left random (the options refuse them;
 /// the last, short block of a file can still be one).
-pub fn fill_checked_block(block: &mut [u8], offset: u64, rng: &mut Xoroshiro) {
+pub(crate) fn fill_checked_block(block: &mut [u8], offset: u64, rng: &mut Xoroshiro) {
     let len = block.len();
     if len < MIN_CHECKED_BLOCK {
         block.iter_mut().for_each(|b| *b = low_byte(rng.next_u64()));
@@ -34,7 +34,7 @@ fn low_byte(v: u64) -> u8 {
 }
 
 /// Check a `--validate` block; on failure, the FATAL lines sysbench prints.
-pub fn check_block(block: &[u8], offset: u64, file: u32) -> Result<(), Vec<String>> {
+pub(crate) fn check_block(block: &[u8], offset: u64, file: u32) -> Result<(), Vec<String>> {
     let len = block.len();
     if len < MIN_CHECKED_BLOCK {
         return Ok(());

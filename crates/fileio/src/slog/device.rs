@@ -128,7 +128,7 @@ pub(crate) const SCANNED: usize = 2 * ZFS_LABEL;
 
 /// The signatures in `head` (the first bytes of a device) and `tail` (its
 /// last bytes, `tail_at` being the offset of `tail[0]`): the first one found.
-pub fn find_signature(head: &[u8], tail: &[u8], tail_at: u64) -> Option<DeviceInUse> {
+pub(crate) fn find_signature(head: &[u8], tail: &[u8], tail_at: u64) -> Option<DeviceInUse> {
     for s in SIGNATURES {
         if head.get(s.offset..s.offset + s.bytes.len()) == Some(s.bytes) {
             return Some(DeviceInUse::Signature {
@@ -236,7 +236,7 @@ fn unescape_octal(s: &str) -> String {
 /// What the system says about the device `rdev` and its partitions: mounted,
 /// swap, held, partitioned. (The signature scan and the exclusive open come
 /// after, on the opened device.)
-pub fn system_uses(rdev: u64) -> Vec<DeviceInUse> {
+pub(crate) fn system_uses(rdev: u64) -> Vec<DeviceInUse> {
     let mut found = Vec::new();
     let dir = sysfs_dir(rdev);
     // The device itself and its partitions, by number and name.
@@ -292,7 +292,7 @@ pub fn system_uses(rdev: u64) -> Vec<DeviceInUse> {
 /// `blkid -p` (a low-level probe of the device itself, not blkid's cache):
 /// the TYPE or PTTYPE it reports. None when blkid is absent or finds nothing
 /// (its exit status 2).
-pub fn blkid_probe(path: &Path) -> Option<DeviceInUse> {
+pub(crate) fn blkid_probe(path: &Path) -> Option<DeviceInUse> {
     let out = std::process::Command::new("blkid")
         .args(["-p", "-o", "export"])
         .arg(path)
@@ -315,7 +315,7 @@ pub fn blkid_probe(path: &Path) -> Option<DeviceInUse> {
 
 /// Read the first and last [`SCANNED`] bytes of a device of `size` bytes
 /// and look for signatures.
-pub fn scan_ends(file: &fs::File, size: u64) -> io::Result<Option<DeviceInUse>> {
+pub(crate) fn scan_ends(file: &fs::File, size: u64) -> io::Result<Option<DeviceInUse>> {
     // Each end is SCANNED bytes, or the whole of a smaller device.
     let len = usize::try_from(size).map_or(SCANNED, |s| s.min(SCANNED));
     let mut head = vec![0u8; len];

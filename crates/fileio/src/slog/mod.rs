@@ -33,18 +33,18 @@ use std::time::{Duration, Instant};
 pub use device::DeviceInUse;
 
 /// `kind` of a slog result document.
-pub const SLOG_KIND: &str = "tankbench.slog";
+pub(crate) const SLOG_KIND: &str = "tankbench.slog";
 /// Version of the slog result's fields; raised when a field changes meaning.
-pub const SLOG_SCHEMA_VERSION: u32 = 1;
+pub(crate) const SLOG_SCHEMA_VERSION: u32 = 1;
 /// The percentiles every size reports.
-pub const SLOG_PERCENTILES: [f64; 4] = [50.0, 95.0, 99.0, 99.9];
+pub(crate) const SLOG_PERCENTILES: [f64; 4] = [50.0, 95.0, 99.0, 99.9];
 /// The smallest and largest write size accepted.
-pub const MIN_WRITE: u64 = 512;
-pub const MAX_WRITE: u64 = 16 << 20;
+pub(crate) const MIN_WRITE: u64 = 512;
+pub(crate) const MAX_WRITE: u64 = 16 << 20;
 /// The region written when none is given: large enough that a device's
 /// write cache and wear levelling see a stream, not one hot block, small
 /// enough to prepare in seconds.
-pub const DEFAULT_REGION: u64 = 256 << 20;
+pub(crate) const DEFAULT_REGION: u64 = 256 << 20;
 
 /// How each write is made durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -330,7 +330,7 @@ pub(crate) fn check_kind(
 }
 
 /// Least squares of mean latency (µs) over size (bytes).
-pub fn fit_latency(sizes: &[SlogSize]) -> Option<LatencyFit> {
+pub(crate) fn fit_latency(sizes: &[SlogSize]) -> Option<LatencyFit> {
     let points: Vec<(f64, f64)> = sizes
         .iter()
         .filter(|s| s.writes > 0)

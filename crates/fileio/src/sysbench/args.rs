@@ -11,6 +11,8 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
+use crate::text::printable;
+
 /// Value types of sysbench options; they decide how a value is parsed and how a
 /// parse failure is reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,13 +162,13 @@ pub const OPTIONS: &[OptionSpec] = &[
 ];
 
 /// Look up an option by any spelling (`file_num`, `file-num`).
-pub fn find_option(name: &str) -> Option<&'static OptionSpec> {
+pub(crate) fn find_option(name: &str) -> Option<&'static OptionSpec> {
     let canonical = canonical_name(name);
     OPTIONS.iter().find(|o| o.name == canonical)
 }
 
 /// sysbench treats `-` and `_` alike in option names.
-pub fn canonical_name(name: &str) -> String {
+pub(crate) fn canonical_name(name: &str) -> String {
     name.replace('_', "-")
 }
 
@@ -198,11 +200,11 @@ pub struct ParsedArgs {
 /// Options whose values are file or directory names. A file name is bytes and
 /// need not be UTF-8, so these keep the exact bytes typed; every other option
 /// value is text.
-pub const FILE_NAME_OPTIONS: [&str; 4] = ["config-file", "file-dir", "json", "save"];
+pub(crate) const FILE_NAME_OPTIONS: [&str; 4] = ["config-file", "file-dir", "json", "save"];
 
 /// Command-line words as text, with the exact bytes of file-name values.
 #[derive(Debug, Clone, Default)]
-pub struct CommandWords {
+pub(crate) struct CommandWords {
     pub text: Vec<String>,
     /// Canonical option name -> the bytes of its last value on the command line.
     pub file_names: HashMap<String, OsString>,
@@ -212,7 +214,7 @@ impl CommandWords {
     /// Split the words the operating system gave into text and file names. A
     /// word that is not UTF-8 is accepted only as the value of a file-name
     /// option; anything else is refused with one line naming the word.
-    pub fn from_os(words: &[OsString]) -> Result<CommandWords, String> {
+    pub(crate) fn from_os(words: &[OsString]) -> Result<CommandWords, String> {
         let mut out = CommandWords::default();
         for word in words {
             let bytes = word.as_bytes();
@@ -303,7 +305,7 @@ impl ParsedArgs {
     }
 
     /// Attach the exact bytes of the file-name options (from [`CommandWords`]).
-    pub fn with_file_names(mut self, file_names: HashMap<String, OsString>) -> ParsedArgs {
+    pub(crate) fn with_file_names(mut self, file_names: HashMap<String, OsString>) -> ParsedArgs {
         self.file_names = file_names;
         self
     }
@@ -369,10 +371,6 @@ impl std::fmt::Display for ValueError {
     }
 }
 
-// The one home of message-safe text is `crate::text`; the front end's
-// callers keep these names.
-pub use crate::text::{printable, printable_word};
-
 /// sysbench's boolean words (exact and case-sensitive since 1.0.15); `None`
 /// (bare `--name`) means on; anything else is not a boolean.
 fn bool_value(value: Option<&str>) -> Option<bool> {
@@ -386,7 +384,7 @@ fn bool_value(value: Option<&str>) -> Option<bool> {
 /// An INT value the way sysbench reads one (`strtol(text, &end, 10)`, then
 /// the whole text must be used and the number must fit a C `int`): leading
 /// white space and a sign are allowed, nothing may follow the digits.
-pub fn parse_c_int(text: &str) -> Option<i32> {
+pub(crate) fn parse_c_int(text: &str) -> Option<i32> {
     text.trim_start_matches(C_SPACE).parse::<i32>().ok()
 }
 
@@ -511,7 +509,7 @@ const C_SPACE: [char; 6] = [' ', '\t', '\n', '\u{b}', '\u{c}', '\r'];
 /// `inf`, `infinity` and `nan` in any case; C's hexadecimal floats (`0x1p3`) are
 /// not recognised and read as 0. One pass, so a huge argument costs no more
 /// than its length.
-pub fn parse_strtod(text: &str) -> f64 {
+pub(crate) fn parse_strtod(text: &str) -> f64 {
     let t = text.trim_start_matches(C_SPACE);
     let b = t.as_bytes();
     let mut i = 0;

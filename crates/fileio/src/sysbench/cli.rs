@@ -40,7 +40,7 @@ impl Invocation {
 }
 
 /// The fileio option list of `sysbench fileio help`.
-pub fn fileio_help() -> String {
+pub(crate) fn fileio_help() -> String {
     let mut s = String::from("fileio options:\n");
     s.push_str(&option_list(Section::FileIo));
     s.push_str("\ntankbench extensions:\n");
@@ -66,7 +66,7 @@ fn option_list(section: Section) -> String {
 }
 
 /// `--help`: general usage.
-pub fn general_help() -> String {
+pub(crate) fn general_help() -> String {
     let mut s = String::from(
         "Usage:\n  tankbench [options]... fileio [command]\n  tankbench --test=fileio [options]... [command]\n\nCommands: prepare run cleanup help\n\nGeneral options:\n",
     );
@@ -85,17 +85,20 @@ pub fn general_help() -> String {
 /// except that the compiled-in tests are the one this binary has: listing
 /// cpu, memory, threads and mutex would promise tests that answer
 /// `Cannot find benchmark`.
-pub fn sysbench_help() -> &'static str {
+pub(crate) fn sysbench_help() -> &'static str {
     include_str!("sysbench_help.txt")
 }
 
 /// `--version`. Scripts compare sysbench's whole line (`sysbench 1.0.20`), so
 /// under that name it is exactly that; as `tankbench fileio` it names both.
-pub fn version_line(as_sysbench: bool) -> String {
+pub(crate) fn version_line(as_sysbench: bool) -> String {
     if as_sysbench {
         "sysbench 1.0.20".to_string()
     } else {
-        format!("sysbench 1.0.20 (tankbench {})", report_text::TOOL_VERSION)
+        format!(
+            "sysbench 1.0.20 (tankbench {})",
+            crate::result::TOOL_VERSION
+        )
     }
 }
 
@@ -118,7 +121,7 @@ pub fn execute(words: &[String]) -> Invocation {
 /// `--label`), which this crate cannot judge because the result store lives in
 /// a crate that depends on this one. An `Err` is printed as one line on stderr
 /// and ends the invocation with exit code 1 before any file is touched.
-pub type DestinationCheck<'a> = &'a dyn Fn(&Extensions) -> Result<(), String>;
+pub(crate) type DestinationCheck<'a> = &'a dyn Fn(&Extensions) -> Result<(), String>;
 
 /// [`execute`] with the caller's checks of the result destinations. The caller
 /// also writes `--json` and `--save` from [`Invocation::results`]; this crate
@@ -158,7 +161,7 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
     if let Some(extra) = &args.extra_positional {
         eprintln!(
             "Unrecognized command line argument: {}",
-            crate::sysbench::args::printable_word(extra)
+            crate::text::printable_word(extra)
         );
         return Invocation::code(1);
     }
@@ -255,7 +258,7 @@ fn sysbench_without_fileio(args: &mut ParsedArgs) -> Invocation {
     let failure = match args.test.as_deref() {
         Some(name) => Failure::fatal(format!(
             "Cannot find benchmark '{}': no such built-in test, file or module",
-            crate::sysbench::args::printable(name)
+            crate::text::printable(name)
         )),
         None => match script_on_stdin() {
             Ok(false) => return Invocation::code(0),
@@ -464,7 +467,7 @@ fn with_config_file(words: &CommandWords) -> Result<Vec<String>, String> {
 
 /// Run a validated workload with the given console (quick and other callers use
 /// a silent one) and default extensions.
-pub fn run_workload_quietly(
+pub(crate) fn run_workload_quietly(
     console: &Console,
     w: &RunSpec,
     g: &GeneralOptions,
@@ -529,7 +532,7 @@ fn measure(
         console.debug(&format!("DEBUG: {l}"))
     }))?;
     console.notice("Initializing worker threads...\n");
-    let started_at = report_text::utc_now_rfc3339();
+    let started_at = crate::clock::utc_now_rfc3339();
     let environment = crate::environment::capture(&w.files.dir, caches_dropped);
     let zfs_watch = crate::zfs_facts::Watch::start(
         environment.zfs.as_ref(),
@@ -574,7 +577,8 @@ fn measure(
     if g.histogram && !job.is_distributed() {
         console.notice_raw(&report_text::histogram_text(&outcome.period.histogram));
     }
-    let mut result = report_text::build_result(w, &outcome, started_at, environment, Vec::new());
+    let mut result =
+        crate::summary::measured_result(w, &outcome, started_at, environment, Vec::new());
     zfs_watch.finish(&mut result.environment.zfs);
     let mount = crate::environment::mount_of(&w.files.dir);
     let ctx = crate::warnings::Context {

@@ -4,23 +4,12 @@
 //! keep working. The [`RunResult`] itself is made in [`crate::summary`].
 
 use crate::options::{GeneralOptions, IoMode, RunSpec};
-use crate::result::{Counts, LatencyKey, LatencySummary, RunResult, WorkloadSummary};
+use crate::result::{Counts, LatencyKey, LatencySummary, RunResult, TOOL_VERSION};
 use crate::run::fileset::format_size;
 use crate::run::histograms::{population_stddev, sb_bucket_value_ms, sb_percentile_ms};
 use crate::run::runner::{IntervalStats, PeriodStats};
+use crate::summary::within;
 use std::fmt::Write as _;
-
-// Moved to the workload and result API; kept here under their old names so
-// that callers outside fileio compile unchanged until they move.
-pub use crate::clock::utc_now_rfc3339;
-pub use crate::result::TOOL_VERSION;
-pub use crate::summary::measured_result as build_result;
-pub use crate::summary::{clamp_percentiles, summarize, within};
-
-/// The workload as a result records it: [`RunSpec::summary`].
-pub fn workload_summary(w: &RunSpec, engine: &str) -> WorkloadSummary {
-    w.summary(engine)
-}
 
 /// First line of every sysbench-style output; scripts parse its first token.
 pub fn banner() -> String {
@@ -28,7 +17,7 @@ pub fn banner() -> String {
 }
 
 /// The `Running the test with following options:` block, up to `Doing … test`.
-pub fn run_header(w: &RunSpec, g: &GeneralOptions, engine_note: Option<&str>) -> String {
+pub(crate) fn run_header(w: &RunSpec, g: &GeneralOptions, engine_note: Option<&str>) -> String {
     let mut s = String::new();
     push_general_options(&mut s, w, g);
     s.push('\n');
@@ -160,7 +149,7 @@ fn push_fileio_options(s: &mut String, w: &RunSpec, g: &GeneralOptions, engine_n
 }
 
 /// `[ 1s ] reads: … MiB/s writes: … MiB/s fsyncs: …/s latency (ms,95%): …`
-pub fn interval_line(i: &IntervalStats) -> String {
+pub(crate) fn interval_line(i: &IntervalStats) -> String {
     let secs = if i.seconds > 0.0 { i.seconds } else { 1.0 };
     format!(
         "[ {:.0}s ] reads: {:4.2} MiB/s writes: {:4.2} MiB/s fsyncs: {:4.2}/s latency (ms,{}%): {:4.3}",
@@ -174,7 +163,7 @@ pub fn interval_line(i: &IntervalStats) -> String {
 }
 
 /// `--histogram` block (src/sb_histogram.c at sysbench 1.0.20).
-pub fn histogram_text(counts: &[u64]) -> String {
+pub(crate) fn histogram_text(counts: &[u64]) -> String {
     let mut s = String::from("Latency histogram (values are in milliseconds)\n");
     let max = counts.iter().copied().max().unwrap_or(0);
     if max > 0 {
@@ -231,7 +220,7 @@ pub struct CumulativeFigures<'a> {
 
 /// The cumulative report (report_cumulative in src/sysbench.c and
 /// file_report_cumulative in sb_fileio.c at 1.0.20), starting with its blank line.
-pub fn sysbench_report(p: &PeriodStats, percentile: u32) -> String {
+pub(crate) fn sysbench_report(p: &PeriodStats, percentile: u32) -> String {
     let c = &p.counts;
     let avg_ns = c.latency_sum_ns.checked_div(c.events).unwrap_or(0);
     let percentile = if percentile > 0 {
@@ -553,7 +542,7 @@ mod tests {
         );
         let g = GeneralOptions::from_args(&mut a).unwrap();
         let w = RunSpec::from_args(&a, &g).unwrap();
-        let r = build_result(
+        let r = crate::summary::measured_result(
             &w,
             &outcome,
             String::new(),
@@ -606,7 +595,7 @@ mod tests {
         let mut a = crate::sysbench::args::ParsedArgs::parse(&words);
         let g = GeneralOptions::from_args(&mut a).unwrap();
         let w = RunSpec::from_args(&a, &g).unwrap();
-        build_result(
+        crate::summary::measured_result(
             &w,
             &outcome,
             String::new(),
@@ -713,7 +702,7 @@ mod tests {
 
     #[test]
     fn rfc3339_is_well_formed() {
-        let s = utc_now_rfc3339();
+        let s = crate::clock::utc_now_rfc3339();
         assert_eq!(s.len(), 20);
         assert!(s.ends_with('Z') && s.as_bytes()[10] == b'T');
     }

@@ -11,7 +11,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// What a remote NFS target records instead of facts.
-pub const NFS_ABSENT: &str = "remote NFS target: the server's ZFS is not visible from the client";
+pub(crate) const NFS_ABSENT: &str =
+    "remote NFS target: the server's ZFS is not visible from the client";
 
 /// The longest a `zpool`/`zfs` query may take: a hung daemon must not hang
 /// the run that asked.
@@ -188,7 +189,7 @@ fn txg_timeout(platform: Platform) -> Result<u64, String> {
 }
 
 /// The ARC now, with where it was read.
-pub fn arc_now(platform: Platform) -> Result<(String, ArcSnapshot), String> {
+pub(crate) fn arc_now(platform: Platform) -> Result<(String, ArcSnapshot), String> {
     match platform {
         Platform::OpenzfsLinux => {
             let path = "/proc/spl/kstat/zfs/arcstats";
@@ -254,7 +255,7 @@ pub fn tool(program: &str, args: &[&str]) -> Result<String, String> {
 /// `zpool iostat` while it runs. Start it just before the workers, finish
 /// it after them; dropping it unfinished stops the sampler.
 /// Why a run on zfs-fuse has no iostat samples.
-pub const ZFS_FUSE_NO_IOSTAT: &str =
+pub(crate) const ZFS_FUSE_NO_IOSTAT: &str =
     "not sampled on zfs-fuse: its zpool iostat during the run's I/O was seen to stall the pool's FUSE requests";
 
 pub struct Watch {
@@ -302,7 +303,7 @@ impl Watch {
     /// The sample interval for a run limited to `time_s` seconds (0: no
     /// time limit): 1 s, coarser for long runs so a result stays small
     /// (at most about 600 samples).
-    pub fn interval_for(time_s: u64) -> u64 {
+    pub(crate) fn interval_for(time_s: u64) -> u64 {
         (time_s / 600).max(1)
     }
 

@@ -66,7 +66,7 @@ impl ZfsFacts {
     }
 
     /// Record why the fact `name` is missing (the first reason stays).
-    pub fn note_missing(&mut self, name: &str, reason: impl Into<String>) {
+    pub(crate) fn note_missing(&mut self, name: &str, reason: impl Into<String>) {
         self.missing
             .entry(name.to_string())
             .or_insert_with(|| reason.into());
@@ -143,7 +143,7 @@ impl Dataset {
     }
 
     /// The pool: the dataset name up to its first `/`.
-    pub fn pool_name(&self) -> &str {
+    pub(crate) fn pool_name(&self) -> &str {
         self.name.split('/').next().unwrap_or(&self.name)
     }
 }
@@ -444,7 +444,7 @@ impl IostatSample {
 
 /// `program` in PATH or the sbin directories (a root shell's PATH may lack
 /// them under sudo or cron).
-pub fn find_tool(program: &str) -> Option<std::path::PathBuf> {
+pub(crate) fn find_tool(program: &str) -> Option<std::path::PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .chain(["/usr/sbin", "/sbin", "/usr/local/sbin"].map(std::path::PathBuf::from))

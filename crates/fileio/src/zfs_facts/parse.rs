@@ -218,7 +218,7 @@ pub fn arc_snapshot(
 
 /// A number as zpool prints it: exact (`-p`: `1234`) or human (`28.5K`,
 /// `1.11M`, binary units); None for `-`.
-pub fn quantity(text: &str) -> Option<f64> {
+pub(crate) fn quantity(text: &str) -> Option<f64> {
     let t = text.trim();
     let (digits, scale) = match t.chars().last()? {
         'K' => (&t[..t.len() - 1], 1u64 << 10),
@@ -244,7 +244,7 @@ fn whole_bytes(v: f64) -> u64 {
 /// for the pool starts an interval, the vdev and device lines follow.
 /// Headers and separators are skipped, so the scripted form (`-H -p`, tab
 /// separated, optionally `-l`) and zfs-fuse's table read alike.
-pub struct IostatReader {
+pub(crate) struct IostatReader {
     pool: String,
     /// Which class each vdev and device name belongs to (zfs-fuse prints no
     /// `logs` heading in iostat, so a log device is known by its name).
@@ -369,7 +369,7 @@ pub fn iostat_samples(
 
 /// The first pool version number in `zpool upgrade -v` ("This system is
 /// currently running ZFS pool version 23.").
-pub fn pool_version_supported(text: &str) -> Option<u32> {
+pub(crate) fn pool_version_supported(text: &str) -> Option<u32> {
     let line = text.lines().find(|l| l.contains("pool version"))?;
     let after = line.split("pool version").nth(1)?;
     after

@@ -12,7 +12,7 @@ use std::time::Instant;
 /// A running `zpool iostat`. [`Sampler::stop`] ends it and hands back the
 /// intervals; dropping it ends it too (a run that fails half way must not
 /// leave a zpool process behind).
-pub struct Sampler {
+pub(crate) struct Sampler {
     child: Child,
     reader: Option<JoinHandle<Vec<IostatSample>>>,
 }

@@ -399,7 +399,7 @@ pub fn cleanup(files: &FileSet, say: &mut dyn FnMut(&str)) {
 }
 
 /// `fmt(x)` of sysbench's run header: divide by 1024 up to 4 times, `%.5g`, unit.
-pub fn format_size(bytes: u64) -> String {
+pub(crate) fn format_size(bytes: u64) -> String {
     const UNITS: [&str; 4] = ["Ki", "Mi", "Gi", "Ti"];
     let mut x = bytes as f64;
     let mut unit = "";
@@ -413,7 +413,7 @@ pub fn format_size(bytes: u64) -> String {
 }
 
 /// C's `%.5g`.
-pub fn format_g5(x: f64) -> String {
+pub(crate) fn format_g5(x: f64) -> String {
     if x == 0.0 {
         return "0".to_string();
     }
