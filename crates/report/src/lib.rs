@@ -63,6 +63,7 @@ pub mod html;
 pub mod import;
 pub mod labels;
 pub mod output;
+pub mod plan;
 pub mod png;
 pub mod select;
 pub mod stats;

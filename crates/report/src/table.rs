@@ -30,6 +30,11 @@ pub enum Cell {
     /// (`NAME %`, `NAME low %`, `NAME high %`). Without an interval it reads
     /// like [`Cell::Percent`].
     PercentInterval(Option<f64>, Option<(f64, f64)>),
+    /// A figure with its range (a prediction's interval, an estimate's low
+    /// and high): "7.5 (4.1–12.3)" in text, three plain numbers in CSV
+    /// (`NAME`, `NAME low`, `NAME high`). Without a range it reads like
+    /// [`Cell::Num`].
+    Range(Option<f64>, Option<(f64, f64)>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -178,6 +183,10 @@ impl Table {
                 header.push(format!("{} %", c.name));
                 header.push(format!("{} low %", c.name));
                 header.push(format!("{} high %", c.name));
+            } else if self.is_range_column(i) {
+                header.push(c.name.clone());
+                header.push(format!("{} low", c.name));
+                header.push(format!("{} high", c.name));
             } else if self
                 .rows
                 .iter()
@@ -206,6 +215,12 @@ impl Table {
                         fields.push(percent_field(ci.map(|c| c.0)));
                         fields.push(percent_field(ci.map(|c| c.1)));
                     }
+                    Cell::Range(v, range) => {
+                        let num = |x: Option<f64>| x.map(|x| x.to_string()).unwrap_or_default();
+                        fields.push(num(*v));
+                        fields.push(num(range.map(|r| r.0)));
+                        fields.push(num(range.map(|r| r.1)));
+                    }
                     Cell::Stat(s) => {
                         fields.push(s.map(|s| s.mean.to_string()).unwrap_or_default());
                         fields.push(
@@ -218,6 +233,9 @@ impl Table {
                 if self.is_stat_column(i) && !matches!(cell, Cell::Stat(_)) {
                     fields.push(String::new());
                 }
+                if self.is_range_column(i) && !matches!(cell, Cell::Range(..)) {
+                    fields.extend([String::new(), String::new()]);
+                }
             }
             out += &csv_line(&fields);
         }
@@ -228,6 +246,12 @@ impl Table {
         self.rows
             .iter()
             .any(|r| matches!(r.get(i), Some(Cell::PercentInterval(..))))
+    }
+
+    fn is_range_column(&self, i: usize) -> bool {
+        self.rows
+            .iter()
+            .any(|r| matches!(r.get(i), Some(Cell::Range(..))))
     }
 
     fn is_stat_column(&self, i: usize) -> bool {
@@ -289,6 +313,7 @@ fn cell_text(c: &Cell) -> String {
     match c {
         Cell::Text(s) => s.clone(),
         Cell::Num(None)
+        | Cell::Range(None, _)
         | Cell::Stat(None)
         | Cell::Percent(None)
         | Cell::PercentInterval(None, _) => "–".to_string(),
@@ -301,7 +326,10 @@ fn cell_text(c: &Cell) -> String {
             low * 100.0,
             high * 100.0
         ),
-        Cell::Num(Some(v)) => fmt_num(*v),
+        Cell::Num(Some(v)) | Cell::Range(Some(v), None) => fmt_num(*v),
+        Cell::Range(Some(v), Some((low, high))) => {
+            format!("{} ({}–{})", fmt_num(*v), fmt_num(*low), fmt_num(*high))
+        }
         Cell::Int(n) => n.to_string(),
         Cell::Stat(Some(s)) if s.n > 1 => {
             format!("{} ± {}", fmt_num(s.mean), fmt_like(s.sd, s.mean))
@@ -498,6 +526,30 @@ pub fn trim_float(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_range_reads_as_figure_and_interval_and_splits_into_three_csv_columns() {
+        let mut t = Table::new(&[("layout", false), ("writes/s", true)]);
+        t.rows.push(vec![
+            Cell::Text("2xraidz2-12".into()),
+            Cell::Range(Some(7.5), Some((4.1, 12.3))),
+        ]);
+        t.rows.push(vec![
+            Cell::Text("1xraidz3-24".into()),
+            Cell::Range(Some(3.25), None),
+        ]);
+        let text = t.to_terminal();
+        assert!(text.contains("7.50 (4.10–12.30)"), "{text}");
+        assert!(text.contains("3.25"), "{text}");
+        let csv = t.to_csv();
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(
+            lines[0],
+            r#""layout","writes/s","writes/s low","writes/s high""#
+        );
+        assert_eq!(lines[1], r#""2xraidz2-12",7.5,4.1,12.3"#);
+        assert_eq!(lines[2], r#""1xraidz3-24",3.25,,"#);
+    }
 
     fn sample() -> Table {
         let mut t = Table::new(&[("layout", false), ("read MiB/s", true)]);

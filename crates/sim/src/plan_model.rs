@@ -137,6 +137,20 @@ pub(crate) fn system_of(q: &PerfQuery<'_>) -> Result<SystemModel, String> {
 
 /// The plan's figures of a predicted run.
 pub fn figures(r: &RunResult) -> WorkloadFigures {
+    let mean_ms = |key| {
+        r.latency
+            .get(&key)
+            .map_or(0.0, |l: &fileio::result::LatencySummary| l.mean_ms)
+    };
+    let write_ms = mean_ms(LatencyKey::Write);
+    // Every fsync of a --file-fsync-all workload follows one write; with
+    // fewer fsyncs than writes, their cost is shared out per write.
+    let fsync_ms = if r.counts.writes > 0 {
+        mean_ms(LatencyKey::Fsync) * r.counts.fsyncs.min(r.counts.writes) as f64
+            / r.counts.writes as f64
+    } else {
+        0.0
+    };
     let event = r.latency.get(&LatencyKey::Event);
     WorkloadFigures {
         reads_per_s: r.rates.reads_per_s,
@@ -144,7 +158,8 @@ pub fn figures(r: &RunResult) -> WorkloadFigures {
         fsyncs_per_s: r.rates.fsyncs_per_s,
         read_mib_per_s: r.rates.read_mib_per_s,
         write_mib_per_s: r.rates.written_mib_per_s,
-        write_latency_ms: r.latency.get(&LatencyKey::Write).map_or(0.0, |l| l.mean_ms),
+        write_latency_ms: write_ms,
+        commit_latency_ms: write_ms + fsync_ms,
         event_latency_ms: event.map_or(0.0, |l| l.mean_ms),
         event_latency_p95_ms: event.and_then(|l| l.at(95.0)),
     }

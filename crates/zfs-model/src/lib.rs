@@ -20,7 +20,6 @@ pub mod layout;
 pub mod network;
 pub mod perf;
 pub mod plan;
-pub mod present;
 pub mod reliability;
 pub mod rules;
 pub mod units;

@@ -117,6 +117,10 @@ pub struct WorkloadFigures {
     /// Mean latency of one write (with `--file-fsync-all` from an ESXi
     /// guest, a stable write: one commit), ms.
     pub write_latency_ms: f64,
+    /// Mean time from a write's start to the end of its fsync (the write
+    /// alone when the workload has no fsync after it), ms: what a sync
+    /// writer waits for per write, the figure a commit costs.
+    pub commit_latency_ms: f64,
     /// Mean and 95th percentile of the event latency, ms.
     pub event_latency_ms: f64,
     pub event_latency_p95_ms: Option<f64>,

@@ -5,13 +5,13 @@
 use anyhow::{anyhow, Context};
 use clap::{Parser, ValueEnum};
 
+use report::plan::{self as present, ColumnChoice};
 use zfs_model::capacity::CapacityOptions;
 use zfs_model::disk::{total_disks, DiskClass, DiskGroup, OsPartitioning, PerfOverrides};
 use zfs_model::layout::{Layout, Shape};
 use zfs_model::network::{Link, Protocol};
 use zfs_model::perf::LogDevice;
 use zfs_model::plan::{plan, PlanRequest};
-use zfs_model::present;
 use zfs_model::rules::RuleSet;
 use zfs_model::units::{parse_block_size, parse_size, SizeMeaning, KIB, MIB};
 use zfs_model::workload::Workload;
@@ -384,7 +384,7 @@ fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String)> {
                 .unwrap_or(if plan.entries.len() <= 30 { 0 } else { 15 });
             let mut text = format!(
                 "{}{}",
-                present::table(&plan, top),
+                present::table(&plan, top, &ColumnChoice::Default).to_terminal(),
                 present::summary(&plan, top)
             );
             if parsed.fileio.is_some() {

@@ -1,0 +1,662 @@
+//! The planner's output: the ranked table (one [`Table`] model, so text,
+//! Markdown, CSV and HTML come from the same cells), the recommendation
+//! under it, and the `--explain` walkthrough. JSON is the serde form of
+//! [`Plan`] itself. The plan is computed in `zfs_model::plan`; this module
+//! only shows it.
+
+use zfs_model::estimate::Estimate;
+use zfs_model::explain::{across_rule_sets, explain_capacity};
+use zfs_model::layout::Layout;
+use zfs_model::perf::{Figure, Performance, WorkloadFigures};
+use zfs_model::plan::{ranking_prediction, Plan, PlanEntry, PlanRequest};
+use zfs_model::reliability::{at_least_one, Reliability};
+use zfs_model::units::{group_digits, human_binary, tib};
+
+use crate::table::{Cell, Table};
+
+fn count(value: f64) -> String {
+    if value >= 100.0 {
+        format!("{value:.0}")
+    } else if value >= 10.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.2}")
+    }
+}
+
+fn duration(hours: f64) -> String {
+    if hours < 48.0 {
+        format!("{hours:.0} h")
+    } else {
+        format!("{:.0} d", hours / 24.0)
+    }
+}
+
+fn probability(p: f64) -> String {
+    if p >= 0.01 {
+        format!("{:.0}%", p * 100.0)
+    } else {
+        format!("{p:.0e}")
+    }
+}
+
+/// One column of the ranked table: the key `--columns` names it by, its
+/// title, and whether the default view shows it. The default view is the
+/// decision in at most 120 columns of a terminal (checked by a test for 24
+/// and 200 disks); `--wide` shows every column, with ranges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanColumn {
+    pub key: &'static str,
+    pub title: &'static str,
+    pub default: bool,
+    /// Only when the request names a log device.
+    pub needs_log: bool,
+}
+
+const fn column(key: &'static str, title: &'static str, default: bool) -> PlanColumn {
+    PlanColumn {
+        key,
+        title,
+        default,
+        needs_log: false,
+    }
+}
+
+/// Every column, in table order.
+pub const COLUMNS: [PlanColumn; 18] = [
+    column("rank", "#", true),
+    column("layout", "Layout", true),
+    column("spares", "Spares", false),
+    column("size", "SIZE (zpool)", false),
+    column("avail", "AVAIL TiB", false),
+    column("usable", "Usable TiB", true),
+    column("efficiency", "Eff. %", false),
+    column("survives", "Survives", true),
+    column("loss", "Loss/yr", true),
+    column("resilver", "Resilver h", false),
+    column("read", "Read IOPS", true),
+    column("write", "Write IOPS", true),
+    column("seq", "Seq R/W MB/s", false),
+    column("commit", "Commit ms", true),
+    column("sync_rate", "Sync writes/s", false),
+    PlanColumn {
+        key: "commit_log",
+        title: "Commit ms, log",
+        default: true,
+        needs_log: true,
+    },
+    PlanColumn {
+        key: "sync_rate_log",
+        title: "Sync writes/s, log",
+        default: false,
+        needs_log: true,
+    },
+    column("score", "Score", true),
+];
+
+/// Which columns to show.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ColumnChoice {
+    /// The default view (at most 120 columns).
+    #[default]
+    Default,
+    /// Every column, with ranges.
+    Wide,
+    /// These keys, in this order (`--columns=layout,usable,commit`).
+    Keys(Vec<String>),
+}
+
+impl ColumnChoice {
+    /// `--columns` words, checked against [`COLUMNS`]: one line naming the
+    /// unknown key and the accepted ones.
+    pub fn parse_keys(text: &str) -> Result<ColumnChoice, String> {
+        let mut keys = Vec::new();
+        for key in text.split(',').map(str::trim) {
+            if !COLUMNS.iter().any(|c| c.key == key) {
+                let accepted: Vec<&str> = COLUMNS.iter().map(|c| c.key).collect();
+                return Err(format!(
+                    "--columns: unknown column '{key}'; accepted: {}",
+                    accepted.join(", ")
+                ));
+            }
+            if !keys.iter().any(|k| k == key) {
+                keys.push(key.to_string());
+            }
+        }
+        Ok(ColumnChoice::Keys(keys))
+    }
+
+    fn columns(&self, has_log: bool) -> Vec<PlanColumn> {
+        let offered = COLUMNS.iter().filter(|c| has_log || !c.needs_log);
+        match self {
+            ColumnChoice::Default => offered.filter(|c| c.default).copied().collect(),
+            ColumnChoice::Wide => offered.copied().collect(),
+            ColumnChoice::Keys(keys) => keys
+                .iter()
+                .filter_map(|k| COLUMNS.iter().find(|c| c.key == k))
+                .filter(|c| has_log || !c.needs_log)
+                .copied()
+                .collect(),
+        }
+    }
+}
+
+/// A figure with its range in the wide view, its typical value otherwise.
+fn estimate_cell(e: &Estimate, ranges: bool) -> Cell {
+    Cell::Range(Some(e.typical), ranges.then_some((e.low, e.high)))
+}
+
+/// The commit latency of a sync-write prediction: a write and its fsync,
+/// what a sync writer waits for per write (not the write() alone).
+fn commit_cell(f: Option<&WorkloadFigures>) -> Cell {
+    Cell::Num(f.map(|f| f.commit_latency_ms))
+}
+
+fn sync_rate_cell(f: Option<&WorkloadFigures>) -> Cell {
+    Cell::Num(f.map(|f| f.writes_per_s))
+}
+
+/// The cell of `key` for `entry`. Cells stay numbers (CSV gets numbers);
+/// which layouts are best in a criterion is said in the table's notes
+/// rather than by a mark beside a number.
+fn cell(entry: &PlanEntry, key: &str, ranges: bool) -> Cell {
+    let perf = &entry.performance;
+    let risk = &entry.reliability;
+    match key {
+        "rank" => Cell::Int(entry.rank as u64),
+        "layout" => Cell::Text(entry.layout.clone()),
+        "spares" => Cell::Int(u64::from(entry.spares)),
+        "size" => Cell::Text(entry.capacity.zpool_size_printed.clone()),
+        "avail" => Cell::Num(Some(tib(entry.capacity.avail))),
+        "usable" => Cell::Num(Some(tib(entry.usable_bytes))),
+        "efficiency" => Cell::Num(Some(entry.space_efficiency * 100.0)),
+        "survives" => Cell::Text(format!(
+            "{}/{}",
+            risk.failures_tolerated, risk.failures_tolerated_best
+        )),
+        "loss" => {
+            let e = &risk.annual_loss_probability;
+            Cell::Text(if ranges {
+                format!(
+                    "{} ({}–{})",
+                    probability(e.typical),
+                    probability(e.low),
+                    probability(e.high)
+                )
+            } else {
+                probability(e.typical)
+            })
+        }
+        "resilver" => estimate_cell(&risk.resilver_hours, ranges),
+        "read" => estimate_cell(&perf.random_read_iops.estimate, ranges),
+        "write" => estimate_cell(&perf.random_write_iops.estimate, ranges),
+        "seq" => Cell::Text(format!(
+            "{:.0}/{:.0}",
+            perf.seq_read_mb_s.estimate.typical, perf.seq_write_mb_s.estimate.typical
+        )),
+        "commit" => commit_cell(perf.predicted.as_ref()),
+        "sync_rate" => sync_rate_cell(perf.predicted.as_ref()),
+        "commit_log" => commit_cell(perf.predicted_with_log.as_ref()),
+        "sync_rate_log" => sync_rate_cell(perf.predicted_with_log.as_ref()),
+        "score" => Cell::Num(Some(entry.scores.overall)),
+        other => unreachable!("column {other} is in COLUMNS but has no cell"),
+    }
+}
+
+/// The layouts best in each criterion, as notes under the table; a
+/// criterion where every layout ties says nothing (it does not tell them
+/// apart).
+fn best_notes(plan: &Plan, shown: usize) -> Vec<String> {
+    let best = &plan.best;
+    let rows = plan.entries.len();
+    let mut notes = Vec::new();
+    for (name, list) in [
+        ("usable space", &best.usable),
+        ("reliability", &best.reliability),
+        ("random reads", &best.random_read),
+        ("random writes", &best.random_write),
+        ("sequential", &best.sequential),
+        ("sync writes", &best.sync_write),
+    ] {
+        if !list.is_empty() && list.len() < rows {
+            notes.push(format!("best {name}: {}", list.join(", ")));
+        }
+    }
+    if rows > 1 && best.sync_write.len() == rows {
+        notes.push(
+            "Sync 4K writes take the same time on every layout here: the log device decides, not the vdevs."
+                .to_string(),
+        );
+    }
+    if shown < rows {
+        notes.push(format!(
+            "({} more layouts not shown: --top 0 shows all, --layout picks some)",
+            rows - shown
+        ));
+    }
+    notes
+}
+
+/// The ranked table, `top` rows at most (0 = all), with `choice`'s columns.
+pub fn table(plan: &Plan, top: usize, choice: &ColumnChoice) -> Table {
+    let has_log = plan.request.log.is_some();
+    let block = human_binary(plan.entries.first().map(|e| e.block_bytes).unwrap_or(0));
+    let columns = choice.columns(has_log);
+    let ranges = *choice == ColumnChoice::Wide;
+    let titles: Vec<String> = columns
+        .iter()
+        .map(|c| match c.key {
+            "usable" => format!("Usable TiB @{block}"),
+            _ => c.title.to_string(),
+        })
+        .collect();
+    let numeric: Vec<bool> = columns
+        .iter()
+        .map(|c| !matches!(c.key, "layout" | "size" | "survives" | "loss" | "seq"))
+        .collect();
+    let spec: Vec<(&str, bool)> = titles
+        .iter()
+        .map(String::as_str)
+        .zip(numeric.iter().copied())
+        .collect();
+    let mut t = Table::new(&spec);
+    let shown = if top == 0 {
+        plan.entries.len()
+    } else {
+        top.min(plan.entries.len())
+    };
+    for entry in &plan.entries[..shown] {
+        t.rows
+            .push(columns.iter().map(|c| cell(entry, c.key, ranges)).collect());
+    }
+    t.notes = best_notes(plan, shown);
+    if columns
+        .iter()
+        .any(|c| matches!(c.key, "commit" | "commit_log"))
+    {
+        t.notes.push(
+            "Commit ms: a 4 KiB write and its fsync, predicted (what each sync writer waits for per write)."
+                .to_string(),
+        );
+    }
+    t
+}
+
+/// Legend, recommendation, per-layout notes and the assumptions behind the
+/// figures; printed under the table.
+pub fn summary(plan: &Plan, top: usize) -> String {
+    let mut out = String::new();
+    let request = &plan.request;
+    let w = &plan.weights;
+    out.push_str(&format!(
+        "Ranked for workload '{}' ({}); weights: usable {}, reliability {}, random read {}, random write {}, sequential {}, sync write {}. Figures are typical values; --wide shows their ranges and every column.\n",
+        request.workload.name(),
+        request.workload.describe(),
+        w.usable,
+        w.reliability,
+        w.random_read,
+        w.random_write,
+        w.sequential,
+        w.sync_write
+    ));
+
+    if let Some(first) = plan.entries.first() {
+        out.push_str(&format!("\nRecommendation: {}", first.layout));
+        out.push_str(&format!(
+            " - {:.2} TiB usable at {} records, survives any {} failure(s), {:.0} random-read IOPS from disk.\n",
+            tib(first.usable_bytes),
+            human_binary(first.block_bytes),
+            first.reliability.failures_tolerated,
+            first.performance.random_read_iops.estimate.typical
+        ));
+        let others = if request.layouts.is_empty() {
+            3
+        } else {
+            plan.entries.len()
+        };
+        for other in plan
+            .entries
+            .iter()
+            .skip(1)
+            .take(others.saturating_sub(1).max(1))
+        {
+            out.push_str(&format!(
+                "  vs {}: {}\n",
+                other.layout,
+                compare(first, other)
+            ));
+        }
+    }
+
+    let shown = if top == 0 {
+        plan.entries.len()
+    } else {
+        top.min(plan.entries.len())
+    };
+    let noted: Vec<&PlanEntry> = plan.entries[..shown]
+        .iter()
+        .filter(|e| !e.notes.is_empty())
+        .collect();
+    if !noted.is_empty() {
+        out.push_str("\nNotes:\n");
+        for entry in noted {
+            for note in &entry.notes {
+                out.push_str(&format!("  {}: {}\n", entry.layout, note));
+            }
+        }
+    }
+
+    out.push_str(&assumptions(plan));
+    out.push_str("  explain any row: tankbench plan ... --explain LAYOUT\n");
+    wrap(&out, WIDTH)
+}
+
+/// The widest line the default output prints: a terminal of 120 columns.
+pub const WIDTH: usize = 120;
+
+/// Lines longer than `width` broken at spaces, the continuation indented
+/// two more than the line began; a word longer than the width stays whole.
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, newline) = line.strip_suffix('\n').map_or((line, ""), |b| (b, "\n"));
+        if body.chars().count() <= width {
+            out.push_str(line);
+            continue;
+        }
+        let indent = body.len() - body.trim_start().len();
+        let hang = " ".repeat(indent + 2);
+        let mut current = body[..indent].to_string();
+        let mut at_start = true;
+        for word in body.split_whitespace() {
+            let len = current.chars().count();
+            if !at_start && len + 1 + word.chars().count() > width {
+                out.push_str(current.trim_end());
+                out.push('\n');
+                current = hang.clone();
+                at_start = true;
+            }
+            if !at_start {
+                current.push(' ');
+            }
+            current.push_str(word);
+            at_start = false;
+        }
+        out.push_str(&current);
+        out.push_str(newline);
+    }
+    out
+}
+
+/// One line comparing the recommended layout with another.
+pub fn compare(a: &PlanEntry, b: &PlanEntry) -> String {
+    let ratio = |x: f64, y: f64| {
+        if y <= 0.0 {
+            "n/a".to_string()
+        } else {
+            let r = x / y;
+            if r >= 1.0 {
+                format!("x{r:.1}")
+            } else {
+                format!("{:+.0}%", (r - 1.0) * 100.0)
+            }
+        }
+    };
+    let pa = &a.performance;
+    let pb = &b.performance;
+    let mut parts = vec![
+        format!(
+            "random reads {}",
+            ratio(
+                pa.random_read_iops.estimate.typical,
+                pb.random_read_iops.estimate.typical
+            )
+        ),
+        format!(
+            "usable {}",
+            ratio(a.usable_bytes as f64, b.usable_bytes as f64)
+        ),
+        format!(
+            "survives {} vs {} failures",
+            a.reliability.failures_tolerated, b.reliability.failures_tolerated
+        ),
+        format!(
+            "loss/yr {} vs {}",
+            probability(a.reliability.annual_loss_probability.typical),
+            probability(b.reliability.annual_loss_probability.typical)
+        ),
+        format!(
+            "resilver {} vs {}",
+            duration(a.reliability.resilver_hours.typical),
+            duration(b.reliability.resilver_hours.typical)
+        ),
+    ];
+    if let (Some(sa), Some(sb)) = (ranking_prediction(pa), ranking_prediction(pb)) {
+        parts.push(format!(
+            "sync writes {}/s vs {}/s ({:.2} vs {:.2} ms a commit)",
+            count(sa.writes_per_s),
+            count(sb.writes_per_s),
+            sa.commit_latency_ms,
+            sb.commit_latency_ms
+        ));
+    }
+    parts.join(", ")
+}
+
+fn figure_lines(name: &str, figure: &Figure) -> String {
+    let e = &figure.estimate;
+    let mut out = format!(
+        "  {name}: {} {} (range {} .. {})\n",
+        count(e.typical),
+        figure.unit,
+        count(e.low),
+        count(e.high)
+    );
+    for a in &figure.assumptions {
+        out.push_str(&format!("      - {a}\n"));
+    }
+    out
+}
+
+/// The predicted workload of `--explain`: without and with the log device.
+fn predicted_lines(perf: &Performance, assumptions: &[String]) -> String {
+    let mut out = String::new();
+    for (name, f) in [
+        ("predicted workload, no log device", perf.predicted.as_ref()),
+        (
+            "predicted workload, with log device",
+            perf.predicted_with_log.as_ref(),
+        ),
+    ] {
+        if let Some(f) = f {
+            out.push_str(&format!(
+                "  {name}: {} writes/s, {:.2} ms each with its fsync ({:.2} ms the write alone), {} reads/s; {:.2} MiB/s read, {:.2} MiB/s written; event latency {:.2} ms mean{}\n",
+                count(f.writes_per_s),
+                f.commit_latency_ms,
+                f.write_latency_ms,
+                count(f.reads_per_s),
+                f.read_mib_per_s,
+                f.write_mib_per_s,
+                f.event_latency_ms,
+                f.event_latency_p95_ms
+                    .map(|p| format!(", {p:.2} ms p95"))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+    if let Some(why) = &perf.prediction_note {
+        out.push_str(&format!("  predicted workload: {why}\n"));
+    }
+    for a in assumptions {
+        out.push_str(&format!("      - {a}\n"));
+    }
+    out
+}
+
+/// The `--explain` text for `entry` (built from `layout`).
+pub fn explain(plan: &Plan, entry: &PlanEntry, layout: &Layout) -> String {
+    let request = &plan.request;
+    let disks: Vec<String> = request
+        .groups
+        .iter()
+        .map(|g| format!("{}x{}", g.count, g.label))
+        .collect();
+    let mut out = format!(
+        "{} on {} ({} rules, ashift {}), {} hot spare(s)\n",
+        entry.layout,
+        disks.join(" + "),
+        request.capacity.rules.name(),
+        request.capacity.ashift,
+        entry.spares
+    );
+    for (i, step) in explain_capacity(&request.groups, layout, &entry.capacity)
+        .iter()
+        .enumerate()
+    {
+        out.push_str(&format!("\n{}. {}\n", i + 1, step.title));
+        for line in &step.lines {
+            out.push_str(&format!("   {line}\n"));
+        }
+    }
+
+    out.push_str(&rule_sets_table(request, layout));
+
+    out.push_str(&risk_lines(request, &entry.reliability));
+
+    let perf = &entry.performance;
+    out.push_str("\nPerformance:\n");
+    out.push_str(&figure_lines("random read", &perf.random_read_iops));
+    out.push_str(&figure_lines("random write", &perf.random_write_iops));
+    out.push_str(&figure_lines("sequential read", &perf.seq_read_mb_s));
+    out.push_str(&figure_lines("sequential write", &perf.seq_write_mb_s));
+    out.push_str(&predicted_lines(perf, &plan.prediction_assumptions));
+    if !entry.notes.is_empty() {
+        out.push_str("\nNotes:\n");
+        for note in &entry.notes {
+            out.push_str(&format!("  {note}\n"));
+        }
+    }
+    out
+}
+
+/// The assumptions behind the figures, one line per topic.
+fn assumptions(plan: &Plan) -> String {
+    let request = &plan.request;
+    let mut out = String::new();
+    out.push_str("\nAssumptions:\n");
+    for group in &request.groups {
+        let p = &group.perf;
+        out.push_str(&format!(
+            "  disks: {} x {} {} - AFR {:.2}%/yr, {:.0} MB/s ({:.0}-{:.0}), {:.0} IOPS ({:.0}-{:.0}), UER {:.0e}/bit\n",
+            group.count,
+            group.label,
+            group.class.name(),
+            p.afr * 100.0,
+            p.seq_mb_s.typical,
+            p.seq_mb_s.low,
+            p.seq_mb_s.high,
+            p.random_iops.typical,
+            p.random_iops.low,
+            p.random_iops.high,
+            p.uer_per_bit
+        ));
+    }
+    out.push_str(&format!(
+        "  capacity: {} rules, ashift {}, {}; SIZE and AVAIL are what zpool list / zfs get available+used show for an empty pool\n",
+        request.capacity.rules.name(),
+        request.capacity.ashift,
+        request.capacity.partitioning.describe()
+    ));
+    out.push_str(&format!(
+        "  risk: independent failures only (a floor; correlated failures dominate in practice); pool {:.0}% full; {}\n",
+        request.fill * 100.0,
+        if request.spares > 0 {
+            "hot spare starts the resilver at once".to_string()
+        } else {
+            format!("{:.0} h to replace a disk unless the layout leaves a spare", request.replace_hours)
+        }
+    ));
+    out.push_str("  resilver: low = data laid out sequentially, high = one random read per block piece (old, fragmented pool)\n");
+    if let Some(first) = plan.entries.first() {
+        let perf = &first.performance;
+        for line in &plan.prediction_assumptions {
+            out.push_str(&format!("  sync writes: {line}\n"));
+        }
+        if let Some(why) = &perf.prediction_note {
+            out.push_str(&format!("  sync writes: {why}\n"));
+        }
+        out.push_str(&format!("  {}\n", request.protocol.sync_semantics()));
+        if let Some(cap) = perf.client_stream_cap_mb_s {
+            out.push_str(&format!(
+                "  streaming: one client connection gets at most {cap:.0} MB/s over the link; every layout here exceeds that locally"
+            ));
+            if first.performance.seq_write_mb_s.estimate.typical < cap {
+                out.push_str(" (not all: see Seq R/W)");
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// SIZE and AVAIL of `layout` under every rule set, as a table.
+fn rule_sets_table(request: &PlanRequest, layout: &Layout) -> String {
+    let mut table = Table::new(&[
+        ("rule set", false),
+        ("SIZE", false),
+        ("SIZE bytes", true),
+        ("AVAIL bytes", true),
+        ("AVAIL TiB", true),
+    ]);
+    for (rules, c) in across_rule_sets(&request.groups, layout, &request.capacity) {
+        table.rows.push(vec![
+            Cell::Text(rules.describe().to_string()),
+            Cell::Text(c.zpool_size_printed.clone()),
+            Cell::Text(group_digits(c.zpool_size as u128)),
+            Cell::Text(group_digits(c.avail as u128)),
+            Cell::Text(format!("{:.3}", tib(c.avail))),
+        ]);
+    }
+    format!(
+        "\nThe same layout under each rule set:\n{}",
+        table.to_terminal()
+    )
+}
+
+/// The risk part of `--explain`: tolerance, kill probabilities, resilver, MTTDL and UREs.
+fn risk_lines(request: &PlanRequest, risk: &Reliability) -> String {
+    let mut out = String::new();
+    out.push_str("\nRisk:\n");
+    out.push_str(&format!(
+        "  survives any {} failure(s); at best {}\n",
+        risk.failures_tolerated, risk.failures_tolerated_best
+    ));
+    for (f, p) in &risk.kill_probability {
+        out.push_str(&format!(
+            "  {f} simultaneous failures lose the pool with probability {p:.3}\n"
+        ));
+    }
+    out.push_str(&format!(
+        "  resilver of one disk at {:.0}% fill: {} (range {} - {})\n",
+        request.fill * 100.0,
+        duration(risk.resilver_hours.typical),
+        duration(risk.resilver_hours.low),
+        duration(risk.resilver_hours.high)
+    ));
+    out.push_str(&format!(
+        "  MTTDL {:.2e} h (range {:.1e} - {:.1e}); annual loss probability {:.1e} (range {:.1e} - {:.1e}), independent-failure floor\n",
+        risk.mttdl_hours.typical,
+        risk.mttdl_hours.low,
+        risk.mttdl_hours.high,
+        risk.annual_loss_probability.typical,
+        risk.annual_loss_probability.low,
+        risk.annual_loss_probability.high
+    ));
+    if let Some(ure) = risk.ure_expected_at_last_redundancy {
+        out.push_str(&format!(
+            "  a resilver with no redundancy left meets {ure:.2} unrecoverable read errors on average (P(>=1) = {:.0}%); each costs a block or file, not the pool\n",
+            at_least_one(ure) * 100.0
+        ));
+    }
+    out
+}
