@@ -60,11 +60,16 @@ impl Failure {
         self
     }
     /// The lines as one, for errors shown outside the sysbench front end:
-    /// joined by "; ", without sysbench's `FATAL: ` mark.
+    /// joined by "; ", without sysbench's `FATAL: ` mark, blank lines or a
+    /// line's closing ';'.
     pub fn summary(&self) -> String {
         self.lines
             .iter()
-            .map(|(_, l)| l.strip_prefix(FATAL_MARK).unwrap_or(l))
+            .map(|(_, l)| {
+                let l = l.trim();
+                l.strip_prefix(FATAL_MARK).unwrap_or(l).trim_end_matches(';')
+            })
+            .filter(|l| !l.is_empty())
             .collect::<Vec<_>>()
             .join("; ")
     }

@@ -404,15 +404,7 @@ fn run_command(
 /// run fileio later and must refuse bad options before doing anything costly
 /// (`lab run` builds a pool first).
 pub fn check_words(words: &[String]) -> Result<(), String> {
-    // A failure's lines as one, without sysbench's "FATAL: " prefix.
-    let line = |f: Failure| {
-        f.lines
-            .iter()
-            .map(|(_, l)| l.trim().trim_start_matches("FATAL: ").trim_end_matches(';'))
-            .filter(|l| !l.is_empty())
-            .collect::<Vec<_>>()
-            .join("; ")
-    };
+    let line = |f: Failure| f.summary();
     let words: Vec<OsString> = words.iter().map(OsString::from).collect();
     let text = with_config_file(&CommandWords::from_os(&words)?)?;
     match crate::options::check_command_line(&text).map_err(line)? {
