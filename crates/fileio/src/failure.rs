@@ -67,7 +67,9 @@ impl Failure {
             .iter()
             .map(|(_, l)| {
                 let l = l.trim();
-                l.strip_prefix(FATAL_MARK).unwrap_or(l).trim_end_matches(';')
+                l.strip_prefix(FATAL_MARK)
+                    .unwrap_or(l)
+                    .trim_end_matches(';')
             })
             .filter(|l| !l.is_empty())
             .collect::<Vec<_>>()
