@@ -2,13 +2,13 @@
 //! to measured runs (the `sim::calibrate` library) and save them as a profile
 //! that `tankbench simulate --profile` applies.
 
+use clap::Args;
 use fileio::result::{ResultKind, RunResult};
 use report::atomic::{check_new_file, write_atomically, Existing};
 use report::store::{load_dir, load_file};
 use sim::calibrate::{calibrate_only, local_model, Measurement};
 use sim::profile::{apply_profile, Param, Profile};
 use sim::SystemModel;
-use clap::Args;
 use std::path::{Path, PathBuf};
 
 /// Fit a system's uncertain parameters to measured runs
@@ -159,8 +159,6 @@ pub(crate) fn run(a: &CalibrateArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// `tankbench simulate --profile FILE`: apply a saved profile to `model`;
-/// a fitted value that does not apply to this system is noted on stderr.
 /// Read and check a profile file (`--profile`).
 pub fn load_profile(path: &Path) -> anyhow::Result<Profile> {
     let text = zfs_model::config_file::read_config(path)
@@ -169,6 +167,8 @@ pub fn load_profile(path: &Path) -> anyhow::Result<Profile> {
         .map_err(|e| anyhow::anyhow!("simulate: --profile {}: {e}", path.display()))
 }
 
+/// `tankbench simulate --profile FILE`: apply a saved profile to `model`;
+/// a fitted value that does not apply to this system is noted on stderr.
 pub fn apply_profile_file(model: &mut SystemModel, path: &Path) -> anyhow::Result<()> {
     let profile = load_profile(path)?;
     let skipped = apply_profile(model, &profile)

@@ -56,7 +56,11 @@ enum TopCommand {
 #[command(disable_help_flag = true, disable_version_flag = true)]
 pub(crate) struct QuickWords {
     /// [DIR] and quick's options.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "ARGS"
+    )]
     words: Vec<OsString>,
 }
 
@@ -162,7 +166,9 @@ pub(crate) fn run(words: Vec<OsString>) -> anyhow::Result<i32> {
     }
     let mut definition = command();
     let parsed = definition
-        .try_get_matches_from_mut(std::iter::once(OsString::from("tankbench")).chain(words.iter().cloned()))
+        .try_get_matches_from_mut(
+            std::iter::once(OsString::from("tankbench")).chain(words.iter().cloned()),
+        )
         .and_then(|m| Cli::from_arg_matches(&m));
     let cli = match parsed {
         Ok(cli) => cli,
@@ -192,7 +198,10 @@ pub(crate) fn run(words: Vec<OsString>) -> anyhow::Result<i32> {
 fn words_after(words: &[OsString], depth: usize) -> Vec<OsString> {
     let mut rest = words.to_vec();
     for _ in 0..depth {
-        if let Some(i) = rest.iter().position(|w| !w.to_string_lossy().starts_with('-')) {
+        if let Some(i) = rest
+            .iter()
+            .position(|w| !w.to_string_lossy().starts_with('-'))
+        {
             rest.remove(i);
         }
     }
@@ -299,13 +308,21 @@ mod tests {
     fn every_fileio_option_of_the_table_is_listed_once() {
         let cmd = command();
         let fileio = cmd.find_subcommand("fileio").expect("fileio");
-        for name in ["file-test-mode", "file-num", "threads", "save", "percentile"] {
+        for name in [
+            "file-test-mode",
+            "file-num",
+            "threads",
+            "save",
+            "percentile",
+        ] {
             assert!(
                 fileio.get_arguments().any(|a| a.get_long() == Some(name)),
                 "--{name}"
             );
         }
-        assert!(!fileio.get_arguments().any(|a| a.get_long() == Some("mysql-host")));
+        assert!(!fileio
+            .get_arguments()
+            .any(|a| a.get_long() == Some("mysql-host")));
     }
 
     fn refusal(words: &[&str]) -> String {
@@ -316,8 +333,14 @@ mod tests {
     #[test]
     fn an_unknown_option_is_one_line_with_the_command_and_the_accepted_options() {
         let line = refusal(&["compare", "a", "b", "--formt=csv"]);
-        assert!(line.starts_with("compare: unexpected argument '--formt'"), "{line}");
-        assert!(line.contains("accepted: --dir, --format, --alpha"), "{line}");
+        assert!(
+            line.starts_with("compare: unexpected argument '--formt'"),
+            "{line}"
+        );
+        assert!(
+            line.contains("accepted: --dir, --format, --alpha"),
+            "{line}"
+        );
         assert!(!line.contains('\n'), "{line}");
         let line = refusal(&["simulate", "matrix", "m.toml", "--bogus"]);
         assert!(line.starts_with("simulate matrix: "), "{line}");
@@ -327,7 +350,10 @@ mod tests {
     fn an_unknown_command_lists_the_commands() {
         let line = refusal(&["frobnicate"]);
         assert!(line.contains("'frobnicate'"), "{line}");
-        assert!(line.contains("accepted: quick, fileio, plan, lab, simulate"), "{line}");
+        assert!(
+            line.contains("accepted: quick, fileio, plan, lab, simulate"),
+            "{line}"
+        );
         let line = refusal(&["lab", "frobnicate"]);
         assert!(line.starts_with("lab: "), "{line}");
         assert!(line.contains("up, run, status, down"), "{line}");
@@ -337,7 +363,10 @@ mod tests {
     #[test]
     fn a_missing_argument_is_named_on_the_same_line() {
         let line = refusal(&["plan"]);
-        assert!(line.starts_with("plan: the following required arguments were not provided: --disks"), "{line}");
+        assert!(
+            line.starts_with("plan: the following required arguments were not provided: --disks"),
+            "{line}"
+        );
     }
 
     #[test]

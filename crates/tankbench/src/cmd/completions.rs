@@ -19,7 +19,12 @@ pub(crate) struct CompletionsArgs {
 
 pub(crate) fn run(a: &CompletionsArgs) -> anyhow::Result<i32> {
     let mut script = Vec::new();
-    clap_complete::generate(a.shell, &mut super::cli::command(), "tankbench", &mut script);
+    clap_complete::generate(
+        a.shell,
+        &mut super::cli::command(),
+        "tankbench",
+        &mut script,
+    );
     super::write_stdout(&script)?;
     Ok(0)
 }

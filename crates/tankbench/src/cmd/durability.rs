@@ -3,10 +3,10 @@
 //! and prints.
 
 use anyhow::Context as _;
-use durability::error::Command;
-use durability::options::{parse_record, parse_verify, parse_write};
 use clap::{Args, Subcommand};
+use durability::error::Command;
 use durability::journal::Commit;
+use durability::options::{parse_record, parse_verify, parse_write};
 use durability::DurabilityError;
 use report::atomic::{check_can_create_in, check_new_file, write_atomically, Existing};
 use report::labels::{merge_labels, parse_labels, Labels};
@@ -248,12 +248,25 @@ mod tests {
     fn the_definitions_name_the_options_the_reader_reads() {
         let unknown = [OsString::from("--no-such-option")];
         let reader = [
-            ("write", durability::options::parse_write(&unknown).map(drop)),
-            ("record", durability::options::parse_record(&unknown).map(drop)),
-            ("verify", durability::options::parse_verify(&unknown).map(drop)),
+            (
+                "write",
+                durability::options::parse_write(&unknown).map(drop),
+            ),
+            (
+                "record",
+                durability::options::parse_record(&unknown).map(drop),
+            ),
+            (
+                "verify",
+                durability::options::parse_verify(&unknown).map(drop),
+            ),
         ];
         for (name, refusal) in reader {
-            assert_eq!(clap_options(name), reader_options(refusal), "durability {name}");
+            assert_eq!(
+                clap_options(name),
+                reader_options(refusal),
+                "durability {name}"
+            );
         }
     }
 }

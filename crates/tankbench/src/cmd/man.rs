@@ -31,7 +31,7 @@ fn pages(cmd: clap::Command, into: &mut Vec<Page>) -> std::io::Result<()> {
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         pages(sub.clone(), into)?;
     }
-    let man = clap_mangen::Man::new(cmd.clone());
+    let man = page_of(cmd.clone());
     let mut roff = Vec::new();
     man.render(&mut roff)?;
     into.push(Page {
@@ -40,6 +40,12 @@ fn pages(cmd: clap::Command, into: &mut Vec<Page>) -> std::io::Result<()> {
         roff,
     });
     Ok(())
+}
+
+/// The page of `cmd`, its footer naming tankbench and its version (clap_mangen
+/// would name the subcommand alone, "plan 0.1.0").
+fn page_of(cmd: clap::Command) -> clap_mangen::Man {
+    clap_mangen::Man::new(cmd).source(format!("tankbench {}", env!("CARGO_PKG_VERSION")))
 }
 
 /// Whether the file at `path` is a page of the command `title`: the `.TH`
@@ -59,7 +65,7 @@ pub(crate) fn run(a: &ManArgs) -> anyhow::Result<i32> {
     cmd.build();
     let Some(dir) = &a.dir else {
         let mut roff = Vec::new();
-        clap_mangen::Man::new(cmd).render(&mut roff)?;
+        page_of(cmd).render(&mut roff)?;
         super::write_stdout(&roff)?;
         return Ok(0);
     };

@@ -54,8 +54,7 @@ pub fn dispatch(args: Vec<OsString>) -> anyhow::Result<i32> {
     let legacy_test_option = rest
         .iter()
         .any(|a| starts_with(a, "--test=") || starts_with(a, "--test_"));
-    if first_positional.as_deref() == Some("fileio") || (legacy_test_option && !names_own_command)
-    {
+    if first_positional.as_deref() == Some("fileio") || (legacy_test_option && !names_own_command) {
         return fileio::sysbench_main(rest);
     }
     cli::run(rest)

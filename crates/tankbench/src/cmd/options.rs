@@ -62,7 +62,11 @@ mod tests {
     use clap::{Arg, Command};
 
     fn parse(words: &[&str]) -> Result<u64, String> {
-        let cmd = Command::new("t").arg(Arg::new("max-cells").long("max-cells").value_parser(count()));
+        let cmd = Command::new("t").arg(
+            Arg::new("max-cells")
+                .long("max-cells")
+                .value_parser(count()),
+        );
         cmd.try_get_matches_from(std::iter::once("t").chain(words.iter().copied()))
             .map(|m| *m.get_one::<u64>("max-cells").expect("given"))
             .map_err(|e| e.to_string())

@@ -2,6 +2,7 @@
 //! `sim` crate) and report it like a measurement, marked as a prediction.
 
 use anyhow::Context as _;
+use clap::{Args, Subcommand, ValueEnum};
 use fileio::options::{check_command_line, CommandLine, Format, RunSpec, Settings};
 use report::atomic::{check_can_create_in, check_new_file, write_atomically, Existing};
 use report::labels::{merge_labels, parse_labels, Labels};
@@ -9,7 +10,6 @@ use report::store::{ResultStore, DEFAULT_DIR};
 use sim::matrix::{AxisError, MatrixError};
 use sim::system::{DeviceSpec, Protocol, System, SystemModel};
 use sim::SimError;
-use clap::{Args, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -132,7 +132,9 @@ impl SimulateArgs {
     /// for fileio's parser, as on sysbench's command line.
     fn fileio_words(&self) -> anyhow::Result<Vec<String>> {
         if self.fileio.is_empty() {
-            anyhow::bail!("simulate: the fileio options go after '--' and end in 'run' ({EXAMPLE})");
+            anyhow::bail!(
+                "simulate: the fileio options go after '--' and end in 'run' ({EXAMPLE})"
+            );
         }
         let mut words = Vec::with_capacity(self.fileio.len() + 1);
         for w in &self.fileio {
