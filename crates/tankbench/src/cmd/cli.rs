@@ -159,9 +159,11 @@ pub(crate) fn run(words: Vec<OsString>) -> anyhow::Result<i32> {
     // quick and fileio answer `--help` with their own parsers' texts; `help`
     // of either gives the same text rather than the placeholder definition.
     if let [help, name] = words.as_slice() {
-        if help == "help" && (name == "quick" || name == "fileio") {
-            let own = if name == "quick" { "--help" } else { "help" };
-            return super::dispatch(vec!["tankbench".into(), name.clone(), own.into()]);
+        if help == "help" && name == "quick" {
+            return super::fileio::quick_main(vec!["--help".into()]);
+        }
+        if help == "help" && name == "fileio" {
+            return super::fileio::sysbench_main(vec!["fileio".into(), "help".into()]);
         }
     }
     let mut definition = command();
@@ -189,8 +191,8 @@ pub(crate) fn run(words: Vec<OsString>) -> anyhow::Result<i32> {
         TopCommand::Compare(a) => report::compare(&a),
         TopCommand::Report(a) => report::report(&a),
         TopCommand::Chart(a) => report::chart(&a),
-        TopCommand::Completions(a) => completions::run(&a),
-        TopCommand::Man(a) => man::run(&a),
+        TopCommand::Completions(a) => completions::run(&a, command()),
+        TopCommand::Man(a) => man::run(&a, command()),
     }
 }
 

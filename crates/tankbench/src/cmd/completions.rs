@@ -17,14 +17,10 @@ pub(crate) struct CompletionsArgs {
     shell: Shell,
 }
 
-pub(crate) fn run(a: &CompletionsArgs) -> anyhow::Result<i32> {
+/// The script for `definition`, tankbench's whole command line.
+pub(crate) fn run(a: &CompletionsArgs, mut definition: clap::Command) -> anyhow::Result<i32> {
     let mut script = Vec::new();
-    clap_complete::generate(
-        a.shell,
-        &mut super::cli::command(),
-        "tankbench",
-        &mut script,
-    );
+    clap_complete::generate(a.shell, &mut definition, "tankbench", &mut script);
     super::write_stdout(&script)?;
     Ok(0)
 }

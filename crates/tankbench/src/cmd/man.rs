@@ -59,9 +59,10 @@ fn is_page_of(path: &Path, title: &str) -> bool {
     })
 }
 
-pub(crate) fn run(a: &ManArgs) -> anyhow::Result<i32> {
+/// The pages of `definition`, tankbench's whole command line.
+pub(crate) fn run(a: &ManArgs, definition: clap::Command) -> anyhow::Result<i32> {
     // The `help` subcommand clap adds has no page of its own.
-    let mut cmd = super::cli::command().disable_help_subcommand(true);
+    let mut cmd = definition.disable_help_subcommand(true);
     cmd.build();
     let Some(dir) = &a.dir else {
         let mut roff = Vec::new();

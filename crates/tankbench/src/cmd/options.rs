@@ -1,11 +1,13 @@
 //! Option values more than one command takes, checked the same way
 //! everywhere: a refusal is one line naming the option, the value as typed
 //! and what the option accepts (`--max-cells=0: accepted: a whole number
-//! from 1 up`).
+//! from 1 up`), and the model options `simulate` and `simulate matrix` share.
 
 use clap::builder::TypedValueParser;
 use clap::error::ErrorKind;
+use clap::Args;
 use std::ffi::OsStr;
+use std::path::PathBuf;
 
 /// A clap value parser that reads a value with `parse` and refuses it in
 /// the project's one-line form. clap's own refusal of a number ("invalid
@@ -54,6 +56,24 @@ pub(crate) fn count() -> Accepting<u64> {
     Accepting::new("a whole number from 1 up", |text| {
         text.trim().parse::<u64>().ok().filter(|&n| n > 0)
     })
+}
+
+/// The calibration and the budgets of a prediction, the same for
+/// `simulate` and `simulate matrix`.
+#[derive(Debug, Args)]
+pub(crate) struct ModelOptions {
+    /// A calibration profile (`simulate calibrate --save-profile`) applied to the system.
+    #[arg(long, value_name = "PROFILE.toml")]
+    pub(crate) profile: Option<PathBuf>,
+    /// Most fileio events to simulate.
+    #[arg(long, value_name = "N", value_parser = count(),
+          help = format!("Most fileio events to simulate [default: {} for one run, {} for a whole matrix]",
+                         sim::Budget::default().events, sim::limits::DEFAULT_MATRIX_EVENTS))]
+    pub(crate) max_sim_events: Option<u64>,
+    /// Most cells a matrix may have.
+    #[arg(long, value_name = "N", value_parser = count(),
+          default_value_t = sim::limits::DEFAULT_MAX_CELLS)]
+    pub(crate) max_cells: u64,
 }
 
 #[cfg(test)]

@@ -34,7 +34,7 @@ pub(crate) struct SimulateArgs {
     #[arg(long, value_name = "SYSTEM.toml", required = true)]
     system: Option<PathBuf>,
     #[command(flatten)]
-    model: ModelOptions,
+    model: super::options::ModelOptions,
     /// Pool layout(s) instead of the system file's, e.g. 3xraidz2-8.
     #[arg(long, value_name = "LAYOUT[,...]")]
     layout: Option<String>,
@@ -73,24 +73,6 @@ pub(crate) struct SimulateArgs {
 enum SimulateCommand {
     Matrix(super::simulate_matrix::MatrixArgs),
     Calibrate(super::calibrate::CalibrateArgs),
-}
-
-/// The calibration and the budgets of a prediction, the same for
-/// `simulate` and `simulate matrix`.
-#[derive(Debug, Args)]
-pub(crate) struct ModelOptions {
-    /// A calibration profile (`simulate calibrate --save-profile`) applied to the system.
-    #[arg(long, value_name = "PROFILE.toml")]
-    pub(crate) profile: Option<PathBuf>,
-    /// Most fileio events to simulate.
-    #[arg(long, value_name = "N", value_parser = super::options::count(),
-          help = format!("Most fileio events to simulate [default: {} for one run, {} for a whole matrix]",
-                         sim::Budget::default().events, sim::limits::DEFAULT_MATRIX_EVENTS))]
-    pub(crate) max_sim_events: Option<u64>,
-    /// Most cells a matrix may have.
-    #[arg(long, value_name = "N", value_parser = super::options::count(),
-          default_value_t = sim::limits::DEFAULT_MAX_CELLS)]
-    pub(crate) max_cells: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

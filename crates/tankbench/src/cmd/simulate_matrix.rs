@@ -13,7 +13,7 @@ use sim::matrix::{run_cells_with, CellRuns, MatrixSpec};
 use sim::SimError;
 use std::path::{Path, PathBuf};
 
-use super::simulate::ModelOptions;
+use super::options::ModelOptions;
 use clap::{Args, ValueEnum};
 
 /// How often a long matrix reports its progress.
