@@ -2,23 +2,34 @@
 //! to measured runs (the `sim::calibrate` library) and save them as a profile
 //! that `tankbench simulate --profile` applies.
 
+use clap::Args;
 use fileio::result::{ResultKind, RunResult};
 use report::atomic::{check_new_file, write_atomically, Existing};
 use report::store::{load_dir, load_file};
 use sim::calibrate::{calibrate_only, local_model, Measurement};
 use sim::profile::{apply_profile, Param, Profile};
 use sim::SystemModel;
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-const USAGE: &str = "usage: tankbench simulate calibrate [--system SYSTEM.toml] [--fit PARAM[,PARAM...]] [--save-profile FILE] RESULTS... (result files or store directories of measured runs)";
-
-#[derive(Debug, Default)]
-struct Args {
+/// Fit a system's uncertain parameters to measured runs
+///
+/// The fitted values can be saved as a profile that `tankbench simulate
+/// --profile` applies.
+#[derive(Debug, Args)]
+pub(crate) struct CalibrateArgs {
+    /// The system the runs were made on [default: this machine as a local
+    /// system, sized from the first run's environment].
+    #[arg(long, value_name = "SYSTEM.toml")]
     system: Option<PathBuf>,
-    save_profile: Option<PathBuf>,
-    /// `--fit`: the parameters to fit (all of them when not given).
+    /// The parameters to fit.
+    #[arg(long, value_name = "PARAM[,...]",
+          help = format!("The parameters to fit [default: all]: {}", Param::accepted()))]
     fit: Option<String>,
+    /// Save the fitted parameters as a profile (a new file).
+    #[arg(long, value_name = "FILE")]
+    save_profile: Option<PathBuf>,
+    /// Result files or store directories of measured runs.
+    #[arg(value_name = "RESULTS")]
     results: Vec<PathBuf>,
 }
 
@@ -39,56 +50,6 @@ fn fit_params(list: Option<&str>) -> anyhow::Result<Vec<Param>> {
         if !out.contains(&p) {
             out.push(p);
         }
-    }
-    Ok(out)
-}
-
-fn parse_args(args: &[OsString]) -> anyhow::Result<Args> {
-    let mut out = Args::default();
-    let mut i = 0;
-    while i < args.len() {
-        let word = args[i].to_str().ok_or_else(|| {
-            anyhow::anyhow!("simulate calibrate: an argument is not UTF-8 text; {USAGE}")
-        })?;
-        if !word.starts_with("--") {
-            out.results.push(PathBuf::from(word));
-            i += 1;
-            continue;
-        }
-        let (name, inline) = match word.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (word, None),
-        };
-        if name == "--help" {
-            println!("{USAGE}");
-            std::process::exit(0);
-        }
-        if !matches!(name, "--system" | "--save-profile" | "--fit") {
-            anyhow::bail!(
-                "simulate calibrate: unknown option '{name}'; accepted: --system, --fit, --save-profile"
-            );
-        }
-        let value = match inline {
-            Some(v) => v,
-            None => {
-                i += 1;
-                args.get(i)
-                    .and_then(|v| v.to_str())
-                    .ok_or_else(|| {
-                        anyhow::anyhow!("simulate calibrate: {name} needs a value; {USAGE}")
-                    })?
-                    .to_string()
-            }
-        };
-        if value.is_empty() {
-            anyhow::bail!("simulate calibrate: {name} needs a value; {USAGE}");
-        }
-        match name {
-            "--system" => out.system = Some(PathBuf::from(value)),
-            "--save-profile" => out.save_profile = Some(PathBuf::from(value)),
-            _ => out.fit = Some(value),
-        }
-        i += 1;
     }
     Ok(out)
 }
@@ -148,10 +109,11 @@ fn read_system(path: &Path) -> anyhow::Result<SystemModel> {
     Ok(model)
 }
 
-pub fn calibrate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
-    let a = parse_args(&args)?;
+pub(crate) fn run(a: &CalibrateArgs) -> anyhow::Result<i32> {
     if a.results.is_empty() {
-        anyhow::bail!("simulate calibrate: no measured runs given; {USAGE}");
+        anyhow::bail!(
+            "simulate calibrate: no measured runs given; name result files or store directories (RESULTS)"
+        );
     }
     let params = fit_params(a.fit.as_deref())?;
     // The destination is checked first: nothing is fitted, and nothing
@@ -197,8 +159,6 @@ pub fn calibrate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// `tankbench simulate --profile FILE`: apply a saved profile to `model`;
-/// a fitted value that does not apply to this system is noted on stderr.
 /// Read and check a profile file (`--profile`).
 pub fn load_profile(path: &Path) -> anyhow::Result<Profile> {
     let text = zfs_model::config_file::read_config(path)
@@ -207,6 +167,8 @@ pub fn load_profile(path: &Path) -> anyhow::Result<Profile> {
         .map_err(|e| anyhow::anyhow!("simulate: --profile {}: {e}", path.display()))
 }
 
+/// `tankbench simulate --profile FILE`: apply a saved profile to `model`;
+/// a fitted value that does not apply to this system is noted on stderr.
 pub fn apply_profile_file(model: &mut SystemModel, path: &Path) -> anyhow::Result<()> {
     let profile = load_profile(path)?;
     let skipped = apply_profile(model, &profile)

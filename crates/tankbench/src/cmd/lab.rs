@@ -2,7 +2,7 @@
 //! teardown and matrix of software storage labs).
 
 use anyhow::{bail, Context};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use lab::experiments::matrix::{CellResult, Matrix};
 use lab::lab::{down_all, Lab, UpOptions};
 use lab::parts::sys;
@@ -24,12 +24,13 @@ enum TableFormat {
     Markdown,
 }
 
-#[derive(Parser, Debug)]
-#[command(
-    name = "tankbench lab",
-    about = "Build a storage lab in software and run benchmarks over it"
-)]
-struct LabCli {
+/// A storage lab in software: build it, run benchmarks over it, crash it (root)
+///
+/// Emulated disks, links and a ZFS server in network namespaces. See
+/// docs/lab.md.
+#[derive(Args, Debug)]
+#[command(subcommand_required = true, arg_required_else_help = true)]
+pub(crate) struct LabArgs {
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -118,17 +119,7 @@ enum Cmd {
     Daemon { args: Vec<String> },
 }
 
-pub fn lab_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
-    let cli = match LabCli::try_parse_from(
-        std::iter::once(std::ffi::OsString::from("tankbench lab")).chain(args),
-    ) {
-        Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { 1 } else { 0 };
-            e.print()?;
-            return Ok(code);
-        }
-    };
+pub(crate) fn run(cli: LabArgs) -> anyhow::Result<i32> {
     if let Cmd::Daemon { args } = &cli.cmd {
         lab::daemon_main(args)?;
         return Ok(0);
@@ -146,7 +137,7 @@ pub fn lab_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
             json,
             format,
             fileio,
-        } => run(&spec, json, format, fileio),
+        } => run_workload(&spec, json, format, fileio),
         Cmd::Status => {
             let labs = Lab::list(&default_root());
             if labs.is_empty() {
@@ -185,7 +176,7 @@ fn up_options(measure: bool) -> anyhow::Result<UpOptions> {
 
 /// `lab run`: build the lab unless it is up, run the workload, tear down what
 /// was built here.
-fn run(
+fn run_workload(
     spec_file: &std::path::Path,
     json: Option<PathBuf>,
     format: Format,

@@ -1,15 +1,108 @@
 //! Option values more than one command takes, checked the same way
-//! everywhere (one line naming the option and what it accepts).
+//! everywhere: a refusal is one line naming the option, the value as typed
+//! and what the option accepts (`--max-cells=0: accepted: a whole number
+//! from 1 up`), and the model options `simulate` and `simulate matrix` share.
 
-/// A count option's value (`--max-sim-events`, `--max-cells`): one line
-/// naming the option when it is not a whole number.
-pub(crate) fn count_option(option: &str, value: &str) -> anyhow::Result<u64> {
-    value
-        .trim()
-        .parse::<u64>()
-        .ok()
-        .filter(|&n| n > 0)
-        .ok_or_else(|| {
-            anyhow::anyhow!("simulate: {option}={value}: accepted: a whole number from 1 up")
+use clap::builder::TypedValueParser;
+use clap::error::ErrorKind;
+use clap::Args;
+use std::ffi::OsStr;
+use std::path::PathBuf;
+
+/// A clap value parser that reads a value with `parse` and refuses it in
+/// the project's one-line form. clap's own refusal of a number ("invalid
+/// digit found in string") says what is wrong with the text, not what the
+/// option takes.
+#[derive(Clone)]
+pub(crate) struct Accepting<T> {
+    accepted: &'static str,
+    parse: fn(&str) -> Option<T>,
+}
+
+impl<T> Accepting<T> {
+    pub(crate) const fn new(accepted: &'static str, parse: fn(&str) -> Option<T>) -> Self {
+        Accepting { accepted, parse }
+    }
+}
+
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for Accepting<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<T, clap::Error> {
+        value.to_str().and_then(self.parse).ok_or_else(|| {
+            let option = arg
+                .and_then(clap::Arg::get_long)
+                .map_or_else(|| "the value".to_string(), |long| format!("--{long}"));
+            clap::Error::raw(
+                ErrorKind::ValueValidation,
+                format!(
+                    "{option}={}: accepted: {}\n",
+                    value.to_string_lossy(),
+                    self.accepted
+                ),
+            )
+            .with_cmd(cmd)
         })
+    }
+}
+
+/// A count (`--max-sim-events`, `--max-cells`): a whole number from 1 up.
+pub(crate) fn count() -> Accepting<u64> {
+    Accepting::new("a whole number from 1 up", |text| {
+        text.trim().parse::<u64>().ok().filter(|&n| n > 0)
+    })
+}
+
+/// The calibration and the budgets of a prediction, the same for
+/// `simulate` and `simulate matrix`.
+#[derive(Debug, Args)]
+pub(crate) struct ModelOptions {
+    /// A calibration profile (`simulate calibrate --save-profile`) applied to the system.
+    #[arg(long, value_name = "PROFILE.toml")]
+    pub(crate) profile: Option<PathBuf>,
+    /// Most fileio events to simulate.
+    #[arg(long, value_name = "N", value_parser = count(),
+          help = format!("Most fileio events to simulate [default: {} for one run, {} for a whole matrix]",
+                         sim::Budget::default().events, sim::limits::DEFAULT_MATRIX_EVENTS))]
+    pub(crate) max_sim_events: Option<u64>,
+    /// Most cells a matrix may have.
+    #[arg(long, value_name = "N", value_parser = count(),
+          default_value_t = sim::limits::DEFAULT_MAX_CELLS)]
+    pub(crate) max_cells: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{Arg, Command};
+
+    fn parse(words: &[&str]) -> Result<u64, String> {
+        let cmd = Command::new("t").arg(
+            Arg::new("max-cells")
+                .long("max-cells")
+                .value_parser(count()),
+        );
+        cmd.try_get_matches_from(std::iter::once("t").chain(words.iter().copied()))
+            .map(|m| *m.get_one::<u64>("max-cells").expect("given"))
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_refused_count_names_the_option_the_value_and_what_it_takes() {
+        assert_eq!(parse(&["--max-cells", "12"]), Ok(12));
+        for bad in ["0", "x", "-1", "1.5"] {
+            let e = parse(&[&format!("--max-cells={bad}")]).unwrap_err();
+            assert!(
+                e.starts_with(&format!(
+                    "error: --max-cells={bad}: accepted: a whole number from 1 up"
+                )),
+                "{e}"
+            );
+        }
+    }
 }

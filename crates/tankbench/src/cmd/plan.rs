@@ -23,9 +23,11 @@ enum Format {
 }
 
 /// Every sensible ZFS layout for a set of disks, with capacity, risk and speed, ranked.
+///
+/// The Sync 4K columns are predicted by the simulator on every layout
+/// (docs/prediction.md); --explain walks through one layout's capacity.
 #[derive(Debug, Parser)]
-#[command(name = "tankbench plan", version, about, long_about = None)]
-struct PlanArgs {
+pub(crate) struct PlanArgs {
     /// Disk groups: COUNTxSIZE[:CLASS], comma-separated or repeated (24x8TB, 12x8TB,12x10TB).
     /// TB/GB sizes are marketed capacities (IDEMA rule); TiB/GiB or bytes are exact.
     #[arg(long, value_name = "GROUPS", required = true, value_delimiter = ',')]
@@ -284,30 +286,8 @@ fn build_request(args: &PlanArgs) -> anyhow::Result<PlanRequest> {
     })
 }
 
-pub fn plan_main(args: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
-    let parsed = match PlanArgs::try_parse_from(
-        std::iter::once(std::ffi::OsString::from("tankbench plan")).chain(args),
-    ) {
-        Ok(parsed) => parsed,
-        Err(err) if !err.use_stderr() => {
-            // --help / --version
-            print!("{err}");
-            return Ok(0);
-        }
-        Err(err) => {
-            // clap's first line names the option and the problem; the usage
-            // block after it is noise for a one-line diagnostic.
-            let rendered = err.to_string();
-            let message: Vec<&str> = rendered
-                .lines()
-                .take_while(|line| !line.trim().is_empty())
-                .map(str::trim)
-                .collect();
-            let message = message.join(" ");
-            return Err(anyhow!("plan: {}", message.trim_start_matches("error: ")));
-        }
-    };
-    let (mut warnings, output) = render(&parsed)?;
+pub(crate) fn run(parsed: &PlanArgs) -> anyhow::Result<i32> {
+    let (mut warnings, output) = render(parsed)?;
     if parsed.disk_sync_ms.is_some() {
         warnings.insert(0, "--disk-sync-ms changes no figure: the Sync 4K columns are simulated with the disk class's model (zfs_model::diskmodel; docs/prediction.md)".into());
     }
@@ -400,6 +380,13 @@ fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `tankbench plan WORDS` through the whole command line, clap's
+    /// refusals included.
+    fn plan_main(words: Vec<std::ffi::OsString>) -> anyhow::Result<i32> {
+        let program = ["tankbench", "plan"].map(std::ffi::OsString::from);
+        crate::cmd::dispatch(program.into_iter().chain(words).collect())
+    }
 
     fn request(args: &[&str]) -> anyhow::Result<PlanRequest> {
         let parsed = PlanArgs::try_parse_from(
@@ -634,7 +621,7 @@ mod tests {
                 let parsed = PlanArgs::try_parse_from(
                     std::iter::once("tankbench plan".to_string()).chain(words.clone()),
                 );
-                // clap's own errors are made one line by plan_main.
+                // clap's own errors are made one line by cli::run.
                 let Ok(parsed) = parsed else { return Ok(()) };
                 match render(&parsed) {
                     Ok((_, output)) => prop_assert!(!output.is_empty()),

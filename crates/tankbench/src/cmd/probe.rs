@@ -2,23 +2,19 @@
 //! NAS client makes, with percentiles. The probe is `fileio::probe`; this
 //! module parses, prints and saves.
 
-use super::slog::{
-    check_json_destination, emit, exit_code, parse_args, parse_duration, OutputFormat,
-};
-use clap::Parser;
+use super::slog::{check_json_destination, emit, exit_code, parse_duration, OutputFormat};
+use clap::Args;
 use fileio::probe::{ProbeResult, ProbeSpec, ProbeTarget, Transport};
 use report::table::{Cell, Table};
-use std::ffi::OsString;
 use std::path::PathBuf;
 
-#[derive(Debug, Parser)]
-#[command(
-    name = "tankbench probe",
-    about = "Round trips of NULL, GETATTR, a 4 KiB READ, a 4 KiB stable WRITE, an unstable \
-             WRITE and COMMIT against an NFS export (or their system calls on a directory), \
-             with percentiles, in under a minute. See docs/slog-and-probe.md."
-)]
-struct ProbeArgs {
+/// Round trips of the calls a NAS client makes, with percentiles
+///
+/// NULL, GETATTR, a 4 KiB READ, a 4 KiB stable WRITE, an unstable WRITE
+/// and COMMIT against an NFS export (or their system calls on a directory),
+/// in under a minute. See docs/slog-and-probe.md.
+#[derive(Debug, Args)]
+pub(crate) struct ProbeArgs {
     /// nfs://HOST[:PORT]/EXPORT[?...] or a local directory.
     target: PathBuf,
     /// Samples per operation, at most.
@@ -71,10 +67,7 @@ fn table_of(r: &ProbeResult) -> String {
     format!("probe: {} over {how}\n\n{}", r.target, t.to_terminal())
 }
 
-pub fn probe_main(args: Vec<OsString>) -> anyhow::Result<i32> {
-    let Some(a) = parse_args::<ProbeArgs>("probe", args)? else {
-        return Ok(0);
-    };
+pub(crate) fn run(a: &ProbeArgs) -> anyhow::Result<i32> {
     let mut spec = ProbeSpec::new(ProbeTarget::from_path(&a.target)?);
     spec.samples = a.samples;
     spec.time_per_op = parse_duration("--time-per-op", &a.time_per_op)?;

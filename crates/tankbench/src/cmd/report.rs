@@ -2,7 +2,7 @@
 //! only; the store, statistics, tables and charts live in the `report` crate.
 
 use anyhow::{bail, Context};
-use clap::{Parser, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use fileio::result::{LatencyKey, RunResult};
 use report::charts::{latency_chart, latency_ops, throughput_chart, timeline_chart, ChartKind};
 use report::compare::{Comparison, DEFAULT_ALPHA};
@@ -15,7 +15,6 @@ use report::select::{select, select_all, Selection};
 use report::store::{ResultStore, Skipped, DEFAULT_DIR};
 use report::table::{grouped_table, runs_table, Table};
 use std::ffi::OsString;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -45,20 +44,27 @@ enum ReportFormat {
     Csv,
 }
 
-/// List the runs in a result store.
-#[derive(Debug, Parser)]
-#[command(name = "tankbench results")]
-struct ResultsArgs {
-    /// Result directory [default: ./tankbench-results]
+/// List the runs in a result store, or import fio and sysbench reports
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub(crate) struct ResultsArgs {
+    #[command(subcommand)]
+    command: Option<ResultsCommand>,
+    /// Result directory [default: ./tankbench-results] (a store called
+    /// `import` is listed as ./import).
     dir: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TableFormat::Table)]
     format: TableFormat,
 }
 
+#[derive(Debug, Subcommand)]
+enum ResultsCommand {
+    Import(ImportArgs),
+}
+
 /// Read runs made with fio or sysbench into a result store.
-#[derive(Debug, Parser)]
-#[command(name = "tankbench results import")]
+#[derive(Debug, Args)]
 struct ImportArgs {
     /// Reports to import: fio --output-format=json (or json+) files and
     /// sysbench fileio run reports (text).
@@ -73,9 +79,8 @@ struct ImportArgs {
 }
 
 /// Compare two sets of runs metric by metric, with Welch's t-test over repeats.
-#[derive(Debug, Parser)]
-#[command(name = "tankbench compare")]
-struct CompareArgs {
+#[derive(Debug, Args)]
+pub(crate) struct CompareArgs {
     /// Baseline: a result file, a directory, a run id or labels (layout=2xraidz2,slog=no).
     a: OsString,
     /// Candidate, in the same forms as A.
@@ -93,9 +98,8 @@ struct CompareArgs {
 }
 
 /// Build the report: the grouped table, charts and warnings of all runs.
-#[derive(Debug, Parser)]
-#[command(name = "tankbench report")]
-struct ReportArgs {
+#[derive(Debug, Args)]
+pub(crate) struct ReportArgs {
     /// Result directories, files, run ids or label selectors [default: ./tankbench-results]
     sources: Vec<OsString>,
     /// Output file ("-" for stdout). Replaces only a file tankbench wrote.
@@ -113,10 +117,10 @@ struct ReportArgs {
 }
 
 /// Draw one chart as SVG or PNG (chosen by the -o extension).
-#[derive(Debug, Parser)]
-#[command(name = "tankbench chart")]
-struct ChartArgs {
-    /// Chart kind: throughput, latency or timeline.
+#[derive(Debug, Args)]
+pub(crate) struct ChartArgs {
+    /// Chart kind.
+    #[arg(value_name = "KIND", help = format!("Chart kind: {}", ChartKind::NAMES))]
     kind: String,
     /// Result directories, files, run ids or label selectors [default: ./tankbench-results]
     sources: Vec<OsString>,
@@ -135,40 +139,9 @@ struct ChartArgs {
     dir: PathBuf,
 }
 
-/// Parse with clap, turning its multi-line errors into the one line tankbench
-/// prints ("compare: invalid value 'x' for '--format <FORMAT>' [possible
-/// values: table, markdown, csv]"). `--help` prints and exits 0.
-fn parse<T: Parser>(cmd: &str, args: Vec<OsString>) -> anyhow::Result<Result<T, i32>> {
-    match T::try_parse_from(std::iter::once(OsString::from(format!("tankbench {cmd}"))).chain(args))
-    {
-        Ok(parsed) => Ok(Ok(parsed)),
-        Err(e) => {
-            use clap::error::ErrorKind::*;
-            if matches!(
-                e.kind(),
-                DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand
-            ) {
-                let _ = e.print();
-                return Ok(Err(
-                    if e.kind() == DisplayHelpOnMissingArgumentOrSubcommand {
-                        1
-                    } else {
-                        0
-                    },
-                ));
-            }
-            bail!("{cmd}: {}", super::clap_error_line(&e))
-        }
-    }
-}
-
 /// Print to stdout, treating a closed pipe (`| head`) as success.
 fn emit(text: &str) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e).context("writing to stdout"),
-        _ => Ok(()),
-    }
+    super::write_stdout(text.as_bytes())
 }
 
 /// One line per store entry that was left out, naming it and why. File names
@@ -188,16 +161,11 @@ fn render_table(t: &Table, format: TableFormat) -> String {
     }
 }
 
-pub fn results_main(args: Vec<OsString>) -> anyhow::Result<i32> {
-    // `results import ...`; a store directory called `import` is still
-    // listed as `results ./import`.
-    if args.first().is_some_and(|a| a == "import") {
-        return import_main(args[1..].to_vec());
+/// `tankbench results [DIR]` and `tankbench results import`.
+pub(crate) fn results(a: ResultsArgs) -> anyhow::Result<i32> {
+    if let Some(ResultsCommand::Import(i)) = &a.command {
+        return import(i);
     }
-    let a: ResultsArgs = match parse("results", args)? {
-        Ok(a) => a,
-        Err(code) => return Ok(code),
-    };
     let explicit = a.dir.is_some();
     let dir = a.dir.unwrap_or_else(|| PathBuf::from(DEFAULT_DIR));
     if explicit && !dir.is_dir() {
@@ -226,11 +194,7 @@ fn same_run(a: &RunResult, b: &RunResult) -> bool {
 
 /// `results import`: every file is read and mapped before anything is
 /// stored, so a refused file leaves the store as it was.
-fn import_main(args: Vec<OsString>) -> anyhow::Result<i32> {
-    let a: ImportArgs = match parse("results import", args)? {
-        Ok(a) => a,
-        Err(code) => return Ok(code),
-    };
+fn import(a: &ImportArgs) -> anyhow::Result<i32> {
     let mut labels = Labels::new();
     for text in &a.labels {
         merge_labels(&mut labels, parse_labels(text)?)
@@ -306,11 +270,7 @@ fn import_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-pub fn compare_main(args: Vec<OsString>) -> anyhow::Result<i32> {
-    let a: CompareArgs = match parse("compare", args)? {
-        Ok(a) => a,
-        Err(code) => return Ok(code),
-    };
+pub(crate) fn compare(a: &CompareArgs) -> anyhow::Result<i32> {
     if !(a.alpha > 0.0 && a.alpha < 1.0) {
         bail!(
             "compare: --alpha={} is out of range; accepted: 0 < alpha < 1 (e.g. 0.05)",
@@ -357,24 +317,14 @@ fn gather(cmd: &str, sources: &[OsString], dir: &Path) -> anyhow::Result<Selecti
 /// Write to -o (whole or not at all, see `report::atomic`), or to stdout for "-".
 fn write_to(cmd: &str, path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     if path == Path::new("-") {
-        let mut out = std::io::stdout().lock();
-        return match out.write_all(bytes).and_then(|_| out.flush()) {
-            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                Err(e).context("writing to stdout")
-            }
-            _ => Ok(()),
-        };
+        return super::write_stdout(bytes);
     }
     write_output(path, bytes).with_context(|| format!("{cmd} -o"))?;
     eprintln!("tankbench: wrote {}", path.display());
     Ok(())
 }
 
-pub fn report_main(args: Vec<OsString>) -> anyhow::Result<i32> {
-    let a: ReportArgs = match parse("report", args)? {
-        Ok(a) => a,
-        Err(code) => return Ok(code),
-    };
+pub(crate) fn report(a: &ReportArgs) -> anyhow::Result<i32> {
     let sel = gather("report", &a.sources, &a.dir)?;
     let text = match a.format {
         ReportFormat::Html => {
@@ -411,11 +361,7 @@ pub fn report_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-pub fn chart_main(args: Vec<OsString>) -> anyhow::Result<i32> {
-    let a: ChartArgs = match parse("chart", args)? {
-        Ok(a) => a,
-        Err(code) => return Ok(code),
-    };
+pub(crate) fn chart(a: &ChartArgs) -> anyhow::Result<i32> {
     let Some(kind) = ChartKind::parse(&a.kind) else {
         bail!(
             "chart: unknown chart kind '{}'; accepted: {}",

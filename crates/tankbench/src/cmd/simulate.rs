@@ -2,6 +2,7 @@
 //! `sim` crate) and report it like a measurement, marked as a prediction.
 
 use anyhow::Context as _;
+use clap::{Args, Subcommand, ValueEnum};
 use fileio::options::{check_command_line, CommandLine, Format, RunSpec, Settings};
 use report::atomic::{check_can_create_in, check_new_file, write_atomically, Existing};
 use report::labels::{merge_labels, parse_labels, Labels};
@@ -12,30 +13,81 @@ use sim::SimError;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-const USAGE: &str = "usage: tankbench simulate --system SYSTEM.toml [--profile PROFILE.toml] [--layout L[,L...]] [--log DEVICE|none[,...]] [--link L[,L...]] [--client local|linux-nfs|esxi-nfs|iscsi|smb[,...]] [--ram SIZE[,...]] [--max-sim-events N] [--max-cells N] [--intervals=on|off] [--samples N] [--no-early-stop] -- <fileio options> run\n       tankbench simulate matrix MATRIX.toml [--max-sim-events=N] [--max-cells=N] [--format=text|markdown|csv|json] [--save[=DIR]] [--label=K=V]...\n       tankbench simulate calibrate [--system SYSTEM.toml] [--save-profile FILE] RESULTS...";
-
-/// The words before `--`: the system and its overrides.
-#[derive(Debug, Default)]
-struct SimArgs {
+/// Predict a fileio run on a described system
+///
+/// The prediction is reported like a measurement and marked as one. The workload is `tankbench fileio`'s options after `--`, ending in `run`.
+/// A comma list in an override (--layout, --log, --link, --client, --ram)
+/// makes it a matrix: every combination is predicted and printed as one
+/// table. See docs/prediction.md.
+#[derive(Debug, Args)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    arg_required_else_help = true,
+    after_help = "Example: tankbench simulate --system nas.toml --log none,nvme -- \
+                  --file-test-mode=rndwr --file-fsync-all=on --time=10 run"
+)]
+pub(crate) struct SimulateArgs {
+    #[command(subcommand)]
+    command: Option<SimulateCommand>,
+    /// The system: pool, disks, log device, server, link and client (a TOML file).
+    #[arg(long, value_name = "SYSTEM.toml", required = true)]
     system: Option<PathBuf>,
+    #[command(flatten)]
+    model: super::options::ModelOptions,
+    /// Pool layout(s) instead of the system file's, e.g. 3xraidz2-8.
+    #[arg(long, value_name = "LAYOUT[,...]")]
     layout: Option<String>,
+    /// Log device(s) instead of the system file's: a device class or none.
+    #[arg(long, value_name = "DEVICE|none[,...]")]
     log: Option<String>,
+    /// Client link(s) instead of the system file's, e.g. 10G, 2x10G.
+    #[arg(long, value_name = "LINK[,...]")]
     link: Option<String>,
+    /// Client(s) instead of the system file's.
+    #[arg(long, value_name = "CLIENT[,...]", help = format!(
+        "Client(s) instead of the system file's: {}", Protocol::ACCEPTED
+    ))]
     client: Option<String>,
-    profile: Option<PathBuf>,
+    /// Server RAM instead of the system file's, e.g. 64GiB.
+    #[arg(long, value_name = "SIZE[,...]")]
     ram: Option<String>,
-    /// `--max-sim-events`: the simulation budget (fileio events).
-    max_events: Option<String>,
-    /// `--max-cells`: most cells of a matrix of overrides.
-    max_cells: Option<String>,
-    /// `--intervals=on|off` (default on) and `--samples N`.
-    intervals: Option<String>,
-    samples: Option<String>,
-    /// `--no-early-stop`: simulate every second of `--time`.
+    /// A prediction interval from samples of the model's uncertain parameters.
+    #[arg(long, value_enum, value_name = "on|off", default_value_t = Switch::On)]
+    intervals: Switch,
+    /// Samples the interval takes.
+    #[arg(long, value_name = "N", value_parser = at_least_two_samples(),
+          help = format!("Samples the interval takes, 2 or more [default: {}]",
+                         sim::uncertainty::DEFAULT_SAMPLES))]
+    samples: Option<usize>,
+    /// Simulate every second of --time instead of stopping once the figures settle.
+    #[arg(long)]
     no_early_stop: bool,
+    /// fileio options of the workload, ending in `run` (as for `tankbench fileio`).
+    #[arg(last = true, value_name = "FILEIO OPTIONS")]
+    fileio: Vec<OsString>,
 }
 
-impl SimArgs {
+/// `simulate matrix` and `simulate calibrate`.
+#[derive(Debug, Subcommand)]
+enum SimulateCommand {
+    Matrix(super::simulate_matrix::MatrixArgs),
+    Calibrate(super::calibrate::CalibrateArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Switch {
+    On,
+    Off,
+}
+
+fn at_least_two_samples() -> super::options::Accepting<usize> {
+    super::options::Accepting::new("2 or more", |text| {
+        text.trim().parse::<usize>().ok().filter(|&n| n >= 2)
+    })
+}
+
+impl SimulateArgs {
     /// The overrides given, as matrix axes (name, values of its comma list).
     fn axes(&self) -> Vec<(&'static str, Vec<String>)> {
         [
@@ -57,93 +109,37 @@ impl SimArgs {
     fn is_matrix(&self) -> bool {
         self.axes().iter().any(|(_, v)| v.len() > 1)
     }
+
+    /// The fileio words after `--`, with `fileio` in front: the test's name
+    /// for fileio's parser, as on sysbench's command line.
+    fn fileio_words(&self) -> anyhow::Result<Vec<String>> {
+        if self.fileio.is_empty() {
+            anyhow::bail!(
+                "simulate: the fileio options go after '--' and end in 'run' ({EXAMPLE})"
+            );
+        }
+        let mut words = Vec::with_capacity(self.fileio.len() + 1);
+        for w in &self.fileio {
+            words.push(
+                w.to_str()
+                    .ok_or_else(|| anyhow::anyhow!("simulate: a fileio option is not UTF-8 text"))?
+                    .to_string(),
+            );
+        }
+        if words.first().map(String::as_str) != Some("fileio") {
+            words.insert(0, "fileio".into());
+        }
+        Ok(words)
+    }
 }
 
-/// Split the command line at `--` and read simulate's own options. Accepts
-/// `--opt VALUE` and `--opt=VALUE`.
-fn parse_args(args: &[OsString]) -> anyhow::Result<(SimArgs, Vec<String>)> {
-    let split = args.iter().position(|a| a == "--");
-    let (own, fileio_words) = match split {
-        Some(i) => (&args[..i], &args[i + 1..]),
-        None => anyhow::bail!("simulate: the fileio options go after '--'; {USAGE}"),
-    };
-    let mut out = SimArgs::default();
-    let mut i = 0;
-    while i < own.len() {
-        let word = own[i]
-            .to_str()
-            .ok_or_else(|| anyhow::anyhow!("simulate: an option is not UTF-8 text; {USAGE}"))?;
-        if word == "--no-early-stop" {
-            out.no_early_stop = true;
-            i += 1;
-            continue;
-        }
-        let (name, inline) = match word.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (word, None),
-        };
-        let slot = match name {
-            "--system" | "--profile" => None,
-            "--layout" => Some(&mut out.layout),
-            "--log" => Some(&mut out.log),
-            "--link" => Some(&mut out.link),
-            "--client" => Some(&mut out.client),
-            "--ram" => Some(&mut out.ram),
-            "--max-sim-events" => Some(&mut out.max_events),
-            "--max-cells" => Some(&mut out.max_cells),
-            "--intervals" => Some(&mut out.intervals),
-            "--samples" => Some(&mut out.samples),
-            "--help" | "-h" | "help" => {
-                println!("{USAGE}");
-                std::process::exit(0);
-            }
-            other => anyhow::bail!(
-                "simulate: unknown option '{other}'; accepted: --system, --profile, --layout, --log, --link, --client, --ram, --max-sim-events, --max-cells, --intervals, --samples, --no-early-stop (fileio options go after '--')"
-            ),
-        };
-        let value = match inline {
-            Some(v) => v,
-            None => {
-                i += 1;
-                let v = own
-                    .get(i)
-                    .ok_or_else(|| anyhow::anyhow!("simulate: {name} needs a value; {USAGE}"))?;
-                v.to_str()
-                    .ok_or_else(|| {
-                        anyhow::anyhow!("simulate: {name}: the value is not UTF-8 text")
-                    })?
-                    .to_string()
-            }
-        };
-        if value.is_empty() {
-            anyhow::bail!("simulate: {name} needs a value; {USAGE}");
-        }
-        match slot {
-            Some(s) => *s = Some(value),
-            None if name == "--profile" => out.profile = Some(PathBuf::from(value)),
-            None => out.system = Some(PathBuf::from(value)),
-        }
-        i += 1;
-    }
-    let mut words = Vec::with_capacity(fileio_words.len() + 1);
-    for w in fileio_words {
-        words.push(
-            w.to_str()
-                .ok_or_else(|| anyhow::anyhow!("simulate: a fileio option is not UTF-8 text"))?
-                .to_string(),
-        );
-    }
-    // `fileio` names the test for the parser, as on sysbench's command line.
-    if words.first().map(String::as_str) != Some("fileio") {
-        words.insert(0, "fileio".into());
-    }
-    Ok((out, words))
-}
+/// The shortest workload, for messages about the words after `--`.
+const EXAMPLE: &str = "e.g. -- --file-test-mode=rndrw run";
 
 /// The system file with the command line's overrides applied. Each override
 /// replaces one field; [`SystemModel::resolve`] then parses it with the same
 /// zfs-model parsers as the file's own value.
-fn apply_overrides(model: &mut SystemModel, a: &SimArgs) -> anyhow::Result<()> {
+fn apply_overrides(model: &mut SystemModel, a: &SimulateArgs) -> anyhow::Result<()> {
     if let Some(l) = &a.layout {
         model.pool.layout = l.clone();
     }
@@ -164,7 +160,7 @@ fn apply_overrides(model: &mut SystemModel, a: &SimArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-impl SimArgs {
+impl SimulateArgs {
     /// The option that replaced the system file's `field`, if one did.
     fn option_for(&self, field: &str) -> Option<&'static str> {
         [
@@ -181,7 +177,7 @@ impl SimArgs {
 
 /// A refused system: named by the option when the command line set the
 /// field, else by the field of the system file.
-fn system_error(e: SimError, a: &SimArgs) -> anyhow::Error {
+fn system_error(e: SimError, a: &SimulateArgs) -> anyhow::Error {
     match &e {
         SimError::Field(f) => match a.option_for(&f.field) {
             Some(option) => anyhow::anyhow!("simulate: {option}: {}", f.problem),
@@ -191,16 +187,15 @@ fn system_error(e: SimError, a: &SimArgs) -> anyhow::Error {
     }
 }
 
-pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
-    if args.first().is_some_and(|a| a == "calibrate") {
-        return super::calibrate::calibrate_main(args[1..].to_vec());
+pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
+    match &a.command {
+        Some(SimulateCommand::Matrix(m)) => return super::simulate_matrix::run(m),
+        Some(SimulateCommand::Calibrate(c)) => return super::calibrate::run(c),
+        None => {}
     }
-    if args.first().is_some_and(|a| a == "matrix") {
-        return super::simulate_matrix::matrix_main(&args[1..]);
-    }
-    let (a, words) = parse_args(&args)?;
+    let words = a.fileio_words()?;
     let Some(system_path) = &a.system else {
-        anyhow::bail!("simulate: --system SYSTEM.toml is required; {USAGE}");
+        unreachable!("clap requires --system without a subcommand");
     };
     if a.is_matrix() {
         return matrix_of_overrides(&a, system_path, &words);
@@ -214,9 +209,8 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     for text in &ext.labels {
         merge_labels(&mut labels, parse_labels(text)?)?;
     }
-    let budget = match &a.max_events {
-        Some(v) => sim::Budget::of(super::options::count_option("--max-sim-events", v)?)
-            .map_err(|e| anyhow::anyhow!("simulate: {e}"))?,
+    let budget = match a.model.max_sim_events {
+        Some(events) => sim::Budget::of(events).map_err(|e| anyhow::anyhow!("simulate: {e}"))?,
         None => sim::Budget::default(),
     };
     let text = read_system_file(system_path)?;
@@ -224,7 +218,7 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         .map_err(|e| anyhow::anyhow!("simulate: --system {}: {e}", system_path.display()))?;
     // The profile calibrates the system file; an override then replaces a
     // component whole (a --log device keeps its own class's figures).
-    let profile = match &a.profile {
+    let profile = match &a.model.profile {
         Some(p) => {
             super::calibrate::apply_profile_file(&mut model, p)?;
             Some(super::calibrate::load_profile(p)?)
@@ -233,7 +227,10 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     };
     apply_overrides(&mut model, &a)?;
     let sys = model.resolve().map_err(|e| system_error(e, &a))?;
-    let intervals = interval_samples(&a)?;
+    let intervals = match a.intervals {
+        Switch::On => Some(a.samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES)),
+        Switch::Off => None,
+    };
     let options = sim::RunOptions {
         budget,
         early_stop: !a.no_early_stop,
@@ -291,23 +288,6 @@ pub fn simulate_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// `--intervals` and `--samples`: how many samples an interval takes, or
-/// `None` for a point prediction only.
-fn interval_samples(a: &SimArgs) -> anyhow::Result<Option<usize>> {
-    match a.intervals.as_deref() {
-        None | Some("on") => {}
-        Some("off") => return Ok(None),
-        Some(other) => anyhow::bail!("simulate: --intervals={other}: accepted: on, off"),
-    }
-    Ok(Some(match &a.samples {
-        Some(v) => usize::try_from(super::options::count_option("--samples", v)?)
-            .ok()
-            .filter(|&n| n >= 2)
-            .ok_or_else(|| anyhow::anyhow!("simulate: --samples={v}: accepted: 2 or more"))?,
-        None => sim::uncertainty::DEFAULT_SAMPLES,
-    }))
-}
-
 /// `--system FILE`, read as a configuration file (a regular file of at
 /// most zfs_model::config_file::CONFIG_LIMIT bytes).
 pub(crate) fn read_system_file(path: &Path) -> anyhow::Result<String> {
@@ -339,21 +319,21 @@ fn write_json(path: &Path, result: &fileio::result::RunResult) -> anyhow::Result
 fn fileio_settings(words: &[String]) -> anyhow::Result<(RunSpec, Box<Settings>)> {
     let options = words.get(1..).unwrap_or_default();
     let Some((command, workload)) = options.split_last() else {
-        anyhow::bail!("simulate: the fileio words must end in 'run'; {USAGE}");
+        anyhow::bail!("simulate: the fileio words must end in 'run' ({EXAMPLE})");
     };
     match command.as_str() {
         "run" => {}
         "prepare" | "cleanup" => anyhow::bail!(
             "simulate: only 'run' can be predicted (prepare and cleanup touch no simulated files); accepted command: run"
         ),
-        _ => anyhow::bail!("simulate: the fileio words must end in 'run'; {USAGE}"),
+        _ => anyhow::bail!("simulate: the fileio words must end in 'run' ({EXAMPLE})"),
     }
     let spec = RunSpec::from_words(workload).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
     // The workload's words passed: what the front end can refuse now is an
     // output option, whose refusal fileio gives as its printed lines.
     match check_command_line(words) {
         Ok(CommandLine::Command(s)) => Ok((spec, s)),
-        Ok(_) => anyhow::bail!("simulate: the fileio words must end in 'run'; {USAGE}"),
+        Ok(_) => anyhow::bail!("simulate: the fileio words must end in 'run' ({EXAMPLE})"),
         Err(f) => anyhow::bail!("simulate: {}", f.summary()),
     }
 }
@@ -361,7 +341,11 @@ fn fileio_settings(words: &[String]) -> anyhow::Result<(RunSpec, Box<Settings>)>
 /// `tankbench simulate` with comma lists: every override given becomes an
 /// axis (first given, first column), the fileio words the workload; the
 /// output options (`--format`, `--save`, `--label`) are fileio's, after `--`.
-fn matrix_of_overrides(a: &SimArgs, system_path: &Path, words: &[String]) -> anyhow::Result<i32> {
+fn matrix_of_overrides(
+    a: &SimulateArgs,
+    system_path: &Path,
+    words: &[String],
+) -> anyhow::Result<i32> {
     use super::simulate_matrix::{run_matrix, MatrixOutput, TableFormat};
     let (_, settings) = fileio_settings(words)?;
     let ext = &settings.ext;
@@ -375,15 +359,8 @@ fn matrix_of_overrides(a: &SimArgs, system_path: &Path, words: &[String]) -> any
         merge_labels(&mut labels, parse_labels(text)?)?;
     }
     let text = read_system_file(system_path)?;
-    let max_cells = match &a.max_cells {
-        Some(v) => super::options::count_option("--max-cells", v)?,
-        None => sim::limits::DEFAULT_MAX_CELLS,
-    };
-    let events = a
-        .max_events
-        .as_deref()
-        .map(|v| super::options::count_option("--max-sim-events", v))
-        .transpose()?;
+    let max_cells = a.model.max_cells;
+    let events = a.model.max_sim_events;
     // The workload: the fileio words without the program's and output
     // options, which the matrix handles.
     let workload: Vec<String> = words
@@ -417,7 +394,7 @@ fn matrix_of_overrides(a: &SimArgs, system_path: &Path, words: &[String]) -> any
             }
             e => anyhow::anyhow!("simulate: --system {}: {e}", system_path.display()),
         })?;
-    if let Some(path) = &a.profile {
+    if let Some(path) = &a.model.profile {
         m.profile = Some(super::calibrate::load_profile(path)?);
         m.cells()
             .map_err(|e| anyhow::anyhow!("simulate: --profile {}: {e}", path.display()))?;
@@ -425,11 +402,14 @@ fn matrix_of_overrides(a: &SimArgs, system_path: &Path, words: &[String]) -> any
     run_matrix(
         &m,
         &MatrixOutput {
-            format: Some(match ext.format {
+            format: match ext.format {
                 Format::Json => TableFormat::Json,
                 Format::Text => TableFormat::Text,
-            }),
-            save: ext.save.clone(),
+            },
+            save: ext
+                .save
+                .as_ref()
+                .map(|d| d.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_DIR))),
             labels,
             events,
         },

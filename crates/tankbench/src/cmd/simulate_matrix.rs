@@ -11,103 +11,86 @@ use report::labels::{merge_labels, parse_labels, Labels};
 use report::store::{ResultStore, DEFAULT_DIR};
 use sim::matrix::{run_cells_with, CellRuns, MatrixSpec};
 use sim::SimError;
+use std::path::{Path, PathBuf};
+
+use super::options::ModelOptions;
+use clap::{Args, ValueEnum};
 
 /// How often a long matrix reports its progress.
 const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
-use std::ffi::OsString;
-use std::path::{Path, PathBuf};
 
-const USAGE: &str = "usage: tankbench simulate matrix MATRIX.toml [--profile=PROFILE.toml] [--max-cells=N] [--max-sim-events=N] [--format=text|markdown|csv|json] [--save[=DIR]] [--label=K=V]...";
+/// Predict every cell of a matrix file and print them as one table
+///
+/// A matrix is a system and axes of values for its fields. The table can be
+/// text, Markdown, CSV or JSON; `--save` keeps the predictions for
+/// `compare` and `report`.
+#[derive(Debug, Args)]
+pub(crate) struct MatrixArgs {
+    /// The matrix: `system`, `workload` and `[[axis]]` tables (docs/prediction.md).
+    #[arg(value_name = "MATRIX.toml")]
+    matrix: PathBuf,
+    #[command(flatten)]
+    model: ModelOptions,
+    /// How the table is printed.
+    #[arg(long, value_enum, default_value_t = TableFormat::Text)]
+    format: TableFormat,
+    /// Keep every cell's prediction in a result store.
+    #[arg(long, value_name = "DIR", num_args = 0..=1, require_equals = true,
+          default_missing_value = DEFAULT_DIR)]
+    save: Option<PathBuf>,
+    /// Labels for every stored prediction, KEY=VALUE[,...] (repeatable; needs --save).
+    #[arg(long = "label", value_name = "KEY=VALUE")]
+    labels: Vec<String>,
+}
 
 /// How a matrix is shown and kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TableFormat {
     Text,
+    #[value(alias = "md")]
     Markdown,
     Csv,
     Json,
 }
 
-impl TableFormat {
-    const ACCEPTED: &'static str = "text, markdown, csv, json";
-
-    fn parse(s: &str) -> anyhow::Result<TableFormat> {
-        Ok(match s {
-            "text" => TableFormat::Text,
-            "markdown" | "md" => TableFormat::Markdown,
-            "csv" => TableFormat::Csv,
-            "json" => TableFormat::Json,
-            other => anyhow::bail!(
-                "simulate matrix: --format '{other}': accepted: {}",
-                TableFormat::ACCEPTED
-            ),
-        })
-    }
-}
-
 /// Output options of a matrix.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct MatrixOutput {
-    pub format: Option<TableFormat>,
-    /// `Some(None)`: the default store.
-    pub save: Option<Option<PathBuf>>,
+    pub format: TableFormat,
+    /// The result store the predictions are saved in, if any.
+    pub save: Option<PathBuf>,
     pub labels: Labels,
     /// `--max-sim-events`: fileio events the whole matrix simulates at
     /// most (None: sim::limits::DEFAULT_MATRIX_EVENTS).
     pub events: Option<u64>,
 }
 
-/// `tankbench simulate matrix ...` (the words after `matrix`).
-pub fn matrix_main(args: &[OsString]) -> anyhow::Result<i32> {
-    let mut file: Option<PathBuf> = None;
-    let mut out = MatrixOutput::default();
-    let mut profile: Option<PathBuf> = None;
-    let mut max_cells = sim::limits::DEFAULT_MAX_CELLS;
-    for a in args {
-        let word = a
-            .to_str()
-            .ok_or_else(|| anyhow::anyhow!("simulate matrix: an option is not UTF-8 text"))?;
-        let (name, value) = match word.split_once('=') {
-            Some((n, v)) => (n, Some(v)),
-            None => (word, None),
-        };
-        match (name, value) {
-            ("--help" | "-h", _) => {
-                println!("{USAGE}");
-                return Ok(0);
-            }
-            ("--format", Some(v)) => out.format = Some(TableFormat::parse(v)?),
-            ("--save", None) => out.save = Some(None),
-            ("--save", Some(v)) if !v.is_empty() => out.save = Some(Some(PathBuf::from(v))),
-            ("--label", Some(v)) => merge_labels(&mut out.labels, parse_labels(v)?)?,
-            ("--profile", Some(v)) if !v.is_empty() => profile = Some(PathBuf::from(v)),
-            ("--max-cells", Some(v)) => {
-                max_cells = super::options::count_option("--max-cells", v)?;
-            }
-            ("--max-sim-events", Some(v)) => {
-                out.events = Some(super::options::count_option("--max-sim-events", v)?);
-            }
-            (n, _) if n.starts_with('-') => anyhow::bail!(
-                "simulate matrix: unknown or incomplete option '{word}'; accepted: --profile=FILE, --max-cells=N, --max-sim-events=N, --format=FORMAT, --save[=DIR], --label=K=V; {USAGE}"
-            ),
-            _ if file.is_none() => file = Some(PathBuf::from(word)),
-            _ => anyhow::bail!("simulate matrix: one matrix file only, got '{word}' too; {USAGE}"),
-        }
+/// `tankbench simulate matrix MATRIX.toml ...`.
+pub(crate) fn run(a: &MatrixArgs) -> anyhow::Result<i32> {
+    let mut labels = Labels::new();
+    for text in &a.labels {
+        merge_labels(&mut labels, parse_labels(text)?)?;
     }
-    let Some(file) = file else {
-        anyhow::bail!("simulate matrix: a MATRIX.toml is required; {USAGE}");
-    };
-    let text = zfs_model::config_file::read_config(&file)
+    let file = &a.matrix;
+    let text = zfs_model::config_file::read_config(file)
         .map_err(|e| anyhow::anyhow!("simulate matrix: {}: {e}", file.display()))?;
     let dir = file.parent().unwrap_or(Path::new("."));
-    let mut m = MatrixSpec::from_toml(&text, dir, max_cells)
+    let mut m = MatrixSpec::from_toml(&text, dir, a.model.max_cells)
         .map_err(|e| anyhow::anyhow!("simulate matrix: {}: {}", file.display(), in_matrix(&e)))?;
-    if let Some(path) = &profile {
+    if let Some(path) = &a.model.profile {
         m.profile = Some(super::calibrate::load_profile(path)?);
         m.cells()
             .map_err(|e| anyhow::anyhow!("simulate matrix: --profile {}: {e}", path.display()))?;
     }
-    run_matrix(&m, &out)
+    run_matrix(
+        &m,
+        &MatrixOutput {
+            format: a.format,
+            save: a.save.clone(),
+            labels,
+            events: a.model.max_sim_events,
+        },
+    )
 }
 
 /// Predict every cell of `m` and print (and save) the results.
@@ -127,11 +110,8 @@ pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
     if !out.labels.is_empty() && out.save.is_none() {
         anyhow::bail!("simulate matrix: --label needs --save: labels are kept with stored results");
     }
-    let save_dir = out
-        .save
-        .as_ref()
-        .map(|d| d.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_DIR)));
-    if let Some(dir) = &save_dir {
+    let save_dir = &out.save;
+    if let Some(dir) = save_dir {
         check_can_create_in(dir)
             .map_err(|e| anyhow::anyhow!("simulate matrix: --save={}: {e}", dir.display()))?;
     }
@@ -143,7 +123,7 @@ pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
         "predicted {} cell(s) in {took:.2} s on {parallel} thread(s)",
         results.len()
     );
-    if let Some(dir) = &save_dir {
+    if let Some(dir) = save_dir {
         let store = ResultStore::open(dir.as_path()).context("--save")?;
         for r in &results {
             store.save(r).context("--save")?;
@@ -151,7 +131,7 @@ pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
         eprintln!("saved {} prediction(s) in {}", results.len(), dir.display());
     }
     let table = sim::matrix::results_table(&m.workload, &cells, &results);
-    match out.format.unwrap_or(TableFormat::Text) {
+    match out.format {
         TableFormat::Text => print!("{}", table.to_terminal()),
         TableFormat::Markdown => print!("{}", table.to_markdown()),
         TableFormat::Csv => print!("{}", table.to_csv()),

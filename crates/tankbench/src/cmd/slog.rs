@@ -2,12 +2,10 @@
 //! The test is `fileio::slog`; this module parses, prints and saves.
 
 use anyhow::bail;
-use clap::{Parser, ValueEnum};
+use clap::{Args, ValueEnum};
 use fileio::slog::{PerSize, SlogResult, SlogSpec, SyncMethod, TargetKind};
 use report::atomic::{check_new_file, write_atomically, Existing};
 use report::table::{Cell, Table};
-use std::ffi::OsString;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -27,14 +25,13 @@ enum SyncArg {
     Dsync,
 }
 
-#[derive(Debug, Parser)]
-#[command(
-    name = "tankbench slog",
-    about = "Log-device test: synchronous writes of 512 B (or --min-size) doubling to 1 MiB, \
-             one thread, latency percentiles and MB/s per size (FreeBSD's diskinfo -wS). \
-             See docs/slog-and-probe.md."
-)]
-struct SlogArgs {
+/// Log-device test: sync writes of 512 B to 1 MiB, latency and MB/s per size
+///
+/// Synchronous writes of 512 B (or --min-size) doubling to 1 MiB, one
+/// thread, latency percentiles and MB/s per size (FreeBSD's diskinfo -wS).
+/// See docs/slog-and-probe.md.
+#[derive(Debug, Args)]
+pub(crate) struct SlogArgs {
     /// A directory (a scratch file tankbench-slog.PID is made there and
     /// removed) or a block device (only with --destructive).
     path: PathBuf,
@@ -68,22 +65,6 @@ struct SlogArgs {
     /// Also save the result document here (a new file).
     #[arg(long)]
     json: Option<PathBuf>,
-}
-
-/// Parse with clap; its errors become one line naming the command. `--help`
-/// prints and exits 0.
-pub(crate) fn parse_args<T: Parser>(cmd: &str, args: Vec<OsString>) -> anyhow::Result<Option<T>> {
-    match T::try_parse_from(std::iter::once(OsString::from(format!("tankbench {cmd}"))).chain(args))
-    {
-        Ok(parsed) => Ok(Some(parsed)),
-        Err(e) if !e.use_stderr() => {
-            let _ = e.print();
-            Ok(None)
-        }
-        Err(e) => {
-            bail!("{cmd}: {}", super::clap_error_line(&e))
-        }
-    }
 }
 
 /// `2s`, `500ms`, `1m` or a plain number of seconds.
@@ -234,14 +215,7 @@ pub(crate) fn emit(
         OutputFormat::Json => text,
         OutputFormat::Table => table(),
     };
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(out.as_bytes())
-        .and_then(|_| stdout.flush())
-    {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
+    super::write_stdout(out.as_bytes())
 }
 
 /// The exit status after a run a stop signal may have cut short.
@@ -253,11 +227,8 @@ pub(crate) fn exit_code(interrupted: bool) -> i32 {
     }
 }
 
-pub fn slog_main(args: Vec<OsString>) -> anyhow::Result<i32> {
-    let Some(a) = parse_args::<SlogArgs>("slog", args)? else {
-        return Ok(0);
-    };
-    let spec = spec_of(&a)?;
+pub(crate) fn run(a: &SlogArgs) -> anyhow::Result<i32> {
+    let spec = spec_of(a)?;
     check_json_destination(a.json.as_deref())?;
     fileio::slog::install_stop_handlers();
     let result = fileio::slog::run(&spec, &mut |line| eprintln!("{line}"))?;

@@ -1,0 +1,384 @@
+//! The command line of every command outside the sysbench-compatible front
+//! end, as one clap definition. Parsing, `--help`, `--version`, the man
+//! pages (`tankbench man`) and the shell completions (`tankbench
+//! completions`) all come from it, so they cannot disagree.
+//!
+//! `tankbench fileio …` and the legacy `tankbench --test=fileio …` never
+//! reach clap (see [`super::dispatch`]): they keep sysbench's parser, texts
+//! and order. fileio is still a subcommand here, built from the front end's
+//! option table, so that the man page and completions list its options.
+
+use super::{completions, durability, lab, man, plan, probe, report, simulate, slog};
+use clap::error::ErrorKind;
+use clap::{Arg, ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use std::ffi::OsString;
+
+/// Measure, plan, predict and compare ZFS / NAS storage.
+#[derive(Debug, Parser)]
+#[command(
+    name = "tankbench",
+    version,
+    propagate_version = true,
+    subcommand_required = true,
+    arg_required_else_help = true,
+    after_help = "`tankbench --test=fileio [OPTIONS] COMMAND` is the fileio test in sysbench 0.4/0.5's \
+                  syntax. A copy or symlink of the binary named `sysbench` behaves as `sysbench`."
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    command: TopCommand,
+}
+
+/// The commands, in the order `tankbench --help` lists them.
+#[derive(Debug, Subcommand)]
+enum TopCommand {
+    Quick(QuickWords),
+    Fileio(FileioOptions),
+    Plan(plan::PlanArgs),
+    Lab(lab::LabArgs),
+    Simulate(simulate::SimulateArgs),
+    Durability(durability::DurabilityArgs),
+    Slog(slog::SlogArgs),
+    Probe(probe::ProbeArgs),
+    Results(report::ResultsArgs),
+    Compare(report::CompareArgs),
+    Report(report::ReportArgs),
+    Chart(report::ChartArgs),
+    Completions(completions::CompletionsArgs),
+    Man(man::ManArgs),
+}
+
+/// One-command benchmark in DIR: prepare, a short suite, cleanup
+///
+/// `tankbench quick --help` lists its options. quick's words go to its own parser unchanged (crates/tankbench/src/cmd/fileio.rs),
+/// which prints its help and its refusals.
+#[derive(Debug, Args)]
+#[command(disable_help_flag = true, disable_version_flag = true)]
+pub(crate) struct QuickWords {
+    /// [DIR] and quick's options.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "ARGS"
+    )]
+    words: Vec<OsString>,
+}
+
+/// `tankbench fileio`'s options. This definition is never used to parse: the words go to the
+/// sysbench-compatible parser. It exists for the man page and the shell
+/// completions, built from that parser's option table.
+#[derive(Debug, Clone)]
+pub(crate) struct FileioOptions;
+
+impl FromArgMatches for FileioOptions {
+    fn from_arg_matches(_: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(FileioOptions)
+    }
+
+    fn update_from_arg_matches(&mut self, _: &ArgMatches) -> Result<(), clap::Error> {
+        Ok(())
+    }
+}
+
+impl Args for FileioOptions {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        use fileio::sysbench::args::{Section, OPTIONS};
+        // sysbench's own `--help` and `--version` are options of the table.
+        let cmd = cmd
+            .about("Drop-in for `sysbench fileio`: prepare, run or clean up a file I/O workload")
+            .long_about(
+                "Drop-in for `sysbench fileio`: prepare, run or clean up a file I/O workload.\n\n\
+                 The options take sysbench's --name=value form; `tankbench fileio help` prints \
+                 sysbench's own help, in its order. The legacy `tankbench --test=fileio ...` is \
+                 the same command.",
+            )
+            .disable_help_flag(true)
+            .disable_version_flag(true)
+            .arg(
+                Arg::new("command")
+                    .value_name("COMMAND")
+                    .value_parser(["prepare", "run", "cleanup", "help"])
+                    .help("prepare the file set, run the workload, remove the files, or print sysbench's help"),
+            );
+        OPTIONS
+            .iter()
+            // Hidden options are for tests; the database options are accepted
+            // for scripts that pass them to every sysbench call, never read.
+            .filter(|o| !matches!(o.section, Section::Hidden | Section::Database))
+            .fold(cmd, |cmd, o| cmd.arg(fileio_option(o)))
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+/// One row of fileio's option table as a clap argument: `--name=VALUE`, or
+/// `--name[=VALUE]` where the value may be left out (booleans, `--save`).
+fn fileio_option(o: &fileio::sysbench::args::OptionSpec) -> Arg {
+    use fileio::sysbench::args::Section;
+    let heading = match o.section {
+        Section::FileIo => "fileio options",
+        Section::General => "General options",
+        Section::Random => "Pseudo-Random Numbers Generator options",
+        Section::Log => "Log options",
+        _ => "tankbench options",
+    };
+    let help = match o.default {
+        Some(d) if !d.is_empty() => format!("{} [default: {d}]", o.description),
+        _ => o.description.to_string(),
+    };
+    // The table writes `=N`, `=[LIST,...]`, or `[=on|off]` for a value that
+    // may be left out.
+    let optional = o.help_fmt.starts_with('[');
+    let value_name = o
+        .help_fmt
+        .trim_start_matches(['[', '='])
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    let arg = Arg::new(o.name)
+        .long(o.name)
+        .help(help)
+        .help_heading(heading)
+        .value_name(value_name)
+        .require_equals(true);
+    if optional {
+        arg.num_args(0..=1)
+    } else {
+        arg.num_args(1)
+    }
+}
+
+/// The whole command line's definition (for the man pages and completions).
+pub(crate) fn command() -> clap::Command {
+    Cli::command()
+}
+
+/// Parse the words after the program name and run the command they name.
+pub(crate) fn run(words: Vec<OsString>) -> anyhow::Result<i32> {
+    // quick and fileio answer `--help` with their own parsers' texts; `help`
+    // of either gives the same text rather than the placeholder definition.
+    if let [help, name] = words.as_slice() {
+        if help == "help" && name == "quick" {
+            return super::fileio::quick_main(vec!["--help".into()]);
+        }
+        if help == "help" && name == "fileio" {
+            return super::fileio::sysbench_main(vec!["fileio".into(), "help".into()]);
+        }
+    }
+    let mut definition = command();
+    let parsed = definition
+        .try_get_matches_from_mut(
+            std::iter::once(OsString::from("tankbench")).chain(words.iter().cloned()),
+        )
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
+        Ok(cli) => cli,
+        Err(e) => return answer(&e, &definition, &words),
+    };
+    match cli.command {
+        TopCommand::Quick(q) => super::fileio::quick_main(q.words),
+        // dispatch sends `fileio` to the front end before clap sees it; a
+        // line clap still read as fileio goes there too, whole.
+        TopCommand::Fileio(_) => super::fileio::sysbench_main(words),
+        TopCommand::Plan(a) => plan::run(&a),
+        TopCommand::Lab(a) => lab::run(a),
+        TopCommand::Simulate(a) => simulate::run(a),
+        TopCommand::Durability(a) => durability::run(&a, &words_after(&words, 2)),
+        TopCommand::Slog(a) => slog::run(&a),
+        TopCommand::Probe(a) => probe::run(&a),
+        TopCommand::Results(a) => report::results(a),
+        TopCommand::Compare(a) => report::compare(&a),
+        TopCommand::Report(a) => report::report(&a),
+        TopCommand::Chart(a) => report::chart(&a),
+        TopCommand::Completions(a) => completions::run(&a, command()),
+        TopCommand::Man(a) => man::run(&a, command()),
+    }
+}
+
+/// The words after the first `depth` command names (`durability write` …),
+/// as typed: durability's options are read by the durability crate's own
+/// reader from the words clap checked.
+fn words_after(words: &[OsString], depth: usize) -> Vec<OsString> {
+    let mut rest = words.to_vec();
+    for _ in 0..depth {
+        if let Some(i) = rest
+            .iter()
+            .position(|w| !w.to_string_lossy().starts_with('-'))
+        {
+            rest.remove(i);
+        }
+    }
+    rest
+}
+
+/// What a clap refusal becomes: help and version texts print and exit 0;
+/// help shown because nothing was given exits 1 (the command did nothing);
+/// anything else is one line for main to print, exit status 1 (clap's own
+/// is 2; the project's rule for bad input is 1).
+fn answer(e: &clap::Error, definition: &clap::Command, words: &[OsString]) -> anyhow::Result<i32> {
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            e.print()?;
+            Ok(0)
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            e.print()?;
+            Ok(1)
+        }
+        _ => Err(usage_error(e, definition, words)),
+    }
+}
+
+/// A clap refusal as one line: the command that refused it, clap's message
+/// and tips, and for an unknown option or command the ones accepted there.
+fn usage_error(e: &clap::Error, definition: &clap::Command, words: &[OsString]) -> anyhow::Error {
+    let path = command_path(definition, words);
+    let at = path.last().copied().unwrap_or(definition);
+    let mut line = clap_error_line(e);
+    let accepted: Vec<String> = match e.kind() {
+        ErrorKind::UnknownArgument => at
+            .get_arguments()
+            .filter(|a| !a.is_hide_set())
+            .filter_map(|a| a.get_long())
+            .filter(|l| !matches!(*l, "help" | "version"))
+            .map(|l| format!("--{l}"))
+            .collect(),
+        ErrorKind::InvalidSubcommand => at
+            .get_subcommands()
+            .filter(|s| !s.is_hide_set())
+            .map(|s| s.get_name().to_string())
+            .collect(),
+        _ => Vec::new(),
+    };
+    if !accepted.is_empty() {
+        line.push_str(&format!("; accepted: {}", accepted.join(", ")));
+    }
+    let names: Vec<&str> = path.iter().map(|c| c.get_name()).collect();
+    if names.is_empty() {
+        anyhow::anyhow!("{line}")
+    } else {
+        anyhow::anyhow!("{}: {line}", names.join(" "))
+    }
+}
+
+/// The (sub)commands the words name, outermost first (`simulate`,
+/// `matrix`): where a refusal happened, for its prefix.
+fn command_path<'a>(definition: &'a clap::Command, words: &[OsString]) -> Vec<&'a clap::Command> {
+    let mut path = Vec::new();
+    let mut at = definition;
+    for word in words.iter().filter_map(|w| w.to_str()) {
+        if word == "--" {
+            break;
+        }
+        if let Some(sub) = at.find_subcommand(word) {
+            path.push(sub);
+            at = sub;
+        }
+    }
+    path
+}
+
+/// clap's message and tips on one line, without its `error: ` label, usage
+/// block and help hint (the command's `--help` has those).
+pub(crate) fn clap_error_line(e: &clap::Error) -> String {
+    let rendered = e.render().to_string();
+    let mut parts = rendered
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty())
+        .map(|l| l.strip_prefix("error: ").unwrap_or(l));
+    let mut line = parts.next().unwrap_or_default().to_string();
+    for part in parts {
+        // A tip is a sentence of its own; a continuation (the list of
+        // missing arguments) belongs to the message before it.
+        line.push_str(if part.starts_with("tip:") { "; " } else { " " });
+        line.push_str(part);
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_definition_is_consistent() {
+        command().debug_assert();
+    }
+
+    #[test]
+    fn every_fileio_option_of_the_table_is_listed_once() {
+        let cmd = command();
+        let fileio = cmd.find_subcommand("fileio").expect("fileio");
+        for name in [
+            "file-test-mode",
+            "file-num",
+            "threads",
+            "save",
+            "percentile",
+        ] {
+            assert!(
+                fileio.get_arguments().any(|a| a.get_long() == Some(name)),
+                "--{name}"
+            );
+        }
+        assert!(!fileio
+            .get_arguments()
+            .any(|a| a.get_long() == Some("mysql-host")));
+    }
+
+    fn refusal(words: &[&str]) -> String {
+        let words: Vec<OsString> = words.iter().map(OsString::from).collect();
+        format!("{:#}", run(words).unwrap_err())
+    }
+
+    #[test]
+    fn an_unknown_option_is_one_line_with_the_command_and_the_accepted_options() {
+        let line = refusal(&["compare", "a", "b", "--formt=csv"]);
+        assert!(
+            line.starts_with("compare: unexpected argument '--formt'"),
+            "{line}"
+        );
+        assert!(
+            line.contains("accepted: --dir, --format, --alpha"),
+            "{line}"
+        );
+        assert!(!line.contains('\n'), "{line}");
+        let line = refusal(&["simulate", "matrix", "m.toml", "--bogus"]);
+        assert!(line.starts_with("simulate matrix: "), "{line}");
+    }
+
+    #[test]
+    fn an_unknown_command_lists_the_commands() {
+        let line = refusal(&["frobnicate"]);
+        assert!(line.contains("'frobnicate'"), "{line}");
+        assert!(
+            line.contains("accepted: quick, fileio, plan, lab, simulate"),
+            "{line}"
+        );
+        let line = refusal(&["lab", "frobnicate"]);
+        assert!(line.starts_with("lab: "), "{line}");
+        assert!(line.contains("up, run, status, down"), "{line}");
+        assert!(!line.contains("__daemon"), "{line}");
+    }
+
+    #[test]
+    fn a_missing_argument_is_named_on_the_same_line() {
+        let line = refusal(&["plan"]);
+        assert!(
+            line.starts_with("plan: the following required arguments were not provided: --disks"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn durability_words_lose_only_the_command_names() {
+        let words: Vec<OsString> = ["durability", "write", "d", "--journal", "write"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        assert_eq!(words_after(&words, 2), ["d", "--journal", "write"]);
+    }
+}
