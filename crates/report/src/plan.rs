@@ -108,14 +108,14 @@ pub enum ColumnChoice {
 
 impl ColumnChoice {
     /// `--columns` words, checked against [`COLUMNS`]: one line naming the
-    /// unknown key and the accepted ones.
+    /// unknown key and the accepted ones (the caller names the option).
     pub fn parse_keys(text: &str) -> Result<ColumnChoice, String> {
         let mut keys = Vec::new();
         for key in text.split(',').map(str::trim) {
             if !COLUMNS.iter().any(|c| c.key == key) {
                 let accepted: Vec<&str> = COLUMNS.iter().map(|c| c.key).collect();
                 return Err(format!(
-                    "--columns: unknown column '{key}'; accepted: {}",
+                    "unknown column '{key}'; accepted: {}",
                     accepted.join(", ")
                 ));
             }
@@ -143,7 +143,11 @@ impl ColumnChoice {
 
 /// A figure with its range in the wide view, its typical value otherwise.
 fn estimate_cell(e: &Estimate, ranges: bool) -> Cell {
-    Cell::Range(Some(e.typical), ranges.then_some((e.low, e.high)))
+    if ranges {
+        Cell::Range(Some(e.typical), Some((e.low, e.high)))
+    } else {
+        Cell::Num(Some(e.typical))
+    }
 }
 
 /// The commit latency of a sync-write prediction: a write and its fsync,

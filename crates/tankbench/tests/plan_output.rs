@@ -67,3 +67,48 @@ fn the_sync_column_is_the_commit_latency_not_the_write_alone() {
         "table {shown} ms vs JSON {commit} ms"
     );
 }
+
+#[test]
+fn the_table_comes_as_csv_and_markdown_and_columns_are_chosen_by_key() {
+    let d = common::scratch();
+    let base = ["plan", "--disks", "24x8TB", "--top", "3"];
+    let csv = tb(d.path(), &[&base[..], &["--format", "csv"]].concat());
+    assert_eq!(csv.code, 0, "{}", csv.stderr);
+    let lines: Vec<&str> = csv.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "a header and three rows: {}", csv.stdout);
+    assert!(lines[0].contains("\"Commit ms\""), "{}", lines[0]);
+    // The wide CSV carries the ranges as their own columns, numbers bare.
+    let wide = tb(
+        d.path(),
+        &[&base[..], &["--format", "csv", "--wide"]].concat(),
+    );
+    assert!(wide
+        .stdout
+        .lines()
+        .next()
+        .unwrap()
+        .contains("\"Read IOPS low\""));
+    let md = tb(d.path(), &[&base[..], &["--format", "markdown"]].concat());
+    assert!(md.stdout.contains("| 1 | "), "{}", md.stdout);
+    let chosen = tb(
+        d.path(),
+        &[&base[..], &["--columns", "layout,commit"]].concat(),
+    );
+    let header = chosen.stdout.lines().next().unwrap();
+    assert_eq!(
+        header
+            .split("  ")
+            .filter(|t| !t.is_empty())
+            .map(str::trim)
+            .collect::<Vec<_>>(),
+        ["Layout", "Commit ms"]
+    );
+    // An unknown key: one line naming the option and the accepted keys, exit 1.
+    let bad = tb(
+        d.path(),
+        &[&base[..], &["--columns", "layout,bogus"]].concat(),
+    );
+    assert_eq!(bad.code, 1);
+    assert_eq!(bad.stderr.trim().lines().count(), 1, "{}", bad.stderr);
+    assert!(bad.stderr.contains("--columns") && bad.stderr.contains("accepted: rank, layout"));
+}

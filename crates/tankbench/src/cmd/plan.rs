@@ -18,7 +18,13 @@ use zfs_model::workload::Workload;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
+    /// The table, the recommendation and the assumptions.
     Text,
+    /// The table as GitHub Markdown (with its notes).
+    Markdown,
+    /// The table as RFC 4180 CSV (ranges as low/high columns).
+    Csv,
+    /// The whole plan as JSON.
     Json,
 }
 
@@ -155,6 +161,19 @@ pub(crate) struct PlanArgs {
     /// Rows to show in the table (0 = all; default: all up to 30 layouts, else 15).
     #[arg(long, allow_negative_numbers = true, value_name = "N")]
     top: Option<usize>,
+    /// Every column, with the ranges of the estimates (wider than 120 columns).
+    #[arg(long, conflicts_with = "columns")]
+    wide: bool,
+    /// These columns, in this order (comma-separated keys: rank, layout,
+    /// spares, size, avail, usable, efficiency, survives, loss, resilver,
+    /// read, write, seq, commit, sync_rate, commit_log, sync_rate_log, score).
+    #[arg(long, value_name = "KEYS", value_parser = parse_columns)]
+    columns: Option<ColumnChoice>,
+}
+
+/// `--columns`: keys from report::plan::COLUMNS.
+fn parse_columns(text: &str) -> Result<ColumnChoice, String> {
+    ColumnChoice::parse_keys(text)
 }
 
 /// The disk groups of `--disks`, with `--class` and the per-disk overrides
@@ -350,21 +369,31 @@ fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String)> {
                 format!("{}\n", serde_json::to_string_pretty(&doc)?)
             }
             Format::Text => present::explain(&plan, entry, &layout),
+            Format::Markdown | Format::Csv => {
+                anyhow::bail!("--format: with --explain, accepted: text, json")
+            }
         };
         return Ok((warnings, output));
     }
 
+    let choice = if parsed.wide {
+        ColumnChoice::Wide
+    } else {
+        parsed.columns.clone().unwrap_or_default()
+    };
+    // A table of up to 30 layouts still reads well; beyond that the top of
+    // the ranking is what matters.
+    let top = parsed
+        .top
+        .unwrap_or(if plan.entries.len() <= 30 { 0 } else { 15 });
     let output = match parsed.format {
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&plan)?),
+        Format::Markdown => present::table(&plan, top, &choice).to_markdown(),
+        Format::Csv => present::table(&plan, top, &choice).to_csv(),
         Format::Text => {
-            // A table of up to 30 layouts still reads well; beyond that the
-            // top of the ranking is what matters.
-            let top = parsed
-                .top
-                .unwrap_or(if plan.entries.len() <= 30 { 0 } else { 15 });
             let mut text = format!(
                 "{}{}",
-                present::table(&plan, top, &ColumnChoice::Default).to_terminal(),
+                present::table(&plan, top, &choice).to_terminal(),
                 present::summary(&plan, top)
             );
             if parsed.fileio.is_some() {
