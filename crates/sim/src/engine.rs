@@ -369,6 +369,7 @@ impl<'a> Sim<'a> {
                 Event::Served(w) => self.server.served(now, w, &mut self.queue),
                 Event::Ready(w) => self.server.ready(now, w, &mut self.queue),
                 Event::ZilBatch => self.server.zil_batch(now, &mut self.queue),
+                Event::Commit(w) => self.server.commit(now, w, &mut self.queue),
                 Event::Txg => self
                     .server
                     .txg_timeout(now, self.active > 0, &mut self.queue),
@@ -538,6 +539,11 @@ impl<'a> Sim<'a> {
                 return;
             }
             self.histos.fsync.record(latency);
+            if worker.req.op == Op::Write && self.generator.tracks_completions() {
+                // The write this fsync followed counts for rndrw's choice
+                // only now (see below).
+                self.generator.complete(Op::Write);
+            }
             self.finish_event(now, w);
             return;
         }
@@ -562,9 +568,17 @@ impl<'a> Sim<'a> {
                 self.histos.write.record(latency);
             }
         }
-        // rndrw's choice counts completed transfers, before any fsync
-        // (the runner's count_transfer).
-        if self.generator.tracks_completions() {
+        // rndrw's choice (read while (reads + 1) / (writes + 1) is below
+        // the ratio) counts completed operations. sysbench 1.0.20
+        // (sb_fileio.c, file_execute_request) increments write_ops after
+        // the write *and* its --file-fsync-all fsync: counted before the
+        // fsync, the read quota a write opens goes to whichever thread is
+        // idle (one that is reading) instead of the thread that finished
+        // the write, and one thread ends up doing every read while the
+        // others only write (issue 21: [2383, 16666, 2383, 2383] events on
+        // four identical threads).
+        let counted_after_fsync = op == Op::Write && self.spec.fsync_all;
+        if self.generator.tracks_completions() && !counted_after_fsync {
             self.generator.complete(op);
         }
         if op == Op::Write && self.spec.fsync_all {
