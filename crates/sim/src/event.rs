@@ -19,6 +19,9 @@ pub(crate) enum Event {
     Reply(u32),
     /// The reply has reached the client.
     Done(u32),
+    /// The guest journal has committed what the worker's fsync waited for
+    /// (or it needed no commit).
+    Synced(u32),
     /// The commit's software time is over: zil_commit issues or joins a
     /// log block.
     Commit(u32),

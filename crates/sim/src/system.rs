@@ -50,8 +50,10 @@ impl Protocol {
         self == Protocol::EsxiNfs
     }
 
-    /// Whether a guest fsync is the guest file system's journal writes (a
-    /// stable WRITE each) rather than one flush request.
+    /// Whether a guest fsync is the guest file system's journal commit
+    /// (`fsync_round_trips` stable WRITEs from the guest's one journal,
+    /// shared by every fsync whose file is in the committing transaction;
+    /// `engine::GuestJournal`) rather than one flush request per fsync.
     pub fn fsync_is_journal_writes(self) -> bool {
         self == Protocol::EsxiNfs
     }
@@ -84,11 +86,12 @@ impl Protocol {
 
     /// Synchronous round trips one guest fsync costs, by default.
     /// local: the fsync itself. linux-nfs: one COMMIT (RFC 1813 3.3.21; the
-    /// Linux client sends it from `nfs_file_fsync`). esxi-nfs: the guest's
-    /// ext4 journal commit writes its descriptor/metadata block and then its
-    /// commit block (Documentation/filesystems/ext4/journal.rst), each a
-    /// stable WRITE; ESXi sends no COMMIT because its writes are already
-    /// stable. iscsi: one SYNCHRONIZE CACHE (the journal's own blocks are
+    /// Linux client sends it from `nfs_file_fsync`). esxi-nfs: those of one
+    /// journal commit, which the fsyncs of every file in its transaction
+    /// share: the guest's ext4 journal writes its descriptor/metadata block
+    /// and then its commit block (Documentation/filesystems/ext4/journal.rst),
+    /// each a stable WRITE; ESXi sends no COMMIT because its writes are
+    /// already stable. iscsi: one SYNCHRONIZE CACHE (the journal's own blocks are
     /// write-back WRITEs folded into it). smb: one SMB2 FLUSH (MS-SMB2
     /// 2.2.17). A first estimate, and the first parameter calibration fits.
     pub fn default_fsync_round_trips(self) -> u32 {
@@ -366,6 +369,33 @@ pub struct ServerModel {
     /// Default: 1M for hard disks, 128K for flash
     /// (`zfs_vdev_aggregation_limit_non_rotating`).
     pub vdev_aggregation_limit: Option<String>,
+}
+
+impl ServerModel {
+    /// The ARC share, core count and txg timeout within their ranges.
+    fn check_ranges(&self) -> Result<(), FieldError> {
+        let f = self.arc_fraction;
+        if !(f.is_finite() && f > 0.0 && f <= 1.0) {
+            return Err(FieldError::new(
+                "server.arc_fraction",
+                format!("must be above 0 and at most 1, got {f}"),
+            ));
+        }
+        if !(1..=1024).contains(&self.cores) {
+            return Err(FieldError::new(
+                "server.cores",
+                format!("must be 1 to 1024, got {}", self.cores),
+            ));
+        }
+        let txg = self.txg_timeout_s;
+        if !(txg.is_finite() && (0.1..=3600.0).contains(&txg)) {
+            return Err(FieldError::new(
+                "server.txg_timeout_s",
+                format!("must be 0.1 to 3600 seconds, got {txg}"),
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl Default for ServerModel {
@@ -731,26 +761,8 @@ impl SystemModel {
         };
         let ram =
             parse_size(&self.server.ram, SizeMeaning::Exact).map_err(|e| bad("server.ram", &e))?;
-        let f = self.server.arc_fraction;
-        if !(f.is_finite() && f > 0.0 && f <= 1.0) {
-            return Err(FieldError::new(
-                "server.arc_fraction",
-                format!("must be above 0 and at most 1, got {f}"),
-            ));
-        }
-        if !(1..=1024).contains(&self.server.cores) {
-            return Err(FieldError::new(
-                "server.cores",
-                format!("must be 1 to 1024, got {}", self.server.cores),
-            ));
-        }
-        let txg = self.server.txg_timeout_s;
-        if !(txg.is_finite() && (0.1..=3600.0).contains(&txg)) {
-            return Err(FieldError::new(
-                "server.txg_timeout_s",
-                format!("must be 0.1 to 3600 seconds, got {txg}"),
-            ));
-        }
+        self.server.check_ranges()?;
+        let (f, txg) = (self.server.arc_fraction, self.server.txg_timeout_s);
         let platform = self.server.platform;
         let nfs_sync_honoured = self
             .server

@@ -85,7 +85,9 @@ fn nfs_sync_write_ms(link: &str, layout: &str, log: &str) -> f64 {
 /// request, the server's per request and ZFS's per commit (the defaults
 /// docs/prediction.md gives with their ranges).
 fn unpublished_cpu_ms() -> f64 {
-    let sys = nfs_system("1G", "1xmirror-2", "ssd-sata").resolve().unwrap();
+    let sys = nfs_system("1G", "1xmirror-2", "ssd-sata")
+        .resolve()
+        .unwrap();
     (sys.client_cpu_ns + sys.server_cpu_ns + sys.commit_cpu_ns) as f64 / 1e6
 }
 
