@@ -33,6 +33,14 @@ pub const RPC_HEADER_BYTES: u64 = 134;
 pub(crate) const FRAME_PAYLOAD: u64 = 1448;
 pub(crate) const FRAME_OVERHEAD: u64 = 90;
 
+/// `metaslab_aliquot`: bytes the allocator places on one top-level vdev
+/// before its rotor moves to the next, per child of the vdev
+/// (`metaslab_group_activate` in metaslab.c sets `mg_aliquot =
+/// metaslab_aliquot * MAX(1, vdev_children)`; 512 KiB from OpenSolaris
+/// through OpenZFS 2.1; later releases count only the data disks and raise
+/// it to 1 MiB, which keeps log blocks on one vdev even longer).
+pub const METASLAB_ALIQUOT: u64 = 512 << 10;
+
 fn round_up(v: u64, unit: u64) -> u64 {
     v.div_ceil(unit) * unit
 }
@@ -420,7 +428,11 @@ pub struct Pool {
     alloc: Vec<u64>,
     /// Where the next in-pool log block goes on each vdev.
     zil_at: Vec<u64>,
-    next_zil_vdev: usize,
+    /// The normal class's allocation rotor: the vdev the next allocation
+    /// goes to, and the bytes allocated there since it arrived. Log blocks
+    /// and txg writes share it (one metaslab class without a log device).
+    rotor: usize,
+    rotor_bytes: u64,
     written: Vec<bool>,
     /// Per disk: the txg writes not yet given to it (offset, bytes left).
     backlog: Vec<(u64, u64)>,
@@ -460,7 +472,8 @@ impl Pool {
             // whose free space lies past the files.
             alloc: vec![disk_bytes / 4; count],
             zil_at: vec![disk_bytes / 2; count],
-            next_zil_vdev: 0,
+            rotor: 0,
+            rotor_bytes: 0,
             written: vec![false; n],
             backlog: vec![(0, 0); n],
             in_flight: vec![Vec::new(); n],
@@ -585,13 +598,49 @@ impl Pool {
         done
     }
 
-    /// One log block of `bytes` written into the pool (no log device): the
-    /// vdevs take turns, and the block is flushed before the commit returns
-    /// (zil_commit issues a cache flush to every vdev it wrote).
+    /// Bytes an allocation of `cols` data columns of `per_disk` bytes
+    /// takes on its vdev (its asize): a mirror's block once, a raidz
+    /// block with its parity columns.
+    fn asize(&self, cols: u32, per_disk: u64) -> u64 {
+        match self.shape.kind {
+            VdevKind::Mirror => per_disk,
+            _ => per_disk * u64::from((cols + self.parity()).min(self.shape.width)),
+        }
+    }
+
+    /// `mg_aliquot` of this pool's vdevs.
+    fn aliquot(&self) -> u64 {
+        METASLAB_ALIQUOT * u64::from(self.shape.width.max(1))
+    }
+
+    /// `bytes` allocated at the rotor's vdev: past the vdev's aliquot the
+    /// rotor moves on (metaslab_alloc_dva: `mca_aliquot >= mg_aliquot`),
+    /// as many vdevs as whole aliquots were allocated.
+    fn advance_rotor(&mut self, bytes: u64) {
+        self.rotor_bytes += bytes;
+        let aliquot = self.aliquot();
+        if self.rotor_bytes >= aliquot {
+            let steps = self.rotor_bytes / aliquot;
+            self.rotor_bytes %= aliquot;
+            // steps % vdevs < vdevs, a usize.
+            #[allow(clippy::cast_possible_truncation)]
+            let steps = (steps % self.vdevs() as u64) as usize;
+            self.rotor = (self.rotor + steps) % self.vdevs();
+        }
+    }
+
+    /// One log block of `bytes` written into the pool (no log device) and
+    /// flushed before the commit returns (zil_commit flushes every vdev
+    /// the lwb wrote). The block goes where the allocator's rotor is
+    /// (zio_alloc_zil -> metaslab_alloc in the normal class): one vdev
+    /// takes a dataset's log blocks until its aliquot (`METASLAB_ALIQUOT`
+    /// per child, 12 MiB on a 24-wide raidz) is allocated, so the commits
+    /// of one dataset do not spread over the vdevs block by block; the txg
+    /// writes' allocations move the rotor too ([`Pool::queue_txg`]).
     pub(crate) fn write_log_block(&mut self, now: Nanos, bytes: u64) -> Nanos {
-        let vdev = self.next_zil_vdev;
-        self.next_zil_vdev = (self.next_zil_vdev + 1) % self.vdevs();
+        let vdev = self.rotor;
         let (cols, per_disk) = self.columns(bytes);
+        self.advance_rotor(self.asize(cols, per_disk));
         let offset = self.zil_at[vdev];
         self.zil_at[vdev] += per_disk;
         self.write_and_flush(now, vdev, cols, offset, per_disk)
@@ -627,6 +676,8 @@ impl Pool {
             }
             let offset = self.alloc[vdev];
             self.alloc[vdev] += len;
+            // The txg's data allocations go through the same rotor.
+            self.advance_rotor(self.asize(cols, len));
             for i in vdev * w..vdev * w + disks {
                 self.backlog[i] = (offset, len);
                 self.written[i] = true;
@@ -752,6 +803,35 @@ mod tests {
         assert!(busy.iter().all(|&ns| ns >= 1_000_000), "{busy:?}");
         let written = busy.iter().filter(|&&ns| ns > 1_000_000).count();
         assert_eq!(written, 4, "written: data + 3 parity: {busy:?}");
+    }
+
+    #[test]
+    fn in_pool_log_blocks_stay_on_one_vdev_until_its_aliquot_is_allocated() {
+        // The normal class's rotor moves after mg_aliquot = 512 KiB per
+        // child (metaslab.c): on 3xraidz2-8, 4 MiB of log blocks (with
+        // parity) go to one vdev before the next takes them.
+        let disk = ModelParams::Flash(FlashParams::sata_plp());
+        let shape = Shape::parse("3xraidz2-8").unwrap();
+        let mut pool = Pool::new(shape, &disk, 1 << 40, 128 << 10, 1);
+        let vdev_busy = |pool: &Pool, v: usize| -> Nanos {
+            pool.busy[v * 8..v * 8 + 8].iter().map(|b| b.ns).sum()
+        };
+        // A 4 KiB block: 1 data + 2 parity columns = 12 KiB allocated.
+        for i in 0..(4 << 20) / (12 << 10) {
+            pool.write_log_block(i * 1_000_000, 4096);
+        }
+        assert!(vdev_busy(&pool, 0) > 0);
+        assert_eq!(
+            vdev_busy(&pool, 1),
+            0,
+            "vdev 1 untouched within vdev 0's aliquot"
+        );
+        assert_eq!(vdev_busy(&pool, 2), 0);
+        for i in 0..4 {
+            pool.write_log_block(1_000_000_000 + i * 1_000_000, 4096);
+        }
+        assert!(vdev_busy(&pool, 1) > 0, "the rotor moved on");
+        assert_eq!(vdev_busy(&pool, 2), 0);
     }
 
     #[test]

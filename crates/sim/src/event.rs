@@ -19,6 +19,12 @@ pub(crate) enum Event {
     Reply(u32),
     /// The reply has reached the client.
     Done(u32),
+    /// The guest journal has committed what the worker's fsync waited for
+    /// (or it needed no commit).
+    Synced(u32),
+    /// The commit's software time is over: zil_commit issues or joins a
+    /// log block.
+    Commit(u32),
     /// One-batch-in-flight ZIL: the next batch starts.
     ZilBatch,
     /// `zfs_txg_timeout` has passed: sync the open txg.

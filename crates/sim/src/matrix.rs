@@ -31,7 +31,7 @@ use fileio::text::one_line;
 
 /// Short axis names and the system field each varies. `pool.log` is the
 /// lab's name of the log device, accepted for the same field.
-pub(crate) const AXIS_NAMES: [(&str, &str); 11] = [
+pub(crate) const AXIS_NAMES: [(&str, &str); 12] = [
     ("layout", "pool.layout"),
     ("log", "log"),
     ("pool.log", "log"),
@@ -43,6 +43,7 @@ pub(crate) const AXIS_NAMES: [(&str, &str); 11] = [
     ("recordsize", "pool.recordsize"),
     ("sync", "server.sync"),
     ("zil", "server.zil"),
+    ("platform", "server.platform"),
 ];
 
 pub mod axis;

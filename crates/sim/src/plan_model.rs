@@ -193,7 +193,7 @@ impl PerformanceModel for SimPerformance {
                 "predicted by the simulator (docs/prediction.md) running fileio {} with plan's --threads, --ram, --link and --recordsize",
                 self.words.join(" ")
             ),
-            "nfs is an ESXi guest's NFS datastore (every write stable, 2 stable journal writes per guest fsync); each disk and log device is its class's model (zfs_model::diskmodel); --disk-* overrides and log mirrors are not simulated".into(),
+            "nfs is an ESXi guest's NFS datastore (every write stable, 2 stable journal writes per guest journal commit, which concurrent fsyncs share); each disk and log device is its class's model (zfs_model::diskmodel); --disk-* overrides and log mirrors are not simulated".into(),
         ]
     }
 }

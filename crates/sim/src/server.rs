@@ -173,9 +173,10 @@ impl<'a> ZfsServer<'a> {
             },
             txg: TxgState::new(threads),
             records_per_file,
-            stable_writes: sys.stable_writes
+            stable_writes: (sys.stable_writes
                 || spec.files.extra_flags.sync
-                || spec.files.extra_flags.dsync,
+                || spec.files.extra_flags.dsync)
+                && (sys.nfs_sync_honoured || !sys.protocol.is_nfs()),
             dirty_per_vdev: vec![0; vdevs],
             journal_dirty: 0,
             ops: vec![
@@ -298,11 +299,22 @@ impl<'a> ZfsServer<'a> {
                 if logged {
                     self.zil.pending += JOURNAL_BLOCK + LR_WRITE_BYTES;
                 }
-                logged
+                // The guest's journal block is a stable NFS WRITE.
+                logged && self.sys.nfs_sync_honoured
             }
             Rpc::Commit => logged,
         };
-        if commit {
+        if commit && self.commit_has_work(now) {
+            // The zil_commit path's software time, on a core, before its
+            // log block is issued.
+            let cost = service_time(
+                &mut self.cpu_jitter,
+                self.sys.cpu_service,
+                self.sys.commit_cpu_ns,
+            );
+            let at = self.cpu.run(now, cost);
+            q.schedule(at, Event::Commit(w));
+        } else if commit {
             self.commit(now, w, q);
         } else {
             q.schedule(now, Event::Reply(w));
@@ -318,9 +330,16 @@ impl<'a> ZfsServer<'a> {
         }
     }
 
+    /// Whether a zil_commit now has records to write or a log block to
+    /// wait for; one with neither returns at once and costs nothing
+    /// (`server.commit_cpu_us` is not charged).
+    fn commit_has_work(&self, now: Nanos) -> bool {
+        self.zil.pending > 0 || self.zil.last_done > now || self.zil.in_flight_until > now
+    }
+
     /// zil_commit: wait until every record written so far is on stable
     /// storage.
-    fn commit(&mut self, now: Nanos, w: u32, q: &mut EventQueue<Event>) {
+    pub(crate) fn commit(&mut self, now: Nanos, w: u32, q: &mut EventQueue<Event>) {
         match self.sys.zil {
             ZilBatching::Pipelined => {
                 if self.zil.pending > 0 {
@@ -515,22 +534,33 @@ mod tests {
         }
     }
 
+    /// Runs one server event; a reply goes to `replies` as (time, client).
+    fn handle(
+        server: &mut ZfsServer<'_>,
+        q: &mut EventQueue<Event>,
+        (now, e): (Nanos, Event),
+        replies: &mut Vec<(Nanos, u32)>,
+    ) {
+        match e {
+            Event::Served(w) => server.served(now, w, q),
+            Event::Ready(w) => server.ready(now, w, q),
+            Event::Throttled(w) => server.apply(now, w, q),
+            Event::ZilBatch => server.zil_batch(now, q),
+            Event::Commit(w) => server.commit(now, w, q),
+            Event::Txg => server.txg_timeout(now, false, q),
+            Event::AsyncDone(g) => server.async_done(now, g, q),
+            Event::TxgSynced => server.txg_synced(now, q),
+            Event::Reply(w) => replies.push((now, w)),
+            other => panic!("not a server event: {other:?}"),
+        }
+    }
+
     /// Runs the server's events until the queue is empty; returns the
     /// replies (time, client) it sent.
     fn drain(server: &mut ZfsServer<'_>, q: &mut EventQueue<Event>) -> Vec<(Nanos, u32)> {
         let mut replies = Vec::new();
-        while let Some((now, e)) = q.pop() {
-            match e {
-                Event::Served(w) => server.served(now, w, q),
-                Event::Ready(w) => server.ready(now, w, q),
-                Event::Throttled(w) => server.apply(now, w, q),
-                Event::ZilBatch => server.zil_batch(now, q),
-                Event::Txg => server.txg_timeout(now, false, q),
-                Event::AsyncDone(g) => server.async_done(now, g, q),
-                Event::TxgSynced => server.txg_synced(now, q),
-                Event::Reply(w) => replies.push((now, w)),
-                other => panic!("not a server event: {other:?}"),
-            }
+        while let Some(event) = q.pop() {
+            handle(server, q, event, &mut replies);
         }
         replies
     }
@@ -557,16 +587,82 @@ mod tests {
         let sys = system("sync = \"always\"\nzil = \"one-in-flight\"");
         let mut server = ZfsServer::new(&spec, &sys, 3).unwrap();
         let mut q = EventQueue::with_capacity(8);
-        // Three sync writes at once: the first commits alone; the other two
-        // wait for it and go to the log device as one batch.
+        // The first write commits alone; two more arrive while its log block
+        // is in flight, wait for it, and go to the log as one batch.
+        server.arrive(0, 0, write(0), &mut q);
+        let mut replies = Vec::new();
+        let mut now = 0;
+        while server.zil.in_flight_until == 0 {
+            let event = q.pop().expect("the first commit issues its block");
+            now = event.0;
+            handle(&mut server, &mut q, event, &mut replies);
+        }
+        assert!(replies.is_empty());
+        for w in 1..3 {
+            server.arrive(now, w, write(w), &mut q);
+        }
+        replies.extend(drain(&mut server, &mut q));
+        assert_eq!(replies.len(), 3);
+        let at = |client: u32| replies.iter().find(|r| r.1 == client).unwrap().0;
+        assert!(at(0) > now, "a commit takes the log write's time");
+        assert_eq!(at(1), at(2), "the batch completes together");
+        assert!(at(1) > at(0), "after the block in flight, its own block");
+    }
+
+    /// Writes that arrive together before any commit starts share one block.
+    #[test]
+    fn one_in_flight_zil_writes_logged_before_the_commit_share_its_block() {
+        let spec = spec();
+        let sys = system("sync = \"always\"\nzil = \"one-in-flight\"\ncommit_cpu_us = 100");
+        let mut server = ZfsServer::new(&spec, &sys, 3).unwrap();
+        let mut q = EventQueue::with_capacity(8);
         for w in 0..3 {
             server.arrive(0, w, write(w), &mut q);
         }
         let replies = drain(&mut server, &mut q);
         assert_eq!(replies.len(), 3);
-        assert!(replies[0].0 > 0, "a commit takes the log write's time");
-        assert_eq!(replies[1].0, replies[2].0, "the batch completes together");
-        assert!(replies[1].0 > replies[0].0);
+        assert!(replies.iter().all(|r| r.0 == replies[0].0), "{replies:?}");
+    }
+
+    fn esxi_system(extra: &str) -> System {
+        let text = format!(
+            "name = \"t\"\n[client]\nprotocol = \"esxi-nfs\"\n[pool]\nlayout = \"1xmirror-2\"\ndisk = \"ssd-sata\"\nrecordsize = \"4K\"\n[server]\nram = \"4G\"\ncpu_service = \"fixed\"\n{extra}"
+        );
+        SystemModel::from_toml(&text).unwrap().resolve().unwrap()
+    }
+
+    /// When one stable write from client 0 is answered.
+    fn one_stable_write(sys: &System) -> Nanos {
+        let spec = spec();
+        let mut server = ZfsServer::new(&spec, sys, 1).unwrap();
+        let mut q = EventQueue::with_capacity(8);
+        server.arrive(0, 0, write(0), &mut q);
+        let replies = drain(&mut server, &mut q);
+        assert_eq!(replies.len(), 1);
+        replies[0].0
+    }
+
+    #[test]
+    fn a_stable_nfs_write_commits_unless_the_platform_ignores_nfs_sync() {
+        let honoured = one_stable_write(&esxi_system("platform = \"openzfs-2.2\""));
+        let ignored = one_stable_write(&esxi_system("platform = \"zol-0.7\""));
+        let cpu = esxi_system("").server_cpu_ns;
+        assert_eq!(ignored, cpu, "ZoL 0.7: only the request's CPU time");
+        assert!(
+            honoured > cpu + 100_000,
+            "a commit: its software time and the log block"
+        );
+    }
+
+    #[test]
+    fn a_commit_costs_its_software_time_before_the_log_block() {
+        let base = one_stable_write(&esxi_system("commit_cpu_us = 0"));
+        let with = one_stable_write(&esxi_system("commit_cpu_us = 100"));
+        assert_eq!(
+            with - base,
+            100_000,
+            "server.commit_cpu_us, on the core, first"
+        );
     }
 
     #[test]

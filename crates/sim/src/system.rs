@@ -50,10 +50,18 @@ impl Protocol {
         self == Protocol::EsxiNfs
     }
 
-    /// Whether a guest fsync is the guest file system's journal writes (a
-    /// stable WRITE each) rather than one flush request.
+    /// Whether a guest fsync is the guest file system's journal commit
+    /// (`fsync_round_trips` stable WRITEs from the guest's one journal,
+    /// shared by every fsync whose file is in the committing transaction;
+    /// `engine::GuestJournal`) rather than one flush request per fsync.
     pub(crate) fn fsync_is_journal_writes(self) -> bool {
         self == Protocol::EsxiNfs
+    }
+
+    /// Whether the server side is an NFS server (whose handling of stable
+    /// WRITEs `server.nfs_sync_honoured` describes).
+    pub fn is_nfs(self) -> bool {
+        matches!(self, Protocol::LinuxNfs | Protocol::EsxiNfs)
     }
 
     /// The client's page cache for the file set, by default. On the server
@@ -78,11 +86,12 @@ impl Protocol {
 
     /// Synchronous round trips one guest fsync costs, by default.
     /// local: the fsync itself. linux-nfs: one COMMIT (RFC 1813 3.3.21; the
-    /// Linux client sends it from `nfs_file_fsync`). esxi-nfs: the guest's
-    /// ext4 journal commit writes its descriptor/metadata block and then its
-    /// commit block (Documentation/filesystems/ext4/journal.rst), each a
-    /// stable WRITE; ESXi sends no COMMIT because its writes are already
-    /// stable. iscsi: one SYNCHRONIZE CACHE (the journal's own blocks are
+    /// Linux client sends it from `nfs_file_fsync`). esxi-nfs: those of one
+    /// journal commit, which the fsyncs of every file in its transaction
+    /// share: the guest's ext4 journal writes its descriptor/metadata block
+    /// and then its commit block (Documentation/filesystems/ext4/journal.rst),
+    /// each a stable WRITE; ESXi sends no COMMIT because its writes are
+    /// already stable. iscsi: one SYNCHRONIZE CACHE (the journal's own blocks are
     /// write-back WRITEs folded into it). smb: one SMB2 FLUSH (MS-SMB2
     /// 2.2.17). A first estimate, and the first parameter calibration fits.
     pub(crate) fn default_fsync_round_trips(self) -> u32 {
@@ -140,6 +149,70 @@ pub enum ZilBatching {
     /// Before 8585: one batch in flight; committers arriving meanwhile join
     /// the next batch, which starts when the current one completes.
     OneInFlight,
+}
+
+/// The ZFS code base the server runs (`server.platform`): sets the
+/// behaviours that changed between releases, each as that code base had it
+/// (docs/prediction.md, "Platforms", with the sources). A field set in the
+/// file wins over its platform.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Platform {
+    /// OpenZFS 2.2 (Linux or FreeBSD 14): pipelined ZIL, NFS sync honoured.
+    #[serde(rename = "openzfs-2.2")]
+    OpenZfs22,
+    /// TrueNAS CORE 13 (FreeBSD 13, OpenZFS 2.1): pipelined ZIL.
+    #[serde(rename = "truenas-13")]
+    TrueNas13,
+    /// FreeNAS 11.0/11.1 (FreeBSD 11 ZFS of 2017): before OpenZFS 8585.
+    #[serde(rename = "freenas-11")]
+    FreeNas11,
+    /// ZFS on Linux 0.6.x: before 8585 and before b1b94e9644 (NFS sync).
+    #[serde(rename = "zol-0.6")]
+    Zol06,
+    /// ZFS on Linux 0.7.x: as 0.6 for these behaviours.
+    #[serde(rename = "zol-0.7")]
+    Zol07,
+    /// zfs-fuse 0.7 (OpenSolaris ZFS of 2009-2010 in user space).
+    #[serde(rename = "zfs-fuse")]
+    ZfsFuse,
+}
+
+impl Platform {
+    pub const ACCEPTED: &'static str =
+        "openzfs-2.2, truenas-13, freenas-11, zol-0.6, zol-0.7, zfs-fuse";
+
+    /// How concurrent commits share log writes. OpenZFS 8585 (commit
+    /// 1ce23dcaff, 2017-12-05) reached ZoL in 0.8.0 and FreeBSD after
+    /// FreeNAS 11.1 was branched; zfs-fuse's code is OpenSolaris of 2010.
+    pub fn zil(self) -> ZilBatching {
+        match self {
+            Platform::OpenZfs22 | Platform::TrueNas13 => ZilBatching::Pipelined,
+            Platform::FreeNas11 | Platform::Zol06 | Platform::Zol07 | Platform::ZfsFuse => {
+                ZilBatching::OneInFlight
+            }
+        }
+    }
+
+    /// Whether an NFS FILE_SYNC/DATA_SYNC WRITE commits the ZIL before the
+    /// reply. Linux knfsd passes RWF_SYNC, which ZoL ignored until commit
+    /// b1b94e9644 (0.8.0); FreeBSD's nfsd turns it into IO_SYNC, which ZFS
+    /// has always committed (sync-write-facts.md (a)). zfs-fuse: the kernel
+    /// nfsd reaches it through FUSE, whose write requests carry no sync
+    /// flag; taken as ZoL before 0.8 (not from a measurement).
+    pub fn nfs_sync_honoured(self) -> bool {
+        !matches!(self, Platform::Zol06 | Platform::Zol07 | Platform::ZfsFuse)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Platform::OpenZfs22 => "openzfs-2.2",
+            Platform::TrueNas13 => "truenas-13",
+            Platform::FreeNas11 => "freenas-11",
+            Platform::Zol06 => "zol-0.6",
+            Platform::Zol07 => "zol-0.7",
+            Platform::ZfsFuse => "zfs-fuse",
+        }
+    }
 }
 
 /// How the server's CPU time per request varies around `server.cpu_us`.
@@ -249,13 +322,28 @@ pub struct ServerModel {
     /// Share of RAM the ARC may hold: zfs_arc_max defaults to half of RAM on
     /// Linux before OpenZFS 2.3 (zfs(4), zfs_arc_max).
     pub arc_fraction: f64,
+    /// The ZFS code base (`openzfs-2.2`, `freenas-11`, ...): the default of
+    /// `zil` and `nfs_sync_honoured`. Default: none, today's OpenZFS.
+    pub platform: Option<Platform>,
     /// CPU time per request on the server (RPC, ZPL, DMU), microseconds.
+    /// Default 15: the middle (geometric) of 9-27 µs, PS-009 nosync
+    /// (docs/prediction.md, "Uncertain parameters").
     pub cpu_us: f64,
+    /// ZFS software time of one `zil_commit` that has log records to write
+    /// or a log block to wait for (itx assignment, lwb allocation, the log
+    /// write and flush zios through the taskqs), microseconds, on a core.
+    /// Default 100: PS-005 - PS-043 (same Optane, same fio command) less
+    /// the per-request CPU of the fsync; range 60-120.
+    pub commit_cpu_us: f64,
     /// Cores serving requests at once.
     pub cores: u32,
     pub cpu_service: CpuService,
     pub sync: SyncProperty,
-    pub zil: ZilBatching,
+    /// Default: the platform's, pipelined without one.
+    pub zil: Option<ZilBatching>,
+    /// Whether a stable NFS WRITE commits before its reply. Default: the
+    /// platform's, true without one.
+    pub nfs_sync_honoured: Option<bool>,
     /// `zfs_txg_timeout` (zfs(4)): a txg syncs at least this often, seconds.
     pub txg_timeout_s: f64,
     /// `zfs_dirty_data_max` (zfs(4)): dirty data at which writers wait for
@@ -283,16 +371,46 @@ pub struct ServerModel {
     pub vdev_aggregation_limit: Option<String>,
 }
 
+impl ServerModel {
+    /// The ARC share, core count and txg timeout within their ranges.
+    fn check_ranges(&self) -> Result<(), FieldError> {
+        let f = self.arc_fraction;
+        if !(f.is_finite() && f > 0.0 && f <= 1.0) {
+            return Err(FieldError::new(
+                "server.arc_fraction",
+                format!("must be above 0 and at most 1, got {f}"),
+            ));
+        }
+        if !(1..=1024).contains(&self.cores) {
+            return Err(FieldError::new(
+                "server.cores",
+                format!("must be 1 to 1024, got {}", self.cores),
+            ));
+        }
+        let txg = self.txg_timeout_s;
+        if !(txg.is_finite() && (0.1..=3600.0).contains(&txg)) {
+            return Err(FieldError::new(
+                "server.txg_timeout_s",
+                format!("must be 0.1 to 3600 seconds, got {txg}"),
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl Default for ServerModel {
     fn default() -> Self {
         ServerModel {
             ram: "32G".into(),
             arc_fraction: 0.5,
-            cpu_us: 30.0,
+            platform: None,
+            cpu_us: 15.0,
+            commit_cpu_us: 100.0,
             cores: 4,
             cpu_service: CpuService::Exponential,
             sync: SyncProperty::Standard,
-            zil: ZilBatching::Pipelined,
+            zil: None,
+            nfs_sync_honoured: None,
             txg_timeout_s: 5.0,
             dirty_data_max: None,
             dirty_data_sync_percent: 20.0,
@@ -410,6 +528,9 @@ pub struct System {
     pub protocol: Protocol,
     pub fsync_round_trips: u32,
     pub stable_writes: bool,
+    /// Stable NFS WRITEs (and an ESXi guest's journal writes) commit the
+    /// ZIL; false on ZoL before 0.8 (`server.nfs_sync_honoured`).
+    pub nfs_sync_honoured: bool,
     pub page_cache_bytes: u64,
     pub cache_hit_ns: u64,
     pub client_cpu_ns: u64,
@@ -420,6 +541,7 @@ pub struct System {
     pub rtt_spread: f64,
     pub arc_bytes: u64,
     pub server_cpu_ns: u64,
+    pub commit_cpu_ns: u64,
     pub cpu_service: CpuService,
     pub cores: u32,
     pub sync: SyncProperty,
@@ -639,26 +761,13 @@ impl SystemModel {
         };
         let ram =
             parse_size(&self.server.ram, SizeMeaning::Exact).map_err(|e| bad("server.ram", &e))?;
-        let f = self.server.arc_fraction;
-        if !(f.is_finite() && f > 0.0 && f <= 1.0) {
-            return Err(FieldError::new(
-                "server.arc_fraction",
-                format!("must be above 0 and at most 1, got {f}"),
-            ));
-        }
-        if !(1..=1024).contains(&self.server.cores) {
-            return Err(FieldError::new(
-                "server.cores",
-                format!("must be 1 to 1024, got {}", self.server.cores),
-            ));
-        }
-        let txg = self.server.txg_timeout_s;
-        if !(txg.is_finite() && (0.1..=3600.0).contains(&txg)) {
-            return Err(FieldError::new(
-                "server.txg_timeout_s",
-                format!("must be 0.1 to 3600 seconds, got {txg}"),
-            ));
-        }
+        self.server.check_ranges()?;
+        let (f, txg) = (self.server.arc_fraction, self.server.txg_timeout_s);
+        let platform = self.server.platform;
+        let nfs_sync_honoured = self
+            .server
+            .nfs_sync_honoured
+            .unwrap_or_else(|| platform.is_none_or(Platform::nfs_sync_honoured));
         let shape = Shape::parse(&self.pool.layout).map_err(|e| bad("pool.layout", &e))?;
         let disk_bytes = parse_size(&self.pool.disk_size, SizeMeaning::MarketedDisk)
             .map_err(|e| bad("pool.disk_size", &e))?;
@@ -681,6 +790,7 @@ impl SystemModel {
                 .client
                 .stable_writes
                 .unwrap_or_else(|| protocol.default_stable_writes()),
+            nfs_sync_honoured,
             page_cache_bytes,
             cache_hit_ns: micros_to_ns("client.cache_hit_us", self.client.cache_hit_us)?,
             client_cpu_service: self.client.cpu_service,
@@ -697,10 +807,14 @@ impl SystemModel {
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             arc_bytes: (ram as f64 * f) as u64,
             server_cpu_ns: micros_to_ns("server.cpu_us", self.server.cpu_us)?,
+            commit_cpu_ns: micros_to_ns("server.commit_cpu_us", self.server.commit_cpu_us)?,
             cpu_service: self.server.cpu_service,
             cores: self.server.cores,
             sync: self.server.sync,
-            zil: self.server.zil,
+            zil: self
+                .server
+                .zil
+                .unwrap_or_else(|| platform.map_or(ZilBatching::Pipelined, Platform::zil)),
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             txg_timeout_ns: (txg * 1e9) as u64,
             txg: self.server.txg_tuning(ram, &disk)?,
@@ -785,6 +899,72 @@ mod tests {
         let d = t.delay_ns(mid);
         assert!((499_000..=501_000).contains(&d), "{d}");
         assert_eq!(t.delay_ns(t.dirty_max - 1), DELAY_MAX_NS);
+    }
+
+    fn with_platform(platform: &str) -> System {
+        let text = format!("[server]\nplatform = \"{platform}\"\n");
+        SystemModel::from_toml(&text).unwrap().resolve().unwrap()
+    }
+
+    #[test]
+    fn each_platform_sets_its_zil_batching() {
+        // 8585 (pipelined lwbs) is in OpenZFS 0.8+/2.x, not in ZoL 0.6/0.7,
+        // FreeNAS 11 of 2017 or zfs-fuse.
+        for (p, zil) in [
+            ("openzfs-2.2", ZilBatching::Pipelined),
+            ("truenas-13", ZilBatching::Pipelined),
+            ("freenas-11", ZilBatching::OneInFlight),
+            ("zol-0.6", ZilBatching::OneInFlight),
+            ("zol-0.7", ZilBatching::OneInFlight),
+            ("zfs-fuse", ZilBatching::OneInFlight),
+        ] {
+            assert_eq!(with_platform(p).zil, zil, "{p}");
+        }
+        assert_eq!(
+            SystemModel::default().resolve().unwrap().zil,
+            ZilBatching::Pipelined
+        );
+    }
+
+    #[test]
+    fn each_platform_sets_whether_nfs_sync_writes_commit() {
+        // ZoL before 0.8 ignored RWF_SYNC from knfsd (b1b94e9644).
+        for (p, honoured) in [
+            ("openzfs-2.2", true),
+            ("truenas-13", true),
+            ("freenas-11", true),
+            ("zol-0.6", false),
+            ("zol-0.7", false),
+            ("zfs-fuse", false),
+        ] {
+            assert_eq!(with_platform(p).nfs_sync_honoured, honoured, "{p}");
+        }
+        assert!(SystemModel::default().resolve().unwrap().nfs_sync_honoured);
+    }
+
+    #[test]
+    fn a_platform_sets_nothing_else_and_fields_win_over_it() {
+        let base = SystemModel::default().resolve().unwrap();
+        for p in [
+            "openzfs-2.2",
+            "truenas-13",
+            "freenas-11",
+            "zol-0.6",
+            "zol-0.7",
+            "zfs-fuse",
+        ] {
+            let mut s = with_platform(p);
+            s.zil = base.zil;
+            s.nfs_sync_honoured = base.nfs_sync_honoured;
+            assert_eq!(s, base, "{p} changes only its documented behaviours");
+        }
+        let text =
+            "[server]\nplatform = \"zol-0.7\"\nzil = \"pipelined\"\nnfs_sync_honoured = true\n";
+        let s = SystemModel::from_toml(text).unwrap().resolve().unwrap();
+        assert_eq!(s.zil, ZilBatching::Pipelined);
+        assert!(s.nfs_sync_honoured);
+        let bad = SystemModel::from_toml("[server]\nplatform = \"solaris-11\"\n");
+        assert!(bad.is_err());
     }
 
     #[test]

@@ -13,11 +13,11 @@ fn spec(words: &[&str]) -> RunSpec {
     RunSpec::from_words(&all).unwrap_or_else(|e| panic!("{all:?}: {e}"))
 }
 
-fn example(name: &str) -> SystemModel {
+fn example_text(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../examples/systems")
         .join(name);
-    SystemModel::from_toml(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    std::fs::read_to_string(&path).unwrap()
 }
 
 fn run(spec: &RunSpec, m: &SystemModel, early_stop: bool) -> RunResult {
@@ -40,18 +40,31 @@ const NFS_SSD_LOG: &str = "name = \"nfs-ssd\"\nlog = \"ssd-sata\"\n[client]\npro
 
 const LOCAL_SSD: &str = "name = \"local-ssd\"\n[client]\nprotocol = \"local\"\n[server]\nram = \"8G\"\ncpu_us = 5.0\n[pool]\nlayout = \"1xstripe\"\ndisk_size = \"1T\"\ndisk = \"ssd-sata\"\n";
 
+/// The reference box without its log device (the issue 21 cell).
+fn reference_without_log() -> SystemModel {
+    let text = example_text("reference-nas.toml").replace("log = \"ssd-sata\"", "log = \"none\"");
+    SystemModel::from_toml(&text).unwrap()
+}
+
 #[test]
 fn a_converged_run_agrees_with_the_full_length_run_within_one_percent() {
+    // The reference box is here without its SATA SSD log device: with it,
+    // the four guest threads switch between sharing one journal commit and
+    // splitting into two groups whose commits take turns (each group's
+    // data write is shorter than the other's commit), for seconds at a
+    // time, so its throughput over 5 s varies by 7 % (cv) and 1 % at 95 %
+    // takes about 15 simulated minutes; the rule rightly does not stop a
+    // 30 s run of it.
     let cases: Vec<(SystemModel, RunSpec)> = vec![
         (
-            example("reference-nas.toml"),
+            reference_without_log(),
             spec(&[
                 "--file-total-size=4G",
                 "--file-test-mode=rndrw",
                 "--file-block-size=4K",
                 "--threads=4",
                 "--file-fsync-all",
-                "--time=30",
+                "--time=60",
                 "--rand-seed=1",
             ]),
         ),

@@ -122,9 +122,15 @@ fn off(a: f64, b: f64) -> f64 {
 
 #[test]
 fn the_plans_short_run_agrees_with_a_long_simulation_within_10_percent() {
-    // The plan runs the first PLAN_EVENTS events; a 60 s run (up to
-    // hundreds of thousands of events, a dozen txg syncs) is the reference.
-    let long = the_plan_workload("--time=60");
+    // The plan runs the first PLAN_EVENTS events of the 240 s workload; the
+    // whole 240 s (up to millions of events, 48 txg syncs) is the
+    // reference. With the log device the short run is the high side: the
+    // four threads start together and share each guest journal commit,
+    // and only later split at times into two groups whose commits take
+    // turns, which is slower (measured: 3792 writes/s in the plan's run,
+    // 3498 over 240 s, 3495 over 600 s; a 60 s run, once the reference,
+    // gave 3395, itself 3 % below the steady state).
+    let long = the_plan_workload("--time=240");
     for link in ["2x1G", "2x10G"] {
         let p = planned(link);
         for e in &p.entries {
@@ -142,7 +148,7 @@ fn the_plans_short_run_agrees_with_a_long_simulation_within_10_percent() {
                 ] {
                     assert!(
                         off(a, b) < 0.10,
-                        "{} log {log} {link} {name}: plan {a} vs 60 s {b}",
+                        "{} log {log} {link} {name}: plan {a} vs 240 s {b}",
                         e.layout
                     );
                 }
@@ -165,16 +171,22 @@ fn the_reference_choice_ranks_three_raidz2_first_and_a_log_device_wins() {
             e.layout
         );
     }
-    // Without a log device more vdevs share the commits: 3 > 2 > 1.
-    let w = |name: &str| {
-        p.entries
-            .iter()
-            .find(|e| e.layout == name)
-            .and_then(|e| e.performance.predicted)
-            .unwrap()
-            .writes_per_s
-    };
-    assert!(w("3xraidz2-8") > w("2xraidz2-12") && w("2xraidz2-12") > w("1xraidz3-24"));
+    // Without a log device the layout hardly changes the writes: a commit
+    // is one log block on the vdev at the allocator's rotor (which takes a
+    // dataset's log blocks until its aliquot is allocated, so more vdevs do
+    // not share the commits), and a missed revolution of its 7200 rpm disks
+    // on every layout; the txg writes load each of the 24 disks alike. (The
+    // rule of thumb had 3 > 2 > 1 by vdev count; the simulator had it by
+    // 1-2 % only while each guest fsync sent journal blocks of its own.)
+    let w: Vec<f64> = p
+        .entries
+        .iter()
+        .map(|e| e.performance.predicted.unwrap().writes_per_s)
+        .collect();
+    let (lo, hi) = w
+        .iter()
+        .fold((f64::MAX, 0.0_f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    assert!(hi / lo - 1.0 < 0.03, "writes/s without a log device {w:?}");
 }
 
 #[test]

@@ -38,8 +38,10 @@ fn with_log(base: &str, log: &str) -> SystemModel {
 fn the_request_stream_is_fileios_for_the_same_seed() {
     // Periodic fsyncs (the default every 100 requests) go through the
     // generator's shared cursor, so the stream depends on the order the
-    // threads ask: replay the simulator's order on a fresh generator.
-    let s = spec(&["--file-test-mode=rndwr", "--threads=4", "--time=5"]);
+    // threads ask: replay the simulator's order on a fresh generator. The
+    // run is long enough to issue the 1000 requests traced (about 130 a
+    // second on this system).
+    let s = spec(&["--file-test-mode=rndwr", "--threads=4", "--time=20"]);
     let (_, issued) = simulate_traced(&s, &system(ESXI), 1000).unwrap();
     assert_eq!(issued.len(), 1000);
     let generator = Generator::new(&s);
@@ -107,8 +109,23 @@ fn rndrw_keeps_its_ratio_and_fsync_all_one_fsync_per_write() {
     let r = simulate(&s, &system(ESXI)).unwrap();
     let c = r.counts;
     assert!(c.writes > 100, "{c:?}");
-    let ratio = c.reads as f64 / c.writes as f64;
-    assert!((ratio - 1.5).abs() < 0.01, "reads:writes {ratio}");
+    // sysbench reads when (completed reads + 1) / (counted writes + 1) is
+    // below the ratio, and counts a write only after its fsync. When a
+    // thread chooses, each of the other threads may have one operation
+    // chosen and not counted, so the counts lag the choices by at most
+    // threads - 1. The last read chosen (the R-th) saw at least R - threads
+    // completed reads and at most W writes: R - threads + 1 < 1.5 (W + 1).
+    // The last write chosen (the W-th) saw at least W - threads counted
+    // writes and at most R reads: R + 1 >= 1.5 (W - threads + 1). So
+    // -1.5 threads + 0.5 <= R - 1.5 W < threads + 0.5, whatever the length.
+    let threads = 4.0;
+    let excess = c.reads as f64 - 1.5 * c.writes as f64;
+    assert!(
+        (-1.5 * threads + 0.5..threads + 0.5).contains(&excess),
+        "reads {} - 1.5 x writes {} = {excess}",
+        c.reads,
+        c.writes
+    );
     assert_eq!(c.fsyncs, c.writes);
     assert_eq!(c.events, c.reads + c.writes);
     assert_eq!(r.latency[&LatencyKey::Fsync].count, c.fsyncs);
@@ -134,8 +151,10 @@ fn littles_law_holds_on_the_output() {
 
 #[test]
 fn one_sync_writer_on_a_fixed_latency_log_matches_the_closed_form() {
-    // Local client, sync=always: each write is server CPU + one log block
-    // (4 KiB + a 184-byte record, 8 KiB on 4 KiB sectors) written and flushed.
+    // Local client, sync=always: each write is server CPU + the commit's
+    // software time (zil_commit before it issues the block) + one log
+    // block (4 KiB + a 184-byte record, 8 KiB on 4 KiB sectors) written and
+    // flushed.
     let sys = system(
         r#"
 [client]
@@ -143,6 +162,7 @@ protocol = "local"
 [server]
 sync = "always"
 cpu_us = 30
+commit_cpu_us = 100
 [log]
 kind = "flash"
 read_ms = 0.1
@@ -162,7 +182,7 @@ parallelism = 1
         "--file-fsync-freq=0",
     ]);
     let r = simulate(&s, &sys).unwrap();
-    let per_write_s = 30e-6 + 0.2e-3 + 8192.0 / 1e9 + 0.5e-3;
+    let per_write_s = 30e-6 + 100e-6 + 0.2e-3 + 8192.0 / 1e9 + 0.5e-3;
     let expect = 1.0 / per_write_s;
     let got = r.rates.writes_per_s;
     assert!((got - expect).abs() / expect < 0.01, "{got} vs {expect}");
@@ -325,9 +345,15 @@ fn fairness_spread(r: &RunResult) -> f64 {
 
 #[test]
 fn threads_share_the_work_fairly_on_the_reference_command() {
-    // Without variation in service times, rndrw's global read/write rule
-    // locks the threads into a fixed pattern (one thread only writing, its
-    // event count a third of the others'); real runs share evenly.
+    // Real runs share the events evenly. Two model errors once made them
+    // not: rndrw's write counted before its fsync (one thread did every
+    // read, the others only wrote), and each guest fsync sending journal
+    // writes of its own (the threads split into groups taking turns at the
+    // ZIL, the larger group taking more of the reads). With the write
+    // counted after its fsync, as sysbench does, and one guest journal
+    // whose commit wakes every fsync waiting for it, the threads are even
+    // with varied service times and with every time fixed (measured: a
+    // spread of 1.2 % and 0.1 % of the mean).
     let s = RunSpec::from_words(&[
         "--file-total-size=4G",
         "--file-test-mode=rndrw",
@@ -341,16 +367,15 @@ fn threads_share_the_work_fairly_on_the_reference_command() {
     let r = simulate(&s, &system(REFERENCE)).unwrap();
     let spread = fairness_spread(&r);
     assert!(spread < 0.03, "per-thread events {:?}", r.threads);
-    // The same box with every service time fixed locks up as described.
     let fixed = REFERENCE
         .replace("[server]", "[server]\ncpu_service = \"fixed\"")
         .replace("[client]", "[client]\ncpu_service = \"fixed\"")
         .replace("[link]", "[link]\nrtt_spread = 0.0");
-    let locked = simulate(&s, &system(&fixed)).unwrap();
+    let fixed = simulate(&s, &system(&fixed)).unwrap();
     assert!(
-        fairness_spread(&locked) > 0.1,
-        "per-thread events {:?}",
-        locked.threads
+        fairness_spread(&fixed) < 0.03,
+        "fixed service times: per-thread events {:?}",
+        fixed.threads
     );
     // Deterministic for a seed, and the variation does come from the seed.
     let again = simulate(&s, &system(REFERENCE)).unwrap();
@@ -359,6 +384,44 @@ fn threads_share_the_work_fairly_on_the_reference_command() {
     other.rand_seed += 1;
     let other = simulate(&other, &system(REFERENCE)).unwrap();
     assert_ne!(r.threads, other.threads);
+}
+
+/// Largest per-thread event count over the smallest, less one.
+fn max_over_min(r: &RunResult) -> f64 {
+    let max = r.threads.iter().map(|t| t.events).max().unwrap() as f64;
+    let min = r.threads.iter().map(|t| t.events).min().unwrap() as f64;
+    max / min - 1.0
+}
+
+#[test]
+fn threads_are_within_five_percent_on_a_no_log_raidz_cell() {
+    // Issue 21: 1xraidz3-24 without a log device gave [2383, 16666, 2383,
+    // 2383] events to four identical threads. rndrw's choice counted a
+    // write before its fsync (sysbench counts it after), so the read quota
+    // each write opened went to the one thread that was reading.
+    let s = RunSpec::from_words(&[
+        "--file-total-size=4G",
+        "--file-test-mode=rndrw",
+        "--file-block-size=4K",
+        "--threads=4",
+        "--time=60",
+        "--file-fsync-all",
+        "--rand-seed=1",
+    ])
+    .unwrap();
+    for layout in ["1xraidz3-24", "2xraidz2-12", "3xraidz2-8"] {
+        let text = REFERENCE
+            .replace("log = \"ssd-sata\"", "log = \"none\"")
+            .replace("layout = \"3xraidz2-8\"", &format!("layout = \"{layout}\""));
+        let r = simulate(&s, &system(&text)).unwrap();
+        assert!(
+            max_over_min(&r) < 0.05,
+            "{layout}: per-thread events {:?}",
+            r.threads.iter().map(|t| t.events).collect::<Vec<_>>()
+        );
+        let again = simulate(&s, &system(&text)).unwrap();
+        assert_eq!(r.threads, again.threads, "{layout}: deterministic");
+    }
 }
 
 #[test]
@@ -427,9 +490,17 @@ cpu_service = "fixed"
     assert!(direct.latency[&LatencyKey::Read].min_ms > 0.05);
     let none = rndrd(&[], &nfs.replace("[link]", "page_cache = \"0\"\n[link]"));
     assert!(none.latency[&LatencyKey::Read].min_ms > 0.05);
-    // The server itself keeps file data in the ARC, not a page cache.
-    let local = rndrd(&[], "[server]\ncpu_service = \"fixed\"\n");
-    assert!(local.latency[&LatencyKey::Read].min_ms > 0.025);
+    // The server itself keeps file data in the ARC, not a page cache: a
+    // read costs at least the server's CPU time per request (the reported
+    // minimum is its histogram bucket's lower edge, 1 % below at 15 µs).
+    let local_text = "[server]\ncpu_service = \"fixed\"\n";
+    let local = rndrd(&[], local_text);
+    let server_cpu_ms = system(local_text).resolve().unwrap().server_cpu_ns as f64 / 1e6;
+    let local_min = local.latency[&LatencyKey::Read].min_ms;
+    assert!(
+        local_min > 0.97 * server_cpu_ms && local_min > 2.0 * read_ms,
+        "local read {local_min} ms, server CPU {server_cpu_ms} ms"
+    );
     // Writes with --file-fsync-all still reach the server.
     let s = spec(&[
         "--file-test-mode=rndrw",

@@ -181,7 +181,7 @@ pub(crate) fn system_for(
             arc_fraction: 1.0,
             cores,
             sync,
-            zil: ZilBatching::OneInFlight,
+            zil: Some(ZilBatching::OneInFlight),
             txg_timeout_s: ZFS_FUSE_TXG_TIMEOUT_S,
             dirty_data_max: Some(
                 (host.mem_bytes >> ZFS_FUSE_WRITE_LIMIT_SHIFT)
