@@ -464,9 +464,11 @@ fn the_schema_validates_real_json_output_and_rejects_a_mutated_document() {
     let Some(python) = python() else { return };
     let dir = prepared();
     let schema = testkit::workspace_root().join("docs/run-result.schema.json");
+    let line_schema = testkit::workspace_root().join("docs/interval-line.schema.json");
     // A document with most parts: --rate (event_service latency) and
     // report intervals.
     let doc = dir.path().join("result.json");
+    let lines = dir.path().join("intervals.jsonl");
     let r = run(
         dir.path(),
         &[
@@ -475,6 +477,7 @@ fn the_schema_validates_real_json_output_and_rejects_a_mutated_document() {
             "--rate=200",
             "--report-interval=1",
             &format!("--json={}", doc.display()),
+            &format!("--intervals={}", lines.display()),
         ],
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -497,9 +500,16 @@ for name, mutate in mutations.items():
     d = copy.deepcopy(doc)
     mutate(d)
     rejected[name] = not validator.is_valid(d)
-print(json.dumps({"errors": errors, "rejected": rejected}))
+line_validator = jsonschema.Draft202012Validator(json.load(open(sys.argv[3])))
+lines = [json.loads(l) for l in open(sys.argv[4])]
+errors += [e.message for l in lines for e in line_validator.iter_errors(l)]
+bad = dict(lines[0], run="1")
+rejected["a line with run as a string"] = not line_validator.is_valid(bad)
+print(json.dumps({"errors": errors, "rejected": rejected, "lines": len(lines)}))
 "#;
-    let out: Value = serde_json::from_str(&py(&python, script, &[&schema, &doc])).unwrap();
+    let out: Value =
+        serde_json::from_str(&py(&python, script, &[&schema, &doc, &line_schema, &lines])).unwrap();
+    assert!(out["lines"].as_u64().unwrap() >= 1, "{out}");
     assert_eq!(out["errors"], Value::Array(vec![]), "{out}");
     for (name, rejected) in out["rejected"].as_object().unwrap() {
         assert_eq!(rejected, &Value::Bool(true), "{name} was accepted");

@@ -336,6 +336,54 @@ mod tests {
         assert!(!h.contains('"') && !h.contains(' '));
     }
 
+    /// The fields of one CSV record (RFC 4180 quoting), for the tests.
+    fn fields(line: &str) -> Vec<String> {
+        let mut out = vec![String::new()];
+        let mut quoted = false;
+        let mut chars = line.trim_end_matches("\r\n").chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' if quoted && chars.peek() == Some(&'"') => {
+                    chars.next();
+                    out.last_mut().unwrap().push('"');
+                }
+                '"' => quoted = !quoted,
+                ',' if !quoted => out.push(String::new()),
+                c => out.last_mut().unwrap().push(c),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_row_has_a_field_per_column_and_no_formula() {
+        let w = crate::spec::RunSpec::builder()
+            .mode(crate::spec::Mode::RndRw)
+            .build()
+            .expect("a run")
+            .summary("psync");
+        let mut r = RunResult::new(crate::result::ResultKind::Measured, w)
+            .with_label("note", "a \"quoted\", text")
+            .with_label("layout", "mirror");
+        r.workload.directory = "=HYPERLINK(\"http://x\")".into();
+        r.environment.hostname = "-host".into();
+        let ps = [50.0, 99.9];
+        let row = row(&r, &ps);
+        assert!(row.ends_with("\r\n") && !row[..row.len() - 2].contains('\n'));
+        let f = fields(&row);
+        let cols = columns(&ps);
+        assert_eq!(f.len(), cols.len(), "{row}");
+        let at = |name: &str| &f[cols.iter().position(|c| c == name).unwrap()];
+        assert_eq!(at("labels"), "layout=mirror,note=a \"quoted\", text");
+        assert_eq!(at("directory"), "'=HYPERLINK(\"http://x\")");
+        assert_eq!(at("hostname"), "'-host");
+        assert_eq!(at("mode"), "rndrw");
+        // No events: no latency figures rather than zeros.
+        assert_eq!(at("latency_avg_ms"), "");
+        assert_eq!(at("latency_p99.9_ms"), "");
+        assert_eq!(at("interrupted"), "false");
+    }
+
     fn names(dir: &Path) -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(dir)
             .unwrap()

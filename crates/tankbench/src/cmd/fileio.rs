@@ -153,7 +153,9 @@ pub fn sysbench_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     for r in &mut invocation.results {
         r.labels = report::labels::with_automatic(r, &labels);
     }
-    if let (Some(path), true) = (&ext.csv_path, completed) {
+    // Like --save: the runs that completed get their rows even when a later
+    // repeat failed.
+    if let (Some(path), false) = (&ext.csv_path, invocation.results.is_empty()) {
         if let Err(e) = write_csv(path, &percentiles.borrow(), &invocation.results) {
             eprintln!("tankbench: {e:#}");
             exit_code = 1;
