@@ -27,7 +27,8 @@
 //!   `mpi` feature), the steps the ranks take together, and rank 0's merge.
 //!
 //! A run ends as a [`result::RunResult`] (the JSON document), checked by
-//! [`warnings`] against the [`environment`] it ran in. [`quick`] is the fixed
+//! [`warnings`] against the [`environment`] it ran in, and can be exported
+//! as CSV rows, a live stream of intervals and OpenMetrics text ([`export`]). [`quick`] is the fixed
 //! suite of `tankbench quick`.
 //!
 //! Two tests know the box rather than run a workload, each with its own
@@ -40,6 +41,7 @@ pub mod clock;
 pub mod console;
 pub mod engine;
 pub mod environment;
+pub mod export;
 pub mod failure;
 pub mod job;
 pub mod options;

@@ -375,6 +375,13 @@ pub(crate) fn command_of(args: &ParsedArgs) -> Result<Option<Command>, Failure> 
 pub struct Extensions {
     pub format: Format,
     pub json_path: Option<PathBuf>,
+    /// `--csv=FILE`: a row per run appended to it.
+    pub csv_path: Option<PathBuf>,
+    /// `--intervals=FILE`: the report intervals as JSON lines, written during
+    /// the run.
+    pub intervals_path: Option<PathBuf>,
+    /// `--openmetrics=FILE`: the run in Prometheus' text format.
+    pub openmetrics_path: Option<PathBuf>,
     pub progress: Progress,
     pub drop_caches: bool,
     /// `--save` given: `Some(None)` for the default directory.
@@ -415,14 +422,32 @@ impl Extensions {
                 )))
             }
         };
-        let json_path = match a.raw("json") {
-            Some(Some(p)) if !p.is_empty() => a.path("json"),
-            Some(_) => return Err(Failure::fatal("--json needs a file name: --json=FILE")),
-            None => None,
-        };
+        let json_path = file_option(a, "json")?;
+        let csv_path = file_option(a, "csv")?;
+        let intervals_path = file_option(a, "intervals")?;
+        let openmetrics_path = file_option(a, "openmetrics")?;
+        // One file, one writer: two outputs named alike would overwrite or
+        // interleave each other. (Spelled alike; two names of one file are
+        // found when the second one is written.)
+        let named = [
+            ("json", &json_path),
+            ("csv", &csv_path),
+            ("intervals", &intervals_path),
+            ("openmetrics", &openmetrics_path),
+        ];
+        for (i, (first, p)) in named.iter().enumerate() {
+            if let Some((second, _)) = named[i + 1..].iter().find(|(_, q)| p.is_some() && q == p) {
+                return Err(Failure::fatal(format!(
+                    "--{first} and --{second} name the same file: each output needs its own"
+                )));
+            }
+        }
         Ok(Extensions {
             format,
             json_path,
+            csv_path,
+            intervals_path,
+            openmetrics_path,
             progress,
             drop_caches: a.bool("drop-caches")?,
             save: a
@@ -431,6 +456,18 @@ impl Extensions {
             labels: a.list("label"),
             repeat,
         })
+    }
+}
+
+/// A `--NAME=FILE` option of the extensions: its file name, or a refusal of
+/// an empty one.
+fn file_option(a: &ParsedArgs, name: &str) -> Result<Option<PathBuf>, Failure> {
+    match a.raw(name) {
+        Some(Some(p)) if !p.is_empty() => Ok(a.path(name)),
+        Some(_) => Err(Failure::fatal(format!(
+            "--{name} needs a file name: --{name}=FILE"
+        ))),
+        None => Ok(None),
     }
 }
 

@@ -4,6 +4,7 @@
 //! The schema is documented in `docs/json.md`.
 
 use crate::spec::{DataPattern, FsyncMode, IoMode, Mode};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -13,7 +14,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// tankbench's version, as every result records it.
 pub(crate) const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct RunResult {
     pub schema_version: u32,
     /// "tankbench" and its version.
@@ -34,6 +35,7 @@ pub struct RunResult {
     pub counts: Counts,
     pub rates: Rates,
     /// Latency per operation (see [`LatencyKey`] for what each one measures).
+    #[schemars(schema_with = "latency_map_schema")]
     pub latency: BTreeMap<LatencyKey, LatencySummary>,
     /// Per worker thread (sysbench's "Threads fairness").
     pub threads: Vec<ThreadSummary>,
@@ -60,6 +62,20 @@ pub struct RunResult {
     /// point predictions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prediction: Option<PredictionInterval>,
+}
+
+/// The schema of [`RunResult::latency`]: an object whose keys are
+/// [`LatencyKey`] names. schemars would leave the keys unchecked (a map's keys
+/// are any string to it), but a reader refuses an unknown key, so the schema
+/// says which keys there are.
+fn latency_map_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let keys = generator.subschema_for::<LatencyKey>();
+    let values = generator.subschema_for::<LatencySummary>();
+    schemars::json_schema!({
+        "type": "object",
+        "propertyNames": keys,
+        "additionalProperties": values,
+    })
 }
 
 /// The one way to make a result: [`RunResult::new`], then the `with_*` steps
@@ -171,7 +187,7 @@ impl ToolInfo {
 }
 
 /// The commit method: what makes a write stable before it is reported.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Commit {
     /// write(2), then fsync(2).
@@ -211,7 +227,7 @@ impl Commit {
 }
 
 /// Whether every acknowledged write survived a durability check.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// No acknowledged write was lost, torn or corrupt.
@@ -232,7 +248,7 @@ impl Verdict {
 
 /// The outcome of a durability check: each block whose write was
 /// acknowledged as stable, read back and classified (docs/durability.md).
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct Durability {
     /// `passed` (no acknowledged write lost or damaged) or `failed`.
     pub verdict: Verdict,
@@ -260,7 +276,7 @@ pub struct Durability {
 }
 
 /// One block as `durability verify` found it.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct DurabilityExample {
     /// lost, torn, corrupt or unacknowledged_newer.
     pub outcome: String,
@@ -275,7 +291,7 @@ pub struct DurabilityExample {
 /// Timing and layout of a distributed (MPI) job. Times are seconds from the
 /// job's start barrier, each measured on its own rank's monotonic clock (so
 /// hosts' wall clocks need not agree); the job starts with its earliest rank.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct Distributed {
     /// Number of ranks (processes) in the job.
     pub size: u32,
@@ -309,13 +325,13 @@ pub struct Distributed {
     pub test_files: Vec<(String, u64)>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct ToolInfo {
     pub name: String,
     pub version: String,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ResultKind {
     Measured,
@@ -324,7 +340,7 @@ pub enum ResultKind {
 
 /// The workload as run, after validation and derivation (the derived
 /// parameters of src/tests/fileio/sb_fileio.c at sysbench 1.0.20).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct WorkloadSummary {
     /// seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw.
     pub mode: Mode,
@@ -361,7 +377,7 @@ pub struct WorkloadSummary {
     pub directory: String,
 }
 
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
 pub struct Counts {
     /// Events as sysbench counts them: reads, writes and periodic fsync requests.
     pub events: u64,
@@ -397,7 +413,7 @@ impl Counts {
     }
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct Rates {
     pub reads_per_s: f64,
     pub writes_per_s: f64,
@@ -436,7 +452,9 @@ impl Rates {
 ///
 /// The set is closed within a schema version: a new key bumps
 /// [`SCHEMA_VERSION`], since readers of an older version refuse unknown keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum LatencyKey {
     /// One request as sysbench times it (fsync-after-write included). Without
@@ -495,7 +513,7 @@ impl std::fmt::Display for LatencyKey {
     }
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct LatencySummary {
     pub count: u64,
     pub min_ms: f64,
@@ -524,14 +542,14 @@ impl LatencySummary {
     }
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct Percentile {
     /// 0 < p <= 100.
     pub p: f64,
     pub ms: f64,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct ThreadSummary {
     pub events: u64,
     /// Sum of this thread's event latencies, seconds.
@@ -539,7 +557,7 @@ pub struct ThreadSummary {
 }
 
 /// One `--report-interval` sample: rates over the interval that ends at `t_s`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct IntervalSample {
     pub t_s: f64,
     pub reads_per_s: f64,
@@ -553,7 +571,7 @@ pub struct IntervalSample {
 }
 
 /// Where the run happened; what a reader needs to judge the figures.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct Environment {
     pub hostname: String,
     pub kernel: String,
@@ -582,7 +600,7 @@ pub struct Environment {
 }
 
 /// A condition that changes how the figures should be read, with advice.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct Warning {
     /// Stable identifier (`reads_from_page_cache`, `zero_data_compressing_fs`, ...).
     pub code: String,
@@ -671,7 +689,7 @@ mod tests {
 /// How far a prediction's figures move over the ranges of its uncertain
 /// parameters: per figure the typical-parameter point and the interval of
 /// the sampled predictions, and the parameters that move it most.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct PredictionInterval {
     /// Figure name (`reads_per_s`, `writes_per_s`, `fsyncs_per_s`,
     /// `read_mib_per_s`, `written_mib_per_s`, `event_mean_ms`) to its interval.
@@ -685,14 +703,14 @@ pub struct PredictionInterval {
     pub sensitivity: Vec<Sensitivity>,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct FigureInterval {
     pub point: f64,
     pub low: f64,
     pub high: f64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct Sensitivity {
     pub parameter: String,
     /// Spearman rank correlation of the parameter with the headline figure

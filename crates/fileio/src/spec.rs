@@ -8,7 +8,9 @@ use std::path::PathBuf;
 
 /// `--file-test-mode`. Serialized (in a result's `workload`) under the names
 /// the option takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     SeqWr,
@@ -65,7 +67,9 @@ impl Mode {
 }
 
 /// `--file-io-mode`, serialized under the names the option takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum IoMode {
     Sync,
@@ -85,7 +89,9 @@ impl IoMode {
 }
 
 /// `--file-fsync-mode`, serialized under the names the option takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum FsyncMode {
     Fsync,
@@ -147,7 +153,9 @@ impl ExtraFlags {
 
 /// What written blocks hold (`--file-data`, serialized under the names the
 /// option takes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum DataPattern {
     /// sysbench's behaviour: zero-filled buffers (compress to nothing).

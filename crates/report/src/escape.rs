@@ -82,35 +82,10 @@ pub fn markdown(s: &str) -> String {
     out
 }
 
-/// Characters that make a spreadsheet read a cell as a formula when they start
-/// it (OWASP, "CSV Injection": `=`, `+`, `-`, `@`, tab and carriage return).
-fn starts_formula(s: &str) -> bool {
-    // Leading spaces and line breaks are skipped by some importers before they
-    // look for `=`, so look past them too.
-    s.trim_start_matches([' ', '\n'])
-        .starts_with(['=', '+', '-', '@', '\t', '\r'])
-}
-
-/// A text field of an RFC 4180 CSV file, following the OWASP guidance on CSV
-/// injection: always in double quotes (so `,` or `;` inside cannot start a new
-/// cell, whichever separator the spreadsheet assumes), inner quotes doubled,
-/// and a single quote prepended when the text would otherwise start a formula.
-/// Numbers tankbench computed are not text and are written as they are.
-pub fn csv_text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 3);
-    out.push('"');
-    if starts_formula(s) {
-        out.push('\'');
-    }
-    for c in s.chars() {
-        if c == '"' {
-            out.push('"');
-        }
-        out.push(c);
-    }
-    out.push('"');
-    out
-}
+/// A text field of an RFC 4180 CSV file, quoted and never read as a
+/// spreadsheet formula. It lives in fileio, whose `--csv` rows use it too, so
+/// the workspace has one CSV escaper.
+pub use fileio::export::csv::csv_text;
 
 /// Text for a terminal: control characters (ESC above all, which starts the
 /// sequences that move the cursor, retitle the window or rewrite the screen)
@@ -164,25 +139,6 @@ mod tests {
         assert_eq!(markdown("- item"), "\\- item");
         assert_eq!(markdown("10. item"), "10\\. item");
         assert_eq!(markdown("a-b 1.5"), "a-b 1.5");
-    }
-
-    #[test]
-    fn csv_text_is_quoted_and_never_a_formula() {
-        assert_eq!(csv_text("plain"), "\"plain\"");
-        assert_eq!(csv_text("a\"b,c"), "\"a\"\"b,c\"");
-        for f in [
-            "=1+1",
-            "+1",
-            "-1",
-            "@SUM(A1)",
-            "\t=1",
-            "\r=1",
-            "  =HYPERLINK(\"x\")",
-        ] {
-            let out = csv_text(f);
-            assert!(out.starts_with("\"'"), "{f:?} -> {out}");
-        }
-        assert_eq!(csv_text("a=1"), "\"a=1\"");
     }
 
     #[test]

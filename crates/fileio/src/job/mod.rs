@@ -126,7 +126,13 @@ impl<'a> Job<'a> {
     }
 
     /// Options a distributed run cannot honour, refused before anything starts.
-    pub(crate) fn check_run_options(&self, g: &GeneralOptions) -> Result<(), Failure> {
+    /// `intervals`: `--intervals=FILE` was given, which needs the same
+    /// instants as `--report-interval`.
+    pub(crate) fn check_run_options(
+        &self,
+        g: &GeneralOptions,
+        intervals: bool,
+    ) -> Result<(), Failure> {
         if !self.is_distributed() {
             return Ok(());
         }
@@ -140,6 +146,9 @@ impl<'a> Job<'a> {
         };
         if g.report_interval_s > 0 {
             return Err(refuse("--report-interval"));
+        }
+        if intervals {
+            return Err(refuse("--intervals"));
         }
         if !g.report_checkpoints_s.is_empty() {
             return Err(refuse("--report-checkpoints"));

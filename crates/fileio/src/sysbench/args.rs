@@ -127,6 +127,9 @@ pub const OPTIONS: &[OptionSpec] = &[
     opt!("percentiles", List, "=[LIST,...]", "percentiles for the per-operation latency section, e.g. 50,95,99,99.9", None, Extension),
     opt!("format", String, "=STRING", "report format on stdout {text, json}", Some("text"), Extension),
     opt!("json", String, "=FILE", "also write the result as JSON to FILE", None, Extension),
+    opt!("csv", String, "=FILE", "append one row per run to the CSV file FILE (the header when FILE is new)", None, Extension),
+    opt!("intervals", String, "=FILE", "write each report interval as a JSON line to the new file FILE as the run goes (every second unless --report-interval is given)", None, Extension),
+    opt!("openmetrics", String, "=FILE", "write the run's figures to FILE in Prometheus text format, for node_exporter's textfile collector", None, Extension),
     opt!("progress", String, "=STRING", "live progress line on stderr {auto, on, off}", Some("auto"), Extension),
     opt!("drop-caches", Bool, "[=on|off]", "drop the page cache before the run (root only)", Some("off"), Extension),
     opt!("save", String, "[=DIR]", "keep the result in a result store", None, Extension),
@@ -200,7 +203,15 @@ pub struct ParsedArgs {
 /// Options whose values are file or directory names. A file name is bytes and
 /// need not be UTF-8, so these keep the exact bytes typed; every other option
 /// value is text.
-pub(crate) const FILE_NAME_OPTIONS: [&str; 4] = ["config-file", "file-dir", "json", "save"];
+pub(crate) const FILE_NAME_OPTIONS: [&str; 7] = [
+    "config-file",
+    "file-dir",
+    "json",
+    "save",
+    "csv",
+    "intervals",
+    "openmetrics",
+];
 
 /// Command-line words as text, with the exact bytes of file-name values.
 #[derive(Debug, Clone, Default)]

@@ -8,6 +8,7 @@
 //! results to a store).
 
 use crate::console::Console;
+use crate::export::intervals::IntervalStream;
 use crate::job::coordinator::Coordinator;
 use crate::job::Job;
 use crate::options::{
@@ -113,19 +114,22 @@ fn invoked_as_sysbench() -> bool {
 /// Run one sysbench-style invocation. `words` excludes the program name.
 pub fn execute(words: &[String]) -> Invocation {
     let words: Vec<OsString> = words.iter().map(OsString::from).collect();
-    execute_checked(&words, &|_| Ok(()))
+    execute_checked(&words, &|_, _| Ok(()))
 }
 
 /// Checks the caller makes of the tankbench extensions once they are parsed
 /// and before a `run` starts: the result destinations (`--save`, `--json`,
-/// `--label`), which this crate cannot judge because the result store lives in
-/// a crate that depends on this one. An `Err` is printed as one line on stderr
-/// and ends the invocation with exit code 1 before any file is touched.
-pub(crate) type DestinationCheck<'a> = &'a dyn Fn(&Extensions) -> Result<(), String>;
+/// `--csv`, `--openmetrics`, `--label`), which this crate cannot judge alone
+/// because the result store and the labels live in a crate that depends on
+/// this one. The run is there for what depends on it (the CSV header names its
+/// percentiles). An `Err` is printed as one line on stderr and ends the
+/// invocation with exit code 1 before any file is touched.
+pub(crate) type DestinationCheck<'a> = &'a dyn Fn(&Extensions, &RunSpec) -> Result<(), String>;
 
 /// [`execute`] with the caller's checks of the result destinations. The caller
-/// also writes `--json` and `--save` from [`Invocation::results`]; this crate
-/// only prints.
+/// also writes `--json`, `--csv`, `--openmetrics` and `--save` from
+/// [`Invocation::results`]; this crate prints, and writes the `--intervals`
+/// stream while the run goes.
 ///
 /// `words` are the operating system's: the file names of `--json`, `--save`,
 /// `--config-file` and `--file-dir` are used byte for byte, every other word
@@ -335,7 +339,7 @@ fn run_command(
     job: &Job,
     check_destinations: DestinationCheck,
 ) -> Invocation {
-    if let Err(f) = job.check_run_options(g) {
+    if let Err(f) = job.check_run_options(g, ext.intervals_path.is_some()) {
         console.failure(&f);
         return Invocation::code(1);
     }
@@ -352,7 +356,7 @@ fn run_command(
     // --json does not cost the run. Rank 0 writes them; `agree` stops every
     // rank of a distributed job together.
     let destinations = if job.is_root() {
-        check_destinations(&ext).map_err(Failure::stderr)
+        check_destinations(&ext, w).map_err(Failure::stderr)
     } else {
         Ok(())
     };
@@ -360,10 +364,26 @@ fn run_command(
         console.failure(&f);
         return Invocation::code(1);
     }
+    // Created before the first run, so a reader can open it as soon as the
+    // run starts; an MPI job was refused `--intervals` above.
+    let intervals = match &ext.intervals_path {
+        Some(path) => match IntervalStream::create(path) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                console.failure(&Failure::stderr(format!(
+                    "tankbench: --intervals={}: {e}",
+                    path.display()
+                )));
+                return Invocation::code(1);
+            }
+        },
+        None => None,
+    };
     let mut results = Vec::new();
     let mut exit_code = 0;
-    for _ in 0..ext.repeat {
-        match run_once(console, w, g, &ext, job) {
+    for run in 1..=ext.repeat {
+        let stream = intervals.as_ref().map(|s| (s, run));
+        match run_once(console, w, g, &ext, job, stream) {
             Ok(r) => {
                 let interrupted = r.interrupted;
                 results.push(r);
@@ -376,6 +396,16 @@ fn run_command(
                 exit_code = code;
                 break;
             }
+        }
+    }
+    if let (Some(stream), Some(path)) = (&intervals, &ext.intervals_path) {
+        stream.finish(exit_code == 1);
+        if let Some(e) = stream.error() {
+            console.failure(&Failure::stderr(format!(
+                "tankbench: --intervals={}: the stream stopped at a failed write: {e}",
+                path.display()
+            )));
+            exit_code = 1;
         }
     }
     if !job.is_root() {
@@ -468,14 +498,21 @@ pub(crate) fn run_workload_quietly(
     let ext = Extensions {
         format: Format::Text,
         json_path: None,
+        csv_path: None,
+        intervals_path: None,
+        openmetrics_path: None,
         progress: Progress::Off,
         drop_caches: false,
         save: None,
         labels: Vec::new(),
         repeat: 1,
     };
-    measure(console, w, g, &ext, &Job::solo(), &mut false)
+    measure(console, w, g, &ext, &Job::solo(), None, &mut false)
 }
+
+/// Where a run writes its report intervals (`--intervals`), and which run of
+/// the invocation it is.
+type IntervalsOf<'a> = Option<(&'a IntervalStream, u32)>;
 
 /// One run, printing a failure's lines. Err carries the exit code.
 fn run_once(
@@ -484,9 +521,10 @@ fn run_once(
     g: &GeneralOptions,
     ext: &Extensions,
     job: &Job,
+    intervals: IntervalsOf,
 ) -> Result<RunResult, i32> {
     let mut ran = false;
-    measure(console, w, g, ext, job, &mut ran).map_err(|f| {
+    measure(console, w, g, ext, job, intervals, &mut ran).map_err(|f| {
         console.failure(&f);
         // After a forced shutdown sysbench exits right after the report.
         if ran && !f.is_forced_shutdown() {
@@ -506,6 +544,7 @@ fn measure(
     g: &GeneralOptions,
     ext: &Extensions,
     job: &Job,
+    intervals: IntervalsOf,
     ran: &mut bool,
 ) -> Result<RunResult, Failure> {
     let caches_dropped = ext.drop_caches && crate::environment::drop_caches();
@@ -543,12 +582,21 @@ fn measure(
         show_progress,
         time_s: w.time_s,
         events: w.events,
+        print_intervals: g.report_interval_s > 0,
+        intervals,
     };
     let settings = RunSettings {
-        report_interval_s: g.report_interval_s,
+        // `--intervals` alone samples every second; only `--report-interval`
+        // prints the samples, so sysbench's output stays what it was.
+        report_interval_s: match (g.report_interval_s, intervals) {
+            (0, Some(_)) => 1,
+            (s, _) => s,
+        },
         checkpoints_s: g.report_checkpoints_s.clone(),
         forced_shutdown_s: g.forced_shutdown_s,
         debug: g.debug,
+        // sysbench's own background threads, for the seeds: the sampling that
+        // `--intervals` alone asks for is tankbench's and shifts no seed.
         background_threads: (g.report_interval_s > 0) as u32
             + (w.rate > 0) as u32
             + (!g.report_checkpoints_s.is_empty()) as u32,
@@ -629,6 +677,10 @@ struct CliObserver<'a> {
     show_progress: bool,
     time_s: u64,
     events: u64,
+    /// `--report-interval` given: sysbench's interval lines are printed.
+    print_intervals: bool,
+    /// `--intervals=FILE`: each sample also goes there, as this run's.
+    intervals: IntervalsOf<'a>,
 }
 
 impl RunObserver for CliObserver<'_> {
@@ -644,8 +696,13 @@ impl RunObserver for CliObserver<'_> {
         self.console.notice("Threads started!\n");
     }
     fn interval(&self, sample: &IntervalStats) {
-        self.console
-            .notice_timestamped(&report_text::interval_line(sample));
+        if let Some((stream, run)) = self.intervals {
+            stream.write(run, sample);
+        }
+        if self.print_intervals {
+            self.console
+                .notice_timestamped(&report_text::interval_line(sample));
+        }
     }
     fn checkpoint(&self, at_s: u64, period: &PeriodStats) {
         // Observed with 1.0.20: the timestamped line follows the previous

@@ -19,13 +19,14 @@ pub mod collect;
 pub mod parse;
 pub mod sampler;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use collect::{capture, Watch};
 
 /// The ZFS under a run's files (`environment.zfs` in a result).
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct ZfsFacts {
     /// Why there are no facts at all (a remote NFS target: the server's ZFS
     /// is not visible from the client). When set, the other fields are empty.
@@ -79,7 +80,7 @@ impl ZfsFacts {
 }
 
 /// Which ZFS implementation the facts come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Platform {
     /// The OpenZFS kernel module on Linux.
@@ -101,7 +102,7 @@ impl Platform {
 }
 
 /// One dataset property as `zfs get -p` gives it.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
 pub struct Property {
     /// Exact (`-p`) value: `131072`, `standard`, `lz4`.
     pub value: String,
@@ -112,7 +113,7 @@ pub struct Property {
 }
 
 /// The dataset that holds `--file-dir`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct Dataset {
     /// `tank/bench`.
     pub name: String,
@@ -149,7 +150,7 @@ impl Dataset {
 }
 
 /// What a vdev is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum VdevKind {
     /// A leaf: a disk, partition or file.
@@ -168,7 +169,7 @@ pub enum VdevKind {
 }
 
 /// One vdev of the pool's tree.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct Vdev {
     /// As `zpool status` prints it: `raidz2-0`, `mirror-1`, `/dev/sdb`.
     pub name: String,
@@ -193,7 +194,7 @@ impl Vdev {
 }
 
 /// The class of a top-level vdev (or an iostat row).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum VdevClass {
     /// The pool's own row (iostat only).
@@ -207,7 +208,7 @@ pub enum VdevClass {
 }
 
 /// The pool's layout, as `zpool status` shows it.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct PoolLayout {
     pub name: String,
     /// ONLINE, DEGRADED, ...
@@ -291,7 +292,7 @@ impl PoolLayout {
 }
 
 /// The ARC's figures at one moment.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
 pub struct ArcSnapshot {
     /// `size`: bytes the ARC holds.
     pub size_bytes: u64,
@@ -304,7 +305,7 @@ pub struct ArcSnapshot {
 
 /// The ARC's hit and miss counters (since boot in a snapshot, over the run
 /// in [`ArcFacts::delta`]).
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
 pub struct ArcCounters {
     pub hits: u64,
     pub misses: u64,
@@ -354,7 +355,7 @@ impl ArcCounters {
 }
 
 /// The ARC over a run.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct ArcFacts {
     /// Where the figures were read (`/proc/spl/kstat/zfs/arcstats`,
     /// `sysctl kstat.zfs.misc.arcstats`).
@@ -382,7 +383,7 @@ impl ArcFacts {
 }
 
 /// One `zpool iostat -v` interval.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct IostatSample {
     /// End of the interval, seconds after the sampler started (just before
     /// the workers).
@@ -392,7 +393,7 @@ pub struct IostatSample {
 }
 
 /// One line of a `zpool iostat -v` interval: rates over the interval.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct IostatRow {
     pub name: String,
     pub class: VdevClass,
@@ -411,7 +412,7 @@ pub struct IostatRow {
 
 /// `zpool iostat -l` columns: mean wait per I/O over the interval, ns
 /// (absent where zpool prints `-`: no I/O of that kind).
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
 pub struct IostatLatency {
     /// Queued plus on the device.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -2,10 +2,11 @@
 
 use anyhow::Context as _;
 use clap::Parser;
-use fileio::options::Extensions;
+use fileio::export;
+use fileio::options::{Extensions, RunSpec};
 use fileio::quick::Step;
 use fileio::result::RunResult;
-use report::atomic::{check_can_create_in, check_new_file, write_atomically, Existing};
+use report::atomic::{check_can_create_in, check_new_file, parent_dir, write_atomically, Existing};
 use report::labels::{merge_labels, parse_labels, Labels};
 use report::store::{ResultStore, DEFAULT_DIR};
 use std::ffi::OsString;
@@ -33,16 +34,19 @@ fn save_dir(save: &Option<PathBuf>) -> &Path {
 
 /// Where the results will go, checked after the options parse and before the
 /// run starts: a 240 s run must not be lost to a typo found afterwards.
-fn check_destinations(ext: &Extensions, labels: &Labels) -> Result<(), String> {
+fn check_destinations(ext: &Extensions, spec: &RunSpec, labels: &Labels) -> Result<(), String> {
     match &ext.save {
         Some(save) => {
             let dir = save_dir(save);
             check_can_create_in(dir)
                 .map_err(|e| format!("tankbench: --save={}: {e}", dir.display()))?;
         }
-        None if !labels.is_empty() => {
+        // The CSV row and the OpenMetrics labels carry them too.
+        None if !labels.is_empty() && ext.csv_path.is_none() && ext.openmetrics_path.is_none() => {
             return Err(
-                "tankbench: --label needs --save: labels are kept with stored results".into(),
+                "tankbench: --label needs --save, --csv or --openmetrics: labels are kept with \
+                 stored results and written into those exports"
+                    .into(),
             )
         }
         None => {}
@@ -50,7 +54,56 @@ fn check_destinations(ext: &Extensions, labels: &Labels) -> Result<(), String> {
     if let Some(path) = &ext.json_path {
         check_new_file(path).map_err(|e| format!("tankbench: --json={}: {e}", path.display()))?;
     }
+    if let Some(path) = &ext.csv_path {
+        let fail = |e: String| format!("tankbench: --csv={}: {e}", path.display());
+        match export::csv::check(path, &export::csv::header(&spec.percentiles)).map_err(fail)? {
+            export::csv::Target::New => check_new_file(path).map_err(|e| fail(e.to_string()))?,
+            export::csv::Target::Empty | export::csv::Target::Same => {}
+        }
+    }
+    if let Some(path) = &ext.openmetrics_path {
+        let fail = |e: String| format!("tankbench: --openmetrics={}: {e}", path.display());
+        match export::openmetrics::check(path).map_err(fail)? {
+            export::openmetrics::Target::New => {
+                check_new_file(path).map_err(|e| fail(e.to_string()))?
+            }
+            export::openmetrics::Target::Ours => {
+                check_can_create_in(parent_dir(path)).map_err(|e| fail(e.to_string()))?
+            }
+        }
+        export::openmetrics::label_names(labels).map_err(fail)?;
+    }
     Ok(())
+}
+
+/// `--csv=FILE`: a row per result appended (the header first when the file
+/// is new or empty), checked again under the file's lock.
+fn write_csv(path: &Path, spec_percentiles: &[f64], results: &[RunResult]) -> anyhow::Result<()> {
+    let header = export::csv::header(spec_percentiles);
+    let rows: Vec<String> = results
+        .iter()
+        .map(|r| export::csv::row(r, spec_percentiles))
+        .collect();
+    export::csv::append(path, &header, &rows)
+        .map_err(|e| anyhow::anyhow!("--csv={}: {e}", path.display()))
+}
+
+/// `--openmetrics=FILE`: the last result, published whole; a file is replaced
+/// only when an earlier run wrote it (checked again just before).
+fn write_openmetrics(path: &Path, result: &RunResult) -> anyhow::Result<()> {
+    let fail = |e: String| anyhow::anyhow!("--openmetrics={}: {e}", path.display());
+    let text = export::openmetrics::render(result).map_err(fail)?;
+    let existing = match export::openmetrics::check(path).map_err(fail)? {
+        export::openmetrics::Target::New => Existing::Keep,
+        export::openmetrics::Target::Ours => Existing::Replace,
+    };
+    write_atomically(path, text.as_bytes(), existing).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            fail("refusing to overwrite a file created during the run".into())
+        } else {
+            fail(e.to_string())
+        }
+    })
 }
 
 /// `--json=FILE`: the result (an array with `--repeat`), published whole as a
@@ -75,7 +128,12 @@ fn write_json(path: &Path, results: &[RunResult]) -> anyhow::Result<()> {
 /// The sysbench-compatible front end; `args` are the words after the program name.
 pub fn sysbench_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     let labels = labels_of(&args)?;
-    let check = |ext: &Extensions| check_destinations(ext, &labels);
+    // The CSV header is the run's: its percentiles, as the check saw them.
+    let percentiles = std::cell::RefCell::new(Vec::new());
+    let check = |ext: &Extensions, spec: &RunSpec| {
+        percentiles.replace(spec.percentiles.clone());
+        check_destinations(ext, spec, &labels)
+    };
     let mut invocation = fileio::sysbench::cli::execute_checked(&args, &check);
     let Some(ext) = invocation.extensions.take() else {
         return Ok(invocation.exit_code);
@@ -83,16 +141,37 @@ pub fn sysbench_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     let mut exit_code = invocation.exit_code;
     // A failed run (exit 1) writes no --json file, but repeats that completed
     // are still saved.
+    let completed = exit_code != 1 && !invocation.results.is_empty();
     if let (Some(path), true) = (&ext.json_path, exit_code != 1) {
         if let Err(e) = write_json(path, &invocation.results) {
             eprintln!("tankbench: {e:#}");
             exit_code = 1;
         }
     }
+    // The stored results, the CSV rows and the OpenMetrics series carry the
+    // same labels: the user's and the automatic ones.
+    for r in &mut invocation.results {
+        r.labels = report::labels::with_automatic(r, &labels);
+    }
+    // Like --save: the runs that completed get their rows even when a later
+    // repeat failed.
+    if let (Some(path), false) = (&ext.csv_path, invocation.results.is_empty()) {
+        if let Err(e) = write_csv(path, &percentiles.borrow(), &invocation.results) {
+            eprintln!("tankbench: {e:#}");
+            exit_code = 1;
+        }
+    }
+    if let (Some(path), Some(last), true) =
+        (&ext.openmetrics_path, invocation.results.last(), completed)
+    {
+        if let Err(e) = write_openmetrics(path, last) {
+            eprintln!("tankbench: {e:#}");
+            exit_code = 1;
+        }
+    }
     if let Some(save) = &ext.save {
         let store = ResultStore::open(save_dir(save)).context("--save")?;
-        for r in &mut invocation.results {
-            r.labels = report::labels::with_automatic(r, &labels);
+        for r in &invocation.results {
             let path = store.save(r).context("--save")?;
             eprintln!("saved {}", path.display());
         }
