@@ -15,6 +15,7 @@ pub mod components;
 pub mod convergence;
 pub mod engine;
 mod event;
+pub mod from_result;
 pub mod limits;
 pub mod matrix;
 pub mod plan_model;

@@ -899,3 +899,57 @@ fn plan_fileio_takes_the_same_bounds_as_simulate() {
         assert!(started.elapsed().as_secs() < 10, "{extra} took too long");
     }
 }
+
+#[test]
+fn a_run_without_zfs_facts_is_refused_as_a_system_in_one_line() {
+    let d = scratch();
+    // A run on this scratch directory (not ZFS) records no ZFS facts.
+    let r = tb(
+        d.path(),
+        &["fileio", "--file-total-size=1M", "--file-num=1", "prepare"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = tb(
+        d.path(),
+        &[
+            "fileio",
+            "--file-total-size=1M",
+            "--file-num=1",
+            "--file-test-mode=rndrd",
+            "--time=1",
+            "--json=run.json",
+            "run",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = tb(
+        d.path(),
+        &[
+            "simulate",
+            "--system-from=run.json",
+            "--",
+            "--file-test-mode=rndrd",
+            "run",
+        ],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(r.stderr.trim().lines().count(), 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("--system-from run.json") && r.stderr.contains("no ZFS facts"),
+        "{}",
+        r.stderr
+    );
+    // --system and --system-from name one system.
+    let r = tb(
+        d.path(),
+        &[
+            "simulate",
+            "--system=a.toml",
+            "--system-from=run.json",
+            "--",
+            "--file-test-mode=rndrd",
+            "run",
+        ],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+}

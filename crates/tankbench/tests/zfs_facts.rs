@@ -146,3 +146,89 @@ fn saved_runs_carry_the_pools_labels_and_compare_groups_by_them() {
     assert_eq!(rows.len(), 3, "latency, throughput, my-name: {}", r.stdout);
     let _ = tb(&mount, &["fileio", set[0], set[1], "cleanup"]);
 }
+
+#[test]
+fn a_run_on_a_pool_becomes_the_system_simulate_predicts_and_one_thing_changes() {
+    testkit::require!("root", "/dev/fuse", "zfs-fuse");
+    let pool = testkit::ZfsPool::new("sysfrom");
+    let mount = create_pool(&pool);
+    let set = ["--file-total-size=8M", "--file-num=1"];
+    let r = tb(&mount, &["fileio", set[0], set[1], "prepare"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let result = pool.dir().join("run.json");
+    let json = format!("--json={}", result.display());
+    let workload = [
+        set[0],
+        set[1],
+        "--file-test-mode=rndwr",
+        "--file-fsync-all",
+        "--time=1",
+    ];
+    let r = tb(
+        &mount,
+        &[&["fileio"][..], &workload, &[&json, "run"]].concat(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let _ = tb(&mount, &["fileio", set[0], set[1], "cleanup"]);
+
+    // The system of the run: the pool's layout and log vdev, zfs-fuse's
+    // platform, the dataset's recordsize; what a run cannot know is said.
+    let written = pool.dir().join("box.toml");
+    let from = format!("--system-from={}", result.display());
+    let write = format!("--write-system={}", written.display());
+    let predict = |extra: &[&str]| {
+        let mut args = vec!["simulate", from.as_str()];
+        args.extend_from_slice(extra);
+        args.push("--");
+        args.extend_from_slice(&workload);
+        args.push("run");
+        tb(pool.dir(), &args)
+    };
+    let r = predict(&[&write, "--intervals=off"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("layout 1xraidz1-3, log ssd-sata"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stderr.contains("assumed pool.disk"), "{}", r.stderr);
+    assert!(r.stderr.contains("assumed log: ssd-sata"), "{}", r.stderr);
+    let system = std::fs::read_to_string(&written).unwrap();
+    for line in [
+        "layout = \"1xraidz1-3\"",
+        "log = \"ssd-sata\"",
+        "platform = \"zfs-fuse\"",
+        "recordsize = \"131072\"",
+        "protocol = \"local\"",
+    ] {
+        assert!(system.contains(line), "{line} not in:\n{system}");
+    }
+    // The written file is a system file simulate takes as it is.
+    let r = tb(
+        pool.dir(),
+        &[
+            &[
+                "simulate",
+                &format!("--system={}", written.display()),
+                "--intervals=off",
+                "--",
+            ][..],
+            &workload,
+            &["run"],
+        ]
+        .concat(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // Change one thing: the same box without its log device.
+    let r = predict(&["--log=none", "--intervals=off"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("layout 1xraidz1-3, log none"),
+        "{}",
+        r.stdout
+    );
+    // --write-system never replaces a file.
+    let r = predict(&[&write]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("--write-system"), "{}", r.stderr);
+}

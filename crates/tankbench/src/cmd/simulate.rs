@@ -31,8 +31,21 @@ pub(crate) struct SimulateArgs {
     #[command(subcommand)]
     command: Option<SimulateCommand>,
     /// The system: pool, disks, log device, server, link and client (a TOML file).
-    #[arg(long, value_name = "SYSTEM.toml", required = true)]
+    #[arg(
+        long,
+        value_name = "SYSTEM.toml",
+        required_unless_present = "system_from"
+    )]
     system: Option<PathBuf>,
+    /// The system a measured run ran on, from the ZFS facts its result
+    /// recorded (pool layout, log vdev, recordsize, sync, ZFS version, RAM);
+    /// what a run cannot record is assumed and listed.
+    #[arg(long, value_name = "RESULT.json", conflicts_with = "system")]
+    system_from: Option<PathBuf>,
+    /// Write the system used (after --system-from, before overrides) to a
+    /// new TOML file, to edit and pass to --system.
+    #[arg(long, value_name = "FILE.toml")]
+    write_system: Option<PathBuf>,
     #[command(flatten)]
     model: super::options::ModelOptions,
     /// Pool layout(s) instead of the system file's, e.g. 3xraidz2-8.
@@ -194,11 +207,9 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
         None => {}
     }
     let words = a.fileio_words()?;
-    let Some(system_path) = &a.system else {
-        unreachable!("clap requires --system without a subcommand");
-    };
+    let source = system_source(&a)?;
     if a.is_matrix() {
-        return matrix_of_overrides(&a, system_path, &words);
+        return matrix_of_overrides(&a, &source, &words);
     }
     let (spec, settings) = fileio_settings(&words)?;
     let ext = &settings.ext;
@@ -213,9 +224,8 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
         Some(events) => sim::Budget::of(events).map_err(|e| anyhow::anyhow!("simulate: {e}"))?,
         None => sim::Budget::default(),
     };
-    let text = read_system_file(system_path)?;
-    let mut model = SystemModel::from_toml(&text)
-        .map_err(|e| anyhow::anyhow!("simulate: --system {}: {e}", system_path.display()))?;
+    let mut model = SystemModel::from_toml(&source.text)
+        .map_err(|e| anyhow::anyhow!("simulate: {}: {e}", source.option))?;
     // The profile calibrates the system file; an override then replaces a
     // component whole (a --log device keeps its own class's figures).
     let profile = match &a.model.profile {
@@ -288,6 +298,50 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+/// Where the system came from: its TOML text and the option that named it
+/// (for messages).
+struct SystemSource {
+    text: String,
+    option: String,
+}
+
+/// The system of `--system FILE`, or of `--system-from RESULT` (derived
+/// from the run's ZFS facts; its assumptions go to stderr). With
+/// `--write-system`, the text is also written to a new file.
+fn system_source(a: &SimulateArgs) -> anyhow::Result<SystemSource> {
+    let source = match (&a.system, &a.system_from) {
+        (Some(path), _) => SystemSource {
+            text: read_system_file(path)?,
+            option: format!("--system {}", path.display()),
+        },
+        (None, Some(path)) => {
+            let option = format!("--system-from {}", path.display());
+            let run = report::store::load_file(path)
+                .map_err(|e| anyhow::anyhow!("simulate: {option}: {e}"))?;
+            let derived = sim::from_result::system_from_result(&run.id, &run.result)
+                .map_err(|e| anyhow::anyhow!("simulate: {option}: {e}"))?;
+            for line in &derived.assumed {
+                eprintln!("simulate: assumed {line}");
+            }
+            let text = format!(
+                "# The system of a measured run ({}), made by tankbench simulate --system-from.\n{}",
+                path.display(),
+                derived.to_toml()
+            );
+            SystemSource { text, option }
+        }
+        (None, None) => unreachable!("clap requires --system or --system-from"),
+    };
+    if let Some(path) = &a.write_system {
+        check_new_file(path)
+            .map_err(|e| anyhow::anyhow!("simulate: --write-system={}: {e}", path.display()))?;
+        write_atomically(path, source.text.as_bytes(), Existing::Keep)
+            .map_err(|e| anyhow::anyhow!("simulate: --write-system={}: {e}", path.display()))?;
+        eprintln!("simulate: wrote the system to {}", path.display());
+    }
+    Ok(source)
+}
+
 /// `--system FILE`, read as a configuration file (a regular file of at
 /// most zfs_model::config_file::CONFIG_LIMIT bytes).
 pub(crate) fn read_system_file(path: &Path) -> anyhow::Result<String> {
@@ -343,7 +397,7 @@ fn fileio_settings(words: &[String]) -> anyhow::Result<(RunSpec, Box<Settings>)>
 /// output options (`--format`, `--save`, `--label`) are fileio's, after `--`.
 fn matrix_of_overrides(
     a: &SimulateArgs,
-    system_path: &Path,
+    source: &SystemSource,
     words: &[String],
 ) -> anyhow::Result<i32> {
     use super::simulate_matrix::{run_matrix, MatrixOutput, TableFormat};
@@ -358,7 +412,7 @@ fn matrix_of_overrides(
     for text in &ext.labels {
         merge_labels(&mut labels, parse_labels(text)?)?;
     }
-    let text = read_system_file(system_path)?;
+    let text = &source.text;
     let max_cells = a.model.max_cells;
     let events = a.model.max_sim_events;
     // The workload: the fileio words without the program's and output
@@ -374,7 +428,7 @@ fn matrix_of_overrides(
         })
         .cloned()
         .collect();
-    let mut m = sim::matrix::MatrixSpec::from_system_text(&text, workload, &a.axes(), max_cells)
+    let mut m = sim::matrix::MatrixSpec::from_system_text(text, workload, &a.axes(), max_cells)
         .map_err(|e| match e {
             SimError::Limit(limit) => anyhow::anyhow!("simulate: {limit}"),
             // An axis here is an option: name it as typed.
@@ -387,12 +441,12 @@ fn matrix_of_overrides(
                 anyhow::anyhow!("simulate: --{axis}: values must not be empty")
             }
             SimError::Matrix(m) => {
-                anyhow::anyhow!("simulate: --system {}: matrix: {m}", system_path.display())
+                anyhow::anyhow!("simulate: {}: matrix: {m}", source.option)
             }
             SimError::Field(f) => {
-                anyhow::anyhow!("simulate: --system {}: {f}", system_path.display())
+                anyhow::anyhow!("simulate: {}: {f}", source.option)
             }
-            e => anyhow::anyhow!("simulate: --system {}: {e}", system_path.display()),
+            e => anyhow::anyhow!("simulate: {}: {e}", source.option),
         })?;
     if let Some(path) = &a.model.profile {
         m.profile = Some(super::calibrate::load_profile(path)?);
