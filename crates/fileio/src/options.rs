@@ -388,6 +388,9 @@ pub struct Extensions {
     pub save: Option<Option<PathBuf>>,
     pub labels: Vec<String>,
     pub repeat: u32,
+    /// `--warmup=SECS`: seconds run before the measured `--time`, left out
+    /// of every figure (fio's `ramp_time`).
+    pub warmup_s: u64,
 }
 
 impl Extensions {
@@ -422,6 +425,16 @@ impl Extensions {
                 )))
             }
         };
+        let given_warmup = a.int("warmup")?;
+        let warmup_s = u64::try_from(given_warmup)
+            .ok()
+            .filter(|&w| w <= crate::workload::MAX_WARMUP_S)
+            .ok_or_else(|| {
+                Failure::fatal(format!(
+                    "Invalid value for --warmup: {given_warmup} (accepted: 0 to {} seconds)",
+                    crate::workload::MAX_WARMUP_S
+                ))
+            })?;
         let json_path = file_option(a, "json")?;
         let csv_path = file_option(a, "csv")?;
         let intervals_path = file_option(a, "intervals")?;
@@ -455,6 +468,7 @@ impl Extensions {
                 .map(|v| v.filter(|s| !s.is_empty()).and_then(|_| a.path("save"))),
             labels: a.list("label"),
             repeat,
+            warmup_s,
         })
     }
 }
@@ -580,6 +594,7 @@ impl Settings {
         let action = Action::from_args(args, &general, command)?;
         if let Action::Run(spec) = &action {
             spec.check_runnable()?;
+            check_warmup(&ext, &general, spec)?;
         }
         Ok(Some(Settings {
             general,
@@ -588,6 +603,25 @@ impl Settings {
             action,
         }))
     }
+}
+
+/// `--warmup` needs a measured period that starts when it ends: a time
+/// limit, and no checkpoints (whose periods count from the start).
+fn check_warmup(ext: &Extensions, general: &GeneralOptions, spec: &RunSpec) -> Result<(), Failure> {
+    if ext.warmup_s == 0 {
+        return Ok(());
+    }
+    if spec.time_s == 0 {
+        return Err(Failure::fatal(
+            "--warmup needs --time: the measured period is --time seconds after the warm-up (accepted: --time=1 or more)",
+        ));
+    }
+    if !general.report_checkpoints_s.is_empty() {
+        return Err(Failure::fatal(
+            "--warmup cannot be combined with --report-checkpoints (checkpoint periods count from the start)",
+        ));
+    }
+    Ok(())
 }
 
 /// What the command does, with what it needs.

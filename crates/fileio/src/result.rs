@@ -30,6 +30,10 @@ pub struct RunResult {
     pub workload: WorkloadSummary,
     /// True when the run was stopped early (SIGINT); the figures cover what ran.
     pub interrupted: bool,
+    /// `--warmup`: seconds run before the measured period and left out of
+    /// every figure here (0 without one).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub warmup_s: u64,
     /// Wall time from the start barrier to the end of the last thread, seconds.
     pub total_time_s: f64,
     pub counts: Counts,
@@ -95,6 +99,7 @@ impl RunResult {
             labels: BTreeMap::new(),
             workload,
             interrupted: false,
+            warmup_s: 0,
             total_time_s: 0.0,
             counts: Counts::default(),
             rates: Rates::default(),
@@ -716,4 +721,9 @@ pub struct Sensitivity {
     /// Spearman rank correlation of the parameter with the headline figure
     /// over the samples (-1 to 1).
     pub rank_correlation: f64,
+}
+
+/// For `skip_serializing_if`: a zero that means "not given".
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -199,7 +199,7 @@ impl RunWarning {
                 "Use logbias=latency (the default) to measure the log device; keep throughput only if production uses it."
             }
             RunWarning::ShorterThanTxgSyncs { .. } => {
-                "Run writes for at least three txg timeouts (--time=30 or more is safe with the 5 s default) so several txg syncs land inside the measurement."
+                "Run writes for at least three txg timeouts (--time=30 or more is safe with the 5 s default) so several txg syncs land inside the measurement; --warmup=SECS also leaves the first seconds (empty caches, the first txg) out of the figures."
             }
             RunWarning::NotSteady { .. } => {
                 "Run longer (or repeat with --repeat and compare) until the last intervals settle; --report-interval shows the trend."
@@ -741,6 +741,7 @@ mod tests {
             labels: BTreeMap::new(),
             workload: w.summary("psync"),
             interrupted: run.interrupted,
+            warmup_s: 0,
             total_time_s: seconds,
             counts: run.counts,
             rates: Rates::of(&run.counts, seconds),

@@ -31,6 +31,9 @@ pub(crate) const MAX_REQUEST_SIZE: u64 = i32::MAX as u64;
 /// 32768 entries.
 pub(crate) const MAX_ASYNC_BACKLOG: u32 = 32768;
 /// O_DIRECT transfers must be a multiple of the smallest logical sector.
+/// The longest `--warmup`: a day, as for `--time` in the simulator's bounds.
+pub const MAX_WARMUP_S: u64 = 86_400;
+
 pub(crate) const DIRECT_ALIGNMENT: u64 = 512;
 /// The percentiles of the per-operation latency section when none are asked
 /// for (sysbench's `--percentile` is added to them).

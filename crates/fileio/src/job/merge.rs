@@ -148,6 +148,7 @@ pub fn merge(
             .unwrap_or_default(),
         labels: BTreeMap::new(),
         workload,
+        warmup_s: first.warmup_s,
         interrupted: ranks.iter().any(|r| r.interrupted),
         total_time_s: total,
         rates: Rates::of(&counts, t),
@@ -390,6 +391,7 @@ mod tests {
             labels: BTreeMap::new(),
             workload: w.summary("psync"),
             interrupted: false,
+            warmup_s: 0,
             total_time_s: end_s - start_s,
             counts: Counts {
                 events: n,

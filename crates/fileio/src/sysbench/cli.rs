@@ -506,6 +506,7 @@ pub(crate) fn run_workload_quietly(
         save: None,
         labels: Vec::new(),
         repeat: 1,
+        warmup_s: 0,
     };
     measure(console, w, g, &ext, &Job::solo(), None, &mut false)
 }
@@ -601,6 +602,7 @@ fn measure(
             + (w.rate > 0) as u32
             + (!g.report_checkpoints_s.is_empty()) as u32,
         injected_trace: None,
+        warmup_s: ext.warmup_s,
     };
     let job_observer = job.observer(&observer, w);
     // Ctrl-C ends a run cleanly (a report of what was done, marked
@@ -619,6 +621,7 @@ fn measure(
     }
     let mut result =
         crate::summary::measured_result(w, &outcome, started_at, environment, Vec::new());
+    result.warmup_s = ext.warmup_s;
     zfs_watch.finish(&mut result.environment.zfs);
     let mount = crate::environment::mount_of(&w.files.dir);
     let ctx = crate::warnings::Context {

@@ -163,6 +163,7 @@ pub fn run(labels: &[(&str, &str)], read_mib: f64, write_mib: f64, seed: u64) ->
             directory: "/mnt/tank/bench".into(),
         },
         interrupted: false,
+        warmup_s: 0,
         total_time_s: secs,
         counts: Counts {
             events: whole((reads_s + writes_s + fsyncs_s) * secs),

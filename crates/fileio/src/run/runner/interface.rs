@@ -87,4 +87,8 @@ pub struct RunSettings {
     pub background_threads: u32,
     /// With an injected latency model: collects every wait actually produced.
     pub injected_trace: Option<Arc<Mutex<Vec<u64>>>>,
+    /// `--warmup`: seconds the workers run before the measured `time_s`;
+    /// every figure leaves them out (the workers drop their histograms and
+    /// the counters are read from its end).
+    pub warmup_s: u64,
 }

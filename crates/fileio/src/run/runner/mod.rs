@@ -132,7 +132,7 @@ pub fn run(
         gate.open();
         let control = supervise(w, settings, &shared, start, observer);
         if control.forced {
-            stop_at_forced_shutdown(&shared, &control, start, observer);
+            stop_at_forced_shutdown(&shared, &control, observer);
         }
         let mut finished = Finished {
             histograms: OpHistograms::default(),
@@ -155,7 +155,6 @@ pub fn run(
             &shared,
             finished,
             control,
-            start,
             recording,
             engine_name,
         ))
@@ -185,7 +184,6 @@ fn outcome_of(
     shared: &Shared,
     finished: Finished,
     control: Control,
-    start: Instant,
     recording: Recording,
     engine: &'static str,
 ) -> RunOutcome {
@@ -197,12 +195,23 @@ fn outcome_of(
     if recording.event_is_op {
         histograms.derive_event_from_operations();
     }
+    let mut baseline = control.baseline.clone();
+    let marks = shared
+        .measured_from
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    for (t, mark) in marks.into_iter().enumerate() {
+        if let Some((counts, histogram)) = mark {
+            baseline.set_thread(t, counts, histogram);
+        }
+    }
     let (mut period, _) = period_since(
         shared,
-        &control.baseline,
+        &baseline,
         control.period_start,
         end,
-        start,
+        control.measure_start,
         false,
     );
     if !recording.live_sysbench_histogram {

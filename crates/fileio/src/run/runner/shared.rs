@@ -6,11 +6,14 @@ use crate::engine::IoError;
 use crate::failure::Failure;
 use crate::rng::Xoroshiro;
 use crate::run::generator::{Generator, Op};
-use crate::run::histograms::ThreadCounters;
+use crate::run::histograms::{CountSnapshot, ThreadCounters};
 use crate::spec::RunSpec;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+/// A worker's counters and sysbench histogram at the end of its warm-up.
+pub(super) type MeasuredFrom = (CountSnapshot, Vec<u64>);
 
 pub(super) struct Shared {
     pub(super) generator: Generator,
@@ -21,6 +24,12 @@ pub(super) struct Shared {
     pub(super) failure: Mutex<Option<Failure>>,
     pub(super) failed: AtomicBool,
     pub(super) tickets: AtomicU64,
+    /// Raised when the warm-up ends: each worker then drops what its
+    /// histograms recorded so far.
+    pub(super) measuring_since: AtomicU64,
+    /// Per worker: its counters and sysbench histogram where it saw the
+    /// warm-up end (None until then).
+    pub(super) measured_from: Mutex<Vec<Option<MeasuredFrom>>>,
     /// The clock's start, as an `Instant` and on the [`now_ns`] clock.
     pub(super) start: OnceLock<(Instant, u64)>,
     /// Open loop: next arrival, ns from start, and the RNG of the arrival process.
@@ -39,6 +48,8 @@ impl Shared {
             failure: Mutex::new(None),
             failed: AtomicBool::new(false),
             tickets: AtomicU64::new(0),
+            measuring_since: AtomicU64::new(0),
+            measured_from: Mutex::new(vec![None; w.threads as usize]),
             start: OnceLock::new(),
             arrivals: Mutex::new((
                 0.0,

@@ -19,7 +19,6 @@ use super::shared::{fail, Shared};
 pub(super) fn stop_at_forced_shutdown(
     shared: &Shared,
     control: &Control,
-    start: Instant,
     observer: &dyn RunObserver,
 ) {
     let (period, _) = period_since(
@@ -27,7 +26,7 @@ pub(super) fn stop_at_forced_shutdown(
         &control.baseline,
         control.period_start,
         Instant::now(),
-        start,
+        control.measure_start,
         false,
     );
     observer.forced_shutdown(&period);
@@ -43,14 +42,29 @@ pub(super) struct Control {
     /// Counters at the last checkpoint (zero without checkpoints).
     pub(super) baseline: Baseline,
     pub(super) period_start: Instant,
+    /// When the measured period began: the start, or the end of the
+    /// warm-up. Total time counts from here.
+    pub(super) measure_start: Instant,
 }
 
 /// The counters at the last checkpoint (empty before the first one).
 #[derive(Clone, Default)]
 pub(super) struct Baseline {
-    counts: Vec<CountSnapshot>,
+    pub(super) counts: Vec<CountSnapshot>,
     /// Per thread: sysbench histogram counts.
-    histograms: Vec<Vec<u64>>,
+    pub(super) histograms: Vec<Vec<u64>>,
+}
+
+impl Baseline {
+    /// Thread `t`'s own reading at the end of the warm-up replaces the
+    /// main thread's: a worker reads its counters where it drops its
+    /// histograms, so the two leave out exactly the same events.
+    pub(super) fn set_thread(&mut self, t: usize, counts: CountSnapshot, histogram: Vec<u64>) {
+        if let (Some(c), Some(h)) = (self.counts.get_mut(t), self.histograms.get_mut(t)) {
+            *c = counts;
+            *h = histogram;
+        }
+    }
 }
 
 fn sum_counts(shared: &Shared) -> (Vec<CountSnapshot>, CountSnapshot) {
@@ -177,10 +191,14 @@ pub(super) fn supervise(
     observer: &dyn RunObserver,
 ) -> Control {
     let threads = w.threads as usize;
-    let time_limit = (w.time_s > 0).then(|| start + Duration::from_secs(w.time_s));
+    // With --warmup the measured --time follows the warm-up (fio's
+    // ramp_time): the limits count from its end.
+    let warmup = Duration::from_secs(settings.warmup_s);
+    let mut warmup_end = (settings.warmup_s > 0).then(|| start + warmup);
+    let time_limit = (w.time_s > 0).then(|| start + warmup + Duration::from_secs(w.time_s));
     let forced_at = settings
         .forced_shutdown_s
-        .map(|s| start + Duration::from_secs(w.time_s + s));
+        .map(|s| start + warmup + Duration::from_secs(w.time_s + s));
     let interval =
         (settings.report_interval_s > 0).then(|| Duration::from_secs(settings.report_interval_s));
     let mut next_interval = interval.map(|d| start + d);
@@ -196,12 +214,16 @@ pub(super) fn supervise(
         forced: false,
         baseline: Baseline::default(),
         period_start: start,
+        measure_start: start,
     };
     let tick = Duration::from_millis(100);
     loop {
         let now = Instant::now();
         let mut wake = now + tick;
-        for t in [time_limit, next_interval, forced_at].into_iter().flatten() {
+        for t in [time_limit, next_interval, forced_at, warmup_end]
+            .into_iter()
+            .flatten()
+        {
             wake = wake.min(t);
         }
         if let Some(&c) = checkpoints.peek() {
@@ -211,6 +233,17 @@ pub(super) fn supervise(
             break;
         }
         let now = Instant::now();
+        if warmup_end.is_some_and(|t| now >= t) {
+            // The measured period starts: counters are read from here, and
+            // the workers drop their histograms (Release: with the baseline
+            // taken first, no event falls between the two).
+            warmup_end = None;
+            let (_, counted) = period_since(shared, &control.baseline, now, now, now, true);
+            control.baseline = counted;
+            control.period_start = now;
+            control.measure_start = now;
+            shared.measuring_since.fetch_add(1, Release);
+        }
         if time_limit.is_some_and(|t| now >= t) {
             shared.time_up.store(true, Relaxed);
             // Release: a worker that sees the stop also sees why.
@@ -239,7 +272,7 @@ pub(super) fn supervise(
                     &control.baseline,
                     control.period_start,
                     now,
-                    start,
+                    control.measure_start,
                     true,
                 );
                 observer.checkpoint(c, &period);

@@ -132,11 +132,10 @@ impl<'a, E: Engine> Worker<'a, E> {
             shared,
             gate,
             observer,
-            recording,
             debug,
+            ..
         } = self.ctx;
         let tid = self.tid;
-        let c = self.counters;
         let stripe_draw = w.percentile > 0;
         let events_limit = w.events;
         // Lossless on 64-bit targets; on 32-bit ones too, because the block size
@@ -165,9 +164,25 @@ impl<'a, E: Engine> Worker<'a, E> {
             // The gate opens only after the clock is set.
             None => now_ns(),
         };
+        let mut epoch = 0;
         loop {
             if shared.failed.load(Relaxed) {
                 break;
+            }
+            // The warm-up is over: what was recorded so far is left out.
+            let now_epoch = shared.measuring_since.load(Acquire);
+            if now_epoch != epoch {
+                epoch = now_epoch;
+                self.hist = ThreadHistograms::default();
+                let mark = (self.counters.snapshot(), self.counters.histogram.snapshot());
+                if let Some(slot) = shared
+                    .measured_from
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get_mut(tid)
+                {
+                    *slot = Some(mark);
+                }
             }
             if shared.stop.load(Acquire) {
                 if shared.time_up.load(Relaxed) {
@@ -205,22 +220,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 fail(shared, f);
                 break;
             }
-            let service_ns = t1 - t0;
-            if recording.event_is_op {
-                self.hist
-                    .record(LatencyKind::of_transfer(req.op), service_ns);
-            } else {
-                self.hist.record(LatencyKind::Event, service_ns);
-            }
-            let event_ns = match arrival_ns {
-                Some(at) => {
-                    let response = t1.saturating_sub(at);
-                    self.hist.record(LatencyKind::Response, response);
-                    response
-                }
-                None => service_ns,
-            };
-            c.record_event(event_ns, recording.live_sysbench_histogram);
+            self.record(&req, t1 - t0, t1, arrival_ns);
             if stripe_draw {
                 // sysbench picks a histogram stripe with one draw per event; drawing
                 // too keeps offsets bit-exact with it.
@@ -234,6 +234,29 @@ impl<'a, E: Engine> Worker<'a, E> {
         }
         self.finish();
         self.done()
+    }
+
+    /// Record one finished event: its service time (and its response time
+    /// after the scheduled arrival of an open loop) in the histograms and
+    /// the counters the main thread reads.
+    fn record(&mut self, req: &Request, service_ns: u64, t1: u64, arrival_ns: Option<u64>) {
+        let recording = self.ctx.recording;
+        if recording.event_is_op {
+            self.hist
+                .record(LatencyKind::of_transfer(req.op), service_ns);
+        } else {
+            self.hist.record(LatencyKind::Event, service_ns);
+        }
+        let event_ns = match arrival_ns {
+            Some(at) => {
+                let response = t1.saturating_sub(at);
+                self.hist.record(LatencyKind::Response, response);
+                response
+            }
+            None => service_ns,
+        };
+        self.counters
+            .record_event(event_ns, recording.live_sysbench_histogram);
     }
 
     /// Wait for at least `min` queued completions and record them.
