@@ -109,9 +109,8 @@ fn every_command_prints_the_version() {
         (0, format!("tankbench {version}\n").as_str())
     );
     for path in every_command() {
-        // fileio keeps sysbench's parser, which has --version but no -V;
-        // quick's parser (cmd/fileio.rs) has neither yet.
-        if path == ["fileio"] || path == ["quick"] {
+        // fileio keeps sysbench's parser, which has --version but no -V.
+        if path == ["fileio"] {
             continue;
         }
         for flag in ["-V", "--version"] {

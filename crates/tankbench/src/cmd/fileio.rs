@@ -183,6 +183,8 @@ pub fn sysbench_main(args: Vec<OsString>) -> anyhow::Result<i32> {
 #[derive(Parser, Debug)]
 #[command(
     name = "tankbench quick",
+    display_name = "tankbench-quick",
+    version,
     about = "One-command storage benchmark in DIR (default: the current directory). \
              Makes its own scratch directory there and removes it afterwards."
 )]
