@@ -26,10 +26,13 @@
 //!    reduced χ² when the fit is worse than the noise.
 
 use fileio::options::{IoMode, RunSpec};
+use fileio::probe::{ProbeOp, ProbeResult, Transport};
 use fileio::result::{Environment, LatencyKey, ResultKind, RunResult};
 
+use crate::components::{LinkPath, LogDevice, Pool, LR_WRITE_BYTES};
+
 use crate::profile::{current_value, not_applicable, set_value, Fitted, Param, Profile};
-use crate::system::{DeviceSpec, SystemModel};
+use crate::system::{DeviceSpec, Protocol, SystemModel};
 use crate::{CalibrateError, SimError};
 
 /// Simulated seconds per run at most: long enough for two txg syncs at the
@@ -259,6 +262,17 @@ pub enum Outcome {
         value: Option<f64>,
         reason: String,
     },
+    /// Measured directly by a probe ([`ProbeParams`]), not fitted: the fit
+    /// of the other parameters starts from it and leaves it alone.
+    Probed {
+        value: f64,
+        /// 1σ, in the value's unit.
+        uncertainty: f64,
+        /// The system's value before the probe.
+        start: f64,
+        /// How the value follows from the probe's figures.
+        source: String,
+    },
 }
 
 /// Measured against predicted, one run.
@@ -282,6 +296,10 @@ pub struct Calibration {
     pub duplicates: usize,
     /// The system model with the fitted values applied.
     pub model: SystemModel,
+    /// The probe whose values were taken ([`calibrate_with_probe`]), its id.
+    pub probe: Option<String>,
+    /// What the probe measured that this system could not take, and why.
+    pub notes: Vec<String>,
 }
 
 pub(crate) const METHOD: &str = "Nelder-Mead in log space on ln(predicted/measured) of reads/s, writes/s, fsyncs/s and mean latency, weighted by each run's noise; uncertainty 1 sigma from the curvature (Gauss-Newton covariance, scaled by the reduced chi-square when above 1)";
@@ -761,6 +779,381 @@ pub fn calibrate_only(
         simulations: fitter.simulations,
         duplicates: copies.iter().map(|n| n - 1).sum(),
         model: best,
+        probe: None,
+        notes: Vec::new(),
+    })
+}
+
+/// The size of the probe's reads and writes (4 KiB, `fileio::probe`).
+const PROBE_WRITE_BYTES: u64 = 4096;
+
+/// How a probe's figures become parameters, for the profile's `method`.
+pub(crate) const PROBE_METHOD: &str = "link.rtt_ms = NULL less the link's own serialisation; server.cpu_us = GETATTR - NULL; commit_device.flush_ms = the stable 4 KiB write's commit time less the model's commit CPU and device write; means, 1 sigma the standard error of the means, at least 2 % of each";
+
+/// One parameter a probe measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbeValue {
+    pub param: Param,
+    pub value: f64,
+    /// 1σ, in the value's unit.
+    pub uncertainty: f64,
+    /// How it follows from the probe's figures, for the report.
+    pub source: String,
+}
+
+/// What a `tankbench probe` result fixes in a system model ([`probe_params`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbeParams {
+    pub id: String,
+    pub values: Vec<ProbeValue>,
+    /// What the probe measured that this system cannot take, and why.
+    pub notes: Vec<String>,
+}
+
+impl ProbeParams {
+    pub fn get(&self, p: Param) -> Option<&ProbeValue> {
+        self.values.iter().find(|v| v.param == p)
+    }
+}
+
+/// One probed operation's mean and its 1σ, ms: the standard error of the
+/// mean, but at least [`NOISE_FLOOR`] of it (as a run's noise: the spread
+/// from one probe to the next exceeds the within-probe error). `None` when
+/// the operation has no samples (an interrupted probe).
+fn probe_mean(probe: &ProbeResult, op: ProbeOp) -> Option<(f64, f64)> {
+    let o = probe.operation(op)?;
+    let l = &o.latency;
+    if l.count == 0 || !(l.mean_ms.is_finite() && l.mean_ms >= 0.0) {
+        return None;
+    }
+    let se = l.stddev_ms / (l.count as f64).sqrt();
+    let se = if se.is_finite() { se } else { 0.0 };
+    Some((l.mean_ms, se.max(NOISE_FLOOR * l.mean_ms)))
+}
+
+/// Time one message of `payload` bytes takes onto the system's link, ms (0
+/// without a link): the serialisation the model adds to a round trip itself.
+fn serialise_ms(sys: &crate::System, payload: u64) -> f64 {
+    sys.link.map_or(0.0, |link| {
+        let mut path = LinkPath::new(link, 0, sys.protocol.header_bytes());
+        path.send_up(0, payload) as f64 / 1e6
+    })
+}
+
+/// The commit device's time for the log block of one 4 KiB write, without
+/// its flush, ms: what the model adds to `flush_ms` for a small commit.
+fn log_write_without_flush_ms(model: &SystemModel) -> Result<f64, SimError> {
+    let mut m = model.clone();
+    set_value(&mut m, Param::CommitFlushMs, 0.0)?;
+    let sys = m.resolve()?;
+    let bytes = PROBE_WRITE_BYTES + LR_WRITE_BYTES;
+    let done = match &sys.log {
+        Some(log) => LogDevice::new(log, sys.disk_bytes, SIM_SEED).write_log_block(0, bytes),
+        None => Pool::new(
+            sys.shape,
+            &sys.disk,
+            sys.disk_bytes,
+            sys.recordsize,
+            SIM_SEED,
+        )
+        .write_log_block(0, bytes),
+    };
+    Ok(done as f64 / 1e6)
+}
+
+/// A probed value within `p`'s bounds, with a note when it had to be moved.
+fn within_bounds(p: Param, v: f64, source: &mut String) -> f64 {
+    let (lo, hi) = p.bounds();
+    if v < lo {
+        source.push_str(&format!(
+            ", raised to {} (the parameter's lower bound)",
+            fmt_num(lo)
+        ));
+        lo
+    } else if v > hi {
+        source.push_str(&format!(", cut to {} (its upper bound)", fmt_num(hi)));
+        hi
+    } else {
+        v
+    }
+}
+
+/// The parameters a probe measures directly, for `model` (docs/prediction.md,
+/// "A probe in the calibration"):
+///
+/// - `link.rtt_ms`: NULL, the round trip with no file system work, less the
+///   serialisation of its two header-only messages, which the model adds
+///   to every round trip itself (on the system's link). NFS only.
+/// - `server.cpu_us`: GETATTR − NULL, the server's work for the cheapest
+///   request with file system work; at least the parameter's lower bound
+///   (0.01 µs) when GETATTR is not slower. On a local directory, `stat`.
+/// - `commit_device.flush_ms`: the stable 4 KiB write's commit time — over
+///   NFS WRITE FILE_SYNC − GETATTR (the WRITE is a request like GETATTR
+///   plus its commit) less the 4 KiB payload's serialisation; on a local
+///   directory pwrite + fdatasync less two system calls (2 × `stat`) — less
+///   what the model itself puts into a commit besides the flush: the
+///   system's `server.commit_cpu_us` and the commit device's write of the
+///   log block. Only when the commit device is a flash model.
+///
+/// The probe's transport must be the system's: an NFS probe for an NFS
+/// client, a local directory for a local one. Anything else is refused
+/// (`id` names the probe), as is a probe that measured none of these.
+pub fn probe_params(
+    model: &SystemModel,
+    id: &str,
+    probe: &ProbeResult,
+) -> Result<ProbeParams, SimError> {
+    let nfs = probe_over_nfs(model, id, probe)?;
+    let sys = model.resolve()?;
+    let mut values = Vec::new();
+    let mut notes = Vec::new();
+    let us = |ms: f64| fmt_num(ms * 1e3);
+    let null = if nfs {
+        probe_mean(probe, ProbeOp::Null)
+    } else {
+        Some((0.0, 0.0))
+    };
+    let getattr = probe_mean(probe, ProbeOp::Getattr);
+    if nfs {
+        match null {
+            Some((n, sn)) => {
+                let wire = 2.0 * serialise_ms(&sys, 0);
+                let mut source = format!(
+                    "NULL {} µs less 2 x {} µs serialisation",
+                    us(n),
+                    us(wire / 2.0)
+                );
+                let value = within_bounds(Param::RttMs, n - wire, &mut source);
+                values.push(ProbeValue {
+                    param: Param::RttMs,
+                    value,
+                    uncertainty: sn,
+                    source,
+                });
+            }
+            None => notes.push("link.rtt_ms not taken: the probe has no NULL samples".into()),
+        }
+    }
+    match (null, getattr) {
+        (Some((n, sn)), Some((g, sg))) => {
+            let mut source = if nfs {
+                format!("GETATTR {} - NULL {} µs", us(g), us(n))
+            } else {
+                format!("stat {} µs", us(g))
+            };
+            let value = within_bounds(Param::ServerCpuUs, (g - n) * 1e3, &mut source);
+            values.push(ProbeValue {
+                param: Param::ServerCpuUs,
+                value,
+                uncertainty: sg.hypot(sn) * 1e3,
+                source,
+            });
+        }
+        _ => {
+            notes.push("server.cpu_us not taken: the probe has no GETATTR (or NULL) samples".into())
+        }
+    }
+    let stable = probe_mean(probe, ProbeOp::StableWrite4k);
+    match (
+        stable,
+        getattr,
+        not_applicable(model, Param::CommitFlushMs)?,
+    ) {
+        (_, _, Some(why)) => notes.push(format!("commit_device.flush_ms not taken: {why}")),
+        (Some(w), Some(g), None) => values.push(probe_flush(model, &sys, nfs, w, g)?),
+        _ => notes.push(
+            "commit_device.flush_ms not taken: the probe has no stable write (or GETATTR) samples"
+                .into(),
+        ),
+    }
+    if values.is_empty() {
+        return Err(SimError::Measurement {
+            id: id.to_string(),
+            reason: format!(
+                "the probe measured nothing this system takes ({})",
+                notes.join("; ")
+            ),
+        });
+    }
+    Ok(ProbeParams {
+        id: id.to_string(),
+        values,
+        notes,
+    })
+}
+
+/// Whether the probe went over NFS, once its transport is checked against
+/// the system's client (see [`probe_params`]).
+fn probe_over_nfs(model: &SystemModel, id: &str, probe: &ProbeResult) -> Result<bool, SimError> {
+    let protocol = model.client.protocol;
+    let reason = match probe.transport {
+        Transport::Nfs3 if protocol.is_nfs() => return Ok(true),
+        Transport::Local if protocol == Protocol::Local => return Ok(false),
+        Transport::Nfs3 => format!(
+            "a probe over NFS (transport nfs3), but the system's client is {}: \
+             a probe describes a system over the protocol it used (give the NFS system with --system)",
+            protocol.name()
+        ),
+        Transport::Local => format!(
+            "a probe of a local directory (transport local), but the system's client is {}: \
+             probe the export itself (tankbench probe nfs://HOST/EXPORT)",
+            protocol.name()
+        ),
+    };
+    Err(SimError::Measurement {
+        id: id.to_string(),
+        reason,
+    })
+}
+
+/// The commit device's flush from the probe's stable 4 KiB write `w` and
+/// GETATTR `g` (means and 1σ, ms; see [`probe_params`]).
+fn probe_flush(
+    model: &SystemModel,
+    sys: &crate::System,
+    nfs: bool,
+    (w, sw): (f64, f64),
+    (g, sg): (f64, f64),
+) -> Result<ProbeValue, SimError> {
+    let us = |ms: f64| fmt_num(ms * 1e3);
+    let (commit, sigma, how) = if nfs {
+        let wire = serialise_ms(sys, PROBE_WRITE_BYTES) - serialise_ms(sys, 0);
+        (
+            w - g - wire,
+            sw.hypot(sg),
+            format!(
+                "WRITE FILE_SYNC {} - GETATTR {} - 4 KiB serialisation {} µs",
+                us(w),
+                us(g),
+                us(wire)
+            ),
+        )
+    } else {
+        (
+            w - 2.0 * g,
+            sw.hypot(2.0 * sg),
+            format!("pwrite + fdatasync {} - 2 x stat {} µs", us(w), us(g)),
+        )
+    };
+    let commit_cpu = sys.commit_cpu_ns as f64 / 1e6;
+    let device = log_write_without_flush_ms(model)?;
+    let mut source = format!(
+        "commit {} µs ({how}) less commit CPU {} and log block write {} µs",
+        us(commit),
+        us(commit_cpu),
+        us(device)
+    );
+    let value = within_bounds(
+        Param::CommitFlushMs,
+        commit - commit_cpu - device,
+        &mut source,
+    );
+    Ok(ProbeValue {
+        param: Param::CommitFlushMs,
+        value,
+        uncertainty: sigma,
+        source,
+    })
+}
+
+/// [`calibrate_only`] after a probe: the probe's values are set first and
+/// kept (reported as from the probe, saved with the probe's uncertainty,
+/// which narrows their ranges in an interval), and only the other `params`
+/// are fitted to `runs`. With no runs, or nothing left to fit, the
+/// calibration is the probe's values alone.
+pub fn calibrate_with_probe(
+    model: &SystemModel,
+    probe: Option<&ProbeParams>,
+    runs: &[Measurement],
+    params: &[Param],
+) -> Result<Calibration, SimError> {
+    let Some(probe) = probe else {
+        return calibrate_only(model, runs, params);
+    };
+    let mut fixed = model.clone();
+    for v in &probe.values {
+        set_value(&mut fixed, v.param, v.value)?;
+    }
+    fixed.resolve()?;
+    let rest: Vec<Param> = params
+        .iter()
+        .copied()
+        .filter(|p| probe.get(*p).is_none())
+        .collect();
+    let mut c = if runs.is_empty() || rest.is_empty() {
+        let reason = if runs.is_empty() {
+            "not fitted: no measured runs given"
+        } else {
+            "not fitted: left out of the parameters to fit"
+        };
+        fixed_only(&fixed, runs, reason)?
+    } else {
+        calibrate_only(&fixed, runs, &rest)?
+    };
+    for v in &probe.values {
+        let o = Outcome::Probed {
+            value: v.value,
+            uncertainty: v.uncertainty,
+            start: current_value(model, v.param)?.unwrap_or(0.0),
+            source: v.source.clone(),
+        };
+        match c.params.iter_mut().find(|(p, _)| *p == v.param) {
+            Some(slot) => slot.1 = o,
+            None => c.params.push((v.param, o)),
+        }
+    }
+    c.params.sort_by_key(|(p, _)| *p);
+    c.probe = Some(probe.id.clone());
+    c.notes.clone_from(&probe.notes);
+    Ok(c)
+}
+
+/// A calibration that fits nothing: every parameter keeps `model`'s value
+/// (`reason` says why), and the runs, if any, are compared with it.
+fn fixed_only(
+    model: &SystemModel,
+    runs: &[Measurement],
+    reason: &str,
+) -> Result<Calibration, SimError> {
+    let sys = model.resolve()?;
+    let mut params = Vec::new();
+    for p in Param::ALL {
+        let o = match not_applicable(model, p)? {
+            Some(why) => Outcome::NotIdentified {
+                value: None,
+                reason: format!("does not apply: {why}"),
+            },
+            None => Outcome::NotIdentified {
+                value: current_value(model, p)?,
+                reason: reason.to_string(),
+            },
+        };
+        params.push((p, o));
+    }
+    let (fits, chi2, simulations, duplicates) = if runs.is_empty() {
+        (Vec::new(), 0.0, 0, 0)
+    } else {
+        let (distinct, copies) = distinct_runs(runs)?;
+        let mut fitter = Fitter::new(&distinct, &copies, &[]);
+        let chi2 = fitter.chi2(model)?;
+        let fits = fitter.run_fits(model)?;
+        (
+            fits,
+            chi2,
+            fitter.simulations,
+            copies.iter().map(|n| n - 1).sum(),
+        )
+    };
+    Ok(Calibration {
+        system: sys.name,
+        params,
+        runs: fits,
+        chi2,
+        simulations,
+        duplicates,
+        model: model.clone(),
+        probe: None,
+        notes: Vec::new(),
     })
 }
 
@@ -928,15 +1321,54 @@ impl Calibration {
                         },
                     );
                 }
+                Outcome::Probed {
+                    value, uncertainty, ..
+                } => {
+                    parameters.insert(
+                        p.name().to_string(),
+                        Fitted {
+                            value: *value,
+                            uncertainty: *uncertainty,
+                        },
+                    );
+                }
                 Outcome::NotIdentified { .. } => not_identified.push(p.name().to_string()),
             }
         }
+        let probed: Vec<&str> = self
+            .params
+            .iter()
+            .filter(|(_, o)| matches!(o, Outcome::Probed { .. }))
+            .map(|(p, _)| p.name())
+            .collect();
+        let method = match &self.probe {
+            Some(id) if !probed.is_empty() => format!(
+                "{} from the probe {id} ({PROBE_METHOD}); the rest: {METHOD}",
+                probed.join(", ")
+            ),
+            _ => METHOD.to_string(),
+        };
         Profile {
             system: self.system.clone(),
-            method: METHOD.to_string(),
+            method,
             runs: self.runs.iter().map(|r| r.id.clone()).collect(),
             not_identified,
             parameters,
+        }
+    }
+
+    /// The report's lines about the probe, if one was given.
+    fn probe_header(&self, s: &mut String) {
+        use std::fmt::Write as _;
+        if let Some(id) = &self.probe {
+            let _ = writeln!(
+                s,
+                "Probe {id}: the values marked \"from the probe\" are its measurements, not fitted"
+            );
+            for n in &self.notes {
+                let _ = writeln!(s, "  note: {n}");
+            }
+            s.push('\n');
         }
     }
 
@@ -959,6 +1391,7 @@ impl Calibration {
             },
             self.simulations
         );
+        self.probe_header(&mut s);
         let _ = writeln!(
             s,
             "{:<26} {:>12} {:>12} {:>12}  status",
@@ -981,6 +1414,21 @@ impl Calibration {
                         p.describe()
                     );
                 }
+                Outcome::Probed {
+                    value,
+                    uncertainty,
+                    start,
+                    source,
+                } => {
+                    let _ = writeln!(
+                        s,
+                        "{:<26} {:>12} {:>12} {:>12}  from the probe: {source}",
+                        p.name(),
+                        fmt_num(*value),
+                        fmt_num(*uncertainty),
+                        fmt_num(*start),
+                    );
+                }
                 Outcome::NotIdentified { value, reason } => {
                     let v = value.map_or_else(|| "-".to_string(), fmt_num);
                     let _ = writeln!(
@@ -993,6 +1441,10 @@ impl Calibration {
                     );
                 }
             }
+        }
+        if self.runs.is_empty() {
+            let _ = writeln!(s, "\nNo measured runs: nothing fitted.");
+            return s;
         }
         let _ = writeln!(s, "\nResiduals (measured -> predicted, error):");
         for r in &self.runs {

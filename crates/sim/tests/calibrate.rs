@@ -228,3 +228,207 @@ fn the_measured_workload_is_what_is_simulated() {
     let names: Vec<_> = m.observed.iter().map(|(k, _)| k.name()).collect();
     assert_eq!(names, ["reads/s", "writes/s", "fsyncs/s", "latency ms"]);
 }
+
+// A probe in the calibration: recorded `tankbench probe` results
+// (tests/data/README.md) fix the parameters they measure directly.
+
+use fileio::probe::{ProbeOp, ProbeResult};
+use fileio::result::LatencyKey;
+use sim::calibrate::{calibrate_with_probe, probe_params, ProbeParams};
+
+fn probe(name: &str) -> ProbeResult {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
+    ProbeResult::from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn probe_mean_ms(p: &ProbeResult, op: ProbeOp) -> f64 {
+    p.operation(op).expect("probed").latency.mean_ms
+}
+
+fn probed(c: &sim::calibrate::Calibration, p: Param) -> f64 {
+    match outcome(c, p) {
+        Outcome::Probed { value, .. } => *value,
+        other => panic!("{p:?} not from the probe: {other:?}\n{}", c.report()),
+    }
+}
+
+/// What the model the probe's values were set in predicts for `extra`,
+/// the mean of `key`, ms.
+fn predicted_mean_ms(m: &SystemModel, extra: &[&str], key: LatencyKey) -> f64 {
+    simulate(&spec(extra), m).unwrap().latency[&key].mean_ms
+}
+
+#[test]
+fn a_local_probe_fixes_the_cpu_and_the_flush_so_its_sync_write_is_reproduced() {
+    let p = probe("probe-local-ext4.json");
+    let pp: ProbeParams = probe_params(&model(), "probe.json", &p).unwrap();
+    // A local directory has no NULL: no round trip, and the CPU per
+    // request is the stat.
+    assert!(pp.get(Param::RttMs).is_none());
+    let stat = probe_mean_ms(&p, ProbeOp::Getattr);
+    let cpu = pp.get(Param::ServerCpuUs).unwrap();
+    assert!((cpu.value - stat * 1e3).abs() < 1e-9, "{cpu:?}");
+    assert!(
+        cpu.uncertainty > 0.0 && cpu.uncertainty < cpu.value,
+        "{cpu:?}"
+    );
+    let c = calibrate_with_probe(&model(), Some(&pp), &[], &Param::ALL).unwrap();
+    assert!((probed(&c, Param::ServerCpuUs) - cpu.value).abs() < 1e-12);
+    let flush = probed(&c, Param::CommitFlushMs);
+    assert!(flush > 3.0 && flush < 4.0, "{}", c.report());
+    // The check that matters: one writer with an fsync after each 4 KiB
+    // write is the probe's pwrite + fdatasync, and the model with the
+    // probe's values predicts its latency (the flush absorbed what the
+    // model's commit CPU and device write do not explain). Within 3 %: the
+    // CPU and commit CPU are exponentially distributed around their means.
+    let sync_write = probe_mean_ms(&p, ProbeOp::StableWrite4k);
+    let event = predicted_mean_ms(&c.model, &WRITE_FSYNC, LatencyKey::Event);
+    assert!(
+        (event / sync_write - 1.0).abs() < 0.03,
+        "predicted {event} ms, probed {sync_write} ms\n{}",
+        c.report()
+    );
+    // The report and the profile say where the values came from.
+    let report = c.report();
+    for line in ["server.cpu_us", "commit_device.flush_ms"] {
+        let l = report
+            .lines()
+            .find(|l| l.starts_with(line))
+            .unwrap_or_else(|| panic!("{report}"));
+        assert!(l.contains("from the probe: "), "{l}");
+    }
+    assert!(report.contains("Probe probe.json"), "{report}");
+    let profile = c.profile();
+    assert_eq!(profile.parameters.len(), 2, "{profile:?}");
+    assert!(
+        profile.method.contains("from the probe probe.json"),
+        "{}",
+        profile.method
+    );
+    // The profile narrows the ranges an interval samples to ±2σ.
+    let wide = sim::uncertainty::spans(&c.model, None).unwrap();
+    let narrow = sim::uncertainty::spans(&c.model, Some(&profile)).unwrap();
+    let span = |s: &[sim::uncertainty::Span]| {
+        let s = s.iter().find(|s| s.param == Param::ServerCpuUs).unwrap();
+        (s.low, s.high)
+    };
+    let ((wl, wh), (nl, nh)) = (span(&wide), span(&narrow));
+    assert!(
+        nl >= cpu.value - 2.0 * cpu.uncertainty - 1e-12
+            && nh <= cpu.value + 2.0 * cpu.uncertainty + 1e-12
+    );
+    assert!(nh - nl < wh - wl, "{nl}-{nh} vs {wl}-{wh}");
+}
+
+/// Linux NFS over 10G, every WRITE stable, a log device: the probe's
+/// stable WRITE is one request of the model's.
+const NFS_STABLE: &str = r#"
+name = "nas"
+log = "ssd-sata"
+[client]
+protocol = "linux-nfs"
+stable_writes = true
+cpu_us = 0.0
+page_cache = "0"
+[link]
+link = "10G"
+[server]
+ram = "4G"
+[pool]
+layout = "1xmirror-2"
+disk = "ssd-sata"
+recordsize = "4K"
+"#;
+
+#[test]
+fn an_nfs_probe_fixes_the_round_trip_cpu_and_flush_so_its_stable_write_is_reproduced() {
+    let m = SystemModel::from_toml(NFS_STABLE).unwrap();
+    let p = probe("probe-nfs-ganesha.json");
+    let pp = probe_params(&m, "nfs.json", &p).unwrap();
+    let (null, getattr) = (
+        probe_mean_ms(&p, ProbeOp::Null),
+        probe_mean_ms(&p, ProbeOp::Getattr),
+    );
+    // NULL less the two header-only messages' serialisation at 10 Gbit/s
+    // (224 bytes each on the wire: 0.18 µs), GETATTR − NULL.
+    let rtt = pp.get(Param::RttMs).unwrap().value;
+    assert!(rtt < null && rtt > null - 0.001, "{rtt} vs NULL {null}");
+    let cpu = pp.get(Param::ServerCpuUs).unwrap().value;
+    assert!(((getattr - null) * 1e3 - cpu).abs() < 1e-9, "{cpu}");
+    let c = calibrate_with_probe(&m, Some(&pp), &[], &Param::ALL).unwrap();
+    // One writer of 4 KiB, no fsync: each write is a FILE_SYNC WRITE, the
+    // probe's stable write; its mean latency is reproduced within 3 %.
+    let write = predicted_mean_ms(
+        &c.model,
+        &[
+            "--file-test-mode=rndwr",
+            "--file-fsync-freq=0",
+            "--threads=1",
+            "--events=3000",
+        ],
+        LatencyKey::Write,
+    );
+    let stable = probe_mean_ms(&p, ProbeOp::StableWrite4k);
+    assert!(
+        (write / stable - 1.0).abs() < 0.03,
+        "predicted {write} ms, probed {stable} ms\n{}",
+        c.report()
+    );
+}
+
+#[test]
+fn the_fit_leaves_the_probed_values_alone_and_fits_the_rest() {
+    let p = probe("probe-local-ext4.json");
+    let pp = probe_params(&model(), "probe.json", &p).unwrap();
+    // The truth: the probe's values, and 20 µs of client CPU per request
+    // (the model says 0), which cached reads show.
+    let mut truth = model();
+    for v in &pp.values {
+        set_value(&mut truth, v.param, v.value).unwrap();
+    }
+    set_value(&mut truth, Param::ClientCpuUs, 20.0).unwrap();
+    let runs = [
+        measurement("wr", &measured(&truth, &WRITE_FSYNC)),
+        measurement("rd", &measured(&truth, &READ)),
+    ];
+    let c = calibrate_with_probe(&model(), Some(&pp), &runs, &Param::ALL).unwrap();
+    for v in &pp.values {
+        // Exactly the probe's value: nothing moved it.
+        assert!(probed(&c, v.param).to_bits() == v.value.to_bits(), "{v:?}");
+        // Read back through the resolved system: nanosecond rounding.
+        let now = current_value(&c.model, v.param).unwrap().unwrap();
+        assert!((now / v.value - 1.0).abs() < 1e-6, "{v:?}: {now}");
+    }
+    let client = fitted(outcome(&c, Param::ClientCpuUs));
+    assert!((client / 20.0 - 1.0).abs() < 0.05, "{}", c.report());
+    for run in &c.runs {
+        for &(m, measured, predicted) in &run.rows {
+            assert!(
+                (predicted / measured - 1.0).abs() < 0.03,
+                "{} {}: {measured} vs {predicted}\n{}",
+                run.id,
+                m.name(),
+                c.report()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_probe_over_another_transport_than_the_systems_is_refused() {
+    let e = probe_params(&model(), "nfs.json", &probe("probe-nfs-ganesha.json"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("nfs.json: a probe over NFS (transport nfs3)"),
+        "{e}"
+    );
+    let nfs = SystemModel::from_toml(NFS_STABLE).unwrap();
+    let e = probe_params(&nfs, "local.json", &probe("probe-local-ext4.json"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("probe the export itself"), "{e}");
+    assert_eq!(e.lines().count(), 1);
+}

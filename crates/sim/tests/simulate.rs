@@ -739,3 +739,201 @@ fn a_slow_log_device_is_named_as_the_bottleneck() {
         .expect("utilisation note");
     assert!(note.message.contains("log device"), "{}", note.message);
 }
+
+// A log device measured by `tankbench slog` (tests/data/README.md says how
+// each fixture was recorded).
+
+fn data_dir() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+}
+
+/// fileio on the server itself with no cost but the log device's: no CPU
+/// per request or per commit, a pool that adds no latency, and the
+/// measured device `slog` (a file in tests/data) as log.
+fn on_measured_log(slog: &str) -> SystemModel {
+    let text = format!(
+        "name = \"measured\"\nlog = {{ measured = \"{slog}\" }}\n[server]\ncpu_us = 0.0\ncommit_cpu_us = 0.0\n[pool]\nlayout = \"1xstripe\"\ndisk = \"none\"\n"
+    );
+    SystemModel::from_toml_in(&text, &data_dir()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The fixture's mean latency of one `size`-byte write + flush, ms.
+fn slog_mean_ms(slog: &str, size: u64) -> f64 {
+    let text = std::fs::read_to_string(data_dir().join(slog)).unwrap();
+    let r = fileio::slog::SlogResult::from_json(&text).unwrap();
+    r.sizes
+        .iter()
+        .find(|s| s.size_bytes == size)
+        .map(|s| s.latency.mean_ms)
+        .unwrap_or_else(|| panic!("{slog} has no {size}-byte size"))
+}
+
+const ONE_SYNC_WRITER: [&str; 4] = [
+    "--file-test-mode=rndwr",
+    "--file-block-size=4096",
+    "--file-fsync-all",
+    "--threads=1",
+];
+
+#[test]
+fn a_measured_log_device_commits_in_its_measured_4k_latency() {
+    // One writer, an fsync after each 4 KiB write, nothing else costing
+    // time: each fsync is one log block on the measured device. The block
+    // is the write's 4,096 bytes plus its 184-byte record, 8 KiB on the
+    // device, so the prediction is the 4 KiB latency plus the fitted
+    // transfer of 4 KiB more: on this disk, whose latency is flat over the
+    // sizes, within 3 % of the measured 4 KiB write + flush.
+    let mut words = ONE_SYNC_WRITER.to_vec();
+    words.push("--time=2");
+    let r = simulate(&spec(&words), &on_measured_log("slog-vm-disk.json")).unwrap();
+    let fsync = r.latency[&LatencyKey::Fsync].mean_ms;
+    let measured = slog_mean_ms("slog-vm-disk.json", 4096);
+    assert!(
+        (fsync / measured - 1.0).abs() < 0.03,
+        "simulated commit {fsync} ms, measured 4 KiB write + flush {measured} ms"
+    );
+    // And the model is the mapping's line: 8 KiB at the fitted rate plus
+    // the fixed cost, within the latency histogram's resolution (three
+    // significant digits: 2 µs buckets at 3.7 ms).
+    let line = log_block_ms(&on_measured_log("slog-vm-disk.json"));
+    assert!((fsync / line - 1.0).abs() < 1e-3, "{fsync} vs {line}");
+}
+
+#[test]
+fn a_slower_measured_log_device_predicts_fewer_writes() {
+    // tmpfs (fdatasync does nothing) against the virtual disk (~4 ms a
+    // flush): the same workload, the device the only difference.
+    let mut words = ONE_SYNC_WRITER.to_vec();
+    words.push("--events=2000");
+    let s = spec(&words);
+    let fast = simulate(&s, &on_measured_log("slog-tmpfs.json")).unwrap();
+    let slow = simulate(&s, &on_measured_log("slog-vm-disk.json")).unwrap();
+    let (wf, ws) = (fast.rates.writes_per_s, slow.rates.writes_per_s);
+    assert!(ws < wf, "slow device {ws} writes/s, fast {wf}");
+    // One write per commit and nothing else costing time: the writes a
+    // second are in the inverse ratio of the two devices' 8 KiB log block
+    // times (from the mapped models: the latency summaries' histogram
+    // cannot resolve the fast device's 1.5 µs).
+    let (lf, ls) = (
+        log_block_ms(&on_measured_log("slog-tmpfs.json")),
+        log_block_ms(&on_measured_log("slog-vm-disk.json")),
+    );
+    assert!(
+        ((wf / ws) / (ls / lf) - 1.0).abs() < 0.01,
+        "{wf}/{ws} against {ls}/{lf}"
+    );
+    assert!(ws * 100.0 < wf, "{ws} vs {wf}");
+}
+
+/// The time of one 8 KiB log block (a 4 KiB write's) on a measured log
+/// device's mapped flash model, ms.
+fn log_block_ms(m: &SystemModel) -> f64 {
+    let Some(sim::system::DeviceSpec::Model(zfs_model::diskmodel::ModelParams::Flash(f))) = &m.log
+    else {
+        panic!("a measured log device is a flash model: {:?}", m.log);
+    };
+    f.flush_ms + 8192.0 / (f.write_mb_s * 1e3)
+}
+
+#[test]
+fn a_measured_log_device_that_cannot_be_read_is_one_line_naming_it() {
+    let dir = data_dir();
+    let with = |log: &str, dir: &std::path::Path| {
+        SystemModel::from_toml_in(&format!("log = {log}\n"), dir)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    };
+    for (log, at, what) in [
+        (
+            "{ measured = \"missing.json\" }",
+            dir.clone(),
+            "missing.json: No such file",
+        ),
+        // Relative to the directory given, not the process's.
+        (
+            "{ measured = \"slog-vm-disk.json\" }",
+            dir.join("elsewhere"),
+            "elsewhere/slog-vm-disk.json: No such file",
+        ),
+        (
+            "{ measured = \"probe-local-ext4.json\" }",
+            dir.clone(),
+            "probe-local-ext4.json: not a `tankbench slog` result (its kind is \"tankbench.probe\")",
+        ),
+        (
+            "{ measured = \"README.md\" }",
+            dir.clone(),
+            "README.md: not a readable `tankbench slog` result",
+        ),
+        (
+            "{ measured = \"slog-one-size.json\" }",
+            dir.clone(),
+            "slog-one-size.json: 1 write size of 4 KiB or more measured; a log device needs at least 2",
+        ),
+        ("{ measured = 3 }", dir.clone(), "log.measured: must be the path"),
+        (
+            "{ measured = \"slog-vm-disk.json\", kind = \"flash\" }",
+            dir.clone(),
+            "log: a measured log device takes only `measured`",
+        ),
+    ] {
+        let e = with(log, &at);
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains(what), "{log}: {e}");
+        if what.contains(".json") {
+            assert!(e.contains("log.measured: "), "{e}");
+        }
+    }
+}
+
+#[test]
+fn a_measured_log_device_reads_back_as_the_same_system() {
+    // The model holds the mapped flash parameters: written out and read
+    // again (no file needed any more) it is the same system.
+    let m = on_measured_log("slog-vm-disk.json");
+    let back = SystemModel::from_toml(&m.to_toml().unwrap()).unwrap();
+    assert_eq!(back, m);
+    assert_eq!(back.resolve().unwrap(), m.resolve().unwrap());
+}
+
+#[test]
+fn a_measured_log_device_in_a_text_without_a_file_is_relative_to_the_current_directory() {
+    // `from_toml` and a matrix's cells (built from the base as a TOML
+    // value) have no file to be relative to: the process's directory,
+    // here the crate's (cargo runs tests there).
+    let text = "log = { measured = \"tests/data/slog-vm-disk.json\" }\n";
+    let m = SystemModel::from_toml(text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m, on_measured_log_text(text));
+    let spec = sim::matrix::MatrixSpec::from_system_text(
+        text,
+        vec!["--file-test-mode=rndwr".into()],
+        &[("layout", vec!["1xmirror-2".into(), "2xmirror-2".into()])],
+        100,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    for cell in spec.cells().unwrap() {
+        assert_eq!(cell.system.log, m.log, "{:?}", cell.choices);
+    }
+    // The same refusal, naming the field and the file, from a cell.
+    let Err(e) = sim::matrix::MatrixSpec::from_system_text(
+        "log = { measured = \"tests/data/gone.json\" }\n",
+        vec!["--file-test-mode=rndwr".into()],
+        &[("layout", vec!["1xmirror-2".into()])],
+        100,
+    ) else {
+        panic!("a missing measurement was accepted");
+    };
+    let e = e.to_string();
+    assert!(
+        e.contains("log.measured: tests/data/gone.json: No such file"),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), 1, "{e}");
+}
+
+/// `text` read with the fixtures' directory given explicitly.
+fn on_measured_log_text(text: &str) -> SystemModel {
+    let text = text.replace("tests/data/", "");
+    SystemModel::from_toml_in(&text, &data_dir()).unwrap()
+}

@@ -320,3 +320,164 @@ fn a_fifo_as_system_or_profile_is_refused_at_once() {
         "--system /dev/zero: a character device",
     );
 }
+
+// A `tankbench probe` result among the RESULTS, and a `tankbench slog`
+// result as a system's log device: recorded fixtures of the sim crate
+// (crates/sim/tests/data/README.md).
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../sim/tests/data")
+        .join(name)
+}
+
+/// Copy a fixture into `dir` as `name`.
+fn copy_fixture(dir: &Path, fixture_name: &str, name: &str) {
+    std::fs::copy(fixture(fixture_name), dir.join(name)).expect("copy fixture");
+}
+
+/// The status column of `param`'s line in a calibration report.
+fn status_of<'a>(report: &'a str, param: &str) -> &'a str {
+    report
+        .lines()
+        .find(|l| l.starts_with(param))
+        .unwrap_or_else(|| panic!("no {param} line:\n{report}"))
+}
+
+#[test]
+fn a_probe_among_the_results_fixes_what_it_measures_and_the_profile_keeps_it() {
+    let d = scratch();
+    fake_measurement(d.path(), "m.json", 3.0);
+    // Named like a run: told apart by its content.
+    copy_fixture(d.path(), "probe-local-ext4.json", "run-7.json");
+    let r = calibrate(
+        d.path(),
+        &["--save-profile", "p.toml", "run-7.json", "m.json"],
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("Probe run-7.json:"), "{}", r.stdout);
+    assert!(r.stdout.contains("on 1 measured run"), "{}", r.stdout);
+    for p in ["server.cpu_us", "commit_device.flush_ms"] {
+        assert!(
+            status_of(&r.stdout, p).contains("from the probe: "),
+            "{p}:\n{}",
+            r.stdout
+        );
+    }
+    // Local: the probe has no round trip to give.
+    assert!(status_of(&r.stdout, "link.rtt_ms").contains("does not apply"));
+    let text = std::fs::read_to_string(d.path().join("p.toml")).expect("profile");
+    for part in [
+        "[parameters.\"server.cpu_us\"]",
+        "[parameters.\"commit_device.flush_ms\"]",
+        "from the probe run-7.json",
+    ] {
+        assert!(text.contains(part), "{part}:\n{text}");
+    }
+    // The saved profile is one `simulate --profile` takes.
+    let predicted = predict(d.path(), &["--profile", "p.toml"]);
+    assert!(predicted["rates"]["writes_per_s"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn a_probe_alone_calibrates_and_other_documents_are_refused_in_one_line() {
+    let d = scratch();
+    copy_fixture(d.path(), "probe-local-ext4.json", "probe.json");
+    copy_fixture(d.path(), "probe-local-ext4.json", "again.json");
+    copy_fixture(d.path(), "probe-nfs-ganesha.json", "nfs.json");
+    copy_fixture(d.path(), "slog-vm-disk.json", "slog.json");
+    let r = calibrate(d.path(), &["probe.json"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("No measured runs: nothing fitted."),
+        "{}",
+        r.stdout
+    );
+    assert!(status_of(&r.stdout, "client.cpu_us").contains("no measured runs given"));
+    // Without --system: this machine as a local system, which a local
+    // probe fits.
+    let sys_less = tb(d.path(), &["simulate", "calibrate", "probe.json"]);
+    assert_eq!(sys_less.code, 0, "{}", sys_less.stderr);
+    let before = listing(d.path());
+    for (args, what) in [
+        (
+            vec!["--save-profile", "p.toml", "probe.json", "again.json"],
+            "again.json: a second probe result (probe.json is the first)",
+        ),
+        (
+            vec!["--save-profile", "p.toml", "nfs.json"],
+            "nfs.json: a probe over NFS (transport nfs3), but the system's client is local",
+        ),
+        (
+            vec!["--save-profile", "p.toml", "slog.json"],
+            "slog.json: a `tankbench slog` result, not a run or a probe",
+        ),
+    ] {
+        let r = calibrate(d.path(), &args);
+        refused(&r, d.path(), &before, what);
+    }
+}
+
+/// A local system whose log device is the measured `slog`, beside it.
+fn measured_system(dir: &Path, slog: &str) -> String {
+    let text = format!(
+        "name = \"measured\"\nlog = {{ measured = \"{slog}\" }}\n[server]\ncpu_us = 1.0\ncommit_cpu_us = 0.0\n[pool]\nlayout = \"1xstripe\"\ndisk = \"ssd-sata\"\nrecordsize = \"4K\"\n"
+    );
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("measured.toml"), text).unwrap();
+    "sys/measured.toml".to_string()
+}
+
+#[test]
+fn a_measured_log_device_is_read_relative_to_the_system_file() {
+    let d = scratch();
+    let sys_dir = d.path().join("sys");
+    let sys = measured_system(&sys_dir, "slog.json");
+    copy_fixture(&sys_dir, "slog-vm-disk.json", "slog.json");
+    copy_fixture(d.path(), "probe-local-ext4.json", "probe.json");
+    // The system file is in sys/, the command runs in its parent: the
+    // measurement is found beside the system file. Its mapped flush is the
+    // commit device's flush the probe then fixes.
+    let r = tb(
+        d.path(),
+        &["simulate", "calibrate", "--system", &sys, "probe.json"],
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let before_flush = status_of(&r.stdout, "commit_device.flush_ms")
+        .split_whitespace()
+        .nth(3)
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("{}", r.stdout));
+    // The measured device's fixed cost: its 4 KiB write + flush (3.7 ms)
+    // less the transfer of 4 KiB.
+    assert!(
+        (3.6..3.8).contains(&before_flush),
+        "{before_flush}\n{}",
+        r.stdout
+    );
+    // A prediction on it, run from the system file's own directory.
+    let mut args = vec!["simulate", "--system", "measured.toml", "--"];
+    args.extend_from_slice(&WORKLOAD);
+    args.extend_from_slice(&["--format=json", "run"]);
+    let p = tb(&sys_dir, &args);
+    assert_eq!(p.code, 0, "{}", p.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&p.stdout).unwrap();
+    let w = doc["rates"]["writes_per_s"].as_f64().unwrap();
+    // One writer, each 4 KiB write followed by a ~3.7 ms commit.
+    assert!(w > 200.0 && w < 300.0, "{w}");
+    // A missing measurement: one line naming the field and the file.
+    let d2 = scratch();
+    let sys = measured_system(&d2.path().join("sys"), "gone.json");
+    copy_fixture(d2.path(), "probe-local-ext4.json", "probe.json");
+    let before = listing(d2.path());
+    let r = tb(
+        d2.path(),
+        &["simulate", "calibrate", "--system", &sys, "probe.json"],
+    );
+    refused(
+        &r,
+        d2.path(),
+        &before,
+        "log.measured: sys/gone.json: No such file",
+    );
+}

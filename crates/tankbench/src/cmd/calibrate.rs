@@ -1,19 +1,23 @@
 //! `tankbench simulate calibrate`: fit a system model's uncertain parameters
-//! to measured runs (the `sim::calibrate` library) and save them as a profile
+//! to measured runs (the `sim::calibrate` library), after taking the ones a
+//! `tankbench probe` result measures directly, and save them as a profile
 //! that `tankbench simulate --profile` applies.
 
 use clap::Args;
-use fileio::result::{ResultKind, RunResult};
+use fileio::probe::ProbeResult;
+use fileio::result::{Environment, ResultKind, RunResult};
 use report::atomic::{check_new_file, write_atomically, Existing};
 use report::store::{load_dir, load_file};
-use sim::calibrate::{calibrate_only, local_model, Measurement};
+use sim::calibrate::{calibrate_with_probe, local_model, probe_params, Measurement};
 use sim::profile::{apply_profile, Param, Profile};
 use sim::SystemModel;
 use std::path::{Path, PathBuf};
 
 /// Fit a system's uncertain parameters to measured runs
 ///
-/// The fitted values can be saved as a profile that `tankbench simulate
+/// A `tankbench probe` result among the RESULTS fixes the round trip, the
+/// server CPU per request and the commit flush first; the runs fit the
+/// rest. The values can be saved as a profile that `tankbench simulate
 /// --profile` applies.
 #[derive(Debug, Args)]
 pub(crate) struct CalibrateArgs {
@@ -28,7 +32,9 @@ pub(crate) struct CalibrateArgs {
     /// Save the fitted parameters as a profile (a new file).
     #[arg(long, value_name = "FILE")]
     save_profile: Option<PathBuf>,
-    /// Result files or store directories of measured runs.
+    /// Result files or store directories of measured runs, and at most one
+    /// `tankbench probe` result (recognised by its content), whose
+    /// measurements fix the round trip, server CPU and commit flush.
     #[arg(value_name = "RESULTS")]
     results: Vec<PathBuf>,
 }
@@ -54,11 +60,40 @@ fn fit_params(list: Option<&str>) -> anyhow::Result<Vec<Param>> {
     Ok(out)
 }
 
+/// A file that is not a run result but another tankbench document, told by
+/// its `kind`: a probe is returned; a slog result is refused naming where it
+/// belongs; anything else is `None` (the run result's own error stands).
+fn other_document(path: &Path) -> anyhow::Result<Option<ProbeResult>> {
+    let Ok(text) = zfs_model::config_file::read_config(path) else {
+        return Ok(None);
+    };
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Ok(None);
+    };
+    match value.get("kind").and_then(serde_json::Value::as_str) {
+        Some("tankbench.probe") => ProbeResult::from_json(&text).map(Some).map_err(|e| {
+            anyhow::anyhow!(
+                "simulate calibrate: {}: not a readable probe result: {}",
+                path.display(),
+                first_line(&e.to_string())
+            )
+        }),
+        Some("tankbench.slog") => anyhow::bail!(
+            "simulate calibrate: {}: a `tankbench slog` result, not a run or a probe; a system file takes it as its log device (log = {{ measured = \"{}\" }})",
+            path.display(),
+            path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+        ),
+        _ => Ok(None),
+    }
+}
+
 /// The measured runs named on the command line: a file must be a measured
-/// result; a store directory gives its measured results (predictions and
-/// files that are not results are left out, each with a note on stderr).
-fn load_runs(paths: &[PathBuf]) -> anyhow::Result<Vec<(String, RunResult)>> {
+/// result (or the one probe result); a store directory gives its measured
+/// results (predictions and files that are not results are left out, each
+/// with a note on stderr).
+fn load_runs(paths: &[PathBuf]) -> anyhow::Result<Inputs> {
     let mut runs = Vec::new();
+    let mut probe: Option<(String, ProbeResult)> = None;
     for path in paths {
         if path.is_dir() {
             let listing = load_dir(path)
@@ -81,17 +116,36 @@ fn load_runs(paths: &[PathBuf]) -> anyhow::Result<Vec<(String, RunResult)>> {
                 );
             }
         } else {
-            let run = load_file(path).map_err(|e| {
-                anyhow::anyhow!(
-                    "simulate calibrate: {}: not a readable result: {}",
-                    path.display(),
-                    first_line(&e.to_string())
-                )
-            })?;
+            let run = match load_file(path) {
+                Ok(run) => run,
+                Err(e) => {
+                    let Some(p) = other_document(path)? else {
+                        anyhow::bail!(
+                            "simulate calibrate: {}: not a readable result: {}",
+                            path.display(),
+                            first_line(&e.to_string())
+                        );
+                    };
+                    if let Some((first, _)) = &probe {
+                        anyhow::bail!(
+                            "simulate calibrate: {}: a second probe result ({first} is the first); give one probe",
+                            path.display()
+                        );
+                    }
+                    probe = Some((path.display().to_string(), p));
+                    continue;
+                }
+            };
             runs.push((path.display().to_string(), run.result));
         }
     }
-    Ok(runs)
+    Ok(Inputs { runs, probe })
+}
+
+/// What the command line named: measured runs and at most one probe.
+struct Inputs {
+    runs: Vec<(String, RunResult)>,
+    probe: Option<(String, ProbeResult)>,
 }
 
 fn first_line(s: &str) -> &str {
@@ -101,7 +155,9 @@ fn first_line(s: &str) -> &str {
 fn read_system(path: &Path) -> anyhow::Result<SystemModel> {
     let text = zfs_model::config_file::read_config(path)
         .map_err(|e| anyhow::anyhow!("--system {}: {e}", path.display()))?;
-    let model = SystemModel::from_toml(&text)
+    // A measured log device's file is relative to the system file.
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let model = SystemModel::from_toml_in(&text, dir)
         .map_err(|e| anyhow::anyhow!("--system {}: {e}", path.display()))?;
     model
         .resolve()
@@ -129,26 +185,36 @@ pub(crate) fn run(a: &CalibrateArgs) -> anyhow::Result<i32> {
         .map(read_system)
         .transpose()
         .map_err(|e| anyhow::anyhow!("simulate calibrate: {e}"))?;
-    let runs = load_runs(&a.results)?;
+    let Inputs { runs, probe } = load_runs(&a.results)?;
     // Without a system file: this machine as a local system
-    // (sim::calibrate::local_model), sized from the first run's environment.
+    // (sim::calibrate::local_model), sized from the first run's environment
+    // (a probe alone has none: the model's defaults).
     let model = match system {
         Some(m) => m,
-        None => runs
-            .first()
-            .map_or_else(SystemModel::default, |(_, r)| local_model(&r.environment)),
+        None => runs.first().map_or_else(
+            || local_model(&Environment::default()),
+            |(_, r)| local_model(&r.environment),
+        ),
     };
     let measurements = runs
         .iter()
         .map(|(id, r)| Measurement::from_result(id, r))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| anyhow::anyhow!("simulate calibrate: {e}"))?;
-    let c = calibrate_only(&model, &measurements, &params).map_err(|e| match e {
-        // The command names itself: calibration's own refusals need no
-        // second "calibrate".
-        sim::SimError::Calibrate(c) => anyhow::anyhow!("simulate calibrate: {c}"),
-        e => anyhow::anyhow!("simulate calibrate: {e}"),
-    })?;
+    let probed = probe
+        .as_ref()
+        .map(|(id, p)| probe_params(&model, id, p))
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("simulate calibrate: {e}"))?;
+    let c =
+        calibrate_with_probe(&model, probed.as_ref(), &measurements, &params).map_err(
+            |e| match e {
+                // The command names itself: calibration's own refusals need no
+                // second "calibrate".
+                sim::SimError::Calibrate(c) => anyhow::anyhow!("simulate calibrate: {c}"),
+                e => anyhow::anyhow!("simulate calibrate: {e}"),
+            },
+        )?;
     print!("{}", c.report());
     if let Some(path) = &a.save_profile {
         write_atomically(path, c.profile().to_toml().as_bytes(), Existing::Keep).map_err(|e| {
