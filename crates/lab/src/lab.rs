@@ -1223,7 +1223,7 @@ mod tests {
         let fake = dir.path().join("tbfake-daemon");
         std::fs::copy("/bin/sleep", &fake).unwrap();
         assert_eq!(sys::process_named("tbfake-daemon"), None);
-        let mut child = Command::new(&fake).arg("600").spawn().unwrap();
+        let mut child = testkit::spawn_fresh_copy(Command::new(&fake).arg("600"));
         let found = sys::process_named("tbfake-daemon");
         let _ = child.kill();
         let _ = child.wait();

@@ -105,7 +105,7 @@ fn each_lab_has_its_own_daemon_and_arc() {
     let decoy_dir = tempfile::tempdir().unwrap();
     let decoy = decoy_dir.path().join("zfs-fuse");
     std::fs::copy("/bin/sleep", &decoy).unwrap();
-    let mut decoy = Command::new(&decoy).arg("600").spawn().unwrap();
+    let mut decoy = testkit::spawn_fresh_copy(Command::new(&decoy).arg("600"));
 
     let big = Lab::up(&spec("zbig", &guard.0, "256M"), &options()).expect("lab up zbig");
     let small = Lab::up(&spec("zsmall", &guard.0, "16M"), &options()).expect("lab up zsmall");

@@ -414,6 +414,23 @@ pub fn default_stop_signals() {
     });
 }
 
+/// Start `cmd`, a program this test has just written (a copy of a binary
+/// under another name). While another test's fork still holds the copy's
+/// write descriptor, before its exec, starting it fails with ETXTBSY; the
+/// usual answer is to try again a moment later (up to 2 s).
+pub fn spawn_fresh_copy(cmd: &mut Command) -> std::process::Child {
+    for _ in 0..100 {
+        match cmd.spawn() {
+            Ok(child) => return child,
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => panic!("start {cmd:?}: {e}"),
+        }
+    }
+    panic!("{cmd:?} stayed busy (ETXTBSY) for 2 s");
+}
+
 static POOL_COUNTER: AtomicU32 = AtomicU32::new(0);
 
 /// The guard of a zfs-fuse pool a test builds: a unique `tb-` name and a temp
