@@ -10,7 +10,6 @@ use zfs_model::network::{Link, TCP_GOODPUT_FRACTION};
 use fileio::rng::SeededStream;
 
 use crate::queue::Nanos;
-use crate::system::CpuService;
 
 /// Allocation unit of the pool and the log device: ashift 12, what current
 /// OpenZFS picks for 4Kn and 512e disks.
@@ -771,14 +770,6 @@ impl LogDevice {
         let done = self.disk.submit(written, Op::Flush);
         self.busy.add(now, done);
         done
-    }
-}
-
-/// A CPU cost of mean `mean` as `service` has it vary.
-pub(crate) fn service_time(jitter: &mut SeededStream, service: CpuService, mean: Nanos) -> Nanos {
-    match service {
-        CpuService::Exponential => jitter.exponential_ns(mean),
-        CpuService::Fixed => mean,
     }
 }
 

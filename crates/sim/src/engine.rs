@@ -9,13 +9,13 @@ use fileio::run::generator::{Generator, Op, Request};
 use fileio::run::histograms::{new_hdr, FastHistogram};
 use fileio::summary::{clamp_percentiles, summarize};
 
-use crate::components::{service_time, LinkPath, PageCache};
+use crate::components::{LinkPath, PageCache};
 use crate::convergence::{BatchMeans, RunOptions};
 use crate::event::Event;
 use crate::limits::{check_workload, Budget, MAX_MODELLED_BLOCKS, STALLED_EVENTS};
 use crate::queue::{EventQueue, Nanos};
 use crate::server::{Message, Rpc, ZfsServer, JOURNAL_BLOCK};
-use crate::system::{Protocol, System, SystemModel};
+use crate::system::{service_time, Protocol, System, SystemModel};
 use crate::{NotModelled, SimError};
 
 /// Most blocks the client page cache tracks (the ARC's bound is the same).

@@ -9,11 +9,11 @@ use fileio::options::RunSpec;
 use fileio::rng::SeededStream;
 use fileio::run::generator::Request;
 
-use crate::components::{service_time, Arc, Cpu, LogDevice, Pool, LR_WRITE_BYTES, SECTOR};
+use crate::components::{Arc, Cpu, LogDevice, Pool, LR_WRITE_BYTES, SECTOR};
 use crate::event::Event;
 use crate::limits::MAX_MODELLED_BLOCKS as MAX_RECORDS;
 use crate::queue::{EventQueue, Nanos};
-use crate::system::{SyncProperty, System, ZilBatching};
+use crate::system::{service_time, SyncProperty, System, ZilBatching};
 use crate::{NotModelled, SimError};
 
 /// Stream of the run seed the server CPU's draws come from.

@@ -12,7 +12,10 @@ use zfs_model::layout::Shape;
 use zfs_model::network::Link;
 use zfs_model::units::{parse_size, SizeMeaning};
 
+use crate::components::NanosDraws;
+use crate::queue::Nanos;
 use crate::{FieldError, SimError};
+use fileio::rng::SeededStream;
 
 /// How the client turns guest writes and fsyncs into requests to the server
 /// (NFSv3 stable and unstable writes and COMMIT, RFC 1813 section 3.3.7 and
@@ -229,6 +232,14 @@ pub enum CpuService {
     Exponential,
     /// Every request takes exactly `server.cpu_us` (for closed forms).
     Fixed,
+}
+
+/// A CPU cost of mean `mean` as `service` has it vary.
+pub(crate) fn service_time(jitter: &mut SeededStream, service: CpuService, mean: Nanos) -> Nanos {
+    match service {
+        CpuService::Exponential => jitter.exponential_ns(mean),
+        CpuService::Fixed => mean,
+    }
 }
 
 /// The field a measured log device's errors name.
