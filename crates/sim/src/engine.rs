@@ -197,7 +197,7 @@ pub fn simulate_run(
         let warmup = crate::convergence::warmup_ns(run_ns, sys.txg_timeout_ns);
         let minimum = crate::convergence::minimum_ns(warmup, sys.txg_timeout_ns);
         if minimum < run_ns {
-            sim.convergence = Some(BatchMeans::new(warmup, minimum));
+            sim.convergence = Some(BatchMeans::new(warmup, minimum).within(options.half_width));
         }
     }
     sim.run()?;

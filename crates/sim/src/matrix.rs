@@ -14,6 +14,12 @@
 //! The axis vocabulary is `lab matrix`'s (`[[axis]]` with `key` and
 //! `values`, first axis slowest); the keys are fields of the system file,
 //! with short names for the common ones ([`AXIS_NAMES`]).
+//!
+//! With intervals ([`CellRuns::intervals`]), every cell is sampled at the
+//! same points of one design (crate::uncertainty::Design), so the table's
+//! `typical (low–high)` of two rows differ by what differs between the
+//! cells, and the notes name the parameters that move the figures most
+//! across the matrix ([`measure_first`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -138,6 +144,25 @@ pub struct MatrixCell {
     /// (axis name, value as text), one per axis in axis order.
     pub choices: Vec<(String, String)>,
     pub system: SystemModel,
+    /// The profile's fitted values applied to this cell (those of a
+    /// component an axis replaced left out): what narrows the cell's
+    /// parameter ranges (crate::uncertainty::spans).
+    pub profile: Option<crate::profile::Profile>,
+}
+
+impl MatrixCell {
+    /// The choices as `axis=value ...`, for messages.
+    pub fn choices_text(&self) -> String {
+        choices_text(&self.choices)
+    }
+}
+
+fn choices_text(choices: &[(String, String)]) -> String {
+    choices
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A value as the table and the labels show it: strings bare.
@@ -257,24 +282,39 @@ impl MatrixSpec {
                     .map(|(a, &i)| (a.name(), value_text(&a.values[i])))
                     .collect();
                 let cell_error = |problem: String| MatrixError::Cell {
-                    choices: choices
-                        .iter()
-                        .map(|(k, v)| format!("{k}={v}"))
-                        .collect::<Vec<_>>()
-                        .join(" "),
+                    choices: choices_text(&choices),
                     problem,
                 };
                 let mut system =
                     system_of(&combo.document).map_err(|e| cell_error(e.to_string()))?;
+                let mut applied = None;
                 if let Some(profile) = &self.profile {
                     let replaced: Vec<&str> = self.axes.iter().map(Axis::field).collect();
-                    crate::profile::apply_profile_except(&mut system, profile, &replaced)
-                        .map_err(|e| cell_error(e.to_string()))?;
+                    let skipped =
+                        crate::profile::apply_profile_except(&mut system, profile, &replaced)
+                            .map_err(|e| cell_error(e.to_string()))?;
+                    applied = Some(applied_part(profile, &skipped));
                 }
-                Ok(MatrixCell { choices, system })
+                Ok(MatrixCell {
+                    choices,
+                    system,
+                    profile: applied,
+                })
             })
             .collect()
     }
+}
+
+/// `profile` without the parameters `apply_profile_except` skipped (each
+/// of its notes begins "NAME not applied"): a skipped parameter is the
+/// cell's own component's, whose documented range applies, not the fit's.
+fn applied_part(profile: &crate::profile::Profile, skipped: &[String]) -> crate::profile::Profile {
+    let mut p = profile.clone();
+    p.parameters.retain(|name, _| {
+        let note = format!("{name} not applied");
+        !skipped.iter().any(|s| s.starts_with(&note))
+    });
+    p
 }
 
 /// The system a TOML value describes, every field parsed.
@@ -299,20 +339,31 @@ pub fn axis_names() -> String {
 /// How a matrix's cells are run.
 #[derive(Clone, Copy)]
 pub struct CellRuns<'a> {
-    /// Threads predicting cells at once.
+    /// Threads predicting at once.
     pub parallel: usize,
     /// Fileio events the whole matrix simulates at most, shared out evenly
-    /// over the cells (`--max-sim-events`).
+    /// over the cells (`--max-sim-events`); each of a cell's samples has
+    /// the cell's share too.
     pub events: u64,
-    /// Called after each cell with (cells done, cells in all).
+    /// Whether a `--time` cell may stop once its throughput is known
+    /// (crate::convergence), as a single prediction does.
+    pub early_stop: bool,
+    /// Samples of each cell's interval (None: points only): one design for
+    /// every cell (crate::uncertainty::Design).
+    pub intervals: Option<usize>,
+    /// Called after each simulation with (simulations done, simulations in
+    /// all): a cell's point and each of its samples are one each.
     pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
 }
 
 impl CellRuns<'_> {
+    /// Points only, every cell simulated for its whole `--time`.
     pub fn new(parallel: usize) -> CellRuns<'static> {
         CellRuns {
             parallel,
             events: crate::limits::DEFAULT_MATRIX_EVENTS,
+            early_stop: false,
+            intervals: None,
             progress: None,
         }
     }
@@ -328,12 +379,25 @@ pub fn run_cells(
     run_cells_with(spec, cells, &CellRuns::new(parallel))
 }
 
+/// What one simulation of a matrix gives: a cell's point, or the figures of
+/// one of its samples.
+enum Output {
+    Point(Box<RunResult>),
+    Sample(crate::uncertainty::Figures),
+}
+
 /// Predict every cell of `cells` running `spec`. The results come back in
 /// cell order and each is the same whatever the thread count (a cell's run
 /// depends on its seed only). Each result carries the cell's axis choices
 /// as labels (the simulator's own labels, such as the canonical layout
 /// name, are kept where both name one). Each cell simulates at most its
 /// share of `how.events`; the workload is checked against it first.
+///
+/// With `how.intervals`, each result carries its `prediction` block: every
+/// cell is sampled at the same points of one design (the same quantile of
+/// each parameter's range, the same seed), so two cells' intervals differ
+/// by what differs between the cells. All simulations, points first, share
+/// the threads.
 pub fn run_cells_with(
     spec: &RunSpec,
     cells: &[MatrixCell],
@@ -341,38 +405,186 @@ pub fn run_cells_with(
 ) -> Result<Vec<RunResult>, SimError> {
     let budget = crate::limits::Budget::per_cell(how.events, cells.len());
     crate::limits::check_workload(spec, budget, cells.len() as u64)?;
-    let parallel = how.parallel;
+    let options = crate::RunOptions {
+        budget,
+        early_stop: how.early_stop,
+        ..crate::RunOptions::default()
+    };
+    let sample_options = options.for_sample();
+    let design = how
+        .intervals
+        .map(|n| crate::uncertainty::Design::new(n, spec.rand_seed));
+    let sampled = sample_cells(design.as_ref(), cells)?;
+    let per_cell = 1 + design
+        .as_ref()
+        .map_or(0, crate::uncertainty::Design::samples);
+    let jobs = cells.len() * per_cell;
     let done = AtomicUsize::new(0);
     let next = AtomicUsize::new(0);
-    let slots: Mutex<Vec<Option<Result<RunResult, SimError>>>> =
-        Mutex::new((0..cells.len()).map(|_| None).collect());
-    let workers = parallel.clamp(1, cells.len().max(1));
+    // A refused simulation refuses the matrix: the threads take no more.
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let slots: Mutex<Vec<Option<Result<Output, SimError>>>> =
+        Mutex::new((0..jobs).map(|_| None).collect());
+    let workers = how.parallel.clamp(1, jobs.max(1));
     std::thread::scope(|s| {
         for _ in 0..workers {
             s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(cell) = cells.get(i) else { break };
-                let result = crate::simulate_within(spec, &cell.system, budget).map(|mut r| {
-                    for (k, v) in &cell.choices {
-                        r.labels.entry(k.clone()).or_insert_with(|| v.clone());
+                let j = next.fetch_add(1, Ordering::Relaxed);
+                if j >= jobs || failed.load(Ordering::Relaxed) {
+                    break;
+                }
+                // Sample-major: every cell's point first (the longest runs,
+                // stopping at the tighter rule), then the first sample of
+                // every cell, and so on, so the threads finish together.
+                let (k, i) = (j / cells.len(), j % cells.len());
+                let cell = &cells[i];
+                let output = if k == 0 {
+                    crate::simulate_run(spec, &cell.system, &options).map(|mut r| {
+                        for (key, v) in &cell.choices {
+                            r.labels.entry(key.clone()).or_insert_with(|| v.clone());
+                        }
+                        Output::Point(Box::new(r))
+                    })
+                } else {
+                    match &sampled[i] {
+                        Some(sm) => crate::simulate_run(spec, &sm.systems[k - 1], &sample_options)
+                            .map(|r| Output::Sample(crate::uncertainty::figures(&r))),
+                        None => Err(SimError::CellLost),
                     }
-                    r
-                });
+                };
+                if output.is_err() {
+                    failed.store(true, Ordering::Relaxed);
+                }
                 if let Ok(mut s) = slots.lock() {
-                    s[i] = Some(result);
+                    s[j] = Some(output);
                 }
                 let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if let Some(progress) = how.progress {
-                    progress(finished, cells.len());
+                    progress(finished, jobs);
                 }
             });
         }
     });
     let slots = slots.into_inner().map_err(|_| SimError::CellLost)?;
-    slots
-        .into_iter()
-        .map(|s| s.unwrap_or(Err(SimError::CellLost)))
+    assemble(slots, design.as_ref(), &sampled)
+}
+
+/// Each cell at the points of `design` (None without one).
+fn sample_cells(
+    design: Option<&crate::uncertainty::Design>,
+    cells: &[MatrixCell],
+) -> Result<Vec<Option<crate::uncertainty::Sampled>>, SimError> {
+    let Some(d) = design else {
+        return Ok(cells.iter().map(|_| None).collect());
+    };
+    cells
+        .iter()
+        .map(|c| {
+            d.apply(&c.system, c.profile.as_ref())
+                .map(Some)
+                .map_err(|e| {
+                    SimError::from(MatrixError::Cell {
+                        choices: c.choices_text(),
+                        problem: e.to_string(),
+                    })
+                })
+        })
         .collect()
+}
+
+/// The cells' results from the simulations' `slots` (sample-major, as
+/// [`run_cells_with`] orders them), each point with its interval when
+/// there is a design.
+fn assemble(
+    mut slots: Vec<Option<Result<Output, SimError>>>,
+    design: Option<&crate::uncertainty::Design>,
+    sampled: &[Option<crate::uncertainty::Sampled>],
+) -> Result<Vec<RunResult>, SimError> {
+    let cells = sampled.len();
+    let per_cell = 1 + design.map_or(0, crate::uncertainty::Design::samples);
+    // The first refusal in job order is the matrix's (jobs after it may not
+    // have run).
+    if let Some(e) = slots.iter_mut().find_map(|s| match s.take() {
+        Some(Err(e)) => Some(e),
+        other => {
+            *s = other;
+            None
+        }
+    }) {
+        return Err(e);
+    }
+    let mut take = |j: usize| -> Result<Output, SimError> {
+        slots
+            .get_mut(j)
+            .and_then(Option::take)
+            .unwrap_or(Err(SimError::CellLost))
+    };
+    let mut results = Vec::with_capacity(cells);
+    for (i, sm) in sampled.iter().enumerate() {
+        let Output::Point(point) = take(i)? else {
+            return Err(SimError::CellLost);
+        };
+        let (Some(design), Some(sm)) = (design, sm) else {
+            results.push(*point);
+            continue;
+        };
+        let mut outputs = Vec::with_capacity(per_cell - 1);
+        for k in 1..per_cell {
+            match take(k * cells + i)? {
+                Output::Sample(f) => outputs.push(f),
+                Output::Point(_) => return Err(SimError::CellLost),
+            }
+        }
+        results.push(crate::uncertainty::interval(*point, design, sm, &outputs));
+    }
+    Ok(results)
+}
+
+/// One parameter's pull on a matrix: the mean over the cells of its
+/// |Spearman rank correlation| with the cell's headline figure (0 in a cell
+/// where it is not sampled), and the cells where it pulls most.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Influence {
+    pub parameter: String,
+    pub mean_abs_rank_correlation: f64,
+    /// Cells in which it is the parameter with the largest |correlation|.
+    pub first_in: usize,
+    /// Cells with an interval.
+    pub cells: usize,
+}
+
+/// The parameters that move a matrix's figures most, most first: the
+/// "measure this first" of the whole table. Empty without intervals.
+pub fn measure_first(results: &[RunResult]) -> Vec<Influence> {
+    let with: Vec<&fileio::result::PredictionInterval> = results
+        .iter()
+        .filter_map(|r| r.prediction.as_ref())
+        .collect();
+    let mut sums: BTreeMap<&str, (f64, usize)> = BTreeMap::new();
+    for p in &with {
+        for (rank, s) in p.sensitivity.iter().enumerate() {
+            let e = sums.entry(s.parameter.as_str()).or_insert((0.0, 0));
+            e.0 += s.rank_correlation.abs();
+            if rank == 0 && s.rank_correlation != 0.0 {
+                e.1 += 1;
+            }
+        }
+    }
+    let mut out: Vec<Influence> = sums
+        .into_iter()
+        .map(|(name, (sum, first))| Influence {
+            parameter: name.to_string(),
+            mean_abs_rank_correlation: sum / with.len() as f64,
+            first_in: first,
+            cells: with.len(),
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.mean_abs_rank_correlation
+            .total_cmp(&a.mean_abs_rank_correlation)
+            .then_with(|| a.parameter.cmp(&b.parameter))
+    });
+    out
 }
 
 /// The figures of one prediction the table shows, in column order after the
@@ -422,7 +634,15 @@ pub fn results_table(workload: &[String], cells: &[MatrixCell], results: &[RunRe
                 .map(|(_, v)| Cell::Text(v.clone()))
                 .collect()
         };
-        row.extend(figures(r).map(Cell::Num));
+        match &r.prediction {
+            Some(p) => row.extend(figures(r).into_iter().zip(INTERVAL_FIGURES).map(
+                |(point, name)| match (point, p.figures.get(name)) {
+                    (Some(v), Some(f)) => Cell::Range(Some(v), Some((f.low, f.high))),
+                    (point, _) => Cell::Range(point, None),
+                },
+            )),
+            None => row.extend(figures(r).map(Cell::Num)),
+        }
         t.rows.push(row);
     }
     let system = results
@@ -458,5 +678,51 @@ pub fn results_table(workload: &[String], cells: &[MatrixCell], results: &[RunRe
                 .join(", ")
         ));
     }
+    t.notes.extend(interval_notes(results));
     t
+}
+
+/// The interval block's name of each of [`FIGURE_COLUMNS`].
+const INTERVAL_FIGURES: [&str; 7] = crate::uncertainty::FIGURES;
+
+/// What the ranges are and which parameters move them most across the
+/// matrix; nothing when no cell has an interval.
+fn interval_notes(results: &[RunResult]) -> Vec<String> {
+    let Some(p) = results.iter().find_map(|r| r.prediction.as_ref()) else {
+        return Vec::new();
+    };
+    let mut notes = vec![format!(
+        "Figures: typical (low–high), an {:.0} % interval: the 10th to 90th percentile of {} samples of the uncertain parameters' ranges (docs/prediction.md), the same samples and seed in every cell, so the differences between rows are the systems', not sampling noise",
+        p.confidence * 100.0,
+        p.samples
+    )];
+    let influence = measure_first(results);
+    let top: Vec<String> = influence
+        .iter()
+        .filter(|i| i.mean_abs_rank_correlation > 0.0)
+        .take(3)
+        .map(|i| {
+            format!(
+                "{} ({:.2}, first in {} of {} cells)",
+                i.parameter, i.mean_abs_rank_correlation, i.first_in, i.cells
+            )
+        })
+        .collect();
+    if !top.is_empty() {
+        // Each cell ranks on its headline figure (crate::uncertainty).
+        let writing = results
+            .iter()
+            .filter(|r| r.rates.writes_per_s > 0.0)
+            .count();
+        let headline = match writing {
+            0 => "reads/s",
+            n if n == results.len() => "writes/s",
+            _ => "writes/s (reads/s where it writes nothing)",
+        };
+        notes.push(format!(
+            "Measure this first (mean over the cells of |rank correlation| with the cell's {headline}): {}",
+            top.join(", ")
+        ));
+    }
+    notes
 }

@@ -9,6 +9,8 @@
 //!
 //! The parameters are calibration's ([`Param`], the same names as a
 //! profile's); a profile's fitted parameters narrow to their fitted ±2σ.
+//! One [`Design`] can sample many systems at the same quantiles (a
+//! matrix's cells, crate::matrix), so their intervals compare fairly.
 
 use std::collections::BTreeMap;
 
@@ -110,72 +112,155 @@ pub fn spans(model: &SystemModel, profile: Option<&Profile>) -> Result<Vec<Span>
     Ok(out)
 }
 
-/// A Latin hypercube of `n` points over `spans`: each parameter's range cut
-/// into `n` strata of equal probability, one point in each, the strata
-/// shuffled per parameter. Ranges of ×3 or more are sampled log-uniformly.
-pub(crate) fn latin_hypercube(spans: &[Span], n: usize, seed: u64) -> Vec<Vec<f64>> {
-    // A stream of its own, apart from the workload's and the devices'.
-    let mut rng = SeededStream::new(seed, DESIGN_STREAM);
-    let mut columns: Vec<Vec<f64>> = Vec::with_capacity(spans.len());
-    for s in spans {
-        let mut strata: Vec<usize> = (0..n).collect();
-        for i in (1..n).rev() {
-            // Below i + 1, a usize.
-            #[allow(clippy::cast_possible_truncation)]
-            let j = (rng.next_u64() % (i as u64 + 1)) as usize;
-            strata.swap(i, j);
-        }
-        let log = s.high / s.low >= 3.0;
-        columns.push(
-            strata
-                .into_iter()
-                .map(|k| {
-                    let u = (k as f64 + unit(&mut rng)) / n as f64;
-                    if log {
-                        (s.low.ln() + u * (s.high.ln() - s.low.ln())).exp()
-                    } else {
-                        s.low + u * (s.high - s.low)
-                    }
-                })
-                .collect(),
-        );
-    }
-    (0..n)
-        .map(|i| columns.iter().map(|c| c[i]).collect())
-        .collect()
+/// A sampling design: `samples` points of the unit cube, one coordinate per
+/// parameter of [`Param::ALL`] (whether or not a system has it), from one
+/// seed. Applied to a system, each coordinate is that parameter's quantile
+/// within the system's range; so every system a design is applied to (every
+/// cell of a matrix) gets the same draw, each sample run with the same seed
+/// too (common random numbers): the differences between two systems'
+/// intervals are the systems', not the sampling's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Design {
+    seed: u64,
+    units: Vec<[f64; PARAMS]>,
 }
 
-fn unit(rng: &mut SeededStream) -> f64 {
-    rng.unit()
+const PARAMS: usize = Param::ALL.len();
+
+/// The samples of one system under a [`Design`]: its ranges, each sample's
+/// parameter values (one per span) and the sampled systems.
+#[derive(Debug, Clone)]
+pub struct Sampled {
+    pub spans: Vec<Span>,
+    pub values: Vec<Vec<f64>>,
+    pub systems: Vec<SystemModel>,
+}
+
+impl Design {
+    /// A Latin hypercube of `samples` points (at least 2): each coordinate
+    /// cut into `samples` strata of equal probability, one point in each,
+    /// the strata shuffled per coordinate.
+    pub fn new(samples: usize, seed: u64) -> Design {
+        let n = samples.max(2);
+        // A stream of its own, apart from the workload's and the devices'.
+        let mut rng = SeededStream::new(seed, DESIGN_STREAM);
+        let mut units = vec![[0.0; PARAMS]; n];
+        for p in 0..PARAMS {
+            let mut strata: Vec<usize> = (0..n).collect();
+            for i in (1..n).rev() {
+                // Below i + 1, a usize.
+                #[allow(clippy::cast_possible_truncation)]
+                let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+                strata.swap(i, j);
+            }
+            for (row, k) in units.iter_mut().zip(strata) {
+                row[p] = (k as f64 + rng.unit()) / n as f64;
+            }
+        }
+        Design { seed, units }
+    }
+
+    pub fn samples(&self) -> usize {
+        self.units.len()
+    }
+
+    /// The seed the design was drawn from and the samples are run with.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Each sample's value of every span, in span order.
+    fn values(&self, spans: &[Span]) -> Vec<Vec<f64>> {
+        self.units
+            .iter()
+            .map(|u| spans.iter().map(|s| s.at(u[column(s.param)])).collect())
+            .collect()
+    }
+
+    /// `model` at each point of the design: its ranges ([`spans`]) and the
+    /// systems with the sampled values set.
+    pub fn apply(
+        &self,
+        model: &SystemModel,
+        profile: Option<&Profile>,
+    ) -> Result<Sampled, SimError> {
+        let spans = spans(model, profile)?;
+        let values = self.values(&spans);
+        let mut systems = Vec::with_capacity(values.len());
+        for v in &values {
+            let mut m = model.clone();
+            for (s, &x) in spans.iter().zip(v) {
+                set_value(&mut m, s.param, x)?;
+            }
+            systems.push(m);
+        }
+        Ok(Sampled {
+            spans,
+            values,
+            systems,
+        })
+    }
+}
+
+/// The design's coordinate of `p`.
+fn column(p: Param) -> usize {
+    Param::ALL.iter().position(|&q| q == p).unwrap_or(0)
+}
+
+impl Span {
+    /// The value at quantile `u` (0 to 1) of the range: log-uniform when
+    /// the range spans ×3 or more, uniform otherwise.
+    pub fn at(&self, u: f64) -> f64 {
+        if self.high / self.low >= 3.0 {
+            (self.low.ln() + u * (self.high.ln() - self.low.ln())).exp()
+        } else {
+            self.low + u * (self.high - self.low)
+        }
+    }
+}
+
+/// A Latin hypercube of `n` points over `spans` ([`Design`] applied to the
+/// ranges alone).
+#[cfg(test)]
+fn latin_hypercube(spans: &[Span], n: usize, seed: u64) -> Vec<Vec<f64>> {
+    Design::new(n, seed).values(spans)
 }
 
 /// The seed's stream the sampling design comes from.
 const DESIGN_STREAM: u64 = (1 << 32) + 21;
 
 /// The figures an interval is given for, by name.
-pub(crate) const FIGURES: [&str; 6] = [
+pub const FIGURES: [&str; 7] = [
     "reads_per_s",
     "writes_per_s",
     "fsyncs_per_s",
     "read_mib_per_s",
     "written_mib_per_s",
     "event_mean_ms",
+    "event_p95_ms",
 ];
 
-fn figures(r: &RunResult) -> [f64; 6] {
+/// One prediction's [`FIGURES`], in order (0 where the run has no event
+/// latency).
+pub type Figures = [f64; 7];
+
+/// The [`FIGURES`] of `r`.
+pub fn figures(r: &RunResult) -> Figures {
+    let event = r.latency.get(&LatencyKey::Event);
     [
         r.rates.reads_per_s,
         r.rates.writes_per_s,
         r.rates.fsyncs_per_s,
         r.rates.read_mib_per_s,
         r.rates.written_mib_per_s,
-        r.latency.get(&LatencyKey::Event).map_or(0.0, |l| l.mean_ms),
+        event.map_or(0.0, |l| l.mean_ms),
+        event.and_then(|l| l.at(95.0)).unwrap_or(0.0),
     ]
 }
 
 /// The headline figure sensitivity is ranked on: writes/s when the run
 /// writes, else reads/s.
-fn headline(point: &[f64; 6]) -> usize {
+fn headline(point: &Figures) -> usize {
     if point[1] > 0.0 {
         1
     } else {
@@ -184,7 +269,8 @@ fn headline(point: &[f64; 6]) -> usize {
 }
 
 /// `point` (the typical-parameter prediction) with the interval of `samples`
-/// simulations of `model` over its ranges, run on `parallel` threads.
+/// simulations of `model` over its ranges, run on `parallel` threads. Each
+/// sample stops as [`RunOptions::for_sample`] says.
 pub fn with_interval(
     spec: &RunSpec,
     model: &SystemModel,
@@ -194,18 +280,21 @@ pub fn with_interval(
     samples: usize,
     parallel: usize,
 ) -> Result<RunResult, SimError> {
-    let spans = spans(model, profile)?;
-    let samples = samples.max(2);
-    let design = latin_hypercube(&spans, samples, spec.rand_seed);
-    let mut systems = Vec::with_capacity(samples);
-    for values in &design {
-        let mut m = model.clone();
-        for (s, &v) in spans.iter().zip(values) {
-            set_value(&mut m, s.param, v)?;
-        }
-        systems.push(m);
-    }
-    let outputs = run_parallel(spec, &systems, options, parallel)?;
+    let design = Design::new(samples, spec.rand_seed);
+    let sampled = design.apply(model, profile)?;
+    let outputs = run_parallel(spec, &sampled.systems, &options.for_sample(), parallel)?;
+    Ok(interval(point, &design, &sampled, &outputs))
+}
+
+/// `point` with its `prediction` block: the interval of the samples'
+/// figures (`outputs`, one per sample of `sampled`) and the parameters'
+/// rank correlations with the headline figure.
+pub fn interval(
+    point: RunResult,
+    design: &Design,
+    sampled: &Sampled,
+    outputs: &[Figures],
+) -> RunResult {
     let point_figs = figures(&point);
     let mut table = BTreeMap::new();
     for (i, name) in FIGURES.iter().enumerate() {
@@ -224,12 +313,16 @@ pub fn with_interval(
     }
     let h = headline(&point_figs);
     let y: Vec<f64> = outputs.iter().map(|f| f[h]).collect();
-    let mut sensitivity: Vec<Sensitivity> = spans
+    let mut sensitivity: Vec<Sensitivity> = sampled
+        .spans
         .iter()
         .enumerate()
         .map(|(j, s)| Sensitivity {
             parameter: s.param.name().to_string(),
-            rank_correlation: spearman(&design.iter().map(|d| d[j]).collect::<Vec<_>>(), &y),
+            rank_correlation: spearman(
+                &sampled.values.iter().map(|d| d[j]).collect::<Vec<_>>(),
+                &y,
+            ),
         })
         .collect();
     sensitivity.sort_by(|a, b| {
@@ -241,16 +334,17 @@ pub fn with_interval(
     out.prediction = Some(PredictionInterval {
         figures: table,
         confidence: CONFIDENCE,
-        samples,
+        samples: outputs.len(),
         method: format!(
-            "Latin hypercube over {} parameter ranges (log-uniform where they span x3 or more), common random numbers (seed {}); 10th-90th percentile; sensitivity: Spearman rank correlation with {}",
-            spans.len(),
-            spec.rand_seed,
+            "Latin hypercube over {} parameter ranges (log-uniform where they span x3 or more), common random numbers (seed {}); samples stop at +-{:.0} % (95 %); 10th-90th percentile; sensitivity: Spearman rank correlation with {}",
+            sampled.spans.len(),
+            design.seed,
+            crate::convergence::SAMPLE_HALF_WIDTH * 100.0,
             FIGURES[h]
         ),
         sensitivity,
     });
-    Ok(out)
+    out
 }
 
 fn run_parallel(
@@ -258,10 +352,10 @@ fn run_parallel(
     systems: &[SystemModel],
     options: &RunOptions,
     parallel: usize,
-) -> Result<Vec<[f64; 6]>, SimError> {
+) -> Result<Vec<Figures>, SimError> {
     let parallel = parallel.clamp(1, systems.len().max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut slots: Vec<Option<Result<[f64; 6], SimError>>> =
+    let mut slots: Vec<Option<Result<Figures, SimError>>> =
         (0..systems.len()).map(|_| None).collect();
     let slots_lock = std::sync::Mutex::new(&mut slots);
     std::thread::scope(|scope| {

@@ -27,6 +27,7 @@ fn run(spec: &RunSpec, m: &SystemModel, early_stop: bool) -> RunResult {
         &RunOptions {
             budget: Budget::default(),
             early_stop,
+            ..RunOptions::default()
         },
     )
     .unwrap()

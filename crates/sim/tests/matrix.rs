@@ -3,7 +3,7 @@
 
 use fileio::options::RunSpec;
 use sim::limits::DEFAULT_MAX_CELLS;
-use sim::matrix::{results_table, run_cells, MatrixSpec, FIGURE_COLUMNS};
+use sim::matrix::{results_table, run_cells, run_cells_with, CellRuns, MatrixSpec, FIGURE_COLUMNS};
 use std::path::{Path, PathBuf};
 
 fn spec(extra: &[&str]) -> RunSpec {
@@ -241,4 +241,179 @@ fn a_profile_leaves_the_component_an_axis_varies_alone() {
     assert_eq!(calibrated, cpu_only);
     let plain = matrix_over("log", values, None).cells().unwrap();
     assert_ne!(calibrated, plain);
+}
+
+/// A matrix over the link of the reference NAS with its log device, the
+/// first link repeated: a cell twice, and two cells that differ only in the
+/// link.
+fn link_matrix() -> (RunSpec, Vec<sim::matrix::MatrixCell>) {
+    let m = matrix_over("link", r#"["2x1G", "2x10G", "2x1G"]"#, None);
+    let cells = m.cells().unwrap();
+    assert_eq!(cells.len(), 3);
+    // rndwr with an fsync after each write: the log device's commits, which
+    // the link's round trip is part of.
+    let s = RunSpec::from_words(
+        &[
+            "--file-total-size=64M",
+            "--file-test-mode=rndwr",
+            "--file-fsync-all",
+            "--threads=4",
+            "--time=3",
+            "--rand-seed=5",
+        ]
+        .map(String::from),
+    )
+    .unwrap();
+    (s, cells)
+}
+
+fn with_intervals(parallel: usize, samples: Option<usize>) -> CellRuns<'static> {
+    CellRuns {
+        early_stop: true,
+        intervals: samples,
+        ..CellRuns::new(parallel)
+    }
+}
+
+#[test]
+fn every_cell_gets_an_interval_from_the_same_samples() {
+    let (s, cells) = link_matrix();
+    let results = run_cells_with(&s, &cells, &with_intervals(2, Some(8))).unwrap();
+    let p = |i: usize| results[i].prediction.as_ref().expect("an interval");
+    for (i, r) in results.iter().enumerate() {
+        let pr = p(i);
+        assert_eq!(pr.samples, 8);
+        assert_eq!(pr.figures.len(), FIGURE_COLUMNS.len());
+        for (name, f) in &pr.figures {
+            assert!(
+                f.low <= f.point && f.point <= f.high,
+                "cell {i} {name}: {f:?}"
+            );
+        }
+        // The interval's typical value is the cell's own prediction.
+        assert_eq!(
+            pr.figures["writes_per_s"].point.to_bits(),
+            r.rates.writes_per_s.to_bits()
+        );
+        assert!(!pr.sensitivity.is_empty());
+    }
+    // The same cell twice: the same samples, so the same interval.
+    assert_eq!(p(0), p(2));
+    assert_eq!(results[0].counts, results[2].counts);
+    // Two cells that differ only in the link: the faster link writes more at
+    // the typical values, and with common random numbers its interval is
+    // above the slower one's at both ends.
+    let (slow, fast) = (p(0).figures["writes_per_s"], p(1).figures["writes_per_s"]);
+    assert!(fast.point > slow.point, "{slow:?} {fast:?}");
+    assert!(
+        fast.low > slow.low && fast.high > slow.high,
+        "{slow:?} {fast:?}"
+    );
+    let (slow, fast) = (p(0).figures["event_mean_ms"], p(1).figures["event_mean_ms"]);
+    assert!(fast.point < slow.point, "{slow:?} {fast:?}");
+    assert!(
+        fast.low < slow.low && fast.high < slow.high,
+        "{slow:?} {fast:?}"
+    );
+
+    // Deterministic for a seed, whatever the thread count.
+    let again = run_cells_with(&s, &cells, &with_intervals(1, Some(8))).unwrap();
+    for (a, b) in again.iter().zip(&results) {
+        assert_eq!(
+            (&a.counts, &a.labels, &a.prediction),
+            (&b.counts, &b.labels, &b.prediction)
+        );
+    }
+    // Another seed draws other samples.
+    let mut other = s.clone();
+    other.rand_seed = 6;
+    let moved = run_cells_with(&other, &cells, &with_intervals(2, Some(8))).unwrap();
+    assert_ne!(moved[0].prediction, results[0].prediction);
+}
+
+#[test]
+fn the_table_shows_ranges_and_names_what_to_measure_first() {
+    let (s, cells) = link_matrix();
+    let workload = vec!["--time=3".to_string()];
+    let results = run_cells_with(&s, &cells, &with_intervals(2, Some(6))).unwrap();
+    let t = results_table(&workload, &cells, &results);
+    for row in &t.rows {
+        for cell in &row[1..] {
+            match cell {
+                report::table::Cell::Range(Some(v), Some((low, high))) => {
+                    assert!(low <= v && v <= high, "{cell:?}");
+                }
+                other => panic!("not a range: {other:?}"),
+            }
+        }
+    }
+    let text = t.to_terminal();
+    assert!(text.contains("80 % interval"), "{text}");
+    let first = sim::matrix::measure_first(&results);
+    assert!(!first.is_empty());
+    assert!(first
+        .windows(2)
+        .all(|w| w[0].mean_abs_rank_correlation >= w[1].mean_abs_rank_correlation));
+    assert_eq!(first[0].cells, 3);
+    let note = text
+        .lines()
+        .find(|l| l.starts_with("Measure this first"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(note.contains(&first[0].parameter), "{note}");
+    let csv = t.to_csv();
+    assert!(
+        csv.lines()
+            .next()
+            .unwrap()
+            .contains("\"writes/s low\",\"writes/s high\""),
+        "{csv}"
+    );
+
+    // Without intervals: today's point table, no ranges and no notes of them.
+    let points = run_cells_with(&s, &cells, &with_intervals(2, None)).unwrap();
+    assert!(points.iter().all(|r| r.prediction.is_none()));
+    for (a, b) in points.iter().zip(&results) {
+        assert_eq!(a.counts, b.counts, "the typical value is the point");
+    }
+    let t = results_table(&workload, &cells, &points);
+    assert!(t.rows.iter().all(|r| r[1..]
+        .iter()
+        .all(|c| matches!(c, report::table::Cell::Num(_)))));
+    assert!(!t.to_terminal().contains("Measure this first"));
+    assert!(sim::matrix::measure_first(&points).is_empty());
+}
+
+#[test]
+fn a_cell_whose_log_device_an_axis_chose_keeps_that_devices_range() {
+    // The profile fitted the measured box's flush and CPU; in a matrix over
+    // log devices the flush is each device's own, so only the CPU's range
+    // narrows to the fit.
+    let cells = matrix_over(
+        "log",
+        r#"["ssd-sata", "nvme"]"#,
+        Some(flush_and_cpu_profile()),
+    )
+    .cells()
+    .unwrap();
+    for c in &cells {
+        let p = c.profile.as_ref().expect("the applied part of the profile");
+        let names: Vec<&str> = p.parameters.keys().map(String::as_str).collect();
+        assert_eq!(names, ["server.cpu_us"], "{}", c.choices_text());
+        let spans = sim::uncertainty::spans(&c.system, c.profile.as_ref()).unwrap();
+        let flush = spans
+            .iter()
+            .find(|s| s.param == sim::profile::Param::CommitFlushMs)
+            .expect("the flush is sampled");
+        assert!(flush.high / flush.low > 5.0, "the class's range: {flush:?}");
+        let cpu = spans
+            .iter()
+            .find(|s| s.param == sim::profile::Param::ServerCpuUs)
+            .expect("the CPU is sampled");
+        assert!(
+            (cpu.low - 390.0).abs() < 1e-9 && (cpu.high - 410.0).abs() < 1e-9,
+            "{cpu:?}"
+        );
+    }
+    let plain = matrix_over("log", r#"["ssd-sata"]"#, None).cells().unwrap();
+    assert!(plain[0].profile.is_none());
 }

@@ -953,3 +953,187 @@ fn a_run_without_zfs_facts_is_refused_as_a_system_in_one_line() {
     );
     assert_eq!(r.code, 1, "{}", r.stderr);
 }
+
+/// `tankbench simulate` over the two links of the reference NAS with its
+/// log device, `samples` interval samples (or `--intervals=off`), the
+/// reference workload cut to one second.
+fn link_matrix(dir: &Path, intervals: &[&str], extra: &[&str]) -> Run {
+    let mut own = vec!["--log", "ssd-sata", "--link", "2x1G,2x10G"];
+    own.extend_from_slice(intervals);
+    simulate_matrix(dir, &own, extra)
+}
+
+/// The interval of figure `name` of a result's JSON: (low, point, high).
+fn range_of(result: &serde_json::Value, name: &str) -> (f64, f64, f64) {
+    let f = &result["prediction"]["figures"][name];
+    let n = |k: &str| {
+        f[k].as_f64()
+            .unwrap_or_else(|| panic!("{name}.{k}: {result}"))
+    };
+    (n("low"), n("point"), n("high"))
+}
+
+#[test]
+fn matrix_json_carries_each_cells_interval_and_what_to_measure_first() {
+    let d = scratch();
+    let v = json(&link_matrix(
+        d.path(),
+        &["--samples", "4"],
+        &["--format=json"],
+    ));
+    let results = v["results"].as_array().expect("results");
+    assert_eq!(results.len(), 2);
+    for r in results {
+        assert_eq!(r["prediction"]["samples"], 4, "{r}");
+        for name in [
+            "reads_per_s",
+            "writes_per_s",
+            "event_mean_ms",
+            "event_p95_ms",
+        ] {
+            let (low, point, high) = range_of(r, name);
+            assert!(
+                low <= point && point <= high,
+                "{name}: {low} {point} {high}"
+            );
+        }
+        // The typical value is the cell's own figure.
+        assert_eq!(
+            r["prediction"]["figures"]["writes_per_s"]["point"],
+            r["rates"]["writes_per_s"]
+        );
+    }
+    // Common random numbers: the cells differ only in the link, and the
+    // faster link's interval is above the slower one's at both ends, as
+    // its typical figure is.
+    let (slow, fast) = (
+        range_of(&results[0], "writes_per_s"),
+        range_of(&results[1], "writes_per_s"),
+    );
+    assert!(
+        results[1]["labels"]["link"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("2x10G")),
+        "{}",
+        results[1]["labels"]
+    );
+    assert!(fast.1 > slow.1, "{slow:?} {fast:?}");
+    assert!(fast.0 > slow.0 && fast.2 > slow.2, "{slow:?} {fast:?}");
+    let first = v["measure_first"].as_array().expect("measure_first");
+    assert!(!first.is_empty(), "{v}");
+    assert_eq!(first[0]["cells"], 2);
+    // Deterministic for the seed.
+    let again = json(&link_matrix(
+        d.path(),
+        &["--samples", "4"],
+        &["--format=json"],
+    ));
+    for (a, b) in again["results"].as_array().unwrap().iter().zip(results) {
+        assert_eq!(a["prediction"], b["prediction"]);
+    }
+    assert_eq!(again["measure_first"], v["measure_first"]);
+}
+
+#[test]
+fn matrix_text_shows_ranges_and_intervals_off_gives_the_point_table() {
+    let d = scratch();
+    let on = link_matrix(d.path(), &["--samples", "3"], &[]);
+    assert_eq!(on.code, 0, "{}", on.stderr);
+    let rows: Vec<&str> = on
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("ssd-sata"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{}", on.stdout);
+    for row in &rows {
+        // Seven figures, each "typical (low–high)".
+        assert_eq!(row.matches('–').count(), 7, "{row}");
+        assert_eq!(row.matches(" (").count(), 7, "{row}");
+    }
+    assert!(on.stdout.contains("80 % interval"), "{}", on.stdout);
+    assert!(on.stdout.contains("Measure this first"), "{}", on.stdout);
+    assert!(
+        on.stderr.contains(", 3 interval samples each"),
+        "{}",
+        on.stderr
+    );
+
+    let off = link_matrix(d.path(), &["--intervals=off"], &[]);
+    assert_eq!(off.code, 0, "{}", off.stderr);
+    assert!(!off.stdout.contains('–'), "{}", off.stdout);
+    assert!(!off.stdout.contains("Measure this first"), "{}", off.stdout);
+    let off = json(&link_matrix(
+        d.path(),
+        &["--intervals=off"],
+        &["--format=json"],
+    ));
+    for r in off["results"].as_array().unwrap() {
+        assert!(r.get("prediction").is_none(), "{r}");
+    }
+    assert!(off.get("measure_first").is_none(), "{off}");
+}
+
+#[test]
+fn the_matrix_file_form_takes_intervals_samples_and_saves_them() {
+    let d = scratch();
+    let m = d.path().join("m.toml");
+    let text = format!(
+        "system = {:?}\nworkload = [\"--file-total-size=64M\", \"--file-test-mode=rndwr\", \"--file-fsync-all\", \"--threads=2\", \"--time=1\"]\n[[axis]]\nkey = \"link\"\nvalues = [\"2x1G\", \"2x10G\"]\n",
+        system("reference-nas.toml")
+    );
+    std::fs::write(&m, text).unwrap();
+    let r = tb(
+        d.path(),
+        &[
+            "simulate",
+            "matrix",
+            "m.toml",
+            "--samples",
+            "3",
+            "--format=csv",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let header = r.stdout.lines().next().unwrap_or_default();
+    assert!(
+        header.contains("\"writes/s\",\"writes/s low\",\"writes/s high\""),
+        "{header}"
+    );
+    let r = tb(
+        d.path(),
+        &[
+            "simulate",
+            "matrix",
+            "m.toml",
+            "--intervals=off",
+            "--format=csv",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stdout.contains(" low\""), "{}", r.stdout);
+    let r = tb(
+        d.path(),
+        &["simulate", "matrix", "m.toml", "--samples", "1"],
+    );
+    refused_keeping(&r, "--samples=1: accepted: 2 or more");
+    // The stored predictions carry their intervals.
+    let r = tb(
+        d.path(),
+        &[
+            "simulate",
+            "matrix",
+            "m.toml",
+            "--samples",
+            "3",
+            "--save=store",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let stored = listing(&d.path().join("store"));
+    assert_eq!(stored.len(), 2, "{stored:?}");
+    for (name, _) in stored {
+        let text = std::fs::read_to_string(d.path().join("store").join(name)).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["prediction"]["samples"], 3, "{v}");
+    }
+}

@@ -89,12 +89,12 @@ enum SimulateCommand {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Switch {
+pub(super) enum Switch {
     On,
     Off,
 }
 
-fn at_least_two_samples() -> super::options::Accepting<usize> {
+pub(super) fn at_least_two_samples() -> super::options::Accepting<usize> {
     super::options::Accepting::new("2 or more", |text| {
         text.trim().parse::<usize>().ok().filter(|&n| n >= 2)
     })
@@ -244,6 +244,7 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
     let options = sim::RunOptions {
         budget,
         early_stop: !a.no_early_stop,
+        ..sim::RunOptions::default()
     };
     // Destinations are checked before the prediction, as fileio checks them
     // before a run: nothing is written when any of them is refused.
@@ -466,6 +467,11 @@ fn matrix_of_overrides(
                 .map(|d| d.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_DIR))),
             labels,
             events,
+            intervals: match a.intervals {
+                Switch::On => Some(a.samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES)),
+                Switch::Off => None,
+            },
+            early_stop: !a.no_early_stop,
         },
     )
 }

@@ -14,6 +14,7 @@ use sim::SimError;
 use std::path::{Path, PathBuf};
 
 use super::options::ModelOptions;
+use super::simulate::{at_least_two_samples, Switch};
 use clap::{Args, ValueEnum};
 
 /// How often a long matrix reports its progress.
@@ -41,6 +42,17 @@ pub(crate) struct MatrixArgs {
     /// Labels for every stored prediction, KEY=VALUE[,...] (repeatable; needs --save).
     #[arg(long = "label", value_name = "KEY=VALUE")]
     labels: Vec<String>,
+    /// Every cell's prediction interval, from the same samples of the model's uncertain parameters.
+    #[arg(long, value_enum, value_name = "on|off", default_value_t = Switch::On)]
+    intervals: Switch,
+    /// Samples each cell's interval takes.
+    #[arg(long, value_name = "N", value_parser = at_least_two_samples(),
+          help = format!("Samples each cell's interval takes, 2 or more [default: {}]",
+                         sim::uncertainty::DEFAULT_SAMPLES))]
+    samples: Option<usize>,
+    /// Simulate every second of --time in every cell instead of stopping once the figures settle.
+    #[arg(long)]
+    no_early_stop: bool,
 }
 
 /// How a matrix is shown and kept.
@@ -63,6 +75,11 @@ pub struct MatrixOutput {
     /// `--max-sim-events`: fileio events the whole matrix simulates at
     /// most (None: sim::limits::DEFAULT_MATRIX_EVENTS).
     pub events: Option<u64>,
+    /// Samples of every cell's interval (`--samples`; None: `--intervals=off`).
+    pub intervals: Option<usize>,
+    /// Whether a `--time` cell stops once its throughput is known (not
+    /// `--no-early-stop`).
+    pub early_stop: bool,
 }
 
 /// `tankbench simulate matrix MATRIX.toml ...`.
@@ -89,6 +106,11 @@ pub(crate) fn run(a: &MatrixArgs) -> anyhow::Result<i32> {
             save: a.save.clone(),
             labels,
             events: a.model.max_sim_events,
+            intervals: match a.intervals {
+                Switch::On => Some(a.samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES)),
+                Switch::Off => None,
+            },
+            early_stop: !a.no_early_stop,
         },
     )
 }
@@ -115,12 +137,16 @@ pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
         check_can_create_in(dir)
             .map_err(|e| anyhow::anyhow!("simulate matrix: --save={}: {e}", dir.display()))?;
     }
-    let (mut results, took, parallel) = predict_cells(&spec, &cells, out.events)?;
+    let (mut results, took, parallel) = predict_cells(&spec, &cells, out)?;
     for r in &mut results {
         r.labels.extend(out.labels.clone());
     }
+    let samples = match out.intervals {
+        Some(n) => format!(", {n} interval samples each"),
+        None => String::new(),
+    };
     eprintln!(
-        "predicted {} cell(s) in {took:.2} s on {parallel} thread(s)",
+        "predicted {} cell(s) in {took:.2} s on {parallel} thread(s){samples}",
         results.len()
     );
     if let Some(dir) = save_dir {
@@ -140,14 +166,14 @@ pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// Predict `cells` on every core within the matrix's budget of `events`,
-/// showing progress on stderr when it takes long and noting the cells that
-/// stopped at their share of the budget. Returns the results, the seconds
-/// taken and the threads used.
+/// Predict `cells` (and their intervals) on every core within the matrix's
+/// budget of events, showing progress on stderr when it takes long and
+/// noting the cells that stopped at their share of the budget. Returns the
+/// results, the seconds taken and the threads used.
 fn predict_cells(
     spec: &fileio::options::RunSpec,
     cells: &[sim::matrix::MatrixCell],
-    events: Option<u64>,
+    out: &MatrixOutput,
 ) -> anyhow::Result<(Vec<RunResult>, f64, usize)> {
     let parallel = std::thread::available_parallelism().map_or(1, usize::from);
     let started = std::time::Instant::now();
@@ -158,7 +184,7 @@ fn predict_cells(
             if last.elapsed() >= PROGRESS_EVERY && done < all {
                 *last = std::time::Instant::now();
                 eprintln!(
-                    "cell {done}/{all} predicted ({:.0} s)",
+                    "{done}/{all} simulations done ({:.0} s)",
                     started.elapsed().as_secs_f64()
                 );
             }
@@ -166,7 +192,9 @@ fn predict_cells(
     };
     let how = CellRuns {
         parallel,
-        events: events.unwrap_or(sim::limits::DEFAULT_MATRIX_EVENTS),
+        events: out.events.unwrap_or(sim::limits::DEFAULT_MATRIX_EVENTS),
+        early_stop: out.early_stop,
+        intervals: out.intervals,
         progress: Some(&progress),
     };
     let results =
@@ -190,13 +218,19 @@ fn predict_cells(
     Ok((results, took, parallel))
 }
 
-/// The JSON of a matrix: the workload and every cell's predicted result.
+/// The JSON of a matrix: the workload, every cell's predicted result (with
+/// its `prediction` interval block) and, with intervals, the parameters
+/// that move the matrix's figures most (`measure_first`).
 fn json_doc(workload: &[String], results: &[RunResult]) -> anyhow::Result<String> {
-    Ok(serde_json::to_string_pretty(&serde_json::json!({
+    let mut doc = serde_json::json!({
         "generator": "tankbench simulate matrix",
         "workload": workload,
         "results": results,
-    }))?)
+    });
+    if results.iter().any(|r| r.prediction.is_some()) {
+        doc["measure_first"] = serde_json::to_value(sim::matrix::measure_first(results))?;
+    }
+    Ok(serde_json::to_string_pretty(&doc)?)
 }
 
 /// A matrix's refusal as the text after the file name: `matrix: …` for the
