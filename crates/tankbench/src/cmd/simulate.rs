@@ -224,7 +224,7 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
         Some(events) => sim::Budget::of(events).map_err(|e| anyhow::anyhow!("simulate: {e}"))?,
         None => sim::Budget::default(),
     };
-    let mut model = SystemModel::from_toml(&source.text)
+    let mut model = SystemModel::from_toml_in(&source.text, &source.dir)
         .map_err(|e| anyhow::anyhow!("simulate: {}: {e}", source.option))?;
     // The profile calibrates the system file; an override then replaces a
     // component whole (a --log device keeps its own class's figures).
@@ -304,6 +304,9 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
 struct SystemSource {
     text: String,
     option: String,
+    /// Where the system's own file names (`log = { measured = "..." }`)
+    /// are read from: the system file's directory.
+    dir: PathBuf,
 }
 
 /// The system of `--system FILE`, or of `--system-from RESULT` (derived
@@ -314,6 +317,7 @@ fn system_source(a: &SimulateArgs) -> anyhow::Result<SystemSource> {
         (Some(path), _) => SystemSource {
             text: read_system_file(path)?,
             option: format!("--system {}", path.display()),
+            dir: directory_of(path),
         },
         (None, Some(path)) => {
             let option = format!("--system-from {}", path.display());
@@ -329,7 +333,11 @@ fn system_source(a: &SimulateArgs) -> anyhow::Result<SystemSource> {
                 path.display(),
                 derived.to_toml()
             );
-            SystemSource { text, option }
+            SystemSource {
+                text,
+                option,
+                dir: directory_of(path),
+            }
         }
         (None, None) => unreachable!("clap requires --system or --system-from"),
     };
@@ -341,6 +349,14 @@ fn system_source(a: &SimulateArgs) -> anyhow::Result<SystemSource> {
         eprintln!("simulate: wrote the system to {}", path.display());
     }
     Ok(source)
+}
+
+/// The directory a file name is in ("." for a bare name).
+fn directory_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
 }
 
 /// `--system FILE`, read as a configuration file (a regular file of at
