@@ -37,6 +37,10 @@ fn create_pool(pool: &testkit::ZfsPool) -> (PathBuf, Vec<String>) {
         "zpool",
         &[
             "create",
+            // An I/O failure fails the call rather than suspending the pool
+            // (then every fsync would wait for ever).
+            "-o",
+            "failmode=continue",
             "-m",
             &m,
             pool.name(),

@@ -34,6 +34,10 @@ fn create_pool(pool: &testkit::ZfsPool) -> std::path::PathBuf {
         "zpool",
         &[
             "create",
+            // An I/O failure then fails the call instead of suspending the
+            // pool, where every later fsync would wait for ever.
+            "-o",
+            "failmode=continue",
             "-m",
             &m,
             pool.name(),
@@ -78,19 +82,38 @@ fn saved_runs_carry_the_pools_labels_and_compare_groups_by_them() {
         let r = sync_run(&[]);
         assert!(!r.stdout.contains("logbias=throughput"), "{}", r.stdout);
     }
+    // logbias=throughput: the label follows the property. The runs write
+    // without fsync: on zfs-fuse, sync writes under logbias=throughput with
+    // a log device failed at the pool level (103 write errors, no device
+    // at fault) and suspended the pool in 2 of 5 full test runs here, after
+    // which a run's fsync waited for ever. Whether the logbias_throughput
+    // warning fires, and where it stops, is checked on recorded facts
+    // (fileio's warnings tests); here, its boundary: no sync write, no
+    // warning.
     run("zfs", &["set", "logbias=throughput", pool.name()]);
+    let async_args = ["--file-fsync-freq=0", "--file-fsync-end=off"];
+    let async_run = |extra: &[&str]| {
+        let mut args = vec![
+            "fileio",
+            set[0],
+            set[1],
+            "--file-test-mode=rndwr",
+            "--time=1",
+            &save,
+        ];
+        args.extend_from_slice(&async_args);
+        args.extend_from_slice(extra);
+        args.push("run");
+        let r = tb(&mount, &args);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r
+    };
     for _ in 0..2 {
-        let r = sync_run(&[]);
-        // The warning with its boundary: fires on throughput, not on latency above.
-        assert!(r.stdout.contains("has logbias=throughput"), "{}", r.stdout);
-        assert!(
-            r.stdout.contains("bypassing the pool's log device"),
-            "{}",
-            r.stdout
-        );
+        let r = async_run(&[]);
+        assert!(!r.stdout.contains("logbias=throughput"), "{}", r.stdout);
     }
     // A user label wins over the automatic one.
-    sync_run(&["--label=layout=my-name"]);
+    async_run(&["--label=layout=my-name"]);
 
     let mut saved: Vec<serde_json::Value> = std::fs::read_dir(&store)
         .unwrap()
