@@ -91,7 +91,6 @@ fn saved_runs_carry_the_pools_labels_and_compare_groups_by_them() {
     // (fileio's warnings tests); here, its boundary: no sync write, no
     // warning.
     run("zfs", &["set", "logbias=throughput", pool.name()]);
-    let async_args = ["--file-fsync-freq=0", "--file-fsync-end=off"];
     let async_run = |extra: &[&str]| {
         let mut args = vec![
             "fileio",
@@ -101,7 +100,7 @@ fn saved_runs_carry_the_pools_labels_and_compare_groups_by_them() {
             "--time=1",
             &save,
         ];
-        args.extend_from_slice(&async_args);
+        args.extend_from_slice(&["--file-fsync-freq=0", "--file-fsync-end=off"]);
         args.extend_from_slice(extra);
         args.push("run");
         let r = tb(&mount, &args);
