@@ -106,3 +106,17 @@ mod tests {
         }
     }
 }
+
+/// An on/off option (`--intervals=on|off`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum Switch {
+    On,
+    Off,
+}
+
+/// `--samples`: an interval needs at least two.
+pub(super) fn at_least_two_samples() -> Accepting<usize> {
+    Accepting::new("2 or more", |text| {
+        text.trim().parse::<usize>().ok().filter(|&n| n >= 2)
+    })
+}

@@ -2,7 +2,7 @@
 //! `sim` crate) and report it like a measurement, marked as a prediction.
 
 use anyhow::Context as _;
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use fileio::options::{check_command_line, CommandLine, Format, RunSpec, Settings};
 use report::atomic::{check_can_create_in, check_new_file, write_atomically, Existing};
 use report::labels::{merge_labels, parse_labels, Labels};
@@ -10,6 +10,8 @@ use report::store::{ResultStore, DEFAULT_DIR};
 use sim::matrix::{AxisError, MatrixError};
 use sim::system::{DeviceSpec, Protocol, System, SystemModel};
 use sim::SimError;
+
+use super::options::{at_least_two_samples, Switch};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -86,18 +88,6 @@ pub(crate) struct SimulateArgs {
 enum SimulateCommand {
     Matrix(super::simulate_matrix::MatrixArgs),
     Calibrate(super::calibrate::CalibrateArgs),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(super) enum Switch {
-    On,
-    Off,
-}
-
-pub(super) fn at_least_two_samples() -> super::options::Accepting<usize> {
-    super::options::Accepting::new("2 or more", |text| {
-        text.trim().parse::<usize>().ok().filter(|&n| n >= 2)
-    })
 }
 
 impl SimulateArgs {

@@ -14,7 +14,7 @@ use sim::SimError;
 use std::path::{Path, PathBuf};
 
 use super::options::ModelOptions;
-use super::simulate::{at_least_two_samples, Switch};
+use super::options::{at_least_two_samples, Switch};
 use clap::{Args, ValueEnum};
 
 /// How often a long matrix reports its progress.
