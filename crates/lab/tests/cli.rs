@@ -266,10 +266,6 @@ fn bad_durability_matrices_fail_before_anything_is_built() {
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("--crashes"), "{stderr}");
     // Nothing was written beside the matrix, nothing built.
-    let names: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert_eq!(names, vec![std::ffi::OsString::from("m.toml")]);
+    assert_eq!(testkit::dir_names(dir.path()), vec!["m.toml".to_string()]);
     assert!(!std::path::Path::new("/var/tmp/tb-lab-clitest-none").exists());
 }

@@ -299,11 +299,10 @@ fn the_disks_serve_again_after_a_cut_and_cut_again() {
 fn the_control_file_is_hidden_and_takes_only_power_cut() {
     testkit::require!("root", "/dev/fuse");
     let m = mount(vec![("hdd", ModelParams::Hdd(slow_destage_hdd()))], 4096);
-    let names: Vec<String> = std::fs::read_dir(m.dir.path().join("disks"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    assert_eq!(names, vec!["hdd".to_string()]);
+    assert_eq!(
+        testkit::dir_names(&m.dir.path().join("disks")),
+        vec!["hdd".to_string()]
+    );
     m.open("hdd").write_all_at(&[NEW; 4096], AT).unwrap();
     let mut ctl = OpenOptions::new()
         .write(true)

@@ -7,20 +7,10 @@ mod common;
 use common::{scratch, tb};
 use nfs::testing::fixture::TestServer;
 use serde_json::Value;
-use std::path::Path;
 use std::process::Command;
 
 fn json_of(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 /// The operations of a probe document with their sample counts, after
@@ -89,7 +79,7 @@ fn probe_of_a_local_directory_times_each_system_call_and_removes_its_file() {
     assert_eq!(std::fs::read_to_string(&saved).unwrap(), r.stdout);
     let back = fileio::probe::ProbeResult::from_json(&r.stdout).unwrap();
     assert!(back.operation(fileio::probe::ProbeOp::Null).is_none());
-    assert_eq!(entries(target.path()), Vec::<String>::new());
+    assert_eq!(testkit::dir_names(target.path()), Vec::<String>::new());
 }
 
 #[test]
@@ -156,7 +146,7 @@ fn probe_of_an_nfs_export_times_null_getattr_read_write_and_commit() {
     assert_eq!(call("null"), "NULL");
     assert_eq!(call("stable_write_4k"), "WRITE 4 KiB FILE_SYNC");
     // The scratch file was removed through the export.
-    assert_eq!(entries(export.path()), Vec::<String>::new());
+    assert_eq!(testkit::dir_names(export.path()), Vec::<String>::new());
 
     // The table names each call; a time cap ends an operation early.
     let out = run(vec![
@@ -181,7 +171,7 @@ fn probe_of_an_nfs_export_times_null_getattr_read_write_and_commit() {
         assert!(stdout.contains(call), "{call}: {stdout}");
     }
     assert!(stdout.contains("p99.9 µs"), "{stdout}");
-    assert_eq!(entries(export.path()), Vec::<String>::new());
+    assert_eq!(testkit::dir_names(export.path()), Vec::<String>::new());
 }
 
 #[test]
@@ -227,5 +217,5 @@ fn targets_probe_does_not_know_are_refused_in_one_line() {
         assert!(r.stderr.contains(expected), "{extra:?}: {}", r.stderr);
         assert_eq!(r.stdout, "");
     }
-    assert_eq!(entries(here.path()), ["plain"]);
+    assert_eq!(testkit::dir_names(here.path()), ["plain"]);
 }

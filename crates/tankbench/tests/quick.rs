@@ -133,14 +133,8 @@ fn parent_with_foreign_files() -> tempfile::TempDir {
 }
 
 fn assert_only_foreign_files_remain(parent: &Path, stderr: &str) {
-    let names: Vec<String> = std::fs::read_dir(parent)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    let mut sorted = names.clone();
-    sorted.sort();
     assert_eq!(
-        sorted,
+        testkit::dir_names(parent),
         vec!["mine.txt".to_string(), "test_file.0".to_string()],
         "{stderr}"
     );

@@ -51,16 +51,6 @@ fn refused_before_the_run(r: &Run, option: &str) {
     assert!(r.stderr.contains(option), "{}", r.stderr);
 }
 
-/// The names in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
 #[test]
 fn destinations_are_checked_before_the_run_starts() {
     let d = prepared();
@@ -104,7 +94,9 @@ fn json_never_replaces_a_stored_record_or_an_earlier_file() {
     let w = d.path();
     let r = run_with(w, &["--save=store", "--label=run=first"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let record = names(&w.join("store")).pop().expect("a stored record");
+    let record = testkit::dir_names(&w.join("store"))
+        .pop()
+        .expect("a stored record");
     let before = fs::read(w.join("store").join(&record)).unwrap();
 
     let target = format!("--json=store/{record}");
@@ -163,8 +155,12 @@ fn a_full_file_system_leaves_no_partial_result_or_report() {
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
     assert!(r.stderr.contains("No space left on device"), "{}", r.stderr);
 
-    assert_eq!(names(full.path()), ["filler", "results"]);
-    assert!(names(&store).is_empty(), "{:?}", names(&store));
+    assert_eq!(testkit::dir_names(full.path()), ["filler", "results"]);
+    assert!(
+        testkit::dir_names(&store).is_empty(),
+        "{:?}",
+        testkit::dir_names(&store)
+    );
 }
 
 /// `tankbench <args>` in `dir`, killed (by its own handle) if it has not ended
@@ -201,7 +197,9 @@ fn store_commands_skip_bad_entries_with_one_line_each() {
     let r = run_with(w, &["--save"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let store = w.join("tankbench-results");
-    let id = names(&store)[0].trim_end_matches(".json").to_string();
+    let id = testkit::dir_names(&store)[0]
+        .trim_end_matches(".json")
+        .to_string();
     std::os::unix::fs::symlink(store.join("gone.json"), store.join("dangling.json")).unwrap();
     let fifo = std::ffi::CString::new(
         store

@@ -13,16 +13,6 @@ fn json_of(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
 }
 
-/// Everything in `dir`, including directories and dot files.
-fn entries(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
 #[test]
 fn slog_on_a_directory_prints_each_size_saves_the_document_and_leaves_nothing() {
     let target = scratch();
@@ -110,7 +100,7 @@ fn slog_on_a_directory_prints_each_size_saves_the_document_and_leaves_nothing() 
         fileio::slog::SlogResult::from_json(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
     assert_eq!(back.sizes.len(), 5);
     assert_eq!(
-        entries(target.path()),
+        testkit::dir_names(target.path()),
         Vec::<String>::new(),
         "scratch file left"
     );
@@ -142,7 +132,7 @@ fn json_format_prints_only_the_document_and_count_fixes_the_writes() {
         .map(|s| s["writes"].as_u64().unwrap())
         .collect();
     assert_eq!(writes, [7, 7, 7]);
-    assert_eq!(entries(target.path()), Vec::<String>::new());
+    assert_eq!(testkit::dir_names(target.path()), Vec::<String>::new());
 }
 
 #[test]
@@ -184,7 +174,11 @@ fn bad_options_are_refused_in_one_line_and_nothing_is_written() {
         assert_eq!(r.stderr.lines().count(), 1, "{extra:?}: {}", r.stderr);
         assert!(r.stderr.contains(expected), "{extra:?}: {}", r.stderr);
         assert_eq!(r.stdout, "", "{extra:?}");
-        assert_eq!(entries(target.path()), Vec::<String>::new(), "{extra:?}");
+        assert_eq!(
+            testkit::dir_names(target.path()),
+            Vec::<String>::new(),
+            "{extra:?}"
+        );
     }
     // The result destination is checked before the test runs.
     let existing = target.path().join("old.json");
@@ -227,7 +221,7 @@ fn an_existing_file_is_never_written_even_one_holding_a_file_system() {
         assert!(r.stderr.contains("an existing file"), "{}", r.stderr);
     }
     assert_eq!(std::fs::read(&image).unwrap(), before);
-    assert_eq!(entries(target.path()), ["image"]);
+    assert_eq!(testkit::dir_names(target.path()), ["image"]);
 }
 
 #[test]
@@ -372,7 +366,7 @@ fn a_device_is_written_only_with_destructive_and_never_over_a_file_system() {
         .map(|s| s["writes"].as_u64().unwrap())
         .collect();
     assert_eq!(writes, [5, 5]);
-    assert_eq!(entries(dir.path()), ["disk.img"]);
+    assert_eq!(testkit::dir_names(dir.path()), ["disk.img"]);
 }
 
 #[test]
@@ -430,7 +424,7 @@ fn a_stop_signal_ends_the_test_with_what_was_measured_and_removes_the_file() {
     // Wait until the first size is running: the scratch file exists and the
     // preparation line has been written.
     let start = std::time::Instant::now();
-    while entries(target.path()).is_empty() {
+    while testkit::dir_names(target.path()).is_empty() {
         assert!(start.elapsed().as_secs() < 30, "no scratch file appeared");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
@@ -450,5 +444,5 @@ fn a_stop_signal_ends_the_test_with_what_was_measured_and_removes_the_file() {
     let sizes = doc["sizes"].as_array().unwrap();
     assert_eq!(sizes.len(), 1, "{doc}");
     assert!(sizes[0]["writes"].as_u64().unwrap() > 0);
-    assert_eq!(entries(target.path()), Vec::<String>::new());
+    assert_eq!(testkit::dir_names(target.path()), Vec::<String>::new());
 }

@@ -179,6 +179,22 @@ pub fn workspace_root() -> PathBuf {
         .expect("the workspace root of crates/testkit")
 }
 
+/// The names in `dir`, sorted: what a test compares when it checks that a
+/// command left a directory as it found it.
+pub fn dir_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
+        .map(|e| {
+            e.unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    names
+}
+
 /// `program` on `PATH`, else in the sbin and bin directories: `ip`, `sshd` and
 /// `zpool` live in sbin, which a non-login root shell may not have on `PATH`.
 pub fn which(program: &str) -> Option<PathBuf> {

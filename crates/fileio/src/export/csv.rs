@@ -384,15 +384,6 @@ mod tests {
         assert_eq!(at("interrupted"), "false");
     }
 
-    fn names(dir: &Path) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
-    }
-
     #[test]
     fn rows_are_appended_under_one_header_and_other_files_refused() {
         let d = tempfile::tempdir().unwrap();
@@ -439,7 +430,7 @@ mod tests {
         assert!(check(&fifo, &h).is_err());
         assert!(append(&fifo, &h, &["1\r\n".into()]).is_err());
         assert_eq!(
-            names(d.path()),
+            testkit::dir_names(d.path()),
             ["bare.csv", "cut.csv", "empty.csv", "fifo", "runs.csv"]
         );
     }
