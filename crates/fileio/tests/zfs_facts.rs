@@ -7,7 +7,7 @@
 
 use fileio::result::RunResult;
 use fileio::zfs_facts::{Platform, VdevKind, ZfsFacts};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 fn run(program: &str, args: &[&str]) -> String {
@@ -19,40 +19,6 @@ fn run(program: &str, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// `raidz d1 d2 d3 log l1` on sparse files, mounted under the pool's dir.
-/// Returns the mount point and the vdev files.
-fn create_pool(pool: &testkit::ZfsPool) -> (PathBuf, Vec<String>) {
-    let files: Vec<String> = ["d1", "d2", "d3", "l1"]
-        .iter()
-        .map(|n| pool.dir().join(n).to_string_lossy().into_owned())
-        .collect();
-    for f in &files {
-        run("truncate", &["-s", "128M", f]);
-    }
-    let mount = pool.dir().join("mnt");
-    let m = mount.to_string_lossy().into_owned();
-    run(
-        "zpool",
-        &[
-            "create",
-            // An I/O failure fails the call rather than suspending the pool
-            // (then every fsync would wait for ever).
-            "-o",
-            "failmode=continue",
-            "-m",
-            &m,
-            pool.name(),
-            "raidz",
-            &files[0],
-            &files[1],
-            &files[2],
-            "log",
-            &files[3],
-        ],
-    );
-    (mount, files)
 }
 
 /// `tankbench fileio` through the library front end, in `dir`; the results.
@@ -130,7 +96,7 @@ fn check_layout(zfs: &ZfsFacts, name: &str, files: &[String]) {
 fn a_run_on_zfs_fuse_records_the_pool_the_dataset_and_iostat() {
     testkit::require!("root", "/dev/fuse", "zfs-fuse");
     let pool = testkit::ZfsPool::new("facts");
-    let (mount, files) = create_pool(&pool);
+    let (mount, files) = pool.create_raidz_with_log();
     let name = pool.name().to_string();
     fileio(&mount, &[SET[0], SET[1], "fileio", "prepare"]);
     let results = fileio(

@@ -19,44 +19,11 @@ fn run(program: &str, args: &[&str]) {
     );
 }
 
-/// `raidz d1 d2 d3 log l1` on sparse files in the pool's dir; its mount point.
-fn create_pool(pool: &testkit::ZfsPool) -> std::path::PathBuf {
-    let files: Vec<String> = ["d1", "d2", "d3", "l1"]
-        .iter()
-        .map(|n| pool.dir().join(n).to_string_lossy().into_owned())
-        .collect();
-    for f in &files {
-        run("truncate", &["-s", "128M", f]);
-    }
-    let mount = pool.dir().join("mnt");
-    let m = mount.to_string_lossy().into_owned();
-    run(
-        "zpool",
-        &[
-            "create",
-            // An I/O failure then fails the call instead of suspending the
-            // pool, where every later fsync would wait for ever.
-            "-o",
-            "failmode=continue",
-            "-m",
-            &m,
-            pool.name(),
-            "raidz",
-            &files[0],
-            &files[1],
-            &files[2],
-            "log",
-            &files[3],
-        ],
-    );
-    mount
-}
-
 #[test]
 fn saved_runs_carry_the_pools_labels_and_compare_groups_by_them() {
     testkit::require!("root", "/dev/fuse", "zfs-fuse");
     let pool = testkit::ZfsPool::new("labels");
-    let mount = create_pool(&pool);
+    let (mount, _) = pool.create_raidz_with_log();
     let set = ["--file-total-size=8M", "--file-num=1"];
     let r = tb(&mount, &["fileio", set[0], set[1], "prepare"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -173,7 +140,7 @@ fn saved_runs_carry_the_pools_labels_and_compare_groups_by_them() {
 fn a_run_on_a_pool_becomes_the_system_simulate_predicts_and_one_thing_changes() {
     testkit::require!("root", "/dev/fuse", "zfs-fuse");
     let pool = testkit::ZfsPool::new("sysfrom");
-    let mount = create_pool(&pool);
+    let (mount, _) = pool.create_raidz_with_log();
     let set = ["--file-total-size=8M", "--file-num=1"];
     let r = tb(&mount, &["fileio", set[0], set[1], "prepare"]);
     assert_eq!(r.code, 0, "{}", r.stderr);

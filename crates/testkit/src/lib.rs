@@ -504,6 +504,45 @@ impl ZfsPool {
     pub fn dir(&self) -> &Path {
         self.dir.as_ref().expect("present until drop").path()
     }
+
+    /// Creates the pool as `raidz d1 d2 d3 log l1` on 128 MiB sparse files in
+    /// its directory, mounted at `mnt` there; returns the mount point and the
+    /// vdev files (the log file last). `failmode=continue`: an I/O failure
+    /// then fails the call instead of suspending the pool, where every later
+    /// fsync would wait for ever. Panics with the command's output if a step
+    /// fails.
+    pub fn create_raidz_with_log(&self) -> (PathBuf, Vec<String>) {
+        let files: Vec<String> = ["d1", "d2", "d3", "l1"]
+            .iter()
+            .map(|n| self.dir().join(n).to_string_lossy().into_owned())
+            .collect();
+        for f in &files {
+            std::fs::File::create(f)
+                .and_then(|file| file.set_len(128 << 20))
+                .unwrap_or_else(|e| panic!("sparse vdev file {f}: {e}"));
+        }
+        let mount = self.dir().join("mnt");
+        let m = mount.to_string_lossy().into_owned();
+        let mut create = Command::new(which("zpool").unwrap_or_else(|| "zpool".into()));
+        create.args([
+            "create",
+            "-o",
+            "failmode=continue",
+            "-m",
+            &m,
+            &self.name,
+            "raidz",
+        ]);
+        create.args(&files[..3]).arg("log").arg(&files[3]);
+        let out = output(&mut create).unwrap_or_else(|e| panic!("zpool create: {e}"));
+        assert!(
+            out.status.success(),
+            "zpool create {}: {}",
+            self.name,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (mount, files)
+    }
 }
 
 impl Drop for ZfsPool {
