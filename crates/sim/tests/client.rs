@@ -64,7 +64,14 @@ fn every_existing_client_name_still_reads_and_round_trips() {
         let esxi = matches!(p, Protocol::EsxiNfs | Protocol::Esxi65Nfs);
         assert_eq!(s.guest_fs.is_some(), esxi, "{}", p.name());
     }
-    for name in ["local", "linux-nfs", "esxi-nfs", "esxi-6.5-nfs", "iscsi", "smb"] {
+    for name in [
+        "local",
+        "linux-nfs",
+        "esxi-nfs",
+        "esxi-6.5-nfs",
+        "iscsi",
+        "smb",
+    ] {
         assert!(Protocol::parse(name).is_some(), "{name}");
     }
     // The file a system writes reads back as the same system, guest part
@@ -135,7 +142,10 @@ fn an_ext4_fdatasync_skips_the_journal_commit_an_fsync_waits_for() {
     // the log (facts (a): UNSTABLE + COMMIT).
     let unstable = format!("{esxi}\nguest_fs = \"none\"\nstable_writes = false");
     let (commit, _) = fsync_ms(&unstable, "fsync");
-    assert!(commit > 3.0, "unstable writes, flush as COMMIT: {commit} ms");
+    assert!(
+        commit > 3.0,
+        "unstable writes, flush as COMMIT: {commit} ms"
+    );
 }
 
 #[test]
@@ -147,14 +157,20 @@ fn fdatasync_changes_nothing_on_a_client_without_a_guest_part() {
         let lines = format!("protocol = \"{p}\"");
         let (fsync, _) = fsync_ms(&lines, "fsync");
         let (fdatasync, _) = fsync_ms(&lines, "fdatasync");
-        assert!((fsync - fdatasync).abs() < 1e-9, "{p}: {fsync} vs {fdatasync}");
+        assert!(
+            (fsync - fdatasync).abs() < 1e-9,
+            "{p}: {fsync} vs {fdatasync}"
+        );
     }
 }
 
 #[test]
 fn bad_client_names_are_refused_in_one_line_with_what_is_accepted() {
     let e = refused("protocol = \"esxi-7-nfs\"");
-    assert!(e.contains("esxi-7-nfs") && e.contains("esxi-6.5-nfs"), "{e}");
+    assert!(
+        e.contains("esxi-7-nfs") && e.contains("esxi-6.5-nfs"),
+        "{e}"
+    );
     let e = refused("protocol = \"esxi-nfs\"\nguest_fs = \"btrfs\"");
     assert!(
         e.contains("client.guest_fs: ") && e.contains("'btrfs'") && e.contains("ext4, none"),
@@ -163,11 +179,17 @@ fn bad_client_names_are_refused_in_one_line_with_what_is_accepted() {
     // xfs: the facts file has nothing on its log writes, so it is not
     // guessed at; the refusal says why.
     let e = refused("protocol = \"esxi-6.5-nfs\"\nguest_fs = \"xfs\"");
-    assert!(e.contains("client.guest_fs: ") && e.contains("xfs is not modelled"), "{e}");
+    assert!(
+        e.contains("client.guest_fs: ") && e.contains("xfs is not modelled"),
+        "{e}"
+    );
     // The name is checked on every client, so a bad one is refused even
     // where it would not apply.
     let e = refused("protocol = \"linux-nfs\"\nguest_fs = \"btrfs\"");
-    assert!(e.contains("client.guest_fs: ") && e.contains("'btrfs'"), "{e}");
+    assert!(
+        e.contains("client.guest_fs: ") && e.contains("'btrfs'"),
+        "{e}"
+    );
 }
 
 #[test]
