@@ -15,7 +15,7 @@ use crate::event::Event;
 use crate::limits::{check_workload, Budget, MAX_MODELLED_BLOCKS, STALLED_EVENTS};
 use crate::queue::{EventQueue, Nanos};
 use crate::server::{Message, Rpc, ZfsServer, JOURNAL_BLOCK};
-use crate::system::{service_time, Protocol, System, SystemModel};
+use crate::system::{service_time, GuestSync, Protocol, System, SystemModel};
 use crate::{NotModelled, SimError};
 
 /// Most blocks the client page cache tracks (the ARC's bound is the same).
@@ -49,7 +49,9 @@ struct Worker {
 }
 
 /// The guest file system's journal (ext4's jbd2) on a client whose fsync
-/// is the guest's journal commit (`esxi-nfs`). The guest has one journal
+/// is the guest's journal commit (`esxi-nfs`, `esxi-6.5-nfs` with
+/// `client.guest_fs = "ext4"`, and fileio's `--file-fsync-mode=fsync`:
+/// `GuestFs::sync`). The guest has one journal
 /// for the whole file system: one running transaction takes the inode of
 /// every file a write dirties (its timestamps; `i_sync_tid`, set in
 /// `ext4_update_inode_fsync_trans`), one commit is in flight at a time
@@ -128,6 +130,9 @@ struct Sim<'a> {
     workers: Vec<Worker>,
     /// The guest's journal when an fsync is its commit (esxi-nfs).
     journal: Option<GuestJournal>,
+    /// What a guest fsync becomes under a hypervisor client's guest file
+    /// system (None: no guest, the protocol's own flush requests).
+    guest_sync: Option<GuestSync>,
     link: Option<LinkPath>,
     client_jitter: SeededStream,
     server: ZfsServer<'a>,
@@ -365,11 +370,10 @@ impl<'a> Sim<'a> {
             })
             .collect::<Vec<_>>();
         let threads = workers.len();
+        let guest_sync = sys.guest_fs.map(|fs| fs.sync(spec.fsync_mode));
         // Thread counts are u32 in RunSpec; file counts fit usize.
         #[allow(clippy::cast_possible_truncation)]
-        let journal = sys
-            .protocol
-            .fsync_is_journal_writes()
+        let journal = (guest_sync == Some(GuestSync::JournalCommit))
             .then(|| GuestJournal::new(threads as u32, spec.files.file_num as usize));
         Ok(Sim {
             spec,
@@ -380,6 +384,7 @@ impl<'a> Sim<'a> {
             queue: EventQueue::with_capacity(threads + 5),
             workers,
             journal,
+            guest_sync,
             link: match sys.protocol {
                 Protocol::Local => None,
                 p => sys.link.map(|l| {
@@ -553,20 +558,43 @@ impl<'a> Sim<'a> {
         let worker = &mut self.workers[w as usize];
         worker.op_start = now;
         self.counts.fsyncs += 1;
-        if self.journal.is_some() {
-            self.journal_fsync(now, w);
-            return;
+        match self.guest_sync {
+            Some(GuestSync::JournalCommit) => self.journal_fsync(now, w),
+            Some(GuestSync::Flush) => self.guest_flush(now, w),
+            None => {
+                worker.fsync_left = self.sys.fsync_round_trips;
+                self.begin_rpc(now, w, Rpc::Commit);
+            }
         }
-        worker.fsync_left = self.sys.fsync_round_trips;
-        self.begin_rpc(now, w, Rpc::Commit);
+    }
+
+    /// A guest fsync that is a cache flush of the virtual disk alone (an
+    /// ext4 fdatasync of an overwrite, an fsync with no guest file system,
+    /// an fsync of a file whose transaction is committed). Every data write
+    /// already sent stable: the flush sends nothing to the NFS datastore
+    /// (sync-write-facts.md (a), inferred) and costs the client's CPU. A
+    /// client told to write unstable (`client.stable_writes = false`) has
+    /// data for the flush to commit: one COMMIT (facts (a): "with
+    /// UNSTABLE+COMMIT it would be one COMMIT").
+    fn guest_flush(&mut self, now: Nanos, w: u32) {
+        let flags = self.spec.files.extra_flags;
+        if self.sys.stable_writes || flags.sync || flags.dsync {
+            let cost = service_time(
+                &mut self.client_jitter,
+                self.sys.client_cpu_service,
+                self.sys.client_cpu_ns,
+            );
+            self.queue.schedule(now + cost, Event::Synced(w));
+        } else {
+            self.workers[w as usize].fsync_left = 1;
+            self.begin_rpc(now, w, Rpc::Commit);
+        }
     }
 
     /// A guest fsync: wait for the commit of the transaction that last
     /// dirtied the file, starting it if nothing else is committing. A file
     /// whose transaction is committed already needs no journal write; its
-    /// fsync ends in a cache flush of the virtual disk, which sends nothing
-    /// to an NFS datastore whose every WRITE is stable
-    /// (sync-write-facts.md (a), inferred), so it costs the client's CPU.
+    /// fsync ends in a cache flush of the virtual disk ([`Sim::guest_flush`]).
     fn journal_fsync(&mut self, now: Nanos, w: u32) {
         let file = self.workers[w as usize].req.file as usize;
         let Some(j) = self.journal.as_mut() else {
@@ -574,12 +602,7 @@ impl<'a> Sim<'a> {
         };
         let tid = j.file_tid.get(file).copied().unwrap_or(0);
         if tid <= j.committed {
-            let cost = service_time(
-                &mut self.client_jitter,
-                self.sys.client_cpu_service,
-                self.sys.client_cpu_ns,
-            );
-            self.queue.schedule(now + cost, Event::Synced(w));
+            self.guest_flush(now, w);
         } else if j.committing == Some(tid) {
             j.waiting_commit.push(w);
         } else {
@@ -821,12 +844,17 @@ impl<'a> Sim<'a> {
             .map(|(name, share)| format!("{name} {:.0} %", share * 100.0))
             .collect::<Vec<_>>()
             .join(", ");
-        let journal = self.journal.as_ref().map_or_else(String::new, |j| {
-            format!(
+        let journal = match (&self.journal, self.guest_sync) {
+            (Some(j), _) => format!(
                 "; {} guest journal commits for {} fsyncs",
                 j.commits, self.counts.fsyncs
-            )
-        });
+            ),
+            (None, Some(GuestSync::Flush)) => format!(
+                "; {} guest fsyncs, each a cache flush of the virtual disk (no journal commit: client.guest_fs and --file-fsync-mode)",
+                self.counts.fsyncs
+            ),
+            (None, _) => String::new(),
+        };
         let mut notes = vec![Warning {
             code: "predicted_utilisation".into(),
             message: format!(

@@ -82,6 +82,78 @@ fn every_cell_is_predicted_and_the_systems_are_written_once() {
     assert_eq!(listing(&d.path().join("sys")), before);
 }
 
+#[test]
+fn every_predicted_cell_has_an_interval_and_nothing_unmeasured_is_judged() {
+    let d = scratch();
+    std::fs::write(d.path().join("m.toml"), MATRIX).unwrap();
+    let r = tb(d.path(), &["lab", "predict", "m.toml", "--samples", "4"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    // writes/s sim is "typical (low–high)": the point, then the range.
+    for row in 0..2 {
+        let range = column(&r.stdout, row, 5);
+        assert!(
+            range.starts_with('(') && range.contains('–') && range.ends_with(')'),
+            "row {row}: {range}\n{}",
+            r.stdout
+        );
+    }
+    assert!(
+        r.stdout.contains("80 % interval from 4 samples"),
+        "{}",
+        r.stdout
+    );
+    // As JSON: every figure with its low and high around the point; no
+    // cell was measured, so none is judged inside or outside.
+    let j = tb(
+        d.path(),
+        &[
+            "lab",
+            "predict",
+            "m.toml",
+            "--samples",
+            "4",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(j.code, 0, "{}", j.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&j.stdout).unwrap();
+    assert_eq!(doc["confidence"], 0.8);
+    assert_eq!(doc["samples"], 4);
+    let cells = doc["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2);
+    for c in cells {
+        for f in c["figures"].as_array().unwrap() {
+            let (low, high) = (f["low"].as_f64().unwrap(), f["high"].as_f64().unwrap());
+            assert!(low <= high, "{f}");
+            assert!(f["measured"].is_null() && f["inside"].is_null(), "{f}");
+        }
+    }
+    // The points are the ones without intervals: the same runs.
+    let off = tb(
+        d.path(),
+        &[
+            "lab",
+            "predict",
+            "m.toml",
+            "--intervals",
+            "off",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(off.code, 0, "{}", off.stderr);
+    let off: serde_json::Value = serde_json::from_str(&off.stdout).unwrap();
+    for (a, b) in cells.iter().zip(off["cells"].as_array().unwrap()) {
+        assert_eq!(a["figures"][0]["predicted"], b["figures"][0]["predicted"]);
+        assert!(b["figures"][0]["low"].is_null(), "{b}");
+    }
+    // An interval needs two samples: one line naming the option.
+    let bad = tb(d.path(), &["lab", "predict", "m.toml", "--samples", "1"]);
+    assert_eq!(bad.code, 1, "{}", bad.stdout);
+    assert!(bad.stderr.contains("--samples"), "{}", bad.stderr);
+}
+
 /// Refused: exit 1, one line on stderr naming every word of `what`.
 fn refused_naming(r: &common::Run, what: &[&str]) {
     assert_eq!(r.code, 1, "stdout: {}\nstderr: {}", r.stdout, r.stderr);

@@ -231,13 +231,39 @@ pub(crate) fn run_spec(workload: &[String]) -> Result<fileio::options::RunSpec, 
     })
 }
 
+/// How `lab predict` predicts: with an interval per cell or not, on how
+/// many threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PredictOptions {
+    /// Samples of each cell's interval (None: the point only). Every cell
+    /// is sampled at the same points of one design
+    /// (`sim::uncertainty::Design`, from the sample count and the
+    /// workload's seed), as `simulate matrix` does.
+    pub intervals: Option<usize>,
+    /// Simulations run at once.
+    pub parallel: usize,
+}
+
+impl Default for PredictOptions {
+    fn default() -> Self {
+        PredictOptions {
+            intervals: Some(sim::uncertainty::DEFAULT_SAMPLES),
+            parallel: std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+        }
+    }
+}
+
 /// Every cell of `matrix` predicted, beside its measured result when the
 /// matrix's output holds one. `profile` (a calibration, e.g. the server CPU
 /// fitted on one cell) is applied to every cell's system; what does not
-/// apply to a cell is left out, as `simulate --profile` does.
+/// apply to a cell is left out, as `simulate --profile` does. With
+/// `options.intervals` each prediction carries its interval (its
+/// `prediction` block); a cell that cannot be predicted keeps its own
+/// error, the others are still predicted.
 pub fn predict_matrix(
     matrix: &crate::experiments::matrix::Matrix,
     profile: Option<&sim::profile::Profile>,
+    options: &PredictOptions,
 ) -> Result<Vec<CellPrediction>, LabError> {
     let spec = run_spec(&matrix.workload)?;
     // The simulator's bounds, once for the whole matrix, before any cell;
@@ -246,6 +272,18 @@ pub fn predict_matrix(
     let budget = sim::Budget::per_cell(sim::limits::DEFAULT_MATRIX_EVENTS, cells.len());
     sim::limits::check_workload(&spec, budget, cells.len() as u64)
         .map_err(|e| LabError::Spec(format!("workload: {e}")))?;
+    // One cell at a time through simulate matrix's runner, each within its
+    // share of the budget: the design depends only on the sample count and
+    // the seed, so every cell gets the same one, and a refused cell
+    // refuses only itself. The point is the run it was before intervals
+    // (its whole --time, no early stop).
+    let runs = sim::matrix::CellRuns {
+        parallel: options.parallel,
+        events: budget.events,
+        early_stop: false,
+        intervals: options.intervals,
+        progress: None,
+    };
     let mut out = Vec::new();
     for cell in cells {
         let lab = cell.raw.validate()?;
@@ -263,9 +301,17 @@ pub fn predict_matrix(
             sim::profile::apply_profile(&mut system, p)
                 .map_err(|e| LabError::Spec(format!("profile: {e}")))?;
         }
-        let predicted = sim::simulate_within(&spec, &system, budget).map_err(|e| e.to_string());
+        let labels = lab.labels();
+        let one = sim::matrix::MatrixCell {
+            choices: labels.clone().into_iter().collect(),
+            system: system.clone(),
+            profile: profile.cloned(),
+        };
+        let predicted = sim::matrix::run_cells_with(&spec, std::slice::from_ref(&one), &runs)
+            .map_err(|e| e.to_string())
+            .and_then(|mut r| r.pop().ok_or_else(|| "no prediction".to_string()));
         out.push(CellPrediction {
-            labels: lab.labels(),
+            labels,
             system,
             measured,
             predicted,
@@ -282,8 +328,92 @@ fn error(measured: Option<f64>, predicted: Option<f64>) -> Option<f64> {
     }
 }
 
+/// The figures the comparison shows, by their names in a prediction's
+/// interval block (`sim::uncertainty::FIGURES`).
+pub const COMPARED: [&str; 3] = ["writes_per_s", "reads_per_s", "event_mean_ms"];
+
+/// One figure of one cell: the lab's, the simulator's with its interval,
+/// and whether the lab's is inside it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FigureComparison {
+    /// One of [`COMPARED`].
+    pub figure: String,
+    pub measured: Option<f64>,
+    pub predicted: Option<f64>,
+    /// The interval's ends (none without intervals or a prediction).
+    pub low: Option<f64>,
+    pub high: Option<f64>,
+    /// predicted / measured − 1.
+    pub error: Option<f64>,
+    /// low ≤ measured ≤ high; none without a measurement or an interval.
+    pub inside: Option<bool>,
+}
+
+/// One cell's comparison, as `lab predict --format json` prints it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct CellComparison {
+    pub labels: std::collections::BTreeMap<String, String>,
+    pub figures: Vec<FigureComparison>,
+    /// Why the cell was not predicted, if it was not.
+    pub not_predicted: Option<String>,
+}
+
+fn figure_of(r: &fileio::result::RunResult, name: &str) -> Option<f64> {
+    match name {
+        "writes_per_s" => Some(r.rates.writes_per_s),
+        "reads_per_s" => Some(r.rates.reads_per_s),
+        "event_mean_ms" => r
+            .latency
+            .get(&fileio::result::LatencyKey::Event)
+            .map(|l| l.mean_ms),
+        _ => None,
+    }
+}
+
+/// Whether `measured` is within `low`..=`high`.
+pub fn inside(measured: Option<f64>, interval: Option<(f64, f64)>) -> Option<bool> {
+    let (m, (low, high)) = (measured?, interval?);
+    Some(low <= m && m <= high)
+}
+
+/// Each cell's [`COMPARED`] figures, measured against predicted.
+pub fn comparisons(cells: &[CellPrediction]) -> Vec<CellComparison> {
+    cells
+        .iter()
+        .map(|c| {
+            let p = c.predicted.as_ref().ok();
+            let figures = COMPARED
+                .iter()
+                .map(|&name| {
+                    let measured = c.measured.as_ref().and_then(|r| figure_of(r, name));
+                    let predicted = p.and_then(|r| figure_of(r, name));
+                    let interval = p
+                        .and_then(|r| r.prediction.as_ref())
+                        .and_then(|i| i.figures.get(name))
+                        .map(|f| (f.low, f.high));
+                    FigureComparison {
+                        figure: name.to_string(),
+                        measured,
+                        predicted,
+                        low: interval.map(|i| i.0),
+                        high: interval.map(|i| i.1),
+                        error: error(measured, predicted),
+                        inside: inside(measured, interval),
+                    }
+                })
+                .collect();
+            CellComparison {
+                labels: c.labels.clone(),
+                figures,
+                not_predicted: c.predicted.as_ref().err().cloned(),
+            }
+        })
+        .collect()
+}
+
 /// The table of measured against predicted: writes/s, reads/s and mean
-/// event latency, each with the prediction's error.
+/// event latency, each with the prediction's interval (when it has one),
+/// its error, and whether the measurement is inside the interval.
 pub fn comparison_table(workload: &[String], cells: &[CellPrediction]) -> report::table::Table {
     use report::table::{Cell, Table};
     let mut t = Table::new(&[
@@ -293,49 +423,60 @@ pub fn comparison_table(workload: &[String], cells: &[CellPrediction]) -> report
         ("writes/s lab", true),
         ("writes/s sim", true),
         ("writes err", true),
+        ("writes in", false),
         ("reads/s lab", true),
         ("reads/s sim", true),
         ("reads err", true),
+        ("reads in", false),
         ("avg lat ms lab", true),
         ("avg lat ms sim", true),
         ("lat err", true),
+        ("lat in", false),
     ]);
     t.notes.push(format!(
         "Workload: tankbench fileio {}; predictions: sim, seed {PREDICTION_SEED} unless given; err = sim / lab - 1",
         workload.join(" ")
     ));
-    let mean_ms = |r: &fileio::result::RunResult| {
-        r.latency
-            .get(&fileio::result::LatencyKey::Event)
-            .map(|l| l.mean_ms)
-    };
-    for c in cells {
+    if let Some(p) = cells.iter().find_map(|c| {
+        c.predicted
+            .as_ref()
+            .ok()
+            .and_then(|r| r.prediction.as_ref())
+    }) {
+        t.notes.push(format!(
+            "sim: typical (low–high), an {:.0} % interval from {} samples of the uncertain parameters' ranges (docs/prediction.md), the same samples and seed in every cell; in: whether the lab's figure is inside it",
+            p.confidence * 100.0,
+            p.samples
+        ));
+    }
+    let compared = comparisons(cells);
+    let (mut judged, mut hits) = (0, 0);
+    for (c, cmp) in cells.iter().zip(&compared) {
         let label = |k: &str| Cell::Text(c.labels.get(k).cloned().unwrap_or_default());
-        let m = c.measured.as_ref();
-        let p = c.predicted.as_ref().ok();
-        let (mw, pw) = (
-            m.map(|r| r.rates.writes_per_s),
-            p.map(|r| r.rates.writes_per_s),
-        );
-        let (mr, pr) = (
-            m.map(|r| r.rates.reads_per_s),
-            p.map(|r| r.rates.reads_per_s),
-        );
-        let (ml, pl) = (m.and_then(mean_ms), p.and_then(mean_ms));
-        t.rows.push(vec![
-            label("layout"),
-            label("slog"),
-            label("link"),
-            Cell::Num(mw),
-            Cell::Num(pw),
-            Cell::Percent(error(mw, pw)),
-            Cell::Num(mr),
-            Cell::Num(pr),
-            Cell::Percent(error(mr, pr)),
-            Cell::Num(ml),
-            Cell::Num(pl),
-            Cell::Percent(error(ml, pl)),
-        ]);
+        let mut row = vec![label("layout"), label("slog"), label("link")];
+        for f in &cmp.figures {
+            let range = f.low.zip(f.high);
+            row.push(Cell::Num(f.measured));
+            row.push(if range.is_some() {
+                Cell::Range(f.predicted, range)
+            } else {
+                Cell::Num(f.predicted)
+            });
+            row.push(Cell::Percent(f.error));
+            row.push(Cell::Text(
+                match f.inside {
+                    Some(true) => "yes",
+                    Some(false) => "no",
+                    None => "–",
+                }
+                .to_string(),
+            ));
+            if let Some(i) = f.inside {
+                judged += 1;
+                hits += usize::from(i);
+            }
+        }
+        t.rows.push(row);
         if let Err(e) = &c.predicted {
             t.notes.push(format!(
                 "{} {}: not predicted: {e}",
@@ -343,6 +484,11 @@ pub fn comparison_table(workload: &[String], cells: &[CellPrediction]) -> report
                 c.labels.get("slog").map_or("", String::as_str)
             ));
         }
+    }
+    if judged > 0 {
+        t.notes.push(format!(
+            "{hits} of {judged} measured figures inside their interval"
+        ));
     }
     t
 }
@@ -461,6 +607,98 @@ mod tests {
         .unwrap();
         let e = system_for(&mixed, None, HOST).unwrap_err().to_string();
         assert!(e.contains("one group"), "{e}");
+    }
+
+    /// A lab cell predicted with an interval of 4 samples, and its
+    /// measurement standing in for the lab's: the prediction with its
+    /// writes/s set to `writes` (its other figures kept).
+    fn cell_measuring(writes: impl Fn(f64, f64) -> f64) -> CellPrediction {
+        let spec = run_spec(
+            &[
+                "--file-total-size=16M",
+                "--file-num=4",
+                "--file-test-mode=rndrw",
+                "--file-block-size=4K",
+                "--threads=2",
+                "--file-fsync-all",
+                "--time=1",
+            ]
+            .map(String::from),
+        )
+        .unwrap();
+        let lab = lab("");
+        let system = system_for(&lab, None, HOST).unwrap();
+        let one = sim::matrix::MatrixCell {
+            choices: lab.labels().into_iter().collect(),
+            system: system.clone(),
+            profile: None,
+        };
+        let runs = sim::matrix::CellRuns {
+            intervals: Some(4),
+            ..sim::matrix::CellRuns::new(2)
+        };
+        let predicted = sim::matrix::run_cells_with(&spec, &[one], &runs)
+            .unwrap()
+            .pop()
+            .unwrap();
+        let w = &predicted.prediction.as_ref().unwrap().figures["writes_per_s"];
+        let mut measured = predicted.clone();
+        measured.rates.writes_per_s = writes(w.low, w.high);
+        CellPrediction {
+            labels: lab.labels(),
+            system,
+            measured: Some(measured),
+            predicted: Ok(predicted),
+        }
+    }
+
+    #[test]
+    fn each_measured_figure_is_judged_against_the_cells_interval() {
+        let cells = [
+            cell_measuring(|low, high| (low + high) / 2.0),
+            cell_measuring(|_, high| high * 1.5 + 1.0),
+        ];
+        let cmp = comparisons(&cells);
+        let writes = |i: usize| &cmp[i].figures[0];
+        assert_eq!(writes(0).figure, "writes_per_s");
+        assert_eq!(writes(0).inside, Some(true), "{:?}", writes(0));
+        assert_eq!(writes(1).inside, Some(false), "{:?}", writes(1));
+        let (low, high) = (writes(1).low.unwrap(), writes(1).high.unwrap());
+        assert!(low <= high && writes(1).measured.unwrap() > high);
+        // The reads and the latency stand in as the prediction's own
+        // point; each has its interval's ends.
+        for c in &cmp {
+            for f in &c.figures[1..] {
+                assert_eq!(f.measured, f.predicted, "{f:?}");
+                assert!(f.low.is_some() && f.high.is_some(), "{f:?}");
+            }
+        }
+        let t = comparison_table(&[], &cells);
+        let text = t.to_terminal();
+        assert!(text.contains("80 % interval"), "{text}");
+        let rows: Vec<&str> = text.lines().filter(|l| l.contains("2xraidz2-12")).collect();
+        assert_eq!(rows.len(), 2, "{text}");
+        assert!(rows[0].contains("yes") && rows[1].contains("no"), "{text}");
+        assert!(
+            t.notes
+                .iter()
+                .any(|n| n.ends_with("measured figures inside their interval")),
+            "{:?}",
+            t.notes
+        );
+        // JSON carries the interval's ends and the judgement.
+        let json = serde_json::to_value(&cmp).unwrap();
+        assert_eq!(json[1]["figures"][0]["inside"], false);
+        assert!(json[1]["figures"][0]["low"].as_f64().is_some());
+        assert!(json[1]["figures"][0]["high"].as_f64().is_some());
+    }
+
+    #[test]
+    fn without_a_measurement_or_an_interval_nothing_is_judged() {
+        assert_eq!(inside(None, Some((1.0, 2.0))), None);
+        assert_eq!(inside(Some(1.5), None), None);
+        assert_eq!(inside(Some(1.0), Some((1.0, 2.0))), Some(true));
+        assert_eq!(inside(Some(2.5), Some((1.0, 2.0))), Some(false));
     }
 
     #[test]

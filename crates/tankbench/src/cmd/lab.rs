@@ -8,6 +8,8 @@ use lab::lab::{down_all, Lab, UpOptions};
 use lab::parts::sys;
 use lab::spec::{self, default_root};
 use report::atomic::{check_new_file, write_atomically, Existing};
+
+use super::options::{at_least_two_samples, Switch};
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -22,6 +24,9 @@ enum Format {
 enum TableFormat {
     Text,
     Markdown,
+    /// Every cell's figures as JSON: measured, predicted, the interval's
+    /// low and high, and whether the measurement is inside (`lab predict`).
+    Json,
 }
 
 /// A storage lab in software: build it, run benchmarks over it, crash it (root)
@@ -86,9 +91,18 @@ enum Cmd {
         /// `simulate --system` and `simulate calibrate`.
         #[arg(long)]
         systems: Option<PathBuf>,
-        /// The table as text or Markdown.
+        /// The table as text or Markdown, or the comparison as JSON.
         #[arg(long, value_enum, default_value_t = TableFormat::Text)]
         format: TableFormat,
+        /// Every cell's prediction interval, from the same samples of the
+        /// model's uncertain parameters (as `simulate matrix`).
+        #[arg(long, value_enum, value_name = "on|off", default_value_t = Switch::On)]
+        intervals: Switch,
+        /// Samples each interval takes.
+        #[arg(long, value_name = "N", value_parser = at_least_two_samples(),
+              help = format!("Samples each interval takes, 2 or more [default: {}]",
+                             sim::uncertainty::DEFAULT_SAMPLES))]
+        samples: Option<usize>,
     },
     /// Crash a lab that is up: kill its own zfs-fuse daemon (no clean
     /// export), cut the power of its disks (each loses what its model's
@@ -155,7 +169,24 @@ pub(crate) fn run(cli: LabArgs) -> anyhow::Result<i32> {
             profile,
             systems,
             format,
-        } => predict(&matrix, profile.as_deref(), systems.as_deref(), format),
+            intervals,
+            samples,
+        } => {
+            let options = lab::experiments::predict::PredictOptions {
+                intervals: match intervals {
+                    Switch::On => Some(samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES)),
+                    Switch::Off => None,
+                },
+                ..lab::experiments::predict::PredictOptions::default()
+            };
+            predict(
+                &matrix,
+                profile.as_deref(),
+                systems.as_deref(),
+                format,
+                &options,
+            )
+        }
         Cmd::Crash { lab, format } => crash(&lab, format),
         Cmd::Durability {
             matrix,
@@ -379,19 +410,37 @@ fn predict(
     profile: Option<&std::path::Path>,
     systems: Option<&std::path::Path>,
     format: TableFormat,
+    options: &lab::experiments::predict::PredictOptions,
 ) -> anyhow::Result<i32> {
     let m = Matrix::load(matrix)?;
     let profile = profile
         .map(crate::cmd::calibrate::load_profile)
         .transpose()?;
-    let cells = lab::experiments::predict::predict_matrix(&m, profile.as_ref())?;
+    let cells = lab::experiments::predict::predict_matrix(&m, profile.as_ref(), options)?;
     if let Some(dir) = systems {
         write_systems(dir, &cells)?;
     }
-    let t = lab::experiments::predict::comparison_table(&m.workload, &cells);
+    // The share of samples each interval holds, as the predictions say it.
+    let confidence = cells.iter().find_map(|c| {
+        c.predicted
+            .as_ref()
+            .ok()
+            .and_then(|r| r.prediction.as_ref())
+            .map(|p| p.confidence)
+    });
     let text = match format {
-        TableFormat::Text => t.to_terminal(),
-        TableFormat::Markdown => t.to_markdown(),
+        TableFormat::Json => serde_json::to_string_pretty(&serde_json::json!({
+            "workload": m.workload,
+            "confidence": confidence,
+            "samples": options.intervals,
+            "cells": lab::experiments::predict::comparisons(&cells),
+        }))?,
+        TableFormat::Text => {
+            lab::experiments::predict::comparison_table(&m.workload, &cells).to_terminal()
+        }
+        TableFormat::Markdown => {
+            lab::experiments::predict::comparison_table(&m.workload, &cells).to_markdown()
+        }
     };
     println!("{}", text.trim_end());
     Ok(0)
