@@ -78,7 +78,7 @@ fn reference_system_prints_a_prediction_in_sysbench_layout() {
         "3xraidz2-8",
         "log ssd-sata",
         "2x10G",
-        "esxi-nfs",
+        "esxi-6.5-nfs",
     ] {
         assert!(first.contains(part), "{part} missing from: {first}");
     }
@@ -173,7 +173,14 @@ fn bad_client_is_one_line_with_the_accepted_values() {
 #[test]
 fn every_client_preset_is_accepted_on_the_command_line() {
     let d = scratch();
-    for client in ["local", "linux-nfs", "esxi-nfs", "iscsi", "smb"] {
+    for client in [
+        "local",
+        "linux-nfs",
+        "esxi-nfs",
+        "esxi-6.5-nfs",
+        "iscsi",
+        "smb",
+    ] {
         let r = simulate(d.path(), &["--client", client], &["--format=json"]);
         let v = json(&r);
         assert!(count(&v, "writes") > 0.0, "{client}: {}", r.stdout);
