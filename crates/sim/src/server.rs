@@ -423,7 +423,7 @@ impl<'a> ZfsServer<'a> {
                 let indirect = throughput
                     || (!has_log
                         && if zvol {
-                            aligned_whole && block > IMMEDIATE_WRITE_SZ
+                            size >= block && block > IMMEDIATE_WRITE_SZ
                         } else {
                             size >= IMMEDIATE_WRITE_SZ
                         });
