@@ -861,6 +861,54 @@ mod tests {
         );
     }
 
+    fn fsync() -> Message {
+        Message {
+            rpc: Rpc::Commit,
+            req: Request {
+                op: Op::Fsync,
+                file: 0,
+                pos: 0,
+                size: 0,
+            },
+        }
+    }
+
+    /// Records the txg sync writes after client 0's messages, one at a
+    /// time, each answered before the next.
+    fn txg_records_after(sys: &System, messages: &[Message]) -> u64 {
+        let spec = spec();
+        let mut server = ZfsServer::new(&spec, sys, 1).unwrap();
+        let mut q = EventQueue::with_capacity(8);
+        let mut now = 0;
+        for &m in messages {
+            server.arrive(now, 0, m, &mut q);
+            let replies = drain(&mut server, &mut q);
+            now = replies.last().expect("answered").0;
+        }
+        server.txg_timeout(now + 1, false, &mut q);
+        let records = server.dirty_per_vdev.iter().sum();
+        drain(&mut server, &mut q);
+        records
+    }
+
+    #[test]
+    fn the_txg_does_not_rewrite_a_record_dmu_sync_wrote_unless_it_is_dirtied_again() {
+        // logbias=throughput: the fsync's commit writes the record's block
+        // (dmu_sync, DR_OVERRIDDEN), so the txg writes only its pointer; a
+        // later write to the record undoes that (dbuf_unoverride).
+        let throughput = system("logbias = \"throughput\"");
+        let latency = system("");
+        let (w, f) = (write(0), fsync());
+        assert_eq!(txg_records_after(&latency, &[w, f]), 1, "WR_COPIED");
+        assert_eq!(txg_records_after(&throughput, &[w, f]), 0, "overridden");
+        assert_eq!(
+            txg_records_after(&throughput, &[w, f, w]),
+            1,
+            "dirtied again"
+        );
+        assert_eq!(txg_records_after(&throughput, &[w]), 1, "never committed");
+    }
+
     #[test]
     fn writes_are_delayed_above_the_throttles_dirty_level() {
         let (spec, sys) = (spec(), system(""));
