@@ -266,7 +266,7 @@ impl Platform {
 
     /// Which WR_INDIRECT rule the code base has. OpenZFS 7578 reached ZoL
     /// in 0.7.0 (2017-07); FreeBSD's copy took it from illumos in 2017,
-    /// taken here as before FreeNAS 11.0 (inferred from the dates, not
+    /// taken here to be in FreeNAS 11.0 (inferred from the dates, not
     /// checked against the FreeBSD log); zfs-fuse is OpenSolaris of 2010.
     pub fn log_write_rule(self) -> LogWriteRule {
         match self {
