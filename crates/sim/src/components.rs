@@ -580,6 +580,21 @@ impl Pool {
         offset: u64,
         len: u64,
     ) -> Nanos {
+        let written = self.write_columns(now, vdev, cols, offset, len);
+        written.max(self.flush_vdev(now, vdev))
+    }
+
+    /// Write `len` bytes at `offset` to the disks a block of `cols` data
+    /// columns occupies on `vdev` (all children of a mirror, data plus
+    /// parity columns of raidz); returns when all are written.
+    fn write_columns(
+        &mut self,
+        now: Nanos,
+        vdev: usize,
+        cols: u32,
+        offset: u64,
+        len: u64,
+    ) -> Nanos {
         let targets = match self.shape.kind {
             VdevKind::Mirror => self.shape.width,
             _ => cols + self.parity(),
@@ -590,6 +605,14 @@ impl Pool {
             let i = self.disk_index(vdev, c);
             done = done.max(self.submit(i, now, Op::Write { offset, len }));
         }
+        done
+    }
+
+    /// Flush every child of top-level vdev `vdev` (a flush of an interior
+    /// vdev reaches each child, written to or not: `zio_flush` in zio.c);
+    /// returns when all are done.
+    pub(crate) fn flush_vdev(&mut self, now: Nanos, vdev: usize) -> Nanos {
+        let mut done = now;
         for c in 0..u64::from(self.shape.width) {
             let i = self.disk_index(vdev, c);
             done = done.max(self.submit(i, now, Op::Flush));
@@ -643,6 +666,36 @@ impl Pool {
         let offset = self.zil_at[vdev];
         self.zil_at[vdev] += per_disk;
         self.write_and_flush(now, vdev, cols, offset, per_disk)
+    }
+
+    /// A log block of `bytes` in the pool, placed as [`Pool::write_log_block`]
+    /// places it, written but not flushed: a commit with WR_INDIRECT records
+    /// flushes every vdev its log block and its data blocks touched once all
+    /// are written ([`Pool::flush_vdev`]). Returns when it is written, and
+    /// its vdev.
+    pub(crate) fn write_log_block_unflushed(&mut self, now: Nanos, bytes: u64) -> (Nanos, usize) {
+        let vdev = self.rotor;
+        let (cols, per_disk) = self.columns(bytes);
+        self.advance_rotor(self.asize(cols, per_disk));
+        let offset = self.zil_at[vdev];
+        self.zil_at[vdev] += per_disk;
+        (self.write_columns(now, vdev, cols, offset, per_disk), vdev)
+    }
+
+    /// A data block of `bytes` written now, not flushed: `dmu_sync`'s write
+    /// of a WR_INDIRECT record's block (dmu.c). It is allocated as any data
+    /// block is (`arc_write` -> `zio_write` -> `metaslab_alloc` in the
+    /// normal class: the rotor, in the vdev's data area, where the txg's
+    /// writes go) and issued at `ZIO_PRIORITY_SYNC_WRITE`, so it goes to
+    /// the disks at once, ahead of queued txg writes, as log blocks do.
+    /// Returns when it is written, and its vdev.
+    pub(crate) fn write_data_block(&mut self, now: Nanos, bytes: u64) -> (Nanos, usize) {
+        let vdev = self.rotor;
+        let (cols, per_disk) = self.columns(bytes);
+        self.advance_rotor(self.asize(cols, per_disk));
+        let offset = self.alloc[vdev];
+        self.alloc[vdev] += per_disk;
+        (self.write_columns(now, vdev, cols, offset, per_disk), vdev)
     }
 
     /// Queue a txg's writes: `records[v]` dirty records (plus `extra_bytes`

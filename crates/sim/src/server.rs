@@ -5,6 +5,8 @@
 //! txg writes done, txg synced); when a request is done it schedules the
 //! client's [`Event::Reply`]. Read and testable without the clients.
 
+use std::collections::HashSet;
+
 use fileio::options::RunSpec;
 use fileio::rng::SeededStream;
 use fileio::run::generator::Request;
@@ -13,7 +15,9 @@ use crate::components::{Arc, Cpu, LogDevice, Pool, LR_WRITE_BYTES, SECTOR};
 use crate::event::Event;
 use crate::limits::MAX_MODELLED_BLOCKS as MAX_RECORDS;
 use crate::queue::{EventQueue, Nanos};
-use crate::system::{service_time, SyncProperty, System, ZilBatching};
+use crate::system::{
+    service_time, LogWriteRule, Logbias, Protocol, SyncProperty, System, ZilBatching,
+};
 use crate::{NotModelled, SimError};
 
 /// Stream of the run seed the server CPU's draws come from.
@@ -21,6 +25,11 @@ const CPU_STREAM: u64 = (1 << 32) + 1;
 
 /// Size of a journal block the guest writes for an fsync (ext4's block).
 pub(crate) const JOURNAL_BLOCK: u64 = 4096;
+
+/// `zfs_immediate_write_sz` (zfs_log.c) and `zvol_immediate_write_sz`
+/// (zvol.c), 32 KiB in every release: under `logbias=latency` on a pool
+/// without a log device, writes from this size up are WR_INDIRECT.
+pub(crate) const IMMEDIATE_WRITE_SZ: u64 = 32 << 10;
 
 /// What one message to the server asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +74,18 @@ pub(crate) struct TxgState {
     async_generation: u32,
 }
 
+/// The block a WR_INDIRECT record's `dmu_sync` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Synced {
+    /// The file record the model tracks.
+    Record(u32),
+    /// A further block of a write spanning several (the model tracks one
+    /// record a write).
+    Spanned,
+    /// A guest journal block.
+    Journal,
+}
+
 /// The ZIL's state between commits.
 struct Zil {
     /// Log record bytes written since the last commit or txg sync.
@@ -75,6 +96,12 @@ struct Zil {
     in_flight_until: Nanos,
     batch_scheduled: bool,
     waiting: Vec<u32>,
+    /// WR_INDIRECT records logged since the last commit: the bytes of the
+    /// block `dmu_sync` writes for each (the whole block the write is in),
+    /// and which block it is.
+    indirect: Vec<(u64, Synced)>,
+    /// Per vdev: whether the commit being written touched it (scratch).
+    touched: Vec<bool>,
 }
 
 impl TxgState {
@@ -114,6 +141,13 @@ pub(crate) struct ZfsServer<'a> {
     stable_writes: bool,
     dirty_per_vdev: Vec<u64>,
     journal_dirty: u64,
+    /// Records of the open txg already written by `dmu_sync` (their dirty
+    /// record's `dr_override_state` is DR_OVERRIDDEN): the txg sync writes
+    /// only their block pointer (`dbuf_write` -> `zio_write_override`), not
+    /// the data again. Dirtying one again undoes it (`dbuf_unoverride`).
+    overridden: HashSet<u32>,
+    /// Journal bytes of the open txg written by `dmu_sync` the same way.
+    journal_overridden: u64,
     /// The message each client thread has at the server.
     ops: Vec<Message>,
 }
@@ -170,6 +204,8 @@ impl<'a> ZfsServer<'a> {
                 in_flight_until: 0,
                 batch_scheduled: false,
                 waiting: Vec::with_capacity(threads),
+                indirect: Vec::with_capacity(threads),
+                touched: vec![false; vdevs],
             },
             txg: TxgState::new(threads),
             records_per_file,
@@ -179,6 +215,8 @@ impl<'a> ZfsServer<'a> {
                 && (sys.nfs_sync_honoured || !sys.protocol.is_nfs()),
             dirty_per_vdev: vec![0; vdevs],
             journal_dirty: 0,
+            overridden: HashSet::new(),
+            journal_overridden: 0,
             ops: vec![
                 Message {
                     rpc: Rpc::Read,
@@ -288,8 +326,13 @@ impl<'a> ZfsServer<'a> {
                 if self.arc.mark_dirty(record) {
                     self.dirtied(now, self.sys.recordsize, q);
                 }
+                if !self.overridden.is_empty() {
+                    // dbuf_dirty of a record dmu_sync wrote in this txg
+                    // undoes the override: the txg writes it again.
+                    self.overridden.remove(&record);
+                }
                 if logged {
-                    self.zil.pending += worker.req.size + LR_WRITE_BYTES;
+                    self.log_write(worker.req.pos, worker.req.size, Synced::Record(record));
                 }
                 logged && (sync == SyncProperty::Always || self.stable_writes)
             }
@@ -297,7 +340,7 @@ impl<'a> ZfsServer<'a> {
                 self.journal_dirty += JOURNAL_BLOCK;
                 self.dirtied(now, JOURNAL_BLOCK, q);
                 if logged {
-                    self.zil.pending += JOURNAL_BLOCK + LR_WRITE_BYTES;
+                    self.log_write(0, JOURNAL_BLOCK, Synced::Journal);
                 }
                 // The guest's journal block is a stable NFS WRITE.
                 logged && self.sys.nfs_sync_honoured
@@ -321,13 +364,155 @@ impl<'a> ZfsServer<'a> {
         }
     }
 
-    /// Write `bytes` of log records as one log block, on the log device or in
-    /// the pool; returns when it is written and flushed.
-    fn write_log_block(&mut self, now: Nanos, bytes: u64) -> Nanos {
-        match &mut self.log {
-            Some(log) => log.write_log_block(now, bytes),
-            None => self.pool.write_log_block(now, bytes),
+    /// zfs_log_write (zvol_log_write for a zvol): the log record of a
+    /// write of `size` bytes at `pos`. WR_COPIED carries the data in the
+    /// log; WR_INDIRECT only a block pointer (`lr_write_t`), the data block
+    /// being written at the commit by `dmu_sync`, one record per block the
+    /// write touches. Which one, per code base ([`LogWriteRule`]):
+    /// zfs_log.c / zvol.c `zfs_log_write` / `zvol_log_write`.
+    fn log_write(&mut self, pos: u64, size: u64, block: Synced) {
+        let blocks = self.indirect_blocks(pos, size);
+        if blocks == 0 {
+            self.zil.pending += size + LR_WRITE_BYTES;
+            return;
         }
+        self.zil.pending += blocks * LR_WRITE_BYTES;
+        // dmu_sync writes the whole block holding the data (zfs_get_data
+        // aligns the offset to z_blksz and syncs that dbuf).
+        self.zil.indirect.push((self.sys.recordsize, block));
+        for _ in 1..blocks {
+            self.zil
+                .indirect
+                .push((self.sys.recordsize, Synced::Spanned));
+        }
+    }
+
+    /// The WR_INDIRECT records a write of `size` bytes at `pos` makes; 0
+    /// for a WR_COPIED record.
+    fn indirect_blocks(&self, pos: u64, size: u64) -> u64 {
+        let block = self.sys.recordsize;
+        let throughput = self.sys.logbias == Logbias::Throughput;
+        let zvol = self.sys.protocol == Protocol::Iscsi;
+        let has_log = self.sys.log.is_some();
+        let aligned_whole = size >= block && pos.is_multiple_of(block);
+        match self.sys.log_write_rule {
+            LogWriteRule::Before7578 => {
+                // immediate_write_sz is 0 under throughput; `slogging` is a
+                // log device under latency.
+                let immediate = if throughput { 0 } else { IMMEDIATE_WRITE_SZ };
+                let slogging = has_log && !throughput;
+                if slogging {
+                    0
+                } else if zvol {
+                    // Whole aligned blocks only (`blocksize >
+                    // immediate_write_sz && resid >= blocksize && off %
+                    // blocksize == 0`), one record each; a partial block
+                    // is copied.
+                    if block > immediate && aligned_whole {
+                        size / block
+                    } else {
+                        0
+                    }
+                } else {
+                    // One record for the whole write, if it fits a block
+                    // (`resid > immediate_write_sz && resid <= z_blksz`).
+                    u64::from(size > immediate && size <= block)
+                }
+            }
+            LogWriteRule::Since7578 => {
+                let indirect = throughput
+                    || (!has_log
+                        && if zvol {
+                            size >= block && block > IMMEDIATE_WRITE_SZ
+                        } else {
+                            size >= IMMEDIATE_WRITE_SZ
+                        });
+                if indirect {
+                    // Split at block boundaries (`len = MIN(blocksize -
+                    // P2PHASE(off, blocksize), resid)`).
+                    (pos + size.max(1) - 1) / block - pos / block + 1
+                } else {
+                    0
+                }
+            }
+        }
+    }
+
+    /// Whether log blocks go to the log device: always with one since 7578
+    /// (`zio_alloc_zil` tries the log class first); before it only under
+    /// `logbias=latency` (`USE_SLOG`), so `throughput` bypasses it.
+    fn log_on_device(&self) -> bool {
+        self.log.is_some()
+            && (self.sys.logbias == Logbias::Latency
+                || self.sys.log_write_rule == LogWriteRule::Since7578)
+    }
+
+    /// Write `bytes` of log records as one log block, on the log device or in
+    /// the pool, with the data blocks of its WR_INDIRECT records; returns
+    /// when all are written and flushed.
+    fn write_log_block(&mut self, now: Nanos, bytes: u64) -> Nanos {
+        if !self.zil.indirect.is_empty() {
+            return self.write_indirect_commit(now, bytes);
+        }
+        let on_device = self.log_on_device();
+        match &mut self.log {
+            Some(log) if on_device => log.write_log_block(now, bytes),
+            _ => self.pool.write_log_block(now, bytes),
+        }
+    }
+
+    /// A commit with WR_INDIRECT records. zil_lwb_commit hands each record
+    /// to zfs_get_data, whose `dmu_sync` issues the record's data block
+    /// write at once as a child of the log block's write zio (dmu.c:
+    /// `arc_write(pio, ..., ZIO_PRIORITY_SYNC_WRITE, ...)`), and the log
+    /// block, holding the block pointers, is issued after them. The log
+    /// block's zio completes only with its children, and zfs_get_done adds
+    /// each data block's vdev to the set the commit flushes
+    /// (`zil_add_block` / `zil_lwb_add_block`); the vdevs are flushed once
+    /// the writes are done (ZoL 0.6: `zil_flush_vdevs` after
+    /// `zio_wait(zl_root_zio)` in zil_commit_writer; since 8585:
+    /// `zil_lwb_write_done` -> `zio_flush` of each vdev), and the commit
+    /// returns when the flushes have. A log block on the log device is
+    /// flushed when it is written (the device's own path), not after the
+    /// data writes: on a flash log device the flush costs the same either
+    /// way. Returns when the commit is stable.
+    fn write_indirect_commit(&mut self, now: Nanos, bytes: u64) -> Nanos {
+        let mut touched = std::mem::take(&mut self.zil.touched);
+        touched.iter_mut().for_each(|t| *t = false);
+        let mut blocks = std::mem::take(&mut self.zil.indirect);
+        let mut written = now;
+        for &(size, block) in &blocks {
+            let (done, vdev) = self.pool.write_data_block(now, size);
+            written = written.max(done);
+            touched[vdev] = true;
+            match block {
+                Synced::Record(r) => {
+                    self.overridden.insert(r);
+                }
+                // The model charges a journal block its 4 KiB of txg
+                // writes; dmu_sync wrote the block holding it.
+                Synced::Journal => self.journal_overridden += JOURNAL_BLOCK,
+                Synced::Spanned => {}
+            }
+        }
+        blocks.clear();
+        self.zil.indirect = blocks;
+        let mut done = now;
+        let on_device = self.log_on_device();
+        match &mut self.log {
+            Some(log) if on_device => done = log.write_log_block(now, bytes),
+            _ => {
+                let (at, vdev) = self.pool.write_log_block_unflushed(now, bytes);
+                written = written.max(at);
+                touched[vdev] = true;
+            }
+        }
+        done = done.max(written);
+        for (vdev, _) in touched.iter().enumerate().filter(|(_, &t)| t) {
+            done = done.max(self.pool.flush_vdev(written, vdev));
+        }
+        self.zil.touched = touched;
+        done
     }
 
     /// Whether a zil_commit now has records to write or a log block to
@@ -432,11 +617,22 @@ impl<'a> ZfsServer<'a> {
         let vdevs = self.dirty_per_vdev.len();
         self.dirty_per_vdev.iter_mut().for_each(|d| *d = 0);
         let per_vdev = &mut self.dirty_per_vdev;
-        self.arc.take_dirty(|r| per_vdev[r as usize % vdevs] += 1);
-        let journal = std::mem::take(&mut self.journal_dirty);
+        // A record dmu_sync already wrote costs the txg no data write.
+        let overridden = std::mem::take(&mut self.overridden);
+        self.arc.take_dirty(|r| {
+            if !overridden.contains(&r) {
+                per_vdev[r as usize % vdevs] += 1;
+            }
+        });
+        let mut overridden = overridden;
+        overridden.clear();
+        self.overridden = overridden;
+        let journal = std::mem::take(&mut self.journal_dirty)
+            .saturating_sub(std::mem::take(&mut self.journal_overridden));
         // Records of a txg being synced need no log any more (zil_clean
         // drops them once it is; the model drops them as it starts).
         self.zil.pending = 0;
+        self.zil.indirect.clear();
         if self.pool.queue_txg(&self.dirty_per_vdev, journal) {
             let tuning = self.sys.txg;
             let active = tuning.async_active(self.txg.open_dirty + self.txg.syncing_dirty);
@@ -663,6 +859,54 @@ mod tests {
             100_000,
             "server.commit_cpu_us, on the core, first"
         );
+    }
+
+    fn fsync() -> Message {
+        Message {
+            rpc: Rpc::Commit,
+            req: Request {
+                op: Op::Fsync,
+                file: 0,
+                pos: 0,
+                size: 0,
+            },
+        }
+    }
+
+    /// Records the txg sync writes after client 0's messages, one at a
+    /// time, each answered before the next.
+    fn txg_records_after(sys: &System, messages: &[Message]) -> u64 {
+        let spec = spec();
+        let mut server = ZfsServer::new(&spec, sys, 1).unwrap();
+        let mut q = EventQueue::with_capacity(8);
+        let mut now = 0;
+        for &m in messages {
+            server.arrive(now, 0, m, &mut q);
+            let replies = drain(&mut server, &mut q);
+            now = replies.last().expect("answered").0;
+        }
+        server.txg_timeout(now + 1, false, &mut q);
+        let records = server.dirty_per_vdev.iter().sum();
+        drain(&mut server, &mut q);
+        records
+    }
+
+    #[test]
+    fn the_txg_does_not_rewrite_a_record_dmu_sync_wrote_unless_it_is_dirtied_again() {
+        // logbias=throughput: the fsync's commit writes the record's block
+        // (dmu_sync, DR_OVERRIDDEN), so the txg writes only its pointer; a
+        // later write to the record undoes that (dbuf_unoverride).
+        let throughput = system("logbias = \"throughput\"");
+        let latency = system("");
+        let (w, f) = (write(0), fsync());
+        assert_eq!(txg_records_after(&latency, &[w, f]), 1, "WR_COPIED");
+        assert_eq!(txg_records_after(&throughput, &[w, f]), 0, "overridden");
+        assert_eq!(
+            txg_records_after(&throughput, &[w, f, w]),
+            1,
+            "dirtied again"
+        );
+        assert_eq!(txg_records_after(&throughput, &[w]), 1, "never committed");
     }
 
     #[test]
