@@ -765,6 +765,20 @@ pub struct ServerModel {
 }
 
 impl ServerModel {
+    /// `logbias` parsed; one line naming the field and the accepted values.
+    fn resolve_logbias(&self) -> Result<Logbias, FieldError> {
+        Logbias::parse(&self.logbias).ok_or_else(|| {
+            FieldError::new(
+                "server.logbias",
+                format!(
+                    "unknown value '{}'; accepted: {}",
+                    self.logbias.trim(),
+                    Logbias::ACCEPTED
+                ),
+            )
+        })
+    }
+
     /// The ARC share, core count and txg timeout within their ranges.
     fn check_ranges(&self) -> Result<(), FieldError> {
         let f = self.arc_fraction;
@@ -1205,16 +1219,7 @@ impl SystemModel {
             .server
             .nfs_sync_honoured
             .unwrap_or_else(|| platform.is_none_or(Platform::nfs_sync_honoured));
-        let logbias = Logbias::parse(&self.server.logbias).ok_or_else(|| {
-            FieldError::new(
-                "server.logbias",
-                format!(
-                    "unknown value '{}'; accepted: {}",
-                    self.server.logbias.trim(),
-                    Logbias::ACCEPTED
-                ),
-            )
-        })?;
+        let logbias = self.server.resolve_logbias()?;
         let shape = Shape::parse(&self.pool.layout).map_err(|e| bad("pool.layout", &e))?;
         let disk_bytes = parse_size(&self.pool.disk_size, SizeMeaning::MarketedDisk)
             .map_err(|e| bad("pool.disk_size", &e))?;

@@ -36,7 +36,7 @@ use crate::parts::net::LinkMeasurement;
 use crate::spec::{Access, LabSpec};
 use crate::LabError;
 use sim::system::{
-    ClientModel, DeviceSpec, LinkModel, PoolModel, Protocol, ServerModel, SyncProperty,
+    ClientModel, DeviceSpec, LinkModel, Platform, PoolModel, Protocol, ServerModel, SyncProperty,
     SystemModel, ZilBatching,
 };
 
@@ -181,7 +181,15 @@ pub(crate) fn system_for(
             arc_fraction: 1.0,
             cores,
             sync,
+            // zfs-fuse's code base (OpenSolaris of 2010): one commit batch in
+            // flight and the WR_INDIRECT rule from before OpenZFS 7578.
+            platform: Some(Platform::ZfsFuse),
             zil: Some(ZilBatching::OneInFlight),
+            // The platform's "no sync flag through FUSE" is about a kernel
+            // NFS server over a FUSE mount; the lab's server is ganesha,
+            // which commits a stable WRITE itself (fsync through its VFS
+            // FSAL), so stable writes are honoured.
+            nfs_sync_honoured: Some(true),
             txg_timeout_s: ZFS_FUSE_TXG_TIMEOUT_S,
             dirty_data_max: Some(
                 (host.mem_bytes >> ZFS_FUSE_WRITE_LIMIT_SHIFT)
