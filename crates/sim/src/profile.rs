@@ -23,6 +23,10 @@ use crate::SimError;
 pub enum Param {
     /// Flush latency of the device log blocks go to (the log device, or the
     /// pool's disk without one): the device part of a commit's cost.
+    /// Calibration fits the flush alone; an interval samples a device named
+    /// by its class over the class's range with its write time in
+    /// proportion (crate::uncertainty), since the class's figures are whole
+    /// write + flush times.
     CommitFlushMs,
     ServerCpuUs,
     RttMs,
