@@ -23,11 +23,22 @@ use crate::SimError;
 pub enum Param {
     /// Flush latency of the device log blocks go to (the log device, or the
     /// pool's disk without one): the device part of a commit's cost.
+    /// Calibration fits the flush alone; an interval samples a device named
+    /// by its class over the class's range with its write time in
+    /// proportion (crate::uncertainty), since the class's figures are whole
+    /// write + flush times.
     CommitFlushMs,
     ServerCpuUs,
     RttMs,
     FsyncRoundTrips,
     ClientCpuUs,
+    /// Flush latency of the pool's disks when log blocks go to a log device
+    /// of their own (without one the pool's disk is the commit device, and
+    /// [`Param::CommitFlushMs`] is its). Not calibrated (not in
+    /// [`Param::ALL`]): no measured run of a sync workload on a log device
+    /// tells the pool disks' flush apart; an interval samples it
+    /// ([`Param::SAMPLED`], crate::uncertainty).
+    PoolDiskFlushMs,
 }
 
 impl Param {
@@ -40,6 +51,18 @@ impl Param {
         Param::ClientCpuUs,
     ];
 
+    /// The parameters an interval samples (crate::uncertainty): calibration's
+    /// and then those only an interval has. Appended, so each parameter
+    /// keeps its place (and its draw) in a sampling design.
+    pub const SAMPLED: [Param; 6] = [
+        Param::CommitFlushMs,
+        Param::ServerCpuUs,
+        Param::RttMs,
+        Param::FsyncRoundTrips,
+        Param::ClientCpuUs,
+        Param::PoolDiskFlushMs,
+    ];
+
     /// The name in a profile: the system file's field it replaces.
     pub fn name(self) -> &'static str {
         match self {
@@ -48,9 +71,11 @@ impl Param {
             Param::RttMs => "link.rtt_ms",
             Param::FsyncRoundTrips => "client.fsync_round_trips",
             Param::ClientCpuUs => "client.cpu_us",
+            Param::PoolDiskFlushMs => "pool.disk.flush_ms",
         }
     }
 
+    /// A profile's parameter by name: calibration's ([`Param::ALL`]) only.
     pub fn from_name(name: &str) -> Option<Param> {
         Param::ALL.into_iter().find(|p| p.name() == name)
     }
@@ -67,6 +92,7 @@ impl Param {
             Param::RttMs => "network round trip per request, ms",
             Param::FsyncRoundTrips => "synchronous round trips per fsync",
             Param::ClientCpuUs => "client CPU per request, µs",
+            Param::PoolDiskFlushMs => "flush of a pool disk beside a log device, ms",
         }
     }
 
@@ -75,7 +101,7 @@ impl Param {
     /// so the bound is never what decides a fit.
     pub fn bounds(self) -> (f64, f64) {
         match self {
-            Param::CommitFlushMs => (1e-4, 1e3),
+            Param::CommitFlushMs | Param::PoolDiskFlushMs => (1e-4, 1e3),
             Param::ServerCpuUs | Param::ClientCpuUs => (0.01, 1e5),
             Param::RttMs => (1e-4, 1e3),
             Param::FsyncRoundTrips => (1.0, 16.0),
@@ -88,7 +114,7 @@ impl Param {
     /// a realistic value apart.
     pub(crate) fn probe_scale(self) -> f64 {
         match self {
-            Param::CommitFlushMs => 1.0,
+            Param::CommitFlushMs | Param::PoolDiskFlushMs => 1.0,
             Param::ServerCpuUs | Param::ClientCpuUs => 10.0,
             Param::RttMs => 0.1,
             Param::FsyncRoundTrips => 1.0,
@@ -177,10 +203,10 @@ impl Profile {
     }
 }
 
-/// The device log blocks go to, as the model resolves it: the log device,
-/// or the pool's disk when there is none.
-fn commit_device(model: &SystemModel) -> Result<(bool, ModelParams), SimError> {
-    let resolve = |d: &DeviceSpec, field: &str| match d {
+/// The model of a device as the system gives it (a built-in by name, or its
+/// own table), `field` naming it in an error.
+fn resolve_device(d: &DeviceSpec, field: &str) -> Result<ModelParams, SimError> {
+    match d {
         DeviceSpec::Model(m) => Ok(m.clone()),
         DeviceSpec::Name(n) => ModelParams::builtin(n).map(|(_, m)| m).ok_or_else(|| {
             SimError::Field(crate::FieldError::new(
@@ -188,13 +214,49 @@ fn commit_device(model: &SystemModel) -> Result<(bool, ModelParams), SimError> {
                 format!("unknown device '{n}' (resolve the system first)"),
             ))
         }),
-    };
+    }
+}
+
+/// The device log blocks go to, as the model resolves it: the log device,
+/// or the pool's disk when there is none.
+fn commit_device(model: &SystemModel) -> Result<(bool, ModelParams), SimError> {
     match &model.log {
         Some(DeviceSpec::Name(n)) if n.trim().eq_ignore_ascii_case("none") => {
-            Ok((false, resolve(&model.pool.disk, "pool.disk")?))
+            Ok((false, resolve_device(&model.pool.disk, "pool.disk")?))
         }
-        Some(d) => Ok((true, resolve(d, "log")?)),
-        None => Ok((false, resolve(&model.pool.disk, "pool.disk")?)),
+        Some(d) => Ok((true, resolve_device(d, "log")?)),
+        None => Ok((false, resolve_device(&model.pool.disk, "pool.disk")?)),
+    }
+}
+
+/// Whether log blocks go to a log device of their own.
+fn separate_log(model: &SystemModel) -> bool {
+    match &model.log {
+        None => false,
+        Some(DeviceSpec::Name(n)) => !n.trim().eq_ignore_ascii_case("none"),
+        Some(DeviceSpec::Model(_)) => true,
+    }
+}
+
+/// The system's entry for the device a device parameter is about (the
+/// commit device for [`Param::CommitFlushMs`], the pool's disk for
+/// [`Param::PoolDiskFlushMs`]), as the system file gives it: a name or a
+/// table. `None` for other parameters. An interval reads it to tell a
+/// device named by its class from one the user gave figures for.
+pub(crate) fn device_entry(model: &SystemModel, p: Param) -> Option<&DeviceSpec> {
+    match p {
+        Param::CommitFlushMs if separate_log(model) => model.log.as_ref(),
+        Param::CommitFlushMs | Param::PoolDiskFlushMs => Some(&model.pool.disk),
+        _ => None,
+    }
+}
+
+/// [`device_entry`], to replace.
+pub(crate) fn device_entry_mut(model: &mut SystemModel, p: Param) -> Option<&mut DeviceSpec> {
+    match p {
+        Param::CommitFlushMs if separate_log(model) => model.log.as_mut(),
+        Param::CommitFlushMs | Param::PoolDiskFlushMs => Some(&mut model.pool.disk),
+        _ => None,
     }
 }
 
@@ -215,6 +277,23 @@ pub(crate) fn not_applicable(model: &SystemModel, p: Param) -> Result<Option<Str
                 if log { "log" } else { "pool.disk" }
             )),
         },
+        Param::PoolDiskFlushMs => {
+            if !commit_device(model)?.0 {
+                Some(
+                    "no log device: the pool's disk is the commit device (commit_device.flush_ms)"
+                        .into(),
+                )
+            } else {
+                match resolve_device(&model.pool.disk, "pool.disk")? {
+                    ModelParams::Flash(_) => None,
+                    ModelParams::Hdd(_) => Some(
+                        "the pool's disk is a disk model whose flush follows from its own mechanics"
+                            .into(),
+                    ),
+                    ModelParams::None => Some("the pool's disk is 'none' (no latency)".into()),
+                }
+            }
+        }
         _ => None,
     })
 }
@@ -235,6 +314,10 @@ pub fn current_value(model: &SystemModel, p: Param) -> Result<Option<f64>, SimEr
         Param::RttMs => sys.rtt_ns as f64 / 1e6,
         Param::FsyncRoundTrips => f64::from(sys.fsync_round_trips),
         Param::ClientCpuUs => sys.client_cpu_ns as f64 / 1e3,
+        Param::PoolDiskFlushMs => match resolve_device(&model.pool.disk, "pool.disk")? {
+            ModelParams::Flash(f) => f.flush_ms,
+            _ => return Ok(None),
+        },
     }))
 }
 
@@ -267,6 +350,14 @@ pub fn set_value(model: &mut SystemModel, p: Param, value: f64) -> Result<bool, 
             model.client.fsync_round_trips = Some(trips);
         }
         Param::ClientCpuUs => model.client.cpu_us = Some(value),
+        Param::PoolDiskFlushMs => {
+            let ModelParams::Flash(mut flash) = resolve_device(&model.pool.disk, "pool.disk")?
+            else {
+                return Ok(false);
+            };
+            flash.flush_ms = value;
+            model.pool.disk = DeviceSpec::Model(ModelParams::Flash(flash));
+        }
     }
     Ok(true)
 }
@@ -286,6 +377,7 @@ impl Param {
     fn components(self) -> &'static [&'static str] {
         match self {
             Param::CommitFlushMs => &["log", "pool.log", "pool.disk"],
+            Param::PoolDiskFlushMs => &["pool.disk"],
             Param::ServerCpuUs => &["server.cpu_us"],
             Param::RttMs => &["link"],
             Param::FsyncRoundTrips | Param::ClientCpuUs => &["client"],

@@ -8,9 +8,20 @@
 //! the headline figure is largest ("measure this first").
 //!
 //! The parameters are calibration's ([`Param`], the same names as a
-//! profile's); a profile's fitted parameters narrow to their fitted ±2σ.
-//! One [`Design`] can sample many systems at the same quantiles (a
-//! matrix's cells, crate::matrix), so their intervals compare fairly.
+//! profile's) and the pool disks' flush beside a log device
+//! ([`Param::SAMPLED`]); a profile's fitted parameters narrow to their
+//! fitted ±2σ. One [`Design`] can sample many systems at the same quantiles
+//! (a matrix's cells, crate::matrix), so their intervals compare fairly.
+//!
+//! A device the system names by its class (`log = "nvme-noplp"`,
+//! `pool.disk = "ssd-sata"`) could be any device of the class: its range is
+//! the class's published write + flush range
+//! ([`zfs_model::disk::DiskClass::write_flush_ms`]), sampled as the
+//! device's flush with its write time in proportion
+//! ([`zfs_model::diskmodel::FlashParams::at_speed`]). A device the system
+//! gives by its figures (a model table, or `{ measured = "slog.json" }`) is
+//! the device the user measured: not sampled, unless a profile gives its
+//! flush a ±2σ.
 
 use std::collections::BTreeMap;
 
@@ -18,13 +29,17 @@ use fileio::options::RunSpec;
 use fileio::result::{FigureInterval, LatencyKey, PredictionInterval, RunResult, Sensitivity};
 use fileio::rng::SeededStream;
 
+use zfs_model::disk::DiskClass;
+use zfs_model::diskmodel::{FlashParams, ModelParams};
+
 use crate::convergence::RunOptions;
-use crate::profile::{current_value, set_value, Param, Profile};
-use crate::system::SystemModel;
+use crate::profile::{current_value, device_entry, device_entry_mut, set_value, Param, Profile};
+use crate::system::{DeviceSpec, SystemModel};
 use crate::SimError;
 
 /// Samples an interval simulates by default: enough for a stable 10th and
-/// 90th percentile of a Latin hypercube over five parameters.
+/// 90th percentile of a Latin hypercube over the five or six parameters a
+/// system has.
 pub const DEFAULT_SAMPLES: usize = 16;
 
 /// Share of the samples inside the reported interval.
@@ -38,12 +53,14 @@ pub struct Range {
 }
 
 /// The documented range of `p` relative to its typical value, and its
-/// sources (docs/prediction.md, "Uncertain parameters").
+/// sources (docs/prediction.md, "Uncertain parameters"). A device named by
+/// its class takes the class's range instead ([`class_range`]); this one is
+/// for a built-in device that is no class (`ssd-sata-lying`).
 pub(crate) fn relative_range(p: Param) -> (Range, &'static str) {
     match p {
-        Param::CommitFlushMs => (
+        Param::CommitFlushMs | Param::PoolDiskFlushMs => (
             Range { low: 0.33, high: 3.0 },
-            "device class ranges (SATA SSD with PLP 0.05-0.2 ms around 0.158, Intel 710; PLP NVMe 0.01-0.1 ms); the high side spans firmware that flushes slower than its class: estimate",
+            "a built-in device that is no disk class: x3 either way, an estimate (the published classes span x3 to x20 from low to high, zfs_model::disk::DiskClass::write_flush_ms)",
         ),
         Param::ServerCpuUs => (
             Range { low: 0.33, high: 3.0 },
@@ -73,26 +90,68 @@ pub struct Span {
     pub high: f64,
 }
 
+/// The bytes of the write a class's write + flush figure is for.
+const CLASS_WRITE_BYTES: u64 = 4096;
+
+/// The device parameter `p` is about, when the system names it by a flash
+/// disk class: the class and its model. `None` for other parameters, a
+/// device given by its figures, a hard disk (its write + flush follows from
+/// its mechanics) and a built-in that is no class.
+fn class_device(model: &SystemModel, p: Param) -> Option<(DiskClass, FlashParams)> {
+    let DeviceSpec::Name(name) = device_entry(model, p)? else {
+        return None;
+    };
+    let class = DiskClass::parse(name).ok()?;
+    class.write_flush_ms()?;
+    match ModelParams::for_class(class) {
+        ModelParams::Flash(f) => Some((class, f)),
+        _ => None,
+    }
+}
+
+/// The flush range of a device of `class` modelled as `f`: the flush at
+/// which, with the write time in proportion, a 4 KiB write + flush takes the
+/// class's low and its high. Widened to hold the model's own flush, so the
+/// typical is always inside.
+fn class_range(class: DiskClass, f: &FlashParams) -> Option<(f64, f64)> {
+    let r = class.write_flush_ms()?;
+    let speed = |t: f64| f.speed_for(CLASS_WRITE_BYTES, t).unwrap_or(1.0);
+    let (low, high) = (speed(r.low).min(1.0), speed(r.high).max(1.0));
+    Some((f.flush_ms * low, f.flush_ms * high))
+}
+
 /// The ranges of the parameters that apply to `model` (a profile's fitted
 /// ones narrowed to value ±2σ). Parameters whose typical value is 0 have
-/// nothing to scale and are left out.
+/// nothing to scale and are left out, and so is the flush of a device the
+/// system gives by its own figures unless a profile fitted it.
 pub fn spans(model: &SystemModel, profile: Option<&Profile>) -> Result<Vec<Span>, SimError> {
     let mut out = Vec::new();
-    for p in Param::ALL {
+    for p in Param::SAMPLED {
         let Some(typical) = current_value(model, p)? else {
             continue;
         };
         if typical <= 0.0 {
             continue;
         }
-        let (r, _) = relative_range(p);
-        let (mut low, mut high) = (typical * r.low, typical * r.high);
-        if let Some(f) = profile.and_then(|pr| pr.parameters.get(p.name())) {
+        let fitted = profile.and_then(|pr| pr.parameters.get(p.name()));
+        let given = matches!(device_entry(model, p), Some(DeviceSpec::Model(_)));
+        let (mut low, mut high) = match class_device(model, p) {
+            Some((class, f)) => class_range(class, &f).unwrap_or((typical, typical)),
+            // The user's own figures: only a fit's uncertainty widens them.
+            None if given => (f64::NEG_INFINITY, f64::INFINITY),
+            None => {
+                let (r, _) = relative_range(p);
+                (typical * r.low, typical * r.high)
+            }
+        };
+        if let Some(f) = fitted {
             low = low.max(f.value - 2.0 * f.uncertainty);
             high = high.min(f.value + 2.0 * f.uncertainty);
             if low > high {
                 (low, high) = (f.value, f.value);
             }
+        } else if given {
+            continue;
         }
         let (lo, hi) = p.bounds();
         let (low, high) = (low.clamp(lo, hi), high.clamp(lo, hi));
@@ -112,8 +171,22 @@ pub fn spans(model: &SystemModel, profile: Option<&Profile>) -> Result<Vec<Span>
     Ok(out)
 }
 
+/// Set span `s` to `value` in `model`: a device named by its class moves as
+/// a whole (its write time and flush by one factor, as [`class_range`]
+/// reads the class); every other parameter as calibration sets it.
+fn set_sampled(model: &mut SystemModel, s: &Span, value: f64) -> Result<(), SimError> {
+    if let Some((_, f)) = class_device(model, s.param) {
+        let k = value / f.flush_ms;
+        if let Some(entry) = device_entry_mut(model, s.param) {
+            *entry = DeviceSpec::Model(ModelParams::Flash(f.at_speed(k)));
+        }
+        return Ok(());
+    }
+    set_value(model, s.param, value).map(|_| ())
+}
+
 /// A sampling design: `samples` points of the unit cube, one coordinate per
-/// parameter of [`Param::ALL`] (whether or not a system has it), from one
+/// parameter of [`Param::SAMPLED`] (whether or not a system has it), from one
 /// seed. Applied to a system, each coordinate is that parameter's quantile
 /// within the system's range; so every system a design is applied to (every
 /// cell of a matrix) gets the same draw, each sample run with the same seed
@@ -125,7 +198,7 @@ pub struct Design {
     units: Vec<[f64; PARAMS]>,
 }
 
-const PARAMS: usize = Param::ALL.len();
+const PARAMS: usize = Param::SAMPLED.len();
 
 /// The samples of one system under a [`Design`]: its ranges, each sample's
 /// parameter values (one per span) and the sampled systems.
@@ -190,7 +263,7 @@ impl Design {
         for v in &values {
             let mut m = model.clone();
             for (s, &x) in spans.iter().zip(v) {
-                set_value(&mut m, s.param, x)?;
+                set_sampled(&mut m, s, x)?;
             }
             systems.push(m);
         }
@@ -204,7 +277,7 @@ impl Design {
 
 /// The design's coordinate of `p`.
 fn column(p: Param) -> usize {
-    Param::ALL.iter().position(|&q| q == p).unwrap_or(0)
+    Param::SAMPLED.iter().position(|&q| q == p).unwrap_or(0)
 }
 
 impl Span {

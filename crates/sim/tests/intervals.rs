@@ -166,3 +166,233 @@ fn a_parameter_has_the_same_quantile_in_every_system_of_a_design() {
         }
     }
 }
+
+/// The validation's single-device system of a class (one device, no log:
+/// each fsync a log block written to it and a flush; no ZFS software, a
+/// 5 µs system call), as examples/validation writes it.
+fn device_system(class: &str) -> SystemModel {
+    let text = include_str!("../../../examples/validation/device-nvme-noplp.toml")
+        .replace("disk = \"nvme-noplp\"", &format!("disk = \"{class}\""));
+    SystemModel::from_toml(&text).unwrap()
+}
+
+/// PS-030's workload: 4 KiB writes, each followed by fdatasync, one thread.
+fn device_spec(seed: u64) -> RunSpec {
+    let w: Vec<String> = [
+        "--file-num=1",
+        "--file-total-size=16M",
+        "--file-test-mode=rndwr",
+        "--file-block-size=4K",
+        "--threads=1",
+        "--file-fsync-all",
+        "--file-fsync-mode=fdatasync",
+        "--events=400",
+        "--time=0",
+    ]
+    .iter()
+    .map(|s| (*s).to_string())
+    .chain([format!("--rand-seed={seed}")])
+    .collect();
+    RunSpec::from_words(&w).unwrap()
+}
+
+fn device_interval(
+    m: &SystemModel,
+    profile: Option<&Profile>,
+    seed: u64,
+) -> fileio::result::PredictionInterval {
+    let o = RunOptions::default();
+    let spec = device_spec(seed);
+    let point = sim::simulate_run(&spec, m, &o).unwrap();
+    let r = sim::uncertainty::with_interval(&spec, m, profile, point, &o, 16, 2).unwrap();
+    r.prediction.unwrap()
+}
+
+/// The `q` quantile of the sampling over the class range [`low`, `high`]
+/// (log-uniform where it spans x3 or more, as `Span::at`).
+fn class_quantile(low: f64, high: f64, q: f64) -> f64 {
+    if high / low >= 3.0 {
+        low * (high / low).powf(q)
+    } else {
+        low + q * (high - low)
+    }
+}
+
+#[test]
+fn a_device_named_by_its_class_gets_the_class_range() {
+    // The user named a class and nothing more: the interval must span the
+    // devices of the class, not one device's figure. Its 10th to 90th
+    // percentile are those of the class's published write + flush range
+    // (zfs_model::disk::DiskClass::write_flush_ms), plus what the system
+    // adds to every sample alike (two 5 µs system calls, the log block's
+    // 4 KiB more than the class figure's write), give or take the samples'
+    // own spread: within 12 %. (Before the class ranges reached the
+    // sampling, a device's flush had x3 either way of its typical: 0.66 to
+    // 6 ms for nvme-noplp, 10th percentile 0.82 ms, which this refuses.)
+    for class in ["nvme-noplp", "ssd-sata-noplp", "ssd-sata", "nvme"] {
+        let c = zfs_model::disk::DiskClass::parse(class).unwrap();
+        let range = c.write_flush_ms().unwrap();
+        let zfs_model::diskmodel::ModelParams::Flash(f) =
+            zfs_model::diskmodel::ModelParams::for_class(c)
+        else {
+            panic!("{class} is flash");
+        };
+        let m = device_system(class);
+        let p = device_interval(&m, None, 1);
+        let e = p.figures["event_mean_ms"];
+        assert!(e.low <= e.point && e.point <= e.high, "{class}: {e:?}");
+        let extra = e.point - f.write_flush_ms(4096);
+        assert!(extra > 0.0 && extra < 0.03, "{class}: {extra}");
+        // The interval holds the point: where the class's typical device is
+        // faster than its 10th percentile (nvme: 0.032 ms, the class from
+        // 0.025), the point is the low end.
+        let q10 = class_quantile(range.low, range.high, 0.1) + extra;
+        let q90 = class_quantile(range.low, range.high, 0.9) + extra;
+        let near = |got: f64, want: f64| (got / want - 1.0).abs() < 0.12;
+        assert!(
+            near(e.low, q10.min(e.point)),
+            "{class}: low {} vs the class's 10th percentile {q10}",
+            e.low
+        );
+        assert!(
+            near(e.high, q90),
+            "{class}: high {} vs the class's 90th percentile {q90}",
+            e.high
+        );
+        // Measure this first: the device.
+        assert_eq!(
+            p.sensitivity[0].parameter, "commit_device.flush_ms",
+            "{class}: {:?}",
+            p.sensitivity
+        );
+        assert!(p.sensitivity[0].rank_correlation.abs() > 0.9, "{class}");
+        assert_eq!(device_interval(&m, None, 1), p, "{class}: deterministic");
+    }
+}
+
+#[test]
+fn a_device_given_by_its_figures_keeps_a_narrow_interval() {
+    // The same system with its commit device measured (a `tankbench slog`
+    // result) or typed in as a model table: the user's figures, nothing
+    // left open about the device, so only the 5 µs system call moves the
+    // interval (its ±x3 is 10 µs on a 2 ms or 4 ms write + flush).
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let base = include_str!("../../../examples/validation/device-nvme-noplp.toml")
+        .replace("disk = \"nvme-noplp\"", "disk = \"none\"");
+    let measured = SystemModel::from_toml_in(
+        &base.replace(
+            "[client]",
+            "log = { measured = \"slog-vm-disk.json\" }\n[client]",
+        ),
+        &dir,
+    )
+    .unwrap();
+    let table = SystemModel::from_toml(&base.replace(
+        "[client]",
+        "log = { kind = \"flash\", write_ms = 0.02, flush_ms = 2.0, write_mb_s = 2000.0 }\n[client]",
+    ))
+    .unwrap();
+    let class = SystemModel::from_toml(&base.replace("[client]", "log = \"nvme-noplp\"\n[client]"))
+        .unwrap();
+    let wide = device_interval(&class, None, 1).figures["event_mean_ms"];
+    assert!(wide.high > 3.0 * wide.low, "the class's range: {wide:?}");
+    for (what, m) in [("measured", &measured), ("model table", &table)] {
+        let p = device_interval(m, None, 1);
+        let e = p.figures["event_mean_ms"];
+        assert!(e.low <= e.point && e.point <= e.high, "{what}: {e:?}");
+        assert!(e.high < 1.02 * e.low, "{what}: narrow, {e:?}");
+        assert!(
+            p.sensitivity
+                .iter()
+                .all(|s| s.parameter != "commit_device.flush_ms"),
+            "{what}: the device is not sampled: {:?}",
+            p.sensitivity
+        );
+    }
+}
+
+#[test]
+fn a_profile_narrows_a_class_device_to_its_fit() {
+    // A profile that fitted the device's flush to 1 % (σ): whether it is
+    // passed beside the system (the ranges narrow to ±2σ) or applied to it
+    // first, as `simulate --profile` does (the device then has figures, the
+    // fit's ±2σ its only range), the interval is the fit's, not the class's.
+    let m = device_system("nvme-noplp");
+    let wide = device_interval(&m, None, 1).figures["event_mean_ms"];
+    let flush = sim::profile::current_value(&m, sim::profile::Param::CommitFlushMs)
+        .unwrap()
+        .unwrap();
+    let profile = Profile {
+        system: "device-nvme-noplp".into(),
+        method: "test".into(),
+        runs: vec![],
+        not_identified: vec![],
+        parameters: BTreeMap::from([(
+            "commit_device.flush_ms".to_string(),
+            Fitted {
+                value: flush,
+                uncertainty: flush * 0.01,
+            },
+        )]),
+    };
+    let beside = device_interval(&m, Some(&profile), 1).figures["event_mean_ms"];
+    let mut applied_model = m.clone();
+    sim::profile::apply_profile(&mut applied_model, &profile).unwrap();
+    let applied = device_interval(&applied_model, Some(&profile), 1).figures["event_mean_ms"];
+    for (what, n) in [("beside", beside), ("applied", applied)] {
+        assert!(n.low <= n.point && n.point <= n.high, "{what}: {n:?}");
+        assert!(
+            n.high - n.low < 0.1 * (wide.high - wide.low),
+            "{what}: narrower after calibration: {n:?} vs {wide:?}"
+        );
+        assert!(n.high < 1.06 * n.low, "{what}: ±2 % of the flush: {n:?}");
+    }
+}
+
+#[test]
+fn pool_disks_beside_a_log_device_are_sampled_within_their_class() {
+    // With a log device, the pool's disks are devices of their own: a
+    // class's disks get the class's range; without a log the pool's disk
+    // is the commit device and commit_device.flush_ms is its range.
+    use sim::profile::Param;
+    let m = SystemModel::from_toml(NFS).unwrap();
+    let spans = sim::uncertainty::spans(&m, None).unwrap();
+    let pool = spans
+        .iter()
+        .find(|s| s.param == Param::PoolDiskFlushMs)
+        .expect("the pool's disks are sampled");
+    let commit = spans
+        .iter()
+        .find(|s| s.param == Param::CommitFlushMs)
+        .unwrap();
+    // Both ssd-sata: the same class, the same range, each its own draw.
+    assert_eq!((pool.low, pool.high), (commit.low, commit.high));
+    assert!(
+        pool.low < pool.typical && pool.typical < pool.high,
+        "{pool:?}"
+    );
+    let no_log = SystemModel::from_toml(&NFS.replace("log = \"ssd-sata\"\n", "")).unwrap();
+    let s = sim::uncertainty::spans(&no_log, None).unwrap();
+    assert!(s.iter().all(|s| s.param != Param::PoolDiskFlushMs), "{s:?}");
+    assert!(s.iter().any(|s| s.param == Param::CommitFlushMs), "{s:?}");
+    // Pool disks given by their figures are the user's: not sampled.
+    let given = SystemModel::from_toml(&NFS.replace(
+        "disk = \"ssd-sata\"\n",
+        "disk = { kind = \"flash\", flush_ms = 0.1 }\n",
+    ))
+    .unwrap();
+    let s = sim::uncertainty::spans(&given, None).unwrap();
+    assert!(s.iter().all(|s| s.param != Param::PoolDiskFlushMs), "{s:?}");
+    // Calibration does not fit the pool disks' flush; a profile cannot name it.
+    assert!(!Param::ALL.contains(&Param::PoolDiskFlushMs));
+    assert_eq!(Param::from_name("pool.disk.flush_ms"), None);
+    // Set to its own value, the pool's disk predicts as before.
+    let o = RunOptions::default();
+    let point = sim::simulate_run(&spec(), &m, &o).unwrap();
+    let mut same = m.clone();
+    sim::profile::set_value(&mut same, Param::PoolDiskFlushMs, pool.typical).unwrap();
+    assert_eq!(
+        sim::simulate_run(&spec(), &same, &o).unwrap().counts,
+        point.counts
+    );
+}

@@ -89,6 +89,14 @@ impl DiskClass {
         matches!(self, DiskClass::Hdd7200 | DiskClass::Hdd5400)
     }
 
+    /// The range of one 4 KiB write plus cache flush over the devices of a
+    /// flash class, ms (its `positioning_ms`, with the published devices it
+    /// comes from beside each class). `None` for a hard disk, whose write and
+    /// flush follow from its mechanics (seek, rotation) in `diskmodel`.
+    pub fn write_flush_ms(self) -> Option<Estimate> {
+        (!self.is_rotational()).then(|| self.default_perf().positioning_ms)
+    }
+
     /// The class defaults.
     pub fn default_perf(self) -> DiskPerf {
         match self {
@@ -117,44 +125,63 @@ impl DiskClass {
             // SATA SSD with power-loss protection: 0.158 ms per 4 KiB write +
             // flush measured on an Intel 710 (FreeBSD `diskinfo -S`, r320683);
             // 4 KiB random IOPS are a class
-            // figure.
+            // figure. Write + flush range: the published devices of the class
+            // (shared/validation/published-sync.jsonl), 0.039 ms for a whole
+            // ext4 write + fsync on a Samsung PM863 (PS-033: the device's
+            // part is less) to 0.278 ms on Kingston DC600M in md RAID1
+            // (PS-038); the Intel 710's 0.158 (PS-029) between. The typical
+            // 0.1 is the class estimate it was.
             DiskClass::SsdSata => DiskPerf {
                 afr: 0.005,
                 seq_mb_s: Estimate::new(400.0, 500.0, 550.0),
                 random_iops: Estimate::new(20_000.0, 50_000.0, 90_000.0),
-                positioning_ms: Estimate::new(0.05, 0.1, 0.2),
+                positioning_ms: Estimate::new(0.039, 0.1, 0.278),
                 revolution_ms: None,
                 uer_per_bit: 1e-17,
             },
             // The same drive without PLP: data as above; a write + flush takes
             // the 2 ms class figure measured on consumer flash (Samsung 950 PRO,
             // 2.09 ms per 4 KiB write + flush with FreeBSD `diskinfo -S`,
-            // r320683); consumer UER as for nvme-noplp.
+            // r320683); consumer UER as for nvme-noplp. Write + flush range:
+            // the published consumer SATA drives, fio write + fdatasync at
+            // 4 KiB, 0.81 ms (TEAM T253, PS-049; PS-047 0.86, PS-048 0.90) to
+            // 2.39 ms (Plextor M5S, PS-046); ext4 fsyncs, a journal commit
+            // more, fall inside (850 Pro 2.26, PS-034; Micron 1100 md RAID1
+            // 1.53, PS-035).
             DiskClass::SsdSataNoPlp => DiskPerf {
                 afr: 0.005,
                 seq_mb_s: Estimate::new(400.0, 500.0, 550.0),
                 random_iops: Estimate::new(20_000.0, 50_000.0, 90_000.0),
-                positioning_ms: Estimate::new(1.0, 2.0, 4.0),
+                positioning_ms: Estimate::new(0.81, 2.0, 2.39),
                 revolution_ms: None,
                 uer_per_bit: 1e-16,
             },
-            // NVMe with PLP / Optane: a class figure of 0.01–0.1 ms, not a
-            // measurement (OpenZFS hardware docs list such devices for SLOG).
+            // NVMe with PLP / Optane: a typical of 0.03 ms, a class figure,
+            // not a measurement (OpenZFS hardware docs list such devices for
+            // SLOG). Write + flush range: the published devices of the class,
+            // 0.025 ms for a whole ext4 write + fsync on PM983 + DC1500M in md
+            // RAID1 (PS-040: the device's part is less) to 0.49 ms on Intel
+            // DC P3520 in md RAID1 (PS-037); the Optane M10 raw 0.048 (fio
+            // fdatasync latency, PS-043) between.
             DiskClass::Nvme => DiskPerf {
                 afr: 0.005,
                 seq_mb_s: Estimate::new(1500.0, 3000.0, 6000.0),
                 random_iops: Estimate::new(100_000.0, 300_000.0, 700_000.0),
-                positioning_ms: Estimate::new(0.01, 0.03, 0.1),
+                positioning_ms: Estimate::new(0.025, 0.03, 0.49),
                 revolution_ms: None,
                 uer_per_bit: 1e-17,
             },
             // Samsung 950 PRO measured 2.09 ms per 4 KiB write + flush
-            // (FreeBSD `diskinfo -S`, r320683).
+            // (FreeBSD `diskinfo -S`, r320683; PS-030). Write + flush range:
+            // the published consumer NVMe drives, 1.0 ms (970 EVO fio
+            // fdatasync 1.01, PS-044; KC3000 ext4 fsync 1.0, PS-036) to
+            // 6.93 ms (T-FORCE TM8FPL500G, fio fdatasync, PS-045); the 990
+            // PRO's 1.64 (PS-032) between.
             DiskClass::NvmeNoPlp => DiskPerf {
                 afr: 0.005,
                 seq_mb_s: Estimate::new(1500.0, 3000.0, 6000.0),
                 random_iops: Estimate::new(100_000.0, 300_000.0, 700_000.0),
-                positioning_ms: Estimate::new(1.0, 2.0, 4.0),
+                positioning_ms: Estimate::new(1.0, 2.0, 6.93),
                 revolution_ms: None,
                 uer_per_bit: 1e-16,
             },

@@ -218,6 +218,43 @@ impl FlashParams {
     }
 }
 
+impl FlashParams {
+    /// One write of `len` bytes and the flush after it on an idle device, ms:
+    /// what a write + flush measurement (`diskinfo -S`, fio with fdatasync)
+    /// of the device would give, and what a disk class's
+    /// [`DiskClass::write_flush_ms`] range is a range of.
+    pub fn write_flush_ms(&self, len: u64) -> f64 {
+        self.write_ms
+            + transfer_ms(len, self.write_mb_s)
+            + self.flush_ms
+            + self.flush_ms_per_mb * len as f64 / 1e6
+    }
+
+    /// The same device `k` times as slow per operation: the write latency,
+    /// the flush and the flush's cost per MB scaled by `k`, the transfer
+    /// rates kept. One factor for all three is how a device sits within
+    /// its class: the published figures of a class are whole write +
+    /// flush times, which do not say how a faster device splits them.
+    pub fn at_speed(&self, k: f64) -> FlashParams {
+        FlashParams {
+            write_ms: self.write_ms * k,
+            flush_ms: self.flush_ms * k,
+            flush_ms_per_mb: self.flush_ms_per_mb * k,
+            ..self.clone()
+        }
+    }
+
+    /// The factor of [`FlashParams::at_speed`] at which a write of `len`
+    /// bytes and its flush take `target_ms` (`None` when the device has no
+    /// per-operation time to scale, or the transfer alone takes longer than
+    /// the target).
+    pub fn speed_for(&self, len: u64, target_ms: f64) -> Option<f64> {
+        let fixed = self.write_flush_ms(len) - transfer_ms(len, self.write_mb_s);
+        let k = (target_ms - transfer_ms(len, self.write_mb_s)) / fixed;
+        (fixed > 0.0 && k.is_finite() && k > 0.0).then_some(k)
+    }
+}
+
 /// How long after acknowledging a write a consumer SSD may still lose it:
 /// Ahmadian et al., "Investigating Power Outage Effects on Reliability of
 /// Solid-State Drives" (DATE 2018) saw data loss up to 700 ms after a request
@@ -1398,5 +1435,44 @@ mod tests {
             ModelParams::builtin("hdd").unwrap().0,
             ModelParams::builtin("HDD-7200").unwrap().0
         );
+    }
+
+    #[test]
+    fn write_flush_is_what_the_model_takes_and_sits_in_its_class_range() {
+        for class in DiskClass::ALL {
+            let ModelParams::Flash(f) = ModelParams::for_class(class) else {
+                assert!(class.write_flush_ms().is_none(), "{class:?}");
+                continue;
+            };
+            // The closed form is the model's own time on an idle device.
+            let mut d = Flash::new(f.clone());
+            let w = d.submit(
+                0,
+                Op::Write {
+                    offset: 0,
+                    len: 4096,
+                },
+            );
+            let done = d.submit(w, Op::Flush);
+            assert!(
+                (to_ms(done) - f.write_flush_ms(4096)).abs() < 1e-5,
+                "{class:?}: {} vs {}",
+                to_ms(done),
+                f.write_flush_ms(4096)
+            );
+            // The class's published range holds its model (a range that
+            // did not would sample devices that contradict the default).
+            let r = class.write_flush_ms().unwrap();
+            let t = f.write_flush_ms(4096);
+            assert!(r.low <= t && t <= r.high, "{class:?}: {t} outside {r:?}");
+            // A device sped up to a target takes the target.
+            for target in [r.low, r.high] {
+                let k = f.speed_for(4096, target).unwrap();
+                let got = f.at_speed(k).write_flush_ms(4096);
+                assert!((got - target).abs() < 1e-12, "{class:?}: {got} vs {target}");
+            }
+        }
+        // The transfer alone longer than the target: no factor gives it.
+        assert!(FlashParams::sata_plp().speed_for(1 << 20, 0.01).is_none());
     }
 }
