@@ -306,10 +306,12 @@ pub fn table(plan: &Plan, top: usize, choice: &ColumnChoice) -> Table {
             .predicted_interval
             .or(e.performance.predicted_with_log_interval)
     }) {
-        if columns
-            .iter()
-            .any(|c| matches!(c.key, "commit" | "commit_log" | "sync_rate" | "sync_rate_log"))
-        {
+        if columns.iter().any(|c| {
+            matches!(
+                c.key,
+                "commit" | "commit_log" | "sync_rate" | "sync_rate_log"
+            )
+        }) {
             t.notes.push(format!(
                 "Commit ms and Sync writes/s: typical (low–high), an {:.0} % interval: the 10th to 90th percentile of {} samples of the uncertain parameters' ranges, the same samples and seed on every layout.",
                 i.confidence * 100.0,

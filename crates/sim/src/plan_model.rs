@@ -232,8 +232,13 @@ impl SimPerformance {
     /// its seeds come from the options). Equal keys are the same
     /// simulation, so they give the same figures to the last bit.
     pub fn key(&self, system: &SystemModel, threads: u32) -> Result<String, String> {
-        let toml = system.to_toml().map_err(|e| format!("not predicted: {e}"))?;
-        Ok(format!("--threads={threads} {}\n{toml}", self.words.join(" ")))
+        let toml = system
+            .to_toml()
+            .map_err(|e| format!("not predicted: {e}"))?;
+        Ok(format!(
+            "--threads={threads} {}\n{toml}",
+            self.words.join(" ")
+        ))
     }
 
     /// The figures of `system` with `threads` workers, simulated once per

@@ -280,6 +280,8 @@ fn percentile(v: &[f64], q: f64) -> f64 {
     let mut v = v.to_vec();
     v.sort_by(f64::total_cmp);
     let pos = q * (v.len() - 1) as f64;
+    // From 0 to len - 1.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let i = pos.floor() as usize;
     let j = (i + 1).min(v.len() - 1);
     v[i] + pos.fract() * (v[j] - v[i])
@@ -430,5 +432,9 @@ fn ten_thousand_disks_are_predicted_within_bounds() {
     let p = plan(all, &model).unwrap();
     assert!(p.entries.len() > zfs_model::plan::MAX_PREDICTED_LAYOUTS);
     assert_eq!(model.simulations(), 0);
-    assert!(p.warnings.iter().any(|w| w.contains("left out")), "{:?}", p.warnings);
+    assert!(
+        p.warnings.iter().any(|w| w.contains("left out")),
+        "{:?}",
+        p.warnings
+    );
 }

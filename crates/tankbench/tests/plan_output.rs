@@ -161,7 +161,10 @@ fn the_sync_columns_carry_an_interval_in_every_format() {
                 i[figure]["low"].as_f64().unwrap(),
                 i[figure]["high"].as_f64().unwrap(),
             );
-            assert!(lo <= p && p <= hi, "{interval} {figure}: {p} not in {lo}..{hi}");
+            assert!(
+                lo <= p && p <= hi,
+                "{interval} {figure}: {p} not in {lo}..{hi}"
+            );
             assert!(hi > lo, "{interval} {figure}: no width");
         }
     }
@@ -202,11 +205,19 @@ fn the_sync_columns_carry_an_interval_in_every_format() {
             .find(|l| l.contains("3xraidz2-8"))
             .unwrap();
         assert!(row.contains('–') && row.contains('('), "{format}: {row}");
-        assert!(out.stdout.contains("80 % interval"), "{format}: {}", out.stdout);
+        assert!(
+            out.stdout.contains("80 % interval"),
+            "{format}: {}",
+            out.stdout
+        );
     }
     // Off: points only.
     let off = tb(d.path(), &[&NAMED[..], &["--intervals=off"]].concat());
-    let row = off.stdout.lines().find(|l| l.contains("3xraidz2-8")).unwrap();
+    let row = off
+        .stdout
+        .lines()
+        .find(|l| l.contains("3xraidz2-8"))
+        .unwrap();
     assert!(!row.contains('–'), "{row}");
 }
 
@@ -231,7 +242,9 @@ fn an_enumerated_plan_has_no_intervals_unless_asked() {
     assert_eq!(on.code, 0, "{}", on.stderr);
     let doc: serde_json::Value = serde_json::from_str(&on.stdout).unwrap();
     for e in doc["entries"].as_array().unwrap() {
-        let p = e["performance"]["predicted"]["writes_per_s"].as_f64().unwrap();
+        let p = e["performance"]["predicted"]["writes_per_s"]
+            .as_f64()
+            .unwrap();
         let i = &e["performance"]["predicted_interval"]["writes_per_s"];
         assert!(
             i["low"].as_f64().unwrap() <= p && p <= i["high"].as_f64().unwrap(),
@@ -250,7 +263,15 @@ fn ten_thousand_disks_plan_in_bounded_time() {
     let started = std::time::Instant::now();
     let r = tb(
         d.path(),
-        &["plan", "--disks", "10000x8TB", "--max-idle", "10000", "--top", "3"],
+        &[
+            "plan",
+            "--disks",
+            "10000x8TB",
+            "--max-idle",
+            "10000",
+            "--top",
+            "3",
+        ],
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stderr.contains("left out above 64"), "{}", r.stderr);

@@ -364,9 +364,7 @@ fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String)> {
         Intervals::Auto => !request.layouts.is_empty(),
     };
     if intervals {
-        let samples = parsed
-            .samples
-            .unwrap_or(sim::uncertainty::DEFAULT_SAMPLES);
+        let samples = parsed.samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES);
         model = model
             .with_intervals(samples)
             .map_err(|e| anyhow!("--fileio '{}': {e}", words.join(" ")))?;
