@@ -28,6 +28,29 @@ fn the_default_output_fits_120_columns_for_24_and_200_disks() {
             assert!(r.stdout.contains("Commit ms"), "{}", r.stdout);
         }
     }
+    // Named layouts carry intervals by default: two `typical (low–high)`
+    // cells, still within 120 columns.
+    let named = [
+        "plan",
+        "--disks",
+        "24x8TB",
+        "--layout",
+        "1xraidz3-24,2xraidz2-12,3xraidz2-8,12xmirror-2",
+        "--log",
+        "10GB",
+        "--link",
+        "2x1G",
+        "--samples=2",
+    ];
+    let r = tb(d.path(), &named);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains('–'), "no interval shown:\n{}", r.stdout);
+    assert!(
+        widest_line(&r.stdout) <= 120,
+        "a line of {} columns:\n{}",
+        widest_line(&r.stdout),
+        r.stdout
+    );
 }
 
 #[test]
