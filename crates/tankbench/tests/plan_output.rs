@@ -253,6 +253,12 @@ fn an_enumerated_plan_has_no_intervals_unless_asked() {
     let auto = tb(d.path(), &base);
     assert_eq!(auto.code, 0, "{}", auto.stderr);
     let doc: serde_json::Value = serde_json::from_str(&auto.stdout).unwrap();
+    let ignored = tb(d.path(), &[&base[..], &["--samples=4"]].concat());
+    assert!(
+        ignored.stderr.contains("--samples 4 changes nothing"),
+        "{}",
+        ignored.stderr
+    );
     assert!(doc["entries"]
         .as_array()
         .unwrap()

@@ -376,7 +376,12 @@ fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String)> {
             parsed.spares
         )
     })?;
-    let warnings = plan.warnings.clone();
+    let mut warnings = plan.warnings.clone();
+    if let (false, Some(n)) = (intervals, parsed.samples) {
+        warnings.push(format!(
+            "--samples {n} changes nothing: this plan has no intervals (--intervals=on asks for them)"
+        ));
+    }
 
     if let Some(shape) = explain_shape {
         let explain_text = parsed.explain.as_deref().unwrap_or_default();
