@@ -7,7 +7,7 @@
 use zfs_model::estimate::Estimate;
 use zfs_model::explain::{across_rule_sets, explain_capacity};
 use zfs_model::layout::Layout;
-use zfs_model::perf::{Figure, Performance, WorkloadFigures};
+use zfs_model::perf::{Bounds, Figure, Performance, SyncInterval, WorkloadFigures};
 use zfs_model::plan::{ranking_prediction, Plan, PlanEntry, PlanRequest};
 use zfs_model::reliability::{at_least_one, Reliability};
 use zfs_model::units::{group_digits, human_binary, tib};
@@ -150,14 +150,26 @@ fn estimate_cell(e: &Estimate, ranges: bool) -> Cell {
     }
 }
 
-/// The commit latency of a sync-write prediction: a write and its fsync,
-/// what a sync writer waits for per write (not the write() alone).
-fn commit_cell(f: Option<&WorkloadFigures>) -> Cell {
-    Cell::Num(f.map(|f| f.commit_latency_ms))
+/// A predicted figure, with its interval when the plan has one: the
+/// `typical (low–high)` of `simulate matrix` (CSV: low and high columns).
+fn predicted_cell(point: Option<f64>, interval: Option<Bounds>) -> Cell {
+    match (point, interval) {
+        (Some(v), Some(b)) => Cell::Range(Some(v), Some((b.low, b.high))),
+        (point, _) => Cell::Num(point),
+    }
 }
 
-fn sync_rate_cell(f: Option<&WorkloadFigures>) -> Cell {
-    Cell::Num(f.map(|f| f.writes_per_s))
+/// The commit latency of a sync-write prediction: a write and its fsync,
+/// what a sync writer waits for per write (not the write() alone).
+fn commit_cell(f: Option<&WorkloadFigures>, interval: Option<&SyncInterval>) -> Cell {
+    predicted_cell(
+        f.map(|f| f.commit_latency_ms),
+        interval.map(|i| i.commit_latency_ms),
+    )
+}
+
+fn sync_rate_cell(f: Option<&WorkloadFigures>, interval: Option<&SyncInterval>) -> Cell {
+    predicted_cell(f.map(|f| f.writes_per_s), interval.map(|i| i.writes_per_s))
 }
 
 /// The cell of `key` for `entry`. Cells stay numbers (CSV gets numbers);
@@ -198,10 +210,16 @@ fn cell(entry: &PlanEntry, key: &str, ranges: bool) -> Cell {
             "{:.0}/{:.0}",
             perf.seq_read_mb_s.estimate.typical, perf.seq_write_mb_s.estimate.typical
         )),
-        "commit" => commit_cell(perf.predicted.as_ref()),
-        "sync_rate" => sync_rate_cell(perf.predicted.as_ref()),
-        "commit_log" => commit_cell(perf.predicted_with_log.as_ref()),
-        "sync_rate_log" => sync_rate_cell(perf.predicted_with_log.as_ref()),
+        "commit" => commit_cell(perf.predicted.as_ref(), perf.predicted_interval.as_ref()),
+        "sync_rate" => sync_rate_cell(perf.predicted.as_ref(), perf.predicted_interval.as_ref()),
+        "commit_log" => commit_cell(
+            perf.predicted_with_log.as_ref(),
+            perf.predicted_with_log_interval.as_ref(),
+        ),
+        "sync_rate_log" => sync_rate_cell(
+            perf.predicted_with_log.as_ref(),
+            perf.predicted_with_log_interval.as_ref(),
+        ),
         "score" => Cell::Num(Some(entry.scores.overall)),
         other => unreachable!("column {other} is in COLUMNS but has no cell"),
     }
@@ -247,9 +265,26 @@ pub fn table(plan: &Plan, top: usize, choice: &ColumnChoice) -> Table {
     let block = human_binary(plan.entries.first().map(|e| e.block_bytes).unwrap_or(0));
     let columns = choice.columns(has_log);
     let ranges = *choice == ColumnChoice::Wide;
+    let interval = plan.entries.iter().find_map(|e| {
+        e.performance
+            .predicted_interval
+            .or(e.performance.predicted_with_log_interval)
+    });
+    let shows_interval = interval.is_some()
+        && columns.iter().any(|c| {
+            matches!(
+                c.key,
+                "commit" | "commit_log" | "sync_rate" | "sync_rate_log"
+            )
+        });
+    // Two sync cells of `typical (low–high)` take 28 more columns; the
+    // block size moves from the usable column's title to a note so that
+    // the default view still fits 120.
+    let short_usable = shows_interval && *choice == ColumnChoice::Default;
     let titles: Vec<String> = columns
         .iter()
         .map(|c| match c.key {
+            "usable" if short_usable => "Usable TiB".to_string(),
             "usable" => format!("Usable TiB @{block}"),
             _ => c.title.to_string(),
         })
@@ -282,6 +317,19 @@ pub fn table(plan: &Plan, top: usize, choice: &ColumnChoice) -> Table {
             "Commit ms: a 4 KiB write and its fsync, predicted (what each sync writer waits for per write)."
                 .to_string(),
         );
+    }
+    if let (Some(i), true) = (interval, shows_interval) {
+        t.notes.push(format!(
+            "(low–high): an {:.0} % interval, the 10th to 90th percentile of {} samples of the uncertain parameters.",
+            i.confidence * 100.0,
+            i.samples
+        ));
+        t.notes.push(
+            "The same samples and seed on every layout: rows differ by their layouts.".into(),
+        );
+    }
+    if short_usable && columns.iter().any(|c| c.key == "usable") {
+        t.notes.push(format!("Usable TiB: of {block} records."));
     }
     t
 }
@@ -465,11 +513,16 @@ fn figure_lines(name: &str, figure: &Figure) -> String {
 /// The predicted workload of `--explain`: without and with the log device.
 fn predicted_lines(perf: &Performance, assumptions: &[String]) -> String {
     let mut out = String::new();
-    for (name, f) in [
-        ("predicted workload, no log device", perf.predicted.as_ref()),
+    for (name, f, interval) in [
+        (
+            "predicted workload, no log device",
+            perf.predicted.as_ref(),
+            perf.predicted_interval.as_ref(),
+        ),
         (
             "predicted workload, with log device",
             perf.predicted_with_log.as_ref(),
+            perf.predicted_with_log_interval.as_ref(),
         ),
     ] {
         if let Some(f) = f {
@@ -485,6 +538,17 @@ fn predicted_lines(perf: &Performance, assumptions: &[String]) -> String {
                 f.event_latency_p95_ms
                     .map(|p| format!(", {p:.2} ms p95"))
                     .unwrap_or_default()
+            ));
+        }
+        if let (Some(_), Some(i)) = (f, interval) {
+            out.push_str(&format!(
+                "  {name}, {:.0} % interval of {} samples: {}-{} writes/s, {:.2}-{:.2} ms a commit\n",
+                i.confidence * 100.0,
+                i.samples,
+                count(i.writes_per_s.low),
+                count(i.writes_per_s.high),
+                i.commit_latency_ms.low,
+                i.commit_latency_ms.high
             ));
         }
     }

@@ -3,12 +3,24 @@
 //! fileio run) is simulated on it, so `plan`'s sync writes/s, their latency
 //! and the read/write MiB/s are the simulator's figures, not a second
 //! formula.
+//!
+//! Each distinct simulation is run once: the figures are kept under the
+//! simulated system (as its system file) with the workload, so a layout
+//! asked twice, or an interval's sample equal to a system already run
+//! (one whose uncertain parameters do not apply), costs nothing more.
+//! With intervals ([`SimPerformance::with_intervals`]) every layout is
+//! sampled at the same points of one design with the same seed
+//! (crate::uncertainty::Design, as a matrix's cells are), so two layouts'
+//! intervals differ by what differs between the layouts.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use fileio::options::RunSpec;
 use fileio::result::{LatencyKey, RunResult};
 use report::table::{Cell, Table};
 use zfs_model::network::Protocol as PlanProtocol;
-use zfs_model::perf::{PerfQuery, PerformanceModel, WorkloadFigures};
+use zfs_model::perf::{Bounds, PerfQuery, PerformanceModel, SyncInterval, WorkloadFigures};
 use zfs_model::plan::Plan;
 
 use crate::system::{DeviceSpec, Protocol, SystemModel};
@@ -51,10 +63,20 @@ fn plan_budget() -> crate::limits::Budget {
     }
 }
 
+/// One simulation's figures, filled by the first thread that asks for it
+/// (the others wait for it rather than simulate it again).
+type Slot = Arc<OnceLock<Result<WorkloadFigures, String>>>;
+
 /// The simulator, running `words` (fileio options) on each layout.
 pub struct SimPerformance {
     words: Vec<String>,
+    /// The sampling design of the intervals (None: points only).
+    design: Option<Design>,
+    /// Figures by what the simulation depends on ([`SimPerformance::key`]).
+    cache: Mutex<HashMap<String, Slot>>,
 }
+
+use crate::uncertainty::Design;
 
 impl SimPerformance {
     /// The model for `workload` (fileio options; empty: [`PLAN_WORKLOAD`]).
@@ -80,11 +102,36 @@ impl SimPerformance {
         if !words.iter().any(|w| w.starts_with("--rand-seed=")) {
             words.push("--rand-seed=1".into());
         }
-        let m = SimPerformance { words };
+        let m = SimPerformance {
+            words,
+            design: None,
+            cache: Mutex::new(HashMap::new()),
+        };
         // The same bounds as `simulate`, refused here, once, before any
         // layout is predicted.
         crate::limits::check_workload(&m.spec(1)?, plan_budget(), 1)?;
         Ok(m)
+    }
+
+    /// The same model giving each prediction an interval from `samples`
+    /// samples of the uncertain parameters' ranges (at least 2), one
+    /// Latin-hypercube design for every layout, seeded with the workload's
+    /// seed (common random numbers, as `simulate matrix` does).
+    pub fn with_intervals(mut self, samples: usize) -> Result<SimPerformance, SimError> {
+        let seed = self.spec(1)?.rand_seed;
+        self.design = Some(Design::new(samples, seed));
+        Ok(self)
+    }
+
+    /// Samples of each interval (None: points only).
+    pub fn samples(&self) -> Option<usize> {
+        self.design.as_ref().map(Design::samples)
+    }
+
+    /// Distinct simulations asked for so far: the cost of a plan, each
+    /// key counted once however many layouts or samples share it.
+    pub fn simulations(&self) -> usize {
+        self.cache.lock().map_or(0, |c| c.len())
     }
 
     /// The fileio options each prediction runs (before `--threads`).
@@ -169,32 +216,156 @@ impl SimPerformance {
     /// The whole predicted run of a plan query (the figures are
     /// [`figures`] of it).
     pub fn run(&self, q: &PerfQuery<'_>) -> Result<RunResult, String> {
-        if q.threads > MAX_PLAN_THREADS {
-            return Err(format!(
-                "not predicted: --threads above {MAX_PLAN_THREADS} is not simulated"
-            ));
-        }
-        let system = system_of(q)?;
-        let spec = self.spec(q.threads).map_err(|e| e.to_string())?;
+        check_threads(q.threads)?;
+        self.simulate(&system_of(q)?, q.threads)
+    }
+
+    fn simulate(&self, system: &SystemModel, threads: u32) -> Result<RunResult, String> {
+        let spec = self.spec(threads).map_err(|e| e.to_string())?;
         // SimError's messages carry no command prefix of their own.
-        crate::simulate_within(&spec, &system, plan_budget())
+        crate::simulate_within(&spec, system, plan_budget())
             .map_err(|e| format!("not predicted: {e}"))
+    }
+
+    /// What a simulation depends on: the threads, the fileio options and
+    /// the whole system as its system file (the engine reads nothing else;
+    /// its seeds come from the options). Equal keys are the same
+    /// simulation, so they give the same figures to the last bit.
+    pub fn key(&self, system: &SystemModel, threads: u32) -> Result<String, String> {
+        let toml = system
+            .to_toml()
+            .map_err(|e| format!("not predicted: {e}"))?;
+        Ok(format!(
+            "--threads={threads} {}\n{toml}",
+            self.words.join(" ")
+        ))
+    }
+
+    /// The figures of `system` with `threads` workers, simulated once per
+    /// key.
+    fn figures_of(&self, system: &SystemModel, threads: u32) -> Result<WorkloadFigures, String> {
+        let key = self.key(system, threads)?;
+        let slot: Slot = {
+            let mut cache = self
+                .cache
+                .lock()
+                .map_err(|_| "not predicted: a prediction failed".to_string())?;
+            Arc::clone(cache.entry(key).or_default())
+        };
+        slot.get_or_init(|| self.simulate(system, threads).map(|r| figures(&r)))
+            .clone()
+    }
+
+    /// The interval of `q`'s sync figures: each sample of the design on
+    /// `q`'s system, simulated with the point's workload and seed.
+    fn sampled(
+        &self,
+        design: &Design,
+        q: &PerfQuery<'_>,
+        point: &WorkloadFigures,
+    ) -> Result<SyncInterval, String> {
+        let sampled = design
+            .apply(&system_of(q)?, None)
+            .map_err(|e| format!("not predicted: {e}"))?;
+        let systems = &sampled.systems;
+        // The samples of one query share the cores with the other queries'
+        // threads; a plan of one layout still uses them all.
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let out: Mutex<Vec<Option<Result<WorkloadFigures, String>>>> =
+            Mutex::new(vec![None; systems.len()]);
+        std::thread::scope(|s| {
+            for _ in 0..cores.clamp(1, systems.len().max(1)) {
+                s.spawn(|| loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(m) = systems.get(i) else { break };
+                    let f = self.figures_of(m, q.threads);
+                    if let Ok(mut out) = out.lock() {
+                        out[i] = Some(f);
+                    }
+                });
+            }
+        });
+        let figures: Vec<WorkloadFigures> = out
+            .into_inner()
+            .map_err(|_| "not predicted: a sample failed".to_string())?
+            .into_iter()
+            .map(|f| f.unwrap_or_else(|| Err("not predicted: a sample failed".into())))
+            .collect::<Result<_, _>>()?;
+        let writes: Vec<f64> = figures.iter().map(|f| f.writes_per_s).collect();
+        let commits: Vec<f64> = figures.iter().map(|f| f.commit_latency_ms).collect();
+        Ok(SyncInterval {
+            writes_per_s: bounds(writes, point.writes_per_s),
+            commit_latency_ms: bounds(commits, point.commit_latency_ms),
+            confidence: crate::uncertainty::CONFIDENCE,
+            samples: figures.len(),
+        })
+    }
+}
+
+fn check_threads(threads: u32) -> Result<(), String> {
+    if threads > MAX_PLAN_THREADS {
+        return Err(format!(
+            "not predicted: --threads above {MAX_PLAN_THREADS} is not simulated"
+        ));
+    }
+    Ok(())
+}
+
+/// The 10th to 90th percentile of `v` (linear between ranks, as
+/// crate::uncertainty takes them), widened to hold `point`.
+fn bounds(mut v: Vec<f64>, point: f64) -> Bounds {
+    v.sort_by(f64::total_cmp);
+    let at = |q: f64| -> f64 {
+        if v.is_empty() {
+            return point;
+        }
+        let pos = q * (v.len() - 1) as f64;
+        // From 0 to len - 1.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let (i, f) = (pos.floor() as usize, pos.fract());
+        let j = (i + 1).min(v.len() - 1);
+        v[i] + f * (v[j] - v[i])
+    };
+    let tail = (1.0 - crate::uncertainty::CONFIDENCE) / 2.0;
+    Bounds {
+        low: at(tail).min(point),
+        high: at(1.0 - tail).max(point),
     }
 }
 
 impl PerformanceModel for SimPerformance {
     fn predict(&self, q: &PerfQuery<'_>) -> Result<WorkloadFigures, String> {
-        self.run(q).map(|r| figures(&r))
+        check_threads(q.threads)?;
+        self.figures_of(&system_of(q)?, q.threads)
+    }
+
+    fn interval(
+        &self,
+        q: &PerfQuery<'_>,
+        point: &WorkloadFigures,
+    ) -> Option<Result<SyncInterval, String>> {
+        let design = self.design.as_ref()?;
+        Some(self.sampled(design, q, point))
     }
 
     fn assumptions(&self) -> Vec<String> {
-        vec![
+        let mut lines = vec![
             format!(
                 "predicted by the simulator (docs/prediction.md) running fileio {} with plan's --threads, --ram, --link and --recordsize",
                 self.words.join(" ")
             ),
             "nfs is an ESXi guest's NFS datastore (every write stable, 2 stable journal writes per guest journal commit, which concurrent fsyncs share); each disk and log device is its class's model (zfs_model::diskmodel); --disk-* overrides and log mirrors are not simulated".into(),
-        ]
+        ];
+        if let Some(d) = &self.design {
+            lines.push(format!(
+                "ranges: typical (low-high) is an {:.0} % interval, the 10th to 90th percentile of {} samples of the uncertain parameters' ranges (Latin hypercube, docs/prediction.md), the same samples and seed ({}) on every layout",
+                crate::uncertainty::CONFIDENCE * 100.0,
+                d.samples(),
+                d.seed()
+            ));
+        }
+        lines
     }
 }
 

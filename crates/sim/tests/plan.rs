@@ -240,3 +240,201 @@ fn a_workload_of_the_users_is_checked_by_fileios_parser() {
     let m = SimPerformance::new(&["--file-test-mode=rndwr".into(), "--events=50".into()]).unwrap();
     assert!(!m.words().contains(&format!("--events={PLAN_EVENTS}")));
 }
+
+#[test]
+fn equal_keys_give_equal_figures_and_are_simulated_once() {
+    // The same layout twice and one other, with and without the log
+    // device: four distinct simulations, and the twice-asked layout's
+    // figures are the same to the last bit (one simulation, shared).
+    let mut r = request("2x10G");
+    r.layouts = ["3xraidz2-8", "2xraidz2-12", "3xraidz2-8"]
+        .iter()
+        .map(|l| Shape::parse(l).unwrap())
+        .collect();
+    let model = SimPerformance::new(&[]).unwrap();
+    let p = plan(r, &model).unwrap();
+    assert_eq!(p.entries.len(), 3);
+    assert_eq!(model.simulations(), 4, "2 layouts x (without, with log)");
+    let same: Vec<_> = p
+        .entries
+        .iter()
+        .filter(|e| e.layout == "3xraidz2-8")
+        .map(|e| (e.performance.predicted, e.performance.predicted_with_log))
+        .collect();
+    assert_eq!(same.len(), 2);
+    assert_eq!(same[0], same[1]);
+    // A key is the whole simulated system: any field the engine reads
+    // changes it.
+    let a = system("3xraidz2-8", "none", "2x10G");
+    let mut b = a.clone();
+    assert_eq!(model.key(&a, 4), model.key(&b, 4));
+    b.server.ram = "64GiB".into();
+    assert_ne!(model.key(&a, 4), model.key(&b, 4));
+    assert_ne!(model.key(&a, 4), model.key(&a, 8));
+}
+
+/// The 10th-90th percentile of `v` as the plan takes it (linear between
+/// ranks), written out again here so the test does not trust the code it
+/// checks.
+fn percentile(v: &[f64], q: f64) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    let pos = q * (v.len() - 1) as f64;
+    // From 0 to len - 1.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let i = pos.floor() as usize;
+    let j = (i + 1).min(v.len() - 1);
+    v[i] + pos.fract() * (v[j] - v[i])
+}
+
+#[test]
+fn intervals_contain_the_point_and_are_the_samples_simulated_by_hand() {
+    const SAMPLES: usize = 6;
+    let mut r = request("2x10G");
+    r.layouts = vec![Shape::parse("3xraidz2-8").unwrap()];
+    let model = SimPerformance::new(&[])
+        .unwrap()
+        .with_intervals(SAMPLES)
+        .unwrap();
+    let p = plan(r, &model).unwrap();
+    let e = &p.entries[0];
+    for (log, point, interval) in [
+        (
+            "none",
+            e.performance.predicted.unwrap(),
+            e.performance.predicted_interval.unwrap(),
+        ),
+        (
+            "ssd-sata",
+            e.performance.predicted_with_log.unwrap(),
+            e.performance.predicted_with_log_interval.unwrap(),
+        ),
+    ] {
+        assert_eq!(interval.samples, SAMPLES);
+        assert!(
+            interval.writes_per_s.contains(point.writes_per_s)
+                && interval.commit_latency_ms.contains(point.commit_latency_ms),
+            "{log}: {point:?} outside {interval:?}"
+        );
+        // NFS over a link: the round trip and the client's and server's
+        // CPU are uncertain, so the interval has a width.
+        assert!(
+            interval.writes_per_s.high > interval.writes_per_s.low * 1.01,
+            "{log}: {interval:?}"
+        );
+        // The same design on the same system, each sample simulated here.
+        let design = sim::uncertainty::Design::new(SAMPLES, 1);
+        let sampled = design
+            .apply(&system("3xraidz2-8", log, "2x10G"), None)
+            .unwrap();
+        let by_hand: Vec<WorkloadFigures> = sampled
+            .systems
+            .iter()
+            .map(|m| figures(&sim::simulate(&the_plan_workload("plan"), m).unwrap()))
+            .collect();
+        let writes: Vec<f64> = by_hand.iter().map(|f| f.writes_per_s).collect();
+        let commits: Vec<f64> = by_hand.iter().map(|f| f.commit_latency_ms).collect();
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+        assert!(close(
+            interval.writes_per_s.low,
+            percentile(&writes, 0.1).min(point.writes_per_s)
+        ));
+        assert!(close(
+            interval.writes_per_s.high,
+            percentile(&writes, 0.9).max(point.writes_per_s)
+        ));
+        assert!(close(
+            interval.commit_latency_ms.low,
+            percentile(&commits, 0.1).min(point.commit_latency_ms)
+        ));
+        assert!(close(
+            interval.commit_latency_ms.high,
+            percentile(&commits, 0.9).max(point.commit_latency_ms)
+        ));
+    }
+    assert!(
+        p.prediction_assumptions
+            .iter()
+            .any(|a| a.contains("6 samples")),
+        "{:?}",
+        p.prediction_assumptions
+    );
+}
+
+#[test]
+fn the_cache_is_shared_by_layouts_samples_and_plans() {
+    // A local pool without a log device: the uncertain parameters that
+    // apply are few (no link, no client), and each sample is one more
+    // system; asking the same plan again simulates nothing new.
+    let mut r = request("2x10G");
+    r.link = None;
+    r.protocol = Protocol::Local;
+    r.log = None;
+    r.layouts = vec![Shape::parse("3xraidz2-8").unwrap()];
+    let model = SimPerformance::new(&[]).unwrap().with_intervals(8).unwrap();
+    let p = plan(r.clone(), &model).unwrap();
+    let e = &p.entries[0].performance;
+    let point = e.predicted.unwrap();
+    let i = e.predicted_interval.unwrap();
+    assert!(i.writes_per_s.contains(point.writes_per_s));
+    assert!(i.commit_latency_ms.contains(point.commit_latency_ms));
+    let sampled = sim::uncertainty::Design::new(8, 1)
+        .apply(&system_local("3xraidz2-8"), None)
+        .unwrap();
+    // With nothing to sample every sample is the point's own system.
+    let distinct = if sampled.spans.is_empty() { 1 } else { 1 + 8 };
+    assert_eq!(model.simulations(), distinct, "{:?}", sampled.spans);
+    let again = plan(r, &model).unwrap();
+    assert_eq!(model.simulations(), distinct);
+    assert_eq!(again.entries[0].performance, p.entries[0].performance);
+}
+
+fn system_local(layout: &str) -> SystemModel {
+    SystemModel::from_toml(&format!(
+        "name = \"plan\"\n[client]\nprotocol = \"local\"\n[server]\nram = \"32GiB\"\n[pool]\nlayout = \"{layout}\"\ndisk = \"hdd-7200\"\ndisk_size = \"8TB\"\nrecordsize = \"128K\"\n"
+    ))
+    .unwrap()
+}
+
+#[test]
+fn ten_thousand_disks_are_predicted_within_bounds() {
+    // The widest vdevs and the most vdevs 10,000 disks make: each is one
+    // simulation of every disk, the same figures as a system file of it.
+    let mut r = request("2x10G");
+    r.groups =
+        vec![DiskGroup::parse("10000x8TB", DiskClass::Hdd7200, &PerfOverrides::default()).unwrap()];
+    r.log = None;
+    r.layouts = ["40xraidz2-250", "5000xmirror-2"]
+        .iter()
+        .map(|l| Shape::parse(l).unwrap())
+        .collect();
+    let model = SimPerformance::new(&[]).unwrap();
+    let p = plan(r, &model).unwrap();
+    assert_eq!(model.simulations(), 2);
+    for e in &p.entries {
+        let by_hand = figures(
+            &sim::simulate(
+                &the_plan_workload("plan"),
+                &system(&e.layout, "none", "2x10G"),
+            )
+            .unwrap(),
+        );
+        assert_eq!(e.performance.predicted, Some(by_hand), "{}", e.layout);
+    }
+    // An enumerated plan is bounded by the layouts it predicts: above
+    // MAX_PREDICTED_LAYOUTS none is simulated, and it says why.
+    let mut all = request("2x10G");
+    all.groups =
+        vec![DiskGroup::parse("10000x8TB", DiskClass::Hdd7200, &PerfOverrides::default()).unwrap()];
+    all.layouts.clear();
+    all.max_extra_spares = 10_000;
+    let model = SimPerformance::new(&[]).unwrap();
+    let p = plan(all, &model).unwrap();
+    assert!(p.entries.len() > zfs_model::plan::MAX_PREDICTED_LAYOUTS);
+    assert_eq!(model.simulations(), 0);
+    assert!(
+        p.warnings.iter().any(|w| w.contains("left out")),
+        "{:?}",
+        p.warnings
+    );
+}

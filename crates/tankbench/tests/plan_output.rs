@@ -28,6 +28,29 @@ fn the_default_output_fits_120_columns_for_24_and_200_disks() {
             assert!(r.stdout.contains("Commit ms"), "{}", r.stdout);
         }
     }
+    // Named layouts carry intervals by default: two `typical (low–high)`
+    // cells, still within 120 columns.
+    let named = [
+        "plan",
+        "--disks",
+        "24x8TB",
+        "--layout",
+        "1xraidz3-24,2xraidz2-12,3xraidz2-8,12xmirror-2",
+        "--log",
+        "10GB",
+        "--link",
+        "2x1G",
+        "--samples=2",
+    ];
+    let r = tb(d.path(), &named);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains('–'), "no interval shown:\n{}", r.stdout);
+    assert!(
+        widest_line(&r.stdout) <= 120,
+        "a line of {} columns:\n{}",
+        widest_line(&r.stdout),
+        r.stdout
+    );
 }
 
 #[test]
@@ -111,4 +134,179 @@ fn the_table_comes_as_csv_and_markdown_and_columns_are_chosen_by_key() {
     assert_eq!(bad.code, 1);
     assert_eq!(bad.stderr.trim().lines().count(), 1, "{}", bad.stderr);
     assert!(bad.stderr.contains("--columns") && bad.stderr.contains("accepted: rank, layout"));
+}
+
+/// The fields of one CSV record (titles such as "Commit ms, log" are quoted
+/// and hold a comma; no field here holds a quote).
+fn csv_fields(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(String::new()),
+            c => fields.last_mut().unwrap().push(c),
+        }
+    }
+    fields
+}
+
+/// The named layouts of the reference question: intervals on by default.
+const NAMED: [&str; 10] = [
+    "plan",
+    "--disks",
+    "24x8TB",
+    "--layout",
+    "3xraidz2-8",
+    "--log",
+    "10GB",
+    "--link",
+    "2x10G",
+    "--samples=4",
+];
+
+#[test]
+fn the_sync_columns_carry_an_interval_in_every_format() {
+    let d = common::scratch();
+    let json = tb(d.path(), &[&NAMED[..], &["--format", "json"]].concat());
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let perf = &doc["entries"][0]["performance"];
+    for (point, interval) in [
+        ("predicted", "predicted_interval"),
+        ("predicted_with_log", "predicted_with_log_interval"),
+    ] {
+        let i = &perf[interval];
+        assert_eq!(i["samples"], 4, "{perf}");
+        for figure in ["writes_per_s", "commit_latency_ms"] {
+            let p = perf[point][figure].as_f64().unwrap();
+            let (lo, hi) = (
+                i[figure]["low"].as_f64().unwrap(),
+                i[figure]["high"].as_f64().unwrap(),
+            );
+            assert!(
+                lo <= p && p <= hi,
+                "{interval} {figure}: {p} not in {lo}..{hi}"
+            );
+            assert!(hi > lo, "{interval} {figure}: no width");
+        }
+    }
+    let commit = perf["predicted_with_log"]["commit_latency_ms"]
+        .as_f64()
+        .unwrap();
+    let commit_low = perf["predicted_with_log_interval"]["commit_latency_ms"]["low"]
+        .as_f64()
+        .unwrap();
+
+    // CSV: the point, then its low and high columns, numbers bare.
+    let csv = tb(d.path(), &[&NAMED[..], &["--format", "csv"]].concat());
+    assert_eq!(csv.code, 0, "{}", csv.stderr);
+    let mut lines = csv.stdout.lines();
+    let header = csv_fields(lines.next().unwrap());
+    let row = csv_fields(lines.next().unwrap());
+    let at = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("{name} not in {header:?}"))
+    };
+    let value = |name: &str| row[at(name)].parse::<f64>().unwrap();
+    // serde_json reads the last digit of some doubles one ulp off.
+    let same = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs();
+    assert!(same(value("Commit ms, log"), commit));
+    assert!(same(value("Commit ms, log low"), commit_low));
+    assert!(value("Commit ms, log high") >= commit);
+    assert!(value("Commit ms low") <= value("Commit ms"));
+
+    // Text and Markdown: typical (low–high), and a note saying what it is.
+    for format in ["text", "markdown"] {
+        let out = tb(d.path(), &[&NAMED[..], &["--format", format]].concat());
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let row = out
+            .stdout
+            .lines()
+            .find(|l| l.contains("3xraidz2-8"))
+            .unwrap();
+        assert!(row.contains('–') && row.contains('('), "{format}: {row}");
+        assert!(
+            out.stdout.contains("80 % interval"),
+            "{format}: {}",
+            out.stdout
+        );
+    }
+    // Off: points only.
+    let off = tb(d.path(), &[&NAMED[..], &["--intervals=off"]].concat());
+    let row = off
+        .stdout
+        .lines()
+        .find(|l| l.contains("3xraidz2-8"))
+        .unwrap();
+    assert!(!row.contains('–'), "{row}");
+}
+
+#[test]
+fn an_enumerated_plan_has_no_intervals_unless_asked() {
+    // Each interval costs its samples' simulations: auto leaves them out
+    // of a plan of every layout, --intervals=on asks for them.
+    let d = common::scratch();
+    let base = ["plan", "--disks", "8x8TB", "--format", "json"];
+    let auto = tb(d.path(), &base);
+    assert_eq!(auto.code, 0, "{}", auto.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&auto.stdout).unwrap();
+    let ignored = tb(d.path(), &[&base[..], &["--samples=4"]].concat());
+    assert!(
+        ignored.stderr.contains("--samples 4 changes nothing"),
+        "{}",
+        ignored.stderr
+    );
+    assert!(doc["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|e| e["performance"]["predicted_interval"].is_null()));
+    let on = tb(
+        d.path(),
+        &[&base[..], &["--intervals=on", "--samples=2"]].concat(),
+    );
+    assert_eq!(on.code, 0, "{}", on.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&on.stdout).unwrap();
+    for e in doc["entries"].as_array().unwrap() {
+        let p = e["performance"]["predicted"]["writes_per_s"]
+            .as_f64()
+            .unwrap();
+        let i = &e["performance"]["predicted_interval"]["writes_per_s"];
+        assert!(
+            i["low"].as_f64().unwrap() <= p && p <= i["high"].as_f64().unwrap(),
+            "{}: {p} {i}",
+            e["layout"]
+        );
+    }
+}
+
+#[test]
+fn ten_thousand_disks_plan_in_bounded_time() {
+    // Every layout of 10,000 disks, above MAX_PREDICTED_LAYOUTS of them:
+    // the predicted columns are left out and the warning says so, in
+    // seconds of a debug build rather than hours.
+    let d = common::scratch();
+    let started = std::time::Instant::now();
+    let r = tb(
+        d.path(),
+        &[
+            "plan",
+            "--disks",
+            "10000x8TB",
+            "--max-idle",
+            "10000",
+            "--top",
+            "3",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("left out above 64"), "{}", r.stderr);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
 }

@@ -103,6 +103,36 @@ pub struct Performance {
     pub predicted_with_log: Option<WorkloadFigures>,
     /// Why a prediction is missing, when one is.
     pub prediction_note: Option<String>,
+    /// The interval of `predicted`'s sync figures, when intervals were
+    /// asked for (`plan --intervals`).
+    pub predicted_interval: Option<SyncInterval>,
+    /// The same for `predicted_with_log`.
+    pub predicted_with_log_interval: Option<SyncInterval>,
+}
+
+/// Low and high end of an interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Bounds {
+    pub low: f64,
+    pub high: f64,
+}
+
+impl Bounds {
+    pub fn contains(&self, x: f64) -> bool {
+        self.low <= x && x <= self.high
+    }
+}
+
+/// The interval of a prediction's sync figures: the 10th to 90th
+/// percentile of the predictions over samples of the model's uncertain
+/// parameters, widened to hold the point (the point is a prediction too).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SyncInterval {
+    pub writes_per_s: Bounds,
+    pub commit_latency_ms: Bounds,
+    /// Share of the samples inside the interval (0.8).
+    pub confidence: f64,
+    pub samples: usize,
 }
 
 /// The figures of one predicted run of the plan's workload.
@@ -147,6 +177,16 @@ pub trait PerformanceModel: Sync {
     /// The figures, or a one-line reason why this configuration cannot be
     /// predicted (e.g. a protocol the model does not cover).
     fn predict(&self, query: &PerfQuery<'_>) -> std::result::Result<WorkloadFigures, String>;
+    /// The interval of `query`'s sync figures around `point` (what
+    /// [`PerformanceModel::predict`] gave), or None when the model gives
+    /// none (intervals not asked for).
+    fn interval(
+        &self,
+        _query: &PerfQuery<'_>,
+        _point: &WorkloadFigures,
+    ) -> Option<std::result::Result<SyncInterval, String>> {
+        None
+    }
     /// What the predictions rest on, one line each, for the plan's
     /// assumptions.
     fn assumptions(&self) -> Vec<String>;
@@ -227,6 +267,8 @@ pub fn performance(groups: &[DiskGroup], layout: &Layout, options: &PerfOptions)
         predicted: None,
         predicted_with_log: None,
         prediction_note: None,
+        predicted_interval: None,
+        predicted_with_log_interval: None,
     }
 }
 

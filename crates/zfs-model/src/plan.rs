@@ -9,7 +9,8 @@ use crate::error::{ModelError, Result};
 use crate::layout::{Layout, Shape, VdevKind};
 use crate::network::{Link, Protocol};
 use crate::perf::{
-    performance, LogDevice, PerfOptions, PerfQuery, Performance, PerformanceModel, WorkloadFigures,
+    performance, LogDevice, PerfOptions, PerfQuery, Performance, PerformanceModel, SyncInterval,
+    WorkloadFigures,
 };
 use crate::reliability::{at_least_one, reliability, Reliability, RiskOptions};
 use crate::units::{human_binary, GIB, KIB};
@@ -322,8 +323,12 @@ pub fn plan(request: PlanRequest, model: &dyn PerformanceModel) -> Result<Plan> 
 }
 
 /// Ask `model` for every entry's workload, without and (when the request has
-/// one) with the log device, spread over the machine's cores: each
-/// prediction depends on its query only, so the order does not matter.
+/// one) with the log device, and for its interval when the model gives one,
+/// spread over the machine's cores: each prediction depends on its query
+/// only, so the order does not matter. The threads take the queries one at
+/// a time, the widest vdevs first: a commit flushes every child of its
+/// vdev, so a 200-wide raidz costs several times a mirror, and handing out
+/// fixed chunks left one core with most of them.
 fn predict_all(
     entries: &mut [PlanEntry],
     request: &PlanRequest,
@@ -333,61 +338,80 @@ fn predict_all(
         .iter()
         .map(|e| Layout::fit(e.shape, &request.groups, request.spares))
         .collect::<Result<_>>()?;
-    let query = |layout: &Layout,
-                 log: Option<&LogDevice>|
-     -> std::result::Result<WorkloadFigures, String> {
-        model.predict(&PerfQuery {
-            layout,
+    let logs: Vec<Option<&LogDevice>> = std::iter::once(None)
+        .chain(request.log.as_ref().map(Some))
+        .collect();
+    // (layout, log) pairs, the dearest first.
+    let mut jobs: Vec<(usize, usize)> = (0..layouts.len())
+        .flat_map(|l| (0..logs.len()).map(move |g| (l, g)))
+        .collect();
+    jobs.sort_by_key(|&(l, g)| {
+        let shape = layouts[l].shape;
+        (
+            std::cmp::Reverse(shape.width),
+            std::cmp::Reverse(shape.disks()),
+            l,
+            g,
+        )
+    });
+    type Predicted = (
+        std::result::Result<WorkloadFigures, String>,
+        Option<std::result::Result<SyncInterval, String>>,
+    );
+    let run = |&(l, g): &(usize, usize)| -> Predicted {
+        let q = PerfQuery {
+            layout: &layouts[l],
             groups: &request.groups,
-            log,
+            log: logs[g],
             link: request.link,
             protocol: request.protocol,
             threads: request.threads,
             recordsize: request.recordsize,
             ram_bytes: request.ram_bytes,
-        })
+        };
+        let point = model.predict(&q);
+        let interval = point.as_ref().ok().and_then(|p| model.interval(&q, p));
+        (point, interval)
     };
-    type Predicted = (
-        std::result::Result<WorkloadFigures, String>,
-        Option<std::result::Result<WorkloadFigures, String>>,
-    );
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let chunk = layouts.len().div_ceil(cores).max(1);
-    let predicted: Vec<Predicted> = std::thread::scope(|s| {
-        let handles: Vec<_> = layouts
-            .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || {
-                    part.iter()
-                        .map(|l| {
-                            (
-                                query(l, None),
-                                request.log.as_ref().map(|log| query(l, Some(log))),
-                            )
-                        })
-                        .collect::<Vec<Predicted>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    vec![(Err("the prediction failed".to_string()), None); chunk]
-                })
-            })
-            .collect()
-    });
-    for (e, (without, with)) in entries.iter_mut().zip(predicted) {
-        let p = &mut e.performance;
-        match without {
-            Ok(f) => p.predicted = Some(f),
-            Err(why) => p.prediction_note = Some(why),
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: std::sync::Mutex<Vec<Option<Predicted>>> =
+        std::sync::Mutex::new(vec![None; jobs.len()]);
+    std::thread::scope(|s| {
+        for _ in 0..cores.clamp(1, jobs.len().max(1)) {
+            s.spawn(|| loop {
+                let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(job) = jobs.get(j) else { break };
+                let predicted = run(job);
+                if let Ok(mut slots) = slots.lock() {
+                    slots[j] = Some(predicted);
+                }
+            });
         }
-        match with {
-            Some(Ok(f)) => p.predicted_with_log = Some(f),
-            Some(Err(why)) => p.prediction_note = Some(why),
-            None => {}
+    });
+    let slots = slots.into_inner().unwrap_or_else(|p| p.into_inner());
+    for (&(l, g), slot) in jobs.iter().zip(slots) {
+        let p = &mut entries[l].performance;
+        let (point, interval) =
+            slot.unwrap_or_else(|| (Err("the prediction failed".to_string()), None));
+        let interval = match interval {
+            Some(Ok(i)) => Some(i),
+            Some(Err(why)) => {
+                p.prediction_note = Some(format!("interval {why}"));
+                None
+            }
+            None => None,
+        };
+        match (point, g) {
+            (Ok(f), 0) => {
+                p.predicted = Some(f);
+                p.predicted_interval = interval;
+            }
+            (Ok(f), _) => {
+                p.predicted_with_log = Some(f);
+                p.predicted_with_log_interval = interval;
+            }
+            (Err(why), _) => p.prediction_note = Some(why),
         }
     }
     Ok(())

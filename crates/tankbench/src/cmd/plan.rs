@@ -16,6 +16,16 @@ use zfs_model::rules::RuleSet;
 use zfs_model::units::{parse_block_size, parse_size, SizeMeaning, KIB, MIB};
 use zfs_model::workload::Workload;
 
+/// When the sync columns carry an interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Intervals {
+    /// On for the layouts named with --layout or --explain, off when every
+    /// layout is enumerated (each interval costs its samples' simulations).
+    Auto,
+    On,
+    Off,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     /// The table, the recommendation and the assumptions.
@@ -150,6 +160,17 @@ pub(crate) struct PlanArgs {
     /// default: the reference rndrw 4K fsync-all run, first 1000 events.
     #[arg(long, value_name = "OPTIONS", allow_hyphen_values = true)]
     fileio: Option<String>,
+
+    /// An 80 % interval on the sync columns (Commit ms, Sync writes/s), from
+    /// samples of the simulator's uncertain parameters: auto = on for
+    /// --layout/--explain, off for an enumerated plan.
+    #[arg(long, value_enum, value_name = "auto|on|off", default_value_t = Intervals::Auto)]
+    intervals: Intervals,
+    /// Samples each interval takes.
+    #[arg(long, value_name = "N", value_parser = super::options::at_least_two_samples(),
+          help = format!("Samples each interval takes, 2 or more [default: {}]",
+                         sim::uncertainty::DEFAULT_SAMPLES))]
+    samples: Option<usize>,
 
     /// Server RAM (bounds the sync data a log device can hold; the ARC of the predictions).
     #[arg(long, value_name = "SIZE", default_value = "64GiB")]
@@ -335,8 +356,19 @@ fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String)> {
         .split_whitespace()
         .map(str::to_string)
         .collect();
-    let model = sim::plan_model::SimPerformance::new(&words)
+    let mut model = sim::plan_model::SimPerformance::new(&words)
         .map_err(|e| anyhow!("--fileio '{}': {e}", words.join(" ")))?;
+    let intervals = match parsed.intervals {
+        Intervals::On => true,
+        Intervals::Off => false,
+        Intervals::Auto => !request.layouts.is_empty(),
+    };
+    if intervals {
+        let samples = parsed.samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES);
+        model = model
+            .with_intervals(samples)
+            .map_err(|e| anyhow!("--fileio '{}': {e}", words.join(" ")))?;
+    }
     let plan = plan(request, &model).with_context(|| {
         format!(
             "--disks '{}' with --spares {}",
@@ -344,7 +376,12 @@ fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String)> {
             parsed.spares
         )
     })?;
-    let warnings = plan.warnings.clone();
+    let mut warnings = plan.warnings.clone();
+    if let (false, Some(n)) = (intervals, parsed.samples) {
+        warnings.push(format!(
+            "--samples {n} changes nothing: this plan has no intervals (--intervals=on asks for them)"
+        ));
+    }
 
     if let Some(shape) = explain_shape {
         let explain_text = parsed.explain.as_deref().unwrap_or_default();
