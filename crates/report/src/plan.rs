@@ -51,6 +51,9 @@ pub struct PlanColumn {
     pub default: bool,
     /// Only when the request names a log device.
     pub needs_log: bool,
+    /// Right-aligned as a number (layout names, sizes with units, "2 of
+    /// 3"-style words and read/write pairs are text).
+    pub numeric: bool,
 }
 
 const fn column(key: &'static str, title: &'static str, default: bool) -> PlanColumn {
@@ -59,24 +62,33 @@ const fn column(key: &'static str, title: &'static str, default: bool) -> PlanCo
         title,
         default,
         needs_log: false,
+        numeric: true,
+    }
+}
+
+/// A column whose cells are words, not one number.
+const fn text_column(key: &'static str, title: &'static str, default: bool) -> PlanColumn {
+    PlanColumn {
+        numeric: false,
+        ..column(key, title, default)
     }
 }
 
 /// Every column, in table order.
 pub const COLUMNS: [PlanColumn; 18] = [
     column("rank", "#", true),
-    column("layout", "Layout", true),
+    text_column("layout", "Layout", true),
     column("spares", "Spares", false),
-    column("size", "SIZE (zpool)", false),
+    text_column("size", "SIZE (zpool)", false),
     column("avail", "AVAIL TiB", false),
     column("usable", "Usable TiB", true),
     column("efficiency", "Eff. %", false),
-    column("survives", "Survives", true),
-    column("loss", "Loss/yr", true),
+    text_column("survives", "Survives", true),
+    text_column("loss", "Loss/yr", true),
     column("resilver", "Resilver h", false),
     column("read", "Read IOPS", true),
     column("write", "Write IOPS", true),
-    column("seq", "Seq R/W MB/s", false),
+    text_column("seq", "Seq R/W MB/s", false),
     column("commit", "Commit ms", true),
     column("sync_rate", "Sync writes/s", false),
     PlanColumn {
@@ -84,12 +96,14 @@ pub const COLUMNS: [PlanColumn; 18] = [
         title: "Commit ms, log",
         default: true,
         needs_log: true,
+        numeric: true,
     },
     PlanColumn {
         key: "sync_rate_log",
         title: "Sync writes/s, log",
         default: false,
         needs_log: true,
+        numeric: true,
     },
     column("score", "Score", true),
 ];
@@ -289,14 +303,10 @@ pub fn table(plan: &Plan, top: usize, choice: &ColumnChoice) -> Table {
             _ => c.title.to_string(),
         })
         .collect();
-    let numeric: Vec<bool> = columns
-        .iter()
-        .map(|c| !matches!(c.key, "layout" | "size" | "survives" | "loss" | "seq"))
-        .collect();
     let spec: Vec<(&str, bool)> = titles
         .iter()
         .map(String::as_str)
-        .zip(numeric.iter().copied())
+        .zip(columns.iter().map(|c| c.numeric))
         .collect();
     let mut t = Table::new(&spec);
     let shown = if top == 0 {
