@@ -720,7 +720,7 @@ fn interval_notes(results: &[RunResult]) -> Vec<String> {
             _ => "writes/s (reads/s where it writes nothing)",
         };
         notes.push(format!(
-            "Measure this first (mean over the cells of |rank correlation| with the cell's {headline}): {}",
+            "Measure this first (mean over the cells of |partial rank correlation| with the cell's {headline}): {}",
             top.join(", ")
         ));
     }

@@ -558,7 +558,7 @@ fn interval_section(p: &fileio::result::PredictionInterval) -> String {
         .take(3)
         .map(|x| {
             format!(
-                "{} (rank correlation {:+.2})",
+                "{} (partial rank correlation {:+.2})",
                 x.parameter, x.rank_correlation
             )
         })
