@@ -33,7 +33,7 @@ fn every_command() -> Vec<Vec<String>> {
         args.push("--help");
         let r = tb(d.path(), &args);
         assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
-        // quick and fileio print their own parsers' help: no Commands list.
+        // quick and fileio have no subcommands: no Commands list.
         for name in listed_commands(&r.stdout) {
             let mut sub = path.clone();
             sub.push(name);
@@ -233,7 +233,9 @@ fn the_bash_completion_loads_and_completes_commands_and_options() {
          COMP_WORDS=(tankbench simulate --sy) COMP_CWORD=2 && _tankbench tankbench --sy simulate && \
          echo \"options: ${{COMPREPLY[*]}}\" && \
          COMP_WORDS=(tankbench sim) COMP_CWORD=1 && _tankbench tankbench sim tankbench && \
-         echo \"commands: ${{COMPREPLY[*]}}\"",
+         echo \"commands: ${{COMPREPLY[*]}}\" && \
+         COMP_WORDS=(tankbench quick --ti) COMP_CWORD=2 && _tankbench tankbench --ti quick && \
+         echo \"quick: ${{COMPREPLY[*]}}\"",
         bin = bin.display()
     );
     let out = Command::new("bash")
@@ -250,6 +252,7 @@ fn the_bash_completion_loads_and_completes_commands_and_options() {
     assert!(stdout.contains("-F _tankbench tankbench"), "{stdout}");
     assert!(stdout.contains("options: --system"), "{stdout}");
     assert!(stdout.contains("commands: simulate"), "{stdout}");
+    assert!(stdout.contains("quick: --time"), "{stdout}");
 }
 
 #[test]
@@ -348,6 +351,8 @@ fn the_man_pages_render_with_man_db() {
     for (page, says) in [
         ("tankbench.1", "tankbench-simulate(1)"),
         ("tankbench-plan.1", "--disks"),
+        // quick is part of the one command line: its page lists its options.
+        ("tankbench-quick.1", "--size"),
         ("tankbench-simulate-matrix.1", "--max-cells"),
         ("tankbench-durability-verify.1", "--from"),
         // fileio's page lists its options from the front end's own table.

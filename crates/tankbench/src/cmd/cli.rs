@@ -32,7 +32,7 @@ pub(crate) struct Cli {
 /// The commands, in the order `tankbench --help` lists them.
 #[derive(Debug, Subcommand)]
 enum TopCommand {
-    Quick(QuickWords),
+    Quick(super::fileio::QuickArgs),
     Fileio(FileioOptions),
     Plan(plan::PlanArgs),
     Lab(lab::LabArgs),
@@ -46,22 +46,6 @@ enum TopCommand {
     Chart(report::ChartArgs),
     Completions(completions::CompletionsArgs),
     Man(man::ManArgs),
-}
-
-/// One-command benchmark in DIR: prepare, a short suite, cleanup
-///
-/// `tankbench quick --help` lists its options. quick's words go to its own parser unchanged (crates/tankbench/src/cmd/fileio.rs),
-/// which prints its help and its refusals.
-#[derive(Debug, Args)]
-#[command(disable_help_flag = true, disable_version_flag = true)]
-pub(crate) struct QuickWords {
-    /// [DIR] and quick's options.
-    #[arg(
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        value_name = "ARGS"
-    )]
-    words: Vec<OsString>,
 }
 
 /// `tankbench fileio`'s options. This definition is never used to parse: the words go to the
@@ -156,12 +140,9 @@ pub(crate) fn command() -> clap::Command {
 
 /// Parse the words after the program name and run the command they name.
 pub(crate) fn run(words: Vec<OsString>) -> anyhow::Result<i32> {
-    // quick and fileio answer `--help` with their own parsers' texts; `help`
-    // of either gives the same text rather than the placeholder definition.
+    // fileio answers `--help` with its own parser's text; `help fileio`
+    // gives the same text rather than the placeholder definition.
     if let [help, name] = words.as_slice() {
-        if help == "help" && name == "quick" {
-            return super::fileio::quick_main(vec!["--help".into()]);
-        }
         if help == "help" && name == "fileio" {
             return super::fileio::sysbench_main(vec!["fileio".into(), "help".into()]);
         }
@@ -177,7 +158,7 @@ pub(crate) fn run(words: Vec<OsString>) -> anyhow::Result<i32> {
         Err(e) => return answer(&e, &definition, &words),
     };
     match cli.command {
-        TopCommand::Quick(q) => super::fileio::quick_main(q.words),
+        TopCommand::Quick(q) => super::fileio::quick(&q),
         // dispatch sends `fileio` to the front end before clap sees it; a
         // line clap still read as fileio goes there too, whole.
         TopCommand::Fileio(_) => super::fileio::sysbench_main(words),

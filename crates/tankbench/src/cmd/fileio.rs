@@ -1,7 +1,7 @@
 //! `tankbench fileio` (sysbench-compatible) and `tankbench quick`.
 
 use anyhow::Context as _;
-use clap::Parser;
+use clap::Args;
 use fileio::export;
 use fileio::options::{Extensions, RunSpec};
 use fileio::quick::Step;
@@ -179,16 +179,13 @@ pub fn sysbench_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     Ok(exit_code)
 }
 
-/// `tankbench quick`: prepare, run a short suite, clean up, print a summary.
-#[derive(Parser, Debug)]
-#[command(
-    name = "tankbench quick",
-    display_name = "tankbench-quick",
-    version,
-    about = "One-command storage benchmark in DIR (default: the current directory). \
-             Makes its own scratch directory there and removes it afterwards."
-)]
-struct QuickArgs {
+/// One-command benchmark in DIR: prepare, a short suite, cleanup
+///
+/// Makes its own scratch directory in DIR (default: the current directory),
+/// runs a short suite of workloads there, removes it afterwards and prints
+/// a summary.
+#[derive(Args, Debug)]
+pub(crate) struct QuickArgs {
     /// Directory on the storage to measure (any bytes: a file name need not be UTF-8).
     #[arg(default_value = ".")]
     dir: std::path::PathBuf,
@@ -206,26 +203,9 @@ struct QuickArgs {
     save: Option<PathBuf>,
 }
 
-/// quick's arguments, checked: clap's first error line, or the accepted range
-/// of `--time` and `--size`. `--help` and `--version` print and exit 0.
-fn parse_quick_args(args: Vec<OsString>) -> anyhow::Result<QuickArgs> {
-    let q =
-        QuickArgs::try_parse_from(std::iter::once(OsString::from("tankbench quick")).chain(args))
-            .map_err(|e| {
-            if e.use_stderr() {
-                anyhow::anyhow!(
-                    "{}",
-                    e.to_string()
-                        .lines()
-                        .next()
-                        .unwrap_or("")
-                        .trim_start_matches("error: ")
-                )
-            } else {
-                print!("{e}");
-                std::process::exit(0)
-            }
-        })?;
+/// What clap cannot check of quick's arguments: the accepted range of
+/// `--time` and `--size`.
+fn check_quick_args(q: &QuickArgs) -> anyhow::Result<()> {
     if !(1..=3600).contains(&q.time) {
         // quick is a first look: five workloads of an hour each already take
         // five hours; longer runs are what `tankbench fileio` is for.
@@ -237,11 +217,12 @@ fn parse_quick_args(args: Vec<OsString>) -> anyhow::Result<QuickArgs> {
     if fileio::sysbench::args::parse_size(&q.size) == 0 {
         anyhow::bail!("--size {}: not a size that fits 64 bits (accepted: a number with an optional K, M, G or T suffix, e.g. 1G)", q.size);
     }
-    Ok(q)
+    Ok(())
 }
 
-pub fn quick_main(args: Vec<OsString>) -> anyhow::Result<i32> {
-    let q = parse_quick_args(args)?;
+/// `tankbench quick`, its words parsed by the one command line (cmd/cli.rs).
+pub(crate) fn quick(q: &QuickArgs) -> anyhow::Result<i32> {
+    check_quick_args(q)?;
     // `--save` with no value is the default store; checked before anything runs.
     let save_dir = q.save.as_deref().map(|d| match d.as_os_str().is_empty() {
         true => Path::new(DEFAULT_DIR),
