@@ -719,9 +719,19 @@ fn interval_notes(results: &[RunResult]) -> Vec<String> {
             n if n == results.len() => "writes/s",
             _ => "writes/s (reads/s where it writes nothing)",
         };
+        // Cells sample different parameter sets (a log device adds its
+        // flush): the bound of the cell with the most is the one to quote.
+        let params = results
+            .iter()
+            .filter_map(|r| r.prediction.as_ref())
+            .map(|q| q.sensitivity.len())
+            .max()
+            .unwrap_or(0);
         notes.push(format!(
-            "Measure this first (mean over the cells of |partial rank correlation| with the cell's {headline}): {}",
-            top.join(", ")
+            "Measure this first (mean over the cells of |partial rank correlation| with the cell's {headline}): {}; with {} samples over up to {params} parameters a cell's correlation under {:.2} cannot be told from chance at 95 %",
+            top.join(", "),
+            p.samples,
+            crate::uncertainty::noise_correlation(p.samples, params)
         ));
     }
     notes

@@ -501,6 +501,20 @@ pub(crate) fn spearman(x: &[f64], y: &[f64]) -> f64 {
     pearson(&ranks(x), &ranks(y))
 }
 
+/// The |partial rank correlation| that `samples` samples over `params`
+/// parameters cannot tell from chance at 95 %: Fisher's z of a partial
+/// correlation controlling the other `params - 1` has a standard error of
+/// 1 / sqrt(n - 3 - (params - 1)), so the bound is tanh(1.96 x that). 16
+/// samples over 6 parameters: 0.60. 1 where the samples are too few.
+pub fn noise_correlation(samples: usize, params: usize) -> f64 {
+    let dof = samples as f64 - 3.0 - params.saturating_sub(1) as f64;
+    if dof <= 0.0 {
+        1.0
+    } else {
+        (1.96 / dof.sqrt()).tanh()
+    }
+}
+
 /// Each parameter's partial rank correlation with `y` (PRCC: Marino et al.,
 /// "A methodology for performing global uncertainty and sensitivity
 /// analysis in systems biology", J. Theor. Biol. 254, 2008): the rank
@@ -636,6 +650,14 @@ mod tests {
         let p = partial_rank_correlations(&[a, b], &y);
         assert!(p[0] < -0.95, "{p:?}");
         assert!(p[1].abs() < 0.3, "{p:?}");
+    }
+
+    #[test]
+    fn the_noise_bound_shrinks_with_samples_and_grows_with_parameters() {
+        let b = noise_correlation(16, 6);
+        assert!((b - 0.60).abs() < 0.01, "{b}");
+        assert!(noise_correlation(64, 6) < b && noise_correlation(16, 7) > b);
+        assert!((noise_correlation(8, 6) - 1.0).abs() < 1e-12);
     }
 
     #[test]

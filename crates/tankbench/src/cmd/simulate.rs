@@ -552,19 +552,31 @@ fn interval_section(p: &fileio::result::PredictionInterval) -> String {
             sig(f.high)
         ));
     }
+    let noise = sim::uncertainty::noise_correlation(p.samples, p.sensitivity.len());
     let top: Vec<String> = p
         .sensitivity
         .iter()
         .take(3)
         .map(|x| {
             format!(
-                "{} (partial rank correlation {:+.2})",
-                x.parameter, x.rank_correlation
+                "{} (partial rank correlation {:+.2}{})",
+                x.parameter,
+                x.rank_correlation,
+                if x.rank_correlation.abs() < noise {
+                    ", within noise"
+                } else {
+                    ""
+                }
             )
         })
         .collect();
     if !top.is_empty() {
         s.push_str(&format!("Measure this first: {}\n", top.join(", ")));
+        s.push_str(&format!(
+            "  (with {} samples over {} parameters a correlation under {noise:.2} cannot be told from chance at 95 %)\n",
+            p.samples,
+            p.sensitivity.len()
+        ));
     }
     s
 }
