@@ -441,6 +441,14 @@ pub struct Pool {
     busy: Vec<Busy>,
 }
 
+/// Which part of a vdev a block is allocated in: the log blocks' area or
+/// the data area the txg writes go to (each with its own next offset).
+#[derive(Debug, Clone, Copy)]
+enum Area {
+    Log,
+    Data,
+}
+
 impl Pool {
     /// `seed`: the run's seed; each disk draws its rotational positions
     /// from its own stream of it, so a run is the same for the same seed.
@@ -660,12 +668,24 @@ impl Pool {
     /// of one dataset do not spread over the vdevs block by block; the txg
     /// writes' allocations move the rotor too ([`Pool::queue_txg`]).
     pub(crate) fn write_log_block(&mut self, now: Nanos, bytes: u64) -> Nanos {
+        let (vdev, cols, offset, per_disk) = self.allocate(bytes, Area::Log);
+        self.write_and_flush(now, vdev, cols, offset, per_disk)
+    }
+
+    /// Where the allocator's rotor puts a block of `bytes`: its vdev, its
+    /// columns, its offset in `area` and its bytes per disk. The rotor and
+    /// the area's next offset move past it.
+    fn allocate(&mut self, bytes: u64, area: Area) -> (usize, u32, u64, u64) {
         let vdev = self.rotor;
         let (cols, per_disk) = self.columns(bytes);
         self.advance_rotor(self.asize(cols, per_disk));
-        let offset = self.zil_at[vdev];
-        self.zil_at[vdev] += per_disk;
-        self.write_and_flush(now, vdev, cols, offset, per_disk)
+        let next = match area {
+            Area::Log => &mut self.zil_at[vdev],
+            Area::Data => &mut self.alloc[vdev],
+        };
+        let offset = *next;
+        *next += per_disk;
+        (vdev, cols, offset, per_disk)
     }
 
     /// A log block of `bytes` in the pool, placed as [`Pool::write_log_block`]
@@ -674,11 +694,7 @@ impl Pool {
     /// are written ([`Pool::flush_vdev`]). Returns when it is written, and
     /// its vdev.
     pub(crate) fn write_log_block_unflushed(&mut self, now: Nanos, bytes: u64) -> (Nanos, usize) {
-        let vdev = self.rotor;
-        let (cols, per_disk) = self.columns(bytes);
-        self.advance_rotor(self.asize(cols, per_disk));
-        let offset = self.zil_at[vdev];
-        self.zil_at[vdev] += per_disk;
+        let (vdev, cols, offset, per_disk) = self.allocate(bytes, Area::Log);
         (self.write_columns(now, vdev, cols, offset, per_disk), vdev)
     }
 
@@ -690,11 +706,7 @@ impl Pool {
     /// the disks at once, ahead of queued txg writes, as log blocks do.
     /// Returns when it is written, and its vdev.
     pub(crate) fn write_data_block(&mut self, now: Nanos, bytes: u64) -> (Nanos, usize) {
-        let vdev = self.rotor;
-        let (cols, per_disk) = self.columns(bytes);
-        self.advance_rotor(self.asize(cols, per_disk));
-        let offset = self.alloc[vdev];
-        self.alloc[vdev] += per_disk;
+        let (vdev, cols, offset, per_disk) = self.allocate(bytes, Area::Data);
         (self.write_columns(now, vdev, cols, offset, per_disk), vdev)
     }
 
