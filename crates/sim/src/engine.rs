@@ -467,6 +467,7 @@ impl<'a> Sim<'a> {
             ("client.cache_hit_us = 0", sys.cache_hit_ns),
             ("client.cpu_us = 0", sys.client_cpu_ns),
             ("server.cpu_us = 0", sys.server_cpu_ns),
+            ("server.cpu_us_per_mib = 0", sys.server_cpu_ns_per_mib),
         ]
         .into_iter()
         .filter(|&(_, ns)| ns == 0)

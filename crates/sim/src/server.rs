@@ -26,6 +26,12 @@ const CPU_STREAM: u64 = (1 << 32) + 1;
 /// Size of a journal block the guest writes for an fsync (ext4's block).
 pub(crate) const JOURNAL_BLOCK: u64 = 4096;
 
+/// The request size `server.cpu_us` was measured at (PS-009's 4 KiB
+/// cached requests): `server.cpu_us_per_mib` is charged beyond it.
+const CPU_US_MEASURED_AT: u64 = 4096;
+
+const MIB: u64 = 1 << 20;
+
 /// `zfs_immediate_write_sz` (zfs_log.c) and `zvol_immediate_write_sz`
 /// (zvol.c), 32 KiB in every release: under `logbias=latency` on a pool
 /// without a log device, writes from this size up are WR_INDIRECT.
@@ -240,14 +246,25 @@ impl<'a> ZfsServer<'a> {
         message: Message,
         q: &mut EventQueue<Event>,
     ) {
+        let mean = self.sys.server_cpu_ns + self.copy_ns(&message);
         self.ops[w as usize] = message;
-        let cost = service_time(
-            &mut self.cpu_jitter,
-            self.sys.cpu_service,
-            self.sys.server_cpu_ns,
-        );
+        let cost = service_time(&mut self.cpu_jitter, self.sys.cpu_service, mean);
         let done = self.cpu.run(now, cost);
         q.schedule(done, Event::Served(w));
+    }
+
+    /// The CPU time of moving a read's or write's data beyond the 4 KiB
+    /// `server.cpu_us` already holds (`server.cpu_us_per_mib`).
+    fn copy_ns(&self, message: &Message) -> Nanos {
+        match message.rpc {
+            Rpc::Read | Rpc::Write => {
+                let beyond = message.req.size.saturating_sub(CPU_US_MEASURED_AT);
+                let ns = u128::from(beyond) * u128::from(self.sys.server_cpu_ns_per_mib)
+                    / u128::from(MIB);
+                Nanos::try_from(ns).unwrap_or(Nanos::MAX)
+            }
+            Rpc::Journal | Rpc::Commit => 0,
+        }
     }
 
     fn record_of(&self, req: &Request) -> u32 {

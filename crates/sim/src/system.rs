@@ -718,6 +718,16 @@ pub struct ServerModel {
     /// Default 15: the middle (geometric) of 9-27 µs, PS-009 nosync
     /// (docs/prediction.md, "Uncertain parameters").
     pub cpu_us: f64,
+    /// CPU time per MiB a read or write moves between the caller and the
+    /// ARC (the copy in and out of the ARC's buffers), charged for the part
+    /// of a request beyond the 4 KiB at which `cpu_us` was measured (so
+    /// 4 KiB requests cost exactly `cpu_us`), microseconds. Default 780:
+    /// one stream of cached reads runs at 1.30-1.42 GB/s (openzfs/zfs#7896,
+    /// i7-7700HQ, lz4 and gzip with and without compressed ARC, 1,298-1,424
+    /// MB/s; #6518, "limited to 1.3 GB/s"); range 700-1,430 (the 1.43 ms a
+    /// 1 MiB cached read took with ten jobs at once, #8066). Without it a
+    /// 1 MiB cached request would cost what a 4 KiB one does.
+    pub cpu_us_per_mib: f64,
     /// ZFS software time of one `zil_commit` that has log records to write
     /// or a log block to wait for (itx assignment, lwb allocation, the log
     /// write and flush zios through the taskqs), microseconds, on a core.
@@ -812,6 +822,7 @@ impl Default for ServerModel {
             arc_fraction: 0.5,
             platform: None,
             cpu_us: 15.0,
+            cpu_us_per_mib: 780.0,
             commit_cpu_us: 100.0,
             cores: 4,
             cpu_service: CpuService::Exponential,
@@ -956,6 +967,8 @@ pub struct System {
     pub rtt_spread: f64,
     pub arc_bytes: u64,
     pub server_cpu_ns: u64,
+    /// `server.cpu_us_per_mib` in ns per MiB.
+    pub server_cpu_ns_per_mib: u64,
     pub commit_cpu_ns: u64,
     pub cpu_service: CpuService,
     pub cores: u32,
@@ -1260,6 +1273,10 @@ impl SystemModel {
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             arc_bytes: (ram as f64 * f) as u64,
             server_cpu_ns: micros_to_ns("server.cpu_us", self.server.cpu_us)?,
+            server_cpu_ns_per_mib: micros_to_ns(
+                "server.cpu_us_per_mib",
+                self.server.cpu_us_per_mib,
+            )?,
             commit_cpu_ns: micros_to_ns("server.commit_cpu_us", self.server.commit_cpu_us)?,
             cpu_service: self.server.cpu_service,
             cores: self.server.cores,

@@ -73,10 +73,12 @@ fn a_run_stops_at_its_budget_with_a_note_and_otherwise_is_unchanged() {
 
 #[test]
 fn a_system_whose_requests_cost_nothing_is_refused_naming_the_fields() {
-    let zero = LOCAL.replace("cpu_us = 5.0", "cpu_us = 0.0").replace(
-        "protocol = \"local\"",
-        "protocol = \"local\"\ncpu_us = 0.0\ncache_hit_us = 0.0",
-    );
+    let zero = LOCAL
+        .replace("cpu_us = 5.0", "cpu_us = 0.0\ncpu_us_per_mib = 0.0")
+        .replace(
+            "protocol = \"local\"",
+            "protocol = \"local\"\ncpu_us = 0.0\ncache_hit_us = 0.0",
+        );
     let e = sim::simulate(
         &spec(&["--file-test-mode=rndrd", "--time=10"]),
         &system(&zero),

@@ -633,7 +633,10 @@ disk = { kind = "flash", read_ms = 0.1, write_ms = 0.2, flush_ms = 0.5, flush_ms
         "--time=5",
     ]);
     let r = simulate(&s, &sys).unwrap();
-    let expect = 1.0 / (30e-6 + 0.1e-3 + 131_072.0 / 1e9);
+    // fileio's default 16 KiB request: 12 KiB beyond the 4 KiB of
+    // `server.cpu_us`, at the default 780 µs a MiB.
+    let copy = 780e-6 * 12_288.0 / 1_048_576.0;
+    let expect = 1.0 / (30e-6 + copy + 0.1e-3 + 131_072.0 / 1e9);
     let got = r.rates.reads_per_s;
     assert!((got - expect).abs() / expect < 0.01, "{got} vs {expect}");
 }
@@ -696,7 +699,13 @@ cores = 1
     let mut first = None;
     for threads in [1, 2, 4, 8, 16, 32] {
         let t = format!("--threads={threads}");
-        let s = spec(&["--file-test-mode=rndrd", &t, "--time=5"]);
+        // 4 KiB requests: `server.cpu_us` alone (no per-MiB copy).
+        let s = spec(&[
+            "--file-test-mode=rndrd",
+            "--file-block-size=4K",
+            &t,
+            "--time=5",
+        ]);
         let (r, u) = sim::simulate_with_utilisation(&s, &sys).unwrap();
         let x = r.rates.reads_per_s;
         assert!(x >= last * 0.99, "{threads} threads: {x} < {last}");
@@ -936,4 +945,34 @@ fn a_measured_log_device_in_a_text_without_a_file_is_relative_to_the_current_dir
 fn on_measured_log_text(text: &str) -> SystemModel {
     let text = text.replace("tests/data/", "");
     SystemModel::from_toml_in(&text, &data_dir()).unwrap()
+}
+
+/// One local reader of a file set the ARC holds, with fixed service times:
+/// reads/s for `block` bytes a request and `per_mib` µs of
+/// `server.cpu_us_per_mib`.
+fn cached_reads_per_s(block: &str, per_mib: f64) -> f64 {
+    let sys = system(&format!(
+        "[server]\ncpu_us = 10\ncpu_service = \"fixed\"\ncpu_us_per_mib = {per_mib}\n"
+    ));
+    let b = format!("--file-block-size={block}");
+    let s = spec(&["--file-test-mode=seqrd", &b, "--threads=1", "--time=2"]);
+    simulate(&s, &sys).unwrap().rates.reads_per_s
+}
+
+#[test]
+fn a_requests_data_costs_cpu_beyond_the_4k_cpu_us_was_measured_at() {
+    // 4 KiB: `cpu_us` alone, whatever the per-MiB cost.
+    let (a, b) = (
+        cached_reads_per_s("4K", 0.0),
+        cached_reads_per_s("4K", 780.0),
+    );
+    assert!((a - b).abs() / a < 1e-9, "{a} vs {b}");
+    assert!((a - 1e5).abs() / 1e5 < 0.01, "{a}");
+    // 1 MiB: cpu_us + 1020 KiB at 780 µs a MiB, the closed form.
+    let got = cached_reads_per_s("1M", 780.0);
+    let expect = 1.0 / (10e-6 + 780e-6 * (1_048_576.0 - 4096.0) / 1_048_576.0);
+    assert!((got - expect).abs() / expect < 0.01, "{got} vs {expect}");
+    // Without the cost a 1 MiB cached read would cost what a 4 KiB one does.
+    let free = cached_reads_per_s("1M", 0.0);
+    assert!(free > 50.0 * got, "{free} vs {got}");
 }

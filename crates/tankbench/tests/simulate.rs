@@ -645,6 +645,7 @@ cache_hit_us = 0.0
 [server]
 ram = "64G"
 cpu_us = 0.0
+cpu_us_per_mib = 0.0
 [pool]
 layout = "1xstripe"
 disk_size = "1T"
@@ -678,6 +679,7 @@ fn a_zero_cost_system_is_refused_naming_its_fields() {
             "simulated time stopped",
             "client.cpu_us = 0",
             "server.cpu_us = 0",
+            "server.cpu_us_per_mib = 0",
         ],
     );
     // The same through a matrix of overrides.
