@@ -30,8 +30,6 @@ pub(crate) const JOURNAL_BLOCK: u64 = 4096;
 /// cached requests): `server.cpu_us_per_mib` is charged beyond it.
 const CPU_US_MEASURED_AT: u64 = 4096;
 
-const MIB: u64 = 1 << 20;
-
 /// `zfs_immediate_write_sz` (zfs_log.c) and `zvol_immediate_write_sz`
 /// (zvol.c), 32 KiB in every release: under `logbias=latency` on a pool
 /// without a log device, writes from this size up are WR_INDIRECT.
@@ -260,7 +258,7 @@ impl<'a> ZfsServer<'a> {
             Rpc::Read | Rpc::Write => {
                 let beyond = message.req.size.saturating_sub(CPU_US_MEASURED_AT);
                 let ns = u128::from(beyond) * u128::from(self.sys.server_cpu_ns_per_mib)
-                    / u128::from(MIB);
+                    / u128::from(zfs_model::units::MIB);
                 Nanos::try_from(ns).unwrap_or(Nanos::MAX)
             }
             Rpc::Journal | Rpc::Commit => 0,
