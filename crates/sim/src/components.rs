@@ -203,18 +203,28 @@ impl LinkPath {
 /// The server's cores: each request takes the core that frees first.
 pub(crate) struct Cpu {
     free_at: Vec<Nanos>,
+    /// `server.cpu_contention`: the share by which a piece of work takes
+    /// longer for each other core busy when it starts.
+    contention: f64,
     /// CPU time used, all cores together.
     pub used: Nanos,
 }
 
 impl Cpu {
-    pub fn new(cores: u32) -> Cpu {
+    pub fn new(cores: u32, contention: f64) -> Cpu {
         Cpu {
             free_at: vec![0; cores.max(1) as usize],
+            contention,
             used: 0,
         }
     }
 
+    /// Run `cost` of work arriving at `now` on the core free first; the
+    /// time it is done. The work takes `cost` alone on the machine and
+    /// longer by the contention share for each other core busy when it
+    /// starts: shared locks and cache lines cost more the more cores touch
+    /// them, which a fixed time per request cannot say (docs/prediction.md,
+    /// "CPU contention").
     pub fn run(&mut self, now: Nanos, cost: Nanos) -> Nanos {
         let (i, free) = self
             .free_at
@@ -223,7 +233,27 @@ impl Cpu {
             .enumerate()
             .min_by_key(|&(_, t)| t)
             .unwrap_or((0, 0));
-        let done = now.max(free) + cost;
+        let start = now.max(free);
+        let cost = if self.contention > 0.0 {
+            let others = self
+                .free_at
+                .iter()
+                .enumerate()
+                .filter(|&(j, &t)| j != i && t > start)
+                .count();
+            // A cost in ns times at most 1 + 1 * 1023: far inside u64.
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                clippy::cast_precision_loss
+            )]
+            let stretched =
+                (cost as f64 * (1.0 + self.contention * others as f64)).round() as Nanos;
+            stretched
+        } else {
+            cost
+        };
+        let done = start + cost;
         self.used += cost;
         if let Some(slot) = self.free_at.get_mut(i) {
             *slot = done;
@@ -912,10 +942,27 @@ mod tests {
 
     #[test]
     fn cpu_cores_serve_in_parallel_then_queue() {
-        let mut cpu = Cpu::new(2);
+        let mut cpu = Cpu::new(2, 0.0);
         assert_eq!(cpu.run(0, 10), 10);
         assert_eq!(cpu.run(0, 10), 10);
         assert_eq!(cpu.run(0, 10), 20);
+    }
+
+    #[test]
+    fn work_takes_longer_for_each_other_busy_core_at_its_start() {
+        let mut cpu = Cpu::new(3, 0.5);
+        // Alone on the machine: its own cost.
+        assert_eq!(cpu.run(0, 10), 10);
+        // One other core busy: half as long again.
+        assert_eq!(cpu.run(0, 10), 15);
+        // Two others busy: twice as long.
+        assert_eq!(cpu.run(0, 10), 20);
+        // At 10 the first core is free and starts it; the two others are
+        // still busy (until 15 and 20).
+        assert_eq!(cpu.run(10, 10), 30);
+        // At 40 every core is idle again.
+        assert_eq!(cpu.run(40, 10), 50);
+        assert_eq!(cpu.used, 10 + 15 + 20 + 20 + 10);
     }
 
     #[test]

@@ -162,6 +162,12 @@ struct Sim<'a> {
     /// the instant it converged (crate::convergence).
     convergence: Option<BatchMeans>,
     converged_at: Option<Nanos>,
+    /// While `Some`, the run is warming up (crate::simulate_after_warmup):
+    /// nothing is counted until the first txg sync has completed or this
+    /// many events were issued, whichever comes first.
+    warmup_events: Option<u64>,
+    /// When the counted part of the run began (0 without a warm-up).
+    measured_from: Nanos,
 }
 
 /// Predict `spec` on `system` within the default budget of events
@@ -182,6 +188,27 @@ pub fn simulate_within(
     let sys = system.resolve()?;
     check_supported(spec, budget)?;
     let mut sim = Sim::new(spec, &sys, 0, budget)?;
+    sim.run()?;
+    Ok(sim.result())
+}
+
+/// [`simulate_within`], counting only after a warm-up: the run starts
+/// counting once the first txg sync has completed (or after `warmup_events`
+/// events, for a workload whose syncs come late or never), and `--events`
+/// counts from there. For a short run (a plan's): on a write workload the
+/// time before the first sync is faster than the steady state, since
+/// nothing competes with the writes yet (docs/prediction.md, "`plan` asks
+/// this model").
+pub fn simulate_after_warmup(
+    spec: &RunSpec,
+    system: &SystemModel,
+    budget: Budget,
+    warmup_events: u64,
+) -> Result<RunResult, SimError> {
+    let sys = system.resolve()?;
+    check_supported(spec, budget)?;
+    let mut sim = Sim::new(spec, &sys, 0, budget)?;
+    sim.warmup_events = Some(warmup_events);
     sim.run()?;
     Ok(sim.result())
 }
@@ -415,6 +442,8 @@ impl<'a> Sim<'a> {
             trace: (trace > 0).then(|| (trace, Vec::with_capacity(trace))),
             convergence: None,
             converged_at: None,
+            warmup_events: None,
+            measured_from: 0,
         })
     }
 
@@ -453,10 +482,33 @@ impl<'a> Sim<'a> {
                 Event::AsyncDone(generation) => {
                     self.server.async_done(now, generation, &mut self.queue);
                 }
-                Event::TxgSynced => self.server.txg_synced(now, &mut self.queue),
+                Event::TxgSynced => {
+                    self.server.txg_synced(now, &mut self.queue);
+                    if self.warmup_events.is_some() {
+                        self.start_counting(now);
+                    }
+                }
             }
         }
         Ok(())
+    }
+
+    /// End the warm-up at `now`: what was counted so far is dropped, and
+    /// `--events` counts from here. Requests in flight finish and count
+    /// with the latency they had, as a measured run's first events do.
+    fn start_counting(&mut self, now: Nanos) {
+        self.warmup_events = None;
+        self.measured_from = now;
+        self.counts = Counts::default();
+        self.histos = Histos::default();
+        self.event_min = Nanos::MAX;
+        self.event_max = 0;
+        self.event_sum = 0;
+        self.issued = 0;
+        for w in &mut self.workers {
+            w.events = 0;
+            w.busy_ns = 0;
+        }
     }
 
     /// The error of a run whose simulated time stopped at `now`, naming the
@@ -489,8 +541,12 @@ impl<'a> Sim<'a> {
 
     fn issue(&mut self, now: Nanos, w: u32) {
         let spec = self.spec;
+        if self.warmup_events.is_some_and(|most| self.issued >= most) {
+            self.start_counting(now);
+        }
         let over_time = self.limit_ns.is_some_and(|l| now >= l);
-        let over_events = spec.events > 0 && self.issued >= spec.events;
+        let over_events =
+            spec.events > 0 && self.warmup_events.is_none() && self.issued >= spec.events;
         let over_budget = self.issued >= self.max_events;
         let worker = &mut self.workers[w as usize];
         if over_time || over_events || over_budget {
@@ -899,7 +955,10 @@ impl<'a> Sim<'a> {
                 let asked = spec.time_s as f64;
                 (asked, asked / (self.end.max(1) as f64 / 1e9))
             }
-            None => (self.end as f64 / 1e9, 1.0),
+            None => (
+                self.end.saturating_sub(self.measured_from) as f64 / 1e9,
+                1.0,
+            ),
         };
         let counts = crate::convergence::scale_counts(self.counts, scale);
         let pcts = &spec.percentiles;

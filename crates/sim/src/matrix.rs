@@ -414,7 +414,7 @@ pub fn run_cells_with(
     let design = how
         .intervals
         .map(|n| crate::uncertainty::Design::new(n, spec.rand_seed));
-    let sampled = sample_cells(design.as_ref(), cells)?;
+    let sampled = sample_cells(design.as_ref(), cells, spec)?;
     let per_cell = 1 + design
         .as_ref()
         .map_or(0, crate::uncertainty::Design::samples);
@@ -473,6 +473,7 @@ pub fn run_cells_with(
 fn sample_cells(
     design: Option<&crate::uncertainty::Design>,
     cells: &[MatrixCell],
+    spec: &RunSpec,
 ) -> Result<Vec<Option<crate::uncertainty::Sampled>>, SimError> {
     let Some(d) = design else {
         return Ok(cells.iter().map(|_| None).collect());
@@ -480,7 +481,7 @@ fn sample_cells(
     cells
         .iter()
         .map(|c| {
-            d.apply(&c.system, c.profile.as_ref())
+            d.apply(&c.system, c.profile.as_ref(), spec)
                 .map(Some)
                 .map_err(|e| {
                     SimError::from(MatrixError::Cell {

@@ -28,7 +28,7 @@ pub(crate) const JOURNAL_BLOCK: u64 = 4096;
 
 /// The request size `server.cpu_us` was measured at (PS-009's 4 KiB
 /// cached requests): `server.cpu_us_per_mib` is charged beyond it.
-const CPU_US_MEASURED_AT: u64 = 4096;
+pub(crate) const CPU_US_MEASURED_AT: u64 = 4096;
 
 /// `zfs_immediate_write_sz` (zfs_log.c) and `zvol_immediate_write_sz`
 /// (zvol.c), 32 KiB in every release: under `logbias=latency` on a pool
@@ -194,7 +194,7 @@ impl<'a> ZfsServer<'a> {
         let vdevs = pool.vdevs();
         Ok(ZfsServer {
             sys,
-            cpu: Cpu::new(sys.cores),
+            cpu: Cpu::new(sys.cores, sys.cpu_contention),
             cpu_jitter: SeededStream::new(spec.rand_seed, CPU_STREAM),
             arc,
             pool,

@@ -734,6 +734,16 @@ pub struct ServerModel {
     /// Default 100: PS-005 - PS-043 (same Optane, same fio command) less
     /// the per-request CPU of the fsync; range 60-120.
     pub commit_cpu_us: f64,
+    /// Share by which a piece of CPU work on the server takes longer for
+    /// each other core busy when it starts: the contention of shared locks,
+    /// counters and cache lines (`arcs_mtx`, atomic ARC accounting,
+    /// openzfs/zfs#3752) that one figure per request cannot carry from one
+    /// thread to many. Default 0.17, range 0.08-0.26: one box, cached reads
+    /// at 1 and at 4 threads on its 4 cores (openzfs/zfs#7896, i7-7700HQ:
+    /// x2.24-x2.86 from 1 to 4 threads), less the lower clock of 4 busy
+    /// cores (turbo 3.8 GHz on one, 3.4 on all four); docs/prediction.md,
+    /// "CPU contention". 0 turns it off.
+    pub cpu_contention: f64,
     /// Cores serving requests at once.
     pub cores: u32,
     pub cpu_service: CpuService,
@@ -798,6 +808,13 @@ impl ServerModel {
                 format!("must be above 0 and at most 1, got {f}"),
             ));
         }
+        let c = self.cpu_contention;
+        if !(c.is_finite() && (0.0..=1.0).contains(&c)) {
+            return Err(FieldError::new(
+                "server.cpu_contention",
+                format!("must be 0 to 1 (a share per other busy core), got {c}"),
+            ));
+        }
         if !(1..=1024).contains(&self.cores) {
             return Err(FieldError::new(
                 "server.cores",
@@ -824,6 +841,7 @@ impl Default for ServerModel {
             cpu_us: 15.0,
             cpu_us_per_mib: 780.0,
             commit_cpu_us: 100.0,
+            cpu_contention: 0.17,
             cores: 4,
             cpu_service: CpuService::Exponential,
             sync: SyncProperty::Standard,
@@ -970,6 +988,8 @@ pub struct System {
     /// `server.cpu_us_per_mib` in ns per MiB.
     pub server_cpu_ns_per_mib: u64,
     pub commit_cpu_ns: u64,
+    /// `server.cpu_contention`.
+    pub cpu_contention: f64,
     pub cpu_service: CpuService,
     pub cores: u32,
     pub sync: SyncProperty,
@@ -1278,6 +1298,7 @@ impl SystemModel {
                 self.server.cpu_us_per_mib,
             )?,
             commit_cpu_ns: micros_to_ns("server.commit_cpu_us", self.server.commit_cpu_us)?,
+            cpu_contention: self.server.cpu_contention,
             cpu_service: self.server.cpu_service,
             cores: self.server.cores,
             sync: self.server.sync,

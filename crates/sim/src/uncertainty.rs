@@ -25,6 +25,7 @@
 
 use std::collections::BTreeMap;
 
+use fileio::options::IoMode;
 use fileio::options::RunSpec;
 use fileio::result::{FigureInterval, LatencyKey, PredictionInterval, RunResult, Sensitivity};
 use fileio::rng::SeededStream;
@@ -77,6 +78,16 @@ pub(crate) fn relative_range(p: Param) -> (Range, &'static str) {
         Param::ClientCpuUs => (
             Range { low: 0.33, high: 3.0 },
             "estimate: no source gives the client's CPU per request; wide",
+        ),
+        // 700-1,430 around 780 (crate::system::ServerModel::cpu_us_per_mib).
+        Param::ServerCpuUsPerMib => (
+            Range { low: 0.9, high: 1.83 },
+            "700-1,430 us/MiB: one stream of cached reads at 1.30-1.42 GB/s (openzfs/zfs#7896, #6518), 1.43 ms a cached 1 MiB read with ten jobs (#8066)",
+        ),
+        // 0.08-0.26 around 0.17 (crate::system::ServerModel::cpu_contention).
+        Param::ServerCpuContention => (
+            Range { low: 0.47, high: 1.53 },
+            "0.08-0.26 per other busy core: cached reads at 1 and 4 threads on one 4-core box, x2.24-x2.86 (openzfs/zfs#7896), with and without the lower all-core clock",
         ),
     }
 }
@@ -263,14 +274,17 @@ impl Design {
             .collect()
     }
 
-    /// `model` at each point of the design: its ranges ([`spans`]) and the
+    /// `model` at each point of the design for the workload `spec`: its
+    /// ranges ([`spans`]) less those `spec` cannot move ([`moves`]), and the
     /// systems with the sampled values set.
     pub fn apply(
         &self,
         model: &SystemModel,
         profile: Option<&Profile>,
+        spec: &RunSpec,
     ) -> Result<Sampled, SimError> {
-        let spans = spans(model, profile)?;
+        let mut spans = spans(model, profile)?;
+        spans.retain(|s| moves(s.param, spec));
         let values = self.values(&spans);
         let mut systems = Vec::with_capacity(values.len());
         for v in &values {
@@ -285,6 +299,27 @@ impl Design {
             values,
             systems,
         })
+    }
+}
+
+/// Whether the workload `spec` can move `p` at all. A parameter it cannot
+/// move would only add a column of chance correlations to "measure this
+/// first" and raise the bound below which a correlation is noise:
+/// `server.cpu_us_per_mib` is charged beyond the 4 KiB `server.cpu_us` was
+/// measured at, and `server.cpu_contention` needs two pieces of CPU work at
+/// once, which one thread doing one request at a time never has (its
+/// request's CPU and its commit's run one after the other).
+pub(crate) fn moves(p: Param, spec: &RunSpec) -> bool {
+    match p {
+        Param::ServerCpuUsPerMib => {
+            let largest = spec
+                .files
+                .block_size
+                .saturating_mul(spec.merged_requests.max(1));
+            largest > crate::server::CPU_US_MEASURED_AT
+        }
+        Param::ServerCpuContention => spec.threads > 1 || spec.io_mode != IoMode::Sync,
+        _ => true,
     }
 }
 
@@ -367,7 +402,7 @@ pub fn with_interval(
     parallel: usize,
 ) -> Result<RunResult, SimError> {
     let design = Design::new(samples, spec.rand_seed);
-    let sampled = design.apply(model, profile)?;
+    let sampled = design.apply(model, profile, spec)?;
     let outputs = run_parallel(spec, &sampled.systems, &options.for_sample(), parallel)?;
     Ok(interval(point, &design, &sampled, &outputs))
 }

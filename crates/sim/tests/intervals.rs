@@ -139,8 +139,8 @@ fn a_parameter_has_the_same_quantile_in_every_system_of_a_design() {
     .unwrap();
     let design = sim::uncertainty::Design::new(8, 11);
     let (a, b) = (
-        design.apply(&nfs, None).unwrap(),
-        design.apply(&local, None).unwrap(),
+        design.apply(&nfs, None, &spec()).unwrap(),
+        design.apply(&local, None, &spec()).unwrap(),
     );
     assert!(b.spans.len() < a.spans.len(), "{:?} {:?}", a.spans, b.spans);
     let quantiles = |s: &sim::uncertainty::Sampled, p: sim::profile::Param| -> Vec<f64> {

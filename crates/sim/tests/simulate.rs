@@ -976,3 +976,103 @@ fn a_requests_data_costs_cpu_beyond_the_4k_cpu_us_was_measured_at() {
     let free = cached_reads_per_s("1M", 0.0);
     assert!(free > 50.0 * got, "{free} vs {got}");
 }
+
+/// Cached 4 KiB reads/s of `threads` local readers on `cores` cores, fixed
+/// service times of 10 µs, and `contention` (`server.cpu_contention`).
+fn cached_reads_with_contention(threads: u32, cores: u32, contention: f64) -> f64 {
+    let sys = system(&format!(
+        "[server]\ncpu_us = 10\ncpu_service = \"fixed\"\ncores = {cores}\ncpu_contention = {contention}\n"
+    ));
+    let t = format!("--threads={threads}");
+    let s = spec(&[
+        "--file-test-mode=rndrd",
+        "--file-block-size=4K",
+        &t,
+        "--time=1",
+    ]);
+    simulate(&s, &sys).unwrap().rates.reads_per_s
+}
+
+#[test]
+fn cpu_work_takes_longer_for_each_other_busy_core() {
+    // One reader never has company on the CPU: 10 µs a read, contention or
+    // not.
+    for c in [0.0, 0.2] {
+        let one = cached_reads_with_contention(1, 8, c);
+        assert!((one - 1e5).abs() / 1e5 < 0.01, "contention {c}: {one}");
+    }
+    // Sixteen readers keep all 8 cores busy: without contention 8 reads
+    // per 10 µs; with 0.2, each read runs beside 7 others and takes
+    // 10 * (1 + 7 * 0.2) = 24 µs, the closed form 8 / 24 µs.
+    let free = cached_reads_with_contention(16, 8, 0.0);
+    assert!((free - 8e5).abs() / 8e5 < 0.01, "{free}");
+    let contended = cached_reads_with_contention(16, 8, 0.2);
+    let expect = 8.0 / 24e-6;
+    assert!(
+        (contended - expect).abs() / expect < 0.01,
+        "{contended} vs {expect}"
+    );
+}
+
+#[test]
+fn a_cpu_contention_outside_0_to_1_is_refused_naming_the_field() {
+    for bad in ["-0.1", "1.5", "nan"] {
+        let e = SystemModel::from_toml(&format!("[server]\ncpu_contention = {bad}\n"))
+            .and_then(|m| m.resolve().map(|_| ()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("server.cpu_contention") && e.contains("0 to 1"),
+            "{bad}: {e}"
+        );
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+}
+
+#[test]
+fn a_warmed_up_run_counts_its_events_from_the_end_of_the_first_txg_sync() {
+    // A 4 KiB sync workload on a SATA SSD log device: before the first
+    // txg sync nothing competes with the writes, so the run's start is
+    // faster than what follows. Counted from the end of that sync, the
+    // same 2,000 events give the slower rate; --events counts from there
+    // (plus the requests in flight when counting began). A 4 GiB file of
+    // 128 KiB records, as a plan's workload: each write dirties a record,
+    // so the first sync has 1.5 GB to write.
+    let s = RunSpec::from_words(&[
+        "--file-total-size=4G",
+        "--file-test-mode=rndrw",
+        "--file-block-size=4K",
+        "--file-fsync-all",
+        "--threads=4",
+        "--time=240",
+        "--events=4000",
+        "--rand-seed=1",
+    ])
+    .unwrap();
+    let m = with_log(&ESXI.replace("\"1G\"", "\"2x10G\""), "\"ssd-sata\"");
+    let cold = simulate(&s, &m).unwrap();
+    let warm = sim::simulate_after_warmup(&s, &m, sim::Budget::default(), 100_000).unwrap();
+    assert!(
+        (4000..=4004).contains(&warm.counts.events),
+        "{:?}",
+        warm.counts
+    );
+    assert!(
+        warm.rates.writes_per_s < 0.95 * cold.rates.writes_per_s,
+        "{} vs {} writes/s",
+        warm.rates.writes_per_s,
+        cold.rates.writes_per_s
+    );
+    // A read-only workload never syncs: the warm-up ends at its bound of
+    // events, and then counts as a run from the start would.
+    let reads = spec(&["--file-test-mode=rndrd", "--threads=2", "--events=2000"]);
+    let plain = simulate(&reads, &m).unwrap();
+    let bounded = sim::simulate_after_warmup(&reads, &m, sim::Budget::default(), 500).unwrap();
+    assert!(
+        (2000..=2002).contains(&bounded.counts.events),
+        "{:?}",
+        bounded.counts
+    );
+    let (a, b) = (plain.rates.reads_per_s, bounded.rates.reads_per_s);
+    assert!((a - b).abs() / a < 0.05, "{a} vs {b} reads/s");
+}
