@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{listing, scratch, tb, Run};
+use common::{example_system, listing, refused_naming, scratch, tb, Run};
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> String {
@@ -39,12 +39,9 @@ fn stored(dir: &Path) -> Vec<(String, serde_json::Value)> {
 
 /// Refused: exit 1, one line on stderr naming each of `words`, the store as
 /// it was.
+#[track_caller]
 fn refused(r: &Run, store: &Path, before: &[(String, u64)], words: &[&str]) {
-    assert_eq!(r.code, 1, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
-    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    for w in words {
-        assert!(r.stderr.contains(w), "{w} not named: {}", r.stderr);
-    }
+    refused_naming(r, words);
     if before.is_empty() {
         assert!(!store.exists() || listing(store).is_empty(), "stored");
     } else {
@@ -155,15 +152,14 @@ fn calibrate_fits_on_imported_runs() {
     let store = d.path().join("store");
     let r = import(d.path(), &store, &[&fixture(FIO), &fixture(SYSBENCH)]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let system = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/systems/this-machine-ext4.toml");
+    let system = example_system("this-machine-ext4.toml");
     let r = tb(
         d.path(),
         &[
             "simulate",
             "calibrate",
             "--system",
-            system.to_str().unwrap(),
+            &system,
             "--fit",
             "commit_device.flush_ms",
             "--save-profile",
