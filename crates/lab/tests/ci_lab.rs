@@ -6,9 +6,9 @@
 
 mod common;
 
-use lab::lab::{Lab, UpOptions};
+use lab::lab::Lab;
 use lab::spec::LabSpec;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const WORKLOAD: &[&str] = &[
     "--file-total-size=32M",
@@ -49,23 +49,12 @@ fn leftovers(id: &str, root: &Path) -> Vec<String> {
     for p in pools.lines().filter(|p| p.trim() == id) {
         found.push(format!("pool {p}"));
     }
-    for m in lab::parts::sys::mounts() {
-        if m.target.starts_with(root) {
-            found.push(format!("mount {}", m.target.display()));
-        }
-    }
     for ns in [format!("{id}-client"), format!("{id}-server")] {
         if lab::parts::sys::netns_path(&ns).exists() {
             found.push(format!("netns {ns}"));
         }
     }
-    let root_s = root.display().to_string();
-    for pid in lab::parts::sys::all_pids() {
-        let cmd = lab::parts::sys::pid_cmdline(pid);
-        if lab::parts::sys::pid_alive(pid) && cmd.iter().any(|a| a.contains(&root_s)) {
-            found.push(format!("process {pid}: {}", cmd.join(" ")));
-        }
-    }
+    found.extend(common::mounts_and_processes_under(root));
     if root.join(id).exists() {
         found.push(format!("directory {}", root.join(id).display()));
     }
@@ -80,11 +69,7 @@ fn run_cell(
     lab::experiments::run::Outcome,
     lab::parts::net::LinkMeasurement,
 ) {
-    let opts = UpOptions {
-        tankbench: tankbench.to_path_buf(),
-        measure_link: true,
-        progress: Box::new(|s| eprintln!("{s}")),
-    };
+    let opts = common::up_options(tankbench, true);
     let lab = Lab::up(spec, &opts).expect("lab up");
     let link = lab.info().unwrap().link.clone().expect("link measured");
     let args: Vec<String> = WORKLOAD.iter().map(|s| s.to_string()).collect();
@@ -110,22 +95,14 @@ fn log_device_multiplies_sync_writes_and_nothing_is_left_behind() {
         "sshfs"
     );
     let tankbench = common::tankbench();
-    let root = PathBuf::from(format!("/var/tmp/tb-labtest-{}", std::process::id()));
+    let root = common::lab_root("tb-labtest");
     let with = spec("tcislog", &root, true);
     let without = spec("tcinolog", &root, false);
 
     let (w_log, o_log, link) = run_cell(&with, &tankbench);
-    assert!(
-        leftovers("tb-tcislog", &root).is_empty(),
-        "left behind: {:?}",
-        leftovers("tb-tcislog", &root)
-    );
+    common::assert_nothing_left(&leftovers("tb-tcislog", &root));
     let (w_none, o_none, _) = run_cell(&without, &tankbench);
-    assert!(
-        leftovers("tb-tcinolog", &root).is_empty(),
-        "left behind: {:?}",
-        leftovers("tb-tcinolog", &root)
-    );
+    common::assert_nothing_left(&leftovers("tb-tcinolog", &root));
     assert!(
         !root.exists(),
         "lab root {} was not removed",

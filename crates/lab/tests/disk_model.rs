@@ -5,8 +5,8 @@
 
 mod common;
 
-use lab::parts::diskfs::{DiskConfig, DiskFs, DiskFsServer, DiskSetConfig};
-use std::fs::{File, OpenOptions};
+use lab::parts::diskfs::DiskConfig;
+use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -22,61 +22,21 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-struct Mounted {
-    _session: fuser::BackgroundSession,
-    dir: tempfile::TempDir,
-}
+use common::MountedDisks as Mounted;
 
+/// Mount disks (name, size, model), sparse.
 fn mount(disks: Vec<(&str, u64, ModelParams)>) -> Mounted {
-    let dir = tempfile::Builder::new()
-        .prefix("tb-disktest-")
-        .tempdir()
-        .unwrap();
-    let mp = dir.path().join("disks");
-    std::fs::create_dir(&mp).unwrap();
-    let cfg = DiskSetConfig {
-        mountpoint: mp.clone(),
-        fsname: "tb-disktest".into(),
-        stats_file: None,
-        disks: disks
+    common::mount_disks("tb-disktest-", "tb-disktest", false, |dir| {
+        disks
             .into_iter()
             .map(|(name, size, model)| DiskConfig {
                 name: name.into(),
-                backing: dir.path().join(format!("{name}.img")),
+                backing: dir.join(format!("{name}.img")),
                 size,
                 model,
             })
-            .collect(),
-    };
-    let fs = DiskFs::new(&cfg).unwrap();
-    let mut config = fuser::Config::default();
-    config.mount_options = vec![fuser::MountOption::FSName("tb-disktest".into())];
-    let session = fuser::Session::new(DiskFsServer::new(fs), &mp, &config)
-        .unwrap()
-        .spawn()
-        .unwrap();
-    for _ in 0..100 {
-        if lab::parts::diskfs::is_fuse_mount(&mp) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(
-        lab::parts::diskfs::is_fuse_mount(&mp),
-        "disk fs did not mount"
-    );
-    Mounted {
-        _session: session,
-        dir,
-    }
-}
-
-fn open(m: &Mounted, name: &str) -> File {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(m.dir.path().join("disks").join(name))
-        .unwrap()
+            .collect()
+    })
 }
 
 fn timed(f: impl FnOnce()) -> f64 {
@@ -110,7 +70,7 @@ fn hdd_single_operations_match_the_model() {
         ..HddParams::default()
     };
     let m = mount(vec![("hdd", TB8, ModelParams::Hdd(params.clone()))]);
-    let f = open(&m, "hdd");
+    let f = m.open("hdd");
     let mut twin = ModelParams::Hdd(params).instantiate(TB8);
     let mut buf = vec![0u8; 4096];
     // Offsets across the disk, so seeks span short and full strokes. None
@@ -197,7 +157,7 @@ fn hdd_write_cache_flush_costs_the_media_write() {
         ..HddParams::default()
     };
     let m = mount(vec![("hdd", TB8, ModelParams::Hdd(params.clone()))]);
-    let f = open(&m, "hdd");
+    let f = m.open("hdd");
     let mut twin = ModelParams::Hdd(params).instantiate(TB8);
     let buf = vec![1u8; 4096];
     let mut worst: f64 = 0.0;
@@ -278,11 +238,11 @@ fn flash_flush_costs_match_the_model() {
     let m = mount(disks);
     // What the FUSE round trip itself costs on this machine right now (no
     // model delay): subtracted, since the model describes the device only.
-    let (base_w, base_f, _, _) = write_flush_series(&open(&m, "none"), None, 9);
+    let (base_w, base_f, _, _) = write_flush_series(&m.open("none"), None, 9);
     eprintln!("FUSE baseline: write {base_w:.3} ms, fsync {base_f:.3} ms");
     let mut worst: f64 = 0.0;
     for (name, p) in &cases {
-        let f = open(&m, name);
+        let f = m.open(name);
         let mut twin = ModelParams::Flash(p.clone()).instantiate(10_000_000_000);
         let (w_meas, f_meas, w_exp, f_exp) = write_flush_series(&f, Some(&mut twin), 9);
         // Sub-millisecond writes: check only that they take the model's time
@@ -315,9 +275,9 @@ fn disks_are_sparse_and_fixed_size() {
     testkit::require!("root", "/dev/fuse");
     let _serial = serial();
     let m = mount(vec![("big", TB8, ModelParams::None)]);
-    let path = m.dir.path().join("disks").join("big");
+    let path = m.path("big");
     assert_eq!(std::fs::metadata(&path).unwrap().len(), TB8);
-    let f = open(&m, "big");
+    let f = m.open("big");
     f.write_all_at(b"end", TB8 - 3).unwrap();
     let mut b = [0u8; 3];
     f.read_exact_at(&mut b, TB8 - 3).unwrap();

@@ -15,23 +15,12 @@
 mod common;
 
 use lab::experiments::durability::{DurabilityMatrix, Expect};
-use lab::lab::UpOptions;
 use std::path::{Path, PathBuf};
 
+/// What the matrix's labs left behind: mounts, processes, network
+/// namespaces (by the cells' name), the root directory.
 fn leftovers(root: &Path) -> Vec<String> {
-    let mut found = Vec::new();
-    for m in lab::parts::sys::mounts() {
-        if m.target.starts_with(root) {
-            found.push(format!("mount {}", m.target.display()));
-        }
-    }
-    let root_s = root.display().to_string();
-    for pid in lab::parts::sys::all_pids() {
-        let cmd = lab::parts::sys::pid_cmdline(pid);
-        if lab::parts::sys::pid_alive(pid) && cmd.iter().any(|a| a.contains(&root_s)) {
-            found.push(format!("process {pid}: {}", cmd.join(" ")));
-        }
-    }
+    let mut found = common::mounts_and_processes_under(root);
     for ns in std::fs::read_dir("/run/netns")
         .into_iter()
         .flatten()
@@ -116,7 +105,7 @@ fn protected_configurations_keep_acknowledged_writes_and_the_controls_lose_them(
         "sshfs"
     );
     let tankbench = common::tankbench();
-    let root = PathBuf::from(format!("/var/tmp/tb-durtest-{}", std::process::id()));
+    let root = common::lab_root("tb-durtest");
     let dir = tempfile::Builder::new()
         .prefix("tb-durtest-")
         .tempdir()
@@ -126,11 +115,7 @@ fn protected_configurations_keep_acknowledged_writes_and_the_controls_lose_them(
     let seed = u64::from(std::process::id());
     eprintln!("seed {seed}");
     let m = DurabilityMatrix::load(&matrix(dir.path(), &root, seed), None, None).unwrap();
-    let opts = UpOptions {
-        tankbench,
-        measure_link: false,
-        progress: Box::new(|s| eprintln!("{s}")),
-    };
+    let opts = common::up_options(&tankbench, false);
     let results = m
         .run(&opts, &|s| eprintln!("{s}"))
         .expect("durability matrix");
@@ -181,6 +166,5 @@ fn protected_configurations_keep_acknowledged_writes_and_the_controls_lose_them(
     assert_eq!(verifies, 3 + 3 + 2 + 2);
     let table = std::fs::read_to_string(&md).unwrap();
     assert!(table.contains("| lying log on HDDs |"), "{table}");
-    let left = leftovers(&root);
-    assert!(left.is_empty(), "left behind: {left:?}");
+    common::assert_nothing_left(&leftovers(&root));
 }

@@ -8,10 +8,10 @@
 
 mod common;
 
-use lab::lab::{Lab, UpOptions};
+use lab::lab::Lab;
 use lab::spec::LabSpec;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn spec(name: &str, root: &Path, disk: &str, log: &str) -> LabSpec {
     LabSpec::from_toml(&format!(
@@ -65,11 +65,7 @@ fn crash_after_synced_writes(
     Option<Vec<u8>>,
     lab::experiments::crash::CrashReport,
 ) {
-    let opts = UpOptions {
-        tankbench: tankbench.to_path_buf(),
-        measure_link: false,
-        progress: Box::new(|s| eprintln!("{s}")),
-    };
+    let opts = common::up_options(tankbench, false);
     let _down = Down(spec);
     let mut lab = Lab::up(spec, &opts).expect("lab up");
     // The pool's creation is older than any device's destage window
@@ -82,20 +78,9 @@ fn crash_after_synced_writes(
     (written, after, report)
 }
 
+/// What lab `id` under `root` left behind: mounts, processes, its directory.
 fn leftovers(id: &str, root: &Path) -> Vec<String> {
-    let mut found = Vec::new();
-    for m in lab::parts::sys::mounts() {
-        if m.target.starts_with(root) {
-            found.push(format!("mount {}", m.target.display()));
-        }
-    }
-    let root_s = root.display().to_string();
-    for pid in lab::parts::sys::all_pids() {
-        let cmd = lab::parts::sys::pid_cmdline(pid);
-        if lab::parts::sys::pid_alive(pid) && cmd.iter().any(|a| a.contains(&root_s)) {
-            found.push(format!("process {pid}: {}", cmd.join(" ")));
-        }
-    }
+    let mut found = common::mounts_and_processes_under(root);
     if root.join(id).exists() {
         found.push(format!("directory {}", root.join(id).display()));
     }
@@ -106,7 +91,7 @@ fn leftovers(id: &str, root: &Path) -> Vec<String> {
 fn acknowledged_writes_survive_honest_disks_and_die_on_lying_ones() {
     testkit::require!("root", "/dev/fuse", "zfs-fuse");
     let tankbench = common::tankbench();
-    let root = PathBuf::from(format!("/var/tmp/tb-h24-crashtest-{}", std::process::id()));
+    let root = common::lab_root("tb-h24-crashtest");
 
     // Honest: HDDs honour flushes, the log device has power-loss protection.
     let honest = spec("tchonest", &root, "hdd", "ssd-sata:1GB");
@@ -125,11 +110,7 @@ fn acknowledged_writes_survive_honest_disks_and_die_on_lying_ones() {
         after.map(|a| a.len()),
         written.len()
     );
-    assert!(
-        leftovers("tb-tchonest", &root).is_empty(),
-        "left behind: {:?}",
-        leftovers("tb-tchonest", &root)
-    );
+    common::assert_nothing_left(&leftovers("tb-tchonest", &root));
 
     // Lying: every device acknowledges flushes without persisting, and the
     // crash comes well inside their destage window (700 ms).
@@ -146,11 +127,7 @@ fn acknowledged_writes_survive_honest_disks_and_die_on_lying_ones() {
         after.as_deref() != Some(written.as_slice()),
         "every acknowledged byte survived devices whose flushes lie: the crash cut nothing"
     );
-    assert!(
-        leftovers("tb-tclying", &root).is_empty(),
-        "left behind: {:?}",
-        leftovers("tb-tclying", &root)
-    );
+    common::assert_nothing_left(&leftovers("tb-tclying", &root));
     let _ = std::fs::remove_dir(&root);
     assert!(!root.exists(), "lab root {} remains", root.display());
 }

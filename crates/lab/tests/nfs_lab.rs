@@ -8,9 +8,9 @@
 
 mod common;
 
-use lab::lab::{Lab, UpOptions};
+use lab::lab::Lab;
 use lab::spec::LabSpec;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn spec(root: &Path) -> LabSpec {
     let text = format!(
@@ -105,12 +105,8 @@ fn stable_nfs_writes_each_reach_the_log_device_and_unstable_ones_do_not() {
         "ganesha.nfsd"
     );
     let tankbench = common::tankbench();
-    let root = PathBuf::from(format!("/var/tmp/tb-nfslabtest-{}", std::process::id()));
-    let opts = UpOptions {
-        tankbench: tankbench.clone(),
-        measure_link: false,
-        progress: Box::new(|s| eprintln!("{s}")),
-    };
+    let root = common::lab_root("tb-nfslabtest");
+    let opts = common::up_options(&tankbench, false);
     let lab = Lab::up(&spec(&root), &opts).expect("lab up");
     assert!(lab
         .info()

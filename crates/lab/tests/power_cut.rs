@@ -3,13 +3,12 @@
 //! Old content is put into the backing files before mounting; new content is
 //! written through the mount; the cut is the control file's `power-cut`.
 
-use lab::parts::diskfs::{
-    DiskConfig, DiskCut, DiskFs, DiskFsServer, DiskSetConfig, DiskStats, CONTROL_FILE,
-};
+mod common;
+
+use lab::parts::diskfs::{DiskConfig, DiskCut, DiskStats, CONTROL_FILE};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::os::unix::fs::FileExt;
-use std::path::PathBuf;
 use std::time::Duration;
 use zfs_model::diskmodel::{FlashParams, HddParams, ModelParams, Rotation, TEAR_UNIT};
 
@@ -21,24 +20,15 @@ const FAR: u64 = AT + (512 << 20);
 const OLD: u8 = b'o';
 const NEW: u8 = b'n';
 
-struct Mounted {
-    _session: fuser::BackgroundSession,
-    dir: tempfile::TempDir,
+use common::MountedDisks as Mounted;
+
+/// What the power-cut tests ask of a mount beyond its disks.
+trait PowerCut {
+    fn cut(&self) -> Vec<DiskCut>;
+    fn stats(&self) -> Vec<DiskStats>;
 }
 
-impl Mounted {
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join("disks").join(name)
-    }
-
-    fn open(&self, name: &str) -> File {
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(self.path(name))
-            .unwrap()
-    }
-
+impl PowerCut for Mounted {
     /// Cut the power of every disk; the control file's report.
     fn cut(&self) -> Vec<DiskCut> {
         let mut f = OpenOptions::new()
@@ -66,20 +56,11 @@ impl Mounted {
 /// Mount disks (name, model), each 1 GiB with `len` bytes of OLD at AT and
 /// at FAR.
 fn mount(disks: Vec<(&str, ModelParams)>, len: usize) -> Mounted {
-    let dir = tempfile::Builder::new()
-        .prefix("tb-h24-powercut-")
-        .tempdir()
-        .unwrap();
-    let mp = dir.path().join("disks");
-    std::fs::create_dir(&mp).unwrap();
-    let cfg = DiskSetConfig {
-        mountpoint: mp.clone(),
-        fsname: "tb-powercut-test".into(),
-        stats_file: Some(dir.path().join("stats.json")),
-        disks: disks
+    common::mount_disks("tb-h24-powercut-", "tb-powercut-test", true, |dir| {
+        disks
             .into_iter()
             .map(|(name, model)| {
-                let backing = dir.path().join(format!("{name}.img"));
+                let backing = dir.join(format!("{name}.img"));
                 let f = File::create(&backing).unwrap();
                 f.set_len(SIZE).unwrap();
                 f.write_all_at(&vec![OLD; len], AT).unwrap();
@@ -91,29 +72,8 @@ fn mount(disks: Vec<(&str, ModelParams)>, len: usize) -> Mounted {
                     model,
                 }
             })
-            .collect(),
-    };
-    let fs = DiskFs::new(&cfg).unwrap();
-    let mut config = fuser::Config::default();
-    config.mount_options = vec![fuser::MountOption::FSName("tb-powercut-test".into())];
-    let session = fuser::Session::new(DiskFsServer::new(fs), &mp, &config)
-        .unwrap()
-        .spawn()
-        .unwrap();
-    for _ in 0..100 {
-        if lab::parts::diskfs::is_fuse_mount(&mp) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(
-        lab::parts::diskfs::is_fuse_mount(&mp),
-        "disk fs did not mount"
-    );
-    Mounted {
-        _session: session,
-        dir,
-    }
+            .collect()
+    })
 }
 
 fn read(f: &File, len: usize) -> Vec<u8> {

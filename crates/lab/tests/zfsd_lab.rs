@@ -44,11 +44,7 @@ fn spec(name: &str, root: &Path, arc: &str) -> LabSpec {
 }
 
 fn options() -> UpOptions {
-    UpOptions {
-        tankbench: common::tankbench(),
-        measure_link: false,
-        progress: Box::new(|s| eprintln!("{s}")),
-    }
+    common::up_options(&common::tankbench(), false)
 }
 
 fn daemon(lab: &Lab) -> Zfsd {

@@ -4,16 +4,8 @@
 
 mod common;
 
-use common::{listing, scratch, tb, Run};
+use common::{example_system, listing, mkfifo, refused_naming, scratch, tb, Run};
 use std::path::{Path, PathBuf};
-
-fn system(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/systems")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
-}
 
 const WORKLOAD: [&str; 8] = [
     "--file-total-size=16M",
@@ -37,7 +29,7 @@ fn write_profile(dir: &Path, name: &str, ms: f64) -> String {
 
 /// Predict WORKLOAD on the ext4 example system, with `own` options.
 fn predict(dir: &Path, own: &[&str]) -> serde_json::Value {
-    let sys = system("this-machine-ext4.toml");
+    let sys = example_system("this-machine-ext4.toml");
     let mut args = vec!["simulate", "--system", &sys];
     args.extend_from_slice(own);
     args.push("--");
@@ -57,17 +49,16 @@ fn fake_measurement(dir: &Path, name: &str, ms: f64) {
 }
 
 fn calibrate(dir: &Path, args: &[&str]) -> Run {
-    let sys = system("this-machine-ext4.toml");
+    let sys = example_system("this-machine-ext4.toml");
     let mut all = vec!["simulate", "calibrate", "--system", &sys];
     all.extend_from_slice(args);
     tb(dir, &all)
 }
 
 /// Refused: exit 1, one line on stderr containing `what`, nothing written.
+#[track_caller]
 fn refused(r: &Run, dir: &Path, before: &[(String, u64)], what: &str) {
-    assert_eq!(r.code, 1, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
-    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    assert!(r.stderr.contains(what), "{what} not named: {}", r.stderr);
+    refused_naming(r, &[what]);
     assert_eq!(listing(dir), before, "something was written");
 }
 
@@ -88,7 +79,7 @@ fn profile_changes_the_prediction() {
         "system = \"nas\"\nmethod = \"m\"\nruns = []\n[parameters.\"link.rtt_ms\"]\nvalue = 0.5\nuncertainty = 0.0\n",
     )
     .unwrap();
-    let sys = system("this-machine-ext4.toml");
+    let sys = example_system("this-machine-ext4.toml");
     let mut args = vec!["simulate", "--system", &sys, "--profile", "rtt.toml", "--"];
     args.extend_from_slice(&WORKLOAD);
     args.extend_from_slice(&["--format=json", "run"]);
@@ -168,7 +159,7 @@ fn a_store_directory_gives_its_measured_runs() {
 fn bad_inputs_are_one_line_and_write_nothing() {
     let d = scratch();
     // A prediction given as a measurement.
-    let sys = system("this-machine-ext4.toml");
+    let sys = example_system("this-machine-ext4.toml");
     let mut args = vec!["simulate", "--system", &sys, "--"];
     args.extend_from_slice(&WORKLOAD);
     args.extend_from_slice(&["--json=pred.json", "run"]);
@@ -296,13 +287,9 @@ fn a_forged_result_claiming_a_billion_threads_is_refused_naming_the_field() {
 
 #[test]
 fn a_fifo_as_system_or_profile_is_refused_at_once() {
-    use std::os::unix::ffi::OsStrExt as _;
     let d = scratch();
     fake_measurement(d.path(), "m.json", 3.0);
-    let fifo = d.path().join("fifo");
-    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
-    // SAFETY: a NUL-terminated path and a mode; mkfifo touches nothing else.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    mkfifo(&d.path().join("fifo"));
     let before = listing(d.path());
     let r = tb(
         d.path(),

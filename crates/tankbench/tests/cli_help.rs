@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{scratch, tankbench_bin, tb, Run};
+use common::{refused_naming, scratch, tankbench_bin, tb, Run};
 use std::path::Path;
 use std::process::Command;
 
@@ -135,12 +135,9 @@ fn every_command_prints_the_version() {
 }
 
 /// Refused: exit 1, one line on stderr containing every part, nothing on stdout.
+#[track_caller]
 fn refused(r: &Run, parts: &[&str]) {
-    assert_eq!(r.code, 1, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
-    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    for part in parts {
-        assert!(r.stderr.contains(part), "'{part}' not in: {}", r.stderr);
-    }
+    refused_naming(r, parts);
     assert!(r.stdout.is_empty(), "{}", r.stdout);
 }
 

@@ -24,6 +24,50 @@ impl Drop for Killed {
     }
 }
 
+/// `tankbench <args>` started in `dir`, stdin closed, killed when dropped.
+fn spawn_tankbench(dir: &Path, args: &[&str], stdout: Stdio, stderr: Stdio) -> Killed {
+    Killed(
+        Command::new(tankbench_bin())
+            .args(args)
+            .current_dir(dir)
+            .stdout(stdout)
+            .stderr(stderr)
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// Wait (at most `limit`) for `child` to end; `what` says what a timeout
+/// means.
+fn exit_within(child: &mut Killed, limit: Duration, what: &str) -> std::process::ExitStatus {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(s) = child.0.try_wait().unwrap() {
+            return s;
+        }
+        assert!(Instant::now() < deadline, "{what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Everything left on a child's piped stdout or stderr.
+fn drain(pipe: Option<impl std::io::Read>) -> String {
+    let mut text = String::new();
+    pipe.expect("a piped stream")
+        .read_to_string(&mut text)
+        .unwrap();
+    text
+}
+
+/// Wait (at most a minute) for the first acknowledgement in `journal`.
+fn until_acknowledged(journal: &Path, writer: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while acks_in(journal) == 0 {
+        assert!(Instant::now() < deadline, "{writer} reported nothing");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// `tankbench durability record` on 127.0.0.1, a port the kernel chose.
 fn start_recorder(dir: &Path, journal: &Path) -> (Killed, String) {
     let mut child = Command::new(tankbench_bin())
@@ -54,6 +98,19 @@ fn start_recorder(dir: &Path, journal: &Path) -> (Killed, String) {
     (guard, addr)
 }
 
+/// A scratch directory, an empty file-set directory `d` in it, and a
+/// recorder journaling to `recorder.journal` there with its address: in this
+/// order, so that (locals dropping in reverse) the recorder is killed before
+/// the directory is removed.
+fn recorder_and_file_set() -> (tempfile::TempDir, PathBuf, PathBuf, Killed, String) {
+    let t = scratch();
+    let dir = t.path().join("d");
+    std::fs::create_dir(&dir).unwrap();
+    let journal = t.path().join("recorder.journal");
+    let (recorder, addr) = start_recorder(t.path(), &journal);
+    (t, dir, journal, recorder, addr)
+}
+
 const LAYOUT: [&str; 4] = [
     "--file-num=2",
     "--file-total-size=2M",
@@ -74,6 +131,13 @@ fn write_args<'a>(dir: &'a str, recorder: &'a str) -> Vec<&'a str> {
         "--key",
         KEY,
     ];
+    a.extend_from_slice(&LAYOUT);
+    a
+}
+
+/// A writer of [`LAYOUT`] in `d` keeping its own journal.
+fn journal_write_args(journal: &str) -> Vec<&str> {
+    let mut a = vec!["durability", "write", "d", "--journal", journal];
     a.extend_from_slice(&LAYOUT);
     a
 }
@@ -207,28 +271,17 @@ type Pick = ((u32, u64), (RunId, u64, u32));
 /// exactly those and fails.
 #[test]
 fn acknowledged_writes_survive_a_killed_writer_and_damage_is_found_exactly() {
-    let t = scratch();
-    let dir = t.path().join("d");
-    std::fs::create_dir(&dir).unwrap();
-    let journal = t.path().join("recorder.journal");
-    let (_recorder, addr) = start_recorder(t.path(), &journal);
+    let (t, dir, journal, _recorder, addr) = recorder_and_file_set();
 
     // Writer 1: killed with SIGKILL mid-run, once it has reported something.
-    let mut w1 = Killed(
-        Command::new(tankbench_bin())
-            .args(write_args("d", &addr))
-            .current_dir(t.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
+    let mut w1 = spawn_tankbench(
+        t.path(),
+        &write_args("d", &addr),
+        Stdio::null(),
+        Stdio::null(),
     );
     std::thread::sleep(Duration::from_secs(2));
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while acks_in(&journal) == 0 {
-        assert!(Instant::now() < deadline, "writer 1 reported nothing");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    until_acknowledged(&journal, "writer 1");
     w1.0.kill().unwrap();
     w1.0.wait().unwrap();
 
@@ -311,14 +364,7 @@ fn verify_against_a_recorder_that_saw_nothing_fails_clearly() {
     let t = scratch();
     std::fs::create_dir(t.path().join("d")).unwrap();
     let own = t.path().join("own.journal");
-    let mut args = vec![
-        "durability",
-        "write",
-        "d",
-        "--journal",
-        own.to_str().unwrap(),
-    ];
-    args.extend_from_slice(&LAYOUT);
+    let mut args = journal_write_args(own.to_str().unwrap());
     args.push("--time=1");
     let r = tb(t.path(), &args);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
@@ -462,31 +508,28 @@ fn the_storage_going_away_ends_the_writer_with_its_count() {
     let guard = Tmpfs(mnt.clone());
     std::fs::create_dir(mnt.join("d")).unwrap();
     let journal = t.path().join("j");
-    let child = Command::new(tankbench_bin())
-        .args(["durability", "write", "h23-mnt/d", "--journal", "j"])
-        .args(["--file-num=1", "--file-total-size=1M"])
-        .current_dir(t.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut writer = Killed(child);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while acks_in(&journal) == 0 {
-        assert!(Instant::now() < deadline, "the writer reported nothing");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let mut writer = spawn_tankbench(
+        t.path(),
+        &[
+            "durability",
+            "write",
+            "h23-mnt/d",
+            "--journal",
+            "j",
+            "--file-num=1",
+            "--file-total-size=1M",
+        ],
+        Stdio::piped(),
+        Stdio::piped(),
+    );
+    until_acknowledged(&journal, "the writer");
     drop(guard);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(s) = writer.0.try_wait().unwrap() {
-            break s;
-        }
-        assert!(Instant::now() < deadline, "the writer did not notice");
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    let mut stdout = String::new();
-    std::io::Read::read_to_string(&mut writer.0.stdout.take().unwrap(), &mut stdout).unwrap();
+    let status = exit_within(
+        &mut writer,
+        Duration::from_secs(60),
+        "the writer did not notice",
+    );
+    let stdout = drain(writer.0.stdout.take());
     assert_eq!(status.code(), Some(2), "{stdout}");
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
     assert!(
@@ -510,27 +553,18 @@ fn sigterm_stops_the_writer_with_its_count() {
     let t = scratch();
     std::fs::create_dir(t.path().join("d")).unwrap();
     let journal = t.path().join("j");
-    let mut args = vec!["durability", "write", "d", "--journal", "j"];
-    args.extend_from_slice(&LAYOUT);
-    let child = Command::new(tankbench_bin())
-        .args(&args)
-        .current_dir(t.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut writer = Killed(child);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while acks_in(&journal) == 0 {
-        assert!(Instant::now() < deadline, "the writer reported nothing");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let mut writer = spawn_tankbench(
+        t.path(),
+        &journal_write_args("j"),
+        Stdio::piped(),
+        Stdio::null(),
+    );
+    until_acknowledged(&journal, "the writer");
     let pid = i32::try_from(writer.0.id()).unwrap();
     // SAFETY: kill(2) on our own child's pid, which it still holds (not reaped).
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
     let status = writer.0.wait().unwrap();
-    let mut stdout = String::new();
-    std::io::Read::read_to_string(&mut writer.0.stdout.take().unwrap(), &mut stdout).unwrap();
+    let stdout = drain(writer.0.stdout.take());
     assert_eq!(status.code(), Some(0), "{stdout}");
     assert!(stdout.contains("stopped by signal"), "{stdout}");
     let j = Journal::parse(&std::fs::read(&journal).unwrap()).unwrap();
@@ -567,9 +601,7 @@ fn an_unreachable_recorder_or_a_foreign_journal_writes_nothing() {
     assert!(r.stderr.contains(&addr), "{}", r.stderr);
     assert_eq!(std::fs::read_dir(t.path().join("d")).unwrap().count(), 0);
     std::fs::write(t.path().join("notes"), b"mine\n").unwrap();
-    let mut args = vec!["durability", "write", "d", "--journal", "notes"];
-    args.extend_from_slice(&LAYOUT);
-    let r = tb(t.path(), &args);
+    let r = tb(t.path(), &journal_write_args("notes"));
     assert_eq!(r.code, 1);
     assert!(
         r.stderr.contains("not a durability journal"),
@@ -736,30 +768,14 @@ fn a_recorder_that_stops_reading_cannot_hold_the_writer() {
     ];
     let mut args = base.to_vec();
     args.push("--time=4");
-    let start = Instant::now();
-    let mut child = Killed(
-        Command::new(tankbench_bin())
-            .args(&args)
-            .current_dir(t.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
+    let mut child = spawn_tankbench(t.path(), &args, Stdio::piped(), Stdio::piped());
+    let status = exit_within(
+        &mut child,
+        Duration::from_secs(30),
+        "--time was not honoured",
     );
-    let status = loop {
-        if let Some(s) = child.0.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "--time was not honoured"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    let mut out = String::new();
-    std::io::Read::read_to_string(&mut child.0.stdout.take().unwrap(), &mut out).unwrap();
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut child.0.stderr.take().unwrap(), &mut err).unwrap();
+    let out = drain(child.0.stdout.take());
+    let err = drain(child.0.stderr.take());
     assert_eq!(status.code(), Some(1), "{out}{err}");
     assert!(
         out.contains("stopped taking acknowledgements"),
@@ -767,54 +783,41 @@ fn a_recorder_that_stops_reading_cannot_hold_the_writer() {
     );
 
     // SIGTERM, without --time; memory bounded meanwhile.
-    let args = base.to_vec();
-    let mut child = Killed(
-        Command::new(tankbench_bin())
-            .args(&args)
-            .current_dir(t.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let mut child = spawn_tankbench(t.path(), &base, Stdio::piped(), Stdio::null());
     std::thread::sleep(Duration::from_secs(6));
     let hwm = rss_kib(child.0.id());
     assert!(hwm > 0 && hwm < 128 * 1024, "the writer grew to {hwm} KiB");
     let pid = i32::try_from(child.0.id()).unwrap();
     // SAFETY: kill(2) on our own child's pid, which it still holds (not reaped).
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.0.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(15),
-            "SIGTERM was not honoured"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    let mut out = String::new();
-    std::io::Read::read_to_string(&mut child.0.stdout.take().unwrap(), &mut out).unwrap();
+    let status = exit_within(
+        &mut child,
+        Duration::from_secs(15),
+        "SIGTERM was not honoured",
+    );
+    let out = drain(child.0.stdout.take());
     assert_eq!(status.code(), Some(1), "{out}");
     assert!(out.contains("reporting failed"), "{out}");
 }
 
-/// Send `lines` as a stranger would: protocol 2's words, tags made with a
-/// key of its own. Returns the recorder's answer lines.
-fn as_stranger(addr: &str, lines: &[String]) -> String {
-    use durability::wire::{hex, parse_nonce, Key, Side, Tagger};
+/// Send `lines` to the recorder at `addr` as a writer holding `key` would:
+/// protocol 2's hello with the client nonce `nc`, then each line tagged.
+/// Returns whether the lines were all sent, and the recorder's answer lines.
+fn send_tagged(
+    addr: &str,
+    key: &durability::wire::Key,
+    nc: [u8; 16],
+    lines: &[String],
+) -> (std::io::Result<()>, String) {
+    use durability::wire::{hex, parse_nonce, Side, Tagger};
     use std::io::Write as _;
-    let d = tempfile::tempdir().unwrap();
-    let key = Key::load_or_create(&d.path().join("k")).unwrap().0;
     let s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let mut r = BufReader::new(&s);
     let mut greeting = String::new();
     r.read_line(&mut greeting).unwrap();
     let nr = parse_nonce(greeting.trim_end().rsplit_once("nonce=").unwrap().1).unwrap();
-    let nc = [3u8; 16];
-    let mut t = Tagger::new(&key, &nr, &nc, Side::Client);
+    let mut t = Tagger::new(key, &nr, &nc, Side::Client);
     let mut out = String::new();
     t.seal(
         &format!("tankbench-durability 2 writer nonce={}", hex(&nc)),
@@ -823,10 +826,21 @@ fn as_stranger(addr: &str, lines: &[String]) -> String {
     for l in lines {
         t.seal(l, &mut out);
     }
-    let _ = (&s).write_all(out.as_bytes());
+    let sent = (&s).write_all(out.as_bytes());
     let mut answer = String::new();
     let _ = std::io::Read::read_to_string(&mut r, &mut answer);
-    answer
+    (sent, answer)
+}
+
+/// Send `lines` as a stranger would: protocol 2's words, tags made with a
+/// key of its own. Returns the recorder's answer lines (the recorder may
+/// close before it has read them all, so a failed send is no failure here).
+fn as_stranger(addr: &str, lines: &[String]) -> String {
+    let d = tempfile::tempdir().unwrap();
+    let key = durability::wire::Key::load_or_create(&d.path().join("k"))
+        .unwrap()
+        .0;
+    send_tagged(addr, &key, [3u8; 16], lines).1
 }
 
 /// Issue 19, the two forged verdicts: a stranger's acknowledgements under
@@ -835,11 +849,7 @@ fn as_stranger(addr: &str, lines: &[String]) -> String {
 /// verify gives the true verdict each time.
 #[test]
 fn forged_acknowledgements_and_a_reannounced_session_do_not_change_the_verdict() {
-    let t = scratch();
-    let dir = t.path().join("d");
-    std::fs::create_dir(&dir).unwrap();
-    let journal = t.path().join("recorder.journal");
-    let (_recorder, addr) = start_recorder(t.path(), &journal);
+    let (t, dir, journal, _recorder, addr) = recorder_and_file_set();
     let mut args = write_args("d", &addr);
     args.push("--time=1");
     let r = tb(t.path(), &args);
@@ -893,29 +903,9 @@ fn forged_acknowledgements_and_a_reannounced_session_do_not_change_the_verdict()
     // Session 1 announced again, by a stranger and by the key's holder.
     let answer = as_stranger(&addr, &[victim.line()]);
     assert!(answer.contains("ERR authentication failed"), "{answer}");
-    let again = {
-        use durability::wire::{hex, parse_nonce, Key, Side, Tagger};
-        use std::io::Write as _;
-        let key = Key::load(&t.path().join(KEY)).unwrap();
-        let s = std::net::TcpStream::connect(&addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        let mut r = BufReader::new(&s);
-        let mut greeting = String::new();
-        r.read_line(&mut greeting).unwrap();
-        let nr = parse_nonce(greeting.trim_end().rsplit_once("nonce=").unwrap().1).unwrap();
-        let nc = [4u8; 16];
-        let mut t = Tagger::new(&key, &nr, &nc, Side::Client);
-        let mut out = String::new();
-        t.seal(
-            &format!("tankbench-durability 2 writer nonce={}", hex(&nc)),
-            &mut out,
-        );
-        t.seal(&victim.line(), &mut out);
-        (&s).write_all(out.as_bytes()).unwrap();
-        let mut answer = String::new();
-        let _ = std::io::Read::read_to_string(&mut r, &mut answer);
-        answer
-    };
+    let key = durability::wire::Key::load(&t.path().join(KEY)).unwrap();
+    let (sent, again) = send_tagged(&addr, &key, [4u8; 16], &[victim.line()]);
+    sent.unwrap();
     assert!(again.contains("already in the journal"), "{again}");
     let (r, doc) = verify_json(t.path(), &addr, &json);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{listing, scratch, tb};
+use common::{listing, mkfifo, refused_naming, scratch, tb};
 
 const MATRIX: &str = r#"
 output = "out/m"
@@ -21,6 +21,20 @@ key = "pool.log"
 values = ["none", "ssd-plp:10GB"]
 "#;
 
+/// A fresh directory holding [`MATRIX`] as m.toml.
+fn with_matrix() -> tempfile::TempDir {
+    let d = scratch();
+    std::fs::write(d.path().join("m.toml"), MATRIX).unwrap();
+    d
+}
+
+/// `tankbench lab predict <file> <opts>` in `dir`.
+fn lab_predict(dir: &std::path::Path, file: &str, opts: &[&str]) -> common::Run {
+    let mut args = vec!["lab", "predict", file];
+    args.extend_from_slice(opts);
+    tb(dir, &args)
+}
+
 fn column(stdout: &str, row: usize, col: usize) -> String {
     stdout
         .lines()
@@ -32,9 +46,8 @@ fn column(stdout: &str, row: usize, col: usize) -> String {
 
 #[test]
 fn every_cell_is_predicted_and_the_systems_are_written_once() {
-    let d = scratch();
-    std::fs::write(d.path().join("m.toml"), MATRIX).unwrap();
-    let r = tb(d.path(), &["lab", "predict", "m.toml", "--systems", "sys"]);
+    let d = with_matrix();
+    let r = lab_predict(d.path(), "m.toml", &["--systems", "sys"]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     // layout, SLOG, link, then writes/s lab (none measured: "–") and sim.
     assert_eq!(column(&r.stdout, 0, 1), "none");
@@ -75,7 +88,7 @@ fn every_cell_is_predicted_and_the_systems_are_written_once() {
     assert!((w / sim(1) - 1.0).abs() < 0.01, "{w} vs {}", sim(1));
     // Existing files are never replaced: refused before anything is written.
     let before = listing(&d.path().join("sys"));
-    let again = tb(d.path(), &["lab", "predict", "m.toml", "--systems", "sys"]);
+    let again = lab_predict(d.path(), "m.toml", &["--systems", "sys"]);
     assert_eq!(again.code, 1, "{}", again.stdout);
     assert_eq!(again.stderr.lines().count(), 1, "{}", again.stderr);
     assert!(again.stderr.contains("cell-1.toml"), "{}", again.stderr);
@@ -84,9 +97,8 @@ fn every_cell_is_predicted_and_the_systems_are_written_once() {
 
 #[test]
 fn every_predicted_cell_has_an_interval_and_nothing_unmeasured_is_judged() {
-    let d = scratch();
-    std::fs::write(d.path().join("m.toml"), MATRIX).unwrap();
-    let r = tb(d.path(), &["lab", "predict", "m.toml", "--samples", "4"]);
+    let d = with_matrix();
+    let r = lab_predict(d.path(), "m.toml", &["--samples", "4"]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     // writes/s sim is "typical (low–high)": the point, then the range.
     for row in 0..2 {
@@ -104,18 +116,7 @@ fn every_predicted_cell_has_an_interval_and_nothing_unmeasured_is_judged() {
     );
     // As JSON: every figure with its low and high around the point; no
     // cell was measured, so none is judged inside or outside.
-    let j = tb(
-        d.path(),
-        &[
-            "lab",
-            "predict",
-            "m.toml",
-            "--samples",
-            "4",
-            "--format",
-            "json",
-        ],
-    );
+    let j = lab_predict(d.path(), "m.toml", &["--samples", "4", "--format", "json"]);
     assert_eq!(j.code, 0, "{}", j.stderr);
     let doc: serde_json::Value = serde_json::from_str(&j.stdout).unwrap();
     assert_eq!(doc["confidence"], 0.8);
@@ -130,17 +131,10 @@ fn every_predicted_cell_has_an_interval_and_nothing_unmeasured_is_judged() {
         }
     }
     // The points are the ones without intervals: the same runs.
-    let off = tb(
+    let off = lab_predict(
         d.path(),
-        &[
-            "lab",
-            "predict",
-            "m.toml",
-            "--intervals",
-            "off",
-            "--format",
-            "json",
-        ],
+        "m.toml",
+        &["--intervals", "off", "--format", "json"],
     );
     assert_eq!(off.code, 0, "{}", off.stderr);
     let off: serde_json::Value = serde_json::from_str(&off.stdout).unwrap();
@@ -149,18 +143,9 @@ fn every_predicted_cell_has_an_interval_and_nothing_unmeasured_is_judged() {
         assert!(b["figures"][0]["low"].is_null(), "{b}");
     }
     // An interval needs two samples: one line naming the option.
-    let bad = tb(d.path(), &["lab", "predict", "m.toml", "--samples", "1"]);
+    let bad = lab_predict(d.path(), "m.toml", &["--samples", "1"]);
     assert_eq!(bad.code, 1, "{}", bad.stdout);
     assert!(bad.stderr.contains("--samples"), "{}", bad.stderr);
-}
-
-/// Refused: exit 1, one line on stderr naming every word of `what`.
-fn refused_naming(r: &common::Run, what: &[&str]) {
-    assert_eq!(r.code, 1, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
-    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    for w in what {
-        assert!(r.stderr.contains(w), "'{w}' not named: {}", r.stderr);
-    }
 }
 
 #[test]
@@ -168,11 +153,11 @@ fn a_runaway_workload_is_refused_before_any_cell_is_predicted() {
     let d = scratch();
     let m = MATRIX.replace("\"--time=2\"", "\"--time=1000000000\"");
     std::fs::write(d.path().join("m.toml"), m).unwrap();
-    let r = tb(d.path(), &["lab", "predict", "m.toml"]);
+    let r = lab_predict(d.path(), "m.toml", &[]);
     refused_naming(&r, &["workload", "--time=1000000000", "at most 86400"]);
     let m = MATRIX.replace("\"--threads=2\"", "\"--threads=1000000000\"");
     std::fs::write(d.path().join("t.toml"), m).unwrap();
-    let r = tb(d.path(), &["lab", "predict", "t.toml"]);
+    let r = lab_predict(d.path(), "t.toml", &[]);
     refused_naming(&r, &["--threads=1000000000", "at most 4096"]);
 }
 
@@ -188,26 +173,22 @@ fn a_matrix_of_300000_cells_is_refused_before_it_is_expanded() {
     );
     std::fs::write(d.path().join("m.toml"), m).unwrap();
     let started = std::time::Instant::now();
-    let r = tb(d.path(), &["lab", "predict", "m.toml"]);
+    let r = lab_predict(d.path(), "m.toml", &[]);
     refused_naming(&r, &["m.toml", "300000 cells", "limit of 10000"]);
     assert!(started.elapsed().as_secs() < 10);
 }
 
 #[test]
 fn a_fifo_as_the_matrix_or_its_base_is_refused_at_once() {
-    use std::os::unix::ffi::OsStrExt as _;
     let d = scratch();
-    let fifo = d.path().join("fifo");
-    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
-    // SAFETY: a NUL-terminated path and a mode; mkfifo touches nothing else.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-    let r = tb(d.path(), &["lab", "predict", "fifo"]);
+    mkfifo(&d.path().join("fifo"));
+    let r = lab_predict(d.path(), "fifo", &[]);
     refused_naming(&r, &["fifo", "not a regular file"]);
     std::fs::write(
         d.path().join("m.toml"),
         "base = \"fifo\"\nworkload = [\"--file-test-mode=rndrd\"]\n",
     )
     .unwrap();
-    let r = tb(d.path(), &["lab", "predict", "m.toml"]);
+    let r = lab_predict(d.path(), "m.toml", &[]);
     refused_naming(&r, &["fifo", "not a regular file"]);
 }

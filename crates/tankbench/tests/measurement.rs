@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
 
 fn prepared(size: &str, files: &str) -> tempfile::TempDir {
     let d = scratch();
@@ -21,15 +21,19 @@ fn prepared(size: &str, files: &str) -> tempfile::TempDir {
     d
 }
 
+/// `tankbench fileio` on the file set of `prepared("8M", "4")`, then `words`.
+fn fileio_on_8m(dir: &std::path::Path, words: &[&str]) -> Run {
+    let mut args = vec!["fileio", "--file-total-size=8M", "--file-num=4"];
+    args.extend_from_slice(words);
+    tb(dir, &args)
+}
+
 #[test]
 fn json_is_one_strict_document_with_the_schema() {
     let d = prepared("8M", "4");
-    let r = tb(
+    let r = fileio_on_8m(
         d.path(),
         &[
-            "fileio",
-            "--file-total-size=8M",
-            "--file-num=4",
             "--file-test-mode=rndrw",
             "--events=2000",
             "--report-interval=1",
@@ -103,17 +107,7 @@ fn json_is_one_strict_document_with_the_schema() {
     );
     assert!(typed.started_at.ends_with('Z'));
     // Text mode prints the latency section after the sysbench report.
-    let text = tb(
-        d.path(),
-        &[
-            "fileio",
-            "--file-total-size=8M",
-            "--file-num=4",
-            "--file-test-mode=rndrw",
-            "--events=200",
-            "run",
-        ],
-    );
+    let text = fileio_on_8m(d.path(), &["--file-test-mode=rndrw", "--events=200", "run"]);
     let fairness = text.stdout.find("Threads fairness:").unwrap();
     let section = text.stdout.find("Latency by operation (ms):").unwrap();
     assert!(section > fairness);
@@ -123,12 +117,9 @@ fn json_is_one_strict_document_with_the_schema() {
 /// `--json=FILE` writes the same document beside the text report, and never
 /// over a file that is not a tankbench result.
 fn json_file_beside_the_text(dir: &std::path::Path) {
-    let r = tb(
+    let r = fileio_on_8m(
         dir,
         &[
-            "fileio",
-            "--file-total-size=8M",
-            "--file-num=4",
             "--file-test-mode=rndrd",
             "--events=100",
             "--json=out.json",
@@ -142,12 +133,9 @@ fn json_file_beside_the_text(dir: &std::path::Path) {
     assert_eq!(doc.counts.events, 100);
     // ... and never overwrites a file that is not a tankbench result.
     std::fs::write(dir.join("notes.txt"), "precious").unwrap();
-    let r = tb(
+    let r = fileio_on_8m(
         dir,
         &[
-            "fileio",
-            "--file-total-size=8M",
-            "--file-num=4",
             "--file-test-mode=rndrd",
             "--events=10",
             "--json=notes.txt",
@@ -209,8 +197,9 @@ fn warnings_fire_when_their_condition_holds_and_only_then() {
 #[test]
 fn sigint_ends_the_run_with_a_report_marked_interrupted() {
     let d = prepared("8M", "4");
-    let mut child = Command::new(tankbench_bin())
-        .args([
+    let mut child = spawn_piped(
+        d.path(),
+        &[
             "fileio",
             "--file-total-size=8M",
             "--file-num=4",
@@ -218,27 +207,13 @@ fn sigint_ends_the_run_with_a_report_marked_interrupted() {
             "--time=60",
             "--json=r.json",
             "run",
-        ])
-        .current_dir(d.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+    );
     // Signal once the run is under way, which the child says on stdout (a
     // fixed sleep raced with a slow start on a loaded machine). Everything read
     // so far is kept: it is the start of the report.
     let mut pipe = child.stdout.take().unwrap();
-    let mut seen = Vec::new();
-    let mut chunk = [0u8; 4096];
-    while !String::from_utf8_lossy(&seen).contains("Threads started!\n") {
-        let n = pipe.read(&mut chunk).unwrap();
-        assert!(
-            n > 0,
-            "tankbench ended before its threads started:\n{}",
-            String::from_utf8_lossy(&seen)
-        );
-        seen.extend_from_slice(&chunk[..n]);
-    }
+    let mut seen = read_until_threads_started(&mut pipe);
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let t = std::time::Instant::now();
@@ -382,25 +357,51 @@ fn config_file_options_apply_and_the_command_line_wins() {
 /// hang must fail the test, not stall the suite). Returns the run and whether
 /// it ended by itself.
 fn tb_within(dir: &std::path::Path, args: &[&str], limit: std::time::Duration) -> (Run, bool) {
-    let mut child = Command::new(tankbench_bin())
+    let mut child = spawn_piped(dir, args);
+    let ended = ended_within(&mut child, std::time::Instant::now(), limit);
+    (child.wait_with_output().unwrap().into(), ended)
+}
+
+/// `tankbench <args>` started in `dir`, stdout and stderr piped.
+fn spawn_piped(dir: &std::path::Path, args: &[&str]) -> Child {
+    Command::new(tankbench_bin())
         .args(args)
         .current_dir(dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
-    let t = std::time::Instant::now();
-    let ended = loop {
+        .unwrap()
+}
+
+/// Read a run's stdout until it says its threads started; returns all read
+/// so far (the start of the report).
+fn read_until_threads_started(pipe: &mut ChildStdout) -> Vec<u8> {
+    let mut seen = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("Threads started!\n") {
+        let n = pipe.read(&mut chunk).unwrap();
+        assert!(
+            n > 0,
+            "tankbench ended before its threads started:\n{}",
+            String::from_utf8_lossy(&seen)
+        );
+        seen.extend_from_slice(&chunk[..n]);
+    }
+    seen
+}
+
+/// Whether `child` ends by itself within `limit` of `since`; killed if not.
+fn ended_within(child: &mut Child, since: std::time::Instant, limit: std::time::Duration) -> bool {
+    loop {
         if child.try_wait().unwrap().is_some() {
-            break true;
+            return true;
         }
-        if t.elapsed() > limit {
+        if since.elapsed() > limit {
             child.kill().unwrap();
-            break false;
+            return false;
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
-    };
-    (child.wait_with_output().unwrap().into(), ended)
+    }
 }
 
 /// 64 blocks of 4 KiB over 4 files, prepared with checksums.
@@ -412,12 +413,14 @@ const VALIDATE_64_BLOCKS: [&str; 5] = [
     "--validate",
 ];
 
+/// `fileio` on [`VALIDATE_64_BLOCKS`], then `rest`.
+fn on_64_validated_blocks<'a>(rest: &[&'a str]) -> Vec<&'a str> {
+    [&["fileio"][..], &VALIDATE_64_BLOCKS, rest].concat()
+}
+
 fn prepared_for_validate() -> tempfile::TempDir {
     let d = scratch();
-    let r = tb(
-        d.path(),
-        &[&["fileio"][..], &VALIDATE_64_BLOCKS, &["prepare"]].concat(),
-    );
+    let r = tb(d.path(), &on_64_validated_blocks(&["prepare"]));
     assert_eq!(r.code, 0, "{}", r.stdout);
     d
 }
@@ -429,12 +432,7 @@ fn validate_with_more_threads_than_blocks_is_refused_before_it_runs() {
     // and Ctrl-C.
     let d = prepared_for_validate();
     let before = listing(d.path());
-    let args = [
-        &["fileio"][..],
-        &VALIDATE_64_BLOCKS,
-        &["--threads=65", "--time=1", "run"],
-    ]
-    .concat();
+    let args = on_64_validated_blocks(&["--threads=65", "--time=1", "run"]);
     let (r, ended) = tb_within(d.path(), &args, std::time::Duration::from_secs(30));
     assert!(ended, "65 threads over 64 blocks hung:\n{}", r.stdout);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
@@ -456,12 +454,7 @@ fn validate_with_more_threads_than_blocks_is_refused_before_it_runs() {
     assert!(!r.stdout.contains("Threads started!"), "{}", r.stdout);
     assert_eq!(listing(d.path()), before, "nothing written");
     // The bound itself runs and ends on time: one thread per block.
-    let args = [
-        &["fileio"][..],
-        &VALIDATE_64_BLOCKS,
-        &["--threads=64", "--time=1", "run"],
-    ]
-    .concat();
+    let args = on_64_validated_blocks(&["--threads=64", "--time=1", "run"]);
     let (r, ended) = tb_within(d.path(), &args, std::time::Duration::from_secs(60));
     assert!(ended, "64 threads over 64 blocks hung:\n{}", r.stdout);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
@@ -479,31 +472,10 @@ fn validate_with_every_block_taken_stops_on_sigint() {
     // One thread per block: every draw but a few collides, and the threads
     // wait on each other; Ctrl-C must still end the run with its report.
     let d = prepared_for_validate();
-    let args = [
-        &["fileio"][..],
-        &VALIDATE_64_BLOCKS,
-        &["--threads=64", "--time=600", "run"],
-    ]
-    .concat();
-    let mut child = Command::new(tankbench_bin())
-        .args(&args)
-        .current_dir(d.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let args = on_64_validated_blocks(&["--threads=64", "--time=600", "run"]);
+    let mut child = spawn_piped(d.path(), &args);
     let mut pipe = child.stdout.take().unwrap();
-    let mut seen = Vec::new();
-    let mut chunk = [0u8; 4096];
-    while !String::from_utf8_lossy(&seen).contains("Threads started!\n") {
-        let n = pipe.read(&mut chunk).unwrap();
-        assert!(
-            n > 0,
-            "ended before its threads started:\n{}",
-            String::from_utf8_lossy(&seen)
-        );
-        seen.extend_from_slice(&chunk[..n]);
-    }
+    let mut seen = read_until_threads_started(&mut pipe);
     std::thread::sleep(std::time::Duration::from_millis(300));
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
@@ -514,16 +486,7 @@ fn validate_with_every_block_taken_stops_on_sigint() {
         pipe.read_to_end(&mut seen).unwrap();
         seen
     });
-    let ended = loop {
-        if child.try_wait().unwrap().is_some() {
-            break true;
-        }
-        if t.elapsed().as_secs() > 20 {
-            child.kill().unwrap();
-            break false;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
+    let ended = ended_within(&mut child, t, std::time::Duration::from_secs(20));
     let status = child.wait().unwrap();
     let stdout = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
     assert!(ended, "SIGINT did not end the run:\n{stdout}");

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{listing, scratch, tb, Run};
+use common::{example_system, listing, refused_naming, scratch, tb, Run};
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> String {
@@ -18,6 +18,13 @@ fn fixture(name: &str) -> String {
 
 const FIO: &str = "fio-randrw-4jobs-fsync1-group.json";
 const SYSBENCH: &str = "sysbench-rndrw-4threads-fsyncall.txt";
+
+/// `tankbench results import --store <store> <args>` in `dir`.
+fn import(dir: &Path, store: &Path, args: &[&str]) -> Run {
+    let mut words = vec!["results", "import", "--store", store.to_str().unwrap()];
+    words.extend_from_slice(args);
+    tb(dir, &words)
+}
 
 /// The JSON documents in a store directory, by name.
 fn stored(dir: &Path) -> Vec<(String, serde_json::Value)> {
@@ -32,12 +39,9 @@ fn stored(dir: &Path) -> Vec<(String, serde_json::Value)> {
 
 /// Refused: exit 1, one line on stderr naming each of `words`, the store as
 /// it was.
+#[track_caller]
 fn refused(r: &Run, store: &Path, before: &[(String, u64)], words: &[&str]) {
-    assert_eq!(r.code, 1, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
-    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    for w in words {
-        assert!(r.stderr.contains(w), "{w} not named: {}", r.stderr);
-    }
+    refused_naming(r, words);
     if before.is_empty() {
         assert!(!store.exists() || listing(store).is_empty(), "stored");
     } else {
@@ -50,13 +54,10 @@ fn fio_and_sysbench_reports_are_stored_as_measured_runs() {
     let d = scratch();
     let store = d.path().join("store");
     let (fio, sysbench) = (fixture(FIO), fixture(SYSBENCH));
-    let r = tb(
+    let r = import(
         d.path(),
+        &store,
         &[
-            "results",
-            "import",
-            "--store",
-            store.to_str().unwrap(),
             "--label",
             "host=vm1",
             "--label=tool-run=imported",
@@ -104,16 +105,7 @@ fn fio_and_sysbench_reports_are_stored_as_measured_runs() {
 
     // Importing the same report again would make a false repeat.
     let before = listing(&store);
-    let r = tb(
-        d.path(),
-        &[
-            "results",
-            "import",
-            "--store",
-            store.to_str().unwrap(),
-            &fio,
-        ],
-    );
+    let r = import(d.path(), &store, &[&fio]);
     refused(&r, &store, &before, &[FIO, "already in"]);
 }
 
@@ -123,41 +115,17 @@ fn a_file_that_is_not_a_report_stores_nothing() {
     let store = d.path().join("store");
     let notes = d.path().join("notes.txt");
     std::fs::write(&notes, "not a benchmark report\n").unwrap();
-    let r = tb(
-        d.path(),
-        &[
-            "results",
-            "import",
-            "--store",
-            store.to_str().unwrap(),
-            &fixture(FIO),
-            notes.to_str().unwrap(),
-        ],
-    );
+    let r = import(d.path(), &store, &[&fixture(FIO), notes.to_str().unwrap()]);
     refused(&r, &store, &[], &["notes.txt", "fio JSON", "sysbench"]);
 
     // A fio job fileio cannot run, in an existing store: left as it was.
-    let r = tb(
-        d.path(),
-        &[
-            "results",
-            "import",
-            "--store",
-            store.to_str().unwrap(),
-            &fixture(SYSBENCH),
-        ],
-    );
+    let r = import(d.path(), &store, &[&fixture(SYSBENCH)]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let before = listing(&store);
-    let r = tb(
+    let r = import(
         d.path(),
-        &[
-            "results",
-            "import",
-            "--store",
-            store.to_str().unwrap(),
-            &fixture("fio-readwrite-sequential-mixed.json"),
-        ],
+        &store,
+        &[&fixture("fio-readwrite-sequential-mixed.json")],
     );
     refused(&r, &store, &before, &["'mixed'", "rw=readwrite"]);
 
@@ -167,27 +135,9 @@ fn a_file_that_is_not_a_report_stores_nothing() {
         &["results", "import", "--label", "novalue", &fixture(FIO)],
     );
     refused(&r, &d.path().join("tankbench-results"), &[], &["--label"]);
-    let r = tb(
-        d.path(),
-        &[
-            "results",
-            "import",
-            "--store",
-            store.to_str().unwrap(),
-            "missing.json",
-        ],
-    );
+    let r = import(d.path(), &store, &["missing.json"]);
     refused(&r, &store, &before, &["missing.json"]);
-    let r = tb(
-        d.path(),
-        &[
-            "results",
-            "import",
-            "--store",
-            notes.to_str().unwrap(),
-            &fixture(FIO),
-        ],
-    );
+    let r = import(d.path(), &notes, &[&fixture(FIO)]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stderr.contains("not a directory"), "{}", r.stderr);
     assert_eq!(
@@ -200,27 +150,16 @@ fn a_file_that_is_not_a_report_stores_nothing() {
 fn calibrate_fits_on_imported_runs() {
     let d = scratch();
     let store = d.path().join("store");
-    let r = tb(
-        d.path(),
-        &[
-            "results",
-            "import",
-            "--store",
-            store.to_str().unwrap(),
-            &fixture(FIO),
-            &fixture(SYSBENCH),
-        ],
-    );
+    let r = import(d.path(), &store, &[&fixture(FIO), &fixture(SYSBENCH)]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let system = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/systems/this-machine-ext4.toml");
+    let system = example_system("this-machine-ext4.toml");
     let r = tb(
         d.path(),
         &[
             "simulate",
             "calibrate",
             "--system",
-            system.to_str().unwrap(),
+            &system,
             "--fit",
             "commit_device.flush_ms",
             "--save-profile",
@@ -256,16 +195,7 @@ fn live_fio_output_imports_through_the_binary() {
     let report = d.path().join("live.json");
     std::fs::write(&report, &out.stdout).unwrap();
     let store = d.path().join("store");
-    let r = tb(
-        d.path(),
-        &[
-            "results",
-            "import",
-            "--store",
-            store.to_str().unwrap(),
-            report.to_str().unwrap(),
-        ],
-    );
+    let r = import(d.path(), &store, &[report.to_str().unwrap()]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let fio_doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let docs = stored(&store);

@@ -3,17 +3,8 @@
 
 mod common;
 
-use common::{listing, scratch, tb, Run};
-use std::path::{Path, PathBuf};
-
-/// The repository's example systems.
-fn system(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/systems")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
-}
+use common::{example_system, listing, mkfifo, refused_naming, scratch, tb, Run};
+use std::path::Path;
 
 /// The reference user's workload, 5 simulated seconds.
 const RNDRW: [&str; 8] = [
@@ -29,7 +20,7 @@ const RNDRW: [&str; 8] = [
 
 /// `tankbench simulate <own> -- <RNDRW with extra before run>` in `dir`.
 fn simulate(dir: &Path, own: &[&str], extra: &[&str]) -> Run {
-    simulate_on(dir, &system("reference-nas.toml"), own, extra)
+    simulate_on(dir, &example_system("reference-nas.toml"), own, extra)
 }
 
 /// [`simulate`] on the system file `sys`.
@@ -54,16 +45,20 @@ fn count(v: &serde_json::Value, what: &str) -> f64 {
 
 /// Refused: exit 1, one line on stderr naming `option`, nothing on stdout,
 /// nothing written in the working directory.
+#[track_caller]
 fn refused(r: &Run, dir: &Path, option: &str) {
-    assert_eq!(r.code, 1, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
-    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    assert!(
-        r.stderr.contains(option),
-        "{option} not named: {}",
-        r.stderr
-    );
-    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    refused_keeping(r, option);
     assert!(listing(dir).is_empty(), "{:?}", listing(dir));
+}
+
+/// [`simulate`] with `own` and `extra` in a fresh directory, refused as
+/// [`refused`] says, naming `option`.
+#[track_caller]
+fn simulation_refused(own: &[&str], extra: &[&str], option: &str) -> Run {
+    let d = scratch();
+    let r = simulate(d.path(), own, extra);
+    refused(&r, d.path(), option);
+    r
 }
 
 #[test]
@@ -156,17 +151,13 @@ fn overrides_reach_the_model() {
 
 #[test]
 fn bad_layout_is_one_line_naming_the_option() {
-    let d = scratch();
-    let r = simulate(d.path(), &["--layout", "3xraidz9-8"], &[]);
-    refused(&r, d.path(), "--layout");
+    let r = simulation_refused(&["--layout", "3xraidz9-8"], &[], "--layout");
     assert!(r.stderr.contains("raidz2-WIDTH"), "{}", r.stderr);
 }
 
 #[test]
 fn bad_client_is_one_line_with_the_accepted_values() {
-    let d = scratch();
-    let r = simulate(d.path(), &["--client", "nfs4"], &[]);
-    refused(&r, d.path(), "--client");
+    let r = simulation_refused(&["--client", "nfs4"], &[], "--client");
     assert!(r.stderr.contains("linux-nfs"), "{}", r.stderr);
 }
 
@@ -216,7 +207,7 @@ fn unknown_system_field_is_one_line() {
 fn prepare_and_cleanup_are_refused() {
     for command in ["prepare", "cleanup"] {
         let d = scratch();
-        let sys = system("local-mirror.toml");
+        let sys = example_system("local-mirror.toml");
         let r = tb(
             d.path(),
             &[
@@ -234,11 +225,13 @@ fn prepare_and_cleanup_are_refused() {
 
 #[test]
 fn a_bad_fileio_option_is_fileios_error() {
-    let d = scratch();
     // fileio's own check and message (sysbench 1.0.20's wording, which names
     // the mode rather than the option).
-    let r = simulate(d.path(), &[], &["--file-test-mode=sideways"]);
-    refused(&r, d.path(), "Invalid IO operations mode: sideways");
+    simulation_refused(
+        &[],
+        &["--file-test-mode=sideways"],
+        "Invalid IO operations mode: sideways",
+    );
 }
 
 #[test]
@@ -276,17 +269,13 @@ fn json_file_is_written_once_and_never_replaced() {
 
 #[test]
 fn an_unmodelled_io_mode_is_one_line() {
-    let d = scratch();
-    let r = simulate(d.path(), &[], &["--file-io-mode=async"]);
-    refused(&r, d.path(), "--file-io-mode");
+    let r = simulation_refused(&[], &["--file-io-mode=async"], "--file-io-mode");
     assert_eq!(r.stderr.matches("simulate:").count(), 1, "{}", r.stderr);
 }
 
 #[test]
 fn a_bad_log_override_names_the_option_and_the_devices() {
-    let d = scratch();
-    let r = simulate(d.path(), &["--log=floppy"], &[]);
-    refused(&r, d.path(), "--log");
+    let r = simulation_refused(&["--log=floppy"], &[], "--log");
     assert!(r.stderr.contains("ssd-sata"), "{}", r.stderr);
 }
 
@@ -321,7 +310,7 @@ fn simulate_matrix(dir: &Path, own: &[&str], extra: &[&str]) -> Run {
     words.push("--time=1");
     words.extend_from_slice(extra);
     words.push("run");
-    let sys = system("reference-nas.toml");
+    let sys = example_system("reference-nas.toml");
     let mut args = vec!["simulate", "--system", &sys];
     args.extend_from_slice(own);
     args.push("--");
@@ -423,16 +412,16 @@ fn matrix_save_stores_every_cell_as_a_prediction() {
 fn the_matrix_file_form_runs_the_reference_cells() {
     let d = scratch();
     let m = d.path().join("m.toml");
-    let example = std::fs::read_to_string(system("reference-matrix.toml")).unwrap();
+    let example = std::fs::read_to_string(example_system("reference-matrix.toml")).unwrap();
     // The shipped matrix, its system found next to it, cut to one second.
     let text = example
         .replace(
             "\"reference-nas.toml\"",
-            &format!("{:?}", system("reference-nas.toml")),
+            &format!("{:?}", example_system("reference-nas.toml")),
         )
         .replace("--time=240", "--time=1");
     std::fs::write(&m, text).unwrap();
-    let r = tb(d.path(), &["simulate", "matrix", "m.toml", "--format=csv"]);
+    let r = simulate_matrix_file(d.path(), &["--format=csv"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert!(
@@ -441,7 +430,7 @@ fn the_matrix_file_form_runs_the_reference_cells() {
         lines[0]
     );
     assert_eq!(lines.len(), 13, "{}", r.stdout);
-    let r = tb(d.path(), &["simulate", "matrix", "m.toml", "--format=xml"]);
+    let r = simulate_matrix_file(d.path(), &["--format=xml"]);
     // clap's refusal of a value: the option, the value and the accepted ones.
     refused_keeping(&r, "invalid value 'xml' for '--format");
     refused_keeping(&r, "text, markdown, csv, json");
@@ -454,16 +443,22 @@ fn the_matrix_file_form_runs_the_reference_cells() {
         text.replace("\"--time=1\"", "\"--time=1\", \"--save=x\""),
     )
     .unwrap();
-    let r = tb(d.path(), &["simulate", "matrix", "m.toml"]);
+    let r = simulate_matrix_file(d.path(), &[]);
     refused_keeping(&r, "--save");
     assert!(!d.path().join("x").exists());
 }
 
+/// `tankbench simulate matrix m.toml <opts>` in `dir`.
+fn simulate_matrix_file(dir: &Path, opts: &[&str]) -> Run {
+    let mut args = vec!["simulate", "matrix", "m.toml"];
+    args.extend_from_slice(opts);
+    tb(dir, &args)
+}
+
 /// Refused with one line naming `what`, nothing on stdout.
+#[track_caller]
 fn refused_keeping(r: &Run, what: &str) {
-    assert_eq!(r.code, 1, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
-    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    assert!(r.stderr.contains(what), "{what} not named: {}", r.stderr);
+    refused_naming(r, &[what]);
     assert!(r.stdout.is_empty(), "{}", r.stdout);
 }
 
@@ -495,7 +490,7 @@ fn plan_prints_the_simulators_table_per_layout() {
     // system over the plan's first 4,000 events. The same system: plan
     // builds it from its options and names no platform (today's pipelined
     // ZIL), where the reference box of 2017 is FreeNAS 11's.
-    let reference = std::fs::read_to_string(system("reference-nas.toml")).unwrap();
+    let reference = std::fs::read_to_string(example_system("reference-nas.toml")).unwrap();
     let todays: String = reference
         .lines()
         .filter(|l| !l.trim_start().starts_with("platform"))
@@ -619,22 +614,6 @@ fn plan_json_is_schema_2_with_the_predicted_figures() {
 // ---- Runaway simulations (issue 19): each ends in one line and exit 1,
 // or in a bounded result that says where it stopped, in a few seconds.
 
-/// Refused: exit 1, one line on stderr naming every word of `what`.
-fn refused_naming(r: &Run, what: &[&str]) {
-    assert_eq!(r.code, 1, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
-    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    for w in what {
-        assert!(r.stderr.contains(w), "'{w}' not named: {}", r.stderr);
-    }
-}
-
-fn mkfifo(path: &Path) {
-    use std::os::unix::ffi::OsStrExt as _;
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
-    // SAFETY: a NUL-terminated path and a mode; mkfifo touches nothing else.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-}
-
 /// A system whose every request costs 0 ns: simulated time never advances.
 const ZERO_COST: &str = r#"
 name = "zero"
@@ -695,7 +674,7 @@ fn a_zero_cost_system_is_refused_naming_its_fields() {
 fn a_fifo_or_a_device_as_system_or_profile_is_refused_at_once() {
     let d = scratch();
     mkfifo(&d.path().join("fifo"));
-    let ext4 = system("this-machine-ext4.toml");
+    let ext4 = example_system("this-machine-ext4.toml");
     for own in [
         vec!["--system", "fifo"],
         vec!["--system", "/dev/zero"],
@@ -721,7 +700,7 @@ fn a_fifo_or_a_device_as_system_or_profile_is_refused_at_once() {
         "system = \"fifo\"\nworkload = [\"--file-test-mode=rndrd\", \"--time=1\"]\n",
     )
     .unwrap();
-    let r = tb(d.path(), &["simulate", "matrix", "m.toml"]);
+    let r = simulate_matrix_file(d.path(), &[]);
     refused_naming(&r, &["m.toml", "fifo", "not a regular file"]);
 }
 
@@ -737,7 +716,7 @@ fn a_config_file_above_16_mib_is_refused() {
 #[test]
 fn runaway_workloads_are_refused_before_anything_is_simulated() {
     let d = scratch();
-    let ext4 = system("this-machine-ext4.toml");
+    let ext4 = example_system("this-machine-ext4.toml");
     let r = simulate_small(d.path(), &["--system", &ext4], &["--time=1000000000"]);
     refused_naming(&r, &["--time=1000000000", "at most 86400"]);
     let r = simulate_small(d.path(), &["--system", &ext4], &["--threads=1000000000"]);
@@ -757,7 +736,7 @@ fn runaway_workloads_are_refused_before_anything_is_simulated() {
         &[
             "simulate",
             "--system",
-            &system("reference-nas.toml"),
+            &example_system("reference-nas.toml"),
             "--client",
             "linux-nfs",
             "--",
@@ -783,27 +762,29 @@ fn runaway_workloads_are_refused_before_anything_is_simulated() {
         ),
     )
     .unwrap();
-    let r = tb(d.path(), &["simulate", "matrix", "m.toml"]);
+    let r = simulate_matrix_file(d.path(), &[]);
     refused_naming(&r, &["--time=1000000000"]);
+}
+
+/// A day of [`SMALL_READS`] on this machine's ext4 with `own` (an event
+/// budget among them), as JSON: it must succeed and say `says` on stderr.
+fn a_day_within_a_budget(own: &[&str], says: &str) -> serde_json::Value {
+    let d = scratch();
+    let ext4 = example_system("this-machine-ext4.toml");
+    let mut args = vec!["--system", ext4.as_str()];
+    args.extend_from_slice(own);
+    let r = simulate_small(d.path(), &args, &["--time=86400", "--format=json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains(says), "{}", r.stderr);
+    serde_json::from_str(&r.stdout).unwrap()
 }
 
 #[test]
 fn a_long_run_stops_at_its_event_budget_and_says_so() {
-    let d = scratch();
-    let ext4 = system("this-machine-ext4.toml");
-    let r = simulate_small(
-        d.path(),
-        &["--system", &ext4, "--max-sim-events", "20000"],
-        &["--time=86400", "--format=json"],
+    let doc = a_day_within_a_budget(
+        &["--max-sim-events", "20000"],
+        "stopped at the simulation budget of 20000 events",
     );
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(
-        r.stderr
-            .contains("stopped at the simulation budget of 20000 events"),
-        "{}",
-        r.stderr
-    );
-    let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(doc["counts"]["events"], 20000);
     assert!(doc["total_time_s"].as_f64().unwrap() < 86400.0);
     let codes: Vec<&str> = doc["warnings"]
@@ -818,7 +799,7 @@ fn a_long_run_stops_at_its_event_budget_and_says_so() {
 #[test]
 fn matrices_are_counted_before_they_are_expanded() {
     let d = scratch();
-    let ext4 = system("this-machine-ext4.toml");
+    let ext4 = example_system("this-machine-ext4.toml");
     // 600 x 400 = 240,000 cells.
     let rams: Vec<String> = (1..=600).map(|g| format!("\"{g}G\"")).collect();
     let cores: Vec<String> = (0..400).map(|_| "2".to_string()).collect();
@@ -855,28 +836,10 @@ fn matrices_are_counted_before_they_are_expanded() {
 
 #[test]
 fn a_matrix_shares_its_event_budget_and_reports_the_cells_it_stopped() {
-    let d = scratch();
-    let ext4 = system("this-machine-ext4.toml");
-    let r = simulate_small(
-        d.path(),
-        &[
-            "--system",
-            &ext4,
-            "--ram",
-            "8G,16G",
-            "--max-sim-events",
-            "40000",
-        ],
-        &["--time=86400", "--format=json"],
+    let doc = a_day_within_a_budget(
+        &["--ram", "8G,16G", "--max-sim-events", "40000"],
+        "2 of 2 cell(s) stopped at their share (20000 events)",
     );
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(
-        r.stderr
-            .contains("2 of 2 cell(s) stopped at their share (20000 events)"),
-        "{}",
-        r.stderr
-    );
-    let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     for cell in doc["results"].as_array().unwrap() {
         assert_eq!(cell["counts"]["events"], 20000);
     }
@@ -1088,36 +1051,17 @@ fn the_matrix_file_form_takes_intervals_samples_and_saves_them() {
     let m = d.path().join("m.toml");
     let text = format!(
         "system = {:?}\nworkload = [\"--file-total-size=64M\", \"--file-test-mode=rndwr\", \"--file-fsync-all\", \"--threads=2\", \"--time=1\"]\n[[axis]]\nkey = \"link\"\nvalues = [\"2x1G\", \"2x10G\"]\n",
-        system("reference-nas.toml")
+        example_system("reference-nas.toml")
     );
     std::fs::write(&m, text).unwrap();
-    let r = tb(
-        d.path(),
-        &[
-            "simulate",
-            "matrix",
-            "m.toml",
-            "--samples",
-            "3",
-            "--format=csv",
-        ],
-    );
+    let r = simulate_matrix_file(d.path(), &["--samples", "3", "--format=csv"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let header = r.stdout.lines().next().unwrap_or_default();
     assert!(
         header.contains("\"writes/s\",\"writes/s low\",\"writes/s high\""),
         "{header}"
     );
-    let r = tb(
-        d.path(),
-        &[
-            "simulate",
-            "matrix",
-            "m.toml",
-            "--intervals=off",
-            "--format=csv",
-        ],
-    );
+    let r = simulate_matrix_file(d.path(), &["--intervals=off", "--format=csv"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(!r.stdout.contains(" low\""), "{}", r.stdout);
     let r = tb(
@@ -1126,17 +1070,7 @@ fn the_matrix_file_form_takes_intervals_samples_and_saves_them() {
     );
     refused_keeping(&r, "--samples=1: accepted: 2 or more");
     // The stored predictions carry their intervals.
-    let r = tb(
-        d.path(),
-        &[
-            "simulate",
-            "matrix",
-            "m.toml",
-            "--samples",
-            "3",
-            "--save=store",
-        ],
-    );
+    let r = simulate_matrix_file(d.path(), &["--samples", "3", "--save=store"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let stored = listing(&d.path().join("store"));
     assert_eq!(stored.len(), 2, "{stored:?}");

@@ -108,6 +108,23 @@ fn words<'a>(args: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
     v
 }
 
+/// The words of a run in `mode` (a `--file-test-mode=` word) on the files of
+/// [`SMALL_SET`], then `extra`.
+fn small_run<'a>(mode: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    words(
+        &["fileio", "--file-total-size=4M", "--file-num=4", mode],
+        extra,
+    )
+}
+
+/// Both programs on [`SMALL_SET`]'s files, `args` succeeding in both; then
+/// sysbench's run, tankbench's run and tankbench's directory.
+fn both_succeed_on_small_set(args: &[&str]) -> (Run, Run, tempfile::TempDir) {
+    let (a, b, _d_sb, d_tb) = side_by_side(&[SMALL_SET], args);
+    assert_eq!((a.code, b.code), (0, 0), "{}{}", b.stdout, b.stderr);
+    (a, b, d_tb)
+}
+
 // ---------------------------------------------------------------------------
 // Thread creation beyond what the OS allows.
 
@@ -241,16 +258,7 @@ fn a_thread_the_os_refuses_ends_the_run_like_sysbench() {
     let tankbench = limit.runnable(&tankbench_bin());
     let d_sb = shared_dir(|d| run_in(&sb, d, SMALL_SET));
     let d_tb = shared_dir(|d| tb(d, SMALL_SET));
-    let args = words(
-        &[
-            "fileio",
-            "--file-total-size=4M",
-            "--file-num=4",
-            "--file-test-mode=rndrd",
-            "--time=5",
-        ],
-        &["--threads=1000"],
-    );
+    let args = small_run("--file-test-mode=rndrd", &["--time=5", "--threads=1000"]);
     let a = run_with_deadline(
         limit.command(&sb, d_sb.path(), &args),
         Duration::from_secs(60),
@@ -300,15 +308,9 @@ fn more_threads_than_memory_maps_allow_is_a_one_line_error() {
     let d = scratch();
     assert_eq!(tb(d.path(), SMALL_SET).code, 0);
     let mut cmd = Command::new(tankbench_bin());
-    cmd.current_dir(d.path()).args(words(
-        &[
-            "fileio",
-            "--file-total-size=4M",
-            "--file-num=4",
-            "--file-test-mode=rndrd",
-            "--time=1",
-        ],
-        &[&format!("--threads={threads}")],
+    cmd.current_dir(d.path()).args(small_run(
+        "--file-test-mode=rndrd",
+        &["--time=1", &format!("--threads={threads}")],
     ));
     let r = run_with_deadline(cmd, Duration::from_secs(60));
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
@@ -358,16 +360,7 @@ fn short_runs_never_show_a_percentile_outside_min_and_max() {
         let json_arg = format!("--json={}", json.display());
         let r = tb(
             d.path(),
-            &words(
-                &[
-                    "fileio",
-                    "--file-total-size=4M",
-                    "--file-num=4",
-                    "--file-test-mode=rndrd",
-                    "--events=1",
-                ],
-                &[&json_arg],
-            ),
+            &small_run("--file-test-mode=rndrd", &["--events=1", &json_arg]),
         );
         assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
         for row in ["read", "event"] {
@@ -408,13 +401,8 @@ fn short_runs_never_show_a_percentile_outside_min_and_max() {
 #[test]
 fn debug_output_matches_sysbench() {
     need_sysbench!();
-    let args = words(
-        &[
-            "fileio",
-            "--file-total-size=4M",
-            "--file-num=4",
-            "--file-test-mode=rndrw",
-        ],
+    let args = small_run(
+        "--file-test-mode=rndrw",
         &[
             "--events=30",
             "--file-fsync-freq=10",
@@ -422,8 +410,7 @@ fn debug_output_matches_sysbench() {
             "--debug",
         ],
     );
-    let (a, b, _d1, _d2) = side_by_side(&[SMALL_SET], &args);
-    assert_eq!((a.code, b.code), (0, 0), "{}{}", b.stdout, b.stderr);
+    let (a, b, _d_tb) = both_succeed_on_small_set(&args);
     // One thread and a seed: the same requests, offsets included, and the same
     // lines around them (the limit line, "Done.", the per-thread block).
     assert_eq!(debug_ops(&a.stdout).3, debug_ops(&b.stdout).3);
@@ -440,17 +427,11 @@ fn debug_output_matches_sysbench() {
 #[test]
 fn several_threads_fold_their_limit_lines_like_sysbench() {
     need_sysbench!();
-    let args = words(
-        &[
-            "fileio",
-            "--file-total-size=4M",
-            "--file-num=4",
-            "--file-test-mode=rndrd",
-        ],
+    let args = small_run(
+        "--file-test-mode=rndrd",
         &["--events=3", "--threads=3", "--verbosity=4"],
     );
-    let (a, b, _d1, _d2) = side_by_side(&[SMALL_SET], &args);
-    assert_eq!((a.code, b.code), (0, 0), "{}{}", b.stdout, b.stderr);
+    let (a, b, _d_tb) = both_succeed_on_small_set(&args);
     assert_eq!(mask(&a.stdout), mask(&before_additions(&b.stdout)));
     let tail = [
         "Threads started!",
@@ -471,17 +452,8 @@ fn several_threads_fold_their_limit_lines_like_sysbench() {
 #[test]
 fn verbosity_5_without_debug_matches_sysbench() {
     need_sysbench!();
-    let args = words(
-        &[
-            "fileio",
-            "--file-total-size=4M",
-            "--file-num=4",
-            "--file-test-mode=rndrd",
-        ],
-        &["--time=1", "--verbosity=5"],
-    );
-    let (a, b, _d1, _d2) = side_by_side(&[SMALL_SET], &args);
-    assert_eq!((a.code, b.code), (0, 0), "{}{}", b.stdout, b.stderr);
+    let args = small_run("--file-test-mode=rndrd", &["--time=1", "--verbosity=5"]);
+    let (a, b, _d_tb) = both_succeed_on_small_set(&args);
     // Worker start lines and "Time limit exceeded"; no request lines and no
     // per-thread block (those need --debug).
     assert_eq!(mask(&a.stdout), mask(&before_additions(&b.stdout)));
@@ -577,17 +549,8 @@ fn verbosity_2_prints_nothing_for_a_successful_run() {
     need_sysbench!();
     // rndwr over several files with periodic fsync: tankbench has warnings to
     // give about this result, but at --verbosity=2 sysbench prints nothing.
-    let args = words(
-        &[
-            "fileio",
-            "--file-total-size=4M",
-            "--file-num=4",
-            "--file-test-mode=rndwr",
-        ],
-        &["--events=300", "--verbosity=2"],
-    );
-    let (a, b, _d1, d_tb) = side_by_side(&[SMALL_SET], &args);
-    assert_eq!((a.code, b.code), (0, 0), "{}{}", b.stdout, b.stderr);
+    let args = small_run("--file-test-mode=rndwr", &["--events=300", "--verbosity=2"]);
+    let (a, b, d_tb) = both_succeed_on_small_set(&args);
     assert_eq!(a.stdout, "");
     assert_eq!(b.stdout, "");
     // The warnings are still there, in the result.
@@ -619,12 +582,8 @@ fn merging_line_is_printed_in_random_modes_too() {
     need_sysbench!();
     for mode in ["rndrd", "rndrw", "seqrd"] {
         let m = format!("--file-test-mode={mode}");
-        let args = words(
-            &["fileio", "--file-total-size=4M", "--file-num=4", &m],
-            &["--file-merged-requests=4", "--events=5"],
-        );
-        let (a, b, _d1, _d2) = side_by_side(&[SMALL_SET], &args);
-        assert_eq!((a.code, b.code), (0, 0), "{}{}", b.stdout, b.stderr);
+        let args = small_run(&m, &["--file-merged-requests=4", "--events=5"]);
+        let (a, b, _d_tb) = both_succeed_on_small_set(&args);
         assert!(a
             .stdout
             .contains("Block size 16KiB\nMerging requests up to 64KiB for sequential IO.\n"));
@@ -653,17 +612,11 @@ fn merging_line_is_printed_in_random_modes_too() {
 #[test]
 fn checkpoint_reports_have_sysbench_blank_lines() {
     need_sysbench!();
-    let args = words(
-        &[
-            "fileio",
-            "--file-total-size=4M",
-            "--file-num=4",
-            "--file-test-mode=rndrd",
-        ],
+    let args = small_run(
+        "--file-test-mode=rndrd",
         &["--time=2", "--report-checkpoints=1"],
     );
-    let (a, b, _d1, _d2) = side_by_side(&[SMALL_SET], &args);
-    assert_eq!((a.code, b.code), (0, 0), "{}{}", b.stdout, b.stderr);
+    let (a, b, _d_tb) = both_succeed_on_small_set(&args);
     let expected = [
         "Threads started!",
         "",
@@ -685,13 +638,8 @@ fn checkpoint_reports_have_sysbench_blank_lines() {
 fn a_failure_during_the_run_still_ends_with_done() {
     need_sysbench!();
     // Files prepared without --validate fail the first checksum check.
-    let args = words(
-        &[
-            "fileio",
-            "--file-total-size=4M",
-            "--file-num=4",
-            "--file-test-mode=rndrd",
-        ],
+    let args = small_run(
+        "--file-test-mode=rndrd",
         &["--validate", "--events=5", "--rand-seed=3", "--verbosity=4"],
     );
     let (a, b, _d1, _d2) = side_by_side(&[SMALL_SET], &args);

@@ -47,6 +47,31 @@ fn case01_prepare_creates_the_same_files_and_output() {
     assert!(b2.stdout.contains("No bytes written."));
 }
 
+/// The real sysbench and two fresh directories, each after its own program's
+/// `prepare` (which must succeed), then `alter` (the user's change to what
+/// prepare left): sysbench's first, tankbench's second.
+fn prepared_by_both(
+    prepare: &[&str],
+    alter: impl Fn(&std::path::Path),
+) -> (std::path::PathBuf, tempfile::TempDir, tempfile::TempDir) {
+    let sb = sysbench_bin().unwrap();
+    let d_sb = scratch();
+    let d_tb = scratch();
+    assert_eq!(run_in(&sb, d_sb.path(), prepare).code, 0);
+    assert_eq!(tb(d_tb.path(), prepare).code, 0);
+    for d in [d_sb.path(), d_tb.path()] {
+        alter(d);
+    }
+    (sb, d_sb, d_tb)
+}
+
+/// A fresh directory after tankbench's `prepare` with `args` (which must succeed).
+fn prepared_by_tankbench(args: &[&str]) -> tempfile::TempDir {
+    let d = scratch();
+    assert_eq!(tb(d.path(), args).code, 0, "{args:?}");
+    d
+}
+
 fn umask() -> u32 {
     // SAFETY: read and restore the process umask.
     unsafe {
@@ -98,22 +123,13 @@ fn case03_prepare_extends_a_short_file() {
         "--file-num=8",
         "prepare",
     ]];
-    let sb = sysbench_bin().unwrap();
-    let d_sb = scratch();
-    let d_tb = scratch();
-    for d in [d_sb.path(), d_tb.path()] {
-        let r = if d == d_sb.path() {
-            run_in(&sb, d, setup[0])
-        } else {
-            tb(d, setup[0])
-        };
-        assert_eq!(r.code, 0);
+    let (sb, d_sb, d_tb) = prepared_by_both(setup[0], |d| {
         let f = std::fs::OpenOptions::new()
             .write(true)
             .open(d.join("test_file.1"))
             .unwrap();
         f.set_len(5_000_000).unwrap();
-    }
+    });
     let a = run_in(&sb, d_sb.path(), setup[0]);
     let b = tb(d_tb.path(), setup[0]);
     assert_eq!(mask(&a.stdout), mask(&b.stdout));
@@ -443,27 +459,7 @@ fn case11_option_parsing_matches() {
         &["--file-total-size", "4M"],
         &["--verbosity=1"],
     ];
-    for extra in cases {
-        let mut args: Vec<&str> = base.to_vec();
-        args.extend_from_slice(extra);
-        args.push("run");
-        let (a, b, _d1, _d2) = side_by_side(setup, &args);
-        assert_eq!(
-            a.code, b.code,
-            "{extra:?}\nsysbench:\n{}{}\ntankbench:\n{}{}",
-            a.stdout, a.stderr, b.stdout, b.stderr
-        );
-        assert_eq!(mask(&a.stderr), mask(&b.stderr), "{extra:?} stderr");
-        if a.code == 0 {
-            assert_eq!(
-                mask(&a.stdout),
-                mask(&sysbench_part(&b.stdout)),
-                "{extra:?} stdout"
-            );
-        } else {
-            assert_eq!(mask(&a.stdout), mask(&b.stdout), "{extra:?} stdout");
-        }
-    }
+    assert_same_as_sysbench(setup, &base, cases);
 }
 
 #[test]
@@ -555,15 +551,7 @@ fn case13_legacy_syntax() {
 #[test]
 fn case13_max_time_zero_keeps_the_ten_second_default() {
     // Legacy --max-time=0 is a no-op: the default --time=10 stays.
-    let d = scratch();
-    assert_eq!(
-        tb(
-            d.path(),
-            &["fileio", "--file-total-size=1M", "--file-num=1", "prepare"]
-        )
-        .code,
-        0
-    );
+    let d = prepared_by_tankbench(&["fileio", "--file-total-size=1M", "--file-num=1", "prepare"]);
     let r = tb(
         d.path(),
         &[
@@ -585,15 +573,7 @@ fn case13_max_time_zero_keeps_the_ten_second_default() {
 #[test]
 fn case14_direct_io_alignment() {
     need_sysbench!();
-    let d = scratch();
-    assert_eq!(
-        tb(
-            d.path(),
-            &["fileio", "--file-total-size=16M", "--file-num=4", "prepare"]
-        )
-        .code,
-        0
-    );
+    let d = prepared_by_tankbench(&["fileio", "--file-total-size=16M", "--file-num=4", "prepare"]);
     // sysbench fails mid-run with EINVAL; tankbench refuses before any I/O with
     // the reason, and no report.
     let r = tb(
@@ -643,19 +623,10 @@ fn case14_direct_io_alignment() {
 fn case15_cleanup_removes_only_its_files() {
     need_sysbench!();
     let setup: &[&[&str]] = &[&["fileio", "--file-total-size=64M", "--file-num=4", "prepare"]];
-    let sb = sysbench_bin().unwrap();
-    let d_sb = scratch();
-    let d_tb = scratch();
-    for (i, d) in [d_sb.path(), d_tb.path()].into_iter().enumerate() {
-        let r = if i == 0 {
-            run_in(&sb, d, setup[0])
-        } else {
-            tb(d, setup[0])
-        };
-        assert_eq!(r.code, 0);
+    let (sb, d_sb, d_tb) = prepared_by_both(setup[0], |d| {
         std::fs::write(d.join("keep.txt"), "mine").unwrap();
         std::fs::write(d.join("test_file.4"), "not in --file-num range").unwrap();
-    }
+    });
     let args = ["fileio", "--file-total-size=64M", "--file-num=4", "cleanup"];
     let a = run_in(&sb, d_sb.path(), &args);
     let b = tb(d_tb.path(), &args);
@@ -733,15 +704,7 @@ fn every_mode_and_io_mode_matches_counts() {
 
 #[test]
 fn async_mode_uses_io_uring_and_counts_everything() {
-    let d = scratch();
-    assert_eq!(
-        tb(
-            d.path(),
-            &["fileio", "--file-total-size=8M", "--file-num=4", "prepare"]
-        )
-        .code,
-        0
-    );
+    let d = prepared_by_tankbench(&["fileio", "--file-total-size=8M", "--file-num=4", "prepare"]);
     let r = tb(
         d.path(),
         &[
@@ -815,15 +778,7 @@ fn validate_reads_what_sysbench_prepared() {
     let r = run_in(&sb, d.path(), &rw);
     assert_eq!(r.code, 0, "sysbench reads tankbench's blocks: {}", r.stdout);
     // Unvalidated (zero) files fail validation with sysbench's three lines.
-    let d2 = scratch();
-    assert_eq!(
-        tb(
-            d2.path(),
-            &["fileio", "--file-total-size=4M", "--file-num=2", "prepare"]
-        )
-        .code,
-        0
-    );
+    let d2 = prepared_by_tankbench(&["fileio", "--file-total-size=4M", "--file-num=2", "prepare"]);
     let r = tb(
         d2.path(),
         &[
@@ -849,9 +804,7 @@ fn validate_reads_what_sysbench_prepared() {
 
 #[test]
 fn invoked_as_sysbench_it_is_sysbench() {
-    let d = scratch();
-    let link = d.path().join("sysbench");
-    std::os::unix::fs::symlink(tankbench_bin(), &link).unwrap();
+    let (d, link) = linked_as_sysbench();
     let r = run_in(
         &link,
         d.path(),
@@ -898,8 +851,9 @@ fn small_total_size_is_an_error_not_a_crash() {
     assert!(listing(d.path()).is_empty(), "nothing written");
 }
 
-/// The same comparison as case 11, for one list of extra words each: exit code
-/// and stderr equal, stdout equal (for a run, up to the end of sysbench's report).
+/// For each list of extra words after `base` (then `run`), both programs after
+/// `setup`: exit code and stderr equal, stdout equal (for a run, up to the end
+/// of sysbench's report).
 fn assert_same_as_sysbench(setup: &[&[&str]], base: &[&str], cases: &[&[&str]]) {
     for extra in cases {
         let mut args: Vec<&str> = base.to_vec();
@@ -1252,9 +1206,7 @@ fn empty_values_where_sysbench_crashes_name_the_option() {
 
 #[test]
 fn version_through_the_sysbench_name_is_exactly_sysbench_s() {
-    let d = scratch();
-    let link = d.path().join("sysbench");
-    std::os::unix::fs::symlink(tankbench_bin(), &link).unwrap();
+    let (d, link) = linked_as_sysbench();
     let cases: &[&[&str]] = &[
         &["--version"],
         &["fileio", "--version"],
@@ -1450,9 +1402,7 @@ fn seed_ratio_and_verbosity_print_as_sysbench_prints_them() {
         ],
     );
     // The lines themselves (the comparison above masks digits).
-    let d = scratch();
-    let r = tb(d.path(), SMALL_SET[0]);
-    assert_eq!(r.code, 0);
+    let d = prepared_by_tankbench(SMALL_SET[0]);
     let run = |extra: &[&str]| {
         let args = [&SMALL_RUN[..], extra, &["run"]].concat();
         tb(d.path(), &args)

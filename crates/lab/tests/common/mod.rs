@@ -1,9 +1,14 @@
-//! Shared helpers of the lab's integration tests: the tankbench binary.
-//! Prerequisites (root, /dev/fuse, programs) go through `testkit::require!`.
+//! Shared helpers of the lab's integration tests: the tankbench binary, lab
+//! roots and options, the checks that nothing is left behind, and mounted
+//! FUSE disks. Prerequisites (root, /dev/fuse, programs) go through
+//! `testkit::require!` in each test.
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use lab::parts::diskfs::{is_fuse_mount, DiskConfig, DiskFs, DiskFsServer, DiskSetConfig};
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// The tankbench binary, built if needed: `TANKBENCH_BIN`, else
 /// `cargo build -p tankbench` and target/debug/tankbench.
@@ -26,4 +31,106 @@ pub fn tankbench() -> PathBuf {
     let bin = target.join("debug").join("tankbench");
     assert!(bin.is_file(), "{} missing after build", bin.display());
     bin
+}
+
+/// Where a test's labs live: `/var/tmp/<name>-<pid>`, so a run beside
+/// another never meets its labs.
+pub fn lab_root(name: &str) -> PathBuf {
+    PathBuf::from(format!("/var/tmp/{name}-{}", std::process::id()))
+}
+
+/// How the tests bring a lab up: with `tankbench`, progress on stderr.
+pub fn up_options(tankbench: &Path, measure_link: bool) -> lab::lab::UpOptions {
+    lab::lab::UpOptions {
+        tankbench: tankbench.to_path_buf(),
+        measure_link,
+        progress: Box::new(|s| eprintln!("{s}")),
+    }
+}
+
+/// What of a lab under `root` is still there that every lab leaves the same
+/// way: mounts below `root`, live processes whose command line names it.
+pub fn mounts_and_processes_under(root: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for m in lab::parts::sys::mounts() {
+        if m.target.starts_with(root) {
+            found.push(format!("mount {}", m.target.display()));
+        }
+    }
+    let root_s = root.display().to_string();
+    for pid in lab::parts::sys::all_pids() {
+        let cmd = lab::parts::sys::pid_cmdline(pid);
+        if lab::parts::sys::pid_alive(pid) && cmd.iter().any(|a| a.contains(&root_s)) {
+            found.push(format!("process {pid}: {}", cmd.join(" ")));
+        }
+    }
+    found
+}
+
+/// Fails the test, listing them, if any leftovers were found.
+#[track_caller]
+pub fn assert_nothing_left(leftovers: &[String]) {
+    assert!(leftovers.is_empty(), "left behind: {leftovers:?}");
+}
+
+/// A set of the lab's FUSE disks mounted at `<dir>/disks`, served by a
+/// background session; unmounted when dropped.
+pub struct MountedDisks {
+    _session: fuser::BackgroundSession,
+    pub dir: tempfile::TempDir,
+}
+
+impl MountedDisks {
+    /// A disk file (or the control file) of the mount.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join("disks").join(name)
+    }
+
+    /// A disk opened for reading and writing.
+    pub fn open(&self, name: &str) -> File {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(self.path(name))
+            .unwrap()
+    }
+}
+
+/// Mount disks in a fresh directory (named `<prefix>...`) as the file system
+/// `fsname`; `disks` makes their configurations, backing files in the
+/// directory it is given. With `stats`, the disks' stats file is
+/// `<dir>/stats.json`. Needs root and /dev/fuse (the caller checks).
+pub fn mount_disks(
+    prefix: &str,
+    fsname: &str,
+    stats: bool,
+    disks: impl FnOnce(&Path) -> Vec<DiskConfig>,
+) -> MountedDisks {
+    let dir = tempfile::Builder::new().prefix(prefix).tempdir().unwrap();
+    let mp = dir.path().join("disks");
+    std::fs::create_dir(&mp).unwrap();
+    let cfg = DiskSetConfig {
+        mountpoint: mp.clone(),
+        fsname: fsname.into(),
+        stats_file: stats.then(|| dir.path().join("stats.json")),
+        disks: disks(dir.path()),
+    };
+    let fs = DiskFs::new(&cfg).unwrap();
+    let mut config = fuser::Config::default();
+    config.mount_options = vec![fuser::MountOption::FSName(fsname.into())];
+    let session = fuser::Session::new(DiskFsServer::new(fs), &mp, &config)
+        .unwrap()
+        .spawn()
+        .unwrap();
+    for _ in 0..100 {
+        if is_fuse_mount(&mp) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(is_fuse_mount(&mp), "disk fs did not mount");
+    MountedDisks {
+        _session: session,
+        dir,
+    }
 }

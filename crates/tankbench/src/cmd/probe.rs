@@ -2,7 +2,10 @@
 //! NAS client makes, with percentiles. The probe is `fileio::probe`; this
 //! module parses, prints and saves.
 
-use super::slog::{check_json_destination, emit, exit_code, parse_duration, OutputFormat};
+use super::slog::{
+    check_json_destination, emit, exit_code, parse_duration, percentile_cells_us, OutputFormat,
+    PERCENTILE_COLUMNS_US,
+};
 use clap::Args;
 use fileio::probe::{ProbeResult, ProbeSpec, ProbeTarget, Transport};
 use report::table::{Cell, Table};
@@ -31,30 +34,29 @@ pub(crate) struct ProbeArgs {
 }
 
 fn table_of(r: &ProbeResult) -> String {
-    let mut t = Table::new(&[
-        ("operation", false),
-        ("call", false),
-        ("samples", true),
-        ("mean µs", true),
-        ("p50 µs", true),
-        ("p95 µs", true),
-        ("p99 µs", true),
-        ("p99.9 µs", true),
-        ("max µs", true),
-    ]);
+    let mut t = Table::new(
+        &[
+            &[
+                ("operation", false),
+                ("call", false),
+                ("samples", true),
+                ("mean µs", true),
+            ][..],
+            &PERCENTILE_COLUMNS_US,
+            &[("max µs", true)],
+        ]
+        .concat(),
+    );
     for o in &r.operations {
-        let us = |p: f64| Cell::Num(o.latency.at(p).map(|ms| ms * 1000.0));
-        t.rows.push(vec![
+        let mut row = vec![
             Cell::Text(o.op.name().into()),
             Cell::Text(o.call.clone()),
             Cell::Int(o.samples),
             Cell::Num(Some(o.latency.mean_ms * 1000.0)),
-            us(50.0),
-            us(95.0),
-            us(99.0),
-            us(99.9),
-            Cell::Num(Some(o.latency.max_ms * 1000.0)),
-        ]);
+        ];
+        row.extend(percentile_cells_us(&o.latency));
+        row.push(Cell::Num(Some(o.latency.max_ms * 1000.0)));
+        t.rows.push(row);
     }
     if r.interrupted {
         t.notes

@@ -3,6 +3,7 @@
 
 use anyhow::bail;
 use clap::{Args, ValueEnum};
+use fileio::result::LatencySummary;
 use fileio::slog::{PerSize, SlogResult, SlogSpec, SyncMethod, TargetKind};
 use report::atomic::{check_new_file, write_atomically, Existing};
 use report::table::{Cell, Table};
@@ -131,31 +132,41 @@ fn size_text(bytes: u64) -> String {
     }
 }
 
+/// The percentile columns of the slog and probe tables (right-aligned).
+pub(crate) const PERCENTILE_COLUMNS_US: [(&str, bool); 4] = [
+    ("p50 µs", true),
+    ("p95 µs", true),
+    ("p99 µs", true),
+    ("p99.9 µs", true),
+];
+
+/// A row's cells under [`PERCENTILE_COLUMNS_US`]: `latency` at those
+/// percentiles, in µs (empty where one was not measured).
+pub(crate) fn percentile_cells_us(latency: &LatencySummary) -> [Cell; 4] {
+    [50.0, 95.0, 99.0, 99.9].map(|p| Cell::Num(latency.at(p).map(|ms| ms * 1000.0)))
+}
+
 pub(crate) fn table_of(r: &SlogResult) -> String {
-    let mut t = Table::new(&[
-        ("size", true),
-        ("writes", true),
-        ("µs/write", true),
-        ("p50 µs", true),
-        ("p95 µs", true),
-        ("p99 µs", true),
-        ("p99.9 µs", true),
-        ("MB/s", true),
-        ("IOPS", true),
-    ]);
+    let mut t = Table::new(
+        &[
+            &[("size", true), ("writes", true), ("µs/write", true)][..],
+            &PERCENTILE_COLUMNS_US,
+            &[("MB/s", true), ("IOPS", true)],
+        ]
+        .concat(),
+    );
     for s in &r.sizes {
-        let us = |p: f64| Cell::Num(s.latency.at(p).map(|ms| ms * 1000.0));
-        t.rows.push(vec![
+        let mut row = vec![
             Cell::Text(size_text(s.size_bytes)),
             Cell::Int(s.writes),
             Cell::Num(Some(s.latency.mean_ms * 1000.0)),
-            us(50.0),
-            us(95.0),
-            us(99.0),
-            us(99.9),
+        ];
+        row.extend(percentile_cells_us(&s.latency));
+        row.extend([
             Cell::Num(Some(s.bytes_per_second / 1e6)),
             Cell::Num(Some(s.iops)),
         ]);
+        t.rows.push(row);
     }
     if let Some(fit) = &r.fit {
         t.notes.push(match fit.bandwidth_bytes_per_second {

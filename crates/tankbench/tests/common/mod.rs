@@ -49,11 +49,39 @@ pub fn tb(dir: &Path, args: &[&str]) -> Run {
     run_in(&tankbench_bin(), dir, args)
 }
 
+/// The path of the repository's example system file `name`
+/// (examples/systems).
+pub fn example_system(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/systems")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
 pub fn scratch() -> tempfile::TempDir {
     tempfile::Builder::new()
         .prefix("tb-test-")
         .tempdir()
         .expect("temp dir")
+}
+
+/// Refused: exit 1, one line on stderr naming every word of `what`.
+#[track_caller]
+pub fn refused_naming(r: &Run, what: &[&str]) {
+    assert_eq!(r.code, 1, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    for w in what {
+        assert!(r.stderr.contains(w), "'{w}' not named: {}", r.stderr);
+    }
+}
+
+/// A FIFO at `path` (mode 0600): a file that would block whoever reads it.
+pub fn mkfifo(path: &Path) {
+    use std::os::unix::ffi::OsStrExt as _;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path and a mode; mkfifo touches nothing else.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
 }
 
 /// Names and sizes of the regular files in `dir`, sorted.
