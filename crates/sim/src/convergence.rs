@@ -27,6 +27,14 @@ pub struct RunOptions {
     pub budget: Budget,
     pub early_stop: bool,
     pub half_width: f64,
+    /// Count only from the end of the first txg sync, after at most this
+    /// many events of warm-up (`simulate --count-after-first-sync`, and
+    /// every `plan` prediction): before the first sync nothing competes
+    /// with a write workload's writes, so a short run that counted from the
+    /// start would report a faster phase than the steady state. A run that
+    /// warms up does not also stop early (the batch means have a warm-up
+    /// of their own, in simulated time).
+    pub warmup_events: Option<u64>,
 }
 
 impl Default for RunOptions {
@@ -35,6 +43,7 @@ impl Default for RunOptions {
             budget: Budget::default(),
             early_stop: true,
             half_width: RELATIVE_HALF_WIDTH,
+            warmup_events: None,
         }
     }
 }

@@ -162,7 +162,7 @@ struct Sim<'a> {
     /// the instant it converged (crate::convergence).
     convergence: Option<BatchMeans>,
     converged_at: Option<Nanos>,
-    /// While `Some`, the run is warming up (crate::simulate_after_warmup):
+    /// While `Some`, the run is warming up (`RunOptions::warmup_events`):
     /// nothing is counted until the first txg sync has completed or this
     /// many events were issued, whichever comes first.
     warmup_events: Option<u64>,
@@ -192,27 +192,6 @@ pub fn simulate_within(
     Ok(sim.result())
 }
 
-/// [`simulate_within`], counting only after a warm-up: the run starts
-/// counting once the first txg sync has completed (or after `warmup_events`
-/// events, for a workload whose syncs come late or never), and `--events`
-/// counts from there. For a short run (a plan's): on a write workload the
-/// time before the first sync is faster than the steady state, since
-/// nothing competes with the writes yet (docs/prediction.md, "`plan` asks
-/// this model").
-pub fn simulate_after_warmup(
-    spec: &RunSpec,
-    system: &SystemModel,
-    budget: Budget,
-    warmup_events: u64,
-) -> Result<RunResult, SimError> {
-    let sys = system.resolve()?;
-    check_supported(spec, budget)?;
-    let mut sim = Sim::new(spec, &sys, 0, budget)?;
-    sim.warmup_events = Some(warmup_events);
-    sim.run()?;
-    Ok(sim.result())
-}
-
 /// Predict `spec` on `system` as `options` say: within their budget, and
 /// stopping a `--time` run once its throughput is known when they allow it
 /// ([`crate::convergence`]).
@@ -224,7 +203,9 @@ pub fn simulate_run(
     let sys = system.resolve()?;
     check_supported(spec, options.budget)?;
     let mut sim = Sim::new(spec, &sys, 0, options.budget)?;
-    if options.early_stop && spec.time_s > 0 && spec.events == 0 {
+    sim.warmup_events = options.warmup_events;
+    if options.warmup_events.is_none() && options.early_stop && spec.time_s > 0 && spec.events == 0
+    {
         let run_ns = spec.time_s.saturating_mul(1_000_000_000);
         let warmup = crate::convergence::warmup_ns(run_ns, sys.txg_timeout_ns);
         let minimum = crate::convergence::minimum_ns(warmup, sys.txg_timeout_ns);

@@ -27,8 +27,8 @@ pub mod uncertainty;
 
 pub use convergence::RunOptions;
 pub use engine::{
-    simulate, simulate_after_warmup, simulate_run, simulate_traced, simulate_with_utilisation,
-    simulate_within, Issued, Utilisation,
+    simulate, simulate_run, simulate_traced, simulate_with_utilisation, simulate_within, Issued,
+    Utilisation,
 };
 pub use limits::{Budget, LimitError};
 pub use system::{System, SystemModel};

@@ -348,6 +348,9 @@ pub struct CellRuns<'a> {
     /// Whether a `--time` cell may stop once its throughput is known
     /// (crate::convergence), as a single prediction does.
     pub early_stop: bool,
+    /// Count each cell from the end of its first txg sync, after at most
+    /// this many events of warm-up (`RunOptions::warmup_events`).
+    pub warmup_events: Option<u64>,
     /// Samples of each cell's interval (None: points only): one design for
     /// every cell (crate::uncertainty::Design).
     pub intervals: Option<usize>,
@@ -363,6 +366,7 @@ impl CellRuns<'_> {
             parallel,
             events: crate::limits::DEFAULT_MATRIX_EVENTS,
             early_stop: false,
+            warmup_events: None,
             intervals: None,
             progress: None,
         }
@@ -408,6 +412,7 @@ pub fn run_cells_with(
     let options = crate::RunOptions {
         budget,
         early_stop: how.early_stop,
+        warmup_events: how.warmup_events,
         ..crate::RunOptions::default()
     };
     let sample_options = options.for_sample();

@@ -48,7 +48,7 @@ pub(crate) const PLAN_WORKLOAD: [&str; 5] = [
 pub const PLAN_EVENTS: u64 = 4000;
 
 /// Events a plan prediction may spend warming up before it counts
-/// (crate::simulate_after_warmup): it counts from the end of the first txg
+/// (crate::RunOptions::warmup_events): it counts from the end of the first txg
 /// sync, or after this many events. With a log device a 4 KiB sync workload
 /// runs ~3,700 writes/s before the first sync and ~3,200 after it (3xraidz2-8,
 /// SATA SSD log, 2x10G), and the first sync ends after ~9,000 events: a
@@ -66,6 +66,17 @@ pub(crate) const MAX_PLAN_THREADS: u32 = 1024;
 /// of a run's budget. A `--time` workload reaching it stops there (its
 /// steady state is reached long before: see [`PLAN_EVENTS`]).
 pub(crate) const PLAN_BUDGET_EVENTS: u64 = 1_000_000;
+
+/// How a plan prediction runs: within its budget, [`PLAN_EVENTS`] counted
+/// after the warm-up, never stopped early (its runs end at `--events`).
+pub fn plan_run_options() -> crate::RunOptions {
+    crate::RunOptions {
+        budget: plan_budget(),
+        early_stop: false,
+        warmup_events: Some(PLAN_WARMUP_EVENTS),
+        ..crate::RunOptions::default()
+    }
+}
 
 fn plan_budget() -> crate::limits::Budget {
     crate::limits::Budget {
@@ -233,7 +244,7 @@ impl SimPerformance {
     fn simulate(&self, system: &SystemModel, threads: u32) -> Result<RunResult, String> {
         let spec = self.spec(threads).map_err(|e| e.to_string())?;
         // SimError's messages carry no command prefix of their own.
-        crate::simulate_after_warmup(&spec, system, plan_budget(), PLAN_WARMUP_EVENTS)
+        crate::simulate_run(&spec, system, &plan_run_options())
             .map_err(|e| format!("not predicted: {e}"))
     }
 

@@ -92,13 +92,7 @@ fn the_plan_workload(time: &str) -> RunSpec {
 
 /// A simulation as the plan runs one: counted after its warm-up.
 fn as_planned(spec: &RunSpec, system: &SystemModel) -> RunResult {
-    sim::simulate_after_warmup(
-        spec,
-        system,
-        sim::Budget::default(),
-        sim::plan_model::PLAN_WARMUP_EVENTS,
-    )
-    .unwrap()
+    sim::simulate_run(spec, system, &sim::plan_model::plan_run_options()).unwrap()
 }
 
 #[test]

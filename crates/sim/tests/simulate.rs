@@ -1029,6 +1029,15 @@ fn a_cpu_contention_outside_0_to_1_is_refused_naming_the_field() {
     }
 }
 
+/// Run options that count after the first txg sync, or after `most`
+/// events of warm-up.
+fn warming_up(most: u64) -> sim::RunOptions {
+    sim::RunOptions {
+        warmup_events: Some(most),
+        ..sim::RunOptions::default()
+    }
+}
+
 #[test]
 fn a_warmed_up_run_counts_its_events_from_the_end_of_the_first_txg_sync() {
     // A 4 KiB sync workload on a SATA SSD log device: before the first
@@ -1051,7 +1060,7 @@ fn a_warmed_up_run_counts_its_events_from_the_end_of_the_first_txg_sync() {
     .unwrap();
     let m = with_log(&ESXI.replace("\"1G\"", "\"2x10G\""), "\"ssd-sata\"");
     let cold = simulate(&s, &m).unwrap();
-    let warm = sim::simulate_after_warmup(&s, &m, sim::Budget::default(), 100_000).unwrap();
+    let warm = sim::simulate_run(&s, &m, &warming_up(100_000)).unwrap();
     assert!(
         (4000..=4004).contains(&warm.counts.events),
         "{:?}",
@@ -1067,7 +1076,7 @@ fn a_warmed_up_run_counts_its_events_from_the_end_of_the_first_txg_sync() {
     // events, and then counts as a run from the start would.
     let reads = spec(&["--file-test-mode=rndrd", "--threads=2", "--events=2000"]);
     let plain = simulate(&reads, &m).unwrap();
-    let bounded = sim::simulate_after_warmup(&reads, &m, sim::Budget::default(), 500).unwrap();
+    let bounded = sim::simulate_run(&reads, &m, &warming_up(500)).unwrap();
     assert!(
         (2000..=2002).contains(&bounded.counts.events),
         "{:?}",

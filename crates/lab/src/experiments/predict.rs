@@ -289,6 +289,7 @@ pub fn predict_matrix(
         parallel: options.parallel,
         events: budget.events,
         early_stop: false,
+        warmup_events: None,
         intervals: options.intervals,
         progress: None,
     };

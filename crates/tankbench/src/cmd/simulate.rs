@@ -78,6 +78,9 @@ pub(crate) struct SimulateArgs {
     /// Simulate every second of --time instead of stopping once the figures settle.
     #[arg(long)]
     no_early_stop: bool,
+    /// Count from the end of the first txg sync, as plan does.
+    #[arg(long, help = super::simulate_matrix::COUNT_AFTER_FIRST_SYNC_HELP)]
+    count_after_first_sync: bool,
     /// fileio options of the workload, ending in `run` (as for `tankbench fileio`).
     #[arg(last = true, value_name = "FILEIO OPTIONS")]
     fileio: Vec<OsString>,
@@ -234,6 +237,7 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
     let options = sim::RunOptions {
         budget,
         early_stop: !a.no_early_stop,
+        warmup_events: super::simulate_matrix::warmup_events(a.count_after_first_sync),
         ..sim::RunOptions::default()
     };
     // Destinations are checked before the prediction, as fileio checks them
@@ -478,6 +482,7 @@ fn matrix_of_overrides(
                 Switch::Off => None,
             },
             early_stop: !a.no_early_stop,
+            warmup_events: super::simulate_matrix::warmup_events(a.count_after_first_sync),
         },
     )
 }

@@ -53,6 +53,20 @@ pub(crate) struct MatrixArgs {
     /// Simulate every second of --time in every cell instead of stopping once the figures settle.
     #[arg(long)]
     no_early_stop: bool,
+    /// Count each cell from the end of its first txg sync, as plan does.
+    #[arg(long, help = COUNT_AFTER_FIRST_SYNC_HELP)]
+    count_after_first_sync: bool,
+}
+
+/// The help of `--count-after-first-sync` (simulate and simulate matrix).
+pub(crate) const COUNT_AFTER_FIRST_SYNC_HELP: &str =
+    "Count the run (and its --events) from the end of the \
+    first txg sync, after at most 16000 events of warm-up, as plan does: before the first sync \
+    nothing competes with the writes; implies --no-early-stop";
+
+/// The warm-up `--count-after-first-sync` asks for.
+pub(crate) fn warmup_events(count_after_first_sync: bool) -> Option<u64> {
+    count_after_first_sync.then_some(sim::plan_model::PLAN_WARMUP_EVENTS)
 }
 
 /// How a matrix is shown and kept.
@@ -80,6 +94,8 @@ pub struct MatrixOutput {
     /// Whether a `--time` cell stops once its throughput is known (not
     /// `--no-early-stop`).
     pub early_stop: bool,
+    /// `--count-after-first-sync`: the most events of each cell's warm-up.
+    pub warmup_events: Option<u64>,
 }
 
 /// `tankbench simulate matrix MATRIX.toml ...`.
@@ -111,6 +127,7 @@ pub(crate) fn run(a: &MatrixArgs) -> anyhow::Result<i32> {
                 Switch::Off => None,
             },
             early_stop: !a.no_early_stop,
+            warmup_events: warmup_events(a.count_after_first_sync),
         },
     )
 }
@@ -194,6 +211,7 @@ fn predict_cells(
         parallel,
         events: out.events.unwrap_or(sim::limits::DEFAULT_MATRIX_EVENTS),
         early_stop: out.early_stop,
+        warmup_events: out.warmup_events,
         intervals: out.intervals,
         progress: Some(&progress),
     };
