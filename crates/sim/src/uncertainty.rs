@@ -8,8 +8,9 @@
 //! the headline figure is largest ("measure this first").
 //!
 //! The parameters are calibration's ([`Param`], the same names as a
-//! profile's) and the pool disks' flush beside a log device
-//! ([`Param::SAMPLED`]); a profile's fitted parameters narrow to their
+//! profile's), the pool disks' flush beside a log device, and the server's
+//! CPU per MiB and contention ([`Param::SAMPLED`]), less those the workload
+//! cannot move ([`moves`]); a profile's fitted parameters narrow to their
 //! fitted ±2σ. One [`Design`] can sample many systems at the same quantiles
 //! (a matrix's cells, crate::matrix), so their intervals compare fairly.
 //!
@@ -39,8 +40,8 @@ use crate::system::{DeviceSpec, SystemModel};
 use crate::SimError;
 
 /// Samples an interval simulates by default: enough for a stable 10th and
-/// 90th percentile of a Latin hypercube over the five or six parameters a
-/// system has.
+/// 90th percentile of a Latin hypercube over the five to seven parameters
+/// a system and its workload have.
 pub const DEFAULT_SAMPLES: usize = 16;
 
 /// Share of the samples inside the reported interval.

@@ -387,3 +387,68 @@ fn pool_disks_beside_a_log_device_are_sampled_within_their_class() {
         point.counts
     );
 }
+
+#[test]
+fn a_parameter_the_workload_cannot_move_is_not_sampled() {
+    use sim::profile::Param;
+    let m = SystemModel::from_toml(NFS).unwrap();
+    let sampled = |words: &[&str]| -> Vec<Param> {
+        let mut w = vec![
+            "--file-total-size=64M",
+            "--file-test-mode=rndrw",
+            "--rand-seed=2",
+            "--events=100",
+        ];
+        w.extend_from_slice(words);
+        let s = RunSpec::from_words(&w).unwrap();
+        sim::uncertainty::Design::new(8, 2)
+            .apply(&m, None, &s)
+            .unwrap()
+            .spans
+            .iter()
+            .map(|s| s.param)
+            .collect()
+    };
+    // One thread of 4 KiB requests: neither the per-MiB CPU (charged beyond
+    // 4 KiB) nor the contention (one piece of CPU work at a time).
+    let small = sampled(&["--threads=1", "--file-block-size=4K"]);
+    assert!(!small.contains(&Param::ServerCpuUsPerMib), "{small:?}");
+    assert!(!small.contains(&Param::ServerCpuContention), "{small:?}");
+    assert!(small.contains(&Param::ServerCpuUs), "{small:?}");
+    // 1 MiB requests on 4 threads: both.
+    let large = sampled(&["--threads=4", "--file-block-size=1M"]);
+    assert!(large.contains(&Param::ServerCpuUsPerMib), "{large:?}");
+    assert!(large.contains(&Param::ServerCpuContention), "{large:?}");
+    // One thread with asynchronous I/O has several requests at once.
+    let queued = sampled(&["--threads=1", "--file-io-mode=async"]);
+    assert!(queued.contains(&Param::ServerCpuContention), "{queued:?}");
+    // The parameters both have keep their draws: the design's columns do
+    // not move when one is left out.
+    let (a, b) = (
+        sim::uncertainty::Design::new(8, 2)
+            .apply(
+                &m,
+                None,
+                &RunSpec::from_words(&["--file-test-mode=rndrw", "--threads=1", "--events=1"])
+                    .unwrap(),
+            )
+            .unwrap(),
+        sim::uncertainty::Design::new(8, 2)
+            .apply(
+                &m,
+                None,
+                &RunSpec::from_words(&["--file-test-mode=rndrw", "--threads=4", "--events=1"])
+                    .unwrap(),
+            )
+            .unwrap(),
+    );
+    let rtt = |s: &sim::uncertainty::Sampled| -> Vec<f64> {
+        let j = s
+            .spans
+            .iter()
+            .position(|x| x.param == Param::RttMs)
+            .unwrap();
+        s.values.iter().map(|v| v[j]).collect()
+    };
+    assert_eq!(rtt(&a), rtt(&b));
+}
