@@ -241,15 +241,9 @@ impl Cpu {
                 .enumerate()
                 .filter(|&(j, &t)| j != i && t > start)
                 .count();
-            // A cost in ns times at most 1 + 1 * 1023: far inside u64.
-            #[allow(
-                clippy::cast_possible_truncation,
-                clippy::cast_sign_loss,
-                clippy::cast_precision_loss
-            )]
-            let stretched =
-                (cost as f64 * (1.0 + self.contention * others as f64)).round() as Nanos;
-            stretched
+            #[allow(clippy::cast_precision_loss)]
+            let stretched = cost as f64 * (1.0 + self.contention * others as f64);
+            zfs_model::diskmodel::round_to_nanos(stretched)
         } else {
             cost
         };
