@@ -465,7 +465,10 @@ impl<'a> Sim<'a> {
                 }
                 Event::TxgSynced => {
                     self.server.txg_synced(now, &mut self.queue);
-                    if self.warmup_events.is_some() {
+                    // A sync after the last worker stopped (the txg timer
+                    // outlives a short run) ends no warm-up: there is
+                    // nothing left to count.
+                    if self.warmup_events.is_some() && self.active > 0 {
                         self.start_counting(now);
                     }
                 }
@@ -911,6 +914,23 @@ impl<'a> Sim<'a> {
                     self.spec.time_s
                 ),
                 hint: "raise the budget with --max-sim-events (host time grows with it), or give --events".into(),
+            });
+        }
+        if self.measured_from > 0 {
+            notes.push(Warning {
+                code: "predicted_after_warmup".into(),
+                message: format!(
+                    "counted from {:.3} simulated s, the end of the warm-up (the first txg sync, or its bound of events), to {:.3} s; the rates and --events are over that part",
+                    self.measured_from as f64 / 1e9,
+                    self.end as f64 / 1e9
+                ),
+                hint: "before the first txg sync nothing competes with the writes; without --count-after-first-sync the run counts from 0".into(),
+            });
+        } else if self.warmup_events.is_some() {
+            notes.push(Warning {
+                code: "predicted_warmup_unfinished".into(),
+                message: "the run ended before its first txg sync or the warm-up's bound of events; it is counted from 0".into(),
+                hint: "a longer --time or more --events reach the first sync".into(),
             });
         }
         if let Some(at) = self.converged_at {

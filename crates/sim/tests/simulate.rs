@@ -1066,6 +1066,31 @@ fn a_warmed_up_run_counts_its_events_from_the_end_of_the_first_txg_sync() {
         "{:?}",
         warm.counts
     );
+    // It says where counting began; a run from 0 says nothing of it.
+    let note = |r: &RunResult, code: &str| r.warnings.iter().any(|w| w.code == code);
+    assert!(note(&warm, "predicted_after_warmup"), "{:?}", warm.warnings);
+    assert!(
+        !note(&cold, "predicted_after_warmup"),
+        "{:?}",
+        cold.warnings
+    );
+    // A run that ends before its first sync says it was counted from 0.
+    let short = RunSpec::from_words(&[
+        "--file-total-size=4G",
+        "--file-test-mode=rndrw",
+        "--file-fsync-all",
+        "--threads=4",
+        "--time=1",
+        "--events=0",
+        "--rand-seed=1",
+    ])
+    .unwrap();
+    let unfinished = sim::simulate_run(&short, &m, &warming_up(1_000_000)).unwrap();
+    assert!(
+        note(&unfinished, "predicted_warmup_unfinished"),
+        "{:?}",
+        unfinished.warnings
+    );
     assert!(
         warm.rates.writes_per_s < 0.95 * cold.rates.writes_per_s,
         "{} vs {} writes/s",
