@@ -515,6 +515,17 @@ fn plan_prints_the_simulators_table_per_layout() {
         &["--time=240", "--events=4000", "--format=json"],
     );
     let v = json(&sim);
+    // It says from where it counted, on stderr and in its notes.
+    assert!(sim.stderr.contains("note: counted from "), "{}", sim.stderr);
+    assert!(
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["code"] == "predicted_after_warmup"),
+        "{}",
+        sim.stdout
+    );
     let writes = format!("{:.0}", v["rates"]["writes_per_s"].as_f64().unwrap());
     let row = rows
         .iter()

@@ -360,11 +360,18 @@ pub(crate) fn read_system_file(path: &Path) -> anyhow::Result<String> {
         .map_err(|e| anyhow::anyhow!("simulate: --system {}: {e}", path.display()))
 }
 
-/// A prediction that stopped at its event budget says so on stderr (its
-/// JSON notes carry it too).
+/// A prediction that stopped at its event budget, stopped early, or was
+/// counted from somewhere other than its start says so on stderr (its JSON
+/// notes carry it too).
 pub(crate) fn note_budget(result: &fileio::result::RunResult) {
+    const ON_STDERR: [&str; 4] = [
+        "predicted_budget_reached",
+        "predicted_converged",
+        "predicted_after_warmup",
+        "predicted_warmup_unfinished",
+    ];
     for w in &result.warnings {
-        if w.code == "predicted_budget_reached" || w.code == "predicted_converged" {
+        if ON_STDERR.contains(&w.code.as_str()) {
             eprintln!("note: {}; {}", w.message, w.hint);
         }
     }
