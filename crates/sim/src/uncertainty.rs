@@ -26,7 +26,6 @@
 
 use std::collections::BTreeMap;
 
-use fileio::options::IoMode;
 use fileio::options::RunSpec;
 use fileio::result::{FigureInterval, LatencyKey, PredictionInterval, RunResult, Sensitivity};
 use fileio::rng::SeededStream;
@@ -308,8 +307,9 @@ impl Design {
 /// first" and raise the bound below which a correlation is noise:
 /// `server.cpu_us_per_mib` is charged beyond the 4 KiB `server.cpu_us` was
 /// measured at, and `server.cpu_contention` needs two pieces of CPU work at
-/// once, which one thread doing one request at a time never has (its
-/// request's CPU and its commit's run one after the other).
+/// once, which one thread never has: the simulator takes synchronous I/O
+/// only (`engine::check_supported`), one request at a time per thread, and
+/// a request's CPU and its commit's run one after the other.
 pub(crate) fn moves(p: Param, spec: &RunSpec) -> bool {
     match p {
         Param::ServerCpuUsPerMib => {
@@ -319,7 +319,7 @@ pub(crate) fn moves(p: Param, spec: &RunSpec) -> bool {
                 .saturating_mul(spec.merged_requests.max(1));
             largest > crate::server::CPU_US_MEASURED_AT
         }
-        Param::ServerCpuContention => spec.threads > 1 || spec.io_mode != IoMode::Sync,
+        Param::ServerCpuContention => spec.threads > 1,
         _ => true,
     }
 }

@@ -419,9 +419,6 @@ fn a_parameter_the_workload_cannot_move_is_not_sampled() {
     let large = sampled(&["--threads=4", "--file-block-size=1M"]);
     assert!(large.contains(&Param::ServerCpuUsPerMib), "{large:?}");
     assert!(large.contains(&Param::ServerCpuContention), "{large:?}");
-    // One thread with asynchronous I/O has several requests at once.
-    let queued = sampled(&["--threads=1", "--file-io-mode=async"]);
-    assert!(queued.contains(&Param::ServerCpuContention), "{queued:?}");
     // The parameters both have keep their draws: the design's columns do
     // not move when one is left out.
     let (a, b) = (
