@@ -714,9 +714,15 @@ pub struct ServerModel {
     /// The ZFS code base (`openzfs-2.2`, `freenas-11`, ...): the default of
     /// `zil` and `nfs_sync_honoured`. Default: none, today's OpenZFS.
     pub platform: Option<Platform>,
-    /// CPU time per request on the server (RPC, ZPL, DMU), microseconds.
-    /// Default 15: the middle (geometric) of 9-27 µs, PS-009 nosync
-    /// (docs/prediction.md, "Uncertain parameters").
+    /// CPU time per request on the server (RPC, ZPL, DMU), microseconds,
+    /// for a 4 KiB request on one otherwise idle core. Default 11: the
+    /// geometric middle of what sources outside the validation set span,
+    /// 6.9 µs (4 KiB cached reads, 4 jobs, OpenZFS 2.x, openzfs/zfs#10018)
+    /// to 19 µs (4 KiB cached random reads, 32 jobs on a 40-core NUMA box,
+    /// a contended upper bound, openzfs/zfs#3752); one thread of 8 KiB
+    /// buffered writes took 13 µs on ZoL 0.6.3 and 15 µs on FreeBSD 10
+    /// (open and close included, openzfs/zfs#2431). docs/prediction.md,
+    /// "Server CPU per request".
     pub cpu_us: f64,
     /// CPU time per MiB a read or write moves between the caller and the
     /// ARC (the copy in and out of the ARC's buffers), charged for the part
@@ -838,7 +844,7 @@ impl Default for ServerModel {
             ram: "32G".into(),
             arc_fraction: 0.5,
             platform: None,
-            cpu_us: 15.0,
+            cpu_us: 11.0,
             cpu_us_per_mib: 780.0,
             commit_cpu_us: 100.0,
             cpu_contention: 0.17,
