@@ -704,6 +704,37 @@ impl Default for LinkModel {
     }
 }
 
+/// A parameter's documented range from its sources: the default is
+/// `typical`, and an interval samples `low` to `high`
+/// (crate::uncertainty::relative_range), so the two are written once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SourcedRange {
+    pub low: f64,
+    pub typical: f64,
+    pub high: f64,
+}
+
+impl SourcedRange {
+    /// `low` and `high` as multiples of `typical`.
+    pub fn relative(self) -> (f64, f64) {
+        (self.low / self.typical, self.high / self.typical)
+    }
+}
+
+/// `server.cpu_us_per_mib`, µs: see [`ServerModel::cpu_us_per_mib`].
+pub const CPU_US_PER_MIB: SourcedRange = SourcedRange {
+    low: 700.0,
+    typical: 780.0,
+    high: 1430.0,
+};
+
+/// `server.cpu_contention`: see [`ServerModel::cpu_contention`].
+pub const CPU_CONTENTION: SourcedRange = SourcedRange {
+    low: 0.08,
+    typical: 0.17,
+    high: 0.26,
+};
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ServerModel {
@@ -845,9 +876,9 @@ impl Default for ServerModel {
             arc_fraction: 0.5,
             platform: None,
             cpu_us: 11.0,
-            cpu_us_per_mib: 780.0,
+            cpu_us_per_mib: CPU_US_PER_MIB.typical,
             commit_cpu_us: 100.0,
-            cpu_contention: 0.17,
+            cpu_contention: CPU_CONTENTION.typical,
             cores: 4,
             cpu_service: CpuService::Exponential,
             sync: SyncProperty::Standard,

@@ -35,7 +35,7 @@ use zfs_model::diskmodel::{FlashParams, ModelParams};
 
 use crate::convergence::RunOptions;
 use crate::profile::{current_value, device_entry, device_entry_mut, set_value, Param, Profile};
-use crate::system::{DeviceSpec, SystemModel};
+use crate::system::{DeviceSpec, SourcedRange, SystemModel, CPU_CONTENTION, CPU_US_PER_MIB};
 use crate::SimError;
 
 /// Samples an interval simulates by default: enough for a stable 10th and
@@ -79,17 +79,21 @@ pub(crate) fn relative_range(p: Param) -> (Range, &'static str) {
             Range { low: 0.33, high: 3.0 },
             "estimate: no source gives the client's CPU per request; wide",
         ),
-        // 700-1,430 around 780 (crate::system::ServerModel::cpu_us_per_mib).
         Param::ServerCpuUsPerMib => (
-            Range { low: 0.9, high: 1.83 },
+            sourced(CPU_US_PER_MIB),
             "700-1,430 us/MiB: one stream of cached reads at 1.30-1.42 GB/s (openzfs/zfs#7896, #6518), 1.43 ms a cached 1 MiB read with ten jobs (#8066)",
         ),
-        // 0.08-0.26 around 0.17 (crate::system::ServerModel::cpu_contention).
         Param::ServerCpuContention => (
-            Range { low: 0.47, high: 1.53 },
+            sourced(CPU_CONTENTION),
             "0.08-0.26 per other busy core: cached reads at 1 and 4 threads on one 4-core box, x2.24-x2.86 (openzfs/zfs#7896), with and without the lower all-core clock",
         ),
     }
+}
+
+/// A sourced absolute range as multiples of its typical value.
+fn sourced(r: SourcedRange) -> Range {
+    let (low, high) = r.relative();
+    Range { low, high }
 }
 
 /// One sampled parameter: absolute low, typical and high.
