@@ -31,7 +31,10 @@ pub struct RunOptions {
     /// many events of warm-up (`simulate --count-after-first-sync`, and
     /// every `plan` prediction): before the first sync nothing competes
     /// with a write workload's writes, so a short run that counted from the
-    /// start would report a faster phase than the steady state. A run that
+    /// start would report a faster phase than the steady state. A workload
+    /// that writes then counts `--events` and at least one txg timeout of
+    /// simulated time (its rate moves by ±10 % over seconds, so a count
+    /// shorter than that reports one phase). A run that
     /// warms up does not also stop early (the batch means have a warm-up
     /// of their own, in simulated time).
     pub warmup_events: Option<u64>,

@@ -62,7 +62,8 @@ pub(crate) struct MatrixArgs {
 pub(crate) const COUNT_AFTER_FIRST_SYNC_HELP: &str =
     "Count the run (and its --events) from the end of the \
     first txg sync, after at most 16000 events of warm-up, as plan does: before the first sync \
-    nothing competes with the writes; implies --no-early-stop";
+    nothing competes with the writes; a workload that writes counts --events and at least one \
+    txg timeout (its rate moves over seconds); implies --no-early-stop";
 
 /// The warm-up `--count-after-first-sync` asks for.
 pub(crate) fn warmup_events(count_after_first_sync: bool) -> Option<u64> {
