@@ -721,6 +721,15 @@ impl SourcedRange {
     }
 }
 
+/// `server.cpu_us`, µs, as sourced for local access (the default; over
+/// NFS, iSCSI or SMB the interval samples a wider range around it, since
+/// no source gives those servers' figure): see [`ServerModel::cpu_us`].
+pub const SERVER_CPU_US_LOCAL: SourcedRange = SourcedRange {
+    low: 6.9,
+    typical: 11.0,
+    high: 19.0,
+};
+
 /// `server.cpu_us_per_mib`, µs: see [`ServerModel::cpu_us_per_mib`].
 pub const CPU_US_PER_MIB: SourcedRange = SourcedRange {
     low: 700.0,
@@ -875,7 +884,7 @@ impl Default for ServerModel {
             ram: "32G".into(),
             arc_fraction: 0.5,
             platform: None,
-            cpu_us: 11.0,
+            cpu_us: SERVER_CPU_US_LOCAL.typical,
             cpu_us_per_mib: CPU_US_PER_MIB.typical,
             commit_cpu_us: 100.0,
             cpu_contention: CPU_CONTENTION.typical,

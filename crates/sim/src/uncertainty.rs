@@ -35,7 +35,10 @@ use zfs_model::diskmodel::{FlashParams, ModelParams};
 
 use crate::convergence::RunOptions;
 use crate::profile::{current_value, device_entry, device_entry_mut, set_value, Param, Profile};
-use crate::system::{DeviceSpec, SourcedRange, SystemModel, CPU_CONTENTION, CPU_US_PER_MIB};
+use crate::system::{
+    DeviceSpec, Protocol, SourcedRange, SystemModel, CPU_CONTENTION, CPU_US_PER_MIB,
+    SERVER_CPU_US_LOCAL,
+};
 use crate::SimError;
 
 /// Samples an interval simulates by default: enough for a stable 10th and
@@ -56,16 +59,22 @@ pub struct Range {
 /// The documented range of `p` relative to its typical value, and its
 /// sources (docs/prediction.md, "Uncertain parameters"). A device named by
 /// its class takes the class's range instead ([`class_range`]); this one is
-/// for a built-in device that is no class (`ssd-sata-lying`).
-pub(crate) fn relative_range(p: Param) -> (Range, &'static str) {
+/// for a built-in device that is no class (`ssd-sata-lying`). `access`
+/// is how the client reaches the server: the server's CPU per request is
+/// sourced for local access only.
+pub(crate) fn relative_range(p: Param, access: Protocol) -> (Range, &'static str) {
     match p {
         Param::CommitFlushMs | Param::PoolDiskFlushMs => (
             Range { low: 0.33, high: 3.0 },
             "a built-in device that is no disk class: x3 either way, an estimate (the published classes span x3 to x20 from low to high, zfs_model::disk::DiskClass::write_flush_ms)",
         ),
+        Param::ServerCpuUs if access == Protocol::Local => (
+            sourced(SERVER_CPU_US_LOCAL),
+            "6.9-19 us around 11: cached 4 KiB reads, 4 jobs (openzfs/zfs#10018) to 32 contended jobs (#3752); buffered 8 KiB writes 13-15 us (#2431)",
+        ),
         Param::ServerCpuUs => (
             Range { low: 0.33, high: 3.0 },
-            "estimate: no source gives the NFS server's CPU per request; wide",
+            "estimate: no source gives the CPU per request of an NFS, iSCSI or SMB server (its RPC or target layer and ZFS); wide",
         ),
         Param::RttMs => (
             Range { low: 0.5, high: 1.5 },
@@ -168,7 +177,7 @@ pub fn spans(model: &SystemModel, profile: Option<&Profile>) -> Result<Vec<Span>
             // The user's own figures: only a fit's uncertainty widens them.
             None if given => (f64::NEG_INFINITY, f64::INFINITY),
             None => {
-                let (r, _) = relative_range(p);
+                let (r, _) = relative_range(p, model.client.protocol);
                 (typical * r.low, typical * r.high)
             }
         };

@@ -449,3 +449,34 @@ fn a_parameter_the_workload_cannot_move_is_not_sampled() {
     };
     assert_eq!(rtt(&a), rtt(&b));
 }
+
+#[test]
+fn a_local_servers_cpu_per_request_samples_its_sources_and_a_remote_one_wider() {
+    // Local access: the sources' 6.9-19 µs around the default 11
+    // (sim::system::SERVER_CPU_US_LOCAL), scaled with a system's own value.
+    // Over NFS no source sizes the RPC layer: x0.33-x3.
+    let cpu = |toml: &str| {
+        let m = SystemModel::from_toml(toml).unwrap();
+        sim::uncertainty::spans(&m, None)
+            .unwrap()
+            .into_iter()
+            .find(|s| s.param == sim::profile::Param::ServerCpuUs)
+            .unwrap()
+    };
+    let local = NFS.replace("linux-nfs", "local");
+    let s = cpu(&local);
+    assert!((s.typical - 11.0).abs() < 1e-9, "{s:?}");
+    assert!(
+        (s.low - 6.9).abs() < 1e-9 && (s.high - 19.0).abs() < 1e-9,
+        "{s:?}"
+    );
+    let doubled = local.replace("ram = \"8G\"", "ram = \"8G\"\ncpu_us = 22.0");
+    let s = cpu(&doubled);
+    assert!(
+        (s.low - 13.8).abs() < 1e-9 && (s.high - 38.0).abs() < 1e-9,
+        "{s:?}"
+    );
+    let s = cpu(NFS);
+    assert!((s.low - 11.0 * 0.33).abs() < 1e-9, "{s:?}");
+    assert!((s.high - 33.0).abs() < 1e-9, "{s:?}");
+}
