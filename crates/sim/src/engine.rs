@@ -140,12 +140,8 @@ struct Sim<'a> {
     /// with `--file-extra-flags=direct` or no cache).
     guest_cache: Option<PageCache>,
     blocks_per_file: u64,
-    counts: Counts,
-    histos: Histos,
-    event_min: Nanos,
-    event_max: Nanos,
-    event_sum: u64,
-    issued: u64,
+    /// What the run counts; a warm-up's end starts it again.
+    tally: Tally,
     active: usize,
     end: Nanos,
     limit_ns: Option<Nanos>,
@@ -181,6 +177,30 @@ struct Sim<'a> {
     /// faster than a 240 s run (3,754 against 3,247 writes/s); counted for
     /// 5 s (41,000 events) they gave 3,283 (+1.1 %).
     count_at_least_ns: Nanos,
+}
+
+/// The run's counts of operations, latencies and issued events: what
+/// `Sim::new` starts from and `Sim::start_counting` starts again.
+struct Tally {
+    counts: Counts,
+    histos: Histos,
+    event_min: Nanos,
+    event_max: Nanos,
+    event_sum: u64,
+    issued: u64,
+}
+
+impl Default for Tally {
+    fn default() -> Tally {
+        Tally {
+            counts: Counts::default(),
+            histos: Histos::default(),
+            event_min: Nanos::MAX,
+            event_max: 0,
+            event_sum: 0,
+            issued: 0,
+        }
+    }
 }
 
 /// Predict `spec` on `system` within the default budget of events
@@ -419,12 +439,7 @@ impl<'a> Sim<'a> {
             server,
             guest_cache,
             blocks_per_file,
-            counts: Counts::default(),
-            histos: Histos::default(),
-            event_min: Nanos::MAX,
-            event_max: 0,
-            event_sum: 0,
-            issued: 0,
+            tally: Tally::default(),
             active: threads,
             end: 0,
             limit_ns: (spec.time_s > 0).then(|| spec.time_s.saturating_mul(1_000_000_000)),
@@ -500,12 +515,7 @@ impl<'a> Sim<'a> {
         if self.spec.mode.writes() {
             self.count_at_least_ns = self.sys.txg_timeout_ns;
         }
-        self.counts = Counts::default();
-        self.histos = Histos::default();
-        self.event_min = Nanos::MAX;
-        self.event_max = 0;
-        self.event_sum = 0;
-        self.issued = 0;
+        self.tally = Tally::default();
         for w in &mut self.workers {
             w.events = 0;
             w.busy_ns = 0;
@@ -542,15 +552,18 @@ impl<'a> Sim<'a> {
 
     fn issue(&mut self, now: Nanos, w: u32) {
         let spec = self.spec;
-        if self.warmup_events.is_some_and(|most| self.issued >= most) {
+        if self
+            .warmup_events
+            .is_some_and(|most| self.tally.issued >= most)
+        {
             self.start_counting(now);
         }
         let over_time = self.limit_ns.is_some_and(|l| now >= l);
         let over_events = spec.events > 0
             && self.warmup_events.is_none()
-            && self.issued >= spec.events
+            && self.tally.issued >= spec.events
             && now.saturating_sub(self.measured_from) >= self.count_at_least_ns;
-        let over_budget = self.issued >= self.max_events;
+        let over_budget = self.tally.issued >= self.max_events;
         let worker = &mut self.workers[w as usize];
         if over_time || over_events || over_budget {
             self.budget_reached |= over_budget && !over_time && !over_events;
@@ -558,7 +571,7 @@ impl<'a> Sim<'a> {
             self.active -= 1;
             return;
         }
-        self.issued += 1;
+        self.tally.issued += 1;
         if now == self.instant {
             self.at_instant += 1;
             self.stalled = self.at_instant > STALLED_EVENTS;
@@ -617,7 +630,7 @@ impl<'a> Sim<'a> {
     fn begin_fsync(&mut self, now: Nanos, w: u32) {
         let worker = &mut self.workers[w as usize];
         worker.op_start = now;
-        self.counts.fsyncs += 1;
+        self.tally.counts.fsyncs += 1;
         match self.guest_sync {
             Some(GuestSync::JournalCommit) => self.journal_fsync(now, w),
             Some(GuestSync::Flush) => self.guest_flush(now, w),
@@ -791,7 +804,7 @@ impl<'a> Sim<'a> {
     /// `w`'s fsync is complete.
     fn fsync_done(&mut self, now: Nanos, w: u32) {
         let worker = &self.workers[w as usize];
-        self.histos.fsync.record(now - worker.op_start);
+        self.tally.histos.fsync.record(now - worker.op_start);
         if worker.req.op == Op::Write && self.generator.tracks_completions() {
             // The write this fsync followed counts for rndrw's choice only
             // now (see done()).
@@ -828,14 +841,14 @@ impl<'a> Sim<'a> {
         }
         match op {
             Op::Read => {
-                self.counts.reads += 1;
-                self.counts.bytes_read += size;
-                self.histos.read.record(latency);
+                self.tally.counts.reads += 1;
+                self.tally.counts.bytes_read += size;
+                self.tally.histos.read.record(latency);
             }
             _ => {
-                self.counts.writes += 1;
-                self.counts.bytes_written += size;
-                self.histos.write.record(latency);
+                self.tally.counts.writes += 1;
+                self.tally.counts.bytes_written += size;
+                self.tally.histos.write.record(latency);
             }
         }
         // rndrw's choice (read while (reads + 1) / (writes + 1) is below
@@ -863,11 +876,11 @@ impl<'a> Sim<'a> {
         let latency = now - worker.event_start;
         worker.events += 1;
         worker.busy_ns += latency;
-        self.counts.events += 1;
-        self.event_sum += latency;
-        self.event_min = self.event_min.min(latency);
-        self.event_max = self.event_max.max(latency);
-        self.histos.event.record(latency);
+        self.tally.counts.events += 1;
+        self.tally.event_sum += latency;
+        self.tally.event_min = self.tally.event_min.min(latency);
+        self.tally.event_max = self.tally.event_max.max(latency);
+        self.tally.histos.event.record(latency);
         self.end = self.end.max(now);
         if self.convergence.as_mut().is_some_and(|c| c.complete(now)) {
             // The rate is known: no worker starts another event.
@@ -907,11 +920,11 @@ impl<'a> Sim<'a> {
         let journal = match (&self.journal, self.guest_sync) {
             (Some(j), _) => format!(
                 "; {} guest journal commits for {} fsyncs",
-                j.commits, self.counts.fsyncs
+                j.commits, self.tally.counts.fsyncs
             ),
             (None, Some(GuestSync::Flush)) => format!(
                 "; {} guest fsyncs, each a cache flush of the virtual disk (no journal commit: client.guest_fs and --file-fsync-mode)",
-                self.counts.fsyncs
+                self.tally.counts.fsyncs
             ),
             (None, _) => String::new(),
         };
@@ -985,19 +998,19 @@ impl<'a> Sim<'a> {
                 1.0,
             ),
         };
-        let counts = crate::convergence::scale_counts(self.counts, scale);
+        let counts = crate::convergence::scale_counts(self.tally.counts, scale);
         let pcts = &spec.percentiles;
-        let mut event = summarize(&self.histos.event.to_hdr(), pcts);
-        if self.counts.events > 0 {
+        let mut event = summarize(&self.tally.histos.event.to_hdr(), pcts);
+        if self.tally.counts.events > 0 {
             // Exact figures from the counters, as the measured report keeps.
-            event.min_ms = self.event_min as f64 / 1e6;
-            event.max_ms = self.event_max as f64 / 1e6;
-            event.sum_ms = self.event_sum as f64 * scale / 1e6;
-            event.mean_ms = self.event_sum as f64 / self.counts.events as f64 / 1e6;
+            event.min_ms = self.tally.event_min as f64 / 1e6;
+            event.max_ms = self.tally.event_max as f64 / 1e6;
+            event.sum_ms = self.tally.event_sum as f64 * scale / 1e6;
+            event.mean_ms = self.tally.event_sum as f64 / self.tally.counts.events as f64 / 1e6;
             clamp_percentiles(&mut event);
         }
-        let fsync = if self.counts.fsyncs > 0 {
-            self.histos.fsync.to_hdr()
+        let fsync = if self.tally.counts.fsyncs > 0 {
+            self.tally.histos.fsync.to_hdr()
         } else {
             new_hdr()
         };
@@ -1018,11 +1031,11 @@ impl<'a> Sim<'a> {
             .with_latency(LatencyKey::Event, event)
             .with_latency(
                 LatencyKey::Read,
-                summarize(&self.histos.read.to_hdr(), pcts),
+                summarize(&self.tally.histos.read.to_hdr(), pcts),
             )
             .with_latency(
                 LatencyKey::Write,
-                summarize(&self.histos.write.to_hdr(), pcts),
+                summarize(&self.tally.histos.write.to_hdr(), pcts),
             )
             .with_latency(LatencyKey::Fsync, summarize(&fsync, pcts))
             .with_threads(self.workers.iter().map(|w| {
@@ -1063,7 +1076,7 @@ mod tests {
         let mut sim = Sim::new(&spec, &sys, 0, Budget::default()).unwrap();
         sim.run().unwrap();
         let commits = sim.journal.as_ref().map(|j| j.commits).unwrap();
-        (commits, sim.counts)
+        (commits, sim.tally.counts)
     }
 
     #[test]
