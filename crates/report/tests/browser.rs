@@ -91,11 +91,18 @@ impl Browser {
             std::thread::sleep(Duration::from_millis(100));
         };
         let stream = TcpStream::connect(format!("127.0.0.1:{port}")).expect("connect DevTools");
+        // The handshake waits as long as Chromium takes to answer (on a
+        // loaded 2-core machine it took over the 500 ms poll below, and a
+        // read timeout mid-handshake aborts it as Interrupted); the reads
+        // after it poll every 500 ms.
         stream
-            .set_read_timeout(Some(Duration::from_millis(500)))
+            .set_read_timeout(Some(Duration::from_secs(30)))
             .unwrap();
         let (ws, _) = tungstenite::client(format!("ws://127.0.0.1:{port}{path}"), stream)
             .expect("DevTools websocket handshake");
+        ws.get_ref()
+            .set_read_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
         let mut b = Browser {
             child,
             ws,
