@@ -855,7 +855,8 @@ impl Hdd {
         // nothing written since their last flush): the same figure as the
         // full path (an idle destage with nothing to destage, then overhead
         // + 0.0 ms), kept small enough to inline into the pool's loops.
-        if matches!(op, Op::Flush) && self.dirty.is_empty() && self.dirty_ids.is_empty() {
+        // (`dirty_ids` has only keys of `dirty`, so an empty `dirty` is enough.)
+        if matches!(op, Op::Flush) && self.dirty.is_empty() {
             self.busy_until = self.busy_until.max(now) + self.overhead_ns;
             return self.busy_until;
         }
@@ -868,8 +869,7 @@ impl Hdd {
         }
         let start = self.busy_until.max(now);
         let overhead = self.p.overhead_ms;
-        let overhead_ns = self.overhead_ns;
-        let media_at = start + overhead_ns;
+        let media_at = start + self.overhead_ns;
         let service_ms = match op {
             Op::Read { offset, len } => {
                 if self.in_cache(offset, len) {
