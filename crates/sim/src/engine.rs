@@ -6,7 +6,7 @@ use fileio::options::{IoMode, RunSpec};
 use fileio::result::{Counts, Environment, LatencyKey, ResultKind, RunResult, Warning};
 use fileio::rng::{worker_seeds, SeededStream, Xoroshiro};
 use fileio::run::generator::{Generator, Op, Request};
-use fileio::run::histograms::{new_hdr, FastHistogram};
+use fileio::run::histograms::FastHistogram;
 use fileio::summary::{clamp_percentiles, summarize};
 
 use crate::components::{LinkPath, PageCache};
@@ -1000,7 +1000,12 @@ impl<'a> Sim<'a> {
         };
         let counts = crate::convergence::scale_counts(self.tally.counts, scale);
         let pcts = &spec.percentiles;
-        let mut event = summarize(&self.tally.histos.event.to_hdr(), pcts);
+        // Each recorder as an HDR histogram that ends at its largest sample
+        // (a plan summarises four per simulated layout; a full-range one is
+        // ~190 KiB to fill and read).
+        let summary_of = |recorded: &FastHistogram| summarize(&recorded.to_hdr_fitted(), pcts);
+        let histos = &self.tally.histos;
+        let mut event = summary_of(&histos.event);
         if self.tally.counts.events > 0 {
             // Exact figures from the counters, as the measured report keeps.
             event.min_ms = self.tally.event_min as f64 / 1e6;
@@ -1010,10 +1015,12 @@ impl<'a> Sim<'a> {
             clamp_percentiles(&mut event);
         }
         let fsync = if self.tally.counts.fsyncs > 0 {
-            self.tally.histos.fsync.to_hdr()
+            summary_of(&histos.fsync)
         } else {
-            new_hdr()
+            summary_of(&FastHistogram::default())
         };
+        let read = summary_of(&histos.read);
+        let write = summary_of(&histos.write);
         let link = self
             .sys
             .link
@@ -1029,15 +1036,9 @@ impl<'a> Sim<'a> {
             .with_label("slog", if self.sys.log.is_some() { "yes" } else { "no" })
             .with_figures(counts, seconds, seconds)
             .with_latency(LatencyKey::Event, event)
-            .with_latency(
-                LatencyKey::Read,
-                summarize(&self.tally.histos.read.to_hdr(), pcts),
-            )
-            .with_latency(
-                LatencyKey::Write,
-                summarize(&self.tally.histos.write.to_hdr(), pcts),
-            )
-            .with_latency(LatencyKey::Fsync, summarize(&fsync, pcts))
+            .with_latency(LatencyKey::Read, read)
+            .with_latency(LatencyKey::Write, write)
+            .with_latency(LatencyKey::Fsync, fsync)
             .with_threads(self.workers.iter().map(|w| {
                 (
                     crate::convergence::scale(w.events, scale),

@@ -249,11 +249,20 @@ impl LatencyKind {
 /// an HDR histogram when the run ends; recording into `hdrhistogram` directly
 /// cost about 80 instructions per sample, a measurable share of a request
 /// served from page cache.
+#[derive(Default)]
 pub struct FastHistogram {
-    counts: Box<[u32]>,
+    /// The counts of buckets `first..first + counts.len()`, whole octaves:
+    /// the array grows to take in each new octave a sample falls in, so it
+    /// holds the few octaves a run's latencies cover, not all 33 (130 KiB,
+    /// zeroed and faulted in at creation, and read in full at the end: a
+    /// fifth of a wide-pool `plan`, which records into four per simulated
+    /// layout).
+    counts: Vec<u32>,
+    first: usize,
 }
 
 const FAST_SUB: u32 = 10; // 2^10 sub-buckets per octave
+#[cfg(test)]
 const FAST_LEN: usize = fast_index(HDR_HIGH_NS) + 1;
 
 /// Bucket of a value already clamped to the HDR range.
@@ -283,11 +292,23 @@ fn fast_value(index: usize) -> u64 {
     low + ((1u64 << shift) >> 1)
 }
 
-impl Default for FastHistogram {
-    fn default() -> Self {
-        FastHistogram {
-            counts: vec![0u32; FAST_LEN].into_boxed_slice(),
-        }
+/// First bucket of the octave holding bucket `index` (the first two
+/// octaves, which hold values one to one, count as one).
+const fn octave_start(index: usize) -> usize {
+    if index < (2 << FAST_SUB) {
+        0
+    } else {
+        (index >> FAST_SUB) << FAST_SUB
+    }
+}
+
+/// One past the last bucket of the octave holding bucket `index`.
+const fn octave_end(index: usize) -> usize {
+    let end = ((index >> FAST_SUB) + 1) << FAST_SUB;
+    if end < (2 << FAST_SUB) {
+        2 << FAST_SUB
+    } else {
+        end
     }
 }
 
@@ -295,7 +316,48 @@ impl FastHistogram {
     #[inline]
     pub fn record(&mut self, ns: u64) {
         let i = fast_index(ns.clamp(HDR_LOW_NS, HDR_HIGH_NS));
-        self.counts[i] = self.counts[i].saturating_add(1);
+        match self.counts.get_mut(i.wrapping_sub(self.first)) {
+            Some(c) => *c = c.saturating_add(1),
+            None => self.record_in_new_octave(i),
+        }
+    }
+
+    /// Grow the counts to whole octaves from the lowest to the highest
+    /// bucket recorded, then count bucket `i`.
+    #[cold]
+    fn record_in_new_octave(&mut self, i: usize) {
+        let (first, end) = if self.counts.is_empty() {
+            (octave_start(i), octave_end(i))
+        } else {
+            (
+                self.first.min(octave_start(i)),
+                (self.first + self.counts.len()).max(octave_end(i)),
+            )
+        };
+        let mut counts = vec![0u32; end - first];
+        let at = self.first.saturating_sub(first).min(counts.len());
+        if let Some(old) = counts.get_mut(at..at + self.counts.len()) {
+            old.copy_from_slice(&self.counts);
+        }
+        counts[i - first] = 1;
+        self.counts = counts;
+        self.first = first;
+    }
+
+    /// The buckets with samples, with their indices.
+    fn recorded(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(move |(k, &c)| (self.first + k, c))
+    }
+
+    /// The largest value of a sample's bucket (None: no samples), the
+    /// bound an HDR histogram needs to hold them ([`FastHistogram::to_hdr_fitted`]).
+    fn highest_recorded(&self) -> Option<u64> {
+        let last = self.counts.iter().rposition(|&c| c > 0)?;
+        Some(fast_value(self.first + last).clamp(HDR_LOW_NS, HDR_HIGH_NS))
     }
 
     /// The samples as an HDR histogram (each bucket at its middle value).
@@ -305,22 +367,38 @@ impl FastHistogram {
         h
     }
 
+    /// The samples as an HDR histogram of the usual precision whose range
+    /// ends at the largest sample, not at an hour: the same buckets with
+    /// the same counts (an HDR histogram's bucket of a value does not depend
+    /// on its upper bound), so the same mean, deviation and percentiles,
+    /// with a fraction of the ~190 KiB to fill and read. For a summary of
+    /// the samples alone; merge into [`new_hdr`] histograms with
+    /// [`FastHistogram::add_to`].
+    pub fn to_hdr_fitted(&self) -> Histogram<u64> {
+        let high = self
+            .highest_recorded()
+            .map_or(2 * HDR_LOW_NS, |v| v.max(2 * HDR_LOW_NS));
+        let mut h = Histogram::new_with_bounds(HDR_LOW_NS, high, HDR_SIGFIG)
+            .expect("bounds within the static ones are valid");
+        self.add_to(&mut h);
+        h
+    }
+
     /// Add the samples to an HDR histogram of the same bounds (each bucket at
     /// its middle value): what `to_hdr` and `Histogram::add` give, without a
     /// second HDR histogram per thread. Merging 64 threads through one each
     /// allocated and touched 64 x ~190 KiB at the end of a run, the larger
     /// part of the peak RSS above sysbench's.
-    pub(crate) fn add_to(&self, h: &mut Histogram<u64>) {
-        for (i, &c) in self.counts.iter().enumerate() {
-            if c > 0 {
-                h.saturating_record_n(fast_value(i).clamp(HDR_LOW_NS, HDR_HIGH_NS), u64::from(c));
-            }
+    pub fn add_to(&self, h: &mut Histogram<u64>) {
+        for (i, c) in self.recorded() {
+            h.saturating_record_n(fast_value(i).clamp(HDR_LOW_NS, HDR_HIGH_NS), u64::from(c));
         }
     }
 }
 
-/// Per-thread latency histograms, allocated on first use (about 130 KiB per
-/// operation type in use), so 64 threads stay within tens of MiB; merged into
+/// Per-thread latency histograms, allocated on first use (4 KiB per
+/// octave of latency recorded, per operation type in use), so 64 threads
+/// stay within a few MiB; merged into
 /// [`OpHistograms`] when the run ends.
 #[derive(Default)]
 pub struct ThreadHistograms {
@@ -476,6 +554,98 @@ mod tests {
         assert_eq!(hdr.len(), 100);
         let p50 = hdr.value_at_percentile(50.0) as f64;
         assert!((p50 - 5e6).abs() / 5e6 < 0.002, "{p50}");
+    }
+
+    /// A full-range HDR histogram of each sample's bucket middle: what a
+    /// FastHistogram stands for, whatever order its octaves were grown in.
+    fn hdr_of_buckets(samples: &[u64]) -> Histogram<u64> {
+        let mut h = new_hdr();
+        for &v in samples {
+            let mid = fast_value(fast_index(v.clamp(HDR_LOW_NS, HDR_HIGH_NS)));
+            h.record(mid.clamp(HDR_LOW_NS, HDR_HIGH_NS)).unwrap();
+        }
+        h
+    }
+
+    fn buckets(h: &Histogram<u64>) -> Vec<(u64, u64)> {
+        h.iter_recorded()
+            .map(|v| (v.value_iterated_to(), v.count_at_value()))
+            .collect()
+    }
+
+    #[test]
+    fn octaves_grown_in_any_order_keep_every_sample() {
+        // Middle, then below (the counts move up), then far above, then
+        // inside the span, then below the HDR range and at its top.
+        let samples = [
+            3_000_000u64,
+            3_000_001,
+            40_000,
+            40_000,
+            2_000,
+            9_000_000_000,
+            3_000_000,
+            700_000,
+            10,
+            HDR_HIGH_NS,
+            HDR_HIGH_NS + 5,
+        ];
+        let mut h = FastHistogram::default();
+        for (n, &v) in samples.iter().enumerate() {
+            h.record(v);
+            assert_eq!(h.to_hdr().len(), n as u64 + 1, "after {v}");
+        }
+        let want = hdr_of_buckets(&samples);
+        assert_eq!(buckets(&h.to_hdr()), buckets(&want));
+        // Whole octaves only: the array is a multiple of an octave.
+        assert_eq!(h.counts.len() % (1 << FAST_SUB), 0);
+        assert!(h.counts.len() < FAST_LEN + (1 << FAST_SUB));
+    }
+
+    #[test]
+    fn an_empty_histogram_holds_nothing_and_reads_out_empty() {
+        let h = FastHistogram::default();
+        assert!(h.counts.is_empty());
+        assert!(h.to_hdr().is_empty());
+        assert!(h.to_hdr_fitted().is_empty());
+    }
+
+    #[test]
+    fn the_fitted_hdr_summarises_as_the_full_range_one_does() {
+        let mut h = FastHistogram::default();
+        let mut samples = Vec::new();
+        for k in 0..20_000u64 {
+            // Two modes and a long tail: 40 us, 8 ms, up to ~2 s.
+            let v = match k % 10 {
+                0..=5 => 40_000 + k,
+                6..=8 => 8_000_000 + 97 * k,
+                _ => 1_000 * k * k / 200,
+            };
+            h.record(v);
+            samples.push(v);
+        }
+        let (full, fitted) = (h.to_hdr(), h.to_hdr_fitted());
+        assert!(
+            fitted.high() < full.high() / 100,
+            "fitted to {}",
+            fitted.high()
+        );
+        assert_eq!(buckets(&fitted), buckets(&full));
+        assert_eq!((fitted.min(), fitted.max()), (full.min(), full.max()));
+        assert_eq!(fitted.mean().to_bits(), full.mean().to_bits());
+        assert_eq!(fitted.stdev().to_bits(), full.stdev().to_bits());
+        for p in [0.0, 1.0, 50.0, 90.0, 95.0, 99.0, 99.9, 100.0] {
+            assert_eq!(
+                fitted.value_at_percentile(p),
+                full.value_at_percentile(p),
+                "p{p}"
+            );
+            assert_eq!(
+                fitted.highest_equivalent(fitted.value_at_percentile(p)),
+                full.highest_equivalent(full.value_at_percentile(p))
+            );
+        }
+        assert_eq!(buckets(&full), buckets(&hdr_of_buckets(&samples)));
     }
 
     #[test]
