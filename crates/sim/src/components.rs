@@ -631,10 +631,11 @@ impl Pool {
             VdevKind::Mirror => self.shape.width,
             _ => cols + self.parity(),
         }
-        .min(self.shape.width);
+        .min(self.shape.width) as usize;
+        // The first `targets` children (fewer than the width: no modulo).
+        let first = vdev * self.shape.width as usize;
         let mut done = now;
-        for c in 0..u64::from(targets) {
-            let i = self.disk_index(vdev, c);
+        for i in first..first + targets {
             done = done.max(self.submit(i, now, Op::Write { offset, len }));
         }
         done
@@ -644,10 +645,19 @@ impl Pool {
     /// vdev reaches each child, written to or not: `zio_flush` in zio.c);
     /// returns when all are done.
     pub(crate) fn flush_vdev(&mut self, now: Nanos, vdev: usize) -> Nanos {
+        // The children are disks vdev * width .. (vdev + 1) * width: walked
+        // as slices, not through `disk_index`'s modulo (a division per
+        // child, and a commit on a 200-wide raidz flushes 200).
+        let w = self.shape.width as usize;
+        let children = vdev * w..(vdev + 1) * w;
         let mut done = now;
-        for c in 0..u64::from(self.shape.width) {
-            let i = self.disk_index(vdev, c);
-            done = done.max(self.submit(i, now, Op::Flush));
+        for (disk, busy) in self.disks[children.clone()]
+            .iter_mut()
+            .zip(&mut self.busy[children])
+        {
+            let flushed = disk.submit(now, Op::Flush);
+            busy.add(now, flushed);
+            done = done.max(flushed);
         }
         done
     }

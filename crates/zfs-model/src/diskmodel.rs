@@ -744,16 +744,13 @@ impl Hdd {
             return 0.0;
         }
         let mut total = 0.0;
-        let extents: Vec<(u64, u64)> = self
-            .dirty
-            .range(self.head..)
-            .chain(self.dirty.range(..self.head))
-            .map(|(o, l)| (*o, *l))
-            .collect();
-        for (o, l) in extents {
+        // The sweep's order is fixed by the head where it starts; the map is
+        // taken out while the head moves (and emptied by the sweep).
+        let dirty = std::mem::take(&mut self.dirty);
+        let start = self.head;
+        for (&o, &l) in dirty.range(start..).chain(dirty.range(..start)) {
             total += self.media_access_ms(o, l, at + ms(total));
         }
-        self.dirty.clear();
         self.dirty_bytes = 0;
         let ids = std::mem::take(&mut self.dirty_ids);
         self.log.durable.extend(ids.into_values().flatten());
