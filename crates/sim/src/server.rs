@@ -177,13 +177,13 @@ impl<'a> ZfsServer<'a> {
         let arc_records = (sys.arc_bytes / sys.recordsize).min(records);
         // Both at most MAX_RECORDS (2^28), within u32.
         #[allow(clippy::cast_possible_truncation)]
-        let mut arc = Arc::new(records as u32, arc_records as u32);
         // `prepare` wrote the files in order just before the run, so the ARC
         // starts with the last records written (as many as it holds).
-        #[allow(clippy::cast_possible_truncation)]
-        for r in (records - arc_records.min(records)) as u32..records as u32 {
-            arc.insert(r);
-        }
+        let arc = Arc::holding(
+            records as u32,
+            arc_records as u32,
+            (records - arc_records) as u32,
+        );
         let pool = Pool::new(
             sys.shape,
             &sys.disk,
