@@ -11,6 +11,7 @@
 //! Defaults and their sources are documented in `docs/lab.md`.
 
 use crate::disk::DiskClass;
+use crate::extents::Extents;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -634,7 +635,7 @@ pub struct Hdd {
     /// When the actuator is free again.
     busy_until: Nanos,
     /// Written but not yet on the platters: offset -> length, merged.
-    dirty: BTreeMap<u64, u64>,
+    dirty: Extents,
     dirty_bytes: u64,
     /// Ids of the tracked writes in each cached extent (same keys as
     /// `dirty`): they become durable when their extent is destaged.
@@ -667,7 +668,7 @@ impl Hdd {
             head: 0,
             head_time: 0,
             busy_until: 0,
-            dirty: BTreeMap::new(),
+            dirty: Extents::default(),
             dirty_bytes: 0,
             dirty_ids: BTreeMap::new(),
             rng,
@@ -744,13 +745,14 @@ impl Hdd {
             return 0.0;
         }
         let mut total = 0.0;
-        // The sweep's order is fixed by the head where it starts; the map is
-        // taken out while the head moves (and emptied by the sweep).
-        let dirty = std::mem::take(&mut self.dirty);
-        let start = self.head;
-        for (&o, &l) in dirty.range(start..).chain(dirty.range(..start)) {
+        // The sweep's order is fixed by the head where it starts; the extents
+        // are taken out while the head moves, and put back emptied (keeping
+        // their allocation).
+        let mut dirty = std::mem::take(&mut self.dirty);
+        dirty.drain_sweep(self.head, |o, l| {
             total += self.media_access_ms(o, l, at + ms(total));
-        }
+        });
+        self.dirty = dirty;
         self.dirty_bytes = 0;
         let ids = std::mem::take(&mut self.dirty_ids);
         self.log.durable.extend(ids.into_values().flatten());
@@ -762,13 +764,9 @@ impl Hdd {
     /// access already started is not interrupted).
     fn destage_idle(&mut self, now: Nanos) {
         while self.busy_until < now {
-            let next = self
-                .dirty
-                .range(self.head..)
-                .next()
-                .or_else(|| self.dirty.iter().next())
-                .map(|(o, l)| (*o, *l));
-            let Some((o, l)) = next else { break };
+            let Some((o, l)) = self.dirty.next_from(self.head) else {
+                break;
+            };
             let (head, head_time, rng) = (self.head, self.head_time, self.rng);
             let cost = ms(self.media_access_ms(o, l, self.busy_until));
             if self.busy_until + cost > now {
@@ -779,7 +777,7 @@ impl Hdd {
                 break;
             }
             self.busy_until += cost;
-            self.dirty.remove(&o);
+            self.dirty.remove(o);
             self.dirty_bytes -= l;
             if let Some(ids) = self.dirty_ids.remove(&o) {
                 self.log.durable.extend(ids);
@@ -790,22 +788,14 @@ impl Hdd {
     fn add_dirty(&mut self, offset: u64, len: u64, id: Option<u64>) {
         // Merge with overlapping or touching extents so a flush writes each
         // region once.
-        let mut start = offset;
-        let mut end = offset + len;
+        let (mut start, mut end) = (offset, offset + len);
         let mut ids: Vec<u64> = Vec::new();
-        let overlapping: Vec<(u64, u64)> = self
-            .dirty
-            .range(..=end)
-            .rev()
-            .take_while(|(o, l)| **o + **l >= start)
-            .map(|(o, l)| (*o, *l))
-            .collect();
-        for (o, l) in overlapping {
+        let (dirty_ids, dirty_bytes) = (&mut self.dirty_ids, &mut self.dirty_bytes);
+        self.dirty.take_touching(offset, offset + len, |o, l| {
             start = start.min(o);
             end = end.max(o + l);
-            self.dirty.remove(&o);
-            self.dirty_bytes -= l;
-            let mut more = self.dirty_ids.remove(&o).unwrap_or_default();
+            *dirty_bytes -= l;
+            let mut more = dirty_ids.remove(&o).unwrap_or_default();
             // The longer list takes in the shorter: a run of sequential
             // writes growing one extent costs one push each, not a copy of
             // every id before it.
@@ -813,7 +803,7 @@ impl Hdd {
                 std::mem::swap(&mut ids, &mut more);
             }
             ids.append(&mut more);
-        }
+        });
         ids.extend(id);
         self.dirty.insert(start, end - start);
         self.dirty_bytes += end - start;
@@ -839,9 +829,8 @@ impl Hdd {
 
     fn in_cache(&self, offset: u64, len: u64) -> bool {
         self.dirty
-            .range(..=offset)
-            .next_back()
-            .is_some_and(|(o, l)| *o + *l >= offset + len)
+            .at_or_below(offset)
+            .is_some_and(|(o, l)| o + l >= offset + len)
     }
 
     /// Submit `op` at `now`; returns when it completes.

@@ -16,6 +16,7 @@ pub mod diskmodel;
 pub mod error;
 pub mod estimate;
 pub mod explain;
+mod extents;
 pub mod layout;
 pub mod network;
 pub mod perf;
