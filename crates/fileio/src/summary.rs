@@ -25,27 +25,30 @@ pub fn summarize(h: &Histogram<u64>, percentiles: &[f64]) -> LatencySummary {
         };
     }
     let ms = |ns: u64| ns as f64 / 1e6;
-    // One walk over the buckets gives the histogram and the figures the
-    // mean and deviation are made of; `Histogram::mean` and `stdev` would
-    // walk them three more times (the deviation through the mean again).
-    // Same formulas in the same order as theirs (hdrhistogram 7.6), so the
-    // same figures to the bit: the tests check it against both.
+    // One walk over the buckets gives the histogram; the mean and the
+    // deviation are folds over it, where `Histogram::mean` and `stdev`
+    // would walk the buckets three more times (the deviation through the
+    // mean again). Same formulas in the same order as theirs (hdrhistogram
+    // 7.6), each bucket at its median equivalent (the same for any value
+    // in the bucket, so for its highest one), so the same figures to the
+    // bit: the tests check it against both.
     let total = h.len() as f64;
-    let mut medians: Vec<(f64, f64)> = Vec::new();
     let histogram: Vec<(u64, u64)> = h
         .iter_recorded()
         .map(|v| {
-            let value = v.value_iterated_to();
-            medians.push((h.median_equivalent(value) as f64, v.count_at_value() as f64));
-            (h.highest_equivalent(value), v.count_at_value())
+            (
+                h.highest_equivalent(v.value_iterated_to()),
+                v.count_at_value(),
+            )
         })
         .collect();
-    let mean = medians
-        .iter()
-        .fold(0.0_f64, |sum, &(m, count)| sum + m * count / total);
-    let deviations = medians.iter().fold(0.0_f64, |sum, &(m, count)| {
-        let dev = m - mean;
-        sum + (dev * dev) * count
+    let median = |highest: u64| h.median_equivalent(highest) as f64;
+    let mean = histogram.iter().fold(0.0_f64, |sum, &(highest, count)| {
+        sum + median(highest) * count as f64 / total
+    });
+    let deviations = histogram.iter().fold(0.0_f64, |sum, &(highest, count)| {
+        let dev = median(highest) - mean;
+        sum + (dev * dev) * count as f64
     });
     let mut summary = LatencySummary {
         count: h.len(),
