@@ -37,25 +37,21 @@ fn every_case_is_accepted_by_tankbench_simulate() {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains("48 rows") && out.contains("every case accepted"),
+        out.contains("55 rows") && out.contains("every case accepted"),
         "{out}"
     );
 }
 
+/// The published rows, kept in the repository so that a clone on its own
+/// runs every check.
+fn published_rows() -> PathBuf {
+    testkit::workspace_root().join("examples/validation/published-sync.jsonl")
+}
+
 #[test]
-fn the_cases_classify_every_published_row_when_the_rows_are_at_hand() {
+fn the_cases_classify_every_published_row() {
     let python = testkit::require!("python3");
-    // The published rows live beside the repository (shared/validation), not
-    // in it; the cross-check runs where they are.
-    // The checkout's sibling folder `shared/` (as on developers' machines
-    // and in CI).
-    let rows_path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/validation/published-sync.jsonl");
-    let rows = rows_path.as_path();
-    if !rows.is_file() {
-        testkit::skip_or_fail(&format!("needs {}", rows.display()));
-        return;
-    }
+    let rows = published_rows();
     let o = run(
         &python,
         &[
@@ -67,6 +63,45 @@ fn the_cases_classify_every_published_row_when_the_rows_are_at_hand() {
         ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// The rows' home upstream: the folder `shared/validation/` beside the
+/// checkout, where the project's measurements arrive (developers' machines
+/// and CI have it; a clone on its own does not, and has nothing to compare).
+fn upstream_rows() -> Option<PathBuf> {
+    let path = testkit::workspace_root().join("../shared/validation/published-sync.jsonl");
+    path.is_file().then_some(path)
+}
+
+/// Each line of a rows file by its id.
+fn rows_by_id(path: &Path) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let text = std::fs::read_to_string(path).expect("read the rows");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON row");
+            (v["id"].as_str().expect("an id").to_string(), v)
+        })
+        .collect()
+}
+
+#[test]
+fn the_repository_holds_every_upstream_row_as_published() {
+    let Some(upstream) = upstream_rows() else {
+        eprintln!("no ../shared/validation beside the checkout: nothing to compare the copy with");
+        return;
+    };
+    let ours = rows_by_id(&published_rows());
+    let theirs = rows_by_id(&upstream);
+    let missing: Vec<&String> = theirs.keys().filter(|id| !ours.contains_key(*id)).collect();
+    assert!(
+        missing.is_empty(),
+        "examples/validation/published-sync.jsonl lacks rows of {}: {missing:?}; copy them in and classify them in cases.toml",
+        upstream.display()
+    );
+    for (id, row) in &theirs {
+        assert_eq!(&ours[id], row, "{id} differs from {}", upstream.display());
+    }
 }
 
 #[test]

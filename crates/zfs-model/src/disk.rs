@@ -126,7 +126,7 @@ impl DiskClass {
             // flush measured on an Intel 710 (FreeBSD `diskinfo -S`, r320683);
             // 4 KiB random IOPS are a class
             // figure. Write + flush range: the published devices of the class
-            // (shared/validation/published-sync.jsonl), 0.039 ms for a whole
+            // (examples/validation/published-sync.jsonl), 0.039 ms for a whole
             // ext4 write + fsync on a Samsung PM863 (PS-033: the device's
             // part is less) to 0.278 ms on Kingston DC600M in md RAID1
             // (PS-038); the Intel 710's 0.158 (PS-029) between. The typical
