@@ -14,6 +14,7 @@ use crate::{LabError, NotStarted};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
+use zfs_model::dataset::SyncProperty;
 
 /// How to build a lab.
 pub struct UpOptions {
@@ -965,7 +966,7 @@ fn choose_backend(spec: &LabSpec) -> Result<Backend, LabError> {
         None => Backend::ZfsFuse,
     };
     if b == Backend::ZfsFuse {
-        if let Some(s) = spec.pool.sync.as_deref().filter(|s| *s != "standard") {
+        if let Some(s) = spec.pool.sync.filter(|s| *s != SyncProperty::Standard) {
             return Err(LabError::Spec(format!(
                 "pool.sync: '{s}' is not supported by zfs-fuse (pool version 23 has no sync property); accepted with zfs-fuse: standard"
             )));

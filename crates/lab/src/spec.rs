@@ -11,6 +11,7 @@ use crate::LabError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use zfs_model::dataset::SyncProperty;
 use zfs_model::diskmodel::{builtin_names, ModelParams};
 use zfs_model::layout::{self, Shape, ShapeLimits, VdevKind};
 use zfs_model::network::{format_rate, parse_rate, Link};
@@ -158,7 +159,7 @@ pub struct PoolSpec {
     pub ashift: Option<u32>,
     pub recordsize: Option<u64>,
     pub compression: Option<String>,
-    pub sync: Option<String>,
+    pub sync: Option<SyncProperty>,
     pub log: Option<LogSpec>,
 }
 
@@ -477,8 +478,10 @@ impl RawSpec {
             .transpose()?;
         let sync = match p.sync.as_deref() {
             None => None,
-            Some(s @ ("standard" | "always" | "disabled")) => Some(s.to_string()),
-            Some(other) => return Err(bad("pool.sync", other, "standard, always, disabled")),
+            Some(s) => Some(
+                SyncProperty::parse(s)
+                    .ok_or_else(|| bad("pool.sync", s, SyncProperty::ACCEPTED))?,
+            ),
         };
         let log = self.validate_log()?;
         let link = self.link.as_ref().map(validate_link).transpose()?;

@@ -99,7 +99,7 @@ fn main() {
     for w in r
         .warnings
         .iter()
-        .filter(|w| w.code == "predicted_utilisation")
+        .filter(|w| sim::notes::SimNote::of(w) == Some(sim::notes::SimNote::Utilisation))
     {
         println!("{}", w.message);
     }

@@ -31,7 +31,8 @@ use fileio::result::{Environment, LatencyKey, ResultKind, RunResult};
 
 use crate::components::{LinkPath, LogDevice, Pool, LR_WRITE_BYTES};
 
-use crate::profile::{current_value, not_applicable, set_value, Fitted, Param, Profile};
+use crate::params::{current_value, not_applicable, set_value, Param};
+use crate::profile::{Fitted, Profile};
 use crate::system::{DeviceSpec, Protocol, SystemModel};
 use crate::{CalibrateError, SimError};
 

@@ -12,6 +12,7 @@
 //! makes short batches of a write workload correlated; the lag-1
 //! correlation test refuses to stop on those).
 
+use crate::notes::SimNote;
 use fileio::result::{Counts, Warning};
 
 use crate::limits::Budget;
@@ -92,15 +93,14 @@ pub(crate) fn scale_counts(c: Counts, factor: f64) -> Counts {
 /// interval's samples stop at a looser one, but only their figures are
 /// kept, never their notes.
 pub(crate) fn note(at: Nanos, end: Nanos, asked: u64) -> Warning {
-    Warning {
-        code: "predicted_converged".into(),
-        message: format!(
+    SimNote::Converged.warning(
+        format!(
             "converged after {:.1} simulated s of {asked} (throughput known within {:.0} % at 95 %, batch means); the counts are the rates times {asked} s",
             end.max(at) as f64 / 1e9,
             RELATIVE_HALF_WIDTH * 100.0
         ),
-        hint: "the figures are rates of the steady state; --no-early-stop simulates every second of --time".into(),
-    }
+        "the figures are rates of the steady state; --no-early-stop simulates every second of --time".into(),
+    )
 }
 
 /// Batches the test needs at least (and half the slots kept).

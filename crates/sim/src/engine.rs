@@ -2,6 +2,7 @@
 //! request when the previous one completes, driven through the client, link,
 //! server CPU, ARC, ZIL and pool by one event queue.
 
+use crate::notes::SimNote;
 use fileio::options::{IoMode, RunSpec};
 use fileio::result::{Counts, Environment, LatencyKey, ResultKind, RunResult, Warning};
 use fileio::rng::{worker_seeds, SeededStream, Xoroshiro};
@@ -928,30 +929,27 @@ impl<'a> Sim<'a> {
             ),
             (None, _) => String::new(),
         };
-        let mut notes = vec![Warning {
-            code: "predicted_utilisation".into(),
-            message: format!(
+        let mut notes = vec![SimNote::Utilisation.warning(
+            format!(
                 "busy: {busy}; {} txg syncs, {} writes delayed by the write throttle, {} blocked at zfs_dirty_data_max{journal}",
                 u.txg_syncs, u.writes_delayed, u.writes_blocked
             ),
-            hint: "the resource nearest 100 % limits throughput; below that, latency (round trips, commits) does".into(),
-        }];
+            "the resource nearest 100 % limits throughput; below that, latency (round trips, commits) does".into(),
+        )];
         if self.budget_reached {
-            notes.push(Warning {
-                code: "predicted_budget_reached".into(),
-                message: format!(
+            notes.push(SimNote::BudgetReached.warning(
+                format!(
                     "stopped at the simulation budget of {} events after {:.3} simulated s of the {} s asked (--time); the rates are over the time simulated",
                     self.max_events,
                     self.end as f64 / 1e9,
                     self.spec.time_s
                 ),
-                hint: "raise the budget with --max-sim-events (host time grows with it), or give --events".into(),
-            });
+                "raise the budget with --max-sim-events (host time grows with it), or give --events".into(),
+            ));
         }
         if self.measured_from > 0 {
-            notes.push(Warning {
-                code: "predicted_after_warmup".into(),
-                message: format!(
+            notes.push(SimNote::AfterWarmup.warning(
+                format!(
                     "counted from {:.3} simulated s, the end of the warm-up (the first txg sync, or its bound of events), to {:.3} s{}; the rates and --events are over that part",
                     self.measured_from as f64 / 1e9,
                     self.end as f64 / 1e9,
@@ -961,24 +959,22 @@ impl<'a> Sim<'a> {
                         ""
                     }
                 ),
-                hint: "before the first txg sync nothing competes with the writes; without --count-after-first-sync the run counts from 0".into(),
-            });
+                "before the first txg sync nothing competes with the writes; without --count-after-first-sync the run counts from 0".into(),
+            ));
         } else if self.warmup_events.is_some() {
-            notes.push(Warning {
-                code: "predicted_warmup_unfinished".into(),
-                message: "the run ended before its first txg sync or the warm-up's bound of events; it is counted from 0".into(),
-                hint: "a longer --time or more --events reach the first sync".into(),
-            });
+            notes.push(SimNote::WarmupUnfinished.warning(
+                "the run ended before its first txg sync or the warm-up's bound of events; it is counted from 0".into(),
+                "a longer --time or more --events reach the first sync".into(),
+            ));
         }
         if let Some(at) = self.converged_at {
             notes.push(crate::convergence::note(at, self.end, self.spec.time_s));
         }
         if let Some((name, share)) = u.bottleneck() {
-            notes.push(Warning {
-                code: "predicted_saturation".into(),
-                message: format!("{name} is saturated ({:.0} % busy)", share * 100.0),
-                hint: format!("more threads will not raise throughput; a faster {name} would"),
-            });
+            notes.push(SimNote::Saturation.warning(
+                format!("{name} is saturated ({:.0} % busy)", share * 100.0),
+                format!("more threads will not raise throughput; a faster {name} would"),
+            ));
         }
         notes
     }

@@ -99,10 +99,9 @@ pub fn system_from_result(id: &str, result: &RunResult) -> Result<Derived, SimEr
         if let Some(bytes) = dataset.recordsize_bytes() {
             model.pool.recordsize = bytes.to_string();
         }
-        match dataset.property("sync") {
-            Some("always") => model.server.sync = SyncProperty::Always,
-            Some("disabled") => model.server.sync = SyncProperty::Disabled,
-            _ => model.server.sync = SyncProperty::Standard,
+        match dataset.property("sync").and_then(SyncProperty::parse) {
+            Some(sync) => model.server.sync = sync,
+            None => model.server.sync = SyncProperty::Standard,
         }
     } else {
         assumed.push("pool.recordsize and server.sync: the defaults (the run recorded no dataset properties)".into());

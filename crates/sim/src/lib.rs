@@ -18,6 +18,8 @@ mod event;
 pub mod from_result;
 pub mod limits;
 pub mod matrix;
+pub mod notes;
+pub mod params;
 pub mod plan_model;
 pub mod profile;
 pub mod queue;

@@ -13,6 +13,7 @@ use zfs_model::network::Link;
 use zfs_model::units::{parse_size, SizeMeaning};
 
 use crate::components::NanosDraws;
+use crate::params::{CPU_CONTENTION, CPU_US_PER_MIB, SERVER_CPU_US_LOCAL};
 use crate::queue::Nanos;
 use crate::{FieldError, SimError};
 use fileio::rng::SeededStream;
@@ -244,15 +245,7 @@ impl GuestFs {
     }
 }
 
-/// The dataset's `sync` property (zfsprops(7)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum SyncProperty {
-    #[default]
-    Standard,
-    Always,
-    Disabled,
-}
+pub use zfs_model::dataset::SyncProperty;
 
 /// The dataset's `logbias` property (zfsprops(7)): whether a sync write's
 /// data goes into the log (`latency`) or is written to its place in the
@@ -703,46 +696,6 @@ impl Default for LinkModel {
         }
     }
 }
-
-/// A parameter's documented range from its sources: the default is
-/// `typical`, and an interval samples `low` to `high`
-/// (crate::uncertainty::relative_range), so the two are written once.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SourcedRange {
-    pub low: f64,
-    pub typical: f64,
-    pub high: f64,
-}
-
-impl SourcedRange {
-    /// `low` and `high` as multiples of `typical`.
-    pub fn relative(self) -> (f64, f64) {
-        (self.low / self.typical, self.high / self.typical)
-    }
-}
-
-/// `server.cpu_us`, µs, as sourced for local access (the default; over
-/// NFS, iSCSI or SMB the interval samples a wider range around it, since
-/// no source gives those servers' figure): see [`ServerModel::cpu_us`].
-pub const SERVER_CPU_US_LOCAL: SourcedRange = SourcedRange {
-    low: 6.9,
-    typical: 11.0,
-    high: 19.0,
-};
-
-/// `server.cpu_us_per_mib`, µs: see [`ServerModel::cpu_us_per_mib`].
-pub const CPU_US_PER_MIB: SourcedRange = SourcedRange {
-    low: 700.0,
-    typical: 780.0,
-    high: 1430.0,
-};
-
-/// `server.cpu_contention`: see [`ServerModel::cpu_contention`].
-pub const CPU_CONTENTION: SourcedRange = SourcedRange {
-    low: 0.08,
-    typical: 0.17,
-    high: 0.26,
-};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

@@ -34,11 +34,11 @@ use zfs_model::disk::DiskClass;
 use zfs_model::diskmodel::{FlashParams, ModelParams};
 
 use crate::convergence::RunOptions;
-use crate::profile::{current_value, device_entry, device_entry_mut, set_value, Param, Profile};
-use crate::system::{
-    DeviceSpec, Protocol, SourcedRange, SystemModel, CPU_CONTENTION, CPU_US_PER_MIB,
-    SERVER_CPU_US_LOCAL,
+use crate::params::{
+    current_value, device_entry, device_entry_mut, named_class, set_value, Moves, Param, RangeRule,
 };
+use crate::profile::Profile;
+use crate::system::{DeviceSpec, Protocol, SystemModel};
 use crate::SimError;
 
 /// Samples an interval simulates by default: enough for a stable 10th and
@@ -56,53 +56,25 @@ pub struct Range {
     pub high: f64,
 }
 
-/// The documented range of `p` relative to its typical value, and its
-/// sources (docs/prediction.md, "Uncertain parameters"). A device named by
+/// The range of `p` relative to its typical value for a client of
+/// `access` (crate::params: each row's sourced range). A device named by
 /// its class takes the class's range instead ([`class_range`]); this one is
-/// for a built-in device that is no class (`ssd-sata-lying`). `access`
-/// is how the client reaches the server: the server's CPU per request is
-/// sourced for local access only.
-pub(crate) fn relative_range(p: Param, access: Protocol) -> (Range, &'static str) {
-    match p {
-        Param::CommitFlushMs | Param::PoolDiskFlushMs => (
-            Range { low: 0.33, high: 3.0 },
-            "a built-in device that is no disk class: x3 either way, an estimate (the published classes span x3 to x20 from low to high, zfs_model::disk::DiskClass::write_flush_ms)",
-        ),
-        Param::ServerCpuUs if access == Protocol::Local => (
-            sourced(SERVER_CPU_US_LOCAL),
-            "6.9-19 us around 11: cached 4 KiB reads, 4 jobs (openzfs/zfs#10018) to 32 contended jobs (#3752); buffered 8 KiB writes 13-15 us (#2431)",
-        ),
-        Param::ServerCpuUs => (
-            Range { low: 0.33, high: 3.0 },
-            "estimate: no source gives the CPU per request of an NFS, iSCSI or SMB server (its RPC or target layer and ZFS); wide",
-        ),
-        Param::RttMs => (
-            Range { low: 0.5, high: 1.5 },
-            "1 GbE 100-200 us around 150 (AppNeta ping-pong), 10 GbE 20-60 around 40; ping 73-161 us by interval (sync-write-facts.md)",
-        ),
-        Param::FsyncRoundTrips => (
-            Range { low: 0.67, high: 1.34 },
-            "a guest fsync over NFS is 2-4 commits (the stable WRITE and the journal blocks, sync-write-facts.md): typical +-1",
-        ),
-        Param::ClientCpuUs => (
-            Range { low: 0.33, high: 3.0 },
-            "estimate: no source gives the client's CPU per request; wide",
-        ),
-        Param::ServerCpuUsPerMib => (
-            sourced(CPU_US_PER_MIB),
-            "700-1,430 us/MiB: one stream of cached reads at 1.30-1.42 GB/s (openzfs/zfs#7896, #6518), 1.43 ms a cached 1 MiB read with ten jobs (#8066)",
-        ),
-        Param::ServerCpuContention => (
-            sourced(CPU_CONTENTION),
-            "0.08-0.26 per other busy core: cached reads at 1 and 4 threads on one 4-core box, x2.24-x2.86 (openzfs/zfs#7896), with and without the lower all-core clock",
-        ),
+/// for a built-in device that is no class (`ssd-sata-lying`).
+pub(crate) fn relative_range(p: Param, access: Protocol) -> Range {
+    match p.range(access).rule {
+        RangeRule::Sourced(r) => {
+            let (low, high) = r.relative();
+            Range { low, high }
+        }
+        RangeRule::Relative { low, high } => Range { low, high },
+        RangeRule::DeviceClass {
+            otherwise_low,
+            otherwise_high,
+        } => Range {
+            low: otherwise_low,
+            high: otherwise_high,
+        },
     }
-}
-
-/// A sourced absolute range as multiples of its typical value.
-fn sourced(r: SourcedRange) -> Range {
-    let (low, high) = r.relative();
-    Range { low, high }
 }
 
 /// One sampled parameter: absolute low, typical and high.
@@ -122,10 +94,7 @@ const CLASS_WRITE_BYTES: u64 = 4096;
 /// device given by its figures, a hard disk (its write + flush follows from
 /// its mechanics) and a built-in that is no class.
 fn class_device(model: &SystemModel, p: Param) -> Option<(DiskClass, FlashParams)> {
-    let DeviceSpec::Name(name) = device_entry(model, p)? else {
-        return None;
-    };
-    let class = DiskClass::parse(name).ok()?;
+    let class = named_class(device_entry(model, p.row().device?)?)?;
     class.write_flush_ms()?;
     match ModelParams::for_class(class) {
         ModelParams::Flash(f) => Some((class, f)),
@@ -171,13 +140,17 @@ pub fn spans(model: &SystemModel, profile: Option<&Profile>) -> Result<Vec<Span>
             continue;
         }
         let fitted = profile.and_then(|pr| pr.parameters.get(p.name()));
-        let given = matches!(device_entry(model, p), Some(DeviceSpec::Model(_)));
+        let given = p
+            .row()
+            .device
+            .and_then(|role| device_entry(model, role))
+            .is_some_and(|d| matches!(d, DeviceSpec::Model(_)));
         let (mut low, mut high) = match class_device(model, p) {
             Some((class, f)) => class_range(class, &f).unwrap_or((typical, typical)),
             // The user's own figures: only a fit's uncertainty widens them.
             None if given => (f64::NEG_INFINITY, f64::INFINITY),
             None => {
-                let (r, _) = relative_range(p, model.client.protocol);
+                let r = relative_range(p, model.client.protocol);
                 (typical * r.low, typical * r.high)
             }
         };
@@ -212,11 +185,9 @@ pub fn spans(model: &SystemModel, profile: Option<&Profile>) -> Result<Vec<Span>
 /// a whole (its write time and flush by one factor, as [`class_range`]
 /// reads the class); every other parameter as calibration sets it.
 fn set_sampled(model: &mut SystemModel, s: &Span, value: f64) -> Result<(), SimError> {
-    if let Some((_, f)) = class_device(model, s.param) {
+    if let (Some((_, f)), Some(role)) = (class_device(model, s.param), s.param.row().device) {
         let k = value / f.flush_ms;
-        if let Some(entry) = device_entry_mut(model, s.param) {
-            *entry = DeviceSpec::Model(ModelParams::Flash(f.at_speed(k)));
-        }
+        *device_entry_mut(model, role) = DeviceSpec::Model(ModelParams::Flash(f.at_speed(k)));
         return Ok(());
     }
     set_value(model, s.param, value).map(|_| ())
@@ -324,16 +295,16 @@ impl Design {
 /// only (`engine::check_supported`), one request at a time per thread, and
 /// a request's CPU and its commit's run one after the other.
 pub(crate) fn moves(p: Param, spec: &RunSpec) -> bool {
-    match p {
-        Param::ServerCpuUsPerMib => {
+    match p.row().moves {
+        Moves::RequestsOver4K => {
             let largest = spec
                 .files
                 .block_size
                 .saturating_mul(spec.merged_requests.max(1));
             largest > crate::server::CPU_US_MEASURED_AT
         }
-        Param::ServerCpuContention => spec.threads > 1,
-        _ => true,
+        Moves::SeveralThreads => spec.threads > 1,
+        Moves::Always => true,
     }
 }
 

@@ -11,6 +11,7 @@
 
 pub mod capacity;
 pub mod config_file;
+pub mod dataset;
 pub mod disk;
 pub mod diskmodel;
 pub mod error;

@@ -36,8 +36,8 @@ use crate::parts::net::LinkMeasurement;
 use crate::spec::{Access, LabSpec};
 use crate::LabError;
 use sim::system::{
-    ClientModel, DeviceSpec, LinkModel, Platform, PoolModel, Protocol, ServerModel, SyncProperty,
-    SystemModel, ZilBatching,
+    ClientModel, DeviceSpec, LinkModel, Platform, PoolModel, Protocol, ServerModel, SystemModel,
+    ZilBatching,
 };
 
 /// zfs-fuse's ARC ceiling when it is started without `-m` (measured:
@@ -116,11 +116,7 @@ pub(crate) fn system_for(
         }
         Some(l) => Some(DeviceSpec::Model(l.model.clone())),
     };
-    let sync = match spec.pool.sync.as_deref() {
-        Some("always") => SyncProperty::Always,
-        Some("disabled") => SyncProperty::Disabled,
-        _ => SyncProperty::Standard,
-    };
+    let sync = spec.pool.sync.unwrap_or_default();
     let (client, cores) = match spec.access {
         Access::Local => (
             ClientModel {

@@ -364,14 +364,8 @@ pub(crate) fn read_system_file(path: &Path) -> anyhow::Result<String> {
 /// counted from somewhere other than its start says so on stderr (its JSON
 /// notes carry it too).
 pub(crate) fn note_budget(result: &fileio::result::RunResult) {
-    const ON_STDERR: [&str; 4] = [
-        "predicted_budget_reached",
-        "predicted_converged",
-        "predicted_after_warmup",
-        "predicted_warmup_unfinished",
-    ];
     for w in &result.warnings {
-        if ON_STDERR.contains(&w.code.as_str()) {
+        if sim::notes::SimNote::of(w).is_some_and(sim::notes::SimNote::is_about_the_run_length) {
             eprintln!("note: {}; {}", w.message, w.hint);
         }
     }

@@ -224,7 +224,7 @@ fn predict_cells(
         .filter(|r| {
             r.warnings
                 .iter()
-                .any(|w| w.code == "predicted_budget_reached")
+                .any(|w| sim::notes::SimNote::of(w) == Some(sim::notes::SimNote::BudgetReached))
         })
         .count();
     if stopped > 0 {
