@@ -2,7 +2,7 @@
 //! (`examples/validation/cases.toml`, run by `scripts/validate-published`):
 //! every case is well formed and `tankbench simulate` accepts its system and
 //! its fileio options. Accuracy is measured by the script and written in
-//! docs/prediction.md, never asserted here.
+//! docs/validation.md, never asserted here.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

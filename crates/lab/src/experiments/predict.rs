@@ -1,6 +1,6 @@
 //! A lab cell described as a simulator system, so `sim` can predict what the
-//! lab measures and the two can be put side by side (docs/prediction.md,
-//! "Validation against the lab").
+//! lab measures and the two can be put side by side (docs/validation.md,
+//! "The lab (`tankbench lab predict`)").
 //!
 //! The mapping (one place, used by `tankbench lab predict`):
 //! - pool: the lab's layout, disk model and size, recordsize and `sync`;
