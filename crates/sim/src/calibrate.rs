@@ -2,7 +2,7 @@
 //! [`Param`]) to measured fileio runs by simulating each run and minimising
 //! the relative error of its rates.
 //!
-//! Method (docs/prediction.md, "Calibration"):
+//! Method (docs/model-reference.md, "Calibration's method"):
 //! 1. Each measured [`RunResult`] becomes the [`RunSpec`] it ran (its
 //!    workload summary read back through fileio's own option parser), with
 //!    a shorter simulated time ([`SIM_SECONDS`], at most [`SIM_EVENTS`]
@@ -879,7 +879,7 @@ fn within_bounds(p: Param, v: f64, source: &mut String) -> f64 {
     }
 }
 
-/// The parameters a probe measures directly, for `model` (docs/prediction.md,
+/// The parameters a probe measures directly, for `model` (docs/model-reference.md,
 /// "A probe in the calibration"):
 ///
 /// - `link.rtt_ms`: NULL, the round trip with no file system work, less the

@@ -223,7 +223,7 @@ impl Cpu {
     /// time it is done. The work takes `cost` alone on the machine and
     /// longer by the contention share for each other core busy when it
     /// starts: shared locks and cache lines cost more the more cores touch
-    /// them, which a fixed time per request cannot say (docs/prediction.md,
+    /// them, which a fixed time per request cannot say (docs/model-reference.md,
     /// "CPU contention").
     pub fn run(&mut self, now: Nanos, cost: Nanos) -> Nanos {
         let (i, free) = self

@@ -115,7 +115,7 @@ pub const RELATIVE_HALF_WIDTH: f64 = 0.01;
 /// sample's own simulation error (sd about half this, 2.5 %) adds in
 /// quadrature to the spread the parameter ranges make: against the 10–29 %
 /// below and 11–17 % above of the reference matrix's intervals of writes/s
-/// (docs/prediction.md) it
+/// (docs/model-reference.md, "Intervals and early stopping") it
 /// widens them by well under 1 % of their width, less than the percentiles
 /// of 16 samples move between draws. At 1 % a sample of a system whose throughput swings
 /// for seconds (the reference NAS with its log device) runs the whole

@@ -8,7 +8,7 @@
 //! lab's FUSE disks use. The output is fileio's [`fileio::result::RunResult`]
 //! marked [`fileio::result::ResultKind::Predicted`].
 //!
-//! Parameters, defaults and their sources: `docs/prediction.md`.
+//! Parameters, defaults and their sources: docs/model-reference.md (its table is generated from crate::params).
 
 pub mod calibrate;
 pub mod components;

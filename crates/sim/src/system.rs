@@ -318,7 +318,7 @@ pub enum ZilBatching {
 
 /// The ZFS code base the server runs (`server.platform`): sets the
 /// behaviours that changed between releases, each as that code base had it
-/// (docs/prediction.md, "Platforms", with the sources). A field set in the
+/// (docs/model-reference.md, "Platforms", with the sources). A field set in the
 /// file wins over its platform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Platform {
@@ -714,7 +714,7 @@ pub struct ServerModel {
     /// to 19 µs (4 KiB cached random reads, 32 jobs on a 40-core NUMA box,
     /// a contended upper bound, openzfs/zfs#3752); one thread of 8 KiB
     /// buffered writes took 13 µs on ZoL 0.6.3 and 15 µs on FreeBSD 10
-    /// (open and close included, openzfs/zfs#2431). docs/prediction.md,
+    /// (open and close included, openzfs/zfs#2431). docs/model-reference.md,
     /// "Server CPU per request".
     pub cpu_us: f64,
     /// CPU time per MiB a read or write moves between the caller and the
@@ -740,7 +740,7 @@ pub struct ServerModel {
     /// thread to many. Default 0.17, range 0.08-0.26: one box, cached reads
     /// at 1 and at 4 threads on its 4 cores (openzfs/zfs#7896, i7-7700HQ:
     /// x2.24-x2.86 from 1 to 4 threads), less the lower clock of 4 busy
-    /// cores (turbo 3.8 GHz on one, 3.4 on all four); docs/prediction.md,
+    /// cores (turbo 3.8 GHz on one, 3.4 on all four); docs/model-reference.md,
     /// "CPU contention". 0 turns it off.
     pub cpu_contention: f64,
     /// Cores serving requests at once.
@@ -748,7 +748,7 @@ pub struct ServerModel {
     pub cpu_service: CpuService,
     pub sync: SyncProperty,
     /// The dataset's `logbias`: `latency` (default, zfsprops(7)) or
-    /// `throughput` (WR_INDIRECT records; docs/prediction.md, "Indirect
+    /// `throughput` (WR_INDIRECT records; docs/model-reference.md, "Indirect
     /// writes").
     pub logbias: String,
     /// Default: the platform's, pipelined without one.

@@ -1,6 +1,6 @@
 //! `logbias` and WR_INDIRECT log records: a commit writes each record's
 //! data block to the pool (`dmu_sync`) beside its log block and flushes
-//! every vdev they touched (docs/prediction.md, "Indirect writes").
+//! every vdev they touched (docs/model-reference.md, "Indirect writes").
 
 use fileio::options::RunSpec;
 use sim::system::{LogWriteRule, Logbias};

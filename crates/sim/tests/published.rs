@@ -1,7 +1,7 @@
 //! The simulator against published single-operation figures: the latency of
 //! one synchronous 4 KiB write, on the server and end to end from an NFS
 //! client, for each kind of log device. Each figure, its range and its
-//! source are listed in docs/prediction.md ("Published figures").
+//! source are listed in docs/validation.md ("Single operations").
 //!
 //! One thread, one request at a time, so what is measured is one
 //! operation's latency, not a queue.
@@ -83,7 +83,7 @@ fn nfs_sync_write_ms(link: &str, layout: &str, log: &str) -> f64 {
 
 /// The CPU times no source publishes separately, ms: the client's per
 /// request, the server's per request and ZFS's per commit (the defaults
-/// docs/prediction.md gives with their ranges).
+/// docs/model-reference.md gives with their ranges).
 fn unpublished_cpu_ms() -> f64 {
     let sys = nfs_system("1G", "1xmirror-2", "ssd-sata")
         .resolve()
