@@ -147,6 +147,10 @@ pub struct ParamRow {
     set: fn(&mut SystemModel, f64) -> Result<bool, SimError>,
 }
 
+/// The bounds' reason where no physical limit is stated yet: a search
+/// range from below anything measurable to above anything plausible.
+const WIDE: &str = "wide: from below anything measurable to above anything plausible";
+
 /// `server.cpu_us`, µs, as sourced for local access (the default; over
 /// NFS, iSCSI or SMB the interval samples a wider range around it, since
 /// no source gives those servers' figure).
@@ -192,7 +196,7 @@ pub static PARAMS: [ParamRow; 8] = [
         bounds: Bounds {
             low: 1e-4,
             high: 1e3,
-            source: "wide: from below anything measurable to above anything plausible",
+            source: WIDE,
         },
         calibrated: true,
         moves: Moves::Always,
@@ -224,7 +228,7 @@ pub static PARAMS: [ParamRow; 8] = [
         bounds: Bounds {
             low: 0.01,
             high: 1e5,
-            source: "wide: from below anything measurable to above anything plausible",
+            source: WIDE,
         },
         calibrated: true,
         moves: Moves::Always,
@@ -256,7 +260,7 @@ pub static PARAMS: [ParamRow; 8] = [
         bounds: Bounds {
             low: 1e-4,
             high: 1e3,
-            source: "wide: from below anything measurable to above anything plausible",
+            source: WIDE,
         },
         calibrated: true,
         moves: Moves::Always,
@@ -327,7 +331,7 @@ pub static PARAMS: [ParamRow; 8] = [
         bounds: Bounds {
             low: 0.01,
             high: 1e5,
-            source: "wide: from below anything measurable to above anything plausible",
+            source: WIDE,
         },
         calibrated: true,
         moves: Moves::Always,
@@ -359,7 +363,7 @@ pub static PARAMS: [ParamRow; 8] = [
         bounds: Bounds {
             low: 1e-4,
             high: 1e3,
-            source: "wide: from below anything measurable to above anything plausible",
+            source: WIDE,
         },
         calibrated: false,
         moves: Moves::Always,
@@ -385,7 +389,7 @@ pub static PARAMS: [ParamRow; 8] = [
         bounds: Bounds {
             low: 1.0,
             high: 1e5,
-            source: "wide: from below anything measurable to above anything plausible",
+            source: WIDE,
         },
         calibrated: false,
         moves: Moves::RequestsOver4K,
