@@ -24,6 +24,7 @@ pub mod plan_model;
 pub mod profile;
 pub mod queue;
 mod server;
+pub mod sourced_ranges;
 pub mod system;
 pub mod uncertainty;
 

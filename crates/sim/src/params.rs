@@ -13,6 +13,9 @@
 use zfs_model::disk::DiskClass;
 use zfs_model::diskmodel::ModelParams;
 
+pub use crate::sourced_ranges::{
+    SourcedRange, CPU_CONTENTION, CPU_US_PER_MIB, SERVER_CPU_US_LOCAL,
+};
 use crate::system::{DeviceSpec, Protocol, System, SystemModel};
 use crate::SimError;
 
@@ -33,23 +36,6 @@ pub enum Param {
     PoolDiskFlushMs,
     ServerCpuUsPerMib,
     ServerCpuContention,
-}
-
-/// A parameter's documented range from its sources: the default is
-/// `typical`, and an interval samples `low` to `high`, so the three are
-/// written once.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SourcedRange {
-    pub low: f64,
-    pub typical: f64,
-    pub high: f64,
-}
-
-impl SourcedRange {
-    /// `low` and `high` as multiples of `typical`.
-    pub fn relative(self) -> (f64, f64) {
-        (self.low / self.typical, self.high / self.typical)
-    }
 }
 
 /// How an interval samples a parameter around a system's value.
@@ -150,29 +136,6 @@ pub struct ParamRow {
 /// The bounds' reason where no physical limit is stated yet: a search
 /// range from below anything measurable to above anything plausible.
 const WIDE: &str = "wide: from below anything measurable to above anything plausible";
-
-/// `server.cpu_us`, µs, as sourced for local access (the default; over
-/// NFS, iSCSI or SMB the interval samples a wider range around it, since
-/// no source gives those servers' figure).
-pub const SERVER_CPU_US_LOCAL: SourcedRange = SourcedRange {
-    low: 6.9,
-    typical: 11.0,
-    high: 19.0,
-};
-
-/// `server.cpu_us_per_mib`, µs.
-pub const CPU_US_PER_MIB: SourcedRange = SourcedRange {
-    low: 700.0,
-    typical: 780.0,
-    high: 1430.0,
-};
-
-/// `server.cpu_contention`, a share per other busy core.
-pub const CPU_CONTENTION: SourcedRange = SourcedRange {
-    low: 0.08,
-    typical: 0.17,
-    high: 0.26,
-};
 
 /// Every parameter, in [`Param`]'s order: calibration tries them in this
 /// order (when two explain the data equally well, the earlier is fitted),

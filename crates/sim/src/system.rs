@@ -13,8 +13,8 @@ use zfs_model::network::Link;
 use zfs_model::units::{parse_size, SizeMeaning};
 
 use crate::components::NanosDraws;
-use crate::params::{CPU_CONTENTION, CPU_US_PER_MIB, SERVER_CPU_US_LOCAL};
 use crate::queue::Nanos;
+use crate::sourced_ranges::{CPU_CONTENTION, CPU_US_PER_MIB, SERVER_CPU_US_LOCAL};
 use crate::{FieldError, SimError};
 use fileio::rng::SeededStream;
 
