@@ -250,32 +250,37 @@ impl LatencyKind {
 /// cost about 80 instructions per sample, a measurable share of a request
 /// served from page cache.
 pub struct FastHistogram {
-    /// One array of counts per octave (1024 buckets, 4 KiB), allocated when
-    /// the octave's first sample comes: a recorder holds only the octaves
-    /// its samples fell in, never the empty ones between them, and growing
-    /// copies nothing. (One array spanning the lowest to the highest octave,
-    /// reallocated and copied at each new octave, held every octave between
-    /// a run's 1 us and 50 ms samples, all touched: 64 threads x two
-    /// recorders x ~16 octaves was 8 MiB of the peak RSS.) Not the full
-    /// 33-octave range either: zeroing and reading 130 KiB per recorder was
-    /// a fifth of a wide-pool `plan`, which records into four per layout.
-    octaves: [Option<Box<Octave>>; OCTAVES],
+    /// The counts in blocks of 128 buckets (an eighth of an octave, 512
+    /// bytes), each allocated when its first sample comes: a recorder holds
+    /// only the blocks its samples fell in, and growing copies nothing. A
+    /// run's latencies crowd a few octaves and spread thinly over a dozen
+    /// more (preempted requests on a loaded machine): per block, the thin
+    /// tail costs an eighth of what whole octaves cost. (One array spanning
+    /// the lowest to the highest octave, copied at each new one, held and
+    /// touched every octave between: with whole octaves instead, 64 threads
+    /// still held ~6 MiB of recorders, nearly all of the peak RSS above
+    /// sysbench's.) Not the full 33-octave range either: zeroing and reading
+    /// 130 KiB per recorder was a fifth of a wide-pool `plan`, which records
+    /// into four per layout.
+    blocks: [Option<Box<Block>>; BLOCKS],
 }
 
-type Octave = [u32; 1 << FAST_SUB];
+/// Buckets per block, as a power of two.
+const BLOCK_BITS: u32 = 7;
+type Block = [u32; 1 << BLOCK_BITS];
 
 impl Default for FastHistogram {
     fn default() -> Self {
         FastHistogram {
-            octaves: std::array::from_fn(|_| None),
+            blocks: std::array::from_fn(|_| None),
         }
     }
 }
 
 const FAST_SUB: u32 = 10; // 2^10 sub-buckets per octave
 const FAST_LEN: usize = fast_index(HDR_HIGH_NS) + 1;
-/// Octaves of buckets up to the HDR range's top (33).
-const OCTAVES: usize = FAST_LEN.div_ceil(1 << FAST_SUB);
+/// Blocks of buckets up to the HDR range's top (33 octaves of 8).
+const BLOCKS: usize = FAST_LEN.div_ceil(1 << BLOCK_BITS);
 
 /// Bucket of a value already clamped to the HDR range.
 // No cast loses anything used: v is below 2^11 in the first branch; then the
@@ -308,30 +313,30 @@ impl FastHistogram {
     #[inline]
     pub fn record(&mut self, ns: u64) {
         let i = fast_index(ns.clamp(HDR_LOW_NS, HDR_HIGH_NS));
-        // i < FAST_LEN, so the octave is within the array.
-        match &mut self.octaves[i >> FAST_SUB] {
-            Some(octave) => {
-                let c = &mut octave[i & ((1 << FAST_SUB) - 1)];
+        // i < FAST_LEN, so the block is within the array.
+        match &mut self.blocks[i >> BLOCK_BITS] {
+            Some(block) => {
+                let c = &mut block[i & ((1 << BLOCK_BITS) - 1)];
                 *c = c.saturating_add(1);
             }
-            None => self.record_in_new_octave(i),
+            None => self.record_in_new_block(i),
         }
     }
 
-    /// Allocate the octave of bucket `i` and count its first sample.
+    /// Allocate the block of bucket `i` and count its first sample.
     #[cold]
-    fn record_in_new_octave(&mut self, i: usize) {
-        let mut octave: Box<Octave> = Box::new([0; 1 << FAST_SUB]);
-        octave[i & ((1 << FAST_SUB) - 1)] = 1;
-        self.octaves[i >> FAST_SUB] = Some(octave);
+    fn record_in_new_block(&mut self, i: usize) {
+        let mut block: Box<Block> = Box::new([0; 1 << BLOCK_BITS]);
+        block[i & ((1 << BLOCK_BITS) - 1)] = 1;
+        self.blocks[i >> BLOCK_BITS] = Some(block);
     }
 
     /// The buckets with samples, with their indices, in order.
     fn recorded(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
-        self.octaves
+        self.blocks
             .iter()
             .enumerate()
-            .filter_map(|(o, octave)| octave.as_deref().map(|counts| (o << FAST_SUB, counts)))
+            .filter_map(|(b, block)| block.as_deref().map(|counts| (b << BLOCK_BITS, counts)))
             .flat_map(|(first, counts)| {
                 counts
                     .iter()
@@ -341,10 +346,10 @@ impl FastHistogram {
             })
     }
 
-    /// Octaves holding counts (each 4 KiB).
+    /// Blocks holding counts (512 bytes each).
     #[cfg(test)]
-    fn octaves_held(&self) -> usize {
-        self.octaves.iter().filter(|o| o.is_some()).count()
+    fn blocks_held(&self) -> usize {
+        self.blocks.iter().filter(|b| b.is_some()).count()
     }
 
     /// The largest value of a sample's bucket (None: no samples), the
@@ -390,9 +395,9 @@ impl FastHistogram {
     }
 }
 
-/// Per-thread latency histograms, allocated on first use (4 KiB per
-/// octave of latency recorded, per operation type in use), so 64 threads
-/// stay within a few MiB; merged into
+/// Per-thread latency histograms, allocated on first use (512 bytes per
+/// eighth of an octave of latency recorded, per operation type in use), so
+/// 64 threads stay within a few MiB; merged into
 /// [`OpHistograms`] when the run ends.
 #[derive(Default)]
 pub struct ThreadHistograms {
@@ -594,18 +599,21 @@ mod tests {
     }
 
     #[test]
-    fn a_recorder_holds_only_the_octaves_its_samples_fell_in() {
+    fn a_recorder_holds_only_the_blocks_its_samples_fell_in() {
         // A run's usual spread on a loaded machine: microseconds, and a few
         // preempted requests at tens of milliseconds. The octaves between
-        // hold nothing and must cost nothing (they were 4 KiB each, touched,
-        // per thread and operation type).
+        // hold nothing and must cost nothing, and a lone sample costs one
+        // block of 512 bytes, not an octave of 4 KiB (per thread and
+        // operation type).
         let mut h = FastHistogram::default();
         for k in 0..10_000u64 {
             h.record(1_500 + k % 300);
         }
         h.record(50_000_000);
         h.record(60_000_000);
-        assert_eq!(h.octaves_held(), 2);
+        // 1,500-1,799 ns: buckets 1500-1799 (one to one below 2,048), in
+        // blocks 11-14; 50 ms and 60 ms: one block each.
+        assert_eq!(h.blocks_held(), 6);
         assert_eq!(h.to_hdr().len(), 10_002);
         assert_eq!(
             h.highest_recorded(),
@@ -616,7 +624,7 @@ mod tests {
     #[test]
     fn an_empty_histogram_holds_nothing_and_reads_out_empty() {
         let h = FastHistogram::default();
-        assert_eq!(h.octaves_held(), 0);
+        assert_eq!(h.blocks_held(), 0);
         assert!(h.to_hdr().is_empty());
         assert!(h.to_hdr_fitted().is_empty());
     }
