@@ -108,14 +108,14 @@ impl FileStore<'_> {
 /// Bytes per write RPC of prepare over NFS at most (rounded down to whole
 /// blocks; the server's own limit can be lower).
 pub(crate) const NFS_PREPARE_CHUNK: usize = 256 << 10;
-/// Bytes per write call of a local prepare (rounded down to whole blocks).
-/// The page cache takes a write into folios of about the write's size; on
-/// this project's VM (ext4 on virtio, free memory reported back to the host)
-/// 256 KiB writes made rounds swing between 0.3x and 1.9x sysbench's rate
-/// while 16 and 64 KiB writes did not, and 64 KiB with the early writeback
-/// below was the fastest of 16, 64, 128 KiB and 1 MiB with and without it
-/// (docs/performance.md, issue 37).
-const LOCAL_PREPARE_CHUNK: usize = 64 << 10;
+/// Bytes per write call of a local prepare (rounded down to whole blocks,
+/// at least one): sysbench's default block. The page cache takes a write
+/// into folios of about the write's size, and on this project's VM (ext4 on
+/// virtio, free memory handed back to the host) larger folios made rounds
+/// swing: 256 KiB writes gave 0.3x to 1.9x sysbench's rate, 64 KiB 0.5x to
+/// 1.7x, 16 KiB 1.5x to 1.7x with the early writeback below (1.0x without
+/// it). Measured side by side, docs/performance.md (issue 37).
+const LOCAL_PREPARE_CHUNK: usize = 16 << 10;
 /// Prepare starts writeback after every this many bytes of a file.
 const WRITEBACK_STEP: u64 = 8 << 20;
 
@@ -630,9 +630,10 @@ mod tests {
     }
 
     #[test]
-    fn a_local_prepare_writes_64_kib_per_call() {
-        // 256 KiB calls made prepare's rounds swing between 0.3x and 1.9x
-        // sysbench's rate on ext4 (issue 37); 64 KiB kept them steady.
+    fn a_local_prepare_writes_16_kib_per_call() {
+        // 256 KiB and 64 KiB calls made prepare's rounds swing between
+        // 0.3x and 1.9x sysbench's rate on ext4 (issue 37); 16 KiB kept
+        // them steady.
         let dir = tempfile::tempdir().unwrap();
         let w = FileSet::builder()
             .dir(dir.path())
