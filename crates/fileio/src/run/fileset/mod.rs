@@ -644,9 +644,9 @@ mod tests {
         let mut sizes = WriteSizes::default();
         let summary = prepare(&w, &mut |_| {}, &mut sizes).unwrap();
         assert_eq!(summary.bytes_written, 2 << 20);
-        assert_eq!(sizes.sizes.len(), 32, "{:?}", sizes.sizes);
+        assert_eq!(sizes.sizes.len(), 128, "{:?}", sizes.sizes);
         assert!(
-            sizes.sizes.iter().all(|&n| n == 64 << 10),
+            sizes.sizes.iter().all(|&n| n == 16 << 10),
             "{:?}",
             sizes.sizes
         );
