@@ -58,7 +58,7 @@ pub fn prepare(
     // Whole blocks per call, as many as prepare's local chunk and the
     // server's largest WRITE allow (a block larger than that is one chunk,
     // which the server then refuses with a clear error).
-    let mut writer = ChunkWriter::new(files);
+    let mut writer = ChunkWriter::new(files, super::NFS_PREPARE_CHUNK);
     let block = writer.block();
     let per_call = ((c.max_write() as usize).min(writer.max_len()) / block).max(1) * block;
     let start = Instant::now();
