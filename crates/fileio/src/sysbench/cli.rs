@@ -139,7 +139,7 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
     let coordinator = match crate::job::for_this_process() {
         Ok(c) => c,
         Err(msg) => {
-            eprintln!("{msg}");
+            crate::console::to_stderr(&format!("{msg}\n"));
             return Invocation::code(1);
         }
     };
@@ -147,39 +147,39 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
     let words = match CommandWords::from_os(words) {
         Ok(w) => w,
         Err(msg) => {
-            eprintln!("{msg}");
+            crate::console::to_stderr(&format!("{msg}\n"));
             return Invocation::code(1);
         }
     };
     let text = match with_config_file(&words) {
         Ok(w) => w,
         Err(msg) => {
-            eprintln!("{msg}");
+            crate::console::to_stderr(&format!("{msg}\n"));
             return Invocation::code(1);
         }
     };
     let mut args = ParsedArgs::parse(&text).with_file_names(words.file_names);
     for note in &args.stderr_notes {
-        eprintln!("{note}");
+        crate::console::to_stderr(&format!("{note}\n"));
     }
     if let Some(extra) = &args.extra_positional {
-        eprintln!(
-            "Unrecognized command line argument: {}",
+        crate::console::to_stderr(&format!(
+            "Unrecognized command line argument: {}\n",
             crate::text::printable_word(extra)
-        );
+        ));
         return Invocation::code(1);
     }
     let as_sysbench = invoked_as_sysbench();
     if matches!(args.bool("help"), Ok(true)) {
         if as_sysbench {
-            print!("{}", sysbench_help());
+            crate::console::to_stdout(sysbench_help().as_bytes());
         } else {
-            print!("{}", general_help());
+            crate::console::to_stdout(general_help().as_bytes());
         }
         return Invocation::code(0);
     }
     if matches!(args.bool("version"), Ok(true)) {
-        println!("{}", version_line(as_sysbench));
+        crate::console::to_stdout(format!("{}\n", version_line(as_sysbench)).as_bytes());
         return Invocation::code(0);
     }
     if as_sysbench && args.test.as_deref() != Some("fileio") {
@@ -420,7 +420,7 @@ fn run_command(
         } else {
             serde_json::to_string_pretty(&results)
         };
-        println!("{}", doc.expect("results serialize"));
+        crate::console::to_stdout(format!("{}\n", doc.expect("results serialize")).as_bytes());
     }
     Invocation {
         exit_code,

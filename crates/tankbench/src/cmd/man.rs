@@ -92,6 +92,6 @@ pub(crate) fn run(a: &ManArgs, definition: clap::Command) -> anyhow::Result<i32>
         write_atomically(&path, &page.roff, Existing::Replace)
             .with_context(|| format!("man: {}", path.display()))?;
     }
-    eprintln!("wrote {} pages to {}", all.len(), dir.display());
+    super::write_stderr_line(&format!("wrote {} pages to {}", all.len(), dir.display()));
     Ok(0)
 }

@@ -281,15 +281,13 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
     if let Some(dir) = &save_dir {
         let store = ResultStore::open(dir.as_path()).context("--save")?;
         let path = store.save(&result).context("--save")?;
-        eprintln!("saved {}", path.display());
+        super::write_stderr_line(&format!("saved {}", path.display()));
     }
-    match ext.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&result)?),
-        Format::Text => print!(
-            "{}",
-            text_report(&model, &sys, &result, settings.general.percentile)
-        ),
-    }
+    let text = match ext.format {
+        Format::Json => format!("{}\n", serde_json::to_string_pretty(&result)?),
+        Format::Text => text_report(&model, &sys, &result, settings.general.percentile),
+    };
+    super::write_stdout(text.as_bytes())?;
     Ok(0)
 }
 
@@ -320,7 +318,7 @@ fn system_source(a: &SimulateArgs) -> anyhow::Result<SystemSource> {
             let derived = sim::from_result::system_from_result(&run.id, &run.result)
                 .map_err(|e| anyhow::anyhow!("simulate: {option}: {e}"))?;
             for line in &derived.assumed {
-                eprintln!("simulate: assumed {line}");
+                super::write_stderr_line(&format!("simulate: assumed {line}"));
             }
             let text = format!(
                 "# The system of a measured run ({}), made by tankbench simulate --system-from.\n{}",
@@ -340,7 +338,7 @@ fn system_source(a: &SimulateArgs) -> anyhow::Result<SystemSource> {
             .map_err(|e| anyhow::anyhow!("simulate: --write-system={}: {e}", path.display()))?;
         write_atomically(path, source.text.as_bytes(), Existing::Keep)
             .map_err(|e| anyhow::anyhow!("simulate: --write-system={}: {e}", path.display()))?;
-        eprintln!("simulate: wrote the system to {}", path.display());
+        super::write_stderr_line(&format!("simulate: wrote the system to {}", path.display()));
     }
     Ok(source)
 }
@@ -372,7 +370,7 @@ pub(crate) fn note_budget(result: &fileio::result::RunResult) {
     ];
     for w in &result.warnings {
         if ON_STDERR.contains(&w.code.as_str()) {
-            eprintln!("note: {}; {}", w.message, w.hint);
+            super::write_stderr_line(&format!("note: {}; {}", w.message, w.hint));
         }
     }
 }
