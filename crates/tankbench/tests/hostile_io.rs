@@ -369,3 +369,116 @@ fn lab_predict_stops_at_a_stop_signal() {
         );
     }
 }
+
+/// A FIFO named like a page: `man DIR` refuses it at once instead of
+/// opening it (which blocked for ever), and writes nothing.
+#[test]
+fn man_never_opens_a_fifo_named_like_a_page() {
+    let d = scratch();
+    let man1 = d.path().join("man1");
+    std::fs::create_dir(&man1).unwrap();
+    common::mkfifo(&man1.join("tankbench-quick.1"));
+    let args = words(&["man", "man1"]);
+    let r = tb_with(d.path(), &args, Stdio::piped(), Stdio::piped());
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("tankbench-quick.1"), "{}", r.stderr);
+    assert_eq!(testkit::dir_names(&man1), ["tankbench-quick.1"]);
+}
+
+/// On a full file system, `man DIR` and `--csv` fail in one line and leave
+/// nothing behind: no empty man1/, no 0-byte CSV.
+#[test]
+fn a_full_file_system_leaves_no_empty_directory_or_csv() {
+    let Some(full) = testkit::FullFs::mount(|_| {}) else {
+        return;
+    };
+    let d = fixtures_for_runs();
+    let w = d.path();
+    let man1 = full.path().join("share/man1");
+    let args = words(&["man", man1.to_str().unwrap()]);
+    let r = tb_with(w, &args, Stdio::piped(), Stdio::piped());
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("No space left on device"), "{}", r.stderr);
+    assert_eq!(full.names(), ["filler"]);
+
+    let csv = full.path().join("runs.csv");
+    let r = short_run(w, &[&format!("--csv={}", csv.display())]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("--csv") && r.stderr.contains("No space left on device"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(full.names(), ["filler"]);
+}
+
+/// A directory with a prepared file set of [`short_run`].
+fn fixtures_for_runs() -> tempfile::TempDir {
+    let d = scratch();
+    let args = words(&["fileio", "--file-total-size=4M", "--file-num=2", "prepare"]);
+    let r = tb_with(d.path(), &args, Stdio::piped(), Stdio::piped());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    d
+}
+
+/// `tankbench fileio <extra> run`: 100 sequential reads.
+fn short_run(dir: &Path, extra: &[&str]) -> Run {
+    let mut args = words(&[
+        "fileio",
+        "--file-total-size=4M",
+        "--file-num=2",
+        "--file-test-mode=seqrd",
+        "--events=100",
+    ]);
+    args.extend(extra.iter().map(|w| w.to_string()));
+    args.push("run".into());
+    tb_with(dir, &args, Stdio::piped(), Stdio::piped())
+}
+
+/// Every output option refuses a symbolic link where its file should be
+/// (the link's target, elsewhere, is left as it was), before the run.
+#[test]
+fn every_output_option_refuses_a_symbolic_link() {
+    let d = fixtures_for_runs();
+    let w = d.path();
+    std::fs::write(w.join("elsewhere"), "").unwrap();
+    std::os::unix::fs::symlink("elsewhere", w.join("link")).unwrap();
+    for option in ["--csv", "--json", "--intervals", "--openmetrics"] {
+        let r = short_run(w, &[&format!("{option}=link")]);
+        assert_eq!(r.code, 1, "{option}: {}", r.stderr);
+        assert!(
+            !r.stdout.contains("Running the test"),
+            "{option}: the run started"
+        );
+        assert!(
+            format!("{}{}", r.stdout, r.stderr).contains(&format!("{option}=link")),
+            "{option}: {}{}",
+            r.stdout,
+            r.stderr
+        );
+        assert_eq!(std::fs::read(w.join("elsewhere")).unwrap(), b"");
+    }
+}
+
+/// Two output options naming one file, however spelled, are refused before
+/// the run.
+#[test]
+fn two_outputs_naming_one_file_are_refused_before_the_run() {
+    let d = fixtures_for_runs();
+    let w = d.path();
+    std::fs::create_dir(w.join("sub")).unwrap();
+    std::fs::write(w.join("old.csv"), "").unwrap();
+    std::fs::hard_link(w.join("old.csv"), w.join("other-name.csv")).unwrap();
+    for pair in [
+        ["--csv=a.csv", "--json=./a.csv"],
+        ["--intervals=sub/../b.jsonl", "--openmetrics=b.jsonl"],
+        ["--csv=old.csv", "--openmetrics=other-name.csv"],
+    ] {
+        let r = short_run(w, &pair);
+        let said = format!("{}{}", r.stdout, r.stderr);
+        assert_eq!(r.code, 1, "{pair:?}: {said}");
+        assert!(said.contains("name the same file"), "{pair:?}: {said}");
+        assert!(!said.contains("Running the test"), "{pair:?}: {said}");
+    }
+    assert!(!w.join("a.csv").exists() && !w.join("b.jsonl").exists());
+}
