@@ -482,3 +482,120 @@ fn two_outputs_naming_one_file_are_refused_before_the_run() {
     }
     assert!(!w.join("a.csv").exists() && !w.join("b.jsonl").exists());
 }
+
+/// `durability write` of [`DURABILITY_LAYOUT`] into `dir`, journaling to `journal`.
+fn durability_write(cwd: &Path, dir: &str, journal: &str, extra: &[&str]) -> Run {
+    let mut args = words(&["durability", "write", dir, "--journal", journal]);
+    args.extend(
+        ["--file-num=2", "--file-total-size=2M", "--time=1"]
+            .iter()
+            .chain(extra)
+            .map(|w| w.to_string()),
+    );
+    tb_with(cwd, &args, Stdio::piped(), Stdio::piped())
+}
+
+/// `--threads=100000` is refused up front with fileio's reason (it aborted
+/// the process at about 16,000 threads, leaving files and journal).
+#[test]
+fn durability_write_refuses_more_threads_than_the_map_limit_holds() {
+    let d = scratch();
+    std::fs::create_dir(d.path().join("d")).unwrap();
+    let r = durability_write(d.path(), "d", "j", &["--threads=100000"]);
+    common::refused_naming(&r, &["--threads", "vm.max_map_count"]);
+    assert!(testkit::dir_names(&d.path().join("d")).is_empty());
+    assert!(!d.path().join("j").exists());
+}
+
+/// Under a pids limit the threads that cannot start are named as such (it
+/// said "reporting failed").
+#[test]
+fn durability_write_under_a_pids_limit_says_threads_could_not_start() {
+    let Some(_) = testkit::require(["root"]) else {
+        return;
+    };
+    let pids = Path::new("/sys/fs/cgroup/pids");
+    if !pids.join("cgroup.procs").exists() {
+        testkit::skip_or_fail("a cgroup v1 pids controller at /sys/fs/cgroup/pids");
+        return;
+    }
+    let group = pids.join(format!("tb-test-{}", std::process::id()));
+    std::fs::create_dir(&group).unwrap();
+    std::fs::write(group.join("pids.max"), "20").unwrap();
+    let d = scratch();
+    std::fs::create_dir(d.path().join("d")).unwrap();
+    let procs = group.join("cgroup.procs");
+    let mut args = words(&["durability", "write", "d", "--journal", "j"]);
+    args.extend(words(&[
+        "--file-num=2",
+        "--file-total-size=2M",
+        "--time=1",
+        "--threads=50",
+    ]));
+    let mut cmd = Command::new(tankbench_bin());
+    cmd.args(&args)
+        .current_dir(d.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: the child only writes its own pid into the group's procs
+    // file (write "0": the writing process) before exec.
+    unsafe {
+        use std::os::unix::process::CommandExt as _;
+        cmd.pre_exec(move || std::fs::write(&procs, "0"));
+    }
+    let r = finish_within(cmd.spawn().unwrap(), Duration::from_secs(60), &args);
+    let _ = std::fs::remove_dir(&group);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("writer threads could not be started"),
+        "{}{}",
+        r.stdout,
+        r.stderr
+    );
+    assert!(!r.stdout.contains("reporting failed"), "{}", r.stdout);
+}
+
+/// A read-only DIR is refused before the session is announced: the journal
+/// gets no line for a session that never wrote.
+#[test]
+fn durability_write_on_a_read_only_dir_journals_nothing() {
+    let Some(_) = testkit::require(["root"]) else {
+        return;
+    };
+    let d = scratch();
+    let ro = d.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "ro", "tmpfs"])
+        .arg(&ro)
+        .status()
+        .unwrap();
+    assert!(mounted.success());
+    let r = durability_write(d.path(), "ro", "j", &["--threads=1"]);
+    let _ = Command::new("umount").arg(&ro).status();
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("Read-only file system"), "{}", r.stderr);
+    assert!(!d.path().join("j").exists(), "a session line was journaled");
+}
+
+/// A symbolic link where durability.1 belongs is refused before any file is
+/// written: durability.0 keeps what the last session wrote.
+#[test]
+fn durability_write_checks_every_file_before_writing_any() {
+    let d = scratch();
+    let w = d.path();
+    std::fs::create_dir(w.join("d")).unwrap();
+    let r = durability_write(w, "d", "j", &["--threads=1"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let first = std::fs::read(w.join("d/durability.0")).unwrap();
+    assert!(first.iter().any(|&b| b != 0), "the first session wrote");
+    std::fs::remove_file(w.join("d/durability.1")).unwrap();
+    std::fs::write(w.join("elsewhere"), "").unwrap();
+    std::os::unix::fs::symlink("../elsewhere", w.join("d/durability.1")).unwrap();
+    let journal = std::fs::read(w.join("j")).unwrap();
+    let r = durability_write(w, "d", "j", &["--threads=1"]);
+    common::refused_naming(&r, &["durability.1", "not a regular file"]);
+    assert_eq!(std::fs::read(w.join("d/durability.0")).unwrap(), first);
+    assert_eq!(std::fs::read(w.join("elsewhere")).unwrap(), b"");
+    assert_eq!(std::fs::read(w.join("j")).unwrap(), journal);
+}
