@@ -599,3 +599,63 @@ fn durability_write_checks_every_file_before_writing_any() {
     assert_eq!(std::fs::read(w.join("elsewhere")).unwrap(), b"");
     assert_eq!(std::fs::read(w.join("j")).unwrap(), journal);
 }
+
+/// A result file from someone else: its host name and log vdev name carry
+/// terminal sequences, a forged line and 5 MiB. `simulate --system-from`
+/// prints them escaped and bounded.
+#[test]
+fn names_from_a_result_file_cannot_drive_the_terminal() {
+    let d = fixtures_for_runs();
+    let w = d.path();
+    let r = short_run(w, &["--json=run.json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(w.join("run.json")).unwrap()).unwrap();
+    let evil = "\u{1b}]0;pwned\u{7}\u{1b}[2J\r\nFAKE LINE: PASSED";
+    doc["environment"]["hostname"] = format!("host{evil}{}", "x".repeat(5 << 20)).into();
+    let device =
+        |name: &str| serde_json::json!({"name": name, "kind": "device", "state": "ONLINE"});
+    doc["environment"]["zfs"] = serde_json::json!({
+        "pool": {
+            "name": "tank",
+            "state": "ONLINE",
+            "data": [{"name": "raidz1-0", "kind": "raidz", "parity": 1, "state": "ONLINE",
+                      "children": [device("a"), device("b"), device("c")]}],
+            "logs": [device(&format!("log{evil}"))],
+        }
+    });
+    std::fs::write(w.join("evil.json"), doc.to_string()).unwrap();
+    let args = words(&[
+        "simulate",
+        "--system-from=evil.json",
+        "--intervals=off",
+        "--",
+        "--file-total-size=64M",
+        "--file-test-mode=rndrw",
+        "--time=1",
+        "run",
+    ]);
+    let r = tb_with(w, &args, Stdio::piped(), Stdio::piped());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for (stream, text) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{stream} carries a control character"
+        );
+        assert!(
+            !text.lines().any(|l| l.starts_with("FAKE LINE")),
+            "{stream} has a forged line"
+        );
+        assert!(text.len() < 64 << 10, "{stream}: {} bytes", text.len());
+    }
+    assert!(
+        r.stdout.contains("layout 1xraidz1-3, log ssd-sata"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stderr.contains("FAKE LINE: PASSED"),
+        "shown, escaped: {}",
+        r.stderr
+    );
+}

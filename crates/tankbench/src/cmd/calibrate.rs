@@ -222,7 +222,8 @@ pub(crate) fn run(a: &CalibrateArgs) -> anyhow::Result<i32> {
                 e => anyhow::anyhow!("simulate calibrate: {e}"),
             },
         )?;
-    super::write_stdout(c.report().as_bytes())?;
+    // The report names measurements and systems read from files.
+    super::write_stdout(report::escape::terminal_lines(&c.report()).as_bytes())?;
     if let Some(path) = &a.save_profile {
         write_atomically(path, c.profile().to_toml().as_bytes(), Existing::Keep).map_err(|e| {
             anyhow::anyhow!("simulate calibrate: --save-profile {}: {e}", path.display())

@@ -194,8 +194,9 @@ fn verify(args: &[OsString]) -> anyhow::Result<i32> {
     let mut v =
         durability::verify::verify(&opts, &journal).map_err(|e| failed(Command::Verify, e))?;
     v.result.labels.extend(labels);
-    let report: String = v.lines.iter().map(|l| format!("{l}\n")).collect();
-    super::write_stdout(report.as_bytes())?;
+    // The lines quote a journal, which may come from a recorder elsewhere.
+    let text: String = v.lines.iter().map(|l| format!("{l}\n")).collect();
+    super::write_stdout(report::escape::terminal_lines(&text).as_bytes())?;
     if let Some(path) = &opts.json {
         let mut doc = serde_json::to_string_pretty(&v.result)?;
         doc.push('\n');

@@ -78,8 +78,12 @@ pub(crate) fn write_stdout(bytes: &[u8]) -> anyhow::Result<()> {
 /// Write one line of progress or a warning to stderr. A failed write (the
 /// pipe closed by `|& head`, a terminal gone after SIGHUP) is ignored: the
 /// run goes on and still removes what it made (`eprintln!` would panic).
+/// Messages quote names read from files (a result's host name, a system's
+/// device): control characters are replaced and the length bounded
+/// (`report::escape::terminal`).
 pub(crate) fn write_stderr_line(line: &str) {
     use std::io::Write as _;
+    let line = ::report::escape::terminal(line);
     let mut err = std::io::stderr().lock();
     let _ = err
         .write_all(line.as_bytes())

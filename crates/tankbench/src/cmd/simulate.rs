@@ -285,7 +285,14 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
     }
     let text = match ext.format {
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&result)?),
-        Format::Text => text_report(&model, &sys, &result, settings.general.percentile),
+        // The system's names may come from someone else's result file
+        // (--system-from): shown, never able to drive the terminal.
+        Format::Text => report::escape::terminal_lines(&text_report(
+            &model,
+            &sys,
+            &result,
+            settings.general.percentile,
+        )),
     };
     super::write_stdout(text.as_bytes())?;
     Ok(0)
@@ -605,9 +612,12 @@ fn sig(v: f64) -> String {
 /// One line naming what was predicted: the system's name, layout, log
 /// device, link and client, so a pasted report cannot pass for a measurement.
 fn prediction_header(model: &SystemModel, sys: &System) -> String {
+    // The system's name and its log device's may come from a result file
+    // (--system-from): each is one field on this line, never a line break
+    // or a terminal sequence.
     let log = match &model.log {
         None => "none".to_string(),
-        Some(DeviceSpec::Name(n)) => n.trim().to_string(),
+        Some(DeviceSpec::Name(n)) => report::escape::terminal_field(n.trim()),
         Some(DeviceSpec::Model(_)) if sys.log.is_none() => "none".to_string(),
         Some(DeviceSpec::Model(_)) => "custom model".to_string(),
     };
@@ -617,7 +627,7 @@ fn prediction_header(model: &SystemModel, sys: &System) -> String {
     };
     format!(
         "PREDICTION (simulated, not measured) for system '{}': layout {}, log {}, link {}, client {}",
-        sys.name,
+        report::escape::terminal_field(&sys.name),
         sys.shape.name(),
         log,
         link,
