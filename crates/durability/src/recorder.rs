@@ -260,9 +260,12 @@ impl Recorder {
         };
         let listener = TcpListener::bind(&opts.listen).map_err(listen_err)?;
         let addr = listener.local_addr().map_err(listen_err)?;
+        // Both files are checked before either is made: a refused key must
+        // not leave a new journal behind, nor a refused journal a new key.
+        crate::journal_file::check_journal(&opts.journal)?;
+        let (key, key_created) = Key::load_or_create(&opts.key)?;
         let file = open_journal(&opts.journal)?;
         let (bytes, runs, layouts) = index(&opts.journal)?;
-        let (key, key_created) = Key::load_or_create(&opts.key)?;
         let out = BufWriter::new(
             file.try_clone()
                 .map_err(DurabilityError::io(&opts.journal))?,

@@ -659,3 +659,85 @@ fn names_from_a_result_file_cannot_drive_the_terminal() {
         r.stderr
     );
 }
+
+/// A FIFO wherever a command reads a file it is given: refused at once
+/// (exit 1), never opened to block for ever. Covers every command that
+/// reads a named file.
+#[test]
+fn a_fifo_where_a_file_is_expected_is_refused_by_every_command() {
+    let d = scratch();
+    let w = d.path();
+    common::mkfifo(&w.join("fifo"));
+    std::fs::create_dir(w.join("d")).unwrap();
+    let nas = example_system("reference-nas.toml");
+    let run = ["--", "--file-test-mode=rndrw", "run"];
+    let cases: Vec<Vec<String>> = vec![
+        words(&[&["simulate", "--system", "fifo"][..], &run].concat()),
+        words(&[&["simulate", "--system-from", "fifo"][..], &run].concat()),
+        words(
+            &[
+                &["simulate", "--system", &nas, "--profile", "fifo"][..],
+                &run,
+            ]
+            .concat(),
+        ),
+        words(&["simulate", "matrix", "fifo"]),
+        words(&["simulate", "calibrate", "--system", &nas, "fifo"]),
+        words(&["lab", "predict", "fifo"]),
+        words(&["lab", "up", "fifo"]),
+        words(&["lab", "run", "fifo"]),
+        words(&["lab", "matrix", "fifo"]),
+        words(&["lab", "durability", "fifo"]),
+        words(&["durability", "verify", "d", "--from", "fifo"]),
+        words(&["durability", "write", "d", "--journal", "fifo", "--time=1"]),
+        words(&[
+            "durability",
+            "write",
+            "d",
+            "--recorder",
+            "127.0.0.1:9",
+            "--key",
+            "fifo",
+            "--time=1",
+        ]),
+        words(&[
+            "durability",
+            "record",
+            "--listen=127.0.0.1:0",
+            "--journal=fifo",
+        ]),
+        words(&[
+            "durability",
+            "record",
+            "--listen=127.0.0.1:0",
+            "--journal=j",
+            "--key=fifo",
+        ]),
+        words(&["results", "import", "fifo"]),
+        words(&["report", "fifo"]),
+        words(&[
+            "fileio",
+            "--config-file=fifo",
+            "--file-total-size=1M",
+            "prepare",
+        ]),
+        words(&["slog", "fifo"]),
+        words(&["probe", "fifo"]),
+    ];
+    for args in &cases {
+        let child = Command::new(tankbench_bin())
+            .args(args)
+            .current_dir(w)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let r = finish_within(child, Duration::from_secs(30), args);
+        assert_eq!(r.code, 1, "{args:?}: {}{}", r.stdout, r.stderr);
+    }
+    let mut left = testkit::dir_names(w);
+    left.sort();
+    assert_eq!(left, ["d", "fifo"], "something was written");
+    assert!(testkit::dir_names(&w.join("d")).is_empty());
+}

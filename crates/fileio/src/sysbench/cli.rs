@@ -452,12 +452,32 @@ pub fn check_words(words: &[String]) -> Result<(), String> {
 /// `--config-file=FILE`: lines `name = value[, value...]`, `#` comments, values
 /// optionally quoted; they go before the command-line words, so the command line
 /// wins (last one wins).
+/// The text of `--config-file`: only a regular file is read (a FIFO named
+/// like it blocked the read for ever; O_NONBLOCK keeps the open from
+/// blocking, and changes nothing for a regular file).
+fn read_config_file(path: &std::path::Path) -> std::io::Result<String> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(std::io::Error::other(
+            "not a regular file; accepted: a regular file",
+        ));
+    }
+    let mut text = String::new();
+    f.read_to_string(&mut text)?;
+    Ok(text)
+}
+
 fn with_config_file(words: &CommandWords) -> Result<Vec<String>, String> {
     let Some(file) = words.file_names.get("config-file") else {
         return Ok(words.text.clone());
     };
     let path = std::path::Path::new(file).display();
-    let text = std::fs::read_to_string(file)
+    let text = read_config_file(std::path::Path::new(file))
         .map_err(|e| format!("--config-file={path}: cannot read it: {e}"))?;
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
