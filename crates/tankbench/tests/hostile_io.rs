@@ -725,15 +725,7 @@ fn a_fifo_where_a_file_is_expected_is_refused_by_every_command() {
         words(&["probe", "fifo"]),
     ];
     for args in &cases {
-        let child = Command::new(tankbench_bin())
-            .args(args)
-            .current_dir(w)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let r = finish_within(child, Duration::from_secs(30), args);
+        let r = tb_with(w, args, Stdio::piped(), Stdio::piped());
         assert_eq!(r.code, 1, "{args:?}: {}{}", r.stdout, r.stderr);
     }
     let mut left = testkit::dir_names(w);
