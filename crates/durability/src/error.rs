@@ -135,6 +135,10 @@ pub enum DurabilityError {
         u32::MAX
     )]
     TooManyFiles { file_num: u64 },
+    /// More writer threads than the memory-map limit holds (fileio's own
+    /// check, the one `fileio` refuses the same count with).
+    #[error("durability write: Invalid value for --threads: {0}")]
+    Threads(#[from] fileio::run::runner::ThreadBudgetError),
 
     // --- Running: the binary puts `durability <command>: ` in front.
     #[error("{}: {source}", path.display())]
@@ -264,6 +268,8 @@ pub enum FileSetError {
     },
     #[error("{} exists but was not created by tankbench durability (no {} marker); it is left alone: use another directory", path.display(), FILESET_MARKER)]
     NotOurs { path: PathBuf },
+    #[error("{} is not a regular file (a symbolic link, a directory or a device where a durability file belongs); nothing was written: use another directory", path.display())]
+    NotAFile { path: PathBuf },
     #[error("{} changed while the session was announced (another writer on the same directory?); nothing was written", dir.display())]
     Changed { dir: PathBuf },
 }
@@ -363,6 +369,7 @@ impl DurabilityError {
                 | DurabilityError::Address { .. }
                 | DurabilityError::NoSuchJournal { .. }
                 | DurabilityError::Workload(_)
+                | DurabilityError::Threads(_)
                 | DurabilityError::BlockSize { .. }
                 | DurabilityError::FileSmallerThanBlock { .. }
                 | DurabilityError::FilesNotWholeBlocks { .. }

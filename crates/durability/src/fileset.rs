@@ -131,6 +131,10 @@ fn write_marker(dir: &Path, m: &Marker) -> Result<(), DurabilityError> {
 /// this marker first; [`prepare`] makes it true only once the recorder has
 /// accepted the session.
 pub fn plan(dir: &Path, layout: Layout) -> Result<Marker, DurabilityError> {
+    // A directory the session cannot write (a read-only mount) is refused
+    // before the session is announced: a journal must not record a session
+    // that never wrote.
+    report::atomic::check_can_create_in(dir).map_err(DurabilityError::io(dir))?;
     match read_marker(dir)? {
         Some(m) if m.layout != layout => Err(FileSetError::OtherLayout {
             dir: dir.to_path_buf(),
@@ -140,6 +144,7 @@ pub fn plan(dir: &Path, layout: Layout) -> Result<Marker, DurabilityError> {
         }
         .into()),
         Some(mut m) => {
+            check_files(dir, &layout)?;
             m.generation = m.generation.saturating_add(1);
             Ok(m)
         }
@@ -214,6 +219,9 @@ pub fn prepare(
             layout.file_size,
             dir.display()
         ));
+        // Every file is checked before any is written: a link where
+        // durability.1 belongs must not cost durability.0 its contents.
+        check_files(dir, &layout)?;
         for i in 0..layout.file_num {
             fill_zeros(&file_path(dir, i), layout.file_size)?;
         }
@@ -223,6 +231,38 @@ pub fn prepare(
     marker.generation = planned.generation;
     write_marker(dir, &marker)?;
     Ok(marker)
+}
+
+/// Each file of a marked file set is missing (to be made) or a regular file
+/// that can be written: a symbolic link, a directory or a device there is
+/// refused, and so is a file the process may not write.
+fn check_files(dir: &Path, layout: &Layout) -> Result<(), DurabilityError> {
+    for i in 0..layout.file_num {
+        let path = file_path(dir, i);
+        match path.symlink_metadata() {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(DurabilityError::io(path)(e)),
+            Ok(m) if !m.is_file() => return Err(FileSetError::NotAFile { path }.into()),
+            Ok(_) => writable(&path)?,
+        }
+    }
+    Ok(())
+}
+
+/// Whether this process may write the file at `path` (access(2) with the
+/// effective ids: also false on a read-only mount, even for root).
+fn writable(path: &Path) -> Result<(), DurabilityError> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(|_| {
+        DurabilityError::io(path)(std::io::Error::from(std::io::ErrorKind::InvalidInput))
+    })?;
+    // SAFETY: a NUL-terminated path that outlives the call.
+    let r = unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK, libc::AT_EACCESS) };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(DurabilityError::io(path)(std::io::Error::last_os_error()))
+    }
 }
 
 fn files_complete(dir: &Path, layout: &Layout) -> bool {

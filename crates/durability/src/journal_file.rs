@@ -13,7 +13,7 @@ use std::path::Path;
 /// directory where files can be created. Creates nothing.
 pub(crate) fn check_journal(path: &Path) -> Result<(), DurabilityError> {
     let problem = |p| DurabilityError::journal_file(path, p);
-    match File::open(path) {
+    match open_existing(path, OpenOptions::new().read(true)) {
         Ok(f) => is_journal(f).map_err(problem),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             report::atomic::check_can_create_in(report::atomic::parent_dir(path))
@@ -23,8 +23,21 @@ pub(crate) fn check_journal(path: &Path) -> Result<(), DurabilityError> {
     }
 }
 
-/// Whether an open file starts with the journal's header line.
+/// Open an existing file without blocking on it: a FIFO or a device named
+/// like the journal would block open(2) or read(2) for ever. O_NONBLOCK
+/// changes nothing for a regular file, the only kind accepted.
+fn open_existing(path: &Path, options: &mut OpenOptions) -> std::io::Result<File> {
+    options
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+}
+
+/// Whether an open file is a regular file starting with the journal's
+/// header line.
 fn is_journal(f: File) -> Result<(), JournalFileProblem> {
+    if !f.metadata().map_err(JournalFileProblem::Io)?.is_file() {
+        return Err(JournalFileProblem::NotAJournal);
+    }
     let mut first = String::new();
     BufReader::new(f)
         .read_line(&mut first)
@@ -55,13 +68,9 @@ pub(crate) fn open_journal(path: &Path) -> Result<File, DurabilityError> {
             Ok(f)
         }
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            is_journal(File::open(path).map_err(err)?)
+            is_journal(open_existing(path, OpenOptions::new().read(true)).map_err(err)?)
                 .map_err(|p| DurabilityError::journal_file(path, p))?;
-            OpenOptions::new()
-                .append(true)
-                .custom_flags(libc::O_NOFOLLOW)
-                .open(path)
-                .map_err(err)
+            open_existing(path, OpenOptions::new().append(true)).map_err(err)
         }
         Err(e) => Err(err(e)),
     }

@@ -260,9 +260,12 @@ impl Recorder {
         };
         let listener = TcpListener::bind(&opts.listen).map_err(listen_err)?;
         let addr = listener.local_addr().map_err(listen_err)?;
+        // Both files are checked before either is made: a refused key must
+        // not leave a new journal behind, nor a refused journal a new key.
+        crate::journal_file::check_journal(&opts.journal)?;
+        let (key, key_created) = Key::load_or_create(&opts.key)?;
         let file = open_journal(&opts.journal)?;
         let (bytes, runs, layouts) = index(&opts.journal)?;
-        let (key, key_created) = Key::load_or_create(&opts.key)?;
         let out = BufWriter::new(
             file.try_clone()
                 .map_err(DurabilityError::io(&opts.journal))?,
@@ -743,22 +746,40 @@ pub(crate) fn fetch(addr: &str, key: &Key, limits: &Limits) -> Result<Vec<u8>, D
 /// Run a recorder until SIGINT/SIGTERM: the `durability record` command.
 /// Prints `listening on ADDR` first (the port, when 0 was asked for).
 pub fn run(opts: &RecordOptions) -> Result<(), DurabilityError> {
+    // The log goes on whatever stderr does (a closed pipe, a terminal gone).
     let log: Arc<dyn Fn(&str) + Send + Sync> =
-        Arc::new(|l: &str| eprintln!("durability record: {l}"));
+        Arc::new(|l: &str| fileio::console::to_stderr(&format!("durability record: {l}\n")));
     let r = Recorder::start(opts, log)?;
-    println!(
-        "durability record: listening on {} (journal {}, key {}{})",
+    let listening = format!(
+        "durability record: listening on {} (journal {}, key {}{})\n",
         r.addr,
         opts.journal.display(),
         r.key_path.display(),
         if r.key_created { ", created now" } else { "" }
     );
-    let _ = std::io::stdout().flush();
+    let mut out = std::io::stdout().lock();
+    // The line is how a script learns the port: when it cannot be written
+    // (a full disk), the recorder stops rather than serve unannounced. A
+    // reader that closed the pipe after reading it is fine.
+    match out
+        .write_all(listening.as_bytes())
+        .and_then(|()| out.flush())
+    {
+        Err(source) if source.kind() != std::io::ErrorKind::BrokenPipe => {
+            drop(out);
+            r.stop()?;
+            return Err(DurabilityError::System {
+                what: "writing to stdout",
+                source,
+            });
+        }
+        _ => drop(out),
+    }
     while !stop_requested() {
         std::thread::sleep(Duration::from_millis(50));
     }
     r.stop()?;
-    eprintln!("durability record: stopped; journal flushed");
+    fileio::console::to_stderr("durability record: stopped; journal flushed\n");
     Ok(())
 }
 

@@ -159,12 +159,19 @@ impl Key {
             path: path.to_path_buf(),
             source,
         };
+        // O_NONBLOCK: a FIFO named like the key must not block the open;
+        // only a regular file is a key.
         let mut f = OpenOptions::new()
             .read(true)
-            .custom_flags(libc::O_NOFOLLOW)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(path)
             .map_err(io)?;
         let meta = f.metadata().map_err(io)?;
+        if !meta.is_file() {
+            return Err(KeyError::NotAKey {
+                path: path.to_path_buf(),
+            });
+        }
         let mode = meta.mode() & 0o7777;
         if mode & 0o077 != 0 {
             return Err(KeyError::Exposed {

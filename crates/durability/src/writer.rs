@@ -38,6 +38,9 @@ pub enum Ending {
     StorageGone(String),
     /// The recorder or the journal failed: nothing more could be reported.
     ReportingFailed(String),
+    /// A writer thread could not be started (a pids limit, RLIMIT_NPROC):
+    /// the threads that did start were stopped.
+    ThreadsNotStarted(String),
 }
 
 #[derive(Debug, Clone)]
@@ -63,6 +66,7 @@ impl WriteSummary {
             Ending::Stopped => "stopped by signal".to_string(),
             Ending::StorageGone(e) => format!("the storage under test failed ({e})"),
             Ending::ReportingFailed(e) => format!("reporting failed ({e})"),
+            Ending::ThreadsNotStarted(e) => format!("writer threads could not be started ({e})"),
         };
         format!(
             "durability write: {why}: {} writes acknowledged, {} reported to {to} in {:.1} s (run {})",
@@ -76,7 +80,7 @@ impl WriteSummary {
         match self.ending {
             Ending::TimeLimit | Ending::Stopped => 0,
             Ending::StorageGone(_) => 2,
-            Ending::ReportingFailed(_) => 1,
+            Ending::ReportingFailed(_) | Ending::ThreadsNotStarted(_) => 1,
         }
     }
 }
@@ -408,6 +412,9 @@ pub fn write(
     let spec = &opts.spec;
     let layout = Layout::of(&spec.files);
     let limits = Limits::from_env();
+    // A thread count the process cannot hold would abort it midway (files
+    // and journal left): refused before anything is made, as fileio does.
+    fileio::run::runner::check_thread_budget(spec)?;
     // The destination of reports is checked before anything is created in DIR.
     let reached = Reporter::reach(&opts.sink)?;
     let planned = fileset::plan(&opts.dir, layout)?;
@@ -476,8 +483,10 @@ pub fn write(
         match th {
             Ok(th) => threads.push(th),
             Err(e) => {
-                shared.fail(Ending::ReportingFailed(format!(
-                    "cannot start a writer thread: {e}"
+                shared.fail(Ending::ThreadsNotStarted(format!(
+                    "{} of {} started: {e}",
+                    threads.len(),
+                    spec.threads
                 )));
                 break;
             }
@@ -655,6 +664,7 @@ fn finish(
         Ending::Stopped => "stopped",
         Ending::StorageGone(_) => "storage_failed",
         Ending::ReportingFailed(_) => "reporting_failed",
+        Ending::ThreadsNotStarted(_) => "threads_not_started",
     };
     if flushed.is_ok() {
         let end = format!("{}\n", end_line(run, acknowledged, reason));

@@ -7,6 +7,49 @@ use crate::options::{Failure, Stream};
 use std::io::Write;
 use std::sync::Mutex;
 
+/// Write to stderr, ignoring a failure: a closed pipe (`|& head`) or a
+/// terminal gone after SIGHUP must not end a run before it cleans up
+/// (`eprint!` would panic).
+pub fn to_stderr(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());
+}
+
+/// The first failed write to stdout other than a closed pipe (the raw OS
+/// error), so that the command can fail at its end: a report that never
+/// arrived (`> /dev/full`, a full disk) must not exit 0. 0: none.
+static STDOUT_FAILURE: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// Write to stdout as the report does: a closed pipe (`| head`) is the
+/// reader having seen enough; any other failure is remembered for
+/// [`stdout_failure`] and the run goes on (it still cleans up).
+pub fn to_stdout(text: &[u8]) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text).and_then(|()| out.flush()) {
+        note_stdout_failure(&e);
+    }
+}
+
+fn note_stdout_failure(e: &std::io::Error) {
+    if e.kind() != std::io::ErrorKind::BrokenPipe {
+        let code = e.raw_os_error().unwrap_or(libc::EIO);
+        let _ = STDOUT_FAILURE.compare_exchange(
+            0,
+            code,
+            std::sync::atomic::Ordering::SeqCst,
+            std::sync::atomic::Ordering::SeqCst,
+        );
+    }
+}
+
+/// The first write to stdout that failed (not a closed pipe), if any.
+pub fn stdout_failure() -> Option<std::io::Error> {
+    match STDOUT_FAILURE.load(std::sync::atomic::Ordering::SeqCst) {
+        0 => None,
+        code => Some(std::io::Error::from_raw_os_error(code)),
+    }
+}
+
 /// Log levels of sysbench (`--verbosity`).
 const FATAL: u32 = 0;
 const WARNING: u32 = 2;
@@ -47,7 +90,7 @@ impl Console {
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         if *shown {
-            eprint!("\r\x1b[2K");
+            to_stderr("\r\x1b[2K");
             *shown = false;
         }
     }
@@ -70,20 +113,25 @@ impl Console {
         last.0 = fold.then(|| text.to_string());
         if self.json {
             if level <= WARNING {
-                eprintln!("{text}");
+                to_stderr(&format!("{text}\n"));
             }
             return;
         }
         let mut out = std::io::stdout().lock();
+        let mut written = Ok(());
         if repeats > 0 {
-            let _ = writeln!(out, "(last message repeated {repeats} times)");
+            written = writeln!(out, "(last message repeated {repeats} times)");
         }
-        if fold {
-            let _ = writeln!(out, "{text}");
-        } else {
-            let _ = out.write_all(text.as_bytes());
+        written = written.and_then(|()| {
+            if fold {
+                writeln!(out, "{text}")
+            } else {
+                out.write_all(text.as_bytes())
+            }
+        });
+        if let Err(e) = written.and_then(|()| out.flush()) {
+            note_stdout_failure(&e);
         }
-        let _ = out.flush();
     }
 
     /// A NOTICE line (normal output); may hold several lines.
@@ -125,7 +173,7 @@ impl Console {
         }
         if self.json {
             self.clear_progress();
-            eprintln!("{text}");
+            to_stderr(&format!("{text}\n"));
             return;
         }
         self.log(NOTICE, text, true)
@@ -137,7 +185,7 @@ impl Console {
 
     pub fn stderr(&self, text: &str) {
         self.clear_progress();
-        eprintln!("{text}");
+        to_stderr(&format!("{text}\n"));
     }
 
     /// A DEBUG line (`--verbosity=5`, `--debug`).
@@ -167,8 +215,7 @@ impl Console {
             .progress_shown
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        eprint!("\r\x1b[2K{text}");
-        let _ = std::io::stderr().flush();
+        to_stderr(&format!("\r\x1b[2K{text}"));
         *shown = true;
     }
 

@@ -439,17 +439,27 @@ impl Extensions {
         let csv_path = file_option(a, "csv")?;
         let intervals_path = file_option(a, "intervals")?;
         let openmetrics_path = file_option(a, "openmetrics")?;
-        // One file, one writer: two outputs named alike would overwrite or
-        // interleave each other. (Spelled alike; two names of one file are
-        // found when the second one is written.)
+        // One file, one writer: two outputs naming one file would overwrite
+        // or interleave each other. Compared as files, not as spellings
+        // (`a.csv` and `./a.csv`, or a second hard link, are one file).
         let named = [
             ("json", &json_path),
             ("csv", &csv_path),
             ("intervals", &intervals_path),
             ("openmetrics", &openmetrics_path),
         ];
-        for (i, (first, p)) in named.iter().enumerate() {
-            if let Some((second, _)) = named[i + 1..].iter().find(|(_, q)| p.is_some() && q == p) {
+        let identities: Vec<Option<FileIdentity>> = named
+            .iter()
+            .map(|(_, p)| p.as_deref().map(FileIdentity::of))
+            .collect();
+        for (i, (first, _)) in named.iter().enumerate() {
+            let Some(id) = &identities[i] else { continue };
+            if let Some((second, _)) = named[i + 1..]
+                .iter()
+                .zip(&identities[i + 1..])
+                .find(|(_, other)| other.as_ref() == Some(id))
+                .map(|(n, _)| n)
+            {
                 return Err(Failure::fatal(format!(
                     "--{first} and --{second} name the same file: each output needs its own"
                 )));
@@ -1054,6 +1064,33 @@ pub(crate) fn parse_injected_latency(spec: &str) -> Option<InjectedLatency> {
             })
         }
         _ => None,
+    }
+}
+
+/// Which file an output option names, to find two options naming one file
+/// however they spell it: an existing file by its device and inode (after
+/// symbolic links), a new one by its directory's canonical path and its name.
+#[derive(Debug, PartialEq, Eq)]
+enum FileIdentity {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+impl FileIdentity {
+    fn of(path: &std::path::Path) -> FileIdentity {
+        use std::os::unix::fs::MetadataExt as _;
+        if let Ok(m) = std::fs::metadata(path) {
+            return FileIdentity::Inode(m.dev(), m.ino());
+        }
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => std::path::Path::new("."),
+        };
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        FileIdentity::Path(match path.file_name() {
+            Some(name) => dir.join(name),
+            None => dir,
+        })
     }
 }
 

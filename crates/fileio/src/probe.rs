@@ -13,7 +13,8 @@
 //!
 //! The probe makes one scratch file, `tankbench-probe.<pid>` (created
 //! exclusively, 1 MiB), and removes it at the end, also after a first stop
-//! signal.
+//! signal; a second one removes a local file and ends the process at once
+//! (an NFS export's file needs the probe's own call: it waits for that).
 
 use crate::result::{LatencySummary, ToolInfo};
 use crate::slog::{check_kind, ResultDocError};
@@ -311,7 +312,17 @@ impl NfsBackend {
         let mut client = nfs::Client::mount(target).map_err(ProbeError::Nfs)?;
         let name = scratch_name();
         let root = client.root().clone();
-        let file = client.create(&root, &name, true).map_err(ProbeError::Nfs)?;
+        // From the moment the file may exist until it is removed, only the
+        // probe's own call over the network can remove it: a second stop
+        // signal waits for that (every call has a deadline).
+        crate::signals::second_signal_waits(true);
+        let file = match client.create(&root, &name, true) {
+            Ok(file) => file,
+            Err(e) => {
+                crate::signals::second_signal_waits(false);
+                return Err(ProbeError::Nfs(e));
+            }
+        };
         let mut b = NfsBackend {
             client,
             file,
@@ -367,10 +378,13 @@ impl Backend for NfsBackend {
 
     fn remove_scratch(&mut self) -> Result<(), ProbeError> {
         let root = self.client.root().clone();
-        self.client
+        let removed = self
+            .client
             .remove(&root, &self.name)
             .map(|_| ())
-            .map_err(ProbeError::Nfs)
+            .map_err(ProbeError::Nfs);
+        crate::signals::second_signal_waits(false);
+        removed
     }
 }
 
@@ -408,6 +422,7 @@ impl LocalBackend {
                 action: "create the scratch file",
                 source,
             })?;
+        crate::signals::register_scratch_file(&path);
         let b = LocalBackend {
             path,
             file,
@@ -419,6 +434,7 @@ impl LocalBackend {
             .and_then(|_| b.file.sync_all())
         {
             let _ = std::fs::remove_file(&b.path);
+            crate::signals::forget_scratch_file();
             return Err(ProbeError::Io {
                 path: b.path,
                 action: "fill the scratch file",
@@ -472,8 +488,20 @@ impl Backend for LocalBackend {
     }
 
     fn remove_scratch(&mut self) -> Result<(), ProbeError> {
-        std::fs::remove_file(&self.path).map_err(self.io("remove the scratch file"))
+        let removed = std::fs::remove_file(&self.path).map_err(self.io("remove the scratch file"));
+        crate::signals::forget_scratch_file();
+        removed
     }
+}
+
+/// Route stop signals: the first ends the probe after the current call and
+/// removes the scratch file; a second removes a local scratch file and ends
+/// the process at once (128 + the signal), or, on an NFS export, waits for
+/// the removal the first started.
+pub fn install_stop_handlers() {
+    crate::signals::StopHandlers::new()
+        .on_second(crate::signals::remove_scratch_file_and_exit)
+        .install();
 }
 
 /// Run the probe. `progress` gets a line per operation (for stderr). The

@@ -15,7 +15,7 @@
 //! The first installation wins: a command that installs its handlers before
 //! a run starts keeps them, and the run's own call changes nothing.
 
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicUsize, Ordering::SeqCst};
 
 /// The signals that ask tankbench to stop.
 pub(crate) const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
@@ -153,6 +153,63 @@ extern "C" fn on_stop_signal(sig: libc::c_int) {
     unsafe {
         libc::signal(sig, libc::SIG_DFL);
         libc::raise(sig);
+    }
+}
+
+/// The scratch file a second stop signal removes before the process ends
+/// (slog's, the local probe's): a leaked C string, for a handler that may
+/// only make async-signal-safe calls. Null: none.
+static SCRATCH_FILE: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
+/// Whether a second stop signal waits for the cleanup the first one started
+/// (a scratch file on an NFS export can only be removed by a call over the
+/// network, which the run makes within one operation's deadline).
+static SECOND_WAITS: AtomicBool = AtomicBool::new(false);
+
+/// Name the scratch file this process just created, for
+/// [`remove_scratch_file_and_exit`]. Call it right after the exclusive
+/// create: a file that is not the process's own must never be named.
+pub(crate) fn register_scratch_file(path: &std::path::Path) {
+    let Ok(c) = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()))
+    else {
+        return;
+    };
+    let old = SCRATCH_FILE.swap(c.into_raw(), SeqCst);
+    if !old.is_null() {
+        // SAFETY: `old` came from `CString::into_raw` above; a handler only
+        // reads the current pointer.
+        drop(unsafe { std::ffi::CString::from_raw(old) });
+    }
+}
+
+/// The scratch file is gone (removed by the run): a later second signal
+/// just ends the process. The string is leaked: a handler may be reading it.
+pub(crate) fn forget_scratch_file() {
+    SCRATCH_FILE.store(std::ptr::null_mut(), SeqCst);
+}
+
+/// Whether a second stop signal waits (true) for the cleanup the first
+/// started instead of ending the process.
+pub(crate) fn second_signal_waits(waits: bool) {
+    SECOND_WAITS.store(waits, SeqCst);
+}
+
+/// A second stop signal's action for a command with a scratch file: remove
+/// the file [`register_scratch_file`] named and end the process with 128 +
+/// the signal; or nothing, while [`second_signal_waits`] says the run's own
+/// cleanup must do it.
+pub(crate) extern "C" fn remove_scratch_file_and_exit(sig: libc::c_int) {
+    if SECOND_WAITS.load(SeqCst) {
+        return;
+    }
+    let path = SCRATCH_FILE.load(SeqCst);
+    // SAFETY: unlink(2) and _exit(2) are async-signal-safe; the path is null
+    // or a NUL-terminated string leaked by `register_scratch_file`, never
+    // freed while it is the current one.
+    unsafe {
+        if !path.is_null() {
+            libc::unlink(path);
+        }
+        libc::_exit(128 + sig);
     }
 }
 

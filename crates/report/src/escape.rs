@@ -87,18 +87,78 @@ pub fn markdown(s: &str) -> String {
 /// the workspace has one CSV escaper.
 pub use fileio::export::csv::csv_text;
 
+/// The most characters of one field (or one line) [`terminal`] prints: a
+/// result file can hold a 50 MiB host name, and a report shows a name, not
+/// a file.
+pub const TERMINAL_MAX_CHARS: usize = 4096;
+
 /// Text for a terminal: control characters (ESC above all, which starts the
-/// sequences that move the cursor, retitle the window or rewrite the screen)
-/// become U+FFFD, so printing a result cannot drive the terminal.
+/// sequences that move the cursor, retitle the window or rewrite the screen;
+/// CR and LF, which forge a line) become U+FFFD, so printing a result cannot
+/// drive the terminal; past [`TERMINAL_MAX_CHARS`] the text is cut, and an
+/// ellipsis says so.
 pub fn terminal(s: &str) -> String {
-    s.chars()
+    terminal_within(s, TERMINAL_MAX_CHARS)
+}
+
+/// The most characters of a name [`terminal_field`] prints inside a line
+/// (a host name is at most 64 on Linux, a file name 255 bytes).
+pub const TERMINAL_FIELD_MAX_CHARS: usize = 256;
+
+/// A name read from a file, for a line of a terminal report: as
+/// [`terminal`], cut at [`TERMINAL_FIELD_MAX_CHARS`] so that the rest of
+/// the line still shows.
+pub fn terminal_field(s: &str) -> String {
+    terminal_within(s, TERMINAL_FIELD_MAX_CHARS)
+}
+
+fn terminal_within(s: &str, max_chars: usize) -> String {
+    let mut out: String = s
+        .chars()
+        .take(max_chars)
         .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
-        .collect()
+        .collect();
+    if s.chars().nth(max_chars).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// Several lines for a terminal (a report holding names read from files):
+/// each line as [`terminal`] makes it, the line breaks kept.
+pub fn terminal_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (line, ""),
+        };
+        out.push_str(&terminal(body));
+        out.push_str(end);
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn terminal_text_cannot_forge_a_line_and_is_bounded() {
+        let forged = terminal("host\u{1b}]0;title\u{7}\r\nFAKE LINE: PASSED");
+        assert!(!forged.chars().any(char::is_control), "{forged:?}");
+        let huge = "h".repeat(TERMINAL_MAX_CHARS * 3);
+        assert_eq!(terminal(&huge).chars().count(), TERMINAL_MAX_CHARS + 1);
+        assert_eq!(
+            terminal_field(&huge).chars().count(),
+            TERMINAL_FIELD_MAX_CHARS + 1
+        );
+        assert_eq!(terminal("µs – ok"), "µs – ok");
+        assert_eq!(
+            terminal_lines("a\u{1b}[2J\nb\r\n"),
+            "a\u{FFFD}[2J\nb\u{FFFD}\n"
+        );
+    }
 
     #[test]
     fn html_escapes_markup_and_replaces_what_xml_forbids() {

@@ -6,11 +6,13 @@ mod cmd;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    // Die quietly on a closed pipe (`tankbench ... | head`), as C tools do,
-    // instead of panicking on the failed write.
+    // A closed pipe must not end a run before it removes what it made
+    // (`tankbench quick |& head`): SIGPIPE is ignored, so a write to a closed
+    // pipe fails with EPIPE instead, which `cmd::write_stdout` takes as the
+    // reader having seen enough and `cmd::write_stderr_line` ignores.
     // SAFETY: setting a signal disposition before any thread starts.
     unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
     // `args_os`, not `args`: a file name that is not UTF-8 is a valid argument,
     // and `args` would panic on it.
@@ -21,7 +23,7 @@ fn main() -> ExitCode {
     let code = match cmd::dispatch(args) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("tankbench: {}", one_line(&err));
+            cmd::write_stderr_line(&format!("tankbench: {}", one_line(&err)));
             1
         }
     };

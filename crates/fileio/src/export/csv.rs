@@ -200,11 +200,14 @@ pub enum Target {
 /// same header; anything else (another header, a last row cut off, a
 /// directory, a device, a pipe) is refused.
 pub fn check(path: &Path, header: &str) -> Result<Target, String> {
-    let meta = match std::fs::metadata(path) {
+    let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Target::New),
         Err(e) => return Err(e.to_string()),
     };
+    if meta.file_type().is_symlink() {
+        return Err(SYMLINK_REFUSED.into());
+    }
     if !meta.is_file() {
         return Err("not a regular file; --csv appends rows to a CSV file".into());
     }
@@ -255,21 +258,39 @@ fn inspect(file: &File, header: &str) -> Result<Target, String> {
 /// write the header; the rows go in one write and are flushed to the device.
 pub fn append(path: &Path, header: &str, rows: &[String]) -> Result<(), String> {
     // O_NONBLOCK: a pipe named like the file must not hang the process before
-    // it is found to be no regular file.
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .mode(0o644)
-        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| e.to_string())?;
+    // it is found to be no regular file. O_NOFOLLOW: a symbolic link is
+    // refused, as every other output refuses one (it would write elsewhere).
+    let open = |create: bool| {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create_new(create)
+            .mode(0o644)
+            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOFOLLOW)
+            .open(path)
+    };
+    let refused = |e: io::Error| match e.raw_os_error() {
+        Some(libc::ELOOP) => SYMLINK_REFUSED.to_string(),
+        _ => e.to_string(),
+    };
+    // Whether this call made the file: a failed write then removes it, so
+    // that a full file system leaves no empty CSV behind.
+    let (mut file, created) = match open(false) {
+        Ok(f) => (f, false),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => (open(true).map_err(refused)?, true),
+        Err(e) => return Err(refused(e)),
+    };
     if !file.metadata().map_err(|e| e.to_string())?.is_file() {
         return Err("not a regular file; --csv appends rows to a CSV file".into());
     }
     lock(&file).map_err(|e| format!("cannot lock it: {e}"))?;
     let mut text = String::new();
-    match inspect(&file, header)? {
+    let inspected = inspect(&file, header).inspect_err(|_| {
+        if created {
+            let _ = std::fs::remove_file(path);
+        }
+    })?;
+    match inspected {
         Target::New | Target::Empty => {
             text.push_str(header);
             text.push_str(CRLF);
@@ -279,13 +300,28 @@ pub fn append(path: &Path, header: &str, rows: &[String]) -> Result<(), String> 
     for r in rows {
         text.push_str(r);
     }
-    file.write_all(text.as_bytes())
+    let before = file.metadata().map_err(|e| e.to_string())?.len();
+    if let Err(e) = file
+        .write_all(text.as_bytes())
         .and_then(|()| file.sync_data())
-        .map_err(|e| e.to_string())
+    {
+        // Nothing half-written stays: a file made here is removed, a file
+        // that was there gets its old length back (no cut-off row).
+        if created {
+            let _ = std::fs::remove_file(path);
+        } else {
+            let _ = file.set_len(before);
+        }
+        return Err(e.to_string());
+    }
+    Ok(())
     // Closing the file releases the lock.
 }
 
-/// An exclusive flock(2) on `file`, waiting for another holder.
+/// Why `--csv` refuses a symbolic link.
+const SYMLINK_REFUSED: &str = "a symbolic link; --csv writes only to a file it names directly \
+     (name the file itself, or choose another name)";
+
 fn lock(file: &File) -> io::Result<()> {
     use std::os::fd::AsRawFd;
     loop {

@@ -27,7 +27,6 @@ use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{FileExt, FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicPtr, Ordering};
 use std::time::{Duration, Instant};
 
 pub use device::DeviceInUse;
@@ -358,28 +357,11 @@ pub(crate) fn fit_latency(sizes: &[SlogSize]) -> Option<LatencyFit> {
     }
 }
 
-/// The scratch file's path for a second stop signal's handler, which may
-/// only make async-signal-safe calls: a leaked C string, unlinked there.
-static SCRATCH_PATH: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
-
-extern "C" fn remove_scratch_and_exit(sig: libc::c_int) {
-    let path = SCRATCH_PATH.load(Ordering::SeqCst);
-    // SAFETY: unlink(2) and _exit(2) are async-signal-safe; the path is null
-    // or a NUL-terminated string leaked by `ScratchFile::create` and never
-    // freed.
-    unsafe {
-        if !path.is_null() {
-            libc::unlink(path);
-        }
-        libc::_exit(128 + sig);
-    }
-}
-
 /// Route stop signals: the first ends the test after the current write, a
 /// second removes the scratch file and ends the process.
 pub fn install_stop_handlers() {
     crate::signals::StopHandlers::new()
-        .on_second(remove_scratch_and_exit)
+        .on_second(crate::signals::remove_scratch_file_and_exit)
         .install();
 }
 
@@ -398,16 +380,7 @@ impl ScratchFile {
             action: "create the scratch file",
             source,
         })?;
-        if let Ok(c) =
-            std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()))
-        {
-            let old = SCRATCH_PATH.swap(c.into_raw(), Ordering::SeqCst);
-            if !old.is_null() {
-                // SAFETY: `old` came from `CString::into_raw` above; the
-                // handler reads only the current pointer.
-                drop(unsafe { std::ffi::CString::from_raw(old) });
-            }
-        }
+        crate::signals::register_scratch_file(&path);
         Ok((ScratchFile { path }, file))
     }
 }
@@ -415,6 +388,7 @@ impl ScratchFile {
 impl Drop for ScratchFile {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
+        crate::signals::forget_scratch_file();
     }
 }
 

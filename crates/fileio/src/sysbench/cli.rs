@@ -139,7 +139,7 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
     let coordinator = match crate::job::for_this_process() {
         Ok(c) => c,
         Err(msg) => {
-            eprintln!("{msg}");
+            crate::console::to_stderr(&format!("{msg}\n"));
             return Invocation::code(1);
         }
     };
@@ -147,39 +147,39 @@ pub fn execute_checked(words: &[OsString], check_destinations: DestinationCheck)
     let words = match CommandWords::from_os(words) {
         Ok(w) => w,
         Err(msg) => {
-            eprintln!("{msg}");
+            crate::console::to_stderr(&format!("{msg}\n"));
             return Invocation::code(1);
         }
     };
     let text = match with_config_file(&words) {
         Ok(w) => w,
         Err(msg) => {
-            eprintln!("{msg}");
+            crate::console::to_stderr(&format!("{msg}\n"));
             return Invocation::code(1);
         }
     };
     let mut args = ParsedArgs::parse(&text).with_file_names(words.file_names);
     for note in &args.stderr_notes {
-        eprintln!("{note}");
+        crate::console::to_stderr(&format!("{note}\n"));
     }
     if let Some(extra) = &args.extra_positional {
-        eprintln!(
-            "Unrecognized command line argument: {}",
+        crate::console::to_stderr(&format!(
+            "Unrecognized command line argument: {}\n",
             crate::text::printable_word(extra)
-        );
+        ));
         return Invocation::code(1);
     }
     let as_sysbench = invoked_as_sysbench();
     if matches!(args.bool("help"), Ok(true)) {
         if as_sysbench {
-            print!("{}", sysbench_help());
+            crate::console::to_stdout(sysbench_help().as_bytes());
         } else {
-            print!("{}", general_help());
+            crate::console::to_stdout(general_help().as_bytes());
         }
         return Invocation::code(0);
     }
     if matches!(args.bool("version"), Ok(true)) {
-        println!("{}", version_line(as_sysbench));
+        crate::console::to_stdout(format!("{}\n", version_line(as_sysbench)).as_bytes());
         return Invocation::code(0);
     }
     if as_sysbench && args.test.as_deref() != Some("fileio") {
@@ -420,7 +420,7 @@ fn run_command(
         } else {
             serde_json::to_string_pretty(&results)
         };
-        println!("{}", doc.expect("results serialize"));
+        crate::console::to_stdout(format!("{}\n", doc.expect("results serialize")).as_bytes());
     }
     Invocation {
         exit_code,
@@ -452,12 +452,32 @@ pub fn check_words(words: &[String]) -> Result<(), String> {
 /// `--config-file=FILE`: lines `name = value[, value...]`, `#` comments, values
 /// optionally quoted; they go before the command-line words, so the command line
 /// wins (last one wins).
+/// The text of `--config-file`: only a regular file is read (a FIFO named
+/// like it blocked the read for ever; O_NONBLOCK keeps the open from
+/// blocking, and changes nothing for a regular file).
+fn read_config_file(path: &std::path::Path) -> std::io::Result<String> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(std::io::Error::other(
+            "not a regular file; accepted: a regular file",
+        ));
+    }
+    let mut text = String::new();
+    f.read_to_string(&mut text)?;
+    Ok(text)
+}
+
 fn with_config_file(words: &CommandWords) -> Result<Vec<String>, String> {
     let Some(file) = words.file_names.get("config-file") else {
         return Ok(words.text.clone());
     };
     let path = std::path::Path::new(file).display();
-    let text = std::fs::read_to_string(file)
+    let text = read_config_file(std::path::Path::new(file))
         .map_err(|e| format!("--config-file={path}: cannot read it: {e}"))?;
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {

@@ -322,20 +322,18 @@ impl DurabilityMatrix {
         crashes: Option<u32>,
         seed: Option<u64>,
     ) -> Result<DurabilityMatrix, LabError> {
-        let text = std::fs::read_to_string(path).map_err(|e| LabError::Io {
-            what: format!("read durability matrix {}", path.display()),
-            source: e,
-        })?;
+        // A regular file of bounded size, as every configuration file: a
+        // FIFO named like the matrix blocked the read for ever.
+        let text = zfs_model::config_file::read_config(path)
+            .map_err(|e| spec_err(path, format!("read durability matrix: {e}")))?;
         let raw: RawDurabilityMatrix =
             toml::from_str(&text).map_err(|e| spec_err(path, one_line(e)))?;
         let dir = path.parent().unwrap_or(Path::new("."));
         let base = match raw.base {
             toml::Value::String(file) => {
                 let p = dir.join(&file);
-                let t = std::fs::read_to_string(&p).map_err(|e| LabError::Io {
-                    what: format!("base: read {}", p.display()),
-                    source: e,
-                })?;
+                let t = zfs_model::config_file::read_config(&p)
+                    .map_err(|e| spec_err(&p, format!("base: read: {e}")))?;
                 toml::from_str::<toml::Value>(&t).map_err(|e| spec_err(&p, one_line(e)))?
             }
             v @ toml::Value::Table(_) => v,

@@ -291,6 +291,8 @@ pub fn predict_matrix(
     };
     let mut out = Vec::new();
     for cell in cells {
+        // A caller that catches stop signals gets its stop within a cell.
+        crate::parts::sys::check_interrupted()?;
         let lab = cell.raw.validate()?;
         let finished = matrix.finished_result(&cell)?;
         let measured = finished

@@ -99,14 +99,21 @@ fn load_runs(paths: &[PathBuf]) -> anyhow::Result<Inputs> {
             let listing = load_dir(path)
                 .map_err(|e| anyhow::anyhow!("simulate calibrate: {}: {e}", path.display()))?;
             for s in &listing.skipped {
-                eprintln!("note: left out {}: {}", s.path.display(), s.reason);
+                super::write_stderr_line(&format!(
+                    "note: left out {}: {}",
+                    s.path.display(),
+                    s.reason
+                ));
             }
             let before = runs.len();
             for run in listing.runs {
                 if run.result.kind == ResultKind::Measured {
                     runs.push((run.path.display().to_string(), run.result));
                 } else {
-                    eprintln!("note: left out {}: a prediction", run.path.display());
+                    super::write_stderr_line(&format!(
+                        "note: left out {}: a prediction",
+                        run.path.display()
+                    ));
                 }
             }
             if runs.len() == before {
@@ -215,12 +222,13 @@ pub(crate) fn run(a: &CalibrateArgs) -> anyhow::Result<i32> {
                 e => anyhow::anyhow!("simulate calibrate: {e}"),
             },
         )?;
-    print!("{}", c.report());
+    // The report names measurements and systems read from files.
+    super::write_stdout(report::escape::terminal_lines(&c.report()).as_bytes())?;
     if let Some(path) = &a.save_profile {
         write_atomically(path, c.profile().to_toml().as_bytes(), Existing::Keep).map_err(|e| {
             anyhow::anyhow!("simulate calibrate: --save-profile {}: {e}", path.display())
         })?;
-        eprintln!("saved profile {}", path.display());
+        super::write_stderr_line(&format!("saved profile {}", path.display()));
     }
     Ok(0)
 }
@@ -240,7 +248,7 @@ pub fn apply_profile_file(model: &mut SystemModel, path: &Path) -> anyhow::Resul
     let skipped = apply_profile(model, &profile)
         .map_err(|e| anyhow::anyhow!("simulate: --profile {}: {e}", path.display()))?;
     for s in skipped {
-        eprintln!("note: --profile {}: {s}", path.display());
+        super::write_stderr_line(&format!("note: --profile {}: {s}", path.display()));
     }
     Ok(())
 }

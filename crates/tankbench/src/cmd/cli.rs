@@ -200,14 +200,26 @@ fn words_after(words: &[OsString], depth: usize) -> Vec<OsString> {
 fn answer(e: &clap::Error, definition: &clap::Command, words: &[OsString]) -> anyhow::Result<i32> {
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-            e.print()?;
+            print_clap_text(e)?;
             Ok(0)
         }
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            e.print()?;
+            print_clap_text(e)?;
             Ok(1)
         }
         _ => Err(usage_error(e, definition, words)),
+    }
+}
+
+/// Print a help or version text where clap sends it, with its colours, by
+/// the rules of [`super::write_stdout`]: a closed pipe is fine, a full
+/// stdout is the command's failure.
+fn print_clap_text(e: &clap::Error) -> anyhow::Result<()> {
+    match e.print() {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe && !e.use_stderr() => {
+            Err(anyhow::Error::new(err).context("writing to stdout"))
+        }
+        _ => Ok(()),
     }
 }
 

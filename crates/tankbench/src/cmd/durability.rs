@@ -155,9 +155,9 @@ fn failed(command: Command, e: DurabilityError) -> anyhow::Error {
 fn write(args: &[OsString]) -> anyhow::Result<i32> {
     let opts = parse_write(args).map_err(|e| failed(Command::Write, e))?;
     durability::writer::install_stop_handlers();
-    let summary = durability::writer::write(&opts, &mut |l| eprintln!("{l}"))
+    let summary = durability::writer::write(&opts, &mut |l| super::write_stderr_line(l))
         .map_err(|e| failed(Command::Write, e))?;
-    println!("{}", summary.line(&opts.sink));
+    super::write_stdout(format!("{}\n", summary.line(&opts.sink)).as_bytes())?;
     Ok(summary.exit_code())
 }
 
@@ -194,9 +194,9 @@ fn verify(args: &[OsString]) -> anyhow::Result<i32> {
     let mut v =
         durability::verify::verify(&opts, &journal).map_err(|e| failed(Command::Verify, e))?;
     v.result.labels.extend(labels);
-    for line in &v.lines {
-        println!("{line}");
-    }
+    // The lines quote a journal, which may come from a recorder elsewhere.
+    let text: String = v.lines.iter().map(|l| format!("{l}\n")).collect();
+    super::write_stdout(report::escape::terminal_lines(&text).as_bytes())?;
     if let Some(path) = &opts.json {
         let mut doc = serde_json::to_string_pretty(&v.result)?;
         doc.push('\n');
@@ -206,7 +206,7 @@ fn verify(args: &[OsString]) -> anyhow::Result<i32> {
     if let Some(dir) = &opts.save {
         let store = ResultStore::open(dir.as_path()).context("--save")?;
         let path = store.save(&v.result).context("--save")?;
-        eprintln!("saved {}", path.display());
+        super::write_stderr_line(&format!("saved {}", path.display()));
     }
     Ok(if v.passed() { 0 } else { 1 })
 }

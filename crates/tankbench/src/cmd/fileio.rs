@@ -10,7 +10,6 @@ use report::atomic::{check_can_create_in, check_new_file, parent_dir, write_atom
 use report::labels::{merge_labels, parse_labels, Labels};
 use report::store::{ResultStore, DEFAULT_DIR};
 use std::ffi::OsString;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// Labels from every `--label=` word (repeatable; merged), checked before
@@ -136,7 +135,7 @@ pub fn sysbench_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     };
     let mut invocation = fileio::sysbench::cli::execute_checked(&args, &check);
     let Some(ext) = invocation.extensions.take() else {
-        return Ok(invocation.exit_code);
+        return Ok(report_lost(invocation.exit_code));
     };
     let mut exit_code = invocation.exit_code;
     // A failed run (exit 1) writes no --json file, but repeats that completed
@@ -144,7 +143,7 @@ pub fn sysbench_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     let completed = exit_code != 1 && !invocation.results.is_empty();
     if let (Some(path), true) = (&ext.json_path, exit_code != 1) {
         if let Err(e) = write_json(path, &invocation.results) {
-            eprintln!("tankbench: {e:#}");
+            super::write_stderr_line(&format!("tankbench: {e:#}"));
             exit_code = 1;
         }
     }
@@ -157,7 +156,7 @@ pub fn sysbench_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     // repeat failed.
     if let (Some(path), false) = (&ext.csv_path, invocation.results.is_empty()) {
         if let Err(e) = write_csv(path, &percentiles.borrow(), &invocation.results) {
-            eprintln!("tankbench: {e:#}");
+            super::write_stderr_line(&format!("tankbench: {e:#}"));
             exit_code = 1;
         }
     }
@@ -165,7 +164,7 @@ pub fn sysbench_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         (&ext.openmetrics_path, invocation.results.last(), completed)
     {
         if let Err(e) = write_openmetrics(path, last) {
-            eprintln!("tankbench: {e:#}");
+            super::write_stderr_line(&format!("tankbench: {e:#}"));
             exit_code = 1;
         }
     }
@@ -173,10 +172,23 @@ pub fn sysbench_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         let store = ResultStore::open(save_dir(save)).context("--save")?;
         for r in &invocation.results {
             let path = store.save(r).context("--save")?;
-            eprintln!("saved {}", path.display());
+            super::write_stderr_line(&format!("saved {}", path.display()));
         }
     }
-    Ok(exit_code)
+    Ok(report_lost(exit_code))
+}
+
+/// The front end's exit status, or 1 when its report could not be written
+/// to stdout (a full disk, `> /dev/full`): the run went on and cleaned up,
+/// but a report that never arrived is no success.
+fn report_lost(exit_code: i32) -> i32 {
+    match fileio::console::stdout_failure() {
+        Some(e) if exit_code == 0 => {
+            super::write_stderr_line(&format!("tankbench: writing to stdout: {e}"));
+            1
+        }
+        _ => exit_code,
+    }
 }
 
 /// One-command benchmark in DIR: prepare, a short suite, cleanup
@@ -239,36 +251,36 @@ pub(crate) fn quick(q: &QuickArgs) -> anyhow::Result<i32> {
         size: q.size.clone(),
         seconds: q.time,
     };
-    // After SIGHUP the terminal is gone and writes to it fail: nothing here
-    // may panic on a failed write (println! would), so write and ignore errors.
-    let mut out = std::io::stdout();
+    // The header goes out before anything is made: when stdout cannot take
+    // it (a full disk), quick refuses before it prepares a file set.
     if !q.json {
-        let _ = writeln!(
-            out,
-            "tankbench quick: {} file set in {}, {} s per workload\n",
-            q.size,
-            q.dir.display(),
-            q.time
-        );
-        let _ = out.flush();
+        super::write_stdout(
+            format!(
+                "tankbench quick: {} file set in {}, {} s per workload\n\n",
+                q.size,
+                q.dir.display(),
+                q.time
+            )
+            .as_bytes(),
+        )?;
     }
     let total = fileio::quick::SUITE.len();
     let json = q.json;
+    // Progress on stderr may fail (a closed pipe, a terminal gone after
+    // SIGHUP); the run goes on and removes its scratch directory.
     let outcome = fileio::quick::run(&settings, &mut |step| {
         if json {
             return;
         }
-        let mut err = std::io::stderr();
-        let _ = match step {
-            Step::Prepare { dir } => writeln!(err, "preparing the file set in {}", dir.display()),
-            Step::Case { index, case } => writeln!(err, "[{}/{}] {}", index + 1, total, case.name),
-        };
+        super::write_stderr_line(&match step {
+            Step::Prepare { dir } => format!("preparing the file set in {}", dir.display()),
+            Step::Case { index, case } => format!("[{}/{}] {}", index + 1, total, case.name),
+        });
     })
     .map_err(|f| anyhow::anyhow!("{}", f.summary()))?;
     let results = &outcome.results;
     if let Some(sig) = outcome.stopped_by {
-        let _ = writeln!(
-            std::io::stderr(),
+        super::write_stderr_line(&format!(
             "tankbench quick: stopped by {}; the scratch directory is removed{}",
             signal_name(sig),
             if results.is_empty() {
@@ -279,7 +291,7 @@ pub(crate) fn quick(q: &QuickArgs) -> anyhow::Result<i32> {
                     results.len()
                 )
             }
-        );
+        ));
     }
     if let Some(dir) = save_dir {
         let store = ResultStore::open(dir).context("--save")?;
@@ -291,30 +303,34 @@ pub(crate) fn quick(q: &QuickArgs) -> anyhow::Result<i32> {
                     ..r.clone()
                 })
                 .context("--save")?;
-            let _ = writeln!(std::io::stderr(), "saved {}", path.display());
+            super::write_stderr_line(&format!("saved {}", path.display()));
         }
     }
-    if q.json {
+    let summary = if q.json {
         let list: Vec<&fileio::result::RunResult> = results.iter().map(|(_, r)| r).collect();
-        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&list)?);
-        return Ok(outcome.exit_code());
+        format!("{}\n", serde_json::to_string_pretty(&list)?)
+    } else if results.is_empty() {
+        String::new()
+    } else {
+        quick_table(results)
+    };
+    match super::write_stdout(summary.as_bytes()) {
+        Ok(()) => Ok(outcome.exit_code()),
+        // A summary that did not arrive is a failure; after a stop signal
+        // the exit status still names the signal.
+        Err(e) if outcome.stopped_by.is_some() => {
+            super::write_stderr_line(&format!("tankbench: {e:#}"));
+            Ok(outcome.exit_code())
+        }
+        Err(e) => Err(e),
     }
-    if results.is_empty() {
-        return Ok(outcome.exit_code());
-    }
-    print_quick_table(&mut out, results);
-    Ok(outcome.exit_code())
 }
 
 /// The human summary of quick's workloads: one row each, the file system they
-/// ran on and each distinct warning once. Write errors are ignored (see
-/// `quick_main`).
-fn print_quick_table(out: &mut impl std::io::Write, results: &[(String, RunResult)]) {
-    let _ = write!(
-        out,
-        "{}",
-        report::table::workloads_table(results).to_terminal()
-    );
+/// ran on and each distinct warning once.
+fn quick_table(results: &[(String, RunResult)]) -> String {
+    use std::fmt::Write as _;
+    let mut out = report::table::workloads_table(results).to_terminal();
     let env = &results[0].1.environment;
     let _ = writeln!(
         out,
@@ -333,17 +349,18 @@ fn print_quick_table(out: &mut impl std::io::Write, results: &[(String, RunResul
     // Several workloads often raise the same warning: the first one's figures
     // stand for all.
     let mut seen = std::collections::BTreeSet::new();
-    let unique: Vec<fileio::result::Warning> = results
+    let unique: Vec<&fileio::result::Warning> = results
         .iter()
         .flat_map(|(_, r)| &r.warnings)
         .filter(|w| seen.insert(w.code.clone()))
-        .cloned()
         .collect();
     if !unique.is_empty() {
-        let _ = writeln!(out);
-        let console = fileio::console::Console::new(fileio::console::NOTICE, false);
-        fileio::warnings::print(&console, &unique);
+        out.push('\n');
+        for w in unique {
+            let _ = writeln!(out, "{}", fileio::warnings::text(w));
+        }
     }
+    out
 }
 
 fn signal_name(sig: i32) -> &'static str {

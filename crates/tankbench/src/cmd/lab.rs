@@ -138,12 +138,18 @@ pub(crate) fn run(cli: LabArgs) -> anyhow::Result<i32> {
         lab::daemon_main(args)?;
         return Ok(0);
     }
-    sys::install_interrupt_handler();
+    // Commands that build something catch stop signals to tear it down.
+    // `lab predict` builds nothing (its --systems files are written whole at
+    // the end): a signal ends it at once, as it ends `simulate matrix`,
+    // instead of being swallowed while every cell is predicted.
+    if !matches!(cli.cmd, Cmd::Predict { .. }) {
+        sys::install_interrupt_handler();
+    }
     match cli.cmd {
         Cmd::Up { spec, no_measure } => {
             let spec = spec::load(&spec)?;
             let lab = Lab::up(&spec, &up_options(!no_measure)?)?;
-            print_status(&lab);
+            super::write_stdout(status_text(&lab).as_bytes())?;
             Ok(0)
         }
         Cmd::Run {
@@ -154,12 +160,14 @@ pub(crate) fn run(cli: LabArgs) -> anyhow::Result<i32> {
         } => run_workload(&spec, json, format, fileio),
         Cmd::Status => {
             let labs = Lab::list(&default_root());
+            let mut text = String::new();
             if labs.is_empty() {
-                println!("no labs are up (root {})", default_root().display());
+                text = format!("no labs are up (root {})\n", default_root().display());
             }
             for l in &labs {
-                print_status(l);
+                text.push_str(&status_text(l));
             }
+            super::write_stdout(text.as_bytes())?;
             Ok(0)
         }
         Cmd::Down { lab, all } => down(lab, all),
@@ -201,7 +209,7 @@ fn up_options(measure: bool) -> anyhow::Result<UpOptions> {
     Ok(UpOptions {
         tankbench: std::env::current_exe().context("locate the tankbench binary")?,
         measure_link: measure,
-        progress: Box::new(|s: &str| eprintln!("{s}")),
+        progress: Box::new(|s: &str| super::write_stderr_line(s)),
     })
 }
 
@@ -225,7 +233,7 @@ fn run_workload(
     // Before anything is built: a bad option costs nothing.
     lab::experiments::workload::check_workload(&args)?;
     if let Some(w) = lab::experiments::server::arc_fit_warning(&spec, &args) {
-        eprintln!("{w}");
+        super::write_stderr_line(&w);
     }
     if let Some(p) = &json {
         check_new_file(p).with_context(|| format!("--json {}", p.display()))?;
@@ -254,16 +262,17 @@ fn run_workload(
             .with_context(|| format!("--json {}", p.display()))?;
     }
     match format {
-        Format::Json => print!("{doc}"),
+        Format::Json => super::write_stdout(doc.as_bytes())?,
         Format::Text => {
             let row = CellResult {
                 outcome: Some(outcome),
                 ..row
             };
-            print!(
-                "{}",
-                lab::experiments::matrix::results_table(&args, &[row]).to_terminal()
-            );
+            super::write_stdout(
+                lab::experiments::matrix::results_table(&args, &[row])
+                    .to_terminal()
+                    .as_bytes(),
+            )?;
         }
     }
     // Interrupted: the partial result is printed and the lab is torn
@@ -286,10 +295,13 @@ fn lab_location(which: &str) -> anyhow::Result<(PathBuf, String)> {
 fn crash(which: &str, format: Format) -> anyhow::Result<i32> {
     let (root, name) = lab_location(which)?;
     let mut lab = Lab::open(&root, &name)?;
-    let report =
-        lab::experiments::crash::crash(&mut lab, &|s| eprintln!("[{}] {s}", lab_id(&name)))?;
+    let report = lab::experiments::crash::crash(&mut lab, &|s| {
+        super::write_stderr_line(&format!("[{}] {s}", lab_id(&name)))
+    })?;
     match format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+        Format::Json => {
+            super::write_stdout(format!("{}\n", serde_json::to_string_pretty(&report)?).as_bytes())?
+        }
         Format::Text => {
             let mut t = report::table::Table::new(&[
                 ("disk", false),
@@ -311,7 +323,7 @@ fn crash(which: &str, format: Format) -> anyhow::Result<i32> {
                 "pool {} back in {:.1} s (zfs-fuse pid {} killed, pid {} now)",
                 report.pool, report.recovery_s, report.killed_pid, report.new_pid
             ));
-            print!("{}", t.to_terminal());
+            super::write_stdout(t.to_terminal().as_bytes())?;
         }
     }
     Ok(0)
@@ -327,13 +339,13 @@ fn down(lab: Option<String>, all: bool) -> anyhow::Result<i32> {
     if all {
         let sweep = down_all(&default_root());
         for r in &sweep.removed {
-            eprintln!("removed {r}");
+            super::write_stderr_line(&format!("removed {r}"));
         }
         for k in &sweep.kept {
-            eprintln!("left {k}");
+            super::write_stderr_line(&format!("left {k}"));
         }
         if sweep.removed.is_empty() && sweep.kept.is_empty() {
-            eprintln!("nothing to remove");
+            super::write_stderr_line("nothing to remove");
         }
         return Ok(if sweep.kept.is_empty() { 0 } else { 1 });
     }
@@ -344,10 +356,10 @@ fn down(lab: Option<String>, all: bool) -> anyhow::Result<i32> {
     match Lab::open(&root, &name) {
         Ok(l) => {
             l.down()?;
-            eprintln!("lab tb-{name} is down");
+            super::write_stderr_line(&format!("lab tb-{name} is down"));
         }
         // Idempotent: a lab that is not up is already down.
-        Err(_) => eprintln!("lab tb-{name} is not up"),
+        Err(_) => super::write_stderr_line(&format!("lab tb-{name} is not up")),
     }
     Ok(0)
 }
@@ -365,13 +377,14 @@ fn run_matrix(matrix: &std::path::Path) -> anyhow::Result<i32> {
     for cell in m.cells()? {
         cell.raw.validate()?.check_host()?;
     }
-    let results = m.run(&up_options(true)?, &|s| eprintln!("{s}"))?;
-    print!(
-        "{}",
-        lab::experiments::matrix::results_table(&m.workload, &results).to_terminal()
-    );
+    let results = m.run(&up_options(true)?, &|s| super::write_stderr_line(s))?;
+    super::write_stdout(
+        lab::experiments::matrix::results_table(&m.workload, &results)
+            .to_terminal()
+            .as_bytes(),
+    )?;
     let [md, json] = m.output_files();
-    eprintln!("tables: {} and {}", md.display(), json.display());
+    super::write_stderr_line(&format!("tables: {} and {}", md.display(), json.display()));
     Ok(if results.iter().any(|r| r.error.is_some()) {
         1
     } else {
@@ -390,10 +403,10 @@ fn run_durability(
     for cell in &m.cells {
         cell.spec.check_host()?;
     }
-    let results = m.run(&up_options(false)?, &|s| eprintln!("{s}"))?;
-    print!("{}", m.table(&results).to_terminal());
+    let results = m.run(&up_options(false)?, &|s| super::write_stderr_line(s))?;
+    super::write_stdout(m.table(&results).to_terminal().as_bytes())?;
     let [md, json] = m.output_files();
-    eprintln!("tables: {} and {}", md.display(), json.display());
+    super::write_stderr_line(&format!("tables: {} and {}", md.display(), json.display()));
     Ok(
         if results.len() == m.cells.len() && results.iter().all(|r| r.as_expected()) {
             0
@@ -442,7 +455,7 @@ fn predict(
             lab::experiments::predict::comparison_table(&m.workload, &cells).to_markdown()
         }
     };
-    println!("{}", text.trim_end());
+    super::write_stdout(format!("{}\n", text.trim_end()).as_bytes())?;
     Ok(0)
 }
 
@@ -477,14 +490,18 @@ fn write_systems(
         write_atomically(path, text.as_bytes(), Existing::Keep)
             .map_err(|e| anyhow::anyhow!("lab predict: {}: {e}", path.display()))?;
     }
-    eprintln!("wrote {} files to {}", files.len(), dir.display());
+    super::write_stderr_line(&format!("wrote {} files to {}", files.len(), dir.display()));
     Ok(())
 }
 
-fn print_status(l: &Lab) {
+/// The status of lab `l`, a few lines for stdout.
+fn status_text(l: &Lab) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
     let s = &l.state.spec;
-    println!("lab {}  ({})", l.state.id, l.dir.display());
-    println!(
+    let _ = writeln!(out, "lab {}  ({})", l.state.id, l.dir.display());
+    let _ = writeln!(
+        out,
         "  pool     {} on {} x {}",
         s.pool.layout_text,
         s.pool.disk_count(),
@@ -492,12 +509,14 @@ fn print_status(l: &Lab) {
     );
     match l.info() {
         Some(i) => {
-            println!(
+            let _ = writeln!(
+                out,
                 "  backend  {:?}, mounted at {}",
                 i.backend,
                 i.pool_mountpoint.display()
             );
-            println!(
+            let _ = writeln!(
+                out,
                 "  workdir  {}{}",
                 i.workdir.display(),
                 i.client_netns
@@ -506,22 +525,26 @@ fn print_status(l: &Lab) {
                     .unwrap_or_default()
             );
             if let (Some(link), Some(m)) = (&s.link, &i.link) {
-                println!(
+                let _ = writeln!(out,
                     "  link     {}: rtt {:.3} ms (min {:.3}), one flow {:.0} Mbit/s, all members {:.0} Mbit/s",
                     link.label, m.rtt_ms_median, m.rtt_ms_min, m.single_flow_mbit_s, m.aggregate_mbit_s
                 );
             }
             for line in lab::experiments::server::status_lines(l, std::time::Duration::from_secs(2))
             {
-                println!("{line}");
+                let _ = writeln!(out, "{line}");
             }
             if let Some(line) = lab::experiments::crash::power_status_line(&l.disk_stats()) {
-                println!("{line}");
+                let _ = writeln!(out, "{line}");
             }
         }
-        None => println!(
-            "  (incomplete: build did not finish; `tankbench lab down {}` removes it)",
-            s.name
-        ),
+        None => {
+            let _ = writeln!(
+                out,
+                "  (incomplete: build did not finish; `tankbench lab down {}` removes it)",
+                s.name
+            );
+        }
     }
+    out
 }

@@ -49,14 +49,29 @@ fn page_of(cmd: clap::Command) -> clap_mangen::Man {
 }
 
 /// Whether the file at `path` is a page of the command `title`: the `.TH`
-/// line clap_mangen writes names it.
+/// line clap_mangen writes names it. Only a regular file is read: opening a
+/// FIFO would block for ever, a device could be anything.
 fn is_page_of(path: &Path, title: &str) -> bool {
-    std::fs::read(path).is_ok_and(|bytes| {
-        String::from_utf8_lossy(&bytes)
-            .lines()
-            .take(10)
-            .any(|l| l.split_whitespace().take(2).eq([".TH", title]))
-    })
+    let regular = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file());
+    regular
+        && std::fs::read(path).is_ok_and(|bytes| {
+            String::from_utf8_lossy(&bytes)
+                .lines()
+                .take(10)
+                .any(|l| l.split_whitespace().take(2).eq([".TH", title]))
+        })
+}
+
+/// The directories `create_dir_all(dir)` would make, outermost first.
+fn missing_ancestors(dir: &Path) -> Vec<PathBuf> {
+    let mut missing: Vec<PathBuf> = dir
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .take_while(|a| std::fs::symlink_metadata(a).is_err())
+        .map(Path::to_path_buf)
+        .collect();
+    missing.reverse();
+    missing
 }
 
 /// The pages of `definition`, tankbench's whole command line.
@@ -76,9 +91,14 @@ pub(crate) fn run(a: &ManArgs, definition: clap::Command) -> anyhow::Result<i32>
     if dir.exists() && !dir.is_dir() {
         anyhow::bail!("man: {}: not a directory", dir.display());
     }
+    let mut new_pages = Vec::new();
     for page in &all {
         let path = dir.join(&page.file);
-        if path.exists() && !is_page_of(&path, &page.title) {
+        let exists = std::fs::symlink_metadata(&path).is_ok();
+        if !exists {
+            new_pages.push(path.clone());
+        }
+        if exists && !is_page_of(&path, &page.title) {
             anyhow::bail!(
                 "man: {}: exists and is not the page of {}; refusing to replace it",
                 path.display(),
@@ -86,12 +106,27 @@ pub(crate) fn run(a: &ManArgs, definition: clap::Command) -> anyhow::Result<i32>
             );
         }
     }
-    std::fs::create_dir_all(dir).with_context(|| format!("man: {}", dir.display()))?;
-    for page in &all {
-        let path = dir.join(&page.file);
-        write_atomically(&path, &page.roff, Existing::Replace)
-            .with_context(|| format!("man: {}", path.display()))?;
+    let made_dirs = missing_ancestors(dir);
+    let written = std::fs::create_dir_all(dir)
+        .with_context(|| format!("man: {}", dir.display()))
+        .and_then(|()| {
+            all.iter().try_for_each(|page| {
+                let path = dir.join(&page.file);
+                write_atomically(&path, &page.roff, Existing::Replace)
+                    .with_context(|| format!("man: {}", path.display()))
+            })
+        });
+    if let Err(e) = written {
+        // A failure (a full file system) leaves nothing of this run behind:
+        // the pages it added and the directories it made, deepest first.
+        for path in &new_pages {
+            let _ = std::fs::remove_file(path);
+        }
+        for d in made_dirs.iter().rev() {
+            let _ = std::fs::remove_dir(d);
+        }
+        return Err(e);
     }
-    eprintln!("wrote {} pages to {}", all.len(), dir.display());
+    super::write_stderr_line(&format!("wrote {} pages to {}", all.len(), dir.display()));
     Ok(0)
 }

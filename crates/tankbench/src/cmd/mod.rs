@@ -60,7 +60,10 @@ pub fn dispatch(args: Vec<OsString>) -> anyhow::Result<i32> {
     cli::run(rest)
 }
 
-/// Write to stdout, treating a closed pipe (`| head`) as success.
+/// Write the report to stdout, treating a closed pipe (`| head`) as success
+/// and any other failure (a full disk, `> /dev/full`) as the command's
+/// failure: a report that did not arrive must not exit 0. The one way every
+/// command writes stdout (`println!` would panic instead).
 pub(crate) fn write_stdout(bytes: &[u8]) -> anyhow::Result<()> {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
@@ -70,4 +73,19 @@ pub(crate) fn write_stdout(bytes: &[u8]) -> anyhow::Result<()> {
         }
         _ => Ok(()),
     }
+}
+
+/// Write one line of progress or a warning to stderr. A failed write (the
+/// pipe closed by `|& head`, a terminal gone after SIGHUP) is ignored: the
+/// run goes on and still removes what it made (`eprintln!` would panic).
+/// Messages quote names read from files (a result's host name, a system's
+/// device): control characters are replaced and the length bounded
+/// (`report::escape::terminal`).
+pub(crate) fn write_stderr_line(line: &str) {
+    use std::io::Write as _;
+    let line = ::report::escape::terminal(line);
+    let mut err = std::io::stderr().lock();
+    let _ = err
+        .write_all(line.as_bytes())
+        .and_then(|()| err.write_all(b"\n"));
 }

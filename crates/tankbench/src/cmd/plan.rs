@@ -332,9 +332,9 @@ pub(crate) fn run(parsed: &PlanArgs) -> anyhow::Result<i32> {
         warnings.insert(0, "--disk-sync-ms changes no figure: the Sync 4K columns are simulated with the disk class's model (zfs_model::diskmodel; docs/prediction.md)".into());
     }
     for warning in &warnings {
-        eprintln!("tankbench: warning: {warning}");
+        super::write_stderr_line(&format!("tankbench: warning: {warning}"));
     }
-    print!("{output}");
+    super::write_stdout(output.as_bytes())?;
     Ok(0)
 }
 

@@ -75,8 +75,8 @@ pub(crate) fn run(a: &ProbeArgs) -> anyhow::Result<i32> {
     spec.time_per_op = parse_duration("--time-per-op", &a.time_per_op)?;
     spec.check()?;
     check_json_destination(a.json.as_deref())?;
-    fileio::signals::StopHandlers::new().install();
-    let result = fileio::probe::run(&spec, &mut |line| eprintln!("{line}"))?;
+    fileio::probe::install_stop_handlers();
+    let result = fileio::probe::run(&spec, &mut |line| super::write_stderr_line(line))?;
     emit(
         serde_json::to_string_pretty(&result),
         || table_of(&result),

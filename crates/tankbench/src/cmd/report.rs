@@ -149,7 +149,10 @@ fn emit(text: &str) -> anyhow::Result<()> {
 /// replaced before they reach the terminal.
 fn warn_skipped(skipped: &[Skipped]) {
     for s in skipped {
-        eprintln!("tankbench: skipped {}", report::escape::terminal(&s.reason));
+        super::write_stderr_line(&format!(
+            "tankbench: skipped {}",
+            report::escape::terminal(&s.reason)
+        ));
     }
 }
 
@@ -174,10 +177,10 @@ pub(crate) fn results(a: ResultsArgs) -> anyhow::Result<i32> {
     let listing = ResultStore::open(&dir)?.list()?;
     warn_skipped(&listing.skipped);
     if listing.runs.is_empty() {
-        eprintln!(
+        super::write_stderr_line(&format!(
             "tankbench: no results in {} (save runs with `tankbench fileio ... run --save`)",
             dir.display()
-        );
+        ));
         return Ok(0);
     }
     emit(&render_table(&runs_table(&listing.runs), a.format))?;
@@ -239,7 +242,7 @@ fn import(a: &ImportArgs) -> anyhow::Result<i32> {
         match store.save(run) {
             Ok(path) => {
                 let threads = run.workload.threads;
-                eprintln!(
+                super::write_stderr_line(&format!(
                     "saved {} ({} {}, {} {threads} thread{}, from {})",
                     path.display(),
                     run.tool.name,
@@ -247,7 +250,7 @@ fn import(a: &ImportArgs) -> anyhow::Result<i32> {
                     run.workload.mode.short_name(),
                     if threads == 1 { "" } else { "s" },
                     file.display()
-                );
+                ));
                 saved.push(path);
             }
             Err(e) => {
@@ -320,7 +323,7 @@ fn write_to(cmd: &str, path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         return super::write_stdout(bytes);
     }
     write_output(path, bytes).with_context(|| format!("{cmd} -o"))?;
-    eprintln!("tankbench: wrote {}", path.display());
+    super::write_stderr_line(&format!("tankbench: wrote {}", path.display()));
     Ok(())
 }
 

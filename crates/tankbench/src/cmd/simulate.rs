@@ -281,15 +281,20 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
     if let Some(dir) = &save_dir {
         let store = ResultStore::open(dir.as_path()).context("--save")?;
         let path = store.save(&result).context("--save")?;
-        eprintln!("saved {}", path.display());
+        super::write_stderr_line(&format!("saved {}", path.display()));
     }
-    match ext.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&result)?),
-        Format::Text => print!(
-            "{}",
-            text_report(&model, &sys, &result, settings.general.percentile)
-        ),
-    }
+    let text = match ext.format {
+        Format::Json => format!("{}\n", serde_json::to_string_pretty(&result)?),
+        // The system's names may come from someone else's result file
+        // (--system-from): shown, never able to drive the terminal.
+        Format::Text => report::escape::terminal_lines(&text_report(
+            &model,
+            &sys,
+            &result,
+            settings.general.percentile,
+        )),
+    };
+    super::write_stdout(text.as_bytes())?;
     Ok(0)
 }
 
@@ -320,7 +325,7 @@ fn system_source(a: &SimulateArgs) -> anyhow::Result<SystemSource> {
             let derived = sim::from_result::system_from_result(&run.id, &run.result)
                 .map_err(|e| anyhow::anyhow!("simulate: {option}: {e}"))?;
             for line in &derived.assumed {
-                eprintln!("simulate: assumed {line}");
+                super::write_stderr_line(&format!("simulate: assumed {line}"));
             }
             let text = format!(
                 "# The system of a measured run ({}), made by tankbench simulate --system-from.\n{}",
@@ -340,7 +345,7 @@ fn system_source(a: &SimulateArgs) -> anyhow::Result<SystemSource> {
             .map_err(|e| anyhow::anyhow!("simulate: --write-system={}: {e}", path.display()))?;
         write_atomically(path, source.text.as_bytes(), Existing::Keep)
             .map_err(|e| anyhow::anyhow!("simulate: --write-system={}: {e}", path.display()))?;
-        eprintln!("simulate: wrote the system to {}", path.display());
+        super::write_stderr_line(&format!("simulate: wrote the system to {}", path.display()));
     }
     Ok(source)
 }
@@ -366,7 +371,7 @@ pub(crate) fn read_system_file(path: &Path) -> anyhow::Result<String> {
 pub(crate) fn note_budget(result: &fileio::result::RunResult) {
     for w in &result.warnings {
         if sim::notes::SimNote::of(w).is_some_and(sim::notes::SimNote::is_about_the_run_length) {
-            eprintln!("note: {}; {}", w.message, w.hint);
+            super::write_stderr_line(&format!("note: {}; {}", w.message, w.hint));
         }
     }
 }
@@ -601,9 +606,12 @@ fn sig(v: f64) -> String {
 /// One line naming what was predicted: the system's name, layout, log
 /// device, link and client, so a pasted report cannot pass for a measurement.
 fn prediction_header(model: &SystemModel, sys: &System) -> String {
+    // The system's name and its log device's may come from a result file
+    // (--system-from): each is one field on this line, never a line break
+    // or a terminal sequence.
     let log = match &model.log {
         None => "none".to_string(),
-        Some(DeviceSpec::Name(n)) => n.trim().to_string(),
+        Some(DeviceSpec::Name(n)) => report::escape::terminal_field(n.trim()),
         Some(DeviceSpec::Model(_)) if sys.log.is_none() => "none".to_string(),
         Some(DeviceSpec::Model(_)) => "custom model".to_string(),
     };
@@ -613,7 +621,7 @@ fn prediction_header(model: &SystemModel, sys: &System) -> String {
     };
     format!(
         "PREDICTION (simulated, not measured) for system '{}': layout {}, log {}, link {}, client {}",
-        sys.name,
+        report::escape::terminal_field(&sys.name),
         sys.shape.name(),
         log,
         link,

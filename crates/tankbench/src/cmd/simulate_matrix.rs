@@ -163,24 +163,29 @@ pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
         Some(n) => format!(", {n} interval samples each"),
         None => String::new(),
     };
-    eprintln!(
+    super::write_stderr_line(&format!(
         "predicted {} cell(s) in {took:.2} s on {parallel} thread(s){samples}",
         results.len()
-    );
+    ));
     if let Some(dir) = save_dir {
         let store = ResultStore::open(dir.as_path()).context("--save")?;
         for r in &results {
             store.save(r).context("--save")?;
         }
-        eprintln!("saved {} prediction(s) in {}", results.len(), dir.display());
+        super::write_stderr_line(&format!(
+            "saved {} prediction(s) in {}",
+            results.len(),
+            dir.display()
+        ));
     }
     let table = sim::matrix::results_table(&m.workload, &cells, &results);
-    match out.format {
-        TableFormat::Text => print!("{}", table.to_terminal()),
-        TableFormat::Markdown => print!("{}", table.to_markdown()),
-        TableFormat::Csv => print!("{}", table.to_csv()),
-        TableFormat::Json => println!("{}", json_doc(&m.workload, &results)?),
-    }
+    let text = match out.format {
+        TableFormat::Text => table.to_terminal(),
+        TableFormat::Markdown => table.to_markdown(),
+        TableFormat::Csv => table.to_csv(),
+        TableFormat::Json => format!("{}\n", json_doc(&m.workload, &results)?),
+    };
+    super::write_stdout(text.as_bytes())?;
     Ok(0)
 }
 
@@ -201,10 +206,10 @@ fn predict_cells(
         if let Ok(mut last) = last_said.lock() {
             if last.elapsed() >= PROGRESS_EVERY && done < all {
                 *last = std::time::Instant::now();
-                eprintln!(
+                super::write_stderr_line(&format!(
                     "{done}/{all} simulations done ({:.0} s)",
                     started.elapsed().as_secs_f64()
-                );
+                ));
             }
         }
     };
@@ -228,11 +233,11 @@ fn predict_cells(
         })
         .count();
     if stopped > 0 {
-        eprintln!(
+        super::write_stderr_line(&format!(
             "note: {stopped} of {} cell(s) stopped at their share ({} events) of the matrix's simulation budget before --time; their rates are over the time simulated (raise it with --max-sim-events)",
             results.len(),
             sim::limits::Budget::per_cell(how.events, cells.len()).events
-        );
+        ));
     }
     Ok((results, took, parallel))
 }

@@ -242,7 +242,7 @@ pub(crate) fn run(a: &SlogArgs) -> anyhow::Result<i32> {
     let spec = spec_of(a)?;
     check_json_destination(a.json.as_deref())?;
     fileio::slog::install_stop_handlers();
-    let result = fileio::slog::run(&spec, &mut |line| eprintln!("{line}"))?;
+    let result = fileio::slog::run(&spec, &mut |line| super::write_stderr_line(line))?;
     emit(
         serde_json::to_string_pretty(&result),
         || table_of(&result),

@@ -29,13 +29,25 @@ fn threads_that_fit(max_maps: usize, maps_in_use: usize, per_thread: usize, spar
     max_maps.saturating_sub(maps_in_use + spare) / per_thread.max(1)
 }
 
+/// A thread count the memory-map limit (vm.max_map_count) cannot hold.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{threads}: each worker thread needs {per_thread} memory maps and vm.max_map_count allows {max_maps}, so at most {fit} threads fit (lower --threads, or raise vm.max_map_count)")]
+pub struct ThreadBudgetError {
+    pub threads: u32,
+    pub per_thread: usize,
+    pub max_maps: usize,
+    pub fit: usize,
+}
+
 /// Refuse a thread count that would run the process out of memory maps
 /// (vm.max_map_count). sysbench then gets EAGAIN from pthread_create, but a
 /// Rust thread that gets its stack and then fails to map its signal stack
 /// aborts the whole process, before any code of ours runs in it: so the limit
-/// is checked before the first thread starts. RLIMIT_NPROC and the kernel's
-/// thread limit make the thread creation itself fail, which `run` reports.
-pub(super) fn check_map_budget(w: &RunSpec) -> Result<(), Failure> {
+/// is checked before the first thread starts, by every command that starts a
+/// thread per `--threads` (fileio's runner, `durability write`).
+/// RLIMIT_NPROC and the kernel's thread limit make the thread creation
+/// itself fail, which the caller reports.
+pub fn check_thread_budget(w: &RunSpec) -> Result<(), ThreadBudgetError> {
     let Some(max_maps) = std::fs::read_to_string("/proc/sys/vm/max_map_count")
         .ok()
         .and_then(|s| s.trim().parse::<usize>().ok())
@@ -48,12 +60,19 @@ pub(super) fn check_map_budget(w: &RunSpec) -> Result<(), Failure> {
     let per_thread = maps_per_thread(w);
     let fit = threads_that_fit(max_maps, in_use, per_thread, spare_maps(w));
     if (w.threads as usize) > fit {
-        return Err(Failure::fatal(format!(
-            "Invalid value for --threads: {}: each worker thread needs {per_thread} memory maps and vm.max_map_count allows {max_maps}, so at most {fit} threads fit (lower --threads, or raise vm.max_map_count)",
-            w.threads
-        )));
+        return Err(ThreadBudgetError {
+            threads: w.threads,
+            per_thread,
+            max_maps,
+            fit,
+        });
     }
     Ok(())
+}
+
+/// [`check_thread_budget`] as the front end's refusal.
+pub(super) fn check_map_budget(w: &RunSpec) -> Result<(), Failure> {
+    check_thread_budget(w).map_err(|e| Failure::fatal(format!("Invalid value for --threads: {e}")))
 }
 
 #[cfg(test)]

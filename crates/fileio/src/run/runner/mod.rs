@@ -27,6 +27,7 @@ use std::time::Instant;
 
 use engines::{make_engine, AnyEngine};
 use limits::check_map_budget;
+pub use limits::{check_thread_budget, ThreadBudgetError};
 use shared::{Shared, StartGate};
 use supervisor::{period_since, stop_at_forced_shutdown, supervise, Control};
 use worker::{run_worker, Recording, WorkerContext, WorkerResult};
