@@ -82,6 +82,7 @@ impl OpenFiles {
             pos: 0,
             errno,
             short: None,
+            cause: None,
         })
     }
 }
