@@ -593,16 +593,17 @@ pub fn run(spec: &ProbeSpec, progress: &mut dyn FnMut(&str)) -> Result<ProbeResu
     spec.check()?;
     let started_at = crate::clock::utc_now_rfc3339();
     let transport = spec.target.transport();
-    if let ProbeTarget::Nfs(_) = spec.target {
-        progress(&format!(
-            "probe: at most {} s in all (10 x --time-per-op)",
-            spec.bound().as_secs_f64()
-        ));
-    }
     let mut backend: Box<dyn Backend> = match &spec.target {
         ProbeTarget::Nfs(t) => Box::new(NfsBackend::open(t, spec)?),
         ProbeTarget::Directory(d) => Box::new(LocalBackend::open(d)?),
     };
+    // Once the export answered (a refusal before stays one line).
+    if let ProbeTarget::Nfs(_) = spec.target {
+        progress(&format!(
+            "probe: at most {} s in all (10 x --time-per-op), the scratch file included",
+            spec.bound().as_secs_f64()
+        ));
+    }
     let measured = measure_all(spec, transport, backend.as_mut(), progress);
     let removed = backend.remove_scratch();
     let operations = match measured {

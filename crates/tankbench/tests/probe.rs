@@ -206,6 +206,9 @@ fn targets_probe_does_not_know_are_refused_in_one_line() {
             vec!["nfs://127.0.0.1:1/x?mountport=1".into()],
             "NFS server 127.0.0.1:1: MOUNT connect failed",
         ),
+        // Issue 37: mount(8)'s HOST:/EXPORT is an NFS export, not a
+        // directory name (here its portmapper is asked first).
+        (vec!["127.0.0.1:/export".into()], "NFS server 127.0.0.1:111"),
     ];
     for (extra, expected) in cases {
         let mut args = vec!["probe".to_string()];
