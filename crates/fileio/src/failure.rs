@@ -10,6 +10,15 @@ pub enum Stream {
     Stderr,
 }
 
+/// Whether this process was started under the name `sysbench` (a copy or a
+/// symlink of the binary): then the texts where sysbench 1.0.20 and
+/// tankbench's own differ are sysbench's.
+pub(crate) fn invoked_as_sysbench() -> bool {
+    std::env::args_os()
+        .next()
+        .is_some_and(|a| std::path::Path::new(&a).file_name() == Some("sysbench".as_ref()))
+}
+
 /// sysbench's exit code after a forced shutdown (sysbench.c at 1.0.20).
 pub const FORCED_SHUTDOWN_EXIT_CODE: i32 = 2;
 

@@ -13,8 +13,17 @@
 //!
 //! The probe makes one scratch file, `tankbench-probe.<pid>` (created
 //! exclusively, 1 MiB), and removes it at the end, also after a first stop
-//! signal; a second one removes a local file and ends the process at once
-//! (an NFS export's file needs the probe's own call: it waits for that).
+//! signal or a failed call (through a new connection when the failure broke
+//! the first one); when it cannot, the error line names the file. A second
+//! stop signal removes a local file and ends the process at once (an NFS
+//! export's file needs the probe's own call: it waits for that, and every
+//! call has a deadline).
+//!
+//! The whole probe takes at most [`ProbeSpec::bound`]: ten times
+//! `time_per_op` (50 s by default). Against NFS every call is cut short at
+//! that: connecting, mounting, creating and filling the scratch file and
+//! the seven operations get eight times `time_per_op` together, and
+//! removing the file (with a new connection if needed) two more.
 
 use crate::result::{LatencySummary, ToolInfo};
 use crate::slog::{check_kind, ResultDocError};
@@ -134,6 +143,20 @@ impl ProbeTarget {
     /// (a typo of the scheme must not become a directory name).
     pub fn from_path(path: &Path) -> Result<ProbeTarget, ProbeError> {
         let text = path.to_string_lossy();
+        // `HOST:/EXPORT`, as mount(8) and /etc/fstab write it, when no local
+        // path has that name.
+        if let Some((host, export)) = text.split_once(":/") {
+            let host_like = !host.is_empty()
+                && !host.contains('/')
+                && host
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
+            if host_like && !export.starts_with('/') && !path.exists() {
+                return nfs::Target::parse(&format!("nfs://{host}/{export}"))
+                    .map(ProbeTarget::Nfs)
+                    .map_err(ProbeError::Nfs);
+            }
+        }
         if nfs::Target::is_nfs_url(&text) {
             return nfs::Target::parse(&text)
                 .map(ProbeTarget::Nfs)
@@ -181,13 +204,33 @@ pub struct ProbeSpec {
 }
 
 impl ProbeSpec {
-    /// 200 samples or 5 s per operation: at most 35 s for all seven.
+    /// 200 samples or 5 s per operation (the whole probe: at most 50 s,
+    /// see [`ProbeSpec::bound`]).
     pub fn new(target: ProbeTarget) -> ProbeSpec {
         ProbeSpec {
             target,
             samples: 200,
             time_per_op: Duration::from_secs(5),
         }
+    }
+
+    /// The longest the whole probe takes against NFS: setup, fill and the
+    /// seven operations within [`ProbeSpec::work_allowance`], the removal of
+    /// the scratch file within [`ProbeSpec::cleanup_allowance`]. (A local
+    /// directory's system calls cannot be cut short; it has no such bound.)
+    pub fn bound(&self) -> Duration {
+        self.work_allowance() + self.cleanup_allowance()
+    }
+
+    /// Mounting, creating and filling the scratch file, and the operations:
+    /// eight times `time_per_op`.
+    pub fn work_allowance(&self) -> Duration {
+        self.time_per_op.saturating_mul(8)
+    }
+
+    /// Removing the scratch file, a new connection included.
+    pub fn cleanup_allowance(&self) -> Duration {
+        self.time_per_op.saturating_mul(2)
     }
 
     pub fn check(&self) -> Result<(), ProbeError> {
@@ -225,6 +268,28 @@ pub enum ProbeError {
     NotADirectory { path: PathBuf },
     #[error("{0}")]
     Nfs(nfs::Error),
+    /// The scratch file stays on the export: REMOVE failed or could not be
+    /// sent.
+    #[error("the scratch file {name} is left in {export}: {source}")]
+    ScratchLeft {
+        name: String,
+        export: String,
+        source: Box<nfs::Error>,
+    },
+    /// CREATE of the scratch file got no answer: the server may have made
+    /// it, and the probe cannot tell whether it is its own to remove.
+    #[error("{source} (the scratch file {name} may be left in {export})")]
+    ScratchUnknown {
+        name: String,
+        export: String,
+        source: Box<nfs::Error>,
+    },
+    /// The probe failed, and so did removing its scratch file.
+    #[error("{error}; {left}")]
+    AndScratchLeft {
+        error: Box<ProbeError>,
+        left: Box<ProbeError>,
+    },
     #[error("{path}: {action}: {source}")]
     Io {
         path: PathBuf,
@@ -304,30 +369,47 @@ struct NfsBackend {
     client: nfs::Client,
     file: nfs::Fh,
     name: String,
+    /// The export, for messages.
+    export: String,
     data: Vec<u8>,
+    /// How long removing the scratch file may take.
+    cleanup: Duration,
 }
 
 impl NfsBackend {
-    fn open(target: &nfs::Target) -> Result<NfsBackend, ProbeError> {
-        let mut client = nfs::Client::mount(target).map_err(ProbeError::Nfs)?;
+    fn open(target: &nfs::Target, spec: &ProbeSpec) -> Result<NfsBackend, ProbeError> {
+        let deadline = nfs::Deadline::after(spec.work_allowance());
+        let mut client = nfs::Client::mount_by(target, Some(deadline)).map_err(ProbeError::Nfs)?;
         let name = scratch_name();
+        let export = target.to_string();
         let root = client.root().clone();
         // From the moment the file may exist until it is removed, only the
         // probe's own call over the network can remove it: a second stop
         // signal waits for that (every call has a deadline).
         crate::signals::second_signal_waits(true);
         let file = match client.create(&root, &name, true) {
-            Ok(file) => file,
-            Err(e) => {
+            Ok(f) => f,
+            // A refusal (the name taken, no permission) made nothing.
+            Err(e) if matches!(e.call_error(), Some(nfs::CallError::Status(_))) => {
                 crate::signals::second_signal_waits(false);
                 return Err(ProbeError::Nfs(e));
+            }
+            Err(source) => {
+                crate::signals::second_signal_waits(false);
+                return Err(ProbeError::ScratchUnknown {
+                    name,
+                    export,
+                    source: Box::new(source),
+                });
             }
         };
         let mut b = NfsBackend {
             client,
             file,
             name,
+            export,
             data: pattern(),
+            cleanup: spec.cleanup_allowance(),
         };
         let data = std::mem::take(&mut b.data);
         let filled = b
@@ -336,10 +418,20 @@ impl NfsBackend {
             .map_err(ProbeError::Nfs);
         b.data = data;
         if let Err(e) = filled {
-            let _ = b.remove_scratch();
-            return Err(e);
+            return Err(with_removal(e, b.remove_scratch()));
         }
         Ok(b)
+    }
+}
+
+/// `error`, and that the scratch file is left when `removed` failed.
+fn with_removal(error: ProbeError, removed: Result<(), ProbeError>) -> ProbeError {
+    match removed {
+        Ok(()) => error,
+        Err(left) => ProbeError::AndScratchLeft {
+            error: Box::new(error),
+            left: Box::new(left),
+        },
     }
 }
 
@@ -376,15 +468,29 @@ impl Backend for NfsBackend {
         }
     }
 
+    /// REMOVE within the cleanup allowance; when the connection is what
+    /// failed (a call past its deadline leaves it unusable), once more on a
+    /// new one. A REMOVE the server refuses is not repeated.
     fn remove_scratch(&mut self) -> Result<(), ProbeError> {
+        self.client
+            .set_deadline(Some(nfs::Deadline::after(self.cleanup)));
         let root = self.client.root().clone();
-        let removed = self
-            .client
-            .remove(&root, &self.name)
-            .map(|_| ())
-            .map_err(ProbeError::Nfs);
+        let first = self.client.remove(&root, &self.name);
+        let result = match first {
+            Ok(_) => Ok(()),
+            Err(e) if matches!(e.call_error(), Some(nfs::CallError::Status(_))) => Err(e),
+            Err(_) => self
+                .client
+                .another()
+                .and_then(|mut fresh| fresh.remove(&root, &self.name))
+                .map(|_| ()),
+        };
         crate::signals::second_signal_waits(false);
-        removed
+        result.map_err(|source| ProbeError::ScratchLeft {
+            name: self.name.clone(),
+            export: self.export.clone(),
+            source: Box::new(source),
+        })
     }
 }
 
@@ -511,13 +617,25 @@ pub fn run(spec: &ProbeSpec, progress: &mut dyn FnMut(&str)) -> Result<ProbeResu
     let started_at = crate::clock::utc_now_rfc3339();
     let transport = spec.target.transport();
     let mut backend: Box<dyn Backend> = match &spec.target {
-        ProbeTarget::Nfs(t) => Box::new(NfsBackend::open(t)?),
+        ProbeTarget::Nfs(t) => Box::new(NfsBackend::open(t, spec)?),
         ProbeTarget::Directory(d) => Box::new(LocalBackend::open(d)?),
     };
+    // Once the export answered (a refusal before stays one line).
+    if let ProbeTarget::Nfs(_) = spec.target {
+        progress(&format!(
+            "probe: at most {} s in all (10 x --time-per-op), the scratch file included",
+            spec.bound().as_secs_f64()
+        ));
+    }
     let measured = measure_all(spec, transport, backend.as_mut(), progress);
     let removed = backend.remove_scratch();
-    let operations = measured?;
-    removed?;
+    let operations = match measured {
+        Ok(operations) => {
+            removed?;
+            operations
+        }
+        Err(e) => return Err(with_removal(e, removed)),
+    };
     Ok(ProbeResult {
         kind: PROBE_KIND.into(),
         schema_version: PROBE_SCHEMA_VERSION,
@@ -609,6 +727,19 @@ mod tests {
         assert!(matches!(
             ProbeTarget::from_path(Path::new("nfs://host")),
             Err(ProbeError::Nfs(_))
+        ));
+        // Issue 37: mount(8)'s HOST:/EXPORT is the nfs:// URL.
+        match ProbeTarget::from_path(Path::new("127.0.0.1:/export")) {
+            Ok(ProbeTarget::Nfs(t)) => assert_eq!(t.to_string(), "nfs://127.0.0.1/export"),
+            other => panic!("{other:?}"),
+        }
+        match ProbeTarget::from_path(Path::new("nas-1.lan:/tank/vm")) {
+            Ok(ProbeTarget::Nfs(t)) => assert_eq!(t.to_string(), "nfs://nas-1.lan/tank/vm"),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            ProbeTarget::from_path(Path::new("./dir:/x")),
+            Ok(ProbeTarget::Directory(_))
         ));
     }
 

@@ -15,5 +15,6 @@ pub mod host;
 pub mod testing;
 
 pub use client::{
-    process_counts, Attr, CallError, Client, Counts, Error, Fh, Stable, Target, MAX_SHORT_RESENDS,
+    process_counts, Attr, CallError, Client, Counts, Deadline, Error, Fh, Stable, Target,
+    MAX_SHORT_RESENDS,
 };

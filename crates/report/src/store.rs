@@ -53,6 +53,36 @@ pub struct Listing {
     pub skipped: Vec<Skipped>,
 }
 
+/// What [`ResultStore::save_once`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SaveOnce {
+    /// Stored as a new file at this path.
+    Saved(PathBuf),
+    /// The same run is already stored, under this id.
+    AlreadyStored(String),
+}
+
+/// The store name of an imported run: `<UTC start>-<tool>-<hash>`, where the
+/// hash (SHA-256, 16 hex digits) covers what makes two imports the same run
+/// (the tool, the start, the counts and the workload) and not the labels, so
+/// one report imported twice with different labels still gets one name.
+pub fn import_name(run: &RunResult) -> String {
+    use sha2::{Digest as _, Sha256};
+    let identity = serde_json::to_vec(&(&run.tool, &run.started_at, &run.counts, &run.workload))
+        .unwrap_or_default();
+    let digest = Sha256::digest(&identity);
+    let hash: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let stamp = compact_timestamp(&run.started_at).unwrap_or_else(|| "00000000T000000Z".into());
+    let tool: String = run
+        .tool
+        .name
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(20)
+        .collect();
+    format!("{stamp}-{tool}-{hash}")
+}
+
 #[derive(Debug, Clone)]
 pub struct ResultStore {
     dir: PathBuf,
@@ -113,6 +143,28 @@ impl ResultStore {
                 }
                 Err(e) => return Err(io(&path)(e)),
             }
+        }
+    }
+
+    /// Write an imported run under a name made from its content (see
+    /// [`import_name`]), created only if free: of several imports of one
+    /// report, even at the same moment, exactly one stores it and the others
+    /// get [`SaveOnce::AlreadyStored`] with that record's id. The check and
+    /// the creation are one step (rename without replace), so no listing
+    /// taken before can race with another importer.
+    pub fn save_once(&self, run: &RunResult) -> Result<SaveOnce> {
+        fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
+        let name = import_name(run);
+        let path = self.dir.join(format!("{name}.json"));
+        let mut json = serde_json::to_vec_pretty(run).map_err(|e| Error::Render(e.to_string()))?;
+        json.push(b'\n');
+        let mut staged = Staged::new(&path, &json).map_err(io(&path))?;
+        match staged.publish(&path, Existing::Keep) {
+            Ok(()) => Ok(SaveOnce::Saved(path)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                Ok(SaveOnce::AlreadyStored(name))
+            }
+            Err(e) => Err(io(&path)(e)),
         }
     }
 
@@ -218,16 +270,23 @@ pub fn read_regular_file(path: &Path) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// `bytes` without a leading UTF-8 byte order mark, which some editors write
+/// and JSON parsers refuse.
+pub fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
 /// Read one result file.
 pub fn load_file(path: &Path) -> Result<StoredRun> {
     let bytes = read_regular_file(path)?;
+    let bytes = without_bom(&bytes);
     // Check the version before the full parse, so a newer file says "upgrade"
     // rather than failing on whichever field changed.
     #[derive(serde::Deserialize)]
     struct Version {
         schema_version: u32,
     }
-    let version: Version = serde_json::from_slice(&bytes).map_err(|source| Error::Parse {
+    let version: Version = serde_json::from_slice(bytes).map_err(|source| Error::Parse {
         path: path.to_path_buf(),
         source,
     })?;
@@ -238,7 +297,7 @@ pub fn load_file(path: &Path) -> Result<StoredRun> {
             supported: SCHEMA_VERSION,
         });
     }
-    let result: RunResult = serde_json::from_slice(&bytes).map_err(|source| Error::Parse {
+    let result: RunResult = serde_json::from_slice(bytes).map_err(|source| Error::Parse {
         path: path.to_path_buf(),
         source,
     })?;

@@ -504,3 +504,93 @@ fn live_sysbench_output_imports_with_its_own_figures() {
     assert_eq!((w.mode, w.threads, w.block_size), (Mode::RndWr, 2, 8192));
     assert_eq!((w.file_num, w.total_size, w.fsync_freq), (4, 16 << 20, 5));
 }
+
+/// Issue 37: a run of no time is refused, naming the field, in both formats.
+#[test]
+fn a_run_of_no_time_is_refused_naming_the_field() {
+    let mut doc = fio_doc("fio-randrw-4jobs-fsync1-group.json");
+    doc["jobs"][0]["read"]["runtime"] = 0.into();
+    doc["jobs"][0]["write"]["runtime"] = 0.into();
+    let e = refused(
+        "zero.json",
+        &serde_json::to_vec(&doc).unwrap(),
+        &["'rr'", "\"runtime\" is 0 ms", "more than 0"],
+    );
+    assert!(matches!(e, ImportError::FioMalformed { .. }));
+
+    let text = String::from_utf8(fixture("sysbench-rndrw-4threads-fsyncall.txt")).unwrap();
+    let zero = text.replace("2.0198s", "0.0000s");
+    assert_ne!(zero, text);
+    let e = refused(
+        "zero.txt",
+        zero.as_bytes(),
+        &["\"total time:\" is 0s", "more than 0"],
+    );
+    assert!(matches!(e, ImportError::Sysbench { .. }));
+}
+
+/// Issue 37: a count that is there but out of range says so (it used to
+/// read as missing: `read: no "total_ios"`).
+#[test]
+fn counts_out_of_range_are_named_as_such() {
+    let text = String::from_utf8(fixture("fio-randrw-4jobs-fsync1-group.json")).unwrap();
+    let original = "\"total_ios\" : 6425,";
+    assert!(text.contains(original));
+    for value in ["18446744073709551616", "1e30", "-1", "2.5"] {
+        let edited = text.replacen(original, &format!("\"total_ios\" : {value},"), 1);
+        let e = refused(
+            "range.json",
+            edited.as_bytes(),
+            &[
+                "read: \"total_ios\" is",
+                "out of range",
+                "18446744073709551615",
+            ],
+        );
+        assert!(!e.to_string().contains("no \"total_ios\""), "{e}");
+    }
+    // Two jobs whose counts add up past 2^64 - 1 are refused, not wrapped.
+    let mut doc = fio_doc("fio-randwrite-2jobs-fdatasync4-perjob.jsonplus.json");
+    for job in doc["jobs"].as_array_mut().unwrap() {
+        job["write"]["total_ios"] = u64::MAX.into();
+    }
+    refused(
+        "sum.json",
+        &serde_json::to_vec(&doc).unwrap(),
+        &["write: \"total_ios\" summed", "out of range"],
+    );
+}
+
+/// Issue 37: a NaN in fio's JSON says the JSON does not parse and where,
+/// not that the "fio version" is missing.
+#[test]
+fn a_nan_in_fio_json_is_named_where_it_stands() {
+    let text = String::from_utf8(fixture("fio-randrw-4jobs-fsync1-group.json")).unwrap();
+    for bad in ["NaN", "nan", "-inf"] {
+        let edited = text.replacen("\"runtime\" : 2001,", &format!("\"runtime\" : {bad},"), 1);
+        let e = refused(
+            "nan.json",
+            edited.as_bytes(),
+            &["does not parse", "line 30", bad, "JSON has no NaN"],
+        );
+        assert!(!e.to_string().contains("fio version"), "{e}");
+    }
+}
+
+/// Issue 37: a UTF-8 byte order mark before a report is accepted.
+#[test]
+fn a_byte_order_mark_is_accepted() {
+    for name in [
+        "fio-randrw-4jobs-fsync1-group.json",
+        "sysbench-rndrw-4threads-fsyncall.txt",
+    ] {
+        let plain = parse_report(Path::new(name), &fixture(name), None).unwrap();
+        let mut bytes = b"\xEF\xBB\xBF".to_vec();
+        bytes.extend(fixture(name));
+        let marked = parse_report(Path::new(name), &bytes, None)
+            .unwrap_or_else(|e| panic!("{name} with a BOM: {e}"));
+        assert_eq!(marked.len(), plain.len());
+        assert_eq!(marked[0].counts, plain[0].counts);
+        assert_eq!(marked[0].workload, plain[0].workload);
+    }
+}

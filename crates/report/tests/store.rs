@@ -330,3 +330,69 @@ fn results_written_by_earlier_versions_load() {
         "seqwr 16K, 1 thread, fsync every 10"
     );
 }
+
+/// Issue 37: a result file that starts with a UTF-8 byte order mark (an
+/// editor's) loads like the same file without it.
+#[test]
+fn a_result_with_a_byte_order_mark_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ResultStore::open(dir.path()).unwrap();
+    let run = common::run(&[("layout", "x")], 1.0, 1.0, 5);
+    let p = store.save(&run).unwrap();
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend(fs::read(&p).unwrap());
+    fs::write(&p, bytes).unwrap();
+    let loaded = load_file(&p).unwrap_or_else(|e| panic!("{e}"));
+    assert!(same(&loaded.result, &run));
+}
+
+/// Issue 37: of several threads saving one imported run at once, exactly
+/// one stores it; the others are told under which id it is.
+#[test]
+fn save_once_stores_one_run_once_under_concurrency() {
+    use report::store::SaveOnce;
+    let dir = tempfile::tempdir().unwrap();
+    let run = common::run(&[("layout", "x")], 1.0, 1.0, 5);
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(8));
+    let outcomes: Vec<SaveOnce> = (0..8)
+        .map(|_| {
+            let (store, run, barrier) = (
+                ResultStore::open(dir.path()).unwrap(),
+                run.clone(),
+                barrier.clone(),
+            );
+            std::thread::spawn(move || {
+                barrier.wait();
+                store.save_once(&run).unwrap()
+            })
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|t| t.join().unwrap())
+        .collect();
+    let saved: Vec<_> = outcomes
+        .iter()
+        .filter_map(|o| match o {
+            SaveOnce::Saved(p) => Some(p.clone()),
+            SaveOnce::AlreadyStored(_) => None,
+        })
+        .collect();
+    assert_eq!(saved.len(), 1, "{outcomes:?}");
+    let id = saved[0].file_stem().unwrap().to_string_lossy().into_owned();
+    for o in &outcomes {
+        if let SaveOnce::AlreadyStored(other) = o {
+            assert_eq!(*other, id);
+        }
+    }
+    // Labels do not make it another run.
+    let mut relabelled = run.clone();
+    relabelled.labels.insert("site".into(), "b".into());
+    assert_eq!(
+        ResultStore::open(dir.path())
+            .unwrap()
+            .save_once(&relabelled)
+            .unwrap(),
+        SaveOnce::AlreadyStored(id)
+    );
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+}

@@ -206,6 +206,9 @@ fn targets_probe_does_not_know_are_refused_in_one_line() {
             vec!["nfs://127.0.0.1:1/x?mountport=1".into()],
             "NFS server 127.0.0.1:1: MOUNT connect failed",
         ),
+        // Issue 37: mount(8)'s HOST:/EXPORT is an NFS export, not a
+        // directory name (here its portmapper is asked first).
+        (vec!["127.0.0.1:/export".into()], "NFS server 127.0.0.1:111"),
     ];
     for (extra, expected) in cases {
         let mut args = vec!["probe".to_string()];
@@ -218,4 +221,54 @@ fn targets_probe_does_not_know_are_refused_in_one_line() {
         assert_eq!(r.stdout, "");
     }
     assert_eq!(testkit::dir_names(here.path()), ["plain"]);
+}
+
+/// Issue 37: a run against a server whose READ replies claim more bytes
+/// than were asked fails with EIO as before, and the line says what the
+/// server did wrong instead of ending at `errno = 5`.
+#[test]
+fn an_overlong_read_reply_is_named_in_the_failure_line() {
+    use nfs::testing::scripted::{answer_sanely, reply, Peer, Xdr, NFS_PROGRAM};
+    use std::io::Write as _;
+    let peer = Peer::start(|call, s| {
+        if call.prog == NFS_PROGRAM && call.proc_ == 6 {
+            // READ: OK, no attributes, a count of 1 MiB, not at the end.
+            let body = Xdr::default()
+                .u32(0)
+                .u32(0)
+                .u32(1 << 20)
+                .u32(0)
+                .opaque(&[0; 16]);
+            return s.write_all(&reply(call.xid, &body.0));
+        }
+        answer_sanely(call, s, 1 << 20)
+    });
+    let d = scratch();
+    let dir = format!("--file-dir={}&timeout_s=2", peer.url());
+    let r = tb(
+        d.path(),
+        &[
+            "fileio",
+            "--file-num=1",
+            "--file-total-size=1M",
+            "--file-test-mode=seqrd",
+            "--time=1",
+            &dir,
+            "run",
+        ],
+    );
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let line = r
+        .stdout
+        .lines()
+        .find(|l| l.contains("Failed to read file!"))
+        .unwrap_or_else(|| panic!("{}{}", r.stdout, r.stderr));
+    assert!(
+        line.contains("errno = 5 (Input/output error: NFS server 127.0.0.1:"),
+        "{line}"
+    );
+    assert!(
+        line.contains("READ reply claims 1048576 bytes read where 16384 were asked"),
+        "{line}"
+    );
 }

@@ -211,3 +211,44 @@ fn live_fio_output_imports_through_the_binary() {
     );
     assert_eq!(doc["workload"]["fsync_all"], true);
 }
+
+/// Issue 37: eight imports of one fio report at the same moment store it
+/// once; each of the others is refused in one line naming the stored id.
+#[test]
+fn concurrent_imports_of_one_report_store_it_once() {
+    let d = scratch();
+    let store = d.path().join("store");
+    let fio = fixture(FIO);
+    let children: Vec<_> = (0..8)
+        .map(|_| {
+            std::process::Command::new(common::tankbench_bin())
+                .current_dir(d.path())
+                .args([
+                    "results",
+                    "import",
+                    "--store",
+                    store.to_str().unwrap(),
+                    &fio,
+                ])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outputs: Vec<_> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    let docs = stored(&store);
+    assert_eq!(docs.len(), 1, "stored {} times", docs.len());
+    let id = docs[0].0.trim_end_matches(".json");
+    let ok = outputs.iter().filter(|o| o.status.success()).count();
+    assert_eq!(ok, 1);
+    for o in outputs.iter().filter(|o| !o.status.success()) {
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("already in") && err.contains(id), "{err}");
+    }
+}

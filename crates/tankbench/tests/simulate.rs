@@ -1127,3 +1127,16 @@ fn a_measured_log_device_is_read_beside_its_system_file() {
     let writes = v["rates"]["writes_per_s"].as_f64().unwrap();
     assert!((100.0..300.0).contains(&writes), "{writes} writes/s");
 }
+
+/// Issue 37: `--warmup` is refused in one line rather than taken and
+/// ignored (a prediction has no warm-up), for one prediction and a matrix.
+#[test]
+fn warmup_is_refused_not_ignored() {
+    let r = simulation_refused(&[], &["--time=10", "--warmup=2"], "--warmup=2");
+    assert!(r.stderr.contains("is not simulated"), "{}", r.stderr);
+    simulation_refused(
+        &["--layout=1xraidz3-24,3xraidz2-8"],
+        &["--time=10", "--warmup=2"],
+        "--warmup=2",
+    );
+}

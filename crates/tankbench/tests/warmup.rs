@@ -88,3 +88,46 @@ fn a_warmup_needs_a_time_limit_and_no_checkpoints() {
         );
     }
 }
+
+/// Issue 37: `--events` counts after the warm-up, as `--time` does: a
+/// limit smaller than the warm-up's events still measures that many events
+/// after it, instead of ending inside the warm-up.
+#[test]
+fn the_event_limit_counts_after_the_warmup() {
+    let d = scratch();
+    let set = ["--file-total-size=4M", "--file-num=2"];
+    assert_eq!(tb(d.path(), &["fileio", set[0], set[1], "prepare"]).code, 0);
+    // 2 ms per request: about 500 events in the 1 s warm-up.
+    let started = std::time::Instant::now();
+    let r = tb(
+        d.path(),
+        &[
+            "fileio",
+            set[0],
+            set[1],
+            "--file-test-mode=rndrd",
+            "--tb-inject-latency=fixed:2ms",
+            "--format=json",
+            "--warmup=1",
+            "--time=30",
+            "--events=100",
+            "run",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let wall = started.elapsed().as_secs_f64();
+    let doc = json_of(&r.stdout);
+    assert_eq!(doc["warmup_s"], 1);
+    // The run went past the warm-up, then stopped at the limit.
+    assert!((1.0..20.0).contains(&wall), "ran {wall} s");
+    assert_eq!(doc["counts"]["events"].as_u64(), Some(100), "{doc}");
+    let total = doc["total_time_s"].as_f64().unwrap();
+    assert!(total > 0.1 && total < 1.0, "measured {total} s");
+    // And the help says so.
+    let help = tb(d.path(), &["fileio", "help"]);
+    assert!(
+        help.stdout.contains("--time and --events count after it"),
+        "{}",
+        help.stdout
+    );
+}

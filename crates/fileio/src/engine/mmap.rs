@@ -36,6 +36,7 @@ impl Engine for MmapEngine {
                 pos: req.pos,
                 errno: libc::EINVAL,
                 short: None,
+                cause: None,
             });
         }
         // Both fit: their sum is at most the mapping's length, a usize.
@@ -70,6 +71,7 @@ impl Engine for MmapEngine {
                 pos: 0,
                 errno: last_errno(),
                 short: None,
+                cause: None,
             })
         }
     }

@@ -39,6 +39,10 @@ pub struct IoError {
     pub errno: i32,
     /// For short transfers: (done, wanted) bytes.
     pub short: Option<(u64, u64)>,
+    /// What went wrong, when the errno alone does not say it (an NFS reply
+    /// that claims more bytes than were asked fails with EIO like a bad
+    /// disk): printed after the errno's text.
+    pub cause: Option<String>,
 }
 
 impl IoError {
@@ -52,6 +56,10 @@ impl IoError {
         let detail = match self.short {
             Some((done, wanted)) => format!("short {what}: {done} of {wanted} bytes"),
             None => strerror(self.errno),
+        };
+        let detail = match &self.cause {
+            Some(cause) => format!("{detail}: {cause}"),
+            None => detail,
         };
         match self.op {
             Op::Fsync => format!(

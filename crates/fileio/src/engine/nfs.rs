@@ -30,6 +30,7 @@ fn io_error(op: Op, file: u32, pos: u64, e: &nfs::Error) -> IoError {
         pos,
         errno: e.errno(),
         short: None,
+        cause: Some(crate::text::one_line(e)),
     }
 }
 
@@ -111,6 +112,7 @@ impl Engine for NfsEngine {
                 pos: req.pos,
                 errno: 0,
                 short: Some((done as u64, req.size)),
+                cause: None,
             })
         }
     }
@@ -125,5 +127,43 @@ impl Engine for NfsEngine {
         self.client
             .commit(fh)
             .map_err(|e| io_error(Op::Fsync, file, 0, &e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nfs::CallError;
+
+    /// Issue 37: a READ reply that lies about its length fails with EIO like
+    /// a bad disk, and the line says what the server did wrong.
+    #[test]
+    fn a_bad_read_reply_is_named_after_the_errno() {
+        for (kind, named) in [
+            (
+                CallError::ReadCountOver {
+                    count: 1 << 20,
+                    asked: 4096,
+                },
+                "READ reply claims 1048576 bytes read where 4096 were asked",
+            ),
+            (
+                CallError::LengthField {
+                    field: "the READ data",
+                    len: u64::from(u32::MAX),
+                    max: 65536,
+                },
+                "READ reply announced the READ data of 4294967295 bytes",
+            ),
+        ] {
+            let e = nfs::Error::Call {
+                server: "127.0.0.1:2049".into(),
+                procedure: "READ",
+                kind,
+            };
+            let line = io_error(Op::Read, 0, 4096, &e).message();
+            assert!(line.starts_with("Failed to read file! file: 0 pos: 4096 errno = 5 (Input/output error: NFS server 127.0.0.1:2049: "), "{line}");
+            assert!(line.contains(named), "{line}");
+        }
     }
 }

@@ -30,6 +30,7 @@ fn check_transfer(req: &Request, fd: RawFd, rc: libc::c_long) -> Result<Submitte
             pos: req.pos,
             errno: 0,
             short: Some((done, req.size)),
+            cause: None,
         }),
         Err(_) => Err(IoError {
             op: req.op,
@@ -37,6 +38,7 @@ fn check_transfer(req: &Request, fd: RawFd, rc: libc::c_long) -> Result<Submitte
             pos: req.pos,
             errno: last_errno(),
             short: None,
+            cause: None,
         }),
     }
 }

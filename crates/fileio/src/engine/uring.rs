@@ -87,6 +87,7 @@ impl UringEngine {
             pos: 0,
             errno: e.raw_os_error().unwrap_or(0),
             short: None,
+            cause: None,
         }
     }
 
@@ -115,6 +116,7 @@ impl UringEngine {
                     pos: req.pos,
                     errno: if res < 0 { -res } else { 0 },
                     short: u64::try_from(res).ok().map(|done| (done, req.size)),
+                    cause: None,
                 });
             }
         }

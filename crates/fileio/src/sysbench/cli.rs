@@ -9,6 +9,7 @@
 
 use crate::console::Console;
 use crate::export::intervals::IntervalStream;
+use crate::failure::invoked_as_sysbench;
 use crate::job::coordinator::Coordinator;
 use crate::job::Job;
 use crate::options::{
@@ -44,8 +45,11 @@ impl Invocation {
 pub(crate) fn fileio_help() -> String {
     let mut s = String::from("fileio options:\n");
     s.push_str(&option_list(Section::FileIo));
-    s.push_str("\ntankbench extensions:\n");
-    s.push_str(&option_list(Section::Extension));
+    // Under sysbench's name, sysbench's list alone, as 1.0.20 prints it.
+    if !invoked_as_sysbench() {
+        s.push_str("\ntankbench extensions:\n");
+        s.push_str(&option_list(Section::Extension));
+    }
     s
 }
 
@@ -83,12 +87,17 @@ pub(crate) fn general_help() -> String {
 
 /// `--help` under the name `sysbench`: sysbench 1.0.20's usage, word for word
 /// (its general, random, log and database options are all accepted here),
-/// except that the compiled-in tests are the one this binary has: listing
-/// cpu, memory, threads and mutex would promise tests that answer
-/// `Cannot find benchmark`.
+/// its compiled-in tests included: a script comparing the text sees
+/// sysbench's, and a test other than fileio is answered as
+/// [`OTHER_BUILT_IN_TESTS`] says.
 pub(crate) fn sysbench_help() -> &'static str {
     include_str!("sysbench_help.txt")
 }
+
+/// sysbench 1.0.20's compiled-in tests besides fileio, which its help
+/// lists. Without a command sysbench asks for one (so does this binary);
+/// with one, this binary refuses the test in one line.
+const OTHER_BUILT_IN_TESTS: [&str; 4] = ["cpu", "memory", "threads", "mutex"];
 
 /// `--version`. Scripts compare sysbench's whole line (`sysbench 1.0.20`), so
 /// under that name it is exactly that; as `tankbench fileio` it names both.
@@ -101,14 +110,6 @@ pub(crate) fn version_line(as_sysbench: bool) -> String {
             crate::result::TOOL_VERSION
         )
     }
-}
-
-/// Whether this process was started under the name `sysbench` (a copy or a
-/// symlink of the binary).
-fn invoked_as_sysbench() -> bool {
-    std::env::args_os()
-        .next()
-        .is_some_and(|a| std::path::Path::new(&a).file_name() == Some("sysbench".as_ref()))
 }
 
 /// Run one sysbench-style invocation. `words` excludes the program name.
@@ -260,6 +261,17 @@ fn sysbench_without_fileio(args: &mut ParsedArgs) -> Invocation {
     }
     console.notice(&format!("{}\n", report_text::banner()));
     let failure = match args.test.as_deref() {
+        Some(name) if OTHER_BUILT_IN_TESTS.contains(&name) => match &args.command {
+            None => {
+                eprintln!(
+                    "The '{name}' test requires a command argument. See 'sysbench {name} help'"
+                );
+                return Invocation::code(1);
+            }
+            Some(_) => Failure::fatal(format!(
+                "the '{name}' test is not built into this sysbench: it is tankbench, which runs the fileio test only"
+            )),
+        },
         Some(name) => Failure::fatal(format!(
             "Cannot find benchmark '{}': no such built-in test, file or module",
             crate::text::printable(name)

@@ -12,8 +12,15 @@ use crate::summary::within;
 use std::fmt::Write as _;
 
 /// First line of every sysbench-style output; scripts parse its first token.
+/// Under the name `sysbench` it is Debian's sysbench 1.0.20 line, word for
+/// word (the drop-in's reference); under tankbench's own name it says which
+/// program answers.
 pub fn banner() -> String {
-    format!("sysbench 1.0.20 (using tankbench {TOOL_VERSION})")
+    if crate::failure::invoked_as_sysbench() {
+        "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)".to_string()
+    } else {
+        format!("sysbench 1.0.20 (using tankbench {TOOL_VERSION})")
+    }
 }
 
 /// The `Running the test with following options:` block, up to `Doing … test`.

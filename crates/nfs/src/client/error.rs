@@ -31,6 +31,8 @@ pub enum CallError {
     Unusable,
     #[error("got no complete reply within its {} s deadline ({received} bytes of it received)", secs(*.deadline))]
     Deadline { deadline: Duration, received: usize },
+    #[error("was not sent: the {} s the caller allowed for all its calls ran out", secs(*.allowed))]
+    NoTimeLeft { allowed: Duration },
     #[error("got {skipped} replies with another call's transaction id and none with its own")]
     XidMismatch { skipped: u32 },
     #[error("reply announced a record of {len} bytes, more than the {max} a reply can need")]
@@ -83,7 +85,8 @@ pub enum CallError {
     VerifierChanged,
     #[error("found no TCP service for program {prog} version {vers}")]
     NoPort { prog: u32, vers: u32 },
-    #[error("found no exported directory on the path {path} (MNT status {status})")]
+    /// MNT refused the path; the status says why (RFC 1813 section 5.1.5).
+    #[error("{}", mount_refusal(path, *.status))]
     NotExported { path: String, status: u32 },
     #[error("found {name}, which is not a directory")]
     NotADirectory { name: String },
@@ -95,6 +98,23 @@ pub enum CallError {
 fn secs(d: Duration) -> String {
     let s = format!("{:.3}", d.as_secs_f64());
     s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Why MNT refused `path`, by its mountstat3.
+fn mount_refusal(path: &str, status: u32) -> String {
+    match status {
+        1 | 13 => format!(
+            "was denied access to the export {path} (MNT status {status}, {}): \
+             the server does not export it to this client",
+            if status == 1 {
+                "MNT3ERR_PERM"
+            } else {
+                "MNT3ERR_ACCES"
+            }
+        ),
+        20 => format!("found {path}, which is not a directory (MNT status 20, MNT3ERR_NOTDIR)"),
+        _ => format!("found no exported directory on the path {path} (MNT status {status})"),
+    }
 }
 
 fn accept_status_name(s: u32) -> String {
@@ -126,7 +146,9 @@ impl Error {
                     70 => libc::ESTALE,
                     _ => libc::EIO,
                 },
-                CallError::Deadline { .. } => libc::ETIMEDOUT,
+                CallError::Deadline { .. } | CallError::NoTimeLeft { .. } => libc::ETIMEDOUT,
+                CallError::NotExported { status: 1, .. } => libc::EPERM,
+                CallError::NotExported { status: 13, .. } => libc::EACCES,
                 CallError::Connect(e) | CallError::Transport(e) => {
                     e.raw_os_error().unwrap_or(libc::EIO)
                 }
@@ -209,6 +231,25 @@ mod tests {
             },
         };
         assert_eq!(late.errno(), libc::ETIMEDOUT);
+        // Issue 37: MNT status 13 is a refusal, not a missing export.
+        let denied = Error::Call {
+            server: "10.77.0.2:20048".into(),
+            procedure: "MNT",
+            kind: CallError::NotExported {
+                path: "/export".into(),
+                status: 13,
+            },
+        };
+        assert_eq!(denied.errno(), libc::EACCES);
+        let text = denied.to_string();
+        assert!(
+            text.contains("denied access to the export /export"),
+            "{text}"
+        );
+        assert!(
+            text.contains("MNT3ERR_ACCES") && !text.contains("found no"),
+            "{text}"
+        );
         assert_eq!(
             late.to_string(),
             "NFS server 10.77.0.2:20048: MNT got no complete reply within its 1.5 s deadline (3 bytes of it received)"

@@ -24,6 +24,6 @@ mod target;
 mod xdr;
 
 pub use error::{CallError, Error};
-pub use nfs3::{process_counts, Client, Counts, MAX_SHORT_RESENDS};
+pub use nfs3::{process_counts, Client, Counts, Deadline, MAX_SHORT_RESENDS};
 pub use protocol::{Attr, Fh, Stable};
 pub use target::Target;

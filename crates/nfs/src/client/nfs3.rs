@@ -91,6 +91,37 @@ pub struct Client {
     /// Write verifier of the last WRITE: if COMMIT returns another, the
     /// server restarted and dropped unstable data, which must be an error.
     write_verf: Option<[u8; 8]>,
+    /// No call runs past this ([`Client::set_deadline`]).
+    deadline: Option<Deadline>,
+}
+
+/// An instant no call may run past, and the time that was allowed up to it
+/// (for the message when it has passed).
+#[derive(Debug, Clone, Copy)]
+pub struct Deadline {
+    pub at: Instant,
+    pub allowed: Duration,
+}
+
+impl Deadline {
+    /// `allowed` from now.
+    pub fn after(allowed: Duration) -> Deadline {
+        Deadline {
+            at: Instant::now() + allowed,
+            allowed,
+        }
+    }
+}
+
+/// A call's own `timeout`, shortened to what is left before `deadline`.
+fn time_left(timeout: Duration, deadline: Option<Deadline>) -> Result<Duration, CallError> {
+    let Some(d) = deadline else {
+        return Ok(timeout);
+    };
+    match d.at.checked_duration_since(Instant::now()) {
+        Some(left) if !left.is_zero() => Ok(timeout.min(left)),
+        _ => Err(CallError::NoTimeLeft { allowed: d.allowed }),
+    }
 }
 
 fn post_op_attr(d: &mut Dec<'_>) -> Result<Option<Attr>, CallError> {
@@ -307,16 +338,33 @@ impl Client {
     /// a directory below an export: the longest prefix the server mounts is
     /// mounted and the rest looked up. Every call has `target`'s deadline.
     pub fn mount(target: &Target) -> Result<Client, Error> {
-        let timeout = target.call_timeout;
+        Client::mount_by(target, None)
+    }
+
+    /// [`mount`](Client::mount), with no call running past `deadline`,
+    /// which the client keeps for every later call.
+    pub fn mount_by(target: &Target, deadline: Option<Deadline>) -> Result<Client, Error> {
+        let timeout = |procedure: &'static str| {
+            time_left(target.call_timeout, deadline).map_err(|kind| Error::Call {
+                server: target.host.clone(),
+                procedure,
+                kind,
+            })
+        };
         let mount_port = match target.mount_port {
             Some(p) => p,
-            None => rpc::getport(&target.host, MOUNT_PROGRAM, 3, timeout)?,
+            None => rpc::getport(&target.host, MOUNT_PROGRAM, 3, timeout("GETPORT")?)?,
         };
         let nfs_port = match target.nfs_port {
             Some(p) => p,
-            None => rpc::getport(&target.host, NFS_PROGRAM, 3, timeout).unwrap_or(2049),
+            None => rpc::getport(&target.host, NFS_PROGRAM, 3, timeout("GETPORT")?).unwrap_or(2049),
         };
-        let mut m = Connection::connect(&target.host, mount_port, timeout, "MOUNT connect")?;
+        let mut m = Connection::connect(
+            &target.host,
+            mount_port,
+            timeout("MOUNT connect")?,
+            "MOUNT connect",
+        )?;
         let server = m.server().to_string();
         let mnt = |kind| Error::Call {
             server: server.clone(),
@@ -330,7 +378,8 @@ impl Client {
             let prefix = format!("/{}", parts[..n].join("/"));
             let mut a = Enc::default();
             a.opaque(prefix.as_bytes()).map_err(mnt)?;
-            let body = m.call(MOUNT_PROGRAM, 3, 1, &a.buf, timeout).map_err(mnt)?;
+            let left = time_left(target.call_timeout, deadline).map_err(mnt)?;
+            let body = m.call(MOUNT_PROGRAM, 3, 1, &a.buf, left).map_err(mnt)?;
             match decode_mnt(body).map_err(mnt)? {
                 Ok(root) => {
                     mounted = Some((n, root));
@@ -347,7 +396,7 @@ impl Client {
                 status: first_error.unwrap_or(2),
             }));
         };
-        let mut c = Client::connect(target.clone(), nfs_port, root.clone())?;
+        let mut c = Client::connect(target.clone(), nfs_port, root.clone(), deadline)?;
         for name in &parts[n..] {
             let lookup = |c: &Client, kind| Error::Call {
                 server: c.conn.server().to_string(),
@@ -380,10 +429,20 @@ impl Client {
         Ok(c)
     }
 
-    fn connect(target: Target, nfs_port: u16, root: Fh) -> Result<Client, Error> {
+    fn connect(
+        target: Target,
+        nfs_port: u16,
+        root: Fh,
+        deadline: Option<Deadline>,
+    ) -> Result<Client, Error> {
         let timeout = target.call_timeout;
+        let connect_within = time_left(timeout, deadline).map_err(|kind| Error::Call {
+            server: format!("{}:{nfs_port}", target.host),
+            procedure: "NFS connect",
+            kind,
+        })?;
         Ok(Client {
-            conn: Connection::connect(&target.host, nfs_port, timeout, "NFS connect")?,
+            conn: Connection::connect(&target.host, nfs_port, connect_within, "NFS connect")?,
             target,
             nfs_port,
             root,
@@ -394,13 +453,25 @@ impl Client {
             added_rtt: Duration::ZERO,
             timeout,
             write_verf: None,
+            deadline,
         })
+    }
+
+    /// From now on no call runs past `deadline` (`None`: each call has only
+    /// its own deadline). A call that would start after it fails at once.
+    pub fn set_deadline(&mut self, deadline: Option<Deadline>) {
+        self.deadline = deadline;
     }
 
     /// A second connection to the same export (one per benchmark thread, so
     /// threads do not queue behind each other's calls in the client).
     pub fn another(&self) -> Result<Client, Error> {
-        let mut c = Client::connect(self.target.clone(), self.nfs_port, self.root.clone())?;
+        let mut c = Client::connect(
+            self.target.clone(),
+            self.nfs_port,
+            self.root.clone(),
+            self.deadline,
+        )?;
         c.rtmax = self.rtmax;
         c.wtmax = self.wtmax;
         c.max_file_size = self.max_file_size;
@@ -439,6 +510,7 @@ impl Client {
     }
 
     fn nfs(&mut self, proc: u32, args: &[u8], timeout: Duration) -> Result<&[u8], CallError> {
+        let timeout = time_left(timeout, self.deadline)?;
         if self.added_rtt.is_zero() {
             return self.conn.call(NFS_PROGRAM, 3, proc, args, timeout);
         }

@@ -79,19 +79,47 @@ const REFUSED: &[(&str, &[&str], &str)] = &[
 /// The JSON document in `text`, when it is fio's: fio can print notes before
 /// it on stdout, so reading starts at the first line that opens an object.
 pub(crate) fn json_start(text: &str) -> Option<Value> {
+    let doc = json_document(text)?.ok()?;
+    doc.get("fio version").is_some().then_some(doc)
+}
+
+/// The first JSON document in `text` (from the first line that opens an
+/// object), or why it does not parse; `None` when no line opens one.
+pub(crate) fn json_document(text: &str) -> Option<Result<Value, String>> {
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         if line.trim_start().starts_with('{') {
             let rest = &text[offset..];
-            let doc = serde_json::Deserializer::from_str(rest)
+            let first = serde_json::Deserializer::from_str(rest)
                 .into_iter::<Value>()
-                .next()?
-                .ok()?;
-            return doc.get("fio version").is_some().then_some(doc);
+                .next()?;
+            return Some(first.map_err(|e| parse_error(rest, &e)));
         }
         offset += line.len();
     }
     None
+}
+
+/// A JSON syntax error with what stands where it stopped, when that is a
+/// number JSON cannot hold (fio and other tools print `nan`, `inf`).
+fn parse_error(text: &str, e: &serde_json::Error) -> String {
+    let in_word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '.');
+    let line = text.lines().nth(e.line().saturating_sub(1)).unwrap_or("");
+    // serde_json stops inside the word (`nan` fails at the `a`, reading
+    // for `null`): the word is the run of number-like characters around it.
+    let stop = e.column().saturating_sub(1).min(line.len());
+    let (before, after) = line.split_at(line.floor_char_boundary(stop));
+    let start = before.trim_end_matches(in_word);
+    let word: String = before[start.len()..]
+        .chars()
+        .chain(after.chars().take_while(|c| in_word(*c)))
+        .collect();
+    let lower = word.to_ascii_lowercase();
+    if lower.contains("nan") || lower.contains("inf") {
+        format!("{e}: {word} is not a JSON number (JSON has no NaN or infinity)")
+    } else {
+        e.to_string()
+    }
 }
 
 /// One job entry of the report.
@@ -337,12 +365,19 @@ fn group_result(
     };
     let read = direction(jobs, "read").map_err(malformed)?;
     let write = direction(jobs, "write").map_err(malformed)?;
-    let sync = sync_direction(jobs);
+    let sync = sync_direction(jobs).map_err(malformed)?;
     if direction(jobs, "trim").map_err(malformed)?.ios > 0 {
         let rw = first.options.get("rw").map_or("trim", String::as_str);
         return Err(unsupported(path, first, "rw", rw, ACCEPTED_RW));
     }
     let runtime_ms = read.runtime_ms.max(write.runtime_ms);
+    if runtime_ms == 0 {
+        return Err(malformed(
+            "\"runtime\" is 0 ms in both read and write; accepted: more than 0 \
+             (a run of no time measured nothing)"
+                .into(),
+        ));
+    }
     if group_reported {
         check_group_reported(path, first, threads, runtime_ms)?;
     }
@@ -443,6 +478,33 @@ fn num(v: &Value, key: &str) -> f64 {
     v.get(key).and_then(Value::as_f64).unwrap_or(0.0)
 }
 
+/// The whole number at `section.key`: `None` when the key is absent, and a
+/// refusal naming the value when it is there but no count (negative, a
+/// fraction, or beyond 2^64 - 1, which JSON allows and fio never prints).
+fn whole(v: &Value, section: &str, key: &str) -> Result<Option<u64>, String> {
+    match v.get(key) {
+        None => Ok(None),
+        Some(x) => x.as_u64().map(Some).ok_or_else(|| {
+            format!(
+                "{section}: \"{key}\" is {x}, out of range; accepted: a whole number \
+                 from 0 to {}",
+                u64::MAX
+            )
+        }),
+    }
+}
+
+/// `total + more` for the sum of `section.key` over several jobs, refused
+/// rather than wrapped when it passes 2^64 - 1.
+fn add(total: u64, more: u64, section: &str, key: &str) -> Result<u64, String> {
+    total.checked_add(more).ok_or_else(|| {
+        format!(
+            "{section}: \"{key}\" summed over the jobs passes {}, out of range",
+            u64::MAX
+        )
+    })
+}
+
 /// One direction added up over the entries.
 fn direction(jobs: &[Job], name: &str) -> Result<Direction, String> {
     let mut d = Direction::default();
@@ -454,17 +516,13 @@ fn direction(jobs: &[Job], name: &str) -> Result<Direction, String> {
             }
             return Err(format!("no \"{name}\" section"));
         };
-        let field = |key: &str| {
-            v.get(key)
-                .and_then(Value::as_u64)
-                .ok_or_else(|| format!("{name}: no \"{key}\""))
-        };
-        d.ios += field("total_ios")?;
-        d.bytes += field("io_bytes")?;
+        let field = |key: &str| whole(v, name, key)?.ok_or_else(|| format!("{name}: no \"{key}\""));
+        d.ios = add(d.ios, field("total_ios")?, name, "total_ios")?;
+        d.bytes = add(d.bytes, field("io_bytes")?, name, "io_bytes")?;
         d.runtime_ms = d.runtime_ms.max(field("runtime")?);
         d.iops += num(v, "iops");
         d.bw_bytes += num(v, "bw_bytes");
-        if let Some(l) = latency(v, "lat_ns", "clat_ns") {
+        if let Some(l) = latency(v, name, "lat_ns", "clat_ns")? {
             lats.push(l);
         }
     }
@@ -474,29 +532,37 @@ fn direction(jobs: &[Job], name: &str) -> Result<Direction, String> {
 
 /// The syncs: fio counts them in `lat_ns.N` (its `total_ios` stays 0 for
 /// fdatasync).
-fn sync_direction(jobs: &[Job]) -> Direction {
+fn sync_direction(jobs: &[Job]) -> Result<Direction, String> {
     let mut d = Direction::default();
     let mut lats = Vec::new();
     for j in jobs {
         if let Some(v) = j.value.get("sync") {
-            d.ios += v.get("total_ios").and_then(Value::as_u64).unwrap_or(0);
-            if let Some(l) = latency(v, "lat_ns", "lat_ns") {
+            let ios = whole(v, "sync", "total_ios")?.unwrap_or(0);
+            d.ios = add(d.ios, ios, "sync", "total_ios")?;
+            if let Some(l) = latency(v, "sync", "lat_ns", "lat_ns")? {
                 lats.push(l);
             }
         }
     }
     d.lat = merge(&lats);
-    d
+    Ok(d)
 }
 
 /// A direction's latency: the statistics of `total` (submission to
 /// completion), the percentiles and bins of `total` when fio kept them
 /// (`lat_percentiles=1`), else of `completion` (fio's default: clat).
-fn latency(v: &Value, total: &str, completion: &str) -> Option<Latency> {
-    let t = v.get(total)?;
-    let n = t.get("N").and_then(Value::as_u64).unwrap_or(0);
+fn latency(
+    v: &Value,
+    section: &str,
+    total: &str,
+    completion: &str,
+) -> Result<Option<Latency>, String> {
+    let Some(t) = v.get(total) else {
+        return Ok(None);
+    };
+    let n = whole(t, &format!("{section}.{total}"), "N")?.unwrap_or(0);
     if n == 0 {
-        return None;
+        return Ok(None);
     }
     let with_pcts = if t.get("percentile").is_some() {
         t
@@ -524,7 +590,7 @@ fn latency(v: &Value, total: &str, completion: &str) -> Option<Latency> {
                 .collect()
         })
         .unwrap_or_default();
-    Some(Latency {
+    Ok(Some(Latency {
         n,
         min: num(t, "min"),
         max: num(t, "max"),
@@ -532,7 +598,7 @@ fn latency(v: &Value, total: &str, completion: &str) -> Option<Latency> {
         stddev: num(t, "stddev"),
         percentiles,
         bins,
-    })
+    }))
 }
 
 /// Several jobs' latency as one: exact count, min, max, mean and (pooled)
@@ -543,7 +609,7 @@ fn merge(lats: &[Latency]) -> Option<Latency> {
         [] => None,
         [one] => Some(one.clone()),
         many => {
-            let n: u64 = many.iter().map(|l| l.n).sum();
+            let n = many.iter().fold(0u64, |n, l| n.saturating_add(l.n));
             let nf = n as f64;
             let mean = many.iter().map(|l| l.mean * l.n as f64).sum::<f64>() / nf;
             let second = many
@@ -944,7 +1010,9 @@ mod tests {
         ))
         .unwrap();
         for job in doc["jobs"].as_array().unwrap() {
-            let l = latency(&job["write"], "lat_ns", "clat_ns").unwrap();
+            let l = latency(&job["write"], "write", "lat_ns", "clat_ns")
+                .unwrap()
+                .unwrap();
             assert!(!l.bins.is_empty());
             let ps: Vec<f64> = l.percentiles.iter().map(|(p, _)| *p).collect();
             assert_eq!(percentiles_of_bins(&l.bins, &ps), l.percentiles);

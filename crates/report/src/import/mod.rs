@@ -15,7 +15,7 @@
 pub mod fio;
 pub mod sysbench_text;
 
-use crate::store::read_regular_file;
+use crate::store::{read_regular_file, without_bom};
 use fileio::result::RunResult;
 use fileio::workload::WorkloadError;
 use std::path::{Path, PathBuf};
@@ -146,6 +146,9 @@ pub fn detect(path: &Path, bytes: &[u8]) -> Result<Format, ImportError> {
         return Ok(Format::SysbenchText);
     }
     if text.trim_start().starts_with('{') {
+        if let Some(Err(why)) = fio::json_document(text) {
+            return Err(unknown(&format!("JSON that does not parse: {why}")));
+        }
         return Err(unknown("JSON without a \"fio version\""));
     }
     Err(unknown("neither JSON nor a sysbench report"))
@@ -158,6 +161,8 @@ pub fn parse_report(
     bytes: &[u8],
     modified: Option<SystemTime>,
 ) -> Result<Vec<RunResult>, ImportError> {
+    // Editors on some systems start a UTF-8 file with a byte order mark.
+    let bytes = without_bom(bytes);
     let format = detect(path, bytes)?;
     // `detect` checked that the bytes are text.
     let text = String::from_utf8_lossy(bytes);

@@ -274,6 +274,19 @@ impl<'a> Report<'a> {
         })
     }
 
+    /// The run's length, which every rate is divided by: a run of no time
+    /// measured nothing (sysbench prints 0.0000s only for an edited report).
+    fn total_time(&self) -> Result<f64, ImportError> {
+        let seconds = self.number("total time:")?;
+        if seconds > 0.0 {
+            Ok(seconds)
+        } else {
+            Err(self.bad(format!(
+                "\"total time:\" is {seconds}s; accepted: more than 0 (a run of no time measured nothing)"
+            )))
+        }
+    }
+
     fn figures(&self) -> Result<Figures, ImportError> {
         if !self.has_line("General statistics:") {
             return Err(self.bad(
@@ -286,7 +299,7 @@ impl<'a> Report<'a> {
             fsyncs_per_s: self.number("fsyncs/s:")?,
             read_mib_per_s: self.number("read, MiB/s:")?,
             written_mib_per_s: self.number("written, MiB/s:")?,
-            total_time_s: self.number("total time:")?,
+            total_time_s: self.total_time()?,
             events: self
                 .whole("total number of events:")?
                 .ok_or_else(|| self.bad("no \"total number of events:\" line".into()))?,

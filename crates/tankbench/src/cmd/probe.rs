@@ -18,7 +18,7 @@ use std::path::PathBuf;
 /// in under a minute. See docs/slog-and-probe.md.
 #[derive(Debug, Args)]
 pub(crate) struct ProbeArgs {
-    /// nfs://HOST[:PORT]/EXPORT[?...] or a local directory.
+    /// nfs://HOST[:PORT]/EXPORT[?...], HOST:/EXPORT, or a local directory.
     target: PathBuf,
     /// Samples per operation, at most.
     #[arg(long, default_value_t = 200)]

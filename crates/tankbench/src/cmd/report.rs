@@ -12,7 +12,7 @@ use report::import::import_file;
 use report::labels::{merge_labels, parse_labels, Labels};
 use report::output::write_output;
 use report::select::{select, select_all, Selection};
-use report::store::{ResultStore, Skipped, DEFAULT_DIR};
+use report::store::{ResultStore, SaveOnce, Skipped, DEFAULT_DIR};
 use report::table::{grouped_table, runs_table, Table};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -238,9 +238,32 @@ fn import(a: &ImportArgs) -> anyhow::Result<i32> {
         }
     }
     let mut saved: Vec<PathBuf> = Vec::new();
+    let kept = |saved: &[PathBuf]| {
+        if saved.is_empty() {
+            "nothing was stored".to_string()
+        } else {
+            format!(
+                "stored before it: {}",
+                saved
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+    };
     for (file, run) in &imported {
-        match store.save(run) {
-            Ok(path) => {
+        // The listing above may be stale by now (another import running at
+        // the same time): the name derived from the run is created only if
+        // free, which is the check that holds.
+        match store.save_once(run) {
+            Ok(SaveOnce::AlreadyStored(id)) => bail!(
+                "results import: {}: already in {} as {id}; {}",
+                file.display(),
+                a.store.display(),
+                kept(&saved)
+            ),
+            Ok(SaveOnce::Saved(path)) => {
                 let threads = run.workload.threads;
                 super::write_stderr_line(&format!(
                     "saved {} ({} {}, {} {threads} thread{}, from {})",
@@ -253,21 +276,7 @@ fn import(a: &ImportArgs) -> anyhow::Result<i32> {
                 ));
                 saved.push(path);
             }
-            Err(e) => {
-                let kept = if saved.is_empty() {
-                    "nothing was stored".to_string()
-                } else {
-                    format!(
-                        "stored before it: {}",
-                        saved
-                            .iter()
-                            .map(|p| p.display().to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                };
-                bail!("results import: {}: {e}; {kept}", file.display());
-            }
+            Err(e) => bail!("results import: {}: {e}; {}", file.display(), kept(&saved)),
         }
     }
     Ok(0)

@@ -403,6 +403,12 @@ fn fileio_settings(words: &[String]) -> anyhow::Result<(RunSpec, Box<Settings>)>
     // The workload's words passed: what the front end can refuse now is an
     // output option, whose refusal fileio gives as its printed lines.
     match check_command_line(words) {
+        // The simulator starts every run from its model's steady state and
+        // has no warm-up to leave out: taking the option would be silent.
+        Ok(CommandLine::Command(s)) if s.ext.warmup_s > 0 => anyhow::bail!(
+            "simulate: --warmup={} is not simulated (a prediction has no warm-up to leave out); accepted: --warmup=0 or no --warmup",
+            s.ext.warmup_s
+        ),
         Ok(CommandLine::Command(s)) => Ok((spec, s)),
         Ok(_) => anyhow::bail!("simulate: the fileio words must end in 'run' ({EXAMPLE})"),
         Err(f) => anyhow::bail!("simulate: {}", f.summary()),

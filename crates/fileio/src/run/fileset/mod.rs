@@ -82,6 +82,7 @@ impl OpenFiles {
             pos: 0,
             errno,
             short: None,
+            cause: None,
         })
     }
 }
@@ -444,6 +445,36 @@ pub(crate) fn format_g5(x: f64) -> String {
     }
 }
 
+/// seqwr writes its files anew: remove `path` (the test file `name`) and
+/// create it empty, exclusively.
+fn recreate_for_seqwr(path: &CString, name: &str) -> Result<(), Failure> {
+    // SAFETY: unlink/open on our own test file name.
+    unsafe {
+        libc::unlink(path.as_ptr());
+        let fd = libc::open(
+            path.as_ptr(),
+            libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_CLOEXEC,
+            0o600,
+        );
+        if fd < 0 {
+            // sysbench 1.0.20 closes the failed descriptor (-1) before it
+            // prints errno, so it always says EBADF; under its name that is
+            // the line, under tankbench's the open's errno.
+            let shown = if crate::failure::invoked_as_sysbench() {
+                libc::EBADF
+            } else {
+                errno()
+            };
+            return Err(Failure::fatal(format!(
+                "Cannot create file '{name}' {}",
+                errno_text(shown)
+            )));
+        }
+        libc::close(fd);
+    }
+    Ok(())
+}
+
 /// Open the files for a run (after the header is printed): seqwr recreates them;
 /// every mode opens them read-write with the extra flags and checks sizes.
 /// `debug` receives DEBUG lines.
@@ -463,22 +494,7 @@ pub fn open_for_run(w: &RunSpec, debug: &mut dyn FnMut(&str)) -> Result<OpenFile
         let c = cpath(&path);
         let name = crate::spec::file_name(w.files.first_file + i);
         if mode == Mode::SeqWr {
-            // SAFETY: unlink/open on our own test file name.
-            unsafe {
-                libc::unlink(c.as_ptr());
-                let fd = libc::open(
-                    c.as_ptr(),
-                    libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_CLOEXEC,
-                    0o600,
-                );
-                if fd < 0 {
-                    return Err(Failure::fatal(format!(
-                        "Cannot create file '{name}' {}",
-                        errno_text(errno())
-                    )));
-                }
-                libc::close(fd);
-            }
+            recreate_for_seqwr(&c, &name)?;
         }
         debug(&format!("Opening file: {name}"));
         // SAFETY: plain open(2).

@@ -86,6 +86,7 @@ pub fn run(
         observer,
         recording,
         debug: settings.debug,
+        warmup: settings.warmup_s > 0,
     };
 
     let outcome = std::thread::scope(|scope| {

@@ -32,6 +32,9 @@ pub(super) struct WorkerContext<'a> {
     pub(super) recording: Recording,
     /// `--debug`: a DEBUG line per request.
     pub(super) debug: bool,
+    /// `--warmup`: the event limit counts from its end, as the time limit
+    /// does, so no ticket is taken before it.
+    pub(super) warmup: bool,
 }
 
 /// What a worker hands back when it ends.
@@ -190,7 +193,11 @@ impl<'a, E: Engine> Worker<'a, E> {
                 }
                 break;
             }
-            if events_limit > 0 && shared.tickets.fetch_add(1, Relaxed) >= events_limit {
+            // With a warm-up, `epoch` is 0 until it ends: the requests before
+            // are not events of the run and take no ticket.
+            let counting = !self.ctx.warmup || epoch > 0;
+            if events_limit > 0 && counting && shared.tickets.fetch_add(1, Relaxed) >= events_limit
+            {
                 observer.info("Event limit exceeded, exiting...");
                 break;
             }
