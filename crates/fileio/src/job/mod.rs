@@ -31,10 +31,11 @@ pub use merge::{histogram_of, job_section, merge, Merged};
 
 use crate::console::Console;
 use crate::job::coordinator::{Coordinator, Solo};
-use crate::options::{Failure, FileSet, GeneralOptions, JobOptions, RunSpec, Stream};
+use crate::options::{Failure, GeneralOptions, JobOptions, Stream};
 use crate::result::{Distributed, RunResult};
 use crate::run::histograms::CountSnapshot;
 use crate::run::runner::{IntervalStats, PeriodStats, RunObserver, RunOutcome};
+use crate::spec::{FileSet, RunSpec};
 use crate::sysbench::report_text;
 use serde::{Deserialize, Serialize};
 use std::io::Write as _;
