@@ -12,6 +12,11 @@ fn read_trimmed(path: &str) -> String {
         .unwrap_or_default()
 }
 
+/// This machine's name (the UTS namespace's), or empty when unknown.
+pub(crate) fn hostname() -> String {
+    read_trimmed("/proc/sys/kernel/hostname")
+}
+
 /// (MemTotal, MemAvailable) in bytes.
 pub fn memory() -> (u64, u64) {
     let text = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
@@ -113,7 +118,7 @@ pub fn capture(dir: &Path, caches_dropped: bool) -> Environment {
     // over the run are added by `zfs_facts::Watch` around it.
     let zfs = crate::zfs_facts::capture(dir, &mount);
     Environment {
-        hostname: read_trimmed("/proc/sys/kernel/hostname"),
+        hostname: hostname(),
         kernel: read_trimmed("/proc/sys/kernel/osrelease"),
         cpus: std::thread::available_parallelism()
             .map(|n| u32::try_from(n.get()).unwrap_or(u32::MAX))
@@ -179,6 +184,16 @@ mod tests {
         // by byte as Latin-1), so a run's directory under it is found.
         let m = parse_mountinfo("37 35 98:1 / /mnt/café\\040b rw - ext4 /dev/vdb rw\n");
         assert_eq!(m[0].mount_point, "/mnt/café b");
+    }
+
+    #[test]
+    fn the_hostname_is_the_one_gethostname_gives() {
+        let mut buf = [0u8; 256];
+        // SAFETY: the buffer outlives the call, which writes at most its length.
+        let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+        assert_eq!(rc, 0);
+        let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+        assert_eq!(hostname(), String::from_utf8_lossy(&buf[..end]));
     }
 
     #[test]
