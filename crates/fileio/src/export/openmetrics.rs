@@ -375,12 +375,7 @@ mod tests {
 
     #[test]
     fn the_file_is_prometheus_text_ending_with_a_sample() {
-        let w = crate::spec::RunSpec::builder()
-            .mode(crate::spec::Mode::RndRw)
-            .build()
-            .expect("a run")
-            .summary("psync");
-        let r = RunResult::new(ResultKind::Measured, w)
+        let r = crate::export::test_result()
             .with_label("layout", "mirror")
             .with_latency(LatencyKey::Event, LatencySummary::default());
         let text = render(&r).unwrap();
