@@ -6,6 +6,7 @@
 
 use fileio::result::*;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 /// xorshift64*: a tiny deterministic generator for fixture data.
 pub struct Rng(u64);
@@ -299,4 +300,15 @@ pub fn hostile(seed: u64, variant: &str) -> RunResult {
         hint: "<img src=\"http://127.0.0.1:9/img.png\">".into(),
     });
     r
+}
+
+/// `target/test-artifacts`: pages and screenshots the report tests leave for
+/// a person to look at (created when missing).
+pub fn artifacts() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("test-artifacts");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
