@@ -26,7 +26,7 @@ pub struct Layout {
 
 impl Layout {
     /// The layout of fileio's file set.
-    pub fn of(files: &fileio::options::FileSet) -> Layout {
+    pub fn of(files: &fileio::spec::FileSet) -> Layout {
         Layout {
             file_num: files.file_num,
             file_size: files.file_size,

@@ -12,7 +12,7 @@ use crate::journal::Commit;
 use crate::record::SECTOR;
 use crate::wire::Limits;
 
-use fileio::options::{Mode, RunSpec};
+use fileio::spec::{Mode, RunSpec};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::net::SocketAddr;

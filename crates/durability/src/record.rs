@@ -11,6 +11,8 @@
 //! (`queue/logical_block_size` in sysfs(5) is at least 512), so no device can
 //! tear inside one of them. The layout, byte by byte, is in docs/durability.md.
 
+use fileio::rng::{splitmix64, GOLDEN_GAMMA};
+
 /// The name of the marker file `durability write` puts in the directory
 /// under test: the file set's layout, and proof that tankbench made it.
 pub const FILESET_MARKER: &str = ".tankbench-durability";
@@ -145,22 +147,18 @@ fn sector_checksum(sector: &[u8]) -> u32 {
 
 /// Payload bytes that differ per run, write and sector, so that a block never
 /// compresses or deduplicates to nothing and a stale copy never matches a new
-/// one. SplitMix64 over a counter (Steele, Lea, Flood: "Fast splittable
-/// pseudorandom number generators", OOPSLA 2014).
+/// one. SplitMix64 over a counter: word `i` mixes the start plus `i` steps
+/// of its increment.
 fn fill_payload(payload: &mut [u8], h: &Header, sector: u16) {
     let run_lo = u64::from_le_bytes(h.run.0[..8].try_into().unwrap_or([0; 8]));
     let run_hi = u64::from_le_bytes(h.run.0[8..].try_into().unwrap_or([0; 8]));
     let mut state = run_lo
         ^ run_hi.rotate_left(17)
-        ^ h.seq.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        ^ h.seq.wrapping_mul(GOLDEN_GAMMA)
         ^ (u64::from(sector) << 48);
     for chunk in payload.chunks_mut(8) {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        let bytes = z.to_le_bytes();
+        let bytes = splitmix64(state).to_le_bytes();
+        state = state.wrapping_add(GOLDEN_GAMMA);
         chunk.copy_from_slice(&bytes[..chunk.len()]);
     }
 }
@@ -470,6 +468,28 @@ mod tests {
 
     fn no_later(_: &RunId) -> bool {
         false
+    }
+
+    #[test]
+    fn payloads_stay_those_of_earlier_releases() {
+        // Recorded from the release before the payload used fileio's
+        // SplitMix64: a verifier reads blocks an older writer wrote.
+        let (b, crc) = block_of(&header(11));
+        let word = |off: usize| u64::from_le_bytes(b[off..off + 8].try_into().unwrap());
+        assert_eq!(
+            (
+                crc,
+                word(HEADER_LEN),
+                word(HEADER_LEN + 8),
+                word(SECTOR + HEADER_LEN)
+            ),
+            (
+                486_296_850,
+                11_893_691_889_868_043_810,
+                373_458_282_963_285_090,
+                9_072_930_384_699_489_367
+            )
+        );
     }
 
     #[test]

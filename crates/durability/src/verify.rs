@@ -8,10 +8,10 @@ use crate::fileset::{self, Layout};
 use crate::journal::{Ack, Journal, Session};
 use crate::options::{Sink, VerifyOptions};
 use crate::record::{classify, Aligned, Expected, Lost, Outcome, RunId};
-use fileio::options::{DataPattern, FsyncMode, IoMode, Mode};
 use fileio::result::{
     Counts, Durability, DurabilityExample, ResultKind, RunResult, Verdict, Warning, WorkloadSummary,
 };
+use fileio::spec::{DataPattern, FsyncMode, IoMode, Mode};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileExt as _, OpenOptionsExt as _};

@@ -3,12 +3,18 @@
 //! and the ZFS under it ([`crate::zfs_facts`]).
 
 use crate::result::Environment;
+use nfs::mount_table::unescape_lossy;
 use std::path::Path;
 
 fn read_trimmed(path: &str) -> String {
     std::fs::read_to_string(path)
         .map(|s| s.trim().to_string())
         .unwrap_or_default()
+}
+
+/// This machine's name (the UTS namespace's), or empty when unknown.
+pub(crate) fn hostname() -> String {
+    read_trimmed("/proc/sys/kernel/hostname")
 }
 
 /// (MemTotal, MemAvailable) in bytes.
@@ -46,34 +52,14 @@ pub(crate) fn parse_mountinfo(text: &str) -> Vec<MountEntry> {
             let r: Vec<&str> = right.split(' ').collect();
             Some(MountEntry {
                 major_minor: l.get(2)?.to_string(),
-                mount_point: unescape(l.get(4)?),
+                mount_point: unescape_lossy(l.get(4)?),
                 options: l.get(5)?.to_string(),
                 fs_type: r.first()?.to_string(),
-                source: unescape(r.get(1).unwrap_or(&"")),
+                source: unescape_lossy(r.get(1).unwrap_or(&"")),
                 super_options: r.get(2).unwrap_or(&"").to_string(),
             })
         })
         .collect()
-}
-
-fn unescape(s: &str) -> String {
-    let mut out = String::new();
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            let v = u8::from_str_radix(&s[i + 1..i + 4], 8).unwrap_or(b'?');
-            out.push(v as char);
-            i += 4;
-        } else {
-            out.push(b[i] as char);
-            i += 1;
-        }
-    }
-    out
 }
 
 /// The mount that holds `dir` (longest mount point prefix; later entries win
@@ -132,7 +118,7 @@ pub fn capture(dir: &Path, caches_dropped: bool) -> Environment {
     // over the run are added by `zfs_facts::Watch` around it.
     let zfs = crate::zfs_facts::capture(dir, &mount);
     Environment {
-        hostname: read_trimmed("/proc/sys/kernel/hostname"),
+        hostname: hostname(),
         kernel: read_trimmed("/proc/sys/kernel/osrelease"),
         cpus: std::thread::available_parallelism()
             .map(|n| u32::try_from(n.get()).unwrap_or(u32::MAX))
@@ -194,6 +180,20 @@ mod tests {
         assert_eq!(m[0].fs_type, "ext4");
         assert_eq!(m[0].source, "/dev/root");
         assert_eq!(m[0].major_minor, "98:0");
+        // A mount point that is not ASCII reads as the path it is (not byte
+        // by byte as Latin-1), so a run's directory under it is found.
+        let m = parse_mountinfo("37 35 98:1 / /mnt/café\\040b rw - ext4 /dev/vdb rw\n");
+        assert_eq!(m[0].mount_point, "/mnt/café b");
+    }
+
+    #[test]
+    fn the_hostname_is_the_one_gethostname_gives() {
+        let mut buf = [0u8; 256];
+        // SAFETY: the buffer outlives the call, which writes at most its length.
+        let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+        assert_eq!(rc, 0);
+        let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+        assert_eq!(hostname(), String::from_utf8_lossy(&buf[..end]));
     }
 
     #[test]

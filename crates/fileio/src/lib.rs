@@ -28,7 +28,7 @@
 //!
 //! A run ends as a [`result::RunResult`] (the JSON document), checked by
 //! [`warnings`] against the [`environment`] it ran in, and can be exported
-//! as CSV rows, a live stream of intervals and OpenMetrics text ([`export`]). [`quick`] is the fixed
+//! as CSV rows, a live stream of intervals and Prometheus text ([`export`]). [`quick`] is the fixed
 //! suite of `tankbench quick`.
 //!
 //! Two tests know the box rather than run a workload, each with its own

@@ -202,7 +202,7 @@ impl Scratch {
     fn create(dir: PathBuf) -> Result<Scratch, Failure> {
         let cpath = |p: &Path| CString::new(p.as_os_str().as_bytes()).ok();
         let files: Option<Vec<CString>> = (0..FILE_NUM)
-            .map(|i| cpath(&dir.join(crate::options::file_name(i))))
+            .map(|i| cpath(&dir.join(crate::spec::file_name(i))))
             .collect();
         let (Some(files), Some(cdir)) = (files, cpath(&dir)) else {
             return Err(Failure::fatal(format!(
@@ -225,7 +225,7 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         for i in 0..FILE_NUM {
-            let _ = std::fs::remove_file(self.dir.join(crate::options::file_name(i)));
+            let _ = std::fs::remove_file(self.dir.join(crate::spec::file_name(i)));
         }
         let _ = std::fs::remove_dir(&self.dir);
         CLEANUP.store(std::ptr::null_mut(), SeqCst);

@@ -125,8 +125,9 @@ pub fn splitmix64(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// 2^64 / golden ratio, SplitMix64's increment.
-const GOLDEN_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+/// 2^64 / golden ratio, SplitMix64's increment (also a good odd multiplier
+/// for spreading a small index over 64 bits before [`splitmix64`]).
+pub const GOLDEN_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// A small, fast, repeatable generator (xorshift64*, Vigna 2016) for draws
 /// that are not the request stream: stream `stream` of seed `seed`.

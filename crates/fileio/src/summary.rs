@@ -196,8 +196,8 @@ pub(crate) fn measured_result(
 #[allow(clippy::float_cmp)]
 mod tests {
     use super::*;
-    use crate::options::Mode;
     use crate::result::{Counts, SCHEMA_VERSION, TOOL_VERSION};
+    use crate::spec::Mode;
 
     fn hdr(values_ns: &[u64]) -> Histogram<u64> {
         let mut h = Histogram::<u64>::new_with_bounds(1000, 3_600_000_000_000, 3).unwrap();

@@ -1,5 +1,5 @@
 //! Text that goes into one-line messages: the one home for making a value or
-//! another error's text safe to show on a single line.
+//! another error's text safe to show on a single line, and a number short.
 
 use std::borrow::Cow;
 
@@ -44,6 +44,13 @@ pub fn one_line(message: impl std::fmt::Display) -> String {
         .join(" ")
 }
 
+/// A number in a heading or a label, as short as it reads exactly: `95.0`
+/// prints `95`, `99.9` stays `99.9` (percentiles, shares).
+pub fn trim_float(v: f64) -> String {
+    let s = format!("{v}");
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,6 +63,15 @@ mod tests {
         );
         assert_eq!(one_line(""), "");
         assert_eq!(one_line(std::io::Error::other("a\tb")), "a b");
+    }
+
+    #[test]
+    fn trim_float_drops_only_a_zero_fraction() {
+        assert_eq!(trim_float(95.0), "95");
+        assert_eq!(trim_float(99.9), "99.9");
+        assert_eq!(trim_float(99.99), "99.99");
+        assert_eq!(trim_float(0.5), "0.5");
+        assert_eq!(trim_float(100.0), "100");
     }
 
     #[test]

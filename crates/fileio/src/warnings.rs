@@ -9,8 +9,8 @@
 //! [`print`] is the one way a warning reaches the terminal.
 
 use crate::console::Console;
-use crate::options::{DataPattern, IoMode, Mode, RunSpec};
 use crate::result::{Environment, LatencyKey, RunResult, Warning};
+use crate::spec::{DataPattern, IoMode, Mode, RunSpec};
 use std::fmt;
 
 /// Stable warning codes (the `code` field of [`Warning`]).

@@ -1,9 +1,10 @@
 //! The statistics against a known latency distribution: an engine that injects
 //! fixed or bimodal delays instead of doing I/O, run through the real runner.
 
-use fileio::options::{GeneralOptions, RunSpec};
+use fileio::options::GeneralOptions;
 use fileio::run::histograms::LatencyKind;
 use fileio::run::runner::{self, RunObserver, RunOutcome, RunSettings};
+use fileio::spec::RunSpec;
 use fileio::sysbench::args::ParsedArgs;
 
 /// Timing tests run one at a time: on a 2-core machine, parallel tests would

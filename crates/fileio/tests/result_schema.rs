@@ -10,8 +10,8 @@
 //! --file-fsync-freq=10 --percentiles=50,99 --save --label=layout=mirror,slog=no
 //! run`, as the result store wrote it.
 
-use fileio::options::{DataPattern, FsyncMode, IoMode, Mode};
 use fileio::result::{LatencyKey, RunResult, SCHEMA_VERSION};
+use fileio::spec::{DataPattern, FsyncMode, IoMode, Mode};
 use serde_json::Value;
 
 fn fixture(name: &str) -> (Value, RunResult) {

@@ -2,8 +2,9 @@
 //! before any request, sysbench's INFO lines when a limit ends the run, the
 //! per-thread figures of `--debug`. Real files, real worker threads.
 
-use fileio::options::{GeneralOptions, RunSpec};
+use fileio::options::GeneralOptions;
 use fileio::run::runner::{self, RunObserver, RunOutcome, RunSettings};
+use fileio::spec::RunSpec;
 use fileio::sysbench::args::ParsedArgs;
 use std::sync::Mutex;
 use std::time::Duration;

@@ -8,6 +8,7 @@
 //! with its reason) and the meaning each size field has (docs/lab.md).
 
 use crate::LabError;
+use fileio::text::one_line;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -371,8 +372,7 @@ pub(crate) fn parse_layout(text: &str) -> Result<Vec<Shape>, String> {
 
 impl RawSpec {
     pub fn from_toml(text: &str, origin: &str) -> Result<RawSpec, LabError> {
-        toml::from_str(text)
-            .map_err(|e| LabError::Spec(format!("{origin}: {}", one_line(&e.to_string()))))
+        toml::from_str(text).map_err(|e| LabError::Spec(format!("{origin}: {}", one_line(&e))))
     }
 
     /// The model called `name`, and the name it goes by in labels: a user
@@ -405,7 +405,7 @@ impl RawSpec {
                 }
             }
             let params: ModelParams = merged.try_into().map_err(|e: toml::de::Error| {
-                LabError::Spec(format!("models.{name}: {}", one_line(&e.to_string())))
+                LabError::Spec(format!("models.{name}: {}", one_line(&e)))
             })?;
             params
                 .validate()
@@ -873,10 +873,6 @@ fn validate_link(l: &RawLink) -> Result<LinkSpec, LabError> {
         members,
         added_rtt_ms: l.rtt_ms.unwrap_or(added_rtt_ms),
     })
-}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 pub fn default_root() -> PathBuf {

@@ -1,4 +1,4 @@
-//! NFS for tankbench, in three parts that depend one way only:
+//! NFS for tankbench: three parts that depend one way only, and one helper.
 //!
 //! - `client` (private; its types re-exported here: [`Client`], [`Target`],
 //!   [`Error`] …): the NFSv3 client over TCP that fileio's `nfs://` runs
@@ -9,9 +9,13 @@
 //!   lab's zfs-fuse daemon shares with it.
 //! - [`testing`]: tooling for tests only: a throw-away ganesha in its own
 //!   network namespace, and scripted hostile RPC peers on 127.0.0.1.
+//!
+//! The helper, [`mount_table`], decodes the fields of the kernel's mount
+//! tables for the host part and for fileio's and the lab's mount lookups.
 
 mod client;
 pub mod host;
+pub mod mount_table;
 pub mod testing;
 
 pub use client::{

@@ -13,8 +13,9 @@ use crate::stats::{
     confidence_of, fieller_change_interval, welch_difference_interval, welch_t_test,
     ChangeInterval, DifferenceInterval, NoChangeInterval, Summary, Welch,
 };
-use crate::table::{trim_float, Cell, Table};
+use crate::table::{Cell, Table};
 use fileio::result::{LatencyKey, RunResult};
+use fileio::text::trim_float;
 use std::collections::BTreeSet;
 
 /// Significance level: a change counts as larger than the noise when p < this.

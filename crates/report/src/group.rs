@@ -8,8 +8,8 @@
 use crate::labels::{size_name, Labels};
 use crate::stats::Summary;
 use crate::store::StoredRun;
-use fileio::options::IoMode;
 use fileio::result::{ResultKind, RunResult};
+use fileio::spec::IoMode;
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 

@@ -318,8 +318,8 @@ mod tests {
     fn user_labels_win_over_automatic_ones() {
         let mut run = RunResult::new(
             fileio::result::ResultKind::Measured,
-            fileio::options::RunSpec::builder()
-                .mode(fileio::options::Mode::RndRd)
+            fileio::spec::RunSpec::builder()
+                .mode(fileio::spec::Mode::RndRd)
                 .build()
                 .unwrap()
                 .summary("psync"),

@@ -9,6 +9,7 @@ use crate::group::{labels_text, workload_name, Grouping};
 use crate::stats::Summary;
 use crate::store::StoredRun;
 use fileio::result::{LatencyKey, RunResult};
+use fileio::text::trim_float;
 
 /// Marks Markdown written by tankbench (invisible when rendered); see `output`.
 pub const MARKDOWN_MARKER: &str = "<!-- generator: tankbench report -->";
@@ -517,12 +518,6 @@ pub fn workloads_table(results: &[(String, RunResult)]) -> Table {
     t
 }
 
-/// 95.0 -> "95", 99.9 -> "99.9".
-pub fn trim_float(x: f64) -> String {
-    let s = format!("{x}");
-    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -598,7 +593,5 @@ mod tests {
         assert_eq!(fmt_num(12.3456), "12.35");
         assert_eq!(fmt_num(0.012345), "0.0123");
         assert_eq!(fmt_num(0.0), "0");
-        assert_eq!(trim_float(95.0), "95");
-        assert_eq!(trim_float(99.9), "99.9");
     }
 }

@@ -22,15 +22,6 @@ use tungstenite::{Message, WebSocket};
 /// One browser at a time: the machine has two cores.
 static BROWSER_LOCK: Mutex<()> = Mutex::new(());
 
-fn artifacts() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .unwrap()
-        .join("test-artifacts");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 /// Chromium, or None under the one rule for peers (testkit): skipped with the
 /// reason printed, or failed with TANKBENCH_REQUIRE_PEERS=1 (CI).
 fn chromium_or_skip() -> Option<PathBuf> {
@@ -394,7 +385,7 @@ fn check_page(
         );
     }
     assert_eq!(seen["warnings"], warnings, "{seen}");
-    let out = artifacts().join(shot);
+    let out = common::artifacts().join(shot);
     b.screenshot(&out);
     eprintln!(
         "screenshot: {}  ({} runs, {} charts, url {})",
@@ -521,7 +512,7 @@ fn hostile_result_files_neither_redirect_nor_inject_in_chromium() {
         json!(["summary", "charts", "runs", "warnings"]),
         "no section swallowed by an injected comment: {seen}"
     );
-    b.screenshot(&artifacts().join("report-hostile.png"));
+    b.screenshot(&common::artifacts().join("report-hostile.png"));
 }
 
 /// The `tankbench` binary of the same build profile as this test (the test runs

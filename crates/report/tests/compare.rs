@@ -274,7 +274,7 @@ fn uneven_sides_and_mixed_workloads_are_noted() {
         ],
     );
     let mut other = common::run(&[], 50.0, 20.0, 3);
-    other.workload.mode = fileio::options::Mode::SeqWr;
+    other.workload.mode = fileio::spec::Mode::SeqWr;
     let b = selection("b", vec![other]);
     let c = Comparison::new(&a, &b, 0.05);
     assert!(

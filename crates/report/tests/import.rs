@@ -11,8 +11,8 @@
     clippy::cast_sign_loss
 )]
 
-use fileio::options::{FsyncMode, IoMode, Mode};
 use fileio::result::{LatencyKey, ResultKind, RunResult};
+use fileio::spec::{FsyncMode, IoMode, Mode};
 use report::import::{import_file, parse_report, ImportError};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

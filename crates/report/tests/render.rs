@@ -12,7 +12,6 @@ use report::png::{is_tankbench_png, svg_to_png};
 use report::store::Skipped;
 use report::store::{ResultStore, StoredRun};
 use report::table::grouped_table;
-use std::path::PathBuf;
 
 fn stored(runs: Vec<fileio::result::RunResult>) -> (tempfile::TempDir, Vec<StoredRun>) {
     let dir = tempfile::tempdir().unwrap();
@@ -23,15 +22,6 @@ fn stored(runs: Vec<fileio::result::RunResult>) -> (tempfile::TempDir, Vec<Store
     let listing = store.list().unwrap();
     assert!(listing.skipped.is_empty());
     (dir, listing.runs)
-}
-
-pub fn artifacts() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .unwrap()
-        .join("test-artifacts");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]
@@ -83,7 +73,7 @@ fn grouped_table_has_one_row_per_configuration() {
 fn charts_draw_every_configuration_and_render_to_png() {
     let (_d, runs) = stored(common::matrix(2));
     let g = Grouping::new(&runs);
-    let out = artifacts();
+    let out = common::artifacts();
 
     let bars = throughput_chart(&g).unwrap();
     // Two bars (read, write) per configuration.
@@ -192,7 +182,7 @@ fn html_page_is_self_contained_and_holds_every_run() {
     }
     assert!(page.contains("reads_from_page_cache"));
     assert_eq!(page.matches("<svg").count(), 1 + 4 + 1);
-    std::fs::write(artifacts().join("report-fixtures.html"), &page).unwrap();
+    std::fs::write(common::artifacts().join("report-fixtures.html"), &page).unwrap();
 }
 
 /// Occurrences of `c` in `line` that are not backslash-escaped.
@@ -288,7 +278,7 @@ fn result_strings_stay_text_in_html() {
             ..ReportOptions::default()
         },
     );
-    std::fs::write(artifacts().join("report-hostile.html"), &page).unwrap();
+    std::fs::write(common::artifacts().join("report-hostile.html"), &page).unwrap();
     for raw in [
         "http-equiv=\"refresh\"",
         "<b class=\"injected\"",

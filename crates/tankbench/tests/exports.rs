@@ -229,6 +229,16 @@ fn a_csv_file_with_another_header_is_refused_before_the_run() {
     assert!(r.stdout.contains("--csv needs a file name"), "{}", r.stdout);
 }
 
+/// The Prometheus text format, not OpenMetrics (docs/exports.md): the last
+/// line of the file is a sample with its newline, not `# EOF`.
+fn assert_ends_with_a_sample(prom: &Path) {
+    let text = std::fs::read_to_string(prom).unwrap();
+    assert!(text.ends_with('\n'), "{text}");
+    let last = text.lines().last().unwrap();
+    assert!(last.starts_with("tankbench_latency_max_seconds{"), "{last}");
+    assert!(!text.contains("# EOF"), "{text}");
+}
+
 #[test]
 fn the_openmetrics_file_parses_with_the_prometheus_client_parser() {
     let Some(python) = python() else { return };
@@ -259,6 +269,7 @@ for family in text_string_to_metric_families(text):
 print(json.dumps(out))
 "#;
     let families: Value = serde_json::from_str(&py(&python, script, &[&prom])).unwrap();
+    assert_ends_with_a_sample(&prom);
     let info = &families["tankbench_run_info"];
     assert_eq!(info["type"], "gauge");
     let labels = &info["samples"][0][1];

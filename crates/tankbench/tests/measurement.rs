@@ -312,7 +312,7 @@ fn quick_runs_the_suite_and_leaves_nothing_behind() {
     let results: Vec<fileio::result::RunResult> =
         serde_json::from_str(&r.stdout).expect("a JSON array");
     assert_eq!(results.len(), fileio::quick::SUITE.len());
-    assert_eq!(results[0].workload.mode, fileio::options::Mode::RndRw);
+    assert_eq!(results[0].workload.mode, fileio::spec::Mode::RndRw);
     assert!(results[0].workload.fsync_all);
     assert_eq!(results[0].workload.threads, 4);
     assert!(results.iter().all(|x| x.counts.events > 0));
@@ -346,7 +346,7 @@ fn config_file_options_apply_and_the_command_line_wins() {
     );
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     let v: fileio::result::RunResult = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v.workload.mode, fileio::options::Mode::RndWr);
+    assert_eq!(v.workload.mode, fileio::spec::Mode::RndWr);
     assert_eq!(v.counts.events, 20, "the command line overrides the file");
     let r = tb(d.path(), &["fileio", "--config-file=missing.cfg", "run"]);
     assert_eq!(r.code, 1);

@@ -50,10 +50,6 @@ impl Estimate {
         self.zip(other, |a, b| a + b)
     }
 
-    pub fn min_with(self, cap: f64) -> Self {
-        self.map(|v| v.min(cap))
-    }
-
     fn sorted(self) -> Self {
         let mut values = [self.low, self.typical, self.high];
         values.sort_by(|a, b| a.total_cmp(b));

@@ -121,10 +121,6 @@ impl Link {
     pub fn serialization_4k_ms(&self) -> f64 {
         WIRE_BYTES_4K_WRITE * 8.0 / (self.gbit_per_s * 1e9) * 1e3
     }
-
-    pub fn measured_range(&self) -> bool {
-        self.gbit_per_s < 20.0
-    }
 }
 
 /// Parse a line rate, bits per second: a number with the unit K, M or G

@@ -393,12 +393,7 @@ mod tests {
 
     #[test]
     fn a_row_has_a_field_per_column_and_no_formula() {
-        let w = crate::spec::RunSpec::builder()
-            .mode(crate::spec::Mode::RndRw)
-            .build()
-            .expect("a run")
-            .summary("psync");
-        let mut r = RunResult::new(crate::result::ResultKind::Measured, w)
+        let mut r = crate::export::test_result()
             .with_label("note", "a \"quoted\", text")
             .with_label("layout", "mirror");
         r.workload.directory = "=HYPERLINK(\"http://x\")".into();

@@ -51,20 +51,27 @@ pub(crate) fn events_per_s(r: &crate::result::RunResult) -> f64 {
     }
 }
 
+/// The measured result every export's tests start from: an rndrw run with
+/// sysbench's defaults on psync, no figures yet.
+#[cfg(test)]
+pub(crate) fn test_result() -> crate::result::RunResult {
+    let w = crate::spec::RunSpec::builder()
+        .mode(crate::spec::Mode::RndRw)
+        .build()
+        .expect("a run")
+        .summary("psync");
+    crate::result::RunResult::new(crate::result::ResultKind::Measured, w)
+}
+
 #[cfg(test)]
 // Exact comparisons: ratios of small integers that binary floating point holds exactly.
 #[allow(clippy::float_cmp)]
 mod tests {
     use super::*;
-    use crate::result::{Counts, ResultKind, RunResult};
+    use crate::result::{Counts, RunResult};
 
     fn result(counts: Counts, total_time_s: f64, rate_seconds: f64) -> RunResult {
-        let w = crate::spec::RunSpec::builder()
-            .mode(crate::spec::Mode::RndRw)
-            .build()
-            .expect("a run")
-            .summary("psync");
-        RunResult::new(ResultKind::Measured, w).with_figures(counts, total_time_s, rate_seconds)
+        test_result().with_figures(counts, total_time_s, rate_seconds)
     }
 
     #[test]

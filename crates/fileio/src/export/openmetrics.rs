@@ -2,6 +2,12 @@
 //! format 0.0.4, the format node_exporter's textfile collector reads from
 //! `*.prom` files in its directory.
 //!
+//! Despite the option's name (kept so that existing command lines work) the
+//! file is not OpenMetrics 1.0: that format allows no comment but HELP, TYPE
+//! and UNIT and must end with `# EOF`, and the file's first line is the
+//! [`MARKER`] comment that lets a later run replace it. So the file ends with
+//! its last sample line, as the Prometheus format has it.
+//!
 //! The file describes one run (the last one with `--repeat`); the next run
 //! replaces it, which is what a collector that shows the latest figures
 //! wants. The binary publishes it atomically (a temporary file in the same
@@ -366,6 +372,29 @@ fn latency(out: &mut String, labels: &str, r: &RunResult) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_file_is_prometheus_text_ending_with_a_sample() {
+        let r = crate::export::test_result()
+            .with_label("layout", "mirror")
+            .with_latency(LatencyKey::Event, LatencySummary::default());
+        let text = render(&r).unwrap();
+        assert!(text.starts_with(&format!("{MARKER}\n")), "{text}");
+        assert!(text.ends_with('\n'), "the last line ends with a newline");
+        let last = text.lines().last().unwrap();
+        assert!(
+            last.starts_with("tankbench_latency_max_seconds{") && last.contains("label_layout"),
+            "the last line is a sample, not `# EOF` or a comment: {last}"
+        );
+        assert!(!text.contains("# EOF"));
+        // Every comment is the marker, a HELP or a TYPE line.
+        for line in text.lines().filter(|l| l.starts_with('#')) {
+            assert!(
+                line == MARKER || line.starts_with("# HELP ") || line.starts_with("# TYPE "),
+                "{line}"
+            );
+        }
+    }
 
     #[test]
     fn quantiles_are_the_decimal_text_of_the_percentile() {

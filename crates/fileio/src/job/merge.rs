@@ -355,7 +355,7 @@ fn truncate(s: &str, n: usize) -> String {
 #[allow(clippy::float_cmp)]
 mod tests {
     use super::*;
-    use crate::options::RunSpec;
+    use crate::spec::RunSpec;
     use crate::sysbench::args::ParsedArgs;
 
     /// A rank's result with event (= read) latencies `samples_ns`, timed

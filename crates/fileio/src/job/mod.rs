@@ -30,11 +30,13 @@ pub mod mpi_coord;
 pub use merge::{histogram_of, job_section, merge, Merged};
 
 use crate::console::Console;
+use crate::environment::hostname;
 use crate::job::coordinator::{Coordinator, Solo};
-use crate::options::{Failure, FileSet, GeneralOptions, JobOptions, RunSpec, Stream};
+use crate::options::{Failure, GeneralOptions, JobOptions, Stream};
 use crate::result::{Distributed, RunResult};
 use crate::run::histograms::CountSnapshot;
 use crate::run::runner::{IntervalStats, PeriodStats, RunObserver, RunOutcome};
+use crate::spec::{FileSet, RunSpec};
 use crate::sysbench::report_text;
 use serde::{Deserialize, Serialize};
 use std::io::Write as _;
@@ -530,12 +532,6 @@ fn remove_rank_dir(dir: &Path) -> Option<String> {
         .and_then(|_| std::fs::remove_dir(dir))
         .err()
         .map(|e| format!("could not remove {}: {e}", dir.display()))
-}
-
-fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_default()
 }
 
 fn realtime_ns() -> u64 {

@@ -8,6 +8,7 @@
 //! A finding is a refusal: the device may be a blank one the user meant,
 //! but a false "in use" costs a `wipefs`, a false "free" costs their data.
 
+use nfs::mount_table::unescape_lossy;
 use std::fs;
 use std::io;
 use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt};
@@ -205,32 +206,14 @@ fn listed_devices(text: &str, skip_header: bool) -> Vec<(u64, String, String)> {
         .skip(usize::from(skip_header))
         .filter_map(|line| {
             let mut words = line.split_whitespace();
-            let source = unescape_octal(words.next()?);
-            let second = unescape_octal(words.next().unwrap_or(""));
+            let source = unescape_lossy(words.next()?);
+            let second = unescape_lossy(words.next().unwrap_or(""));
             let meta = fs::metadata(&source).ok()?;
             meta.file_type()
                 .is_block_device()
                 .then(|| (meta.rdev(), source, second))
         })
         .collect()
-}
-
-/// /proc/mounts writes a space in a name as `\040` (and tab, newline, `\`).
-fn unescape_octal(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(u8::is_ascii_digit) {
-            let v = (b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0');
-            out.push(v);
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// What the system says about the device `rdev` and its partitions: mounted,
@@ -378,12 +361,5 @@ mod tests {
         let at = UBERBLOCK_RING + 8;
         head[at..at + 8].copy_from_slice(&UBERBLOCK_MAGIC.to_le_bytes());
         assert_eq!(find_signature(&head, &[], 0), None);
-    }
-
-    #[test]
-    fn mount_names_are_unescaped() {
-        assert_eq!(unescape_octal(r"/mnt/a\040b"), "/mnt/a b");
-        assert_eq!(unescape_octal(r"/x\\"), r"/x\\");
-        assert_eq!(unescape_octal("/dev/sda1"), "/dev/sda1");
     }
 }

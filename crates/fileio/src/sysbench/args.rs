@@ -336,10 +336,6 @@ impl ParsedArgs {
         self.values.get(name).map(|v| v.as_deref())
     }
 
-    pub fn is_set(&self, name: &str) -> bool {
-        self.values.contains_key(name)
-    }
-
     /// Set or replace a value (used for the legacy aliases).
     pub fn set(&mut self, name: &str, value: &str) {
         self.values

@@ -13,11 +13,12 @@ use crate::failure::invoked_as_sysbench;
 use crate::job::coordinator::Coordinator;
 use crate::job::Job;
 use crate::options::{
-    Action, Extensions, Failure, FileSet, Format, GeneralOptions, JobOptions, Progress, RunSpec,
-    Settings, SettingsProgress,
+    Action, Extensions, Failure, Format, GeneralOptions, JobOptions, Progress, Settings,
+    SettingsProgress,
 };
 use crate::result::RunResult;
 use crate::run::runner::{self, IntervalStats, PeriodStats, RunObserver, RunSettings};
+use crate::spec::{FileSet, RunSpec};
 use crate::sysbench::args::{CommandWords, ParsedArgs, Section, OPTIONS};
 use crate::sysbench::report_text;
 use std::ffi::OsString;
@@ -441,26 +442,6 @@ fn run_command(
     }
 }
 
-/// Check a command line as [`execute`] would parse it, without printing,
-/// running or touching a file; the first problem as one line. For callers that
-/// run fileio later and must refuse bad options before doing anything costly
-/// (`lab run` builds a pool first).
-pub fn check_words(words: &[String]) -> Result<(), String> {
-    let line = |f: Failure| f.summary();
-    let words: Vec<OsString> = words.iter().map(OsString::from).collect();
-    let text = with_config_file(&CommandWords::from_os(&words)?)?;
-    match crate::options::check_command_line(&text).map_err(line)? {
-        crate::options::CommandLine::Command(settings) => match &settings.action {
-            Action::Run(spec) => spec
-                .validate_buffer_sharing()
-                .and_then(|()| spec.validate_threads())
-                .map_err(|e| e.to_string()),
-            _ => Ok(()),
-        },
-        _ => Err("no command (prepare, run or cleanup)".into()),
-    }
-}
-
 /// `--config-file=FILE`: lines `name = value[, value...]`, `#` comments, values
 /// optionally quoted; they go before the command-line words, so the command line
 /// wins (last one wins).
@@ -588,7 +569,7 @@ fn measure(
     console.notice_raw(&job.header_note(&w.files));
     // From here on `w` is this rank's share of a distributed job.
     let local = RunSpec {
-        files: job.agree(job.local_files(&w.files, w.mode == crate::options::Mode::SeqWr))?,
+        files: job.agree(job.local_files(&w.files, w.mode == crate::spec::Mode::SeqWr))?,
         ..w.clone()
     };
     let w = &local;

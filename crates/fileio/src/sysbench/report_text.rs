@@ -3,12 +3,14 @@
 //! timings, then tankbench's additions after it, so parsers of sysbench output
 //! keep working. The [`RunResult`] itself is made in [`crate::summary`].
 
-use crate::options::{GeneralOptions, IoMode, RunSpec};
+use crate::options::GeneralOptions;
 use crate::result::{Counts, LatencyKey, LatencySummary, RunResult, TOOL_VERSION};
 use crate::run::fileset::format_size;
 use crate::run::histograms::{population_stddev, sb_bucket_value_ms, sb_percentile_ms};
 use crate::run::runner::{IntervalStats, PeriodStats};
+use crate::spec::{IoMode, RunSpec};
 use crate::summary::within;
+use crate::text::trim_float;
 use std::fmt::Write as _;
 
 /// First line of every sysbench-style output; scripts parse its first token.
@@ -396,12 +398,6 @@ pub fn latency_section(r: &RunResult) -> String {
     }
     s.push('\n');
     s
-}
-
-/// `99.9` stays `99.9`, `95.0` prints `95`.
-pub fn trim_float(v: f64) -> String {
-    let s = format!("{v}");
-    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
 }
 
 // Exact float comparisons in these tests: the compared values are copies of inputs or clamps to a bound, exact in

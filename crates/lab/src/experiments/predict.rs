@@ -224,12 +224,12 @@ pub(crate) const PREDICTION_SEED: u64 = 1;
 /// The matrix's workload as the run the simulator predicts (fileio's own
 /// option words; `--rand-seed` [`PREDICTION_SEED`] unless the workload gives
 /// one).
-pub(crate) fn run_spec(workload: &[String]) -> Result<fileio::options::RunSpec, LabError> {
+pub(crate) fn run_spec(workload: &[String]) -> Result<fileio::spec::RunSpec, LabError> {
     let mut words = workload.to_vec();
     if !workload.iter().any(|w| w.starts_with("--rand-seed")) {
         words.push(format!("--rand-seed={PREDICTION_SEED}"));
     }
-    fileio::options::RunSpec::from_words(&words).map_err(|source| LabError::Workload {
+    fileio::spec::RunSpec::from_words(&words).map_err(|source| LabError::Workload {
         context: "workload",
         source,
     })

@@ -22,9 +22,9 @@ pub(crate) struct RunShape {
 /// reads it, so options without a test mode still have one.
 pub(crate) fn run_shape(args: &[String]) -> Option<RunShape> {
     let args = strip_format(args);
-    let files = fileio::options::FileSet::from_words(&args).ok()?;
-    let (time_s, events) = fileio::options::RunSpec::from_words(&args)
-        .map_or((0, 0), |spec| (spec.time_s, spec.events));
+    let files = fileio::spec::FileSet::from_words(&args).ok()?;
+    let (time_s, events) =
+        fileio::spec::RunSpec::from_words(&args).map_or((0, 0), |spec| (spec.time_s, spec.events));
     Some(RunShape {
         file_total_size: files.total_size,
         time_s,
@@ -55,7 +55,7 @@ pub fn check_workload(args: &[String]) -> Result<(), LabError> {
             "fileio options: '{verb}': give options only; the lab runs prepare, run and cleanup itself"
         )));
     }
-    fileio::options::RunSpec::from_words(&args).map_err(|source| LabError::Workload {
+    fileio::spec::RunSpec::from_words(&args).map_err(|source| LabError::Workload {
         context: "fileio options",
         source,
     })?;

@@ -2,6 +2,7 @@
 //! network-namespace entry for child processes, prerequisites, and Ctrl-C.
 
 use crate::LabError;
+use nfs::mount_table::{unescape_lossy, unescape_path};
 use std::ffi::OsStr;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -173,8 +174,8 @@ pub fn mounts() -> Vec<MountEntry> {
     text.lines()
         .filter_map(|l| {
             let mut it = l.split_whitespace();
-            let source = unescape(it.next()?);
-            let target = PathBuf::from(unescape(it.next()?));
+            let source = unescape_lossy(it.next()?);
+            let target = unescape_path(it.next()?);
             let fstype = it.next()?.to_string();
             Some(MountEntry {
                 source,
@@ -183,27 +184,6 @@ pub fn mounts() -> Vec<MountEntry> {
             })
         })
         .collect()
-}
-
-/// /proc/mounts escapes space, tab, newline and backslash as octal.
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            let v = (b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0');
-            out.push(v);
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 pub(crate) fn is_mounted(path: &Path) -> bool {

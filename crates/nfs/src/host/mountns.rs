@@ -11,6 +11,7 @@
 //! go through here.
 
 use super::{io, program, HostError};
+use crate::mount_table::unescape_path;
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -40,7 +41,7 @@ pub(crate) fn foreign_fuse_mounts(mountinfo: &str, keep_under: &Path) -> Vec<Pat
             let mut f = left.split(' ');
             let id = f.next()?;
             let parent = f.next()?;
-            let point = unescape(f.nth(2)?);
+            let point = unescape_path(f.nth(2)?);
             // After the mount options come the optional fields.
             let shared = f.skip(1).any(|o| o.starts_with("shared:"));
             let fstype = right.split(' ').next()?;
@@ -63,28 +64,6 @@ pub(crate) fn foreign_fuse_mounts(mountinfo: &str, keep_under: &Path) -> Vec<Pat
     v.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
     v.dedup();
     v
-}
-
-fn unescape(s: &str) -> PathBuf {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let octal = b
-            .get(i + 1..i + 4)
-            .filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
-        match (b[i], octal) {
-            (b'\\', Some(d)) => {
-                out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
-                i += 4;
-            }
-            (c, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    PathBuf::from(<std::ffi::OsString as std::os::unix::ffi::OsStringExt>::from_vec(out))
 }
 
 /// Lazily unmount, in the mount namespace of process `pid`, the FUSE mounts

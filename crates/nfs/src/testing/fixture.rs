@@ -6,33 +6,23 @@ use crate::host::ganesha::{Server, ServerConfig};
 use crate::host::{io, HostError};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use tempfile::TempDir;
 
 pub struct TestServer {
     pub(crate) netns: String,
     pub url: String,
     server: Option<Server>,
-    _state: tempfile_lite::Dir,
+    /// ganesha's configuration and log; removed with the server.
+    _state: TempDir,
 }
 
-mod tempfile_lite {
-    use std::path::{Path, PathBuf};
-    /// A directory removed on drop (the crate has no tempfile dependency).
-    pub struct Dir(pub PathBuf);
-    impl Dir {
-        pub fn new(tag: &str) -> std::io::Result<Dir> {
-            let p = std::env::temp_dir().join(format!("{tag}-{}", std::process::id()));
-            std::fs::create_dir(&p)?;
-            Ok(Dir(p))
-        }
-        pub fn path(&self) -> &Path {
-            &self.0
-        }
-    }
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+/// A new directory for the server's state under the system's temporary
+/// directory, named `tb-nfs-TAG-` and a random suffix; removed, with what
+/// ganesha wrote in it, when dropped.
+fn state_dir(tag: &str) -> std::io::Result<TempDir> {
+    tempfile::Builder::new()
+        .prefix(&format!("tb-nfs-{tag}-"))
+        .tempdir()
 }
 
 fn ip(args: &[&str]) -> Result<(), HostError> {
@@ -54,8 +44,7 @@ impl TestServer {
     /// Serve `export` (which must exist) from namespace `tb-nfs-TAG-PID`.
     pub fn start(tag: &str, export: &Path) -> Result<TestServer, HostError> {
         let netns = format!("tb-nfs-{tag}-{}", std::process::id());
-        let state = tempfile_lite::Dir::new(&format!("tb-nfs-{tag}"))
-            .map_err(io("create the server's state directory"))?;
+        let state = state_dir(tag).map_err(io("create the server's state directory"))?;
         ip(&["netns", "add", &netns])?;
         let mut t = TestServer {
             netns: netns.clone(),
@@ -109,5 +98,28 @@ impl Drop for TestServer {
     fn drop(&mut self) {
         drop(self.server.take());
         let _ = ip(&["netns", "del", &self.netns]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_state_directory_is_new_named_for_the_test_and_removed_with_it() {
+        let a = state_dir("x").unwrap();
+        let b = state_dir("x").unwrap();
+        for d in [&a, &b] {
+            assert_eq!(d.path().parent(), Some(std::env::temp_dir().as_path()));
+            let name = d.path().file_name().unwrap().to_string_lossy();
+            assert!(name.starts_with("tb-nfs-x-"), "{name}");
+            assert!(d.path().is_dir());
+        }
+        // Two servers of one process (and tag) never share one.
+        assert_ne!(a.path(), b.path());
+        let path = a.path().to_path_buf();
+        std::fs::write(path.join("ganesha.log"), "written by the server").unwrap();
+        drop(a);
+        assert!(!path.exists());
     }
 }

@@ -13,10 +13,10 @@
 //! naming the job and the field. The mapping is in docs/report.md.
 
 use super::{parse_size, FioJobsDiffer, FioUnsupported, ImportError};
-use fileio::options::{DataPattern, ExtraFlags, FsyncMode, IoMode, Mode, RunSpec};
 use fileio::result::{
     Counts, LatencyKey, LatencySummary, Percentile, ResultKind, RunResult, ToolInfo, Warning,
 };
+use fileio::spec::{DataPattern, ExtraFlags, FsyncMode, IoMode, Mode, RunSpec};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -9,10 +9,10 @@
 //! async backlog.
 
 use super::{parse_size, ImportError};
-use fileio::options::{ExtraFlags, FsyncMode, IoMode, Mode, RunSpec};
 use fileio::result::{
     Counts, LatencyKey, LatencySummary, Percentile, ResultKind, RunResult, ToolInfo,
 };
+use fileio::spec::{ExtraFlags, FsyncMode, IoMode, Mode, RunSpec};
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 

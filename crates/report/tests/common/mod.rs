@@ -6,6 +6,7 @@
 
 use fileio::result::*;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 /// xorshift64*: a tiny deterministic generator for fixture data.
 pub struct Rng(u64);
@@ -140,8 +141,8 @@ pub fn run(labels: &[(&str, &str)], read_mib: f64, write_mib: f64, seed: u64) ->
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
         workload: WorkloadSummary {
-            mode: fileio::options::Mode::RndRw,
-            io_mode: fileio::options::IoMode::Sync,
+            mode: fileio::spec::Mode::RndRw,
+            io_mode: fileio::spec::IoMode::Sync,
             engine: "psync".into(),
             threads: 4,
             file_num: 128,
@@ -153,13 +154,13 @@ pub fn run(labels: &[(&str, &str)], read_mib: f64, write_mib: f64, seed: u64) ->
             fsync_freq: 100,
             fsync_all: true,
             fsync_end: true,
-            fsync_mode: fileio::options::FsyncMode::Fsync,
+            fsync_mode: fileio::spec::FsyncMode::Fsync,
             extra_flags: vec![],
             events_limit: 0,
             time_limit_s: 30,
             rate: 0,
             queue_depth: 1,
-            data: fileio::options::DataPattern::Zero,
+            data: fileio::spec::DataPattern::Zero,
             directory: "/mnt/tank/bench".into(),
         },
         interrupted: false,
@@ -299,4 +300,15 @@ pub fn hostile(seed: u64, variant: &str) -> RunResult {
         hint: "<img src=\"http://127.0.0.1:9/img.png\">".into(),
     });
     r
+}
+
+/// `target/test-artifacts`: pages and screenshots the report tests leave for
+/// a person to look at (created when missing).
+pub fn artifacts() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("test-artifacts");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
