@@ -125,7 +125,8 @@ pub(crate) struct PlanArgs {
     /// Client link: [COUNTx]SPEED, e.g. 2x10G (LACP), 1G, or none.
     #[arg(long, value_name = "LINK", default_value = "none")]
     link: String,
-    /// Client protocol: nfs, iscsi, smb, local (default: nfs with a link, else local).
+    /// Client protocol: nfs (an ESXi NFS datastore: every write stable), iscsi, smb,
+    /// local (default: nfs with a link, else local).
     #[arg(long, value_name = "PROTOCOL")]
     protocol: Option<String>,
     /// Workload to rank by: sync-4k, sequential, vm.
