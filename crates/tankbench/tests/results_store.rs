@@ -239,3 +239,30 @@ fn store_commands_skip_bad_entries_with_one_line_each() {
     }
     assert!(tb(w, &["results"]).stdout.contains(&id));
 }
+
+#[test]
+fn report_with_no_arguments_writes_report_html_and_never_a_foreign_one() {
+    let d = prepared();
+    let w = d.path();
+    let r = run_with(w, &["--save"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // No arguments: the page goes to ./report.html and stderr says where.
+    let r = tb(w, &["report"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("wrote report.html"), "{}", r.stderr);
+    let page = fs::read_to_string(w.join("report.html")).unwrap();
+    assert!(page.contains("<html"), "{page}");
+    // Again: a report.html tankbench wrote is replaced.
+    let r = tb(w, &["report"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // A report.html of someone else's is refused with the reason, untouched.
+    fs::write(w.join("report.html"), "my own notes\n").unwrap();
+    let r = tb(w, &["report"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(r.stderr.trim().lines().count(), 1, "{}", r.stderr);
+    assert!(r.stderr.contains("report.html"), "{}", r.stderr);
+    assert_eq!(
+        fs::read_to_string(w.join("report.html")).unwrap(),
+        "my own notes\n"
+    );
+}
