@@ -317,12 +317,16 @@ fn cell_text(c: &Cell) -> String {
         | Cell::Stat(None)
         | Cell::Percent(None)
         | Cell::PercentInterval(None, _) => "–".to_string(),
-        Cell::Percent(Some(v)) | Cell::PercentInterval(Some(v), None) => {
-            format!("{:+.1}%", v * 100.0)
-        }
+        Cell::Percent(Some(v)) | Cell::PercentInterval(Some(v), None) => change_text(*v),
+        Cell::PercentInterval(Some(v), Some((low, high))) if *low >= TIMES_FROM => format!(
+            "{} ({} … {})",
+            change_text(*v),
+            change_text(*low),
+            change_text(*high)
+        ),
         Cell::PercentInterval(Some(v), Some((low, high))) => format!(
-            "{:+.1}% ({:+.1} … {:+.1}%)",
-            v * 100.0,
+            "{} ({:+.1} … {:+.1}%)",
+            change_text(*v),
             low * 100.0,
             high * 100.0
         ),
@@ -335,6 +339,19 @@ fn cell_text(c: &Cell) -> String {
             format!("{} ± {}", fmt_num(s.mean), fmt_like(s.sd, s.mean))
         }
         Cell::Stat(Some(s)) => fmt_num(s.mean),
+    }
+}
+
+/// A relative change from this fraction up (+100 %, twice as much) reads as
+/// a factor: ×25.8 says more than +2483.9%.
+const TIMES_FROM: f64 = 1.0;
+
+/// A relative change as text: `+12.0%`, or `×25.8` from +100 % up.
+fn change_text(fraction: f64) -> String {
+    if fraction >= TIMES_FROM {
+        format!("×{}", fmt_num(1.0 + fraction))
+    } else {
+        format!("{:+.1}%", fraction * 100.0)
     }
 }
 
@@ -682,5 +699,21 @@ mod tests {
         assert!(!row.contains("0.00256"), "{row}");
         assert!(text.contains("ops/s: reads + writes + fsyncs"), "{text}");
         assert_eq!(fmt_latency_ms(3.07), "3.07 ms");
+    }
+
+    #[test]
+    fn changes_of_100_percent_and_more_read_as_factors() {
+        assert_eq!(cell_text(&Cell::Percent(Some(0.25))), "+25.0%");
+        assert_eq!(cell_text(&Cell::Percent(Some(-0.96))), "-96.0%");
+        assert_eq!(cell_text(&Cell::Percent(Some(24.839))), "×25.84");
+        assert_eq!(cell_text(&Cell::Percent(Some(1.0))), "×2.00");
+        assert_eq!(
+            cell_text(&Cell::PercentInterval(Some(24.839), Some((20.0, 30.0)))),
+            "×25.84 (×21.00 … ×31.00)"
+        );
+        assert_eq!(
+            cell_text(&Cell::PercentInterval(Some(1.5), Some((0.5, 2.5)))),
+            "×2.50 (+50.0 … +250.0%)"
+        );
     }
 }
