@@ -427,7 +427,14 @@ pub fn grouped_table(g: &Grouping) -> Table {
     let all: Vec<&RunResult> = g.runs.iter().map(|r| &r.result).collect();
     let fsyncs = all.iter().any(|r| r.rates.fsyncs_per_s > 0.0);
     let pct = latency_percentile(&all);
-    let pct_name = pct.map(|p| format!("latency p{} ms", trim_float(p)));
+    // Below 1 ms on every run the column is in µs: 3.07 ± 0.41, not
+    // 0.00307 ± 0.000410.
+    let micro = pct.is_some_and(|p| {
+        all.iter()
+            .all(|r| event_latency_at(r, p).is_none_or(|ms| ms < 1.0))
+    });
+    let (unit, scale) = if micro { ("µs", 1000.0) } else { ("ms", 1.0) };
+    let pct_name = pct.map(|p| format!("latency p{} {unit}", trim_float(p)));
 
     let mut cols: Vec<(&str, bool)> = g.columns.iter().map(|c| (c.as_str(), false)).collect();
     cols.push(("runs", true));
@@ -453,7 +460,9 @@ pub fn grouped_table(g: &Grouping) -> Table {
             row.push(Cell::Stat(g.summary(grp, |r| Some(r.rates.fsyncs_per_s))));
         }
         if let Some(p) = pct {
-            row.push(Cell::Stat(g.summary(grp, |r| event_latency_at(r, p))));
+            row.push(Cell::Stat(
+                g.summary(grp, |r| event_latency_at(r, p).map(|ms| ms * scale)),
+            ));
         }
         let warnings: usize = g.results(grp).iter().map(|r| r.warnings.len()).sum();
         row.push(Cell::Int(warnings as u64));
