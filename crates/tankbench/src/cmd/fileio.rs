@@ -189,7 +189,8 @@ pub(crate) struct QuickArgs {
     /// Directory on the storage to measure (any bytes: a file name need not be UTF-8).
     #[arg(default_value = ".")]
     dir: std::path::PathBuf,
-    /// Size of the file set (K/M/G/T suffixes, like --file-total-size).
+    /// Size of the file set: K/M/G/T = KiB/MiB/GiB/TiB (2^10 to 2^40 bytes,
+    /// sysbench's rule for --file-total-size).
     #[arg(long, default_value = "1G", allow_hyphen_values = true)]
     size: String,
     /// Time per workload: 1 to 3600 seconds, as 20, 20s or 2m. The default

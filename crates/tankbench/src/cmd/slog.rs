@@ -35,13 +35,13 @@ pub(crate) struct SlogArgs {
     /// A directory (a scratch file tankbench-slog.PID is made there and
     /// removed) or a block device (only with --destructive).
     path: PathBuf,
-    /// The first write size (a power of two, at least 512; K, M suffixes).
+    /// The first write size (a power of two, at least 512; K = KiB, M = MiB).
     #[arg(long, default_value = "512")]
     min_size: String,
-    /// The last write size (a power of two, at most 16M).
+    /// The last write size (a power of two, at most 16M; M = MiB).
     #[arg(long, default_value = "1M")]
     max_size: String,
-    /// How long each size runs (e.g. 2s, 500ms; a plain number is seconds).
+    /// How long each size runs (e.g. 2s, 500ms, 1m; a plain number is seconds).
     #[arg(long, default_value = "2s")]
     time_per_size: String,
     /// Writes per size instead of a time.
