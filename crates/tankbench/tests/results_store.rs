@@ -266,3 +266,37 @@ fn report_with_no_arguments_writes_report_html_and_never_a_foreign_one() {
         "my own notes\n"
     );
 }
+
+#[test]
+fn repeat_closes_with_a_summary_over_the_runs() {
+    let d = prepared();
+    let w = d.path();
+    let r = run_with(w, &["--repeat=3"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let summary = &r.stdout[r
+        .stdout
+        .find("Summary of 3 runs:")
+        .unwrap_or_else(|| panic!("no summary:\n{}", r.stdout))..];
+    let reads = summary
+        .lines()
+        .find(|l| l.starts_with("reads/s"))
+        .unwrap_or_else(|| panic!("{summary}"));
+    assert!(reads.contains('±'), "{reads}");
+    assert!(
+        summary.contains("mean ± sd") && summary.contains("min"),
+        "{summary}"
+    );
+    // Cached 4 KiB reads take microseconds: their latency rows are in µs.
+    assert!(
+        summary.contains("read latency mean µs")
+            && !summary.split_whitespace().any(|w| w.starts_with("0.00")),
+        "{summary}"
+    );
+    // A read test writes nothing: no all-zero rows.
+    assert!(!summary.contains("write MiB/s"), "{summary}");
+    // One run has nothing to summarise; JSON stays JSON alone.
+    assert!(!run_with(w, &[]).stdout.contains("Summary of"));
+    let json = run_with(w, &["--repeat=2", "--format=json"]);
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    assert!(!json.stdout.contains("Summary of"), "{}", json.stdout);
+}

@@ -139,6 +139,19 @@ pub fn sysbench_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         return Ok(invocation.exit_code);
     };
     let mut exit_code = invocation.exit_code;
+    // --repeat=N closes with the figures over the N runs, as hyperfine does;
+    // JSON output stays JSON alone.
+    if ext.format == fileio::options::Format::Text && invocation.results.len() > 1 {
+        let table = report::table::repeats_table(&invocation.results);
+        let mut out = std::io::stdout();
+        let _ = write!(
+            out,
+            "\nSummary of {} runs:\n{}",
+            invocation.results.len(),
+            table.to_terminal()
+        );
+        let _ = out.flush();
+    }
     // A failed run (exit 1) writes no --json file, but repeats that completed
     // are still saved.
     let completed = exit_code != 1 && !invocation.results.is_empty();
