@@ -284,26 +284,6 @@ fn with_warnings(table: String, warnings: &[fileio::result::Warning]) -> String 
     out
 }
 
-#[cfg(test)]
-mod text_tests {
-    use super::*;
-
-    #[test]
-    fn lab_run_text_shows_the_run_s_warnings() {
-        let warning = fileio::result::Warning {
-            code: "reads_from_arc".into(),
-            message: "reads came from the ARC".into(),
-            hint: "make the file set larger".into(),
-        };
-        let text = with_warnings("table\n".into(), std::slice::from_ref(&warning));
-        assert_eq!(
-            text,
-            "table\n\nWARNING: reads came from the ARC\n  hint: make the file set larger\n"
-        );
-        assert_eq!(with_warnings("table\n".into(), &[]), "table\n");
-    }
-}
-
 /// A lab named on the command line: by name, or by its SPEC.toml (whose
 /// `root` and `name` say where it is).
 fn lab_location(which: &str) -> anyhow::Result<(PathBuf, String)> {
@@ -556,5 +536,25 @@ fn print_status(l: &Lab) {
             "  (incomplete: build did not finish; `tankbench lab down {}` removes it)",
             s.name
         ),
+    }
+}
+
+#[cfg(test)]
+mod text_tests {
+    use super::*;
+
+    #[test]
+    fn lab_run_text_shows_the_run_s_warnings() {
+        let warning = fileio::result::Warning {
+            code: "reads_from_arc".into(),
+            message: "reads came from the ARC".into(),
+            hint: "make the file set larger".into(),
+        };
+        let text = with_warnings("table\n".into(), std::slice::from_ref(&warning));
+        assert_eq!(
+            text,
+            "table\n\nWARNING: reads came from the ARC\n  hint: make the file set larger\n"
+        );
+        assert_eq!(with_warnings("table\n".into(), &[]), "table\n");
     }
 }
