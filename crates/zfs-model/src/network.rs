@@ -80,10 +80,13 @@ impl Link {
         (self.gbit_per_s * 1e9).round() as u64
     }
 
+    /// The link as `--link` and a matrix axis take it (`2x10G`, `1G`): a
+    /// result's `link` label is this, so `compare link=2x10G` finds the runs
+    /// of the axis value `2x10G` (several members are a LACP aggregate).
     pub fn name(&self) -> String {
         let speed = format!("{}G", self.gbit_per_s);
         if self.members > 1 {
-            format!("{}x{speed} LACP", self.members)
+            format!("{}x{speed}", self.members)
         } else {
             speed
         }
@@ -247,6 +250,15 @@ impl Protocol {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_link_is_named_as_it_is_typed() {
+        for typed in ["2x10G", "1G", "2x1G", "2.5G", "4x25G"] {
+            let link = Link::parse(typed).unwrap().unwrap();
+            assert_eq!(link.name(), typed);
+            assert_eq!(Link::parse(&link.name()).unwrap(), Some(link));
+        }
+    }
 
     #[test]
     fn nfs_says_it_is_an_esxi_datastore_and_linux_nfs_says_where_it_is_modelled() {
