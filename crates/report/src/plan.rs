@@ -374,8 +374,7 @@ const HAIR_WIDE: f64 = 0.01;
 /// (the typical run is not a sample, so it can be the extreme), and whether
 /// any is a hair wide: both read as mistakes unless a note says why.
 fn interval_oddities(entries: &[PlanEntry]) -> (bool, bool) {
-    let mut at_an_end = false;
-    let mut a_hair_wide = false;
+    let mut pairs = Vec::new();
     for entry in entries {
         let perf = &entry.performance;
         for (figures, interval) in [
@@ -385,18 +384,24 @@ fn interval_oddities(entries: &[PlanEntry]) -> (bool, bool) {
                 perf.predicted_with_log_interval.as_ref(),
             ),
         ] {
-            let (Some(f), Some(i)) = (figures, interval) else {
-                continue;
-            };
-            for (typical, b) in [
-                (f.commit_latency_ms, i.commit_latency_ms),
-                (f.writes_per_s, i.writes_per_s),
-            ] {
-                let close = |x: f64| (x - typical).abs() <= typical.abs() * 1e-6;
-                at_an_end |= close(b.low) || close(b.high);
-                a_hair_wide |= (b.high - b.low) < typical.abs() * HAIR_WIDE;
+            if let (Some(f), Some(i)) = (figures, interval) {
+                pairs.push((f.commit_latency_ms, i.commit_latency_ms));
+                pairs.push((f.writes_per_s, i.writes_per_s));
             }
         }
+    }
+    oddities(&pairs)
+}
+
+/// For (typical, interval) pairs: whether a typical value sits at an end of
+/// its interval, and whether an interval is a hair wide.
+fn oddities(pairs: &[(f64, Bounds)]) -> (bool, bool) {
+    let mut at_an_end = false;
+    let mut a_hair_wide = false;
+    for (typical, b) in pairs {
+        let close = |x: f64| (x - typical).abs() <= typical.abs() * 1e-6;
+        at_an_end |= close(b.low) || close(b.high);
+        a_hair_wide |= (b.high - b.low) < typical.abs() * HAIR_WIDE;
     }
     (at_an_end, a_hair_wide)
 }
@@ -952,4 +957,18 @@ fn risk_lines(request: &PlanRequest, risk: &Reliability) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_that_read_as_mistakes_are_noticed() {
+        let b = |low, high| Bounds { low, high };
+        // The cells: 32.86 (30.53–32.86) and 33.82 (33.81–33.82).
+        assert_eq!(oddities(&[(32.86, b(30.53, 32.86))]), (true, false));
+        assert_eq!(oddities(&[(33.82, b(33.81, 33.83))]), (false, true));
+        assert_eq!(oddities(&[(33.17, b(32.28, 35.73))]), (false, false));
+    }
 }
