@@ -380,3 +380,134 @@ pub fn run(
     drop(scratch);
     Ok(outcome)
 }
+
+// --- Warnings in quick's words -----------------------------------------------
+
+/// A warning as quick shows it: one per kind, tagged with the workloads that
+/// raised it (1-based, in [`SUITE`] order), the message of the first of them
+/// (its figures), and a hint in quick's own options where the run's hint
+/// names options quick does not take.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuickWarning {
+    pub workloads: Vec<usize>,
+    pub message: String,
+    pub hint: String,
+}
+
+impl QuickWarning {
+    /// `WARNING (workload 3): …` or `WARNING (workloads 1, 3; figures of 1): …`,
+    /// then the hint on its own line.
+    pub fn text(&self) -> String {
+        let numbers: Vec<String> = self.workloads.iter().map(usize::to_string).collect();
+        let tag = match self.workloads.as_slice() {
+            [one] => format!("workload {one}"),
+            [first, ..] => format!("workloads {}; figures of {first}", numbers.join(", ")),
+            [] => "quick".to_string(),
+        };
+        format!("WARNING ({tag}): {}\n  hint: {}", self.message, self.hint)
+    }
+}
+
+/// quick's hint for a warning whose run hint names fileio options quick does
+/// not take (`--file-extra-flags`, `--drop-caches`, `--warmup`, …); None keeps
+/// the run's own hint.
+fn hint_in_quick_words(code: &str) -> Option<&'static str> {
+    use crate::warnings::codes;
+    Some(match code {
+        codes::READS_FROM_CACHE => "Give quick a --size of at least twice the RAM so reads reach the storage (tankbench fileio can also bypass the cache with --file-extra-flags=direct).",
+        codes::READS_FROM_ARC => "Give quick a --size several times the ARC's maximum, or set primarycache=metadata on the dataset while quick runs.",
+        codes::SHORTER_THAN_TXG_SYNCS => "Give quick a longer --time (20s or more with the 5 s zfs_txg_timeout) so several txg syncs land inside each workload.",
+        codes::SEQUENTIAL_WRAPAROUND => "Give quick a larger --size (more than throughput x --time) so each block is read once.",
+        codes::ZERO_DATA_COMPRESSING_FS => "quick writes sysbench's zeros; for incompressible data run tankbench fileio with --file-data=random.",
+        _ => return None,
+    })
+}
+
+/// The warnings of quick's results, one per kind in order of first
+/// appearance, each tagged with the workloads that raised it.
+pub fn quick_warnings(results: &[(String, RunResult)]) -> Vec<QuickWarning> {
+    let mut out: Vec<(String, QuickWarning)> = Vec::new();
+    for (index, (_, result)) in results.iter().enumerate() {
+        for w in &result.warnings {
+            match out.iter_mut().find(|(code, _)| *code == w.code) {
+                Some((_, q)) => {
+                    if !q.workloads.contains(&(index + 1)) {
+                        q.workloads.push(index + 1);
+                    }
+                }
+                None => out.push((
+                    w.code.clone(),
+                    QuickWarning {
+                        workloads: vec![index + 1],
+                        message: w.message.clone(),
+                        hint: hint_in_quick_words(&w.code)
+                            .map_or_else(|| w.hint.clone(), str::to_string),
+                    },
+                )),
+            }
+        }
+    }
+    out.into_iter().map(|(_, q)| q).collect()
+}
+
+#[cfg(test)]
+mod warning_tests {
+    use super::*;
+    use crate::options::{Mode, RunSpec};
+    use crate::result::{ResultKind, Warning};
+    use crate::warnings::codes;
+
+    fn result(warnings: &[(&str, &str)]) -> RunResult {
+        let spec = RunSpec::builder().mode(Mode::RndRw).build().unwrap();
+        let mut r = RunResult::new(ResultKind::Measured, spec.summary("psync"));
+        r.warnings = warnings
+            .iter()
+            .map(|(code, message)| Warning {
+                code: code.to_string(),
+                message: message.to_string(),
+                hint: "Use --file-extra-flags=direct, or --drop-caches, or --warmup=SECS.".into(),
+            })
+            .collect();
+        r
+    }
+
+    #[test]
+    fn each_warning_names_its_workloads_and_hints_in_quick_s_words() {
+        let results = vec![
+            (
+                "a".to_string(),
+                result(&[(codes::SHORTER_THAN_TXG_SYNCS, "run 1: 5.00 s")]),
+            ),
+            (
+                "b".to_string(),
+                result(&[(codes::READS_FROM_CACHE, "run 2: 99 %")]),
+            ),
+            (
+                "c".to_string(),
+                result(&[(codes::SHORTER_THAN_TXG_SYNCS, "run 3: 5.01 s")]),
+            ),
+        ];
+        let warnings = quick_warnings(&results);
+        assert_eq!(warnings.len(), 2);
+        assert_eq!(warnings[0].workloads, vec![1, 3]);
+        assert_eq!(warnings[1].workloads, vec![2]);
+        let texts: Vec<String> = warnings.iter().map(QuickWarning::text).collect();
+        assert!(
+            texts[0].starts_with("WARNING (workloads 1, 3; figures of 1): run 1"),
+            "{}",
+            texts[0]
+        );
+        assert!(
+            texts[1].starts_with("WARNING (workload 2): run 2"),
+            "{}",
+            texts[1]
+        );
+        for text in &texts {
+            // Options quick does not take appear only as tankbench fileio's.
+            for foreign in ["--drop-caches", "--warmup"] {
+                assert!(!text.contains(foreign), "{text}");
+            }
+            assert!(text.contains("quick"), "{text}");
+        }
+    }
+}

@@ -43,6 +43,10 @@ pub struct CompareRow {
     pub difference: Option<DifferenceInterval>,
     /// The change with Fieller's interval, or why there is none.
     pub change_interval: Result<ChangeInterval, NoChangeInterval>,
+    /// When A and B are one prediction each with an interval for this
+    /// figure: A's and B's (low, high). Predictions are compared by these
+    /// (apart or overlapping), not tested as single runs.
+    pub predicted: Option<((f64, f64), (f64, f64))>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +59,9 @@ pub enum Verdict {
     WithinNoise,
     /// Too few samples to test.
     Untested,
+    /// Two predictions whose intervals overlap: the models' uncertainty
+    /// covers the difference.
+    IntervalsOverlap,
 }
 
 #[derive(Debug, Clone)]
@@ -129,6 +136,7 @@ impl Comparison {
                 test: welch_t_test(xs, ys),
                 difference: welch_difference_interval(xs, ys, confidence),
                 change_interval: fieller_change_interval(xs, ys, confidence),
+                predicted: predicted_intervals(a, b, name),
             });
         }
         let (n_a, n_b) = (a.runs.len(), b.runs.len());
@@ -139,7 +147,12 @@ impl Comparison {
             b.name,
             plural(n_b)
         )];
-        if n_a < 2 && n_b < 2 {
+        if rows.iter().any(|r| r.predicted.is_some()) {
+            notes.push(
+                "Predictions: compared by their intervals over the uncertain parameters; \"better\" or \"worse\" when the intervals lie apart, \"intervals overlap\" when the models' uncertainty covers the difference."
+                    .into(),
+            );
+        } else if n_a < 2 && n_b < 2 {
             notes.push(
                 "One sample each: no significance and no confidence interval. A single \
                  difference may be noise; record repeats (tankbench fileio ... run --repeat=5 \
@@ -199,6 +212,17 @@ impl Comparison {
     }
 
     pub fn verdict(&self, row: &CompareRow) -> Verdict {
+        if let Some(((a_low, a_high), (b_low, b_high))) = row.predicted {
+            if a_high < b_low || b_high < a_low {
+                let higher = b_low > a_high;
+                return if higher == (row.better == Better::Higher) {
+                    Verdict::Better
+                } else {
+                    Verdict::Worse
+                };
+            }
+            return Verdict::IntervalsOverlap;
+        }
         match row.test {
             None => Verdict::Untested,
             Some(w) if w.p >= self.alpha => Verdict::WithinNoise,
@@ -287,6 +311,10 @@ impl Comparison {
                     "t": r.test.map(|w| w.t),
                     "p": r.test.map(|w| w.p),
                     "verdict": self.verdict(r).json_name(),
+                    "a_predicted_low": r.predicted.map(|(a, _)| a.0),
+                    "a_predicted_high": r.predicted.map(|(a, _)| a.1),
+                    "b_predicted_low": r.predicted.map(|(_, b)| b.0),
+                    "b_predicted_high": r.predicted.map(|(_, b)| b.1),
                 })
             })
             .collect();
@@ -312,6 +340,7 @@ impl Verdict {
             Verdict::Worse => "worse",
             Verdict::WithinNoise => "within noise",
             Verdict::Untested => "not tested",
+            Verdict::IntervalsOverlap => "intervals overlap",
         }
     }
 
@@ -322,6 +351,7 @@ impl Verdict {
             Verdict::Worse => "worse",
             Verdict::WithinNoise => "within_noise",
             Verdict::Untested => "not_tested",
+            Verdict::IntervalsOverlap => "intervals_overlap",
         }
     }
 }
@@ -338,6 +368,37 @@ fn plural(n: usize) -> &'static str {
     } else {
         "s"
     }
+}
+
+/// The name a prediction's interval has for a compared metric.
+fn interval_figure(metric: &str) -> Option<&'static str> {
+    Some(match metric {
+        "read MiB/s" => "read_mib_per_s",
+        "write MiB/s" => "written_mib_per_s",
+        "reads/s" => "reads_per_s",
+        "writes/s" => "writes_per_s",
+        "fsyncs/s" => "fsyncs_per_s",
+        "event latency mean ms" => "event_mean_ms",
+        _ => return None,
+    })
+}
+
+/// A's and B's interval of `metric` when each side is one prediction that
+/// carries one.
+fn predicted_intervals(
+    a: &Selection,
+    b: &Selection,
+    metric: &str,
+) -> Option<((f64, f64), (f64, f64))> {
+    let figure = interval_figure(metric)?;
+    let one = |sel: &Selection| -> Option<(f64, f64)> {
+        let [run] = sel.runs.as_slice() else {
+            return None;
+        };
+        let i = run.result.prediction.as_ref()?.figures.get(figure)?;
+        Some((i.low, i.high))
+    };
+    Some((one(a)?, one(b)?))
 }
 
 type Series = Vec<(String, Better, Vec<f64>)>;

@@ -186,6 +186,37 @@ fn sync_rate_cell(f: Option<&WorkloadFigures>, interval: Option<&SyncInterval>) 
     predicted_cell(f.map(|f| f.writes_per_s), interval.map(|i| i.writes_per_s))
 }
 
+/// Sequential read/write MB/s as one client sees them: over a link, a figure
+/// above what one connection carries is cut to that cap and marked `*`, with
+/// what the pool could do locally in brackets (`118*/118* (3240/3072)`).
+fn sequential_text(perf: &Performance) -> String {
+    let read = perf.seq_read_mb_s.estimate.typical;
+    let write = perf.seq_write_mb_s.estimate.typical;
+    let seen = |pool: f64, cap: Option<f64>| match cap {
+        Some(cap) if pool > cap => format!("{cap:.0}*"),
+        _ => format!("{pool:.0}"),
+    };
+    let client = format!(
+        "{}/{}",
+        seen(read, perf.client_stream_cap_mb_s),
+        seen(write, perf.client_stream_cap_mb_s)
+    );
+    match perf.client_stream_cap_mb_s {
+        Some(cap) if read > cap || write > cap => format!("{client} ({read:.0}/{write:.0})"),
+        _ => client,
+    }
+}
+
+/// Whether any row shown has a sequential figure cut by the link.
+fn sequential_capped(entries: &[PlanEntry]) -> Option<f64> {
+    entries.iter().find_map(|e| {
+        let p = &e.performance;
+        p.client_stream_cap_mb_s.filter(|cap| {
+            p.seq_read_mb_s.estimate.typical > *cap || p.seq_write_mb_s.estimate.typical > *cap
+        })
+    })
+}
+
 /// The cell of `key` for `entry`. Cells stay numbers (CSV gets numbers);
 /// which layouts are best in a criterion is said in the table's notes
 /// rather than by a mark beside a number.
@@ -220,10 +251,7 @@ fn cell(entry: &PlanEntry, key: &str, ranges: bool) -> Cell {
         "resilver" => estimate_cell(&risk.resilver_hours, ranges),
         "read" => estimate_cell(&perf.random_read_iops.estimate, ranges),
         "write" => estimate_cell(&perf.random_write_iops.estimate, ranges),
-        "seq" => Cell::Text(format!(
-            "{:.0}/{:.0}",
-            perf.seq_read_mb_s.estimate.typical, perf.seq_write_mb_s.estimate.typical
-        )),
+        "seq" => Cell::Text(sequential_text(perf)),
         "commit" => commit_cell(perf.predicted.as_ref(), perf.predicted_interval.as_ref()),
         "sync_rate" => sync_rate_cell(perf.predicted.as_ref(), perf.predicted_interval.as_ref()),
         "commit_log" => commit_cell(
@@ -245,6 +273,7 @@ fn cell(entry: &PlanEntry, key: &str, ranges: bool) -> Cell {
 fn best_notes(plan: &Plan, shown: usize) -> Vec<String> {
     let best = &plan.best;
     let rows = plan.entries.len();
+    let sync_tie = sync_tie_note(plan);
     let mut notes = Vec::new();
     for (name, list) in [
         ("usable space", &best.usable),
@@ -254,15 +283,15 @@ fn best_notes(plan: &Plan, shown: usize) -> Vec<String> {
         ("sequential", &best.sequential),
         ("sync writes", &best.sync_write),
     ] {
+        if name == "sync writes" && sync_tie.is_some() {
+            continue;
+        }
         if !list.is_empty() && list.len() < rows {
-            notes.push(format!("best {name}: {}", list.join(", ")));
+            notes.push(format!("best {name}: {}", name_list(list)));
         }
     }
-    if rows > 1 && best.sync_write.len() == rows {
-        notes.push(
-            "Sync 4K writes take the same time on every layout here: the log device decides, not the vdevs."
-                .to_string(),
-        );
+    if let Some(tie) = sync_tie {
+        notes.push(tie);
     }
     if shown < rows {
         notes.push(format!(
@@ -271,6 +300,119 @@ fn best_notes(plan: &Plan, shown: usize) -> Vec<String> {
         ));
     }
     notes
+}
+
+/// Predicted sync-write rates closer than this fraction of the best are a tie:
+/// differences that small are within what the simulator's seeded run of a
+/// few thousand events moves by, so "best" would single out noise.
+pub const SYNC_TIE_FRACTION: f64 = 0.02;
+
+/// Names listed in a "best …" note before the rest are counted instead: a
+/// tie across twenty layouts is one line, not three hundred characters.
+const NAMES_LISTED: usize = 5;
+
+/// `a, b, c`, or `a, b, c, d, e and N more (N+5 tie)` past [`NAMES_LISTED`].
+fn name_list(names: &[String]) -> String {
+    if names.len() <= NAMES_LISTED {
+        return names.join(", ");
+    }
+    format!(
+        "{} layouts tie: {} and {} more",
+        names.len(),
+        names[..NAMES_LISTED].join(", "),
+        names.len() - NAMES_LISTED
+    )
+}
+
+/// When every layout's predicted sync writes are within
+/// [`SYNC_TIE_FRACTION`] of each other, the sentence that says so (instead
+/// of naming one layout best by a hair).
+fn sync_tie_note(plan: &Plan) -> Option<String> {
+    let figures: Vec<&WorkloadFigures> = plan
+        .entries
+        .iter()
+        .filter_map(|e| ranking_prediction(&e.performance))
+        .collect();
+    if plan.entries.len() < 2 || figures.len() < plan.entries.len() {
+        return None;
+    }
+    let fastest = figures.iter().map(|f| f.writes_per_s).fold(0.0, f64::max);
+    let slowest = figures
+        .iter()
+        .map(|f| f.writes_per_s)
+        .fold(f64::INFINITY, f64::min);
+    if fastest <= 0.0 || (fastest - slowest) / fastest > SYNC_TIE_FRACTION {
+        return None;
+    }
+    let commit_low = figures
+        .iter()
+        .map(|f| f.commit_latency_ms)
+        .fold(f64::INFINITY, f64::min);
+    let commit_high = figures
+        .iter()
+        .map(|f| f.commit_latency_ms)
+        .fold(0.0, f64::max);
+    let decider = if plan.request.log.is_some() {
+        "the log device decides, not the vdevs"
+    } else {
+        "the vdev layout barely changes them"
+    };
+    let (rates, commits) = (
+        range_text(&count(slowest), &count(fastest)),
+        range_text(&format!("{commit_low:.2}"), &format!("{commit_high:.2}")),
+    );
+    Some(format!(
+        "sync writes tie: all within {:.0} % ({rates} writes/s, {commits} ms a commit); {decider}.",
+        SYNC_TIE_FRACTION * 100.0,
+    ))
+}
+
+/// An interval narrower than this fraction of its value is "a hair wide".
+const HAIR_WIDE: f64 = 0.01;
+
+/// Whether any shown sync interval has its typical value at one of its ends
+/// (the typical run is not a sample, so it can be the extreme), and whether
+/// any is a hair wide: both read as mistakes unless a note says why.
+fn interval_oddities(entries: &[PlanEntry]) -> (bool, bool) {
+    let mut pairs = Vec::new();
+    for entry in entries {
+        let perf = &entry.performance;
+        for (figures, interval) in [
+            (perf.predicted.as_ref(), perf.predicted_interval.as_ref()),
+            (
+                perf.predicted_with_log.as_ref(),
+                perf.predicted_with_log_interval.as_ref(),
+            ),
+        ] {
+            if let (Some(f), Some(i)) = (figures, interval) {
+                pairs.push((f.commit_latency_ms, i.commit_latency_ms));
+                pairs.push((f.writes_per_s, i.writes_per_s));
+            }
+        }
+    }
+    oddities(&pairs)
+}
+
+/// For (typical, interval) pairs: whether a typical value sits at an end of
+/// its interval, and whether an interval is a hair wide.
+fn oddities(pairs: &[(f64, Bounds)]) -> (bool, bool) {
+    let mut at_an_end = false;
+    let mut a_hair_wide = false;
+    for (typical, b) in pairs {
+        let close = |x: f64| (x - typical).abs() <= typical.abs() * 1e-6;
+        at_an_end |= close(b.low) || close(b.high);
+        a_hair_wide |= (b.high - b.low) < typical.abs() * HAIR_WIDE;
+    }
+    (at_an_end, a_hair_wide)
+}
+
+/// `low–high`, or one figure when both print alike.
+fn range_text(low: &str, high: &str) -> String {
+    if low == high {
+        low.to_string()
+    } else {
+        format!("{low}–{high}")
+    }
 }
 
 /// The ranked table, `top` rows at most (0 = all), with `choice`'s columns.
@@ -319,6 +461,14 @@ pub fn table(plan: &Plan, top: usize, choice: &ColumnChoice) -> Table {
             .push(columns.iter().map(|c| cell(entry, c.key, ranges)).collect());
     }
     t.notes = best_notes(plan, shown);
+    if let (Some(cap), true) = (
+        sequential_capped(&plan.entries[..shown]),
+        columns.iter().any(|c| c.key == "seq"),
+    ) {
+        t.notes.push(format!(
+            "Seq R/W MB/s: what one client gets; * = cut to the {cap:.0} MB/s one link carries (the pool's own in brackets)."
+        ));
+    }
     if columns
         .iter()
         .any(|c| matches!(c.key, "commit" | "commit_log"))
@@ -337,6 +487,19 @@ pub fn table(plan: &Plan, top: usize, choice: &ColumnChoice) -> Table {
         t.notes.push(
             "The same samples and seed on every layout: rows differ by their layouts.".into(),
         );
+        let (at_an_end, a_hair_wide) = interval_oddities(&plan.entries[..shown]);
+        if at_an_end {
+            t.notes.push(
+                "A typical value is the run at each parameter's typical value, not the samples' median: it may sit at an end."
+                    .into(),
+            );
+        }
+        if a_hair_wide {
+            t.notes.push(format!(
+                "An interval under {:.0} % wide (e.g. 33.81–33.82): the uncertain parameters barely move that figure.",
+                HAIR_WIDE * 100.0
+            ));
+        }
     }
     if short_usable && columns.iter().any(|c| c.key == "usable") {
         t.notes.push(format!("Usable TiB: of {block} records."));
@@ -390,27 +553,84 @@ pub fn summary(plan: &Plan, top: usize) -> String {
         }
     }
 
+    if let Some(sentence) = log_device_answer(plan) {
+        out.push_str(&format!("\n{sentence}\n"));
+    }
+
     let shown = if top == 0 {
         plan.entries.len()
     } else {
         top.min(plan.entries.len())
     };
-    let noted: Vec<&PlanEntry> = plan.entries[..shown]
-        .iter()
-        .filter(|e| !e.notes.is_empty())
-        .collect();
-    if !noted.is_empty() {
-        out.push_str("\nNotes:\n");
-        for entry in noted {
-            for note in &entry.notes {
-                out.push_str(&format!("  {}: {}\n", entry.layout, note));
-            }
-        }
-    }
+    out.push_str(&layout_notes(&plan.entries[..shown]));
 
     out.push_str(&assumptions(plan));
     out.push_str("  explain any row: tankbench plan ... --explain LAYOUT\n");
     wrap(&out, WIDTH)
+}
+
+/// The layouts' notes, each text once with the layouts it applies to (a note
+/// 20 layouts share is one line naming them, not 20 lines).
+fn layout_notes(entries: &[PlanEntry]) -> String {
+    let mut grouped: Vec<(&str, Vec<&str>)> = Vec::new();
+    for entry in entries {
+        for note in &entry.notes {
+            match grouped.iter_mut().find(|(text, _)| text == note) {
+                Some((_, layouts)) => layouts.push(&entry.layout),
+                None => grouped.push((note, vec![&entry.layout])),
+            }
+        }
+    }
+    if grouped.is_empty() {
+        return String::new();
+    }
+    let mut out = "\nNotes:\n".to_string();
+    for (note, layouts) in grouped {
+        out.push_str(&format!("  {}: {note}\n", layouts.join(", ")));
+    }
+    out
+}
+
+/// Commits faster than this factor with the log device make it worth having.
+const LOG_WORTH_FACTOR: f64 = 1.5;
+
+/// "Is a log device worth it?" in one sentence, for the recommended layout:
+/// its commit with and without the log device when one was given, else how
+/// to ask. None when the plan predicted no sync writes.
+fn log_device_answer(plan: &Plan) -> Option<String> {
+    let first = plan.entries.first()?;
+    let perf = &first.performance;
+    let without = perf.predicted.as_ref()?;
+    let Some(log) = &plan.request.log else {
+        return Some(format!(
+            "Log device: none given; on {} a sync write waits {:.2} ms for its commit in the pool. Add --log SIZE (e.g. --log 10GB) to see what a separate log device would change.",
+            first.layout, without.commit_latency_ms
+        ));
+    };
+    let with = perf.predicted_with_log.as_ref()?;
+    let factor = without.commit_latency_ms / with.commit_latency_ms;
+    let verdict = if factor >= LOG_WORTH_FACTOR {
+        format!("worth it: commits {factor:.1}x faster")
+    } else if factor > 1.0 {
+        format!("barely worth it: commits only {factor:.2}x faster")
+    } else {
+        "not worth it: commits no faster".to_string()
+    };
+    Some(format!(
+        "Log device ({} {}): {verdict} on {} ({:.2} ms a commit with it, {:.2} ms without; {} vs {} sync writes/s).",
+        // As typed: a log is sold and asked for in decimal units (10GB).
+        if log.bytes % 1_000_000_000 == 0 {
+            format!("{} GB", log.bytes / 1_000_000_000)
+        } else {
+            human_binary(log.bytes)
+        },
+        log.class.name(),
+        first.layout,
+        with.commit_latency_ms,
+        without.commit_latency_ms,
+        count(with.writes_per_s),
+        count(without.writes_per_s)
+    ))
 }
 
 /// The widest line the default output prints: a terminal of 120 columns.
@@ -737,4 +957,18 @@ fn risk_lines(request: &PlanRequest, risk: &Reliability) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_that_read_as_mistakes_are_noticed() {
+        let b = |low, high| Bounds { low, high };
+        // The cells: 32.86 (30.53–32.86) and 33.82 (33.81–33.82).
+        assert_eq!(oddities(&[(32.86, b(30.53, 32.86))]), (true, false));
+        assert_eq!(oddities(&[(33.82, b(33.81, 33.83))]), (false, true));
+        assert_eq!(oddities(&[(33.17, b(32.28, 35.73))]), (false, false));
+    }
 }

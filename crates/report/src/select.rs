@@ -55,17 +55,18 @@ pub fn select(word: &OsStr, store: &ResultStore, option: &str) -> Result<Selecti
     if word.contains('=') {
         let selector = parse_labels_for(option, word)?;
         sel.name = format_labels(&selector);
-        sel.runs = listing
+        let (matching, others): (Vec<StoredRun>, Vec<StoredRun>) = listing
             .runs
             .into_iter()
-            .filter(|r| matches(&r.result.labels, &selector))
-            .collect();
-        if sel.runs.is_empty() {
+            .partition(|r| matches(&r.result.labels, &selector));
+        if matching.is_empty() {
             return Err(Error::NoMatch(format!(
-                "{option}: no run in {} has labels {word}",
-                store.dir().display()
+                "{option}: no run in {} has labels {word}{}",
+                store.dir().display(),
+                existing_values(&selector, &others)
             )));
         }
+        sel.runs = matching;
         return Ok(sel);
     }
     // A run id: exact match wins, otherwise a unique prefix.
@@ -92,6 +93,30 @@ pub fn select(word: &OsStr, store: &ResultStore, option: &str) -> Result<Selecti
         )));
     };
     Ok(sel)
+}
+
+/// What the store holds for the selector's keys, so a selector that matches
+/// nothing shows what would (`; link there: '2x10G LACP', '1G'`), quoted
+/// because a value may hold spaces. Empty when the store has none of the keys.
+fn existing_values(selector: &crate::labels::Labels, runs: &[StoredRun]) -> String {
+    let mut parts = Vec::new();
+    for key in selector.keys() {
+        let values: std::collections::BTreeSet<&str> = runs
+            .iter()
+            .filter_map(|r| r.result.labels.get(key).map(String::as_str))
+            .collect();
+        if values.is_empty() {
+            parts.push(format!("no run has a label {key}"));
+        } else {
+            let quoted: Vec<String> = values.iter().map(|v| format!("'{key}={v}'")).collect();
+            parts.push(format!("{key} there: {}", quoted.join(", ")));
+        }
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", parts.join("; "))
+    }
 }
 
 fn skipped_hint(skipped: &[Skipped]) -> String {
@@ -121,4 +146,49 @@ pub fn select_all(words: &[OsString], store: &ResultStore, option: &str) -> Resu
         all.skipped.extend(sel.skipped);
     }
     Ok(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fileio::options::{Mode, RunSpec};
+    use fileio::result::{ResultKind, RunResult};
+
+    #[test]
+    fn a_selector_that_matches_nothing_lists_the_values_there() {
+        let d = tempfile::tempdir().unwrap();
+        let store = ResultStore::open(d.path().join("store")).unwrap();
+        for link in ["2x10G LACP", "2x1G LACP"] {
+            let mut run = RunResult::new(
+                ResultKind::Predicted,
+                RunSpec::builder()
+                    .mode(Mode::RndRw)
+                    .build()
+                    .unwrap()
+                    .summary("simulated"),
+            );
+            run.labels.insert("link".into(), link.into());
+            store.save(&run).unwrap();
+        }
+        let err = select(OsStr::new("link=2x10G"), &store, "compare A")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("no run in")
+                && err.contains("link there: 'link=2x10G LACP', 'link=2x1G LACP'"),
+            "{err}"
+        );
+        assert!(!err.contains('\n'), "{err}");
+        let err = select(OsStr::new("layout=3xraidz2"), &store, "compare A")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no run has a label layout"), "{err}");
+        assert_eq!(
+            select(OsStr::new("link=2x10G LACP"), &store, "compare A")
+                .unwrap()
+                .runs
+                .len(),
+            1
+        );
+    }
 }

@@ -318,12 +318,16 @@ fn cell_text(c: &Cell) -> String {
         | Cell::Stat(None)
         | Cell::Percent(None)
         | Cell::PercentInterval(None, _) => "–".to_string(),
-        Cell::Percent(Some(v)) | Cell::PercentInterval(Some(v), None) => {
-            format!("{:+.1}%", v * 100.0)
-        }
+        Cell::Percent(Some(v)) | Cell::PercentInterval(Some(v), None) => change_text(*v),
+        Cell::PercentInterval(Some(v), Some((low, high))) if *low >= TIMES_FROM => format!(
+            "{} ({} … {})",
+            change_text(*v),
+            change_text(*low),
+            change_text(*high)
+        ),
         Cell::PercentInterval(Some(v), Some((low, high))) => format!(
-            "{:+.1}% ({:+.1} … {:+.1}%)",
-            v * 100.0,
+            "{} ({:+.1} … {:+.1}%)",
+            change_text(*v),
             low * 100.0,
             high * 100.0
         ),
@@ -336,6 +340,19 @@ fn cell_text(c: &Cell) -> String {
             format!("{} ± {}", fmt_num(s.mean), fmt_like(s.sd, s.mean))
         }
         Cell::Stat(Some(s)) => fmt_num(s.mean),
+    }
+}
+
+/// A relative change from this fraction up (+100 %, twice as much) reads as
+/// a factor: ×25.8 says more than +2483.9%.
+const TIMES_FROM: f64 = 1.0;
+
+/// A relative change as text: `+12.0%`, or `×25.8` from +100 % up.
+fn change_text(fraction: f64) -> String {
+    if fraction >= TIMES_FROM {
+        format!("×{}", fmt_num(1.0 + fraction))
+    } else {
+        format!("{:+.1}%", fraction * 100.0)
     }
 }
 
@@ -411,7 +428,14 @@ pub fn grouped_table(g: &Grouping) -> Table {
     let all: Vec<&RunResult> = g.runs.iter().map(|r| &r.result).collect();
     let fsyncs = all.iter().any(|r| r.rates.fsyncs_per_s > 0.0);
     let pct = latency_percentile(&all);
-    let pct_name = pct.map(|p| format!("latency p{} ms", trim_float(p)));
+    // Below 1 ms on every run the column is in µs: 3.07 ± 0.41, not
+    // 0.00307 ± 0.000410.
+    let micro = pct.is_some_and(|p| {
+        all.iter()
+            .all(|r| event_latency_at(r, p).is_none_or(|ms| ms < 1.0))
+    });
+    let (unit, scale) = if micro { ("µs", 1000.0) } else { ("ms", 1.0) };
+    let pct_name = pct.map(|p| format!("latency p{} {unit}", trim_float(p)));
 
     let mut cols: Vec<(&str, bool)> = g.columns.iter().map(|c| (c.as_str(), false)).collect();
     cols.push(("runs", true));
@@ -437,7 +461,9 @@ pub fn grouped_table(g: &Grouping) -> Table {
             row.push(Cell::Stat(g.summary(grp, |r| Some(r.rates.fsyncs_per_s))));
         }
         if let Some(p) = pct {
-            row.push(Cell::Stat(g.summary(grp, |r| event_latency_at(r, p))));
+            row.push(Cell::Stat(
+                g.summary(grp, |r| event_latency_at(r, p).map(|ms| ms * scale)),
+            ));
         }
         let warnings: usize = g.results(grp).iter().map(|r| r.warnings.len()).sum();
         row.push(Cell::Int(warnings as u64));
@@ -486,18 +512,39 @@ pub fn runs_table(runs: &[StoredRun]) -> Table {
     t
 }
 
-/// `tankbench quick`: one row per named workload, with the operations and MiB
-/// per second (reads and writes together) and the event latency at p50, p99
-/// and p99.9. A workload cut short by a signal says so in its name.
+/// A latency in ms as a person reads it: µs below 1 ms (`2.56 µs`,
+/// `439 µs`), ms from there (`3.07 ms`), about three significant digits.
+pub fn fmt_latency_ms(ms: f64) -> String {
+    let three_digits = |x: f64| {
+        if x >= 100.0 {
+            format!("{x:.0}")
+        } else {
+            fmt_num(x)
+        }
+    };
+    if ms < 1.0 {
+        format!("{} µs", three_digits(ms * 1000.0))
+    } else {
+        format!("{} ms", three_digits(ms))
+    }
+}
+
+/// `tankbench quick`: one row per named workload, with the operations per
+/// second (reads, writes and fsyncs: what the live line counts), MiB per
+/// second, the mean commit (a write and its fsync) where the workload
+/// fsyncs, and the event latency at p50, p99 and p99.9, in µs below 1 ms.
+/// A workload cut short by a signal says so in its name.
 pub fn workloads_table(results: &[(String, RunResult)]) -> Table {
     let mut t = Table::new(&[
         ("workload", false),
         ("ops/s", true),
         ("MiB/s", true),
-        ("p50 ms", true),
-        ("p99 ms", true),
-        ("p99.9 ms", true),
+        ("commit", true),
+        ("p50", true),
+        ("p99", true),
+        ("p99.9", true),
     ]);
+    let latency = |v: Option<f64>| Cell::Text(v.map_or_else(|| "–".to_string(), fmt_latency_ms));
     for (name, r) in results {
         let event = r.latency.get(&LatencyKey::Event);
         let at = |p: f64| event.and_then(|l| l.at(p));
@@ -506,15 +553,83 @@ pub fn workloads_table(results: &[(String, RunResult)]) -> Table {
         } else {
             name.clone()
         };
+        // What a sync writer waits for per write: the p50 of all events
+        // is mostly cached reads and hides it.
+        let commit = match (
+            r.latency.get(&LatencyKey::Write),
+            r.latency.get(&LatencyKey::Fsync),
+        ) {
+            (Some(w), Some(f)) if r.rates.fsyncs_per_s > 0.0 && f.count > 0 => {
+                Some(w.mean_ms + f.mean_ms)
+            }
+            _ => None,
+        };
         t.rows.push(vec![
             Cell::Text(name),
-            Cell::Num(Some(r.rates.reads_per_s + r.rates.writes_per_s)),
+            Cell::Num(Some(
+                r.rates.reads_per_s + r.rates.writes_per_s + r.rates.fsyncs_per_s,
+            )),
             Cell::Num(Some(r.rates.read_mib_per_s + r.rates.written_mib_per_s)),
-            Cell::Num(at(50.0)),
-            Cell::Num(at(99.0)),
-            Cell::Num(at(99.9)),
+            latency(commit),
+            latency(at(50.0)),
+            latency(at(99.0)),
+            latency(at(99.9)),
         ]);
     }
+    t.notes = vec![
+        "ops/s: reads + writes + fsyncs per second, as the live line counts them.".to_string(),
+        "commit: mean time of a write and its fsync (what each sync writer waits for); p50-p99.9: every event."
+            .to_string(),
+    ];
+    t
+}
+
+/// `--repeat=N`'s closing summary, as hyperfine closes its runs: per figure
+/// the mean ± sd and the min–max over the N runs (the figures `compare`
+/// compares). A figure zero in every run (write MiB/s of a read test) is
+/// left out.
+pub fn repeats_table(results: &[RunResult]) -> Table {
+    let mut series: Vec<(String, Vec<f64>)> = Vec::new();
+    for run in results {
+        for (name, _, value) in crate::compare::metrics(run) {
+            match series.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, values)) => values.push(value),
+                None => series.push((name, vec![value])),
+            }
+        }
+    }
+    let mut t = Table::new(&[
+        ("figure", false),
+        ("mean ± sd", true),
+        ("min", true),
+        ("max", true),
+    ]);
+    for (name, values) in series {
+        if values.iter().all(|v| *v == 0.0) {
+            continue;
+        }
+        // A latency under 1 ms in every run reads in µs (3.24, not 0.00324).
+        let (name, values) = match name.strip_suffix(" ms") {
+            Some(stem) if values.iter().all(|v| *v < 1.0) => (
+                format!("{stem} µs"),
+                values.iter().map(|v| v * 1000.0).collect::<Vec<f64>>(),
+            ),
+            _ => (name, values),
+        };
+        let Some(s) = Summary::of(&values) else {
+            continue;
+        };
+        t.rows.push(vec![
+            Cell::Text(name),
+            Cell::Stat(Some(s)),
+            Cell::Num(Some(s.min)),
+            Cell::Num(Some(s.max)),
+        ]);
+    }
+    t.notes.push(format!(
+        "Over {} runs (--repeat); sd is the sample standard deviation.",
+        results.len()
+    ));
     t
 }
 
@@ -593,5 +708,63 @@ mod tests {
         assert_eq!(fmt_num(12.3456), "12.35");
         assert_eq!(fmt_num(0.012345), "0.0123");
         assert_eq!(fmt_num(0.0), "0");
+    }
+
+    /// quick's NAS row: the p50 of all events is a cached read's (µs); the
+    /// commit column shows what each sync writer waits for.
+    #[test]
+    fn quick_rows_show_the_commit_and_microseconds_and_count_fsyncs_as_ops() {
+        use fileio::result::{Counts, LatencySummary, Percentile, ResultKind};
+        let latency = |mean_ms: f64, count: u64| LatencySummary {
+            count,
+            mean_ms,
+            percentiles: vec![Percentile {
+                p: 50.0,
+                ms: 0.00256,
+            }],
+            ..LatencySummary::default()
+        };
+        let spec = fileio::options::RunSpec::builder()
+            .mode(fileio::options::Mode::RndRw)
+            .build()
+            .unwrap();
+        let r = RunResult::new(ResultKind::Measured, spec.summary("psync"))
+            .with_figures(
+                Counts {
+                    reads: 300,
+                    writes: 200,
+                    fsyncs: 200,
+                    ..Counts::default()
+                },
+                1.0,
+                1.0,
+            )
+            .with_latency(LatencyKey::Event, latency(0.1, 700))
+            .with_latency(LatencyKey::Write, latency(0.01, 200))
+            .with_latency(LatencyKey::Fsync, latency(0.37, 200));
+        let text = workloads_table(&[("NAS".to_string(), r)]).to_terminal();
+        let row = text.lines().find(|l| l.starts_with("NAS")).unwrap();
+        assert!(row.contains(" 700.0 "), "reads + writes + fsyncs: {row}");
+        assert!(row.contains("380 µs"), "commit = write + fsync: {row}");
+        assert!(row.contains("2.56 µs"), "p50 in µs: {row}");
+        assert!(!row.contains("0.00256"), "{row}");
+        assert!(text.contains("ops/s: reads + writes + fsyncs"), "{text}");
+        assert_eq!(fmt_latency_ms(3.07), "3.07 ms");
+    }
+
+    #[test]
+    fn changes_of_100_percent_and_more_read_as_factors() {
+        assert_eq!(cell_text(&Cell::Percent(Some(0.25))), "+25.0%");
+        assert_eq!(cell_text(&Cell::Percent(Some(-0.96))), "-96.0%");
+        assert_eq!(cell_text(&Cell::Percent(Some(24.839))), "×25.84");
+        assert_eq!(cell_text(&Cell::Percent(Some(1.0))), "×2.00");
+        assert_eq!(
+            cell_text(&Cell::PercentInterval(Some(24.839), Some((20.0, 30.0)))),
+            "×25.84 (×21.00 … ×31.00)"
+        );
+        assert_eq!(
+            cell_text(&Cell::PercentInterval(Some(1.5), Some((0.5, 2.5)))),
+            "×2.50 (+50.0 … +250.0%)"
+        );
     }
 }

@@ -302,3 +302,48 @@ fn all_zero_metrics_are_left_out() {
     assert!(c.rows.iter().all(|r| r.metric != "write MiB/s"));
     assert!(c.rows.iter().any(|r| r.metric == "read MiB/s"));
 }
+
+#[test]
+fn two_predictions_are_compared_by_their_intervals() {
+    use fileio::result::{FigureInterval, PredictionInterval};
+    let predicted = |read_mib: f64, low: f64, high: f64, seed: u64| {
+        let mut r = common::run(&[], read_mib, 10.0, seed);
+        r.kind = fileio::result::ResultKind::Predicted;
+        r.prediction = Some(PredictionInterval {
+            figures: [(
+                "read_mib_per_s".to_string(),
+                FigureInterval {
+                    point: read_mib,
+                    low,
+                    high,
+                },
+            )]
+            .into_iter()
+            .collect(),
+            confidence: 0.8,
+            samples: 8,
+            method: "test".into(),
+            sensitivity: vec![],
+        });
+        r
+    };
+    // Apart: B's interval lies above A's.
+    let a = selection("a", vec![predicted(50.0, 45.0, 55.0, 1)]);
+    let b = selection("b", vec![predicted(500.0, 400.0, 600.0, 2)]);
+    let c = Comparison::new(&a, &b, 0.05);
+    assert_eq!(c.verdict(row(&c, "read MiB/s")), Verdict::Better);
+    let text = c.table().to_terminal();
+    assert!(
+        text.contains("Predictions: compared by their intervals"),
+        "{text}"
+    );
+    assert!(!text.contains("One sample each"), "{text}");
+    // Overlapping: the models' uncertainty covers the difference.
+    let b = selection("b", vec![predicted(58.0, 50.0, 66.0, 2)]);
+    let c = Comparison::new(&a, &b, 0.05);
+    let r = row(&c, "read MiB/s");
+    assert_eq!(c.verdict(r), Verdict::IntervalsOverlap);
+    assert!(c.table().to_terminal().contains("intervals overlap"));
+    // A figure without an interval stays untested.
+    assert_eq!(c.verdict(row(&c, "write MiB/s")), Verdict::Untested);
+}

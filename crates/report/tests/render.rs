@@ -394,3 +394,30 @@ fn result_strings_cannot_drive_a_terminal() {
         );
     }
 }
+
+#[test]
+fn a_latency_column_below_one_ms_is_in_microseconds() {
+    // Fast runs: every p95 under 1 ms. The column says µs and holds
+    // readable figures, not 0.00307 ± 0.000000.
+    let fast: Vec<_> = (0..3)
+        .map(|seed| {
+            let mut r = common::run(&[("layout", "nvme")], 500.0, 500.0, seed);
+            for l in r.latency.values_mut() {
+                for p in &mut l.percentiles {
+                    p.ms = 0.00307 + 0.0001 * seed as f64;
+                }
+            }
+            r
+        })
+        .collect();
+    let (_d, runs) = stored(fast);
+    let text = grouped_table(&Grouping::new(&runs)).to_terminal();
+    let header = text.lines().next().unwrap();
+    assert!(header.contains("latency p95 µs"), "{text}");
+    assert!(text.contains("3.17 ± 0.10"), "{text}");
+    assert!(!text.contains("0.00"), "{text}");
+    // One run at 1 ms or more keeps the column in ms.
+    let (_d, runs) = stored(common::matrix(1));
+    let text = grouped_table(&Grouping::new(&runs)).to_terminal();
+    assert!(text.lines().next().unwrap().contains(" ms"), "{text}");
+}

@@ -394,3 +394,40 @@ fn man_replaces_its_own_pages_and_nothing_else() {
     let r = tb(d.path(), &["man", foreign.to_str().unwrap()]);
     refused(&r, &["not a directory"]);
 }
+
+#[test]
+fn every_size_option_says_what_its_units_mean() {
+    // G is GiB for sysbench and 10^9 bytes on a disk label: each size
+    // option's help says which it takes.
+    let d = scratch();
+    let cases: [(&[&str], &[&str]); 3] = [
+        (
+            &["plan", "--help"],
+            &["--log", "--ram", "--recordsize", "--disks"],
+        ),
+        (&["quick", "--help"], &["--size"]),
+        (&["slog", "--help"], &["--min-size", "--max-size"]),
+    ];
+    for (args, options) in cases {
+        let r = tb(d.path(), args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        for option in options {
+            // The option's paragraph: from its line to the next option's.
+            let start = r
+                .stdout
+                .find(&format!("      {option} "))
+                .unwrap_or_else(|| panic!("{args:?}: no {option}:\n{}", r.stdout));
+            let rest = &r.stdout[start + 6..];
+            let end = rest[2..].find("\n  -").map_or(rest.len(), |i| i + 2);
+            let paragraph = &rest[..end];
+            assert!(
+                paragraph.contains("GiB")
+                    || paragraph.contains("KiB")
+                    || paragraph.contains("MiB")
+                    || paragraph.contains("10^9")
+                    || paragraph.contains("IDEMA"),
+                "{args:?} {option} does not say its units:\n{paragraph}"
+            );
+        }
+    }
+}

@@ -310,3 +310,134 @@ fn ten_thousand_disks_plan_in_bounded_time() {
         started.elapsed()
     );
 }
+
+#[test]
+fn sequential_cells_show_what_one_client_gets_over_the_link() {
+    // 24 HDDs stream GB/s locally; one 1 GbE link carries ~118 MB/s. The
+    // cell says what the client gets, marked, with the pool's figure beside.
+    let d = common::scratch();
+    let args = [
+        "plan",
+        "--disks",
+        "24x8TB",
+        "--link",
+        "1G",
+        "--layout",
+        "3xraidz2-8",
+        "--columns",
+        "layout,seq",
+        "--intervals=off",
+    ];
+    let r = tb(d.path(), &args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let row = r.stdout.lines().find(|l| l.contains("3xraidz2-8")).unwrap();
+    assert!(row.contains("118*/118* ("), "{row}");
+    assert!(
+        r.stdout
+            .contains("* = cut to the 118 MB/s one link carries"),
+        "{}",
+        r.stdout
+    );
+    // Without a link there is nothing to cut: the pool's figures, unmarked.
+    let no_link: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|a| *a != "--link" && *a != "1G")
+        .collect();
+    let local = tb(d.path(), &no_link);
+    assert_eq!(local.code, 0, "{}", local.stderr);
+    let row = local
+        .stdout
+        .lines()
+        .find(|l| l.contains("3xraidz2-8"))
+        .unwrap();
+    assert!(!row.contains('*') && !row.contains('('), "{row}");
+}
+
+#[test]
+fn plan_answers_whether_a_log_device_is_worth_it_in_a_sentence() {
+    let d = common::scratch();
+    let base = [
+        "plan",
+        "--disks",
+        "24x8TB",
+        "--link",
+        "2x10G",
+        "--layout",
+        "3xraidz2-8",
+        "--intervals=off",
+    ];
+    let with = tb(d.path(), &[&base[..], &["--log", "10GB"]].concat());
+    assert_eq!(with.code, 0, "{}", with.stderr);
+    let sentence = with
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("Log device"))
+        .unwrap_or_else(|| panic!("no log sentence:\n{}", with.stdout));
+    assert!(
+        sentence.contains("10 GB")
+            && sentence.contains("worth it")
+            && sentence.contains("x faster"),
+        "{sentence}"
+    );
+    let without = tb(d.path(), &base);
+    assert_eq!(without.code, 0, "{}", without.stderr);
+    assert!(
+        without.stdout.contains("Log device: none given") && without.stdout.contains("--log"),
+        "{}",
+        without.stdout
+    );
+}
+
+#[test]
+fn layouts_that_predict_alike_tie_and_long_lists_and_notes_stay_short() {
+    // With a log device every layout commits at the log's speed: no layout
+    // is "best" at sync writes, and the note says they tie.
+    let d = common::scratch();
+    let r = tb(
+        d.path(),
+        &[
+            "plan", "--disks", "24x8TB", "--log", "10GB", "--link", "2x10G", "--wide",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stdout.contains("best sync writes"), "{}", r.stdout);
+    assert!(r.stdout.contains("sync writes tie"), "{}", r.stdout);
+    // The sequential tie across twenty layouts is counted, not spelled out.
+    let best = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("best sequential"))
+        .unwrap();
+    assert!(
+        best.chars().count() <= 120 && best.contains("more"),
+        "{best}"
+    );
+    // The wide-raidz note is said once, naming its layouts.
+    let wide: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.contains("OpenZFS advises against"))
+        .collect();
+    assert_eq!(wide.len(), 1, "{}", r.stdout);
+    let notes = &r.stdout[r.stdout.find("\nNotes:").unwrap()..];
+    assert!(
+        notes.contains("1xraidz3-24") && notes.contains("1xraidz1-22"),
+        "{notes}"
+    );
+}
+
+#[test]
+fn a_disk_size_without_a_unit_says_the_unit_is_missing() {
+    let d = common::scratch();
+    let r = tb(d.path(), &["plan", "--disks", "24x8"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("--disks")
+            && r.stderr.contains("no unit")
+            && !r.stderr.contains("64 MiB"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+}

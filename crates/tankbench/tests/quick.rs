@@ -228,7 +228,7 @@ fn a_second_sigint_stops_at_once_and_still_removes_the_scratch_directory() {
 fn bad_sizes_and_times_are_refused_before_anything_is_made() {
     let d = parent_with_foreign_files();
     let dir = d.path().to_str().unwrap();
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 7] = [
         // Far more than any disk: it must not start filling this one.
         (&["--size", "1000000T"], "--size 1000000T"),
         (
@@ -238,9 +238,10 @@ fn bad_sizes_and_times_are_refused_before_anything_is_made() {
         (&["--size", "-1"], "--size"),
         // --time is checked before --size, so the size that is no size
         // after it keeps anything from starting if the time were taken.
-        (&["--time", "0", "--size", "0"], "--time 0"),
+        (&["--time", "0", "--size", "0"], "--time=0"),
         (&["--time", "-1", "--size", "0"], "--time"),
-        (&["--time", "86400", "--size", "0"], "--time 86400"),
+        (&["--time", "86400", "--size", "0"], "--time=86400"),
+        (&["--time", "1h", "--size", "0"], "--time=1h"),
     ];
     for (args, needle) in cases {
         let r = tb(d.path(), &[&["quick", dir][..], args].concat());
@@ -256,4 +257,41 @@ fn bad_sizes_and_times_are_refused_before_anything_is_made() {
         "{}",
         r.stderr
     );
+}
+
+#[test]
+fn quick_takes_durations_tags_warnings_and_shows_the_commit() {
+    // `--time 1s` in the one duration syntax; each warning names its
+    // workloads and hints in quick's own options; the NAS row has its
+    // commit latency and every latency reads in µs below 1 ms.
+    let d = parent_with_foreign_files();
+    let dir = d.path().to_str().unwrap();
+    let r = tb(d.path(), &["quick", dir, "--time", "1s", "--size", "8M"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("1 s per workload"), "{}", r.stdout);
+    let header = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("workload"))
+        .unwrap();
+    assert!(
+        header.contains("commit") && !header.contains(" ms"),
+        "{header}"
+    );
+    let nas = r.stdout.lines().find(|l| l.contains("NAS test")).unwrap();
+    assert!(nas.contains("µs") || nas.contains("ms"), "{nas}");
+    let warnings: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("WARNING"))
+        .collect();
+    // An 8 MiB file set always fits in RAM: the cache warning is there.
+    assert!(!warnings.is_empty(), "{}", r.stdout);
+    for w in warnings {
+        assert!(w.starts_with("WARNING (workload"), "{w}");
+    }
+    for foreign in ["--drop-caches", "--warmup", "--file-total-size"] {
+        assert!(!r.stdout.contains(foreign), "{foreign}: {}", r.stdout);
+    }
+    assert_only_foreign_files_remain(d.path(), &r.stderr);
 }

@@ -239,3 +239,64 @@ fn store_commands_skip_bad_entries_with_one_line_each() {
     }
     assert!(tb(w, &["results"]).stdout.contains(&id));
 }
+
+#[test]
+fn report_with_no_arguments_writes_report_html_and_never_a_foreign_one() {
+    let d = prepared();
+    let w = d.path();
+    let r = run_with(w, &["--save"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // No arguments: the page goes to ./report.html and stderr says where.
+    let r = tb(w, &["report"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("wrote report.html"), "{}", r.stderr);
+    let page = fs::read_to_string(w.join("report.html")).unwrap();
+    assert!(page.contains("<html"), "{page}");
+    // Again: a report.html tankbench wrote is replaced.
+    let r = tb(w, &["report"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // A report.html of someone else's is refused with the reason, untouched.
+    fs::write(w.join("report.html"), "my own notes\n").unwrap();
+    let r = tb(w, &["report"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(r.stderr.trim().lines().count(), 1, "{}", r.stderr);
+    assert!(r.stderr.contains("report.html"), "{}", r.stderr);
+    assert_eq!(
+        fs::read_to_string(w.join("report.html")).unwrap(),
+        "my own notes\n"
+    );
+}
+
+#[test]
+fn repeat_closes_with_a_summary_over_the_runs() {
+    let d = prepared();
+    let w = d.path();
+    let r = run_with(w, &["--repeat=3"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let summary = &r.stdout[r
+        .stdout
+        .find("Summary of 3 runs:")
+        .unwrap_or_else(|| panic!("no summary:\n{}", r.stdout))..];
+    let reads = summary
+        .lines()
+        .find(|l| l.starts_with("reads/s"))
+        .unwrap_or_else(|| panic!("{summary}"));
+    assert!(reads.contains('±'), "{reads}");
+    assert!(
+        summary.contains("mean ± sd") && summary.contains("min"),
+        "{summary}"
+    );
+    // Cached 4 KiB reads take microseconds: their latency rows are in µs.
+    assert!(
+        summary.contains("read latency mean µs")
+            && !summary.split_whitespace().any(|w| w.starts_with("0.00")),
+        "{summary}"
+    );
+    // A read test writes nothing: no all-zero rows.
+    assert!(!summary.contains("write MiB/s"), "{summary}");
+    // One run has nothing to summarise; JSON stays JSON alone.
+    assert!(!run_with(w, &[]).stdout.contains("Summary of"));
+    let json = run_with(w, &["--repeat=2", "--format=json"]);
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    assert!(!json.stdout.contains("Summary of"), "{}", json.stdout);
+}

@@ -427,7 +427,22 @@ impl DiskGroup {
         if count == 0 || count > MAX_DISKS {
             return Err(count_range());
         }
-        let bytes = units::parse_size(size_text, SizeMeaning::MarketedDisk)?;
+        let unitless = size_text
+            .trim()
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.');
+        let bytes = units::parse_size(size_text, SizeMeaning::MarketedDisk);
+        if unitless && bytes.as_ref().map_or(true, |b| *b < 64 * MIB) {
+            // "24x8" means 8 TB to whoever typed it, not 8 bytes.
+            return Err(ModelError::InvalidDiskGroup {
+                input: input.to_string(),
+                reason: format!(
+                    "SIZE '{}' has no unit: write e.g. {0}TB (marketed, as on the label) or {0}TiB",
+                    size_text.trim()
+                ),
+            });
+        }
+        let bytes = bytes?;
         let as_typed = units::parse_size(size_text, SizeMeaning::Exact)?;
         let marketed_gb = (as_typed != bytes).then_some(as_typed / 1_000_000_000);
         if leaf_asize(bytes) < 64 * MIB {
@@ -510,6 +525,33 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("hdd-7200, hdd-5400"), "{err}");
+    }
+
+    #[test]
+    fn a_size_without_a_unit_is_refused_for_its_missing_unit() {
+        // "24x8" is 8 TB to whoever typed it; saying ZFS wants 64 MiB misleads.
+        for typed in ["24x8", "2x1.5"] {
+            let err = DiskGroup::parse(typed, DiskClass::Hdd7200, &PerfOverrides::default())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("no unit") && err.contains("TB") && !err.contains("64 MiB"),
+                "{typed}: {err}"
+            );
+        }
+        // A byte count large enough for a disk stays accepted.
+        let g = DiskGroup::parse(
+            "2x8001563222016",
+            DiskClass::Hdd7200,
+            &PerfOverrides::default(),
+        )
+        .unwrap();
+        assert_eq!(g.bytes, 8_001_563_222_016);
+        // A unit that is given but too small keeps its own reason.
+        let err = DiskGroup::parse("2x8MiB", DiskClass::Hdd7200, &PerfOverrides::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("64 MiB"), "{err}");
     }
 
     #[test]

@@ -567,8 +567,9 @@ fn layout_notes(
     if let VdevKind::Raidz { .. } = shape.kind {
         if shape.width > 16 && rotational {
             notes.push(format!(
-                "{}-wide raidz: OpenZFS advises against raidz vdevs wider than ~16 disks on HDD (resilver of a full pool up to {:.0} days)",
-                shape.width,
+                // The layout's name gives the width: the same words for every
+                // wide layout let a listing print the note once for all of them.
+                "raidz vdevs wider than ~16 disks: OpenZFS advises against them on HDD (resilver of a full pool up to {:.0} days)",
                 risk.resilver_hours.high / 24.0
             ));
         }

@@ -264,9 +264,9 @@ fn sysbench_without_fileio(args: &mut ParsedArgs) -> Invocation {
     let failure = match args.test.as_deref() {
         Some(name) if OTHER_BUILT_IN_TESTS.contains(&name) => match &args.command {
             None => {
-                eprintln!(
-                    "The '{name}' test requires a command argument. See 'sysbench {name} help'"
-                );
+                crate::console::to_stderr(&format!(
+                    "The '{name}' test requires a command argument. See 'sysbench {name} help'\n"
+                ));
                 return Invocation::code(1);
             }
             Some(_) => Failure::fatal(format!(

@@ -138,6 +138,19 @@ pub fn sysbench_main(args: Vec<OsString>) -> anyhow::Result<i32> {
         return Ok(report_lost(invocation.exit_code));
     };
     let mut exit_code = invocation.exit_code;
+    // --repeat=N closes with the figures over the N runs, as hyperfine does;
+    // JSON output stays JSON alone.
+    if ext.format == fileio::options::Format::Text && invocation.results.len() > 1 {
+        let table = report::table::repeats_table(&invocation.results);
+        fileio::console::to_stdout(
+            format!(
+                "\nSummary of {} runs:\n{}",
+                invocation.results.len(),
+                table.to_terminal()
+            )
+            .as_bytes(),
+        );
+    }
     // A failed run (exit 1) writes no --json file, but repeats that completed
     // are still saved.
     let completed = exit_code != 1 && !invocation.results.is_empty();
@@ -201,11 +214,15 @@ pub(crate) struct QuickArgs {
     /// Directory on the storage to measure (any bytes: a file name need not be UTF-8).
     #[arg(default_value = ".")]
     dir: std::path::PathBuf,
-    /// Size of the file set (K/M/G/T suffixes, like --file-total-size).
+    /// Size of the file set: K/M/G/T = KiB/MiB/GiB/TiB (2^10 to 2^40 bytes,
+    /// sysbench's rule for --file-total-size).
     #[arg(long, default_value = "1G", allow_hyphen_values = true)]
     size: String,
-    /// Seconds per workload.
-    #[arg(long, default_value_t = 5, allow_negative_numbers = true)]
+    /// Time per workload: 1 to 3600 seconds, as 20, 20s or 2m. The default
+    /// outlasts three ZFS txg syncs (3 x 5 s), so a write workload's figures
+    /// include what reached the disks, not only RAM.
+    #[arg(long, default_value = "20", allow_negative_numbers = true,
+          value_name = "DURATION", value_parser = super::options::quick_seconds())]
     time: u64,
     /// Print the results as one JSON array instead of the table.
     #[arg(long)]
@@ -218,14 +235,8 @@ pub(crate) struct QuickArgs {
 /// What clap cannot check of quick's arguments: the accepted range of
 /// `--time` and `--size`.
 fn check_quick_args(q: &QuickArgs) -> anyhow::Result<()> {
-    if !(1..=3600).contains(&q.time) {
-        // quick is a first look: five workloads of an hour each already take
-        // five hours; longer runs are what `tankbench fileio` is for.
-        anyhow::bail!(
-            "--time {}: accepted: 1 to 3600 seconds per workload",
-            q.time
-        );
-    }
+    // --time's range (quick is a first look: five workloads of an hour each
+    // already take five hours) is checked by its value parser.
     if fileio::sysbench::args::parse_size(&q.size) == 0 {
         anyhow::bail!("--size {}: not a size that fits 64 bits (accepted: a number with an optional K, M, G or T suffix, e.g. 1G)", q.size);
     }
@@ -346,18 +357,13 @@ fn quick_table(results: &[(String, RunResult)]) -> String {
         env.cpus,
         env.mem_total_bytes as f64 / (1u64 << 30) as f64
     );
-    // Several workloads often raise the same warning: the first one's figures
-    // stand for all.
-    let mut seen = std::collections::BTreeSet::new();
-    let unique: Vec<&fileio::result::Warning> = results
-        .iter()
-        .flat_map(|(_, r)| &r.warnings)
-        .filter(|w| seen.insert(w.code.clone()))
-        .collect();
-    if !unique.is_empty() {
+    // One line per kind of warning, naming the workloads that raised it
+    // (numbered as in the table) and hinting in quick's own options.
+    let warnings = fileio::quick::quick_warnings(results);
+    if !warnings.is_empty() {
         out.push('\n');
-        for w in unique {
-            let _ = writeln!(out, "{}", fileio::warnings::text(w));
+        for w in &warnings {
+            let _ = writeln!(out, "{}", w.text());
         }
     }
     out

@@ -264,20 +264,32 @@ fn run_workload(
     match format {
         Format::Json => super::write_stdout(doc.as_bytes())?,
         Format::Text => {
+            let warnings = outcome.result.warnings.clone();
             let row = CellResult {
                 outcome: Some(outcome),
                 ..row
             };
-            super::write_stdout(
-                lab::experiments::matrix::results_table(&args, &[row])
-                    .to_terminal()
-                    .as_bytes(),
-            )?;
+            let table = lab::experiments::matrix::results_table(&args, &[row]).to_terminal();
+            super::write_stdout(with_warnings(table, &warnings).as_bytes())?;
         }
     }
     // Interrupted: the partial result is printed and the lab is torn
     // down; the exit status tells the caller it was cut short.
     Ok(if sys::interrupted() { 130 } else { 0 })
+}
+
+/// `lab run`'s text: the table, then the run's warnings as `fileio` prints
+/// them (the JSON carries them too), so text and JSON tell the same story.
+fn with_warnings(table: String, warnings: &[fileio::result::Warning]) -> String {
+    let mut out = table;
+    if !warnings.is_empty() {
+        out.push('\n');
+        for w in warnings {
+            out.push_str(&fileio::warnings::text(w));
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// A lab named on the command line: by name, or by its SPEC.toml (whose
@@ -547,4 +559,24 @@ fn status_text(l: &Lab) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod text_tests {
+    use super::*;
+
+    #[test]
+    fn lab_run_text_shows_the_run_s_warnings() {
+        let warning = fileio::result::Warning {
+            code: "reads_from_arc".into(),
+            message: "reads came from the ARC".into(),
+            hint: "make the file set larger".into(),
+        };
+        let text = with_warnings("table\n".into(), std::slice::from_ref(&warning));
+        assert_eq!(
+            text,
+            "table\n\nWARNING: reads came from the ARC\n  hint: make the file set larger\n"
+        );
+        assert_eq!(with_warnings("table\n".into(), &[]), "table\n");
+    }
 }

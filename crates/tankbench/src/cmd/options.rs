@@ -8,6 +8,7 @@ use clap::error::ErrorKind;
 use clap::Args;
 use std::ffi::OsStr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// A clap value parser that reads a value with `parse` and refuses it in
 /// the project's one-line form. clap's own refusal of a number ("invalid
@@ -119,4 +120,64 @@ pub(super) fn at_least_two_samples() -> Accepting<usize> {
     Accepting::new("2 or more", |text| {
         text.trim().parse::<usize>().ok().filter(|&n| n >= 2)
     })
+}
+
+/// What every duration option accepts, for its refusal and its `--help`.
+pub(crate) const DURATION_SYNTAX: &str =
+    "a number with an optional ms, s or m suffix, e.g. 5, 5s, 500ms, 2m";
+
+/// A duration as typed: `5` (seconds), `5s`, `500ms`, `2m`; None when the
+/// text is none of these, negative or beyond ~30 years.
+pub(crate) fn duration(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    let (number, unit_ms) = if let Some(n) = text.strip_suffix("ms") {
+        (n, 1.0)
+    } else if let Some(n) = text.strip_suffix('s') {
+        (n, 1e3)
+    } else if let Some(n) = text.strip_suffix('m') {
+        (n, 60e3)
+    } else {
+        (text, 1e3)
+    };
+    let v: f64 = number.trim().parse().ok()?;
+    if !v.is_finite() || v < 0.0 || v * unit_ms > 1e12 {
+        return None;
+    }
+    Some(Duration::from_secs_f64(v * unit_ms / 1e3))
+}
+
+/// [`duration`] with the option named in the refusal.
+pub(crate) fn parse_duration(option: &str, text: &str) -> anyhow::Result<Duration> {
+    duration(text).ok_or_else(|| {
+        anyhow::anyhow!("{option}={text}: not a duration (accepted: {DURATION_SYNTAX})")
+    })
+}
+
+/// `quick --time`: whole seconds from 1 to 3600, in the duration syntax.
+pub(crate) fn quick_seconds() -> Accepting<u64> {
+    Accepting::new("1 to 3600 seconds per workload, as 20, 20s or 2m", |text| {
+        let d = duration(text)?;
+        (d.subsec_nanos() == 0 && (1..=3600).contains(&d.as_secs())).then_some(d.as_secs())
+    })
+}
+
+#[cfg(test)]
+mod duration_tests {
+    use super::*;
+
+    #[test]
+    fn one_syntax_reads_every_duration() {
+        assert_eq!(duration("5"), Some(Duration::from_secs(5)));
+        assert_eq!(duration("5s"), Some(Duration::from_secs(5)));
+        assert_eq!(duration("2m"), Some(Duration::from_secs(120)));
+        assert_eq!(duration("250ms"), Some(Duration::from_millis(250)));
+        for bad in ["", "s", "-1s", "2h", "inf", "1e300m"] {
+            assert_eq!(duration(bad), None, "{bad}");
+        }
+        let e = parse_duration("--t", "2h").unwrap_err().to_string();
+        assert!(
+            e.starts_with("--t=2h: not a duration (accepted: a number"),
+            "{e}"
+        );
+    }
 }

@@ -109,14 +109,15 @@ pub(crate) struct PlanArgs {
     /// How the OS partitions each disk: linux, linux-4kn, none, truenas-core, freebsd-swap=GiB.
     #[arg(long = "os", value_name = "PARTITIONING", default_value = "linux")]
     partitioning: String,
-    /// Dataset recordsize.
+    /// Dataset recordsize (K = KiB, 2^10 bytes).
     #[arg(long, value_name = "SIZE", default_value = "128K")]
     recordsize: String,
-    /// zvol volblocksize (16K since OpenZFS 2.2, 8K before).
+    /// zvol volblocksize (16K since OpenZFS 2.2, 8K before; K = KiB).
     #[arg(long, value_name = "SIZE", default_value = "16K")]
     volblocksize: String,
 
-    /// Separate intent-log device (SLOG): SIZE or COUNTxSIZE for a mirror, e.g. 10GB.
+    /// Separate intent-log device (SLOG): SIZE or COUNTxSIZE for a mirror, e.g. 10GB
+    /// (GB = 10^9 bytes, as sold; G or GiB = 2^30).
     #[arg(long, value_name = "SIZE")]
     log: Option<String>,
     /// Class of the log device.
@@ -125,7 +126,8 @@ pub(crate) struct PlanArgs {
     /// Client link: [COUNTx]SPEED, e.g. 2x10G (LACP), 1G, or none.
     #[arg(long, value_name = "LINK", default_value = "none")]
     link: String,
-    /// Client protocol: nfs, iscsi, smb, local (default: nfs with a link, else local).
+    /// Client protocol: nfs (an ESXi NFS datastore: every write stable), iscsi, smb,
+    /// local (default: nfs with a link, else local).
     #[arg(long, value_name = "PROTOCOL")]
     protocol: Option<String>,
     /// Workload to rank by: sync-4k, sequential, vm.
@@ -172,7 +174,8 @@ pub(crate) struct PlanArgs {
                          sim::uncertainty::DEFAULT_SAMPLES))]
     samples: Option<usize>,
 
-    /// Server RAM (bounds the sync data a log device can hold; the ARC of the predictions).
+    /// Server RAM (bounds the sync data a log device can hold; the ARC of the predictions);
+    /// G or GiB = 2^30 bytes, GB = 10^9.
     #[arg(long, value_name = "SIZE", default_value = "64GiB")]
     ram: String,
 

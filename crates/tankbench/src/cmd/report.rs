@@ -102,7 +102,8 @@ pub(crate) struct CompareArgs {
 pub(crate) struct ReportArgs {
     /// Result directories, files, run ids or label selectors [default: ./tankbench-results]
     sources: Vec<OsString>,
-    /// Output file ("-" for stdout). Replaces only a file tankbench wrote.
+    /// Output file ("-" for stdout) [default for html: report.html]. Replaces
+    /// only a file tankbench wrote.
     #[arg(short = 'o', long = "output")]
     output: Option<PathBuf>,
     /// Output format: the HTML page, or the table alone.
@@ -340,11 +341,6 @@ pub(crate) fn report(a: &ReportArgs) -> anyhow::Result<i32> {
     let sel = gather("report", &a.sources, &a.dir)?;
     let text = match a.format {
         ReportFormat::Html => {
-            if a.output.is_none() {
-                bail!(
-                    "report: --format=html needs -o FILE (e.g. -o report.html, or -o - for stdout)"
-                );
-            }
             let sources = if a.sources.is_empty() {
                 vec![a.dir.display().to_string()]
             } else {
@@ -366,12 +362,19 @@ pub(crate) fn report(a: &ReportArgs) -> anyhow::Result<i32> {
         ReportFormat::Markdown => grouped_table(&Grouping::new(&sel.runs)).to_markdown(),
         ReportFormat::Csv => grouped_table(&Grouping::new(&sel.runs)).to_csv(),
     };
-    match &a.output {
-        Some(path) => write_to("report", path, text.as_bytes())?,
-        None => emit(&text)?,
+    match (&a.output, a.format) {
+        (Some(path), _) => write_to("report", path, text.as_bytes())?,
+        // A page on a terminal helps nobody: it goes to report.html here,
+        // under write_output's rule (a report.html tankbench did not write
+        // is refused, with the reason, and left alone).
+        (None, ReportFormat::Html) => write_to("report", Path::new(DEFAULT_HTML), text.as_bytes())?,
+        (None, _) => emit(&text)?,
     }
     Ok(0)
 }
+
+/// Where `report` writes its page when no `-o` is given.
+const DEFAULT_HTML: &str = "report.html";
 
 pub(crate) fn chart(a: &ChartArgs) -> anyhow::Result<i32> {
     let Some(kind) = ChartKind::parse(&a.kind) else {

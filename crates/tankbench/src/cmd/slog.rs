@@ -8,7 +8,6 @@ use fileio::slog::{PerSize, SlogResult, SlogSpec, SyncMethod, TargetKind};
 use report::atomic::{check_new_file, write_atomically, Existing};
 use report::table::{Cell, Table};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum OutputFormat {
@@ -36,13 +35,13 @@ pub(crate) struct SlogArgs {
     /// A directory (a scratch file tankbench-slog.PID is made there and
     /// removed) or a block device (only with --destructive).
     path: PathBuf,
-    /// The first write size (a power of two, at least 512; K, M suffixes).
+    /// The first write size (a power of two, at least 512; K = KiB, M = MiB).
     #[arg(long, default_value = "512")]
     min_size: String,
-    /// The last write size (a power of two, at most 16M).
+    /// The last write size (a power of two, at most 16M; M = MiB).
     #[arg(long, default_value = "1M")]
     max_size: String,
-    /// How long each size runs (e.g. 2s, 500ms; a plain number is seconds).
+    /// How long each size runs (e.g. 2s, 500ms, 1m; a plain number is seconds).
     #[arg(long, default_value = "2s")]
     time_per_size: String,
     /// Writes per size instead of a time.
@@ -68,28 +67,8 @@ pub(crate) struct SlogArgs {
     json: Option<PathBuf>,
 }
 
-/// `2s`, `500ms`, `1m` or a plain number of seconds.
-pub(crate) fn parse_duration(option: &str, text: &str) -> anyhow::Result<Duration> {
-    let bad = || {
-        anyhow::anyhow!(
-            "{option}={text}: not a duration (accepted: a number with an optional ms, s or m suffix, e.g. 2s)"
-        )
-    };
-    let (number, unit_ms) = if let Some(n) = text.strip_suffix("ms") {
-        (n, 1.0)
-    } else if let Some(n) = text.strip_suffix('s') {
-        (n, 1e3)
-    } else if let Some(n) = text.strip_suffix('m') {
-        (n, 60e3)
-    } else {
-        (text, 1e3)
-    };
-    let v: f64 = number.parse().map_err(|_| bad())?;
-    if !v.is_finite() || v < 0.0 || v * unit_ms > 1e12 {
-        return Err(bad());
-    }
-    Ok(Duration::from_secs_f64(v * unit_ms / 1e3))
-}
+/// The one duration syntax of every option (`--time-per-size`, `quick --time`, ...).
+pub(crate) use super::options::parse_duration;
 
 fn parse_size(option: &str, text: &str) -> anyhow::Result<u64> {
     match fileio::sysbench::args::size_value(text) {
@@ -255,6 +234,7 @@ pub(crate) fn run(a: &SlogArgs) -> anyhow::Result<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn durations_and_sizes() {
