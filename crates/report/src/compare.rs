@@ -110,6 +110,55 @@ pub fn metrics(run: &RunResult) -> Vec<(String, Better, f64)> {
     m
 }
 
+/// `--repeat=N`'s closing summary, as hyperfine closes its runs: per figure
+/// the mean ± sd and the min–max over the N runs (the figures `compare`
+/// compares). A figure zero in every run (write MiB/s of a read test) is
+/// left out.
+pub fn repeats_table(results: &[RunResult]) -> Table {
+    let mut series: Vec<(String, Vec<f64>)> = Vec::new();
+    for run in results {
+        for (name, _, value) in metrics(run) {
+            match series.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, values)) => values.push(value),
+                None => series.push((name, vec![value])),
+            }
+        }
+    }
+    let mut t = Table::new(&[
+        ("figure", false),
+        ("mean ± sd", true),
+        ("min", true),
+        ("max", true),
+    ]);
+    for (name, values) in series {
+        if values.iter().all(|v| *v == 0.0) {
+            continue;
+        }
+        // A latency under 1 ms in every run reads in µs (3.24, not 0.00324).
+        let (name, values) = match name.strip_suffix(" ms") {
+            Some(stem) if values.iter().all(|v| *v < 1.0) => (
+                format!("{stem} µs"),
+                values.iter().map(|v| v * 1000.0).collect::<Vec<f64>>(),
+            ),
+            _ => (name, values),
+        };
+        let Some(s) = Summary::of(&values) else {
+            continue;
+        };
+        t.rows.push(vec![
+            Cell::Text(name),
+            Cell::Stat(Some(s)),
+            Cell::Num(Some(s.min)),
+            Cell::Num(Some(s.max)),
+        ]);
+    }
+    t.notes.push(format!(
+        "Over {} runs (--repeat); sd is the sample standard deviation.",
+        results.len()
+    ));
+    t
+}
+
 impl Comparison {
     pub fn new(a: &Selection, b: &Selection, alpha: f64) -> Comparison {
         let (ma, mb) = (collect(&a.runs_results()), collect(&b.runs_results()));

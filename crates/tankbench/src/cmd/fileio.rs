@@ -141,7 +141,7 @@ pub fn sysbench_main(args: Vec<OsString>) -> anyhow::Result<i32> {
     // --repeat=N closes with the figures over the N runs, as hyperfine does;
     // JSON output stays JSON alone.
     if ext.format == fileio::options::Format::Text && invocation.results.len() > 1 {
-        let table = report::table::repeats_table(&invocation.results);
+        let table = report::compare::repeats_table(&invocation.results);
         fileio::console::to_stdout(
             format!(
                 "\nSummary of {} runs:\n{}",
