@@ -708,11 +708,22 @@ pub struct PredictionInterval {
     pub sensitivity: Vec<Sensitivity>,
 }
 
+/// One figure's prediction: the typical-parameter point and the interval a
+/// user reads (`low`-`high`: the parameters' spread widened by the model's
+/// structural error, estimated out of sample on published measurements).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct FigureInterval {
     pub point: f64,
     pub low: f64,
     pub high: f64,
+    /// The parameters' spread alone (10th-90th percentile of the sampled
+    /// predictions, holding the point), before the structural error: what
+    /// the validation's conformal step scores (absent in results written
+    /// before the structural error was added).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameters_low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameters_high: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]

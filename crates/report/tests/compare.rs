@@ -316,6 +316,8 @@ fn two_predictions_are_compared_by_their_intervals() {
                     point: read_mib,
                     low,
                     high,
+                    parameters_low: None,
+                    parameters_high: None,
                 },
             )]
             .into_iter()

@@ -25,6 +25,7 @@ pub mod profile;
 pub mod queue;
 mod server;
 pub mod sourced_ranges;
+pub mod structural;
 pub mod system;
 pub mod uncertainty;
 

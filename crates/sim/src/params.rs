@@ -11,7 +11,8 @@
 //! held to it by `crates/sim/tests/params_doc.rs`.
 
 use zfs_model::disk::DiskClass;
-use zfs_model::diskmodel::ModelParams;
+use zfs_model::diskmodel::{ModelParams, UNKNOWN_FLASH};
+use zfs_model::estimate::Estimate;
 
 pub use crate::sourced_ranges::{
     SourcedRange, CPU_CONTENTION, CPU_US_PER_MIB, SERVER_CPU_US_LOCAL,
@@ -153,7 +154,7 @@ pub static PARAMS: [ParamRow; 8] = [
                 otherwise_low: 0.33,
                 otherwise_high: 3.0,
             },
-            source: "a device named by its class: the class's published write + flush range (zfs_model::disk::DiskClass::write_flush_ms), its write time in proportion; a built-in that is no class x0.33-x3, an estimate; a device given by its figures is not sampled",
+            source: "a device named by its class: the class's published write + flush range (zfs_model::disk::DiskClass::write_flush_ms), its write time in proportion; a flash device of unknown kind (flash-unknown) every flash class's range; a built-in that is no class x0.33-x3, an estimate; a device given by its figures is not sampled",
         },
         remote_range: None,
         bounds: Bounds {
@@ -552,10 +553,16 @@ pub(crate) fn device_entry_mut(model: &mut SystemModel, role: DeviceRole) -> &mu
     &mut model.pool.disk
 }
 
-/// The flash class a device entry names, if it names one by class.
-pub(crate) fn named_class(entry: &DeviceSpec) -> Option<DiskClass> {
+/// The write + flush range of the flash device an entry names by class: its
+/// class's, or every flash class's for a flash device of unknown kind
+/// (`flash-unknown`). `None` for a device given by its figures, a hard disk
+/// (its flush follows from its mechanics) and a built-in that is no class.
+pub(crate) fn named_flash_range(entry: &DeviceSpec) -> Option<Estimate> {
     match entry {
-        DeviceSpec::Name(name) => DiskClass::parse(name).ok(),
+        DeviceSpec::Name(name) if name.trim().eq_ignore_ascii_case(UNKNOWN_FLASH) => {
+            Some(DiskClass::any_flash_write_flush_ms())
+        }
+        DeviceSpec::Name(name) => DiskClass::parse(name).ok()?.write_flush_ms(),
         DeviceSpec::Model(_) => None,
     }
 }

@@ -30,14 +30,16 @@ use fileio::options::RunSpec;
 use fileio::result::{FigureInterval, LatencyKey, PredictionInterval, RunResult, Sensitivity};
 use fileio::rng::SeededStream;
 
-use zfs_model::disk::DiskClass;
 use zfs_model::diskmodel::{FlashParams, ModelParams};
+use zfs_model::estimate::Estimate;
 
 use crate::convergence::RunOptions;
 use crate::params::{
-    current_value, device_entry, device_entry_mut, named_class, set_value, Moves, Param, RangeRule,
+    current_value, device_entry, device_entry_mut, named_flash_range, set_value, Moves, Param,
+    RangeRule,
 };
 use crate::profile::Profile;
+use crate::structural::{Direction, StructuralError};
 use crate::system::{DeviceSpec, Protocol, SystemModel};
 use crate::SimError;
 
@@ -90,23 +92,28 @@ pub struct Span {
 const CLASS_WRITE_BYTES: u64 = 4096;
 
 /// The device parameter `p` is about, when the system names it by a flash
-/// disk class: the class and its model. `None` for other parameters, a
+/// disk class (or as a flash device of unknown kind): the class's write +
+/// flush range and the device's model. `None` for other parameters, a
 /// device given by its figures, a hard disk (its write + flush follows from
 /// its mechanics) and a built-in that is no class.
-fn class_device(model: &SystemModel, p: Param) -> Option<(DiskClass, FlashParams)> {
-    let class = named_class(device_entry(model, p.row().device?)?)?;
-    class.write_flush_ms()?;
-    match ModelParams::for_class(class) {
-        ModelParams::Flash(f) => Some((class, f)),
+fn class_device(model: &SystemModel, p: Param) -> Option<(Estimate, FlashParams)> {
+    let entry = device_entry(model, p.row().device?)?;
+    let range = named_flash_range(entry)?;
+    let DeviceSpec::Name(name) = entry else {
+        return None;
+    };
+    match ModelParams::builtin(name)?.1 {
+        ModelParams::Flash(f) => Some((range, f)),
         _ => None,
     }
 }
 
-/// The flush range of a device of `class` modelled as `f`: the flush at
-/// which, with the write time in proportion, a 4 KiB write + flush takes the
-/// class's low and its high, widened so that those two are the sampled
-/// range's 10th and 90th percentiles (its log-uniform tails), and to hold
-/// the model's own flush, so the typical is always inside.
+/// The flush range of a device modelled as `f` whose 4 KiB write + flush
+/// lies in `range` (its class's): the flush at which, with the write time
+/// in proportion, a 4 KiB write + flush takes the range's low and its high,
+/// widened so that those two are the sampled range's 10th and 90th
+/// percentiles (its log-uniform tails), and to hold the model's own flush,
+/// so the typical is always inside.
 ///
 /// Why widened: the class's low and high are the fastest and slowest of the
 /// 3 to 6 devices published for it, and the extremes of a sample of n sit
@@ -114,16 +121,15 @@ fn class_device(model: &SystemModel, p: Param) -> Option<(DiskClass, FlashParams
 /// its mirror), so devices of the class beyond them are to be expected. An
 /// 80 % interval that stopped short of the published devices would leave
 /// out devices that are known to exist.
-fn class_range(class: DiskClass, f: &FlashParams) -> Option<(f64, f64)> {
-    let r = class.write_flush_ms()?;
+fn class_range(range: Estimate, f: &FlashParams) -> (f64, f64) {
     let speed = |t: f64| f.speed_for(CLASS_WRITE_BYTES, t).unwrap_or(1.0);
-    let (low, high) = (speed(r.low), speed(r.high));
+    let (low, high) = (speed(range.low), speed(range.high));
     // Log-uniform over [a, b] has its 10th and 90th percentiles at
     // a * (b/a)^0.1 and a * (b/a)^0.9: put those at (low, high).
     let tail = (1.0 - CONFIDENCE) / 2.0;
     let widen = (high / low).max(1.0).powf(tail / CONFIDENCE);
     let (low, high) = ((low / widen).min(1.0), (high * widen).max(1.0));
-    Some((f.flush_ms * low, f.flush_ms * high))
+    (f.flush_ms * low, f.flush_ms * high)
 }
 
 /// The ranges of the parameters that apply to `model` (a profile's fitted
@@ -146,7 +152,7 @@ pub fn spans(model: &SystemModel, profile: Option<&Profile>) -> Result<Vec<Span>
             .and_then(|role| device_entry(model, role))
             .is_some_and(|d| matches!(d, DeviceSpec::Model(_)));
         let (mut low, mut high) = match class_device(model, p) {
-            Some((class, f)) => class_range(class, &f).unwrap_or((typical, typical)),
+            Some((range, f)) => class_range(range, &f),
             // The user's own figures: only a fit's uncertainty widens them.
             None if given => (f64::NEG_INFINITY, f64::INFINITY),
             None => {
@@ -364,6 +370,15 @@ pub fn figures(r: &RunResult) -> Figures {
     ]
 }
 
+/// Whether a figure of [`FIGURES`] is a rate or a latency.
+fn direction(name: &str) -> Direction {
+    if name.ends_with("_ms") {
+        Direction::Latency
+    } else {
+        Direction::Rate
+    }
+}
+
 /// The headline figure sensitivity is ranked on: writes/s when the run
 /// writes, else reads/s.
 fn headline(point: &Figures) -> usize {
@@ -402,18 +417,23 @@ pub fn interval(
     outputs: &[Figures],
 ) -> RunResult {
     let point_figs = figures(&point);
+    let structural = StructuralError::current();
     let mut table = BTreeMap::new();
     for (i, name) in FIGURES.iter().enumerate() {
         let mut v: Vec<f64> = outputs.iter().map(|f| f[i]).collect();
         v.sort_by(f64::total_cmp);
         let p = point_figs[i];
         // The point is a prediction too: the interval always holds it.
+        let (low, high) = (percentile(&v, 0.1).min(p), percentile(&v, 0.9).max(p));
+        let (wide_low, wide_high) = structural.widen(low, high, direction(name));
         table.insert(
             (*name).to_string(),
             FigureInterval {
                 point: p,
-                low: percentile(&v, 0.1).min(p),
-                high: percentile(&v, 0.9).max(p),
+                low: wide_low,
+                high: wide_high,
+                parameters_low: Some(low),
+                parameters_high: Some(high),
             },
         );
     }
@@ -443,10 +463,11 @@ pub fn interval(
         confidence: CONFIDENCE,
         samples: outputs.len(),
         method: format!(
-            "Latin hypercube over {} parameter ranges (log-uniform where they span x3 or more), common random numbers (seed {}); samples stop at +-{:.0} % (95 %); 10th-90th percentile; sensitivity: partial rank correlation (PRCC) with {}",
+            "Latin hypercube over {} parameter ranges (log-uniform where they span x3 or more), common random numbers (seed {}); samples stop at +-{:.0} % (95 %); 10th-90th percentile, {}; sensitivity: partial rank correlation (PRCC) with {}",
             sampled.spans.len(),
             design.seed,
             crate::convergence::SAMPLE_HALF_WIDTH * 100.0,
+            structural.describe(),
             FIGURES[h]
         ),
         sensitivity,

@@ -43,7 +43,8 @@ const LOCAL_SSD: &str = "name = \"local-ssd\"\n[client]\nprotocol = \"local\"\n[
 
 /// The reference box without its log device (the issue 21 cell).
 fn reference_without_log() -> SystemModel {
-    let text = example_text("reference-nas.toml").replace("log = \"ssd-sata\"", "log = \"none\"");
+    let text =
+        example_text("reference-nas.toml").replace("log = \"flash-unknown\"", "log = \"none\"");
     SystemModel::from_toml(&text).unwrap()
 }
 

@@ -449,7 +449,7 @@ fn threads_are_within_five_percent_on_a_no_log_raidz_cell() {
     .unwrap();
     for layout in ["1xraidz3-24", "2xraidz2-12", "3xraidz2-8"] {
         let text = REFERENCE
-            .replace("log = \"ssd-sata\"", "log = \"none\"")
+            .replace("log = \"flash-unknown\"", "log = \"none\"")
             .replace("layout = \"3xraidz2-8\"", &format!("layout = \"{layout}\""));
         let r = simulate(&s, &system(&text)).unwrap();
         assert!(

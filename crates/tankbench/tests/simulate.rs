@@ -71,7 +71,7 @@ fn reference_system_prints_a_prediction_in_sysbench_layout() {
     for part in [
         "reference-nas",
         "3xraidz2-8",
-        "log ssd-sata",
+        "log flash-unknown",
         "2x10G",
         "esxi-6.5-nfs",
     ] {

@@ -97,6 +97,24 @@ impl DiskClass {
         (!self.is_rotational()).then(|| self.default_perf().positioning_ms)
     }
 
+    /// The write + flush range over every flash class
+    /// ([`DiskClass::write_flush_ms`]): a flash device whose kind is not
+    /// known could be any of them, from a power-loss-protected NVMe to a
+    /// consumer drive that programs its cache on every flush. The typical is
+    /// the power-loss-protected SATA SSD's, the kind OpenZFS advises for a
+    /// log device (crate::diskmodel::UNKNOWN_FLASH).
+    pub fn any_flash_write_flush_ms() -> Estimate {
+        let ranges: Vec<Estimate> = DiskClass::ALL
+            .into_iter()
+            .filter_map(DiskClass::write_flush_ms)
+            .collect();
+        Estimate::new(
+            ranges.iter().map(|r| r.low).fold(f64::INFINITY, f64::min),
+            DiskClass::SsdSata.default_perf().positioning_ms.typical,
+            ranges.iter().map(|r| r.high).fold(0.0, f64::max),
+        )
+    }
+
     /// The class defaults.
     pub fn default_perf(self) -> DiskPerf {
         match self {

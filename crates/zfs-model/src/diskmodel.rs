@@ -396,14 +396,22 @@ pub const NO_DELAY: &str = "none";
 /// negative control of durability checks. No disk class: nobody plans with it.
 pub const LYING_SSD: &str = "ssd-sata-lying";
 
+/// A flash device of unknown kind: what a system description says when its
+/// author knows only "an SSD" or "a 10 GB ZIL". It runs as the kind the
+/// OpenZFS documentation advises for a log device (a SATA SSD with
+/// power-loss protection: "a ~4 GB partition on a power-loss-protected
+/// SSD"), and a prediction's interval samples every flash class
+/// ([`crate::disk::DiskClass::any_flash_write_flush_ms`]).
+pub const UNKNOWN_FLASH: &str = "flash-unknown";
+
 /// Names of the built-in models, for error messages and docs: the disk
-/// classes of zfs-model (the names `plan --class` takes), `ssd-sata-lying`
-/// and `none`.
+/// classes of zfs-model (the names `plan --class` takes), `ssd-sata-lying`,
+/// `flash-unknown` and `none`.
 pub fn builtin_names() -> Vec<&'static str> {
     DiskClass::ALL
         .iter()
         .map(|c| c.name())
-        .chain([LYING_SSD, NO_DELAY])
+        .chain([LYING_SSD, UNKNOWN_FLASH, NO_DELAY])
         .collect()
 }
 
@@ -417,6 +425,9 @@ impl ModelParams {
         }
         if name.trim().eq_ignore_ascii_case(LYING_SSD) {
             return Some((LYING_SSD, ModelParams::Flash(FlashParams::sata_lying())));
+        }
+        if name.trim().eq_ignore_ascii_case(UNKNOWN_FLASH) {
+            return Some((UNKNOWN_FLASH, ModelParams::for_class(DiskClass::SsdSata)));
         }
         let class = DiskClass::parse(name).ok()?;
         Some((class.name(), ModelParams::for_class(class)))
