@@ -224,6 +224,11 @@ pub(crate) fn run(a: &CalibrateArgs) -> anyhow::Result<i32> {
         )?;
     // The report names measurements and systems read from files.
     super::write_stdout(report::escape::terminal_lines(&c.report()).as_bytes())?;
+    // A fit at a physical bound is still the answer (exit 0): the best
+    // physical fit, with what it cannot reach said on stderr.
+    for w in c.warnings() {
+        super::write_stderr_line(&format!("warning: {w}"));
+    }
     if let Some(path) = &a.save_profile {
         write_atomically(path, c.profile().to_toml().as_bytes(), Existing::Keep).map_err(|e| {
             anyhow::anyhow!("simulate calibrate: --save-profile {}: {e}", path.display())
