@@ -474,10 +474,17 @@ impl Fitter<'_> {
             .map(|p| p.bounds(self.access).high.ln())
             .collect();
         let mut error = None;
+        // exp(ln(bound)) can land a hair outside the bound: clamped, so a
+        // value at a bound is the bound.
+        let access = self.access;
+        let value_at = move |p: Param, xi: f64| {
+            let b = p.bounds(access);
+            xi.exp().clamp(b.low, b.high)
+        };
         let mut eval = |x: &[f64]| -> f64 {
             let mut m = model.clone();
             for (&p, &xi) in params.iter().zip(x) {
-                if let Err(e) = set_value(&mut m, p, xi.exp()) {
+                if let Err(e) = set_value(&mut m, p, value_at(p, xi)) {
                     error.get_or_insert(e);
                     return f64::INFINITY;
                 }
@@ -496,7 +503,7 @@ impl Fitter<'_> {
         }
         let mut m = model.clone();
         for (&p, &xi) in params.iter().zip(&x) {
-            set_value(&mut m, p, xi.exp())?;
+            set_value(&mut m, p, value_at(p, xi))?;
         }
         Ok((m, f))
     }

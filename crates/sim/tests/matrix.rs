@@ -251,7 +251,10 @@ fn a_log_axis_moves_the_fitted_flush_by_the_classes_ratio() {
         "{} vs {want}",
         flush_of(&cells[1])
     );
-    assert!(flush_of(&cells[1]) < flush_of(&cells[0]), "nvme is the faster class");
+    assert!(
+        flush_of(&cells[1]) < flush_of(&cells[0]),
+        "nvme is the faster class"
+    );
     for c in &cells {
         let cpu = sim::profile::current_value(&c.system, sim::profile::Param::ServerCpuUs)
             .unwrap()
@@ -503,7 +506,10 @@ fn a_flush_carried_to_another_log_device_keeps_a_range_and_the_measured_one_narr
     );
     let carried = span(&cells[1], sim::profile::Param::CommitFlushMs);
     assert!(carried.low < carried.typical && carried.typical < carried.high);
-    assert!(carried.high / carried.low > 5.0, "a whole range: {carried:?}");
+    assert!(
+        carried.high / carried.low > 5.0,
+        "a whole range: {carried:?}"
+    );
     for c in &cells {
         let cpu = span(c, sim::profile::Param::ServerCpuUs);
         assert!(
