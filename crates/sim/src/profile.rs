@@ -154,7 +154,9 @@ pub struct Applied {
 }
 
 /// Apply `profile`, fitted on `base`, to `cell`: `base` with the fields
-/// `axes` (dotted, as a matrix axis sets them) replaced.
+/// `axes` (dotted, as a matrix axis or a command-line override sets them)
+/// replaced, so a matrix cell and the same system given by overrides get
+/// the same values.
 ///
 /// A fitted value whose parameter the cell gives the same value as `base`
 /// (its axes changed nothing it stands on) applies as fitted. One the cell
@@ -164,7 +166,7 @@ pub struct Applied {
 /// (another link class), cut to the cell's bounds; a client's values are
 /// the cell's own client's. An axis that sets the parameter itself wins,
 /// and a value the cell's client does not allow is left out.
-pub(crate) fn apply_profile_to_cell(
+pub fn apply_profile_to_cell(
     cell: &mut SystemModel,
     base: &SystemModel,
     profile: &Profile,

@@ -642,26 +642,31 @@ fn a_matrix_cell_equal_to_the_calibrated_system_predicts_what_simulate_profile_d
             .as_f64()
             .unwrap()
     };
-    let mut args = vec![
-        "simulate",
-        "--system",
-        "reference-nas.toml",
-        "--profile",
-        "p.toml",
-        "--intervals=off",
-        "--",
-    ];
-    args.extend_from_slice(&workload);
-    args.extend_from_slice(&["--format=json", "run"]);
-    let r = tb(d.path(), &args);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    let alone: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let alone = |overrides: &[&str]| {
+        let mut args = vec![
+            "simulate",
+            "--system",
+            "reference-nas.toml",
+            "--profile",
+            "p.toml",
+            "--intervals=off",
+        ];
+        args.extend_from_slice(overrides);
+        args.push("--");
+        args.extend_from_slice(&workload);
+        args.extend_from_slice(&["--format=json", "run"]);
+        let r = tb(d.path(), &args);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        (doc["rates"]["writes_per_s"].as_f64().unwrap(), r.stderr)
+    };
     let calibrated = writes("ssd-sata", "2x10G");
-    assert_eq!(
-        calibrated,
-        alone["rates"]["writes_per_s"].as_f64().unwrap(),
-        "the calibrated cell"
-    );
+    assert_eq!(calibrated, alone(&[]).0, "the calibrated cell");
+    // An override is a one-cell axis: the fit carries the same way, and
+    // says so.
+    let (nvme, notes) = alone(&["--log", "nvme"]);
+    assert_eq!(nvme, writes("nvme", "2x10G"));
+    assert!(notes.contains("commit_device.flush_ms carried"), "{notes}");
     // A slower link class writes less, a faster log class more.
     assert!(writes("ssd-sata", "2x1G") < calibrated);
     assert!(writes("nvme", "2x10G") > calibrated);
