@@ -653,6 +653,53 @@ impl Fitter<'_> {
 }
 
 impl Fitter<'_> {
+    /// The outcome of each fitted continuous parameter of `best` (the fit of
+    /// `model`) in `outcomes` (steps 5 and 6): at a bound, or fitted with
+    /// its 1σ. One at a bound is held there: the curvature is the others'
+    /// (it still counts as fitted in the degrees of freedom, as do `extra`
+    /// more, the round trips).
+    fn continuous_outcomes(
+        &mut self,
+        model: &SystemModel,
+        best: &SystemModel,
+        continuous: &[Param],
+        extra: usize,
+        chi2: f64,
+        outcomes: &mut Outcomes,
+    ) -> Result<(), SimError> {
+        let mut interior = Vec::new();
+        for &p in continuous {
+            let value = current_value(best, p)?.unwrap_or(0.0);
+            match p.at_bound(self.access, value) {
+                Some(side) => set_outcome(
+                    outcomes,
+                    p,
+                    Outcome::AtBound {
+                        value,
+                        side,
+                        start: current_value(model, p)?.unwrap_or(0.0),
+                    },
+                ),
+                None => interior.push(p),
+            }
+        }
+        let held = continuous.len() - interior.len() + extra;
+        let sigmas = self.sigmas(best, &interior, held, chi2)?;
+        for (&p, sigma) in interior.iter().zip(&sigmas) {
+            let value = current_value(best, p)?.unwrap_or(0.0);
+            set_outcome(
+                outcomes,
+                p,
+                Outcome::Fitted {
+                    value,
+                    uncertainty: value * sigma,
+                    start: current_value(model, p)?.unwrap_or(0.0),
+                },
+            );
+        }
+        Ok(())
+    }
+
     /// Every run's measured and predicted figures on `model`.
     fn run_fits(&mut self, model: &SystemModel) -> Result<Vec<RunFit>, SimError> {
         let predicted = self.predict(model)?;
@@ -785,39 +832,14 @@ pub fn calibrate_only(
         start = best;
     };
     let trips_fitted = accepted.contains(&Param::FsyncRoundTrips);
-    // A parameter at a bound is held there: the curvature is the others'
-    // (it still counts as fitted in the degrees of freedom).
-    let mut interior = Vec::new();
-    for &p in &continuous {
-        let value = current_value(&best, p)?.unwrap_or(0.0);
-        match p.at_bound(fitter.access, value) {
-            Some(side) => set_outcome(
-                &mut outcomes,
-                p,
-                Outcome::AtBound {
-                    value,
-                    side,
-                    start: current_value(model, p)?.unwrap_or(0.0),
-                },
-            ),
-            None => interior.push(p),
-        }
-    }
-    let held = continuous.len() - interior.len() + usize::from(trips_fitted);
-    let sigmas = fitter.sigmas(&best, &interior, held, chi2)?;
-    for (&p, sigma) in interior.iter().zip(&sigmas) {
-        let value = current_value(&best, p)?.unwrap_or(0.0);
-        let start_value = current_value(model, p)?.unwrap_or(0.0);
-        set_outcome(
-            &mut outcomes,
-            p,
-            Outcome::Fitted {
-                value,
-                uncertainty: value * sigma,
-                start: start_value,
-            },
-        );
-    }
+    fitter.continuous_outcomes(
+        model,
+        &best,
+        &continuous,
+        usize::from(trips_fitted),
+        chi2,
+        &mut outcomes,
+    )?;
     if trips_fitted {
         set_outcome(
             &mut outcomes,
@@ -1481,65 +1503,7 @@ impl Calibration {
             "parameter", "value", "±1σ", "before"
         );
         for (p, o) in &self.params {
-            match o {
-                Outcome::Fitted {
-                    value,
-                    uncertainty,
-                    start,
-                } => {
-                    let _ = writeln!(
-                        s,
-                        "{:<26} {:>12} {:>12} {:>12}  fitted ({})",
-                        p.name(),
-                        fmt_num(*value),
-                        fmt_num(*uncertainty),
-                        fmt_num(*start),
-                        p.describe()
-                    );
-                }
-                Outcome::AtBound { value, side, start } => {
-                    let _ = writeln!(
-                        s,
-                        "{:<26} {:>12} {:>12} {:>12}  at its {} bound: the best physical fit, not a measurement (see the warning)",
-                        p.name(),
-                        fmt_num(*value),
-                        AT_ITS_BOUND,
-                        fmt_num(*start),
-                        side.word()
-                    );
-                }
-                Outcome::Probed {
-                    value,
-                    uncertainty,
-                    start,
-                    source,
-                    at_bound,
-                } => {
-                    let _ = writeln!(
-                        s,
-                        "{:<26} {:>12} {:>12} {:>12}  from the probe: {source}",
-                        p.name(),
-                        fmt_num(*value),
-                        if at_bound.is_some() {
-                            AT_ITS_BOUND.to_string()
-                        } else {
-                            fmt_num(*uncertainty)
-                        },
-                        fmt_num(*start),
-                    );
-                }
-                Outcome::NotIdentified { value, reason } => {
-                    let v = value.map_or_else(|| "-".to_string(), fmt_num);
-                    let _ = writeln!(
-                        s,
-                        "{:<26} {:>12} {:>12} {:>12}  not identified: {reason}",
-                        p.name(),
-                        v,
-                        "-",
-                        v
-                    );
-                }
-            }
+            s.push_str(&param_line(p, o));
         }
         if self.runs.is_empty() {
             let _ = writeln!(s, "\nNo measured runs: nothing fitted.");
@@ -1619,6 +1583,73 @@ impl Calibration {
         }
         out
     }
+}
+
+/// One parameter's line of [`Calibration::report`]: name, value, ±1σ, the
+/// value before and the status.
+fn param_line(p: &Param, o: &Outcome) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    match o {
+        Outcome::Fitted {
+            value,
+            uncertainty,
+            start,
+        } => {
+            let _ = writeln!(
+                s,
+                "{:<26} {:>12} {:>12} {:>12}  fitted ({})",
+                p.name(),
+                fmt_num(*value),
+                fmt_num(*uncertainty),
+                fmt_num(*start),
+                p.describe()
+            );
+        }
+        Outcome::AtBound { value, side, start } => {
+            let _ = writeln!(
+                    s,
+                    "{:<26} {:>12} {:>12} {:>12}  at its {} bound: the best physical fit, not a measurement (see the warning)",
+                    p.name(),
+                    fmt_num(*value),
+                    AT_ITS_BOUND,
+                    fmt_num(*start),
+                    side.word()
+                );
+        }
+        Outcome::Probed {
+            value,
+            uncertainty,
+            start,
+            source,
+            at_bound,
+        } => {
+            let _ = writeln!(
+                s,
+                "{:<26} {:>12} {:>12} {:>12}  from the probe: {source}",
+                p.name(),
+                fmt_num(*value),
+                if at_bound.is_some() {
+                    AT_ITS_BOUND.to_string()
+                } else {
+                    fmt_num(*uncertainty)
+                },
+                fmt_num(*start),
+            );
+        }
+        Outcome::NotIdentified { value, reason } => {
+            let v = value.map_or_else(|| "-".to_string(), fmt_num);
+            let _ = writeln!(
+                s,
+                "{:<26} {:>12} {:>12} {:>12}  not identified: {reason}",
+                p.name(),
+                v,
+                "-",
+                v
+            );
+        }
+    }
+    s
 }
 
 /// The ±1σ column of a value at a bound: it has none that was measured.

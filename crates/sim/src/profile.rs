@@ -186,7 +186,7 @@ pub fn apply_profile_to_cell(
         })?;
         if axes.contains(&p.name()) {
             notes.push(format!(
-                "{name} not applied: the matrix sets it, and its values apply"
+                "{name} not applied: it is set for this system, and that value applies"
             ));
             continue;
         }
@@ -194,64 +194,34 @@ pub fn apply_profile_to_cell(
             notes.push(format!("{name} not applied: {why}"));
             continue;
         }
-        let row = p.row();
         let on_base = current_value(base, p)?;
         let on_cell = current_value(&unfitted, p)?;
         let mut value = fitted.clone();
         if on_base != on_cell {
-            let replaced = axes.iter().find(|f| {
-                row.components
+            let changed = axes.iter().find(|f| {
+                p.row()
+                    .components
                     .iter()
                     .any(|c| *f == c || f.starts_with(&format!("{c}.")))
             });
-            let what = replaced.map_or_else(|| "the system".to_string(), |f| (*f).to_string());
-            let (Some(b), Some(c)) = (on_base, on_cell) else {
-                notes.push(format!(
-                    "{name} not applied: the calibrated system has no value of it to carry from"
-                ));
-                continue;
-            };
-            match row.carry {
-                Carry::Reset => {
+            let what = changed.map_or("the system", |f| *f);
+            match (on_base, on_cell) {
+                (Some(b), Some(c)) => match carry(p, fitted, b, c, what, access) {
+                    Ok((carried, note)) => {
+                        value = carried;
+                        notes.push(format!("{name} {note}"));
+                    }
+                    Err(why) => {
+                        notes.push(format!("{name} not applied: {why}"));
+                        continue;
+                    }
+                },
+                _ => {
                     notes.push(format!(
-                        "{name} not applied: the matrix sets {what}, whose own figures apply"
+                        "{name} not applied: the calibrated system has no value of it to carry from"
                     ));
                     continue;
                 }
-                Carry::Ratio if b > 0.0 => {
-                    value.value = fitted.value * c / b;
-                    value.uncertainty = fitted.uncertainty * c / b;
-                    notes.push(format!(
-                        "{name} carried: {} x {} (the cell's {what} against the calibrated one's)",
-                        crate::params::num(fitted.value),
-                        crate::params::num(c / b)
-                    ));
-                }
-                Carry::Ratio => {
-                    notes.push(format!(
-                        "{name} not applied: the calibrated system's value is 0, so the cell's {what} has no ratio to it"
-                    ));
-                    continue;
-                }
-                Carry::Difference => {
-                    value.value = fitted.value + (c - b);
-                    notes.push(format!(
-                        "{name} carried: {} {} {} (the cell's {what} against the calibrated one's)",
-                        crate::params::num(fitted.value),
-                        if c >= b { "+" } else { "-" },
-                        crate::params::num((c - b).abs())
-                    ));
-                }
-            }
-            value.carried = true;
-            let bounds = p.bounds(access);
-            if !(bounds.low..=bounds.high).contains(&value.value) {
-                value.value = value.value.clamp(bounds.low, bounds.high);
-                value.at_bound = p.at_bound(access, value.value);
-                notes.push(format!(
-                    "{name}: the carried value is cut to its bound, {}",
-                    crate::params::num(value.value)
-                ));
             }
         }
         let bounds = p.bounds(access);
@@ -282,6 +252,56 @@ pub fn apply_profile_to_cell(
         profile: applied,
         notes,
     })
+}
+
+/// `fitted`, fitted where `p` was `on_base`, carried to a system where the
+/// same system without the fit gives `on_cell` (`what` is the field that
+/// changed): the value and a note, or why it does not carry.
+fn carry(
+    p: Param,
+    fitted: &Fitted,
+    on_base: f64,
+    on_cell: f64,
+    what: &str,
+    access: crate::system::Protocol,
+) -> Result<(Fitted, String), String> {
+    use crate::params::num;
+    let mut value = fitted.clone();
+    let mut note = match p.row().carry {
+        Carry::Reset => return Err(format!("{what} is changed, and its own figures apply")),
+        Carry::Ratio if on_base > 0.0 => {
+            let k = on_cell / on_base;
+            value.value = fitted.value * k;
+            value.uncertainty = fitted.uncertainty * k;
+            format!(
+                "carried: {} x {} (this system's {what} against the calibrated one's)",
+                num(fitted.value),
+                num(k)
+            )
+        }
+        Carry::Ratio => {
+            return Err(format!(
+                "the calibrated system's value is 0, so this system's {what} has no ratio to it"
+            ))
+        }
+        Carry::Difference => {
+            value.value = fitted.value + (on_cell - on_base);
+            format!(
+                "carried: {} {} {} (this system's {what} against the calibrated one's)",
+                num(fitted.value),
+                if on_cell >= on_base { "+" } else { "-" },
+                num((on_cell - on_base).abs())
+            )
+        }
+    };
+    value.carried = true;
+    let bounds = p.bounds(access);
+    if !(bounds.low..=bounds.high).contains(&value.value) {
+        value.value = value.value.clamp(bounds.low, bounds.high);
+        value.at_bound = p.at_bound(access, value.value);
+        note.push_str(&format!(", cut to its bound {}", num(value.value)));
+    }
+    Ok((value, note))
 }
 
 #[cfg(test)]
@@ -378,6 +398,38 @@ disk = "ssd-sata"
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_value_past_this_clients_bound_is_left_out() {
+        // 1 µs a request: a local server may, an NFS server may not.
+        let mut parameters = BTreeMap::new();
+        parameters.insert("server.cpu_us".to_string(), Fitted::measured(1.0, 0.1));
+        let profile = Profile {
+            system: "box".into(),
+            method: "test".into(),
+            runs: vec![],
+            not_identified: vec![],
+            parameters,
+        };
+        let mut local = local_flash();
+        assert!(apply_profile(&mut local, &profile).unwrap().is_empty());
+        assert_eq!(
+            current_value(&local, Param::ServerCpuUs).unwrap(),
+            Some(1.0)
+        );
+        let mut nfs = local_flash();
+        nfs.client.protocol = crate::system::Protocol::LinuxNfs;
+        nfs.link.link = "10G".into();
+        let before = current_value(&nfs, Param::ServerCpuUs).unwrap();
+        let notes = apply_profile(&mut nfs, &profile).unwrap();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("server.cpu_us not applied: 1 is past its lower bound"),
+            "{}",
+            notes[0]
+        );
+        assert_eq!(current_value(&nfs, Param::ServerCpuUs).unwrap(), before);
     }
 
     #[test]

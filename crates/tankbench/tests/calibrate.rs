@@ -661,11 +661,16 @@ fn a_matrix_cell_equal_to_the_calibrated_system_predicts_what_simulate_profile_d
         (doc["rates"]["writes_per_s"].as_f64().unwrap(), r.stderr)
     };
     let calibrated = writes("ssd-sata", "2x10G");
-    assert_eq!(calibrated, alone(&[]).0, "the calibrated cell");
+    // The same simulation: the same figure to the bit.
+    assert_eq!(
+        calibrated.to_bits(),
+        alone(&[]).0.to_bits(),
+        "the calibrated cell"
+    );
     // An override is a one-cell axis: the fit carries the same way, and
     // says so.
     let (nvme, notes) = alone(&["--log", "nvme"]);
-    assert_eq!(nvme, writes("nvme", "2x10G"));
+    assert_eq!(nvme.to_bits(), writes("nvme", "2x10G").to_bits());
     assert!(notes.contains("commit_device.flush_ms carried"), "{notes}");
     // A slower link class writes less, a faster log class more.
     assert!(writes("ssd-sata", "2x1G") < calibrated);
