@@ -13,8 +13,9 @@
 //! cannot move ([`moves`]); a profile's fitted parameters narrow to their
 //! fitted ±2σ, except a value the fit left at a physical bound or a matrix
 //! carried to another component (crate::profile::Fitted::narrows), which
-//! keeps its whole range. One [`Design`] can sample many systems at the same quantiles
-//! (a matrix's cells, crate::matrix), so their intervals compare fairly.
+//! keeps its whole range. One [`Design`] can sample many systems at the
+//! same quantiles (a matrix's cells, crate::matrix), so their intervals
+//! compare fairly.
 //!
 //! A device the system names by its class (`log = "nvme-noplp"`,
 //! `pool.disk = "ssd-sata"`) could be any device of the class: its range is
