@@ -18,12 +18,19 @@
 //!    sensitivities are not (nearly) a combination of those already
 //!    accepted; otherwise it is reported as not identified and keeps the
 //!    system's value.
-//! 4. The fit is Nelder–Mead in log space within [`Param::bounds`]; the
-//!    integer round trips per fsync, when identified, are tried one value at
-//!    a time with the others fitted for each.
+//! 4. The fit is Nelder–Mead in log space within [`Param::bounds`], the
+//!    physical bounds for the system's client; the integer round trips per
+//!    fsync, when identified, are tried one value at a time with the others
+//!    fitted for each.
 //! 5. Uncertainty (1σ) from the curvature at the optimum: the Gauss–Newton
 //!    covariance (JᵀJ)⁻¹ of the weighted log residuals, scaled up by the
 //!    reduced χ² when the fit is worse than the noise.
+//! 6. A continuous parameter the fit left at one of its bounds
+//!    ([`Param::at_bound`]) is reported as such ([`Outcome::AtBound`]), with
+//!    no 1σ: the measurements asked for a value no device, link or CPU has,
+//!    so the model cannot reach them, and [`Calibration::warnings`] say so
+//!    with the gap that is left. The round trips per fsync are a count whose
+//!    lower bound, 1, is an ordinary value: they are not flagged.
 
 use fileio::options::{IoMode, RunSpec};
 use fileio::probe::{ProbeOp, ProbeResult, Transport};
@@ -31,7 +38,7 @@ use fileio::result::{Environment, LatencyKey, ResultKind, RunResult};
 
 use crate::components::{LinkPath, LogDevice, Pool, LR_WRITE_BYTES};
 
-use crate::params::{current_value, not_applicable, set_value, Param};
+use crate::params::{current_value, not_applicable, set_value, BoundSide, Param};
 use crate::profile::{Fitted, Profile};
 use crate::system::{DeviceSpec, Protocol, SystemModel};
 use crate::{CalibrateError, SimError};
@@ -257,6 +264,15 @@ pub enum Outcome {
         /// The system's value before the fit.
         start: f64,
     },
+    /// Fitted, but the best value sits at a physical bound
+    /// ([`Param::bounds`]): the runs asked for a value past it. No 1σ: at
+    /// a bound the objective has no minimum to measure the curvature of.
+    AtBound {
+        value: f64,
+        side: BoundSide,
+        /// The system's value before the fit.
+        start: f64,
+    },
     NotIdentified {
         /// The system's value, kept (`None` when the parameter does not
         /// apply to the system).
@@ -273,6 +289,8 @@ pub enum Outcome {
         start: f64,
         /// How the value follows from the probe's figures.
         source: String,
+        /// The bound the probe's figure was moved to, when it was past it.
+        at_bound: Option<BoundSide>,
     },
 }
 
@@ -315,12 +333,20 @@ struct Fitter<'a> {
     /// The parameters calibration may fit; the others keep the system's
     /// values.
     allowed: &'a [Param],
+    /// The system's client, whose bounds the fit keeps to.
+    access: Protocol,
     simulations: usize,
 }
 
 impl<'a> Fitter<'a> {
-    /// A fitter of `runs`, each given `copies` times, fitting `allowed`.
-    fn new(runs: &'a [Measurement], copies: &[usize], allowed: &'a [Param]) -> Fitter<'a> {
+    /// A fitter of `runs`, each given `copies` times, fitting `allowed`
+    /// within their bounds for a client of `access`.
+    fn new(
+        runs: &'a [Measurement],
+        copies: &[usize],
+        allowed: &'a [Param],
+        access: Protocol,
+    ) -> Fitter<'a> {
         Fitter {
             runs,
             weights: copies.iter().map(|&n| (n as f64).sqrt()).collect(),
@@ -330,6 +356,7 @@ impl<'a> Fitter<'a> {
                 .map(|(m, n)| m.observed.len() * n)
                 .sum(),
             allowed,
+            access,
             simulations: 0,
         }
     }
@@ -387,7 +414,8 @@ impl Fitter<'_> {
         let mut cols = Vec::with_capacity(params.len());
         for &p in params {
             let v = current_value(model, p)?.unwrap_or_else(|| p.probe_scale());
-            let (lo, hi) = p.bounds();
+            let b = p.bounds(self.access);
+            let (lo, hi) = (b.low, b.high);
             let (a, b) = if p.is_integer() {
                 if v + 1.0 <= hi {
                     (v, v + 1.0)
@@ -432,18 +460,31 @@ impl Fitter<'_> {
                 let v = current_value(model, p)
                     .ok()
                     .flatten()
-                    .filter(|v| *v >= p.bounds().0)
+                    .filter(|v| *v >= p.bounds(self.access).low)
                     .unwrap_or_else(|| p.probe_scale());
                 Ok(v.ln())
             })
             .collect::<Result<_, SimError>>()?;
-        let lo: Vec<f64> = params.iter().map(|p| p.bounds().0.ln()).collect();
-        let hi: Vec<f64> = params.iter().map(|p| p.bounds().1.ln()).collect();
+        let lo: Vec<f64> = params
+            .iter()
+            .map(|p| p.bounds(self.access).low.ln())
+            .collect();
+        let hi: Vec<f64> = params
+            .iter()
+            .map(|p| p.bounds(self.access).high.ln())
+            .collect();
         let mut error = None;
+        // exp(ln(bound)) can land a hair outside the bound: clamped, so a
+        // value at a bound is the bound.
+        let access = self.access;
+        let value_at = move |p: Param, xi: f64| {
+            let b = p.bounds(access);
+            xi.exp().clamp(b.low, b.high)
+        };
         let mut eval = |x: &[f64]| -> f64 {
             let mut m = model.clone();
             for (&p, &xi) in params.iter().zip(x) {
-                if let Err(e) = set_value(&mut m, p, xi.exp()) {
+                if let Err(e) = set_value(&mut m, p, value_at(p, xi)) {
                     error.get_or_insert(e);
                     return f64::INFINITY;
                 }
@@ -462,7 +503,7 @@ impl Fitter<'_> {
         }
         let mut m = model.clone();
         for (&p, &xi) in params.iter().zip(&x) {
-            set_value(&mut m, p, xi.exp())?;
+            set_value(&mut m, p, value_at(p, xi))?;
         }
         Ok((m, f))
     }
@@ -500,7 +541,7 @@ impl Fitter<'_> {
                 continue;
             }
             let v = current_value(model, p)?.unwrap_or(0.0);
-            if v < p.bounds().0 {
+            if v < p.bounds(self.access).low {
                 set_value(&mut probe, p, p.probe_scale())?;
             }
             candidates.push(p);
@@ -547,7 +588,8 @@ impl Fitter<'_> {
     }
 
     /// 1σ in ln units of each of `params` at the optimum `best` (step 5),
-    /// `extra` more parameters (the round trips) counted as fitted.
+    /// `extra` more parameters (the round trips, those held at a bound)
+    /// counted as fitted.
     fn sigmas(
         &mut self,
         best: &SystemModel,
@@ -611,6 +653,53 @@ impl Fitter<'_> {
 }
 
 impl Fitter<'_> {
+    /// The outcome of each fitted continuous parameter of `best` (the fit of
+    /// `model`) in `outcomes` (steps 5 and 6): at a bound, or fitted with
+    /// its 1σ. One at a bound is held there: the curvature is the others'
+    /// (it still counts as fitted in the degrees of freedom, as do `extra`
+    /// more, the round trips).
+    fn continuous_outcomes(
+        &mut self,
+        model: &SystemModel,
+        best: &SystemModel,
+        continuous: &[Param],
+        extra: usize,
+        chi2: f64,
+        outcomes: &mut Outcomes,
+    ) -> Result<(), SimError> {
+        let mut interior = Vec::new();
+        for &p in continuous {
+            let value = current_value(best, p)?.unwrap_or(0.0);
+            match p.at_bound(self.access, value) {
+                Some(side) => set_outcome(
+                    outcomes,
+                    p,
+                    Outcome::AtBound {
+                        value,
+                        side,
+                        start: current_value(model, p)?.unwrap_or(0.0),
+                    },
+                ),
+                None => interior.push(p),
+            }
+        }
+        let held = continuous.len() - interior.len() + extra;
+        let sigmas = self.sigmas(best, &interior, held, chi2)?;
+        for (&p, sigma) in interior.iter().zip(&sigmas) {
+            let value = current_value(best, p)?.unwrap_or(0.0);
+            set_outcome(
+                outcomes,
+                p,
+                Outcome::Fitted {
+                    value,
+                    uncertainty: value * sigma,
+                    start: current_value(model, p)?.unwrap_or(0.0),
+                },
+            );
+        }
+        Ok(())
+    }
+
     /// Every run's measured and predicted figures on `model`.
     fn run_fits(&mut self, model: &SystemModel) -> Result<Vec<RunFit>, SimError> {
         let predicted = self.predict(model)?;
@@ -692,7 +781,7 @@ pub fn calibrate_only(
     }
     let sys = model.resolve()?;
     let (distinct, copies) = distinct_runs(runs)?;
-    let mut fitter = Fitter::new(&distinct, &copies, params);
+    let mut fitter = Fitter::new(&distinct, &copies, params, model.client.protocol);
     // Identify at the system's values, fit, and identify again at the fit:
     // a parameter that did not matter at the starting values (a CPU that
     // saturates only once the commit is found to be fast) can matter there.
@@ -711,7 +800,7 @@ pub fn calibrate_only(
         // A value below its bound (a local client's 0 µs) starts at the
         // probe scale.
         for &p in &continuous {
-            if current_value(&start, p)?.unwrap_or(0.0) < p.bounds().0 {
+            if current_value(&start, p)?.unwrap_or(0.0) < p.bounds(fitter.access).low {
                 set_value(&mut start, p, p.probe_scale())?;
             }
         }
@@ -743,20 +832,14 @@ pub fn calibrate_only(
         start = best;
     };
     let trips_fitted = accepted.contains(&Param::FsyncRoundTrips);
-    let sigmas = fitter.sigmas(&best, &continuous, usize::from(trips_fitted), chi2)?;
-    for (&p, sigma) in continuous.iter().zip(&sigmas) {
-        let value = current_value(&best, p)?.unwrap_or(0.0);
-        let start_value = current_value(model, p)?.unwrap_or(0.0);
-        set_outcome(
-            &mut outcomes,
-            p,
-            Outcome::Fitted {
-                value,
-                uncertainty: value * sigma,
-                start: start_value,
-            },
-        );
-    }
+    fitter.continuous_outcomes(
+        model,
+        &best,
+        &continuous,
+        usize::from(trips_fitted),
+        chi2,
+        &mut outcomes,
+    )?;
     if trips_fitted {
         set_outcome(
             &mut outcomes,
@@ -800,6 +883,8 @@ pub struct ProbeValue {
     pub uncertainty: f64,
     /// How it follows from the probe's figures, for the report.
     pub source: String,
+    /// The bound the figure was moved to, when it was past it.
+    pub at_bound: Option<BoundSide>,
 }
 
 /// What a `tankbench probe` result fixes in a system model ([`probe_params`]).
@@ -862,20 +947,26 @@ fn log_write_without_flush_ms(model: &SystemModel) -> Result<f64, SimError> {
     Ok(done as f64 / 1e6)
 }
 
-/// A probed value within `p`'s bounds, with a note when it had to be moved.
-fn within_bounds(p: Param, v: f64, source: &mut String) -> f64 {
-    let (lo, hi) = p.bounds();
-    if v < lo {
+/// A probed value within `p`'s bounds for a client of `access`, with a
+/// note when it had to be moved, and the bound it was moved to.
+fn within_bounds(
+    p: Param,
+    access: Protocol,
+    v: f64,
+    source: &mut String,
+) -> (f64, Option<BoundSide>) {
+    let b = p.bounds(access);
+    if v < b.low {
         source.push_str(&format!(
             ", raised to {} (the parameter's lower bound)",
-            fmt_num(lo)
+            fmt_num(b.low)
         ));
-        lo
-    } else if v > hi {
-        source.push_str(&format!(", cut to {} (its upper bound)", fmt_num(hi)));
-        hi
+        (b.low, Some(BoundSide::Low))
+    } else if v > b.high {
+        source.push_str(&format!(", cut to {} (its upper bound)", fmt_num(b.high)));
+        (b.high, Some(BoundSide::High))
     } else {
-        v
+        (v, None)
     }
 }
 
@@ -924,12 +1015,14 @@ pub fn probe_params(
                     us(n),
                     us(wire / 2.0)
                 );
-                let value = within_bounds(Param::RttMs, n - wire, &mut source);
+                let (value, at_bound) =
+                    within_bounds(Param::RttMs, sys.protocol, n - wire, &mut source);
                 values.push(ProbeValue {
                     param: Param::RttMs,
                     value,
                     uncertainty: sn,
                     source,
+                    at_bound,
                 });
             }
             None => notes.push("link.rtt_ms not taken: the probe has no NULL samples".into()),
@@ -942,12 +1035,14 @@ pub fn probe_params(
             } else {
                 format!("stat {} µs", us(g))
             };
-            let value = within_bounds(Param::ServerCpuUs, (g - n) * 1e3, &mut source);
+            let (value, at_bound) =
+                within_bounds(Param::ServerCpuUs, sys.protocol, (g - n) * 1e3, &mut source);
             values.push(ProbeValue {
                 param: Param::ServerCpuUs,
                 value,
                 uncertainty: sg.hypot(sn) * 1e3,
                 source,
+                at_bound,
             });
         }
         _ => {
@@ -1044,8 +1139,9 @@ fn probe_flush(
         us(commit_cpu),
         us(device)
     );
-    let value = within_bounds(
+    let (value, at_bound) = within_bounds(
         Param::CommitFlushMs,
+        sys.protocol,
         commit - commit_cpu - device,
         &mut source,
     );
@@ -1054,6 +1150,7 @@ fn probe_flush(
         value,
         uncertainty: sigma,
         source,
+        at_bound,
     })
 }
 
@@ -1097,6 +1194,7 @@ pub fn calibrate_with_probe(
             uncertainty: v.uncertainty,
             start: current_value(model, v.param)?.unwrap_or(0.0),
             source: v.source.clone(),
+            at_bound: v.at_bound,
         };
         match c.params.iter_mut().find(|(p, _)| *p == v.param) {
             Some(slot) => slot.1 = o,
@@ -1135,7 +1233,7 @@ fn fixed_only(
         (Vec::new(), 0.0, 0, 0)
     } else {
         let (distinct, copies) = distinct_runs(runs)?;
-        let mut fitter = Fitter::new(&distinct, &copies, &[]);
+        let mut fitter = Fitter::new(&distinct, &copies, &[], model.client.protocol);
         let chi2 = fitter.chi2(model)?;
         let fits = fitter.run_fits(model)?;
         (
@@ -1314,22 +1412,28 @@ impl Calibration {
                 Outcome::Fitted {
                     value, uncertainty, ..
                 } => {
+                    parameters.insert(p.name().to_string(), Fitted::measured(*value, *uncertainty));
+                }
+                Outcome::AtBound { value, side, .. } => {
                     parameters.insert(
                         p.name().to_string(),
                         Fitted {
-                            value: *value,
-                            uncertainty: *uncertainty,
+                            at_bound: Some(*side),
+                            ..Fitted::measured(*value, 0.0)
                         },
                     );
                 }
                 Outcome::Probed {
-                    value, uncertainty, ..
+                    value,
+                    uncertainty,
+                    at_bound,
+                    ..
                 } => {
                     parameters.insert(
                         p.name().to_string(),
                         Fitted {
-                            value: *value,
-                            uncertainty: *uncertainty,
+                            at_bound: *at_bound,
+                            ..Fitted::measured(*value, *uncertainty)
                         },
                     );
                 }
@@ -1399,49 +1503,7 @@ impl Calibration {
             "parameter", "value", "±1σ", "before"
         );
         for (p, o) in &self.params {
-            match o {
-                Outcome::Fitted {
-                    value,
-                    uncertainty,
-                    start,
-                } => {
-                    let _ = writeln!(
-                        s,
-                        "{:<26} {:>12} {:>12} {:>12}  fitted ({})",
-                        p.name(),
-                        fmt_num(*value),
-                        fmt_num(*uncertainty),
-                        fmt_num(*start),
-                        p.describe()
-                    );
-                }
-                Outcome::Probed {
-                    value,
-                    uncertainty,
-                    start,
-                    source,
-                } => {
-                    let _ = writeln!(
-                        s,
-                        "{:<26} {:>12} {:>12} {:>12}  from the probe: {source}",
-                        p.name(),
-                        fmt_num(*value),
-                        fmt_num(*uncertainty),
-                        fmt_num(*start),
-                    );
-                }
-                Outcome::NotIdentified { value, reason } => {
-                    let v = value.map_or_else(|| "-".to_string(), fmt_num);
-                    let _ = writeln!(
-                        s,
-                        "{:<26} {:>12} {:>12} {:>12}  not identified: {reason}",
-                        p.name(),
-                        v,
-                        "-",
-                        v
-                    );
-                }
-            }
+            s.push_str(&param_line(p, o));
         }
         if self.runs.is_empty() {
             let _ = writeln!(s, "\nNo measured runs: nothing fitted.");
@@ -1469,7 +1531,194 @@ impl Calibration {
             "\nObjective (sum of squared noise-weighted log errors): {:.3}",
             self.chi2
         );
+        if self
+            .params
+            .iter()
+            .any(|(_, o)| matches!(o, Outcome::AtBound { .. }))
+        {
+            let _ = writeln!(
+                s,
+                "\nThe model cannot reach these runs within physical bounds: the values above are its best physical fit, and the residuals are the gap."
+            );
+        }
         s
+    }
+
+    /// What the reader must know beside the report: each parameter at a
+    /// physical bound, and, when a fit stopped at one, how far each run is
+    /// from the best physical fit.
+    pub fn warnings(&self) -> Vec<CalibrationWarning> {
+        let mut out = Vec::new();
+        let mut fit_at_bound = false;
+        for (p, o) in &self.params {
+            let (side, probed) = match o {
+                Outcome::AtBound { side, .. } => (*side, false),
+                Outcome::Probed {
+                    at_bound: Some(side),
+                    ..
+                } => (*side, true),
+                _ => continue,
+            };
+            fit_at_bound |= !probed;
+            let (bound, source) = p.bounds(self.model.client.protocol).at(side);
+            out.push(CalibrationWarning::AtBound {
+                param: *p,
+                side,
+                bound,
+                source,
+                probed,
+            });
+        }
+        if fit_at_bound {
+            for r in &self.runs {
+                out.push(CalibrationWarning::Gap {
+                    run: r.id.clone(),
+                    errors: r
+                        .rows
+                        .iter()
+                        .map(|&(m, measured, predicted)| (m, (predicted / measured - 1.0) * 100.0))
+                        .collect(),
+                });
+            }
+        }
+        out
+    }
+}
+
+/// One parameter's line of [`Calibration::report`]: name, value, ±1σ, the
+/// value before and the status.
+fn param_line(p: &Param, o: &Outcome) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    match o {
+        Outcome::Fitted {
+            value,
+            uncertainty,
+            start,
+        } => {
+            let _ = writeln!(
+                s,
+                "{:<26} {:>12} {:>12} {:>12}  fitted ({})",
+                p.name(),
+                fmt_num(*value),
+                fmt_num(*uncertainty),
+                fmt_num(*start),
+                p.describe()
+            );
+        }
+        Outcome::AtBound { value, side, start } => {
+            let _ = writeln!(
+                    s,
+                    "{:<26} {:>12} {:>12} {:>12}  at its {} bound: the best physical fit, not a measurement (see the warning)",
+                    p.name(),
+                    fmt_num(*value),
+                    AT_ITS_BOUND,
+                    fmt_num(*start),
+                    side.word()
+                );
+        }
+        Outcome::Probed {
+            value,
+            uncertainty,
+            start,
+            source,
+            at_bound,
+        } => {
+            let _ = writeln!(
+                s,
+                "{:<26} {:>12} {:>12} {:>12}  from the probe: {source}",
+                p.name(),
+                fmt_num(*value),
+                if at_bound.is_some() {
+                    AT_ITS_BOUND.to_string()
+                } else {
+                    fmt_num(*uncertainty)
+                },
+                fmt_num(*start),
+            );
+        }
+        Outcome::NotIdentified { value, reason } => {
+            let v = value.map_or_else(|| "-".to_string(), fmt_num);
+            let _ = writeln!(
+                s,
+                "{:<26} {:>12} {:>12} {:>12}  not identified: {reason}",
+                p.name(),
+                v,
+                "-",
+                v
+            );
+        }
+    }
+    s
+}
+
+/// The ±1σ column of a value at a bound: it has none that was measured.
+const AT_ITS_BOUND: &str = "at its bound";
+
+/// A warning of a calibration ([`Calibration::warnings`]); `Display` is the
+/// line after `warning: `.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CalibrationWarning {
+    /// `param` sits at its `side` bound, `bound`: the runs (or the probe)
+    /// asked for a value past it, which the source says no system has.
+    AtBound {
+        param: Param,
+        side: BoundSide,
+        bound: f64,
+        source: &'static str,
+        /// The probe's figure was past it (moved to it), not the fit.
+        probed: bool,
+    },
+    /// What is left between the best physical fit and the run `run`: each
+    /// figure's error, predicted against measured, in %.
+    Gap {
+        run: String,
+        errors: Vec<(Metric, f64)>,
+    },
+}
+
+impl std::fmt::Display for CalibrationWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CalibrationWarning::AtBound {
+                param,
+                side,
+                bound,
+                source,
+                probed,
+            } => {
+                let unit = param.row().unit;
+                let past = match side {
+                    BoundSide::Low => "below",
+                    BoundSide::High => "above",
+                };
+                let what = if *probed {
+                    format!("the probe's figure is {past} it and was moved to it")
+                } else {
+                    format!("the runs ask for a value {past} it, which the model cannot reach with physical values")
+                };
+                write!(
+                    f,
+                    "{} is at its {} bound, {}{}{}: {what} (why the bound: {source})",
+                    param.name(),
+                    side.word(),
+                    fmt_num(*bound),
+                    if unit.is_empty() { "" } else { " " },
+                    unit
+                )
+            }
+            CalibrationWarning::Gap { run, errors } => {
+                let cells: Vec<String> = errors
+                    .iter()
+                    .map(|(m, e)| format!("{} {e:+.1} %", m.name()))
+                    .collect();
+                write!(
+                    f,
+                    "{run}: the best physical fit is off by {} (predicted against measured)",
+                    cells.join(", ")
+                )
+            }
+        }
     }
 }
 

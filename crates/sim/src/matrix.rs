@@ -131,8 +131,10 @@ pub struct MatrixSpec {
     /// fileio options, `run` not included.
     pub workload: Vec<String>,
     pub axes: Vec<Axis>,
-    /// A calibration profile applied to every cell (`simulate --profile`);
-    /// fitted values of components an axis replaces are skipped.
+    /// A calibration profile fitted on the base system, applied to every
+    /// cell (`simulate --profile`): a fitted value whose component an axis
+    /// changes moves by what the change is worth
+    /// (crate::profile::apply_profile_to_cell).
     pub profile: Option<crate::profile::Profile>,
     /// Most cells [`MatrixSpec::cells`] expands (`--max-cells`).
     pub max_cells: u64,
@@ -144,9 +146,9 @@ pub struct MatrixCell {
     /// (axis name, value as text), one per axis in axis order.
     pub choices: Vec<(String, String)>,
     pub system: SystemModel,
-    /// The profile's fitted values applied to this cell (those of a
-    /// component an axis replaced left out): what narrows the cell's
-    /// parameter ranges (crate::uncertainty::spans).
+    /// The profile's values as applied to this cell (carried where an axis
+    /// changed their component, left out where it does not apply): what
+    /// narrows the cell's parameter ranges (crate::uncertainty::spans).
     pub profile: Option<crate::profile::Profile>,
 }
 
@@ -247,7 +249,7 @@ impl MatrixSpec {
     /// value that does not fit its field is named with its axis.
     pub fn cells(&self) -> Result<Vec<MatrixCell>, SimError> {
         // The base on its own must be a system, whatever the axes set.
-        system_of(&self.base).map_err(MatrixError::Base)?;
+        let base = system_of(&self.base).map_err(MatrixError::Base)?;
         // Counted before anything is checked or expanded: a few axes of a
         // few hundred values each are millions of systems.
         crate::limits::check_cells(self.axes.iter().map(|a| a.values.len()), self.max_cells)?;
@@ -272,6 +274,9 @@ impl MatrixSpec {
         }
         let combos = axis::cross_product(&self.base, &self.axes, Axis::field, self.max_cells)
             .map_err(MatrixError::from)?;
+        // The profile was fitted on the base: a cell's axes move what it
+        // stands on (crate::profile::apply_profile_to_cell).
+        let fields: Vec<&str> = self.axes.iter().map(Axis::field).collect();
         combos
             .into_iter()
             .map(|combo| {
@@ -289,11 +294,10 @@ impl MatrixSpec {
                     system_of(&combo.document).map_err(|e| cell_error(e.to_string()))?;
                 let mut applied = None;
                 if let Some(profile) = &self.profile {
-                    let replaced: Vec<&str> = self.axes.iter().map(Axis::field).collect();
-                    let skipped =
-                        crate::profile::apply_profile_except(&mut system, profile, &replaced)
+                    let a =
+                        crate::profile::apply_profile_to_cell(&mut system, &base, profile, &fields)
                             .map_err(|e| cell_error(e.to_string()))?;
-                    applied = Some(applied_part(profile, &skipped));
+                    applied = Some(a.profile);
                 }
                 Ok(MatrixCell {
                     choices,
@@ -303,18 +307,6 @@ impl MatrixSpec {
             })
             .collect()
     }
-}
-
-/// `profile` without the parameters `apply_profile_except` skipped (each
-/// of its notes begins "NAME not applied"): a skipped parameter is the
-/// cell's own component's, whose documented range applies, not the fit's.
-fn applied_part(profile: &crate::profile::Profile, skipped: &[String]) -> crate::profile::Profile {
-    let mut p = profile.clone();
-    p.parameters.retain(|name, _| {
-        let note = format!("{name} not applied");
-        !skipped.iter().any(|s| s.starts_with(&note))
-    });
-    p
 }
 
 /// The system a TOML value describes, every field parsed.

@@ -64,12 +64,64 @@ pub struct Ranged {
     pub source: &'static str,
 }
 
-/// The values a parameter may hold, and why.
+/// The values a parameter may physically hold, and why: a fit searches
+/// inside them and stops at them, a profile outside them is refused, a
+/// sampled range is cut to them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bounds {
     pub low: f64,
     pub high: f64,
-    pub source: &'static str,
+    /// Why no value is below `low`, with its source.
+    pub low_source: &'static str,
+    /// Why no value is above `high`, with its source.
+    pub high_source: &'static str,
+}
+
+impl Bounds {
+    /// The bound `side` names, and why it is there.
+    pub fn at(&self, side: BoundSide) -> (f64, &'static str) {
+        match side {
+            BoundSide::Low => (self.low, self.low_source),
+            BoundSide::High => (self.high, self.high_source),
+        }
+    }
+}
+
+/// Which of a parameter's bounds a value sits at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BoundSide {
+    Low,
+    High,
+}
+
+impl BoundSide {
+    /// "lower" or "upper", for reports.
+    pub fn word(self) -> &'static str {
+        match self {
+            BoundSide::Low => "lower",
+            BoundSide::High => "upper",
+        }
+    }
+}
+
+/// How a fitted value carries into a matrix cell whose axes changed what
+/// the parameter's value stands on (crate::profile): the cell's own value
+/// without the fit says what the change is worth, and the fit keeps what it
+/// found beyond the system's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Carry {
+    /// The fit's ratio to the system's value applies to the cell's value:
+    /// a device class or a preset scales the whole figure.
+    Ratio,
+    /// The fit's difference from the system's value adds to the cell's:
+    /// a link class changes the wire and the NICs, while the hosts' part
+    /// of a round trip (their stacks, a hypervisor) stays what was fitted.
+    Difference,
+    /// A cell whose axes replace one of the row's `components` takes its
+    /// own value: what was fitted belongs to the component replaced (a
+    /// client protocol's preset decides its round trips and CPU as a whole).
+    Reset,
 }
 
 /// What a workload must do for a parameter to move its figures (an
@@ -111,6 +163,8 @@ pub struct ParamRow {
     /// What no value may leave: a fit searches inside, a profile outside is
     /// refused, a sampled range is cut to it.
     pub bounds: Bounds,
+    /// The bounds over NFS, iSCSI or SMB where they differ.
+    pub remote_bounds: Option<Bounds>,
     /// Whether calibration fits it ([`Param::ALL`]).
     pub calibrated: bool,
     /// What a workload must do for it to matter to an interval.
@@ -122,10 +176,12 @@ pub struct ParamRow {
     pub integer: bool,
     /// The device it is about, for device parameters.
     pub device: Option<DeviceRole>,
-    /// The system fields whose replacement makes a fitted value stale: it
-    /// was measured on the component they name, and a different component
-    /// keeps its own figures (as a command-line override does).
+    /// The system fields the value stands on: a matrix axis that sets one
+    /// of them changes the value as [`ParamRow::carry`] says.
     pub components: &'static [&'static str],
+    /// How a fitted value carries into a matrix cell whose axes changed one
+    /// of its `components`.
+    pub carry: Carry,
     /// Why it does not apply to a system (`None`: it does).
     not_applicable: fn(&SystemModel) -> Result<Option<String>, SimError>,
     /// Its value in a system it applies to (defaults applied).
@@ -134,9 +190,30 @@ pub struct ParamRow {
     set: fn(&mut SystemModel, f64) -> Result<bool, SimError>,
 }
 
-/// The bounds' reason where no physical limit is stated yet: a search
-/// range from below anything measurable to above anything plausible.
-const WIDE: &str = "wide: from below anything measurable to above anything plausible";
+/// A device's flush, either role (the commit device's, the pool disk's).
+const FLUSH_BOUNDS: Bounds = Bounds {
+    low: 0.0029,
+    high: 100.0,
+    low_source: "the fastest log device published, persistent memory, takes 2.9 us for a whole 4 KiB sync write, write and flush together (PS-103: raw /dev/pmem, fio O_SYNC, one job); a flush alone is taken no faster",
+    high_source: "x14 the slowest flash flush published (6.93 ms a write + fdatasync, consumer NVMe, PS-045), room for a virtual disk whose host commits to hard disks (hdd-5400: 13 ms positioning and an 11.1 ms revolution)",
+};
+
+/// Why a request's CPU stays under 1 ms, wherever it runs.
+const REQUEST_CPU_HIGH: &str = "x20 zfs-fuse's 50 us through FUSE (examples/systems/this-machine-zfs.toml), x38 the 26.5 us of core time a request at 16 threads (PS-009): a core would serve 1,000 requests/s";
+
+/// The CPU of one request on a machine, a local server's or a client's.
+const LOCAL_REQUEST_CPU_BOUNDS: Bounds = Bounds {
+    low: 0.5,
+    high: 1000.0,
+    low_source: "a request is at least a system call that moves its 4 KiB: 0.5 us to copy 4 KiB at 8.1 GB/s, the fastest page-cache copy measured here (examples/systems/this-machine-ext4.toml); a stat took 0.57 us (crates/sim/tests/data/probe-local-ext4.json)",
+    high_source: REQUEST_CPU_HIGH,
+};
+
+/// A value within this of a bound, in log space (1 %), sits at it: a fit
+/// pressed against a bound stops at it or a hair inside (the simplex stops
+/// once its points' objectives agree), and an optimum that close to a
+/// physical limit is that limit for any reader.
+pub const AT_BOUND_LN: f64 = 0.01;
 
 /// Every parameter, in [`Param`]'s order: calibration tries them in this
 /// order (when two explain the data equally well, the earlier is fitted),
@@ -157,17 +234,15 @@ pub static PARAMS: [ParamRow; 8] = [
             source: "a device named by its class: the class's published write + flush range (zfs_model::disk::DiskClass::write_flush_ms), its write time in proportion; a flash device of unknown kind (flash-unknown) every flash class's range; a built-in that is no class x0.33-x3, an estimate; a device given by its figures is not sampled",
         },
         remote_range: None,
-        bounds: Bounds {
-            low: 1e-4,
-            high: 1e3,
-            source: WIDE,
-        },
+        bounds: FLUSH_BOUNDS,
+        remote_bounds: None,
         calibrated: true,
         moves: Moves::Always,
         probe_scale: 1.0,
         integer: false,
         device: Some(DeviceRole::Commit),
         components: &["log", "pool.log", "pool.disk"],
+        carry: Carry::Ratio,
         not_applicable: commit_flush_not_applicable,
         get: commit_flush,
         set: set_commit_flush,
@@ -189,17 +264,20 @@ pub static PARAMS: [ParamRow; 8] = [
             },
             source: "estimate: no source gives the CPU per request of an NFS, iSCSI or SMB server (its RPC or target layer and ZFS); wide",
         }),
-        bounds: Bounds {
-            low: 0.01,
-            high: 1e5,
-            source: WIDE,
-        },
+        bounds: LOCAL_REQUEST_CPU_BOUNDS,
+        remote_bounds: Some(Bounds {
+            low: 2.0,
+            high: 1000.0,
+            low_source: "an NFS, iSCSI or SMB request is a ZFS request and the protocol's own work; a whole local 4 KiB ZFS write with sync=disabled took 4.7 us at one thread on a 2.5 GHz Xeon Silver 4215, system call included (PS-101's control), and 2 us allows a core twice as fast",
+            high_source: REQUEST_CPU_HIGH,
+        }),
         calibrated: true,
         moves: Moves::Always,
         probe_scale: 10.0,
         integer: false,
         device: None,
         components: &["server.cpu_us"],
+        carry: Carry::Ratio,
         not_applicable: applies_always,
         get: |_, sys| Ok(Some(sys.server_cpu_ns as f64 / 1e3)),
         set: |m, v| {
@@ -222,16 +300,19 @@ pub static PARAMS: [ParamRow; 8] = [
         },
         remote_range: None,
         bounds: Bounds {
-            low: 1e-4,
-            high: 1e3,
-            source: WIDE,
+            low: 0.02,
+            high: 100.0,
+            low_source: "20 us, under the fastest round trip in the facts: a flood ping on a direct cable took 22 us and netperf TCP_RR 37 us (xinglin 2020, sync-write-facts.md (d)); an RPC round trip adds both ends' RPC layers to either",
+            high_source: "light in fibre over 10,000 km and back; the slowest LAN round trip in the facts is 0.575 ms (a USB 1 GbE NIC through a switch, virten.net 2020)",
         },
+        remote_bounds: None,
         calibrated: true,
         moves: Moves::Always,
         probe_scale: 0.1,
         integer: false,
         device: None,
         components: &["link"],
+        carry: Carry::Difference,
         not_applicable: |m| {
             Ok((m.client.protocol == Protocol::Local)
                 .then(|| "the client is local: no link".to_string()))
@@ -258,20 +339,23 @@ pub static PARAMS: [ParamRow; 8] = [
         remote_range: None,
         bounds: Bounds {
             low: 1.0,
-            high: 16.0,
-            source: "one round trip at least; 16 is past any journal's commit",
+            high: 8.0,
+            low_source: "an fsync that reaches the server is one round trip at least",
+            high_source: "a guest ext4 fsync of a 4 KiB overwrite is 3 dependent writes and at most 2 flushes, 5 commits (sync-write-facts.md (b)); 8 leaves room for a journal transaction of more blocks",
         },
+        remote_bounds: None,
         calibrated: true,
         moves: Moves::Always,
         probe_scale: 1.0,
         integer: true,
         device: None,
         components: &["client"],
+        carry: Carry::Reset,
         not_applicable: applies_always,
         get: |_, sys| Ok(Some(f64::from(sys.fsync_round_trips))),
         set: |m, v| {
             let b = Param::FsyncRoundTrips.row().bounds;
-            // Clamped to the bounds (1..=16), so the cast is exact.
+            // Clamped to the bounds (1..=8), so the cast is exact.
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let trips = v.round().clamp(b.low, b.high) as u32;
             m.client.fsync_round_trips = Some(trips);
@@ -292,17 +376,15 @@ pub static PARAMS: [ParamRow; 8] = [
             source: "estimate: no source gives the client's CPU per request; wide",
         },
         remote_range: None,
-        bounds: Bounds {
-            low: 0.01,
-            high: 1e5,
-            source: WIDE,
-        },
+        bounds: LOCAL_REQUEST_CPU_BOUNDS,
+        remote_bounds: None,
         calibrated: true,
         moves: Moves::Always,
         probe_scale: 10.0,
         integer: false,
         device: None,
         components: &["client"],
+        carry: Carry::Reset,
         not_applicable: applies_always,
         get: |_, sys| Ok(Some(sys.client_cpu_ns as f64 / 1e3)),
         set: |m, v| {
@@ -324,17 +406,15 @@ pub static PARAMS: [ParamRow; 8] = [
             source: "as commit_device.flush_ms, for the pool's disks when a log device takes the log blocks; not calibrated (no sync run on a log device tells it apart)",
         },
         remote_range: None,
-        bounds: Bounds {
-            low: 1e-4,
-            high: 1e3,
-            source: WIDE,
-        },
+        bounds: FLUSH_BOUNDS,
+        remote_bounds: None,
         calibrated: false,
         moves: Moves::Always,
         probe_scale: 1.0,
         integer: false,
         device: Some(DeviceRole::PoolDisk),
         components: &["pool.disk"],
+        carry: Carry::Ratio,
         not_applicable: pool_flush_not_applicable,
         get: pool_flush,
         set: set_pool_flush,
@@ -351,16 +431,19 @@ pub static PARAMS: [ParamRow; 8] = [
         },
         remote_range: None,
         bounds: Bounds {
-            low: 1.0,
-            high: 1e5,
-            source: WIDE,
+            low: 50.0,
+            high: 10_000.0,
+            low_source: "a MiB is copied once at least: 129 us at 8.1 GB/s, the fastest page-cache copy measured here (examples/systems/this-machine-ext4.toml's dd), and 50 allows a core 2.5 times as fast",
+            high_source: "x7 the slowest published, 1,430 us a cached 1 MiB read (openzfs/zfs#8066): a core would move 100 MiB/s",
         },
+        remote_bounds: None,
         calibrated: false,
         moves: Moves::RequestsOver4K,
         probe_scale: 780.0,
         integer: false,
         device: None,
         components: &["server.cpu_us_per_mib"],
+        carry: Carry::Ratio,
         not_applicable: applies_always,
         get: |_, sys| Ok(Some(sys.server_cpu_ns_per_mib as f64 / 1e3)),
         set: |m, v| {
@@ -382,14 +465,17 @@ pub static PARAMS: [ParamRow; 8] = [
         bounds: Bounds {
             low: 1e-4,
             high: 1.0,
-            source: "a share: 0 is none, 1 doubles the work per other busy core",
+            low_source: "none: 1e-4 stands for 0, which a search in log space cannot take",
+            high_source: "a request's work doubled per other busy core; the published figures are 0.08-0.26 a core (CPU_CONTENTION)",
         },
+        remote_bounds: None,
         calibrated: false,
         moves: Moves::SeveralThreads,
         probe_scale: 0.1,
         integer: false,
         device: None,
         components: &["server.cpu_contention", "server.cores"],
+        carry: Carry::Ratio,
         not_applicable: applies_always,
         get: |_, sys| Ok(Some(sys.cpu_contention)),
         set: |m, v| {
@@ -447,10 +533,38 @@ impl Param {
         self.row().doc
     }
 
-    /// The values it may hold (see [`ParamRow::bounds`]).
-    pub fn bounds(self) -> (f64, f64) {
-        let b = self.row().bounds;
-        (b.low, b.high)
+    /// The values it may hold for a client of `access` (see
+    /// [`ParamRow::bounds`]).
+    pub fn bounds(self, access: Protocol) -> Bounds {
+        let row = self.row();
+        match row.remote_bounds {
+            Some(b) if access != Protocol::Local => b,
+            _ => row.bounds,
+        }
+    }
+
+    /// The values it may hold for some client: what a profile, read before
+    /// it meets a system, is held to.
+    pub fn any_bounds(self) -> (f64, f64) {
+        let row = self.row();
+        row.remote_bounds
+            .iter()
+            .fold((row.bounds.low, row.bounds.high), |(lo, hi), b| {
+                (lo.min(b.low), hi.max(b.high))
+            })
+    }
+
+    /// Which bound `value` sits at for a client of `access`, if any: within
+    /// [`AT_BOUND_LN`] of it in log space, or past it.
+    pub fn at_bound(self, access: Protocol, value: f64) -> Option<BoundSide> {
+        let b = self.bounds(access);
+        if value <= b.low * AT_BOUND_LN.exp() {
+            Some(BoundSide::Low)
+        } else if value >= b.high * (-AT_BOUND_LN).exp() {
+            Some(BoundSide::High)
+        } else {
+            None
+        }
     }
 
     pub(crate) fn probe_scale(self) -> f64 {
@@ -634,9 +748,9 @@ fn set_pool_flush(model: &mut SystemModel, value: f64) -> Result<bool, SimError>
     Ok(true)
 }
 
-/// A number as the table prints it: up to four significant digits, no
-/// trailing zeros.
-fn num(v: f64) -> String {
+/// A number as the table prints it: up to four decimals, no trailing
+/// zeros.
+pub(crate) fn num(v: f64) -> String {
     let s = format!("{v:.4}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     if s.is_empty() {
@@ -661,6 +775,16 @@ fn range_text(r: &Ranged) -> String {
     }
 }
 
+fn bounds_text(b: &Bounds) -> String {
+    format!(
+        "{}–{} (low: {}; high: {})",
+        num(b.low),
+        num(b.high),
+        b.low_source,
+        b.high_source
+    )
+}
+
 /// The parameter table of docs/model-reference.md, generated from
 /// [`PARAMS`].
 pub fn markdown_table() -> String {
@@ -681,16 +805,21 @@ pub fn markdown_table() -> String {
             Moves::RequestsOver4K => "requests over 4 KiB",
             Moves::SeveralThreads => "more than one thread",
         };
+        let mut bounds = bounds_text(&row.bounds);
+        if let Some(b) = &row.remote_bounds {
+            bounds = format!(
+                "local: {bounds}; over NFS, iSCSI or SMB: {}",
+                bounds_text(b)
+            );
+        }
         s.push_str(&format!(
-            "| `{}` | {} | {} | {} | {} | {}–{} ({}) | {} | {} |\n",
+            "| `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
             row.path,
             if row.unit.is_empty() { "—" } else { row.unit },
             row.doc,
             row.default,
             range,
-            num(row.bounds.low),
-            num(row.bounds.high),
-            row.bounds.source,
+            bounds,
             if row.calibrated { "yes" } else { "no" },
             moves
         ));
@@ -730,15 +859,41 @@ mod tests {
     #[test]
     fn every_typical_sits_inside_its_range_and_bounds() {
         for row in &PARAMS {
-            let b = row.bounds;
-            assert!(b.low < b.high, "{}", row.path);
-            for r in std::iter::once(row.range).chain(row.remote_range) {
+            for access in [Protocol::Local, Protocol::LinuxNfs] {
+                let b = row.param.bounds(access);
+                assert!(b.low < b.high, "{}", row.path);
+                assert!(!b.low_source.is_empty() && !b.high_source.is_empty());
+                let r = row.param.range(access);
                 if let RangeRule::Sourced(s) = r.rule {
                     assert!(s.low <= s.typical && s.typical <= s.high, "{}", row.path);
                     assert!(b.low <= s.low && s.high <= b.high, "{}", row.path);
                 }
+                assert!(b.low <= row.probe_scale && row.probe_scale <= b.high);
+                let (lo, hi) = row.param.any_bounds();
+                assert!(lo <= b.low && b.high <= hi, "{}", row.path);
             }
-            assert!(b.low <= row.probe_scale && row.probe_scale <= b.high);
         }
+    }
+
+    #[test]
+    fn a_value_at_or_past_a_bound_sits_at_it() {
+        let p = Param::RttMs;
+        let b = p.bounds(Protocol::LinuxNfs);
+        assert_eq!(p.at_bound(Protocol::LinuxNfs, b.low), Some(BoundSide::Low));
+        assert_eq!(
+            p.at_bound(Protocol::LinuxNfs, b.low * 1.005),
+            Some(BoundSide::Low)
+        );
+        assert_eq!(p.at_bound(Protocol::LinuxNfs, b.low * 1.05), None);
+        assert_eq!(
+            p.at_bound(Protocol::LinuxNfs, b.high),
+            Some(BoundSide::High)
+        );
+        assert_eq!(p.at_bound(Protocol::LinuxNfs, 1e-9), Some(BoundSide::Low));
+        // A remote server's floor is above a local one's.
+        let cpu = Param::ServerCpuUs;
+        assert!(cpu.bounds(Protocol::EsxiNfs).low > cpu.bounds(Protocol::Local).low);
+        assert_eq!(cpu.at_bound(Protocol::Local, 1.0), None);
+        assert_eq!(cpu.at_bound(Protocol::EsxiNfs, 1.0), Some(BoundSide::Low));
     }
 }

@@ -6,14 +6,22 @@
 //! A profile names parameters by the system file's field names; applying it
 //! replaces those fields and nothing else. Parameters the data could not
 //! identify are listed for the reader but carry no value, so they keep
-//! whatever the system file says.
+//! whatever the system file says. A value the fit left at a physical bound
+//! is marked so (`at_bound`): it is the best the model can do, not a
+//! measurement, and an interval does not narrow on it.
+//!
+//! In a matrix the profile is fitted on the base system and applied to
+//! every cell ([`apply_profile_to_cell`]): where a cell's axes change what
+//! a fitted value stands on (another log device, another link), the value
+//! moves by what the change is worth and keeps what the fit found beyond
+//! the system's own value (crate::params::Carry).
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::params::not_applicable;
-pub use crate::params::{current_value, set_value, Param};
+pub use crate::params::{current_value, set_value, BoundSide, Param};
+use crate::params::{not_applicable, Carry};
 use crate::system::SystemModel;
 use crate::SimError;
 
@@ -22,8 +30,38 @@ use crate::SimError;
 #[serde(deny_unknown_fields)]
 pub struct Fitted {
     pub value: f64,
-    /// One standard deviation, in the value's unit (see `method`).
+    /// One standard deviation, in the value's unit (see `method`); 0 for a
+    /// value at a bound, which has no curvature to measure.
     pub uncertainty: f64,
+    /// The physical bound the fit stopped at: the measurements asked for a
+    /// value past it, so this one is the model's best, not a measurement,
+    /// and an interval samples the parameter's whole range around it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_bound: Option<BoundSide>,
+    /// Set where a matrix cell's axes changed what the value stands on
+    /// ([`apply_profile_to_cell`]): the fit carried over to a component
+    /// nobody measured, so an interval samples its whole range too. Never
+    /// written to a profile file.
+    #[serde(skip)]
+    pub carried: bool,
+}
+
+impl Fitted {
+    /// A value with its 1σ, measured on the component it is applied to.
+    pub fn measured(value: f64, uncertainty: f64) -> Fitted {
+        Fitted {
+            value,
+            uncertainty,
+            at_bound: None,
+            carried: false,
+        }
+    }
+
+    /// Whether an interval may narrow the parameter to value ± 2σ: only a
+    /// measurement of this very component may.
+    pub fn narrows(&self) -> bool {
+        self.at_bound.is_none() && !self.carried
+    }
 }
 
 /// A calibration profile as saved.
@@ -61,7 +99,7 @@ impl Profile {
                 name: name.clone(),
                 accepted: Param::accepted(),
             })?;
-            let (lo, hi) = param.bounds();
+            let (lo, hi) = param.any_bounds();
             if !(f.value.is_finite() && (lo..=hi).contains(&f.value)) {
                 return Err(SimError::Profile {
                     parameter: name.clone(),
@@ -95,48 +133,175 @@ impl Profile {
 }
 
 /// Apply `profile` to `model`. Returns a note for each fitted parameter that
-/// does not apply to this system (e.g. a link round trip on a local client),
-/// which is left out rather than refused: a profile measured on one box
-/// applies what transfers to another.
+/// does not apply to this system (e.g. a link round trip on a local client,
+/// a value outside the bounds of this system's client), which is left out
+/// rather than refused: a profile measured on one box applies what
+/// transfers to another.
 pub fn apply_profile(model: &mut SystemModel, profile: &Profile) -> Result<Vec<String>, SimError> {
-    apply_profile_except(model, profile, &[])
+    let base = model.clone();
+    Ok(apply_profile_to_cell(model, &base, profile, &[])?.notes)
 }
 
-/// [`apply_profile`] for a system whose `replaced` fields (dotted names, as
-/// a matrix axis sets them) were chosen on purpose: a fitted value of a
-/// component that was replaced is skipped with a note, so a matrix over log
-/// devices compares the devices and not the one the profile measured.
-pub(crate) fn apply_profile_except(
-    model: &mut SystemModel,
+/// What [`apply_profile_to_cell`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied {
+    /// The values set, as set: the profile's, or carried into the cell
+    /// (marked so); those left out are not here. What narrows the cell's
+    /// ranges (crate::uncertainty::spans).
+    pub profile: Profile,
+    /// One line for each value left out or carried, and why.
+    pub notes: Vec<String>,
+}
+
+/// Apply `profile`, fitted on `base`, to `cell`: `base` with the fields
+/// `axes` (dotted, as a matrix axis or a command-line override sets them)
+/// replaced, so a matrix cell and the same system given by overrides get
+/// the same values.
+///
+/// A fitted value whose parameter the cell gives the same value as `base`
+/// (its axes changed nothing it stands on) applies as fitted. One the cell
+/// gives another value carries as its row says ([`Carry`]): a device's
+/// flush by the ratio of the cell's device to the base's (another log
+/// class), a round trip by the difference of the cell's link to the base's
+/// (another link class), cut to the cell's bounds; a client's values are
+/// the cell's own client's. An axis that sets the parameter itself wins,
+/// and a value the cell's client does not allow is left out.
+pub fn apply_profile_to_cell(
+    cell: &mut SystemModel,
+    base: &SystemModel,
     profile: &Profile,
-    replaced: &[&str],
-) -> Result<Vec<String>, SimError> {
-    let mut skipped = Vec::new();
+    axes: &[&str],
+) -> Result<Applied, SimError> {
+    let unfitted = cell.clone();
+    let access = cell.client.protocol;
+    let mut applied = Profile {
+        parameters: BTreeMap::new(),
+        ..profile.clone()
+    };
+    let mut notes = Vec::new();
     for (name, fitted) in &profile.parameters {
         let p = Param::from_name(name).ok_or_else(|| SimError::UnknownParameter {
             name: name.clone(),
             accepted: Param::accepted(),
         })?;
-        if let Some(field) = replaced.iter().find(|f| {
-            p.row()
-                .components
-                .iter()
-                .any(|c| *f == c || f.starts_with(&format!("{c}.")))
-        }) {
-            skipped.push(format!(
-                "{name} not applied: the matrix sets {field}, whose own figures apply"
+        if axes.contains(&p.name()) {
+            notes.push(format!(
+                "{name} not applied: it is set for this system, and that value applies"
             ));
             continue;
         }
-        if let Some(why) = not_applicable(model, p)? {
-            skipped.push(format!("{name} not applied: {why}"));
+        if let Some(why) = not_applicable(&unfitted, p)? {
+            notes.push(format!("{name} not applied: {why}"));
             continue;
         }
-        set_value(model, p, fitted.value)?;
+        let on_base = current_value(base, p)?;
+        let on_cell = current_value(&unfitted, p)?;
+        let mut value = fitted.clone();
+        if on_base != on_cell {
+            let changed = axes.iter().find(|f| {
+                p.row()
+                    .components
+                    .iter()
+                    .any(|c| *f == c || f.starts_with(&format!("{c}.")))
+            });
+            let what = changed.map_or("the system", |f| *f);
+            match (on_base, on_cell) {
+                (Some(b), Some(c)) => match carry(p, fitted, b, c, what, access) {
+                    Ok((carried, note)) => {
+                        value = carried;
+                        notes.push(format!("{name} {note}"));
+                    }
+                    Err(why) => {
+                        notes.push(format!("{name} not applied: {why}"));
+                        continue;
+                    }
+                },
+                _ => {
+                    notes.push(format!(
+                        "{name} not applied: the calibrated system has no value of it to carry from"
+                    ));
+                    continue;
+                }
+            }
+        }
+        let bounds = p.bounds(access);
+        let past = if value.value < bounds.low {
+            Some(BoundSide::Low)
+        } else if value.value > bounds.high {
+            Some(BoundSide::High)
+        } else {
+            None
+        };
+        if let Some(side) = past {
+            let (bound, why) = bounds.at(side);
+            notes.push(format!(
+                "{name} not applied: {} is past its {} bound for a {} client, {} ({why})",
+                crate::params::num(value.value),
+                side.word(),
+                access.name(),
+                crate::params::num(bound),
+            ));
+            continue;
+        }
+        set_value(cell, p, value.value)?;
+        applied.parameters.insert(name.clone(), value);
     }
     // The result must still be a valid system.
-    model.resolve()?;
-    Ok(skipped)
+    cell.resolve()?;
+    Ok(Applied {
+        profile: applied,
+        notes,
+    })
+}
+
+/// `fitted`, fitted where `p` was `on_base`, carried to a system where the
+/// same system without the fit gives `on_cell` (`what` is the field that
+/// changed): the value and a note, or why it does not carry.
+fn carry(
+    p: Param,
+    fitted: &Fitted,
+    on_base: f64,
+    on_cell: f64,
+    what: &str,
+    access: crate::system::Protocol,
+) -> Result<(Fitted, String), String> {
+    use crate::params::num;
+    let mut value = fitted.clone();
+    let mut note = match p.row().carry {
+        Carry::Reset => return Err(format!("{what} is changed, and its own figures apply")),
+        Carry::Ratio if on_base > 0.0 => {
+            let k = on_cell / on_base;
+            value.value = fitted.value * k;
+            value.uncertainty = fitted.uncertainty * k;
+            format!(
+                "carried: {} x {} (this system's {what} against the calibrated one's)",
+                num(fitted.value),
+                num(k)
+            )
+        }
+        Carry::Ratio => {
+            return Err(format!(
+                "the calibrated system's value is 0, so this system's {what} has no ratio to it"
+            ))
+        }
+        Carry::Difference => {
+            value.value = fitted.value + (on_cell - on_base);
+            format!(
+                "carried: {} {} {} (this system's {what} against the calibrated one's)",
+                num(fitted.value),
+                if on_cell >= on_base { "+" } else { "-" },
+                num((on_cell - on_base).abs())
+            )
+        }
+    };
+    value.carried = true;
+    let bounds = p.bounds(access);
+    if !(bounds.low..=bounds.high).contains(&value.value) {
+        value.value = value.value.clamp(bounds.low, bounds.high);
+        value.at_bound = p.at_bound(access, value.value);
+        note.push_str(&format!(", cut to its bound {}", num(value.value)));
+    }
+    Ok((value, note))
 }
 
 #[cfg(test)]
@@ -165,6 +330,8 @@ disk = "ssd-sata"
             Fitted {
                 value: 1.25,
                 uncertainty: 0.05,
+                at_bound: Some(BoundSide::Low),
+                carried: false,
             },
         );
         let p = Profile {
@@ -208,13 +375,7 @@ disk = "ssd-sata"
             ("server.cpu_us", 7.0),
             ("link.rtt_ms", 0.2),
         ] {
-            parameters.insert(
-                name.to_string(),
-                Fitted {
-                    value,
-                    uncertainty: 0.0,
-                },
-            );
+            parameters.insert(name.to_string(), Fitted::measured(value, 0.0));
         }
         let profile = Profile {
             system: "box".into(),
@@ -237,6 +398,38 @@ disk = "ssd-sata"
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_value_past_this_clients_bound_is_left_out() {
+        // 1 µs a request: a local server may, an NFS server may not.
+        let mut parameters = BTreeMap::new();
+        parameters.insert("server.cpu_us".to_string(), Fitted::measured(1.0, 0.1));
+        let profile = Profile {
+            system: "box".into(),
+            method: "test".into(),
+            runs: vec![],
+            not_identified: vec![],
+            parameters,
+        };
+        let mut local = local_flash();
+        assert!(apply_profile(&mut local, &profile).unwrap().is_empty());
+        assert_eq!(
+            current_value(&local, Param::ServerCpuUs).unwrap(),
+            Some(1.0)
+        );
+        let mut nfs = local_flash();
+        nfs.client.protocol = crate::system::Protocol::LinuxNfs;
+        nfs.link.link = "10G".into();
+        let before = current_value(&nfs, Param::ServerCpuUs).unwrap();
+        let notes = apply_profile(&mut nfs, &profile).unwrap();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("server.cpu_us not applied: 1 is past its lower bound"),
+            "{}",
+            notes[0]
+        );
+        assert_eq!(current_value(&nfs, Param::ServerCpuUs).unwrap(), before);
     }
 
     #[test]

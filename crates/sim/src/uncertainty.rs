@@ -11,8 +11,11 @@
 //! profile's), the pool disks' flush beside a log device, and the server's
 //! CPU per MiB and contention ([`Param::SAMPLED`]), less those the workload
 //! cannot move ([`moves`]); a profile's fitted parameters narrow to their
-//! fitted ±2σ. One [`Design`] can sample many systems at the same quantiles
-//! (a matrix's cells, crate::matrix), so their intervals compare fairly.
+//! fitted ±2σ, except a value the fit left at a physical bound or a matrix
+//! carried to another component (crate::profile::Fitted::narrows), which
+//! keeps its whole range. One [`Design`] can sample many systems at the
+//! same quantiles (a matrix's cells, crate::matrix), so their intervals
+//! compare fairly.
 //!
 //! A device the system names by its class (`log = "nvme-noplp"`,
 //! `pool.disk = "ssd-sata"`) could be any device of the class: its range is
@@ -160,16 +163,27 @@ pub fn spans(model: &SystemModel, profile: Option<&Profile>) -> Result<Vec<Span>
                 (typical * r.low, typical * r.high)
             }
         };
-        if let Some(f) = fitted {
-            low = low.max(f.value - 2.0 * f.uncertainty);
-            high = high.min(f.value + 2.0 * f.uncertainty);
-            if low > high {
-                (low, high) = (f.value, f.value);
+        match fitted {
+            Some(f) if f.narrows() => {
+                low = low.max(f.value - 2.0 * f.uncertainty);
+                high = high.min(f.value + 2.0 * f.uncertainty);
+                if low > high {
+                    (low, high) = (f.value, f.value);
+                }
             }
-        } else if given {
-            continue;
+            // A value at a physical bound, or carried to a component nobody
+            // measured, is no measurement: the parameter's documented range
+            // around it, as for a device that is no class.
+            Some(_) if given => {
+                let r = relative_range(p, model.client.protocol);
+                (low, high) = (typical * r.low, typical * r.high);
+            }
+            Some(_) => {}
+            None if given => continue,
+            None => {}
         }
-        let (lo, hi) = p.bounds();
+        let b = p.bounds(model.client.protocol);
+        let (lo, hi) = (b.low, b.high);
         let (low, high) = (low.clamp(lo, hi), high.clamp(lo, hi));
         // An integer parameter whose range rounds to one value does not vary.
         if p.is_integer() && (high.round() - low.round()).abs() < 0.5 {

@@ -432,3 +432,124 @@ fn a_probe_over_another_transport_than_the_systems_is_refused() {
     assert!(e.contains("probe the export itself"), "{e}");
     assert_eq!(e.lines().count(), 1);
 }
+
+/// A guest on an ESXi NFS datastore whose log device is a SATA SSD: the
+/// system of issue 35's calibration that fitted a 1.4 µs flush.
+const ESXI_SSD_LOG: &str = r#"
+name = "esxi-ssd-log"
+log = "ssd-sata"
+[client]
+protocol = "esxi-nfs"
+[link]
+link = "10G"
+[server]
+ram = "4G"
+[pool]
+layout = "1xmirror-2"
+disk = "hdd-7200"
+recordsize = "4K"
+"#;
+
+#[test]
+fn a_run_faster_than_the_model_can_reach_stops_at_physical_bounds_and_says_so() {
+    use sim::calibrate::CalibrationWarning;
+    let system = SystemModel::from_toml(ESXI_SSD_LOG).unwrap();
+    let access = system.client.protocol;
+    // The "measurement": a flush, a round trip and a server no real device,
+    // link or CPU has (set past every bound), and 1 µs of ZIL software a
+    // commit: every fsync is several times faster than the model's floor.
+    let mut impossible = system.clone();
+    impossible.server.commit_cpu_us = 1.0;
+    for (p, v) in [
+        (Param::CommitFlushMs, 1e-4),
+        (Param::RttMs, 0.002),
+        (Param::ServerCpuUs, 0.4),
+        (Param::ClientCpuUs, 0.1),
+    ] {
+        assert!(v < p.bounds(access).low, "{p:?} must start past its bound");
+        set_value(&mut impossible, p, v).unwrap();
+    }
+    let run = measured(
+        &impossible,
+        &[
+            "--file-test-mode=rndwr",
+            "--file-fsync-all",
+            "--threads=1",
+            "--events=2000",
+        ],
+    );
+    let c = calibrate(&system, &[measurement("fast.json", &run)]).unwrap();
+    let report = c.report();
+    // The flush, which one writer's fsyncs identify, stops at its floor.
+    match outcome(&c, Param::CommitFlushMs) {
+        Outcome::AtBound { value, side, .. } => {
+            assert_eq!(*side, sim::profile::BoundSide::Low);
+            let b = Param::CommitFlushMs.bounds(access);
+            assert!((value / b.low - 1.0).abs() < 0.011, "{value}\n{report}");
+        }
+        other => panic!("{other:?}\n{report}"),
+    }
+    // Every value printed is within its bounds.
+    for (p, o) in &c.params {
+        let v = match o {
+            Outcome::Fitted { value, .. } | Outcome::AtBound { value, .. } => Some(*value),
+            Outcome::Probed { value, .. } => Some(*value),
+            Outcome::NotIdentified { value, .. } => *value,
+        };
+        if let Some(v) = v {
+            let b = p.bounds(access);
+            assert!(b.low <= v && v <= b.high, "{p:?} = {v}\n{report}");
+        }
+    }
+    // The report says "at its bound" where a measured value's ±1σ would be.
+    let line = report
+        .lines()
+        .find(|l| l.starts_with("commit_device.flush_ms"))
+        .unwrap();
+    assert!(
+        line.contains("at its bound") && line.contains("lower bound"),
+        "{line}"
+    );
+    // The warnings name the parameter and its bound, and give the gap.
+    let warnings = c.warnings();
+    assert!(
+        warnings.iter().any(|w| matches!(
+            w,
+            CalibrationWarning::AtBound { param: Param::CommitFlushMs, bound, .. }
+                if (*bound - Param::CommitFlushMs.bounds(access).low).abs() < 1e-12
+        )),
+        "{warnings:?}"
+    );
+    let gap = warnings
+        .iter()
+        .find_map(|w| match w {
+            CalibrationWarning::Gap { run, errors } if run == "fast.json" => Some(errors),
+            _ => None,
+        })
+        .expect("the run's gap");
+    let fsyncs = gap
+        .iter()
+        .find(|(m, _)| m.name() == "fsyncs/s")
+        .map(|(_, e)| *e)
+        .unwrap();
+    assert!(fsyncs < -50.0, "the model reaches under half: {fsyncs} %");
+    let text = warnings[0].to_string();
+    assert!(
+        text.starts_with("commit_device.flush_ms is at its lower bound, 0.00290 ms"),
+        "{text}"
+    );
+    // The profile marks the value, so an interval does not narrow on it.
+    let profile = c.profile();
+    let saved = &profile.parameters["commit_device.flush_ms"];
+    assert_eq!(saved.at_bound, Some(sim::profile::BoundSide::Low));
+    let back = sim::profile::Profile::from_toml(&profile.to_toml()).unwrap();
+    assert_eq!(back, profile);
+    let mut applied = system.clone();
+    apply_profile(&mut applied, &back).unwrap();
+    let flush = sim::uncertainty::spans(&applied, Some(&back))
+        .unwrap()
+        .into_iter()
+        .find(|s| s.param == Param::CommitFlushMs)
+        .expect("sampled over its range, not left out");
+    assert!(flush.high / flush.low > 2.0, "{flush:?}");
+}

@@ -71,13 +71,7 @@ fn the_interval_holds_the_point_names_parameters_and_narrows_after_calibration()
         .iter()
         .filter_map(|&p| {
             let value = sim::profile::current_value(&m, p).unwrap()?;
-            Some((
-                p.name().to_string(),
-                Fitted {
-                    value,
-                    uncertainty: value * 0.01,
-                },
-            ))
+            Some((p.name().to_string(), Fitted::measured(value, value * 0.01)))
         })
         .collect();
     let profile = Profile {
@@ -334,10 +328,7 @@ fn a_profile_narrows_a_class_device_to_its_fit() {
         not_identified: vec![],
         parameters: BTreeMap::from([(
             "commit_device.flush_ms".to_string(),
-            Fitted {
-                value: flush,
-                uncertainty: flush * 0.01,
-            },
+            Fitted::measured(flush, flush * 0.01),
         )]),
     };
     let beside = parameters_part(device_interval(&m, Some(&profile), 1).figures["event_mean_ms"]);

@@ -224,23 +224,119 @@ fn a_profile_reaches_every_cell_of_a_matrix() {
     }
 }
 
+/// The fitted flush of the commit device in `c`.
+fn flush_of(c: &sim::matrix::MatrixCell) -> f64 {
+    sim::profile::current_value(&c.system, sim::profile::Param::CommitFlushMs)
+        .unwrap()
+        .expect("a flash commit device")
+}
+
 #[test]
-fn a_profile_leaves_the_component_an_axis_varies_alone() {
-    // The log axis chooses the log device: its own flush applies, not the one
-    // the profile fitted on the measured box; the server's CPU still does.
-    let only_cpu = {
-        let mut p = flush_and_cpu_profile();
-        p.parameters.remove("commit_device.flush_ms");
-        p
-    };
+fn a_log_axis_moves_the_fitted_flush_by_the_classes_ratio() {
+    // The profile fitted the base's log device (ssd-sata, whose model
+    // flushes in 0.1 ms) at 3.5 ms: ×35 its class. The ssd-sata cell is the
+    // calibrated system and takes the fit as it is; the nvme cell (a 0.01 ms
+    // model) keeps the ×35 on its own class; the server's CPU, which no
+    // axis touches, applies to both.
     let values = r#"["ssd-sata", "nvme"]"#;
-    let calibrated = matrix_over("log", values, Some(flush_and_cpu_profile()))
+    let cells = matrix_over("log", values, Some(flush_and_cpu_profile()))
         .cells()
         .unwrap();
-    let cpu_only = matrix_over("log", values, Some(only_cpu)).cells().unwrap();
-    assert_eq!(calibrated, cpu_only);
     let plain = matrix_over("log", values, None).cells().unwrap();
-    assert_ne!(calibrated, plain);
+    let class = |i: usize| flush_of(&plain[i]);
+    assert!((flush_of(&cells[0]) - 3.5).abs() < 1e-12);
+    let want = 3.5 * class(1) / class(0);
+    assert!(
+        (flush_of(&cells[1]) - want).abs() < 1e-9,
+        "{} vs {want}",
+        flush_of(&cells[1])
+    );
+    assert!(
+        flush_of(&cells[1]) < flush_of(&cells[0]),
+        "nvme is the faster class"
+    );
+    for c in &cells {
+        let cpu = sim::profile::current_value(&c.system, sim::profile::Param::ServerCpuUs)
+            .unwrap()
+            .unwrap();
+        assert!((cpu - 400.0).abs() < 1e-9, "{}", c.choices_text());
+    }
+    // A cell whose commit device is a hard disk has no flush to carry to.
+    let none = matrix_over("log", r#"["none"]"#, Some(flush_and_cpu_profile()))
+        .cells()
+        .unwrap();
+    let p = none[0].profile.as_ref().unwrap();
+    assert!(!p.parameters.contains_key("commit_device.flush_ms"));
+}
+
+#[test]
+fn a_link_axis_moves_the_fitted_round_trip_by_the_classes_difference() {
+    // Fitted on 2x10G (a 0.04 ms class) at 0.1 ms: the hosts add 0.06 ms,
+    // which a 2x1G cell (0.15 ms) keeps on top of its own class.
+    let profile = sim::profile::Profile::from_toml(
+        "system = \"measured-box\"\nmethod = \"test\"\nruns = []\n[parameters.\"link.rtt_ms\"]\nvalue = 0.1\nuncertainty = 0.005\n",
+    )
+    .unwrap();
+    let values = r#"["2x10G", "2x1G"]"#;
+    let cells = matrix_over("link", values, Some(profile)).cells().unwrap();
+    let plain = matrix_over("link", values, None).cells().unwrap();
+    let rtt = |c: &sim::matrix::MatrixCell| {
+        sim::profile::current_value(&c.system, sim::profile::Param::RttMs)
+            .unwrap()
+            .unwrap()
+    };
+    assert!((rtt(&cells[0]) - 0.1).abs() < 1e-9);
+    let want = 0.1 + rtt(&plain[1]) - rtt(&plain[0]);
+    assert!((rtt(&cells[1]) - want).abs() < 1e-9, "{}", rtt(&cells[1]));
+    assert!(rtt(&cells[1]) > rtt(&cells[0]));
+    let carried = &cells[1].profile.as_ref().unwrap().parameters["link.rtt_ms"];
+    assert!(carried.carried && !carried.narrows());
+    assert!(cells[0].profile.as_ref().unwrap().parameters["link.rtt_ms"].narrows());
+}
+
+#[test]
+fn the_calibrated_cell_predicts_what_the_profile_predicts_and_another_moves_as_its_class() {
+    // A matrix over the base's log and link: the cell with the base's own
+    // (ssd-sata, 2x10G) is the calibrated system, and gives the figure
+    // `simulate --system reference-nas.toml --profile` gives; a slower link
+    // writes less, a faster log device more.
+    let text = "system = \"reference-nas.toml\"\nworkload = [\"--time=2\"]\n[[axis]]\nkey = \"log\"\nvalues = [\"ssd-sata\", \"nvme\"]\n[[axis]]\nkey = \"link\"\nvalues = [\"2x10G\", \"2x1G\"]\n";
+    let mut m = MatrixSpec::from_toml(text, &examples(), DEFAULT_MAX_CELLS).unwrap();
+    let profile = sim::profile::Profile::from_toml(
+        "system = \"reference-nas\"\nmethod = \"test\"\nruns = []\n[parameters.\"commit_device.flush_ms\"]\nvalue = 0.3\nuncertainty = 0.01\n[parameters.\"link.rtt_ms\"]\nvalue = 0.09\nuncertainty = 0.005\n[parameters.\"server.cpu_us\"]\nvalue = 30.0\nuncertainty = 1.0\n",
+    )
+    .unwrap();
+    m.profile = Some(profile.clone());
+    let cells = m.cells().unwrap();
+    let s = RunSpec::from_words(
+        &[
+            "--file-total-size=64M",
+            "--file-test-mode=rndwr",
+            "--file-fsync-all",
+            "--threads=4",
+            "--events=3000",
+            "--rand-seed=5",
+        ]
+        .map(String::from),
+    )
+    .unwrap();
+    let results = run_cells(&s, &cells, 2).unwrap();
+    let mut calibrated = sim::SystemModel::from_toml(
+        &std::fs::read_to_string(examples().join("reference-nas.toml")).unwrap(),
+    )
+    .unwrap();
+    let notes = sim::profile::apply_profile(&mut calibrated, &profile).unwrap();
+    assert!(notes.is_empty(), "{notes:?}");
+    let alone = sim::simulate(&s, &calibrated).unwrap();
+    let writes = |i: usize| results[i].rates.writes_per_s;
+    assert_eq!(cells[0].choices_text(), "log=ssd-sata link=2x10G");
+    assert_eq!(cells[0].system, calibrated);
+    assert_eq!(writes(0).to_bits(), alone.rates.writes_per_s.to_bits());
+    assert_eq!(results[0].counts, alone.counts);
+    // log=ssd-sata link=2x1G: a longer round trip.
+    assert!(writes(1) < writes(0), "{} vs {}", writes(1), writes(0));
+    // log=nvme link=2x10G: a faster flush.
+    assert!(writes(2) > writes(0), "{} vs {}", writes(2), writes(0));
 }
 
 /// A matrix over the link of the reference NAS with its log device, the
@@ -384,10 +480,11 @@ fn the_table_shows_ranges_and_names_what_to_measure_first() {
 }
 
 #[test]
-fn a_cell_whose_log_device_an_axis_chose_keeps_that_devices_range() {
-    // The profile fitted the measured box's flush and CPU; in a matrix over
-    // log devices the flush is each device's own, so only the CPU's range
-    // narrows to the fit.
+fn a_flush_carried_to_another_log_device_keeps_a_range_and_the_measured_one_narrows() {
+    // The profile fitted the base's log device: the ssd-sata cell is that
+    // device and narrows to the fit's ±2σ; the nvme cell's flush is the fit
+    // carried to a device nobody measured, sampled over its whole range
+    // around the carried value. The CPU narrows in both.
     let cells = matrix_over(
         "log",
         r#"["ssd-sata", "nvme"]"#,
@@ -395,20 +492,26 @@ fn a_cell_whose_log_device_an_axis_chose_keeps_that_devices_range() {
     )
     .cells()
     .unwrap();
+    let span = |c: &sim::matrix::MatrixCell, p: sim::profile::Param| {
+        sim::uncertainty::spans(&c.system, c.profile.as_ref())
+            .unwrap()
+            .into_iter()
+            .find(|s| s.param == p)
+            .unwrap_or_else(|| panic!("{p:?} sampled in {}", c.choices_text()))
+    };
+    let measured = span(&cells[0], sim::profile::Param::CommitFlushMs);
+    assert!(
+        (measured.low - 3.3).abs() < 1e-9 && (measured.high - 3.7).abs() < 1e-9,
+        "{measured:?}"
+    );
+    let carried = span(&cells[1], sim::profile::Param::CommitFlushMs);
+    assert!(carried.low < carried.typical && carried.typical < carried.high);
+    assert!(
+        carried.high / carried.low > 5.0,
+        "a whole range: {carried:?}"
+    );
     for c in &cells {
-        let p = c.profile.as_ref().expect("the applied part of the profile");
-        let names: Vec<&str> = p.parameters.keys().map(String::as_str).collect();
-        assert_eq!(names, ["server.cpu_us"], "{}", c.choices_text());
-        let spans = sim::uncertainty::spans(&c.system, c.profile.as_ref()).unwrap();
-        let flush = spans
-            .iter()
-            .find(|s| s.param == sim::profile::Param::CommitFlushMs)
-            .expect("the flush is sampled");
-        assert!(flush.high / flush.low > 5.0, "the class's range: {flush:?}");
-        let cpu = spans
-            .iter()
-            .find(|s| s.param == sim::profile::Param::ServerCpuUs)
-            .expect("the CPU is sampled");
+        let cpu = span(c, sim::profile::Param::ServerCpuUs);
         assert!(
             (cpu.low - 390.0).abs() < 1e-9 && (cpu.high - 410.0).abs() < 1e-9,
             "{cpu:?}"

@@ -468,3 +468,211 @@ fn a_measured_log_device_is_read_relative_to_the_system_file() {
         "log.measured: sys/gone.json: No such file",
     );
 }
+
+/// A guest on an ESXi NFS datastore with a SATA SSD log device.
+const ESXI_SSD_LOG: &str = r#"name = "esxi-ssd-log"
+log = "ssd-sata"
+[client]
+protocol = "esxi-nfs"
+[link]
+link = "10G"
+[server]
+ram = "4G"
+[pool]
+layout = "1xmirror-2"
+disk = "hdd-7200"
+recordsize = "4K"
+"#;
+
+/// The same box with a log device, a round trip and a server faster than
+/// any that exist: its runs are faster than ESXI_SSD_LOG can be made.
+const IMPOSSIBLE: &str = r#"name = "impossible"
+log = { kind = "flash", read_ms = 0.001, write_ms = 0.0001, flush_ms = 0.0001, flush_ms_per_mb = 0.0, read_mb_s = 6000.0, write_mb_s = 6000.0, parallelism = 4 }
+[client]
+protocol = "esxi-nfs"
+cpu_us = 0.1
+[link]
+link = "10G"
+rtt_ms = 0.002
+[server]
+ram = "4G"
+cpu_us = 0.4
+commit_cpu_us = 1.0
+[pool]
+layout = "1xmirror-2"
+disk = "hdd-7200"
+recordsize = "4K"
+"#;
+
+#[test]
+fn a_run_faster_than_the_model_can_reach_is_fitted_at_physical_bounds_with_a_warning() {
+    let d = scratch();
+    std::fs::write(d.path().join("esxi.toml"), ESXI_SSD_LOG).unwrap();
+    std::fs::write(d.path().join("impossible.toml"), IMPOSSIBLE).unwrap();
+    let mut args = vec![
+        "simulate",
+        "--system",
+        "impossible.toml",
+        "--intervals=off",
+        "--",
+    ];
+    args.extend_from_slice(&WORKLOAD);
+    args.extend_from_slice(&["--format=json", "run"]);
+    let r = tb(d.path(), &args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    doc["kind"] = "measured".into();
+    std::fs::write(
+        d.path().join("fast.json"),
+        serde_json::to_vec(&doc).unwrap(),
+    )
+    .unwrap();
+
+    let r = tb(
+        d.path(),
+        &[
+            "simulate",
+            "calibrate",
+            "--system",
+            "esxi.toml",
+            "--save-profile",
+            "p.toml",
+            "fast.json",
+        ],
+    );
+    // The best physical fit is an answer: exit 0, the profile saved.
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(d.path().join("p.toml").exists());
+    // Every value printed is within its bounds for this client.
+    let access = sim::system::Protocol::EsxiNfs;
+    for p in sim::profile::Param::ALL {
+        let line = r
+            .stdout
+            .lines()
+            .find(|l| l.starts_with(p.name()))
+            .unwrap_or_else(|| panic!("{}:\n{}", p.name(), r.stdout));
+        // The value column; "-" for a parameter that does not apply.
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if let Ok(v) = words[1].parse::<f64>() {
+            let b = p.bounds(access);
+            assert!(b.low <= v && v <= b.high, "{line}");
+        }
+    }
+    let flush = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("commit_device.flush_ms"))
+        .unwrap();
+    assert!(
+        flush.contains("at its bound"),
+        "no ±1σ as if measured: {flush}"
+    );
+    // The warning names the parameter and the bound, and the gap per run.
+    let bound = sim::profile::Param::CommitFlushMs.bounds(access).low;
+    assert!(
+        r.stderr.lines().any(|l| l.starts_with(&format!(
+            "warning: commit_device.flush_ms is at its lower bound, {bound:.5} ms"
+        ))),
+        "{}",
+        r.stderr
+    );
+    let gap = r
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("warning: fast.json: the best physical fit is off by"))
+        .unwrap_or_else(|| panic!("{}", r.stderr));
+    assert!(gap.contains("fsyncs/s -") && gap.contains(" %"), "{gap}");
+    // The profile marks the value.
+    let text = std::fs::read_to_string(d.path().join("p.toml")).unwrap();
+    assert!(text.contains("at_bound = \"low\""), "{text}");
+}
+
+#[test]
+fn a_matrix_cell_equal_to_the_calibrated_system_predicts_what_simulate_profile_does() {
+    let d = scratch();
+    std::fs::copy(
+        example_system("reference-nas.toml"),
+        d.path().join("reference-nas.toml"),
+    )
+    .unwrap();
+    // Fitted on the reference NAS as it is (ssd-sata log, 2x10G).
+    std::fs::write(
+        d.path().join("p.toml"),
+        "system = \"reference-nas\"\nmethod = \"by hand\"\nruns = []\n[parameters.\"commit_device.flush_ms\"]\nvalue = 0.3\nuncertainty = 0.01\n[parameters.\"link.rtt_ms\"]\nvalue = 0.09\nuncertainty = 0.005\n[parameters.\"server.cpu_us\"]\nvalue = 30.0\nuncertainty = 1.0\n",
+    )
+    .unwrap();
+    let workload = [
+        "--file-total-size=64M",
+        "--file-test-mode=rndwr",
+        "--file-fsync-all",
+        "--threads=4",
+        "--events=3000",
+        "--rand-seed=5",
+    ];
+    let quoted: Vec<String> = workload.iter().map(|w| format!("\"{w}\"")).collect();
+    std::fs::write(
+        d.path().join("m.toml"),
+        format!(
+            "system = \"reference-nas.toml\"\nworkload = [{}]\n[[axis]]\nkey = \"log\"\nvalues = [\"ssd-sata\", \"nvme\"]\n[[axis]]\nkey = \"link\"\nvalues = [\"2x10G\", \"2x1G\"]\n",
+            quoted.join(", ")
+        ),
+    )
+    .unwrap();
+    let r = tb(
+        d.path(),
+        &[
+            "simulate",
+            "matrix",
+            "m.toml",
+            "--profile",
+            "p.toml",
+            "--intervals=off",
+            "--format=json",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let writes = |log: &str, link: &str| {
+        doc["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["labels"]["log"] == log && c["labels"]["link"] == link)
+            .unwrap_or_else(|| panic!("no cell log={log} link={link}"))["rates"]["writes_per_s"]
+            .as_f64()
+            .unwrap()
+    };
+    let alone = |overrides: &[&str]| {
+        let mut args = vec![
+            "simulate",
+            "--system",
+            "reference-nas.toml",
+            "--profile",
+            "p.toml",
+            "--intervals=off",
+        ];
+        args.extend_from_slice(overrides);
+        args.push("--");
+        args.extend_from_slice(&workload);
+        args.extend_from_slice(&["--format=json", "run"]);
+        let r = tb(d.path(), &args);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        (doc["rates"]["writes_per_s"].as_f64().unwrap(), r.stderr)
+    };
+    let calibrated = writes("ssd-sata", "2x10G");
+    // The same simulation: the same figure to the bit.
+    assert_eq!(
+        calibrated.to_bits(),
+        alone(&[]).0.to_bits(),
+        "the calibrated cell"
+    );
+    // An override is a one-cell axis: the fit carries the same way, and
+    // says so.
+    let (nvme, notes) = alone(&["--log", "nvme"]);
+    assert_eq!(nvme.to_bits(), writes("nvme", "2x10G").to_bits());
+    assert!(notes.contains("commit_device.flush_ms carried"), "{notes}");
+    // A slower link class writes less, a faster log class more.
+    assert!(writes("ssd-sata", "2x1G") < calibrated);
+    assert!(writes("nvme", "2x10G") > calibrated);
+}

@@ -9,7 +9,7 @@ use fileio::result::{Environment, ResultKind, RunResult};
 use report::atomic::{check_new_file, write_atomically, Existing};
 use report::store::{load_dir, load_file};
 use sim::calibrate::{calibrate_with_probe, local_model, probe_params, Measurement};
-use sim::profile::{apply_profile, Param, Profile};
+use sim::profile::{apply_profile_to_cell, Param, Profile};
 use sim::SystemModel;
 use std::path::{Path, PathBuf};
 
@@ -224,6 +224,11 @@ pub(crate) fn run(a: &CalibrateArgs) -> anyhow::Result<i32> {
         )?;
     // The report names measurements and systems read from files.
     super::write_stdout(report::escape::terminal_lines(&c.report()).as_bytes())?;
+    // A fit at a physical bound is still the answer (exit 0): the best
+    // physical fit, with what it cannot reach said on stderr.
+    for w in c.warnings() {
+        super::write_stderr_line(&format!("warning: {w}"));
+    }
     if let Some(path) = &a.save_profile {
         write_atomically(path, c.profile().to_toml().as_bytes(), Existing::Keep).map_err(|e| {
             anyhow::anyhow!("simulate calibrate: --save-profile {}: {e}", path.display())
@@ -241,14 +246,22 @@ pub fn load_profile(path: &Path) -> anyhow::Result<Profile> {
         .map_err(|e| anyhow::anyhow!("simulate: --profile {}: {e}", path.display()))
 }
 
-/// `tankbench simulate --profile FILE`: apply a saved profile to `model`;
-/// a fitted value that does not apply to this system is noted on stderr.
-pub fn apply_profile_file(model: &mut SystemModel, path: &Path) -> anyhow::Result<()> {
+/// `tankbench simulate --profile FILE`: apply a saved profile, fitted on
+/// `base`, to `model` (`base` with the override `fields` set); a fitted
+/// value that does not apply to this system, or is carried to a changed
+/// component, is noted on stderr. Returns the profile as applied (what
+/// narrows the prediction's interval).
+pub fn apply_profile_file(
+    model: &mut SystemModel,
+    base: &SystemModel,
+    fields: &[&str],
+    path: &Path,
+) -> anyhow::Result<Profile> {
     let profile = load_profile(path)?;
-    let skipped = apply_profile(model, &profile)
+    let applied = apply_profile_to_cell(model, base, &profile, fields)
         .map_err(|e| anyhow::anyhow!("simulate: --profile {}: {e}", path.display()))?;
-    for s in skipped {
+    for s in &applied.notes {
         super::write_stderr_line(&format!("note: --profile {}: {s}", path.display()));
     }
-    Ok(())
+    Ok(applied.profile)
 }

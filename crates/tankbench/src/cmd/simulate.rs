@@ -167,6 +167,20 @@ fn apply_overrides(model: &mut SystemModel, a: &SimulateArgs) -> anyhow::Result<
 }
 
 impl SimulateArgs {
+    /// The system fields the overrides set (as matrix axes name them).
+    fn override_fields(&self) -> Vec<&'static str> {
+        [
+            ("pool.layout", self.layout.is_some()),
+            ("link.link", self.link.is_some()),
+            ("log", self.log.is_some()),
+            ("server.ram", self.ram.is_some()),
+            ("client.protocol", self.client.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(field, given)| given.then_some(field))
+        .collect()
+    }
+
     /// The option that replaced the system file's `field`, if one did.
     fn option_for(&self, field: &str) -> Option<&'static str> {
         [
@@ -217,18 +231,23 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
         Some(events) => sim::Budget::of(events).map_err(|e| anyhow::anyhow!("simulate: {e}"))?,
         None => sim::Budget::default(),
     };
-    let mut model = SystemModel::from_toml_in(&source.text, &source.dir)
+    let base = SystemModel::from_toml_in(&source.text, &source.dir)
         .map_err(|e| anyhow::anyhow!("simulate: {}: {e}", source.option))?;
-    // The profile calibrates the system file; an override then replaces a
-    // component whole (a --log device keeps its own class's figures).
+    let mut model = base.clone();
+    apply_overrides(&mut model, &a)?;
+    model.resolve().map_err(|e| system_error(e, &a))?;
+    // The profile calibrates the system file; an override changes a
+    // component as a matrix axis does, and the fit carries to it by what
+    // the change is worth (the same figure as that matrix's cell).
     let profile = match &a.model.profile {
-        Some(p) => {
-            super::calibrate::apply_profile_file(&mut model, p)?;
-            Some(super::calibrate::load_profile(p)?)
-        }
+        Some(p) => Some(super::calibrate::apply_profile_file(
+            &mut model,
+            &base,
+            &a.override_fields(),
+            p,
+        )?),
         None => None,
     };
-    apply_overrides(&mut model, &a)?;
     let sys = model.resolve().map_err(|e| system_error(e, &a))?;
     let intervals = match a.intervals {
         Switch::On => Some(a.samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES)),
