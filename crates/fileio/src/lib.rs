@@ -10,7 +10,8 @@
 //! - the one result type, [`result::RunResult`], made by
 //!   [`result::RunResult::new`] and the summarising steps of [`summary`];
 //! - one home each for seeded random streams ([`rng`]), the wall clock
-//!   ([`clock`]) and one-line message text ([`text`]).
+//!   ([`clock`]) one-line message text ([`text`]) and
+//!   what a terminal shows: its width and colour ([`terminal`]).
 //!
 //! Data flows one way through three groups of modules:
 //!
@@ -55,6 +56,7 @@ pub mod slog;
 pub mod spec;
 pub mod summary;
 pub mod sysbench;
+pub mod terminal;
 pub mod text;
 pub mod warnings;
 pub mod workload;

@@ -566,7 +566,7 @@ pub fn summary(plan: &Plan, top: usize) -> String {
 
     out.push_str(&assumptions(plan));
     out.push_str("  explain any row: tankbench plan ... --explain LAYOUT\n");
-    wrap(&out, WIDTH)
+    fileio::terminal::wrap(&out, WIDTH)
 }
 
 /// The layouts' notes, each text once with the layouts it applies to (a note
@@ -635,40 +635,6 @@ fn log_device_answer(plan: &Plan) -> Option<String> {
 
 /// The widest line the default output prints: a terminal of 120 columns.
 pub const WIDTH: usize = 120;
-
-/// Lines longer than `width` broken at spaces, the continuation indented
-/// two more than the line began; a word longer than the width stays whole.
-fn wrap(text: &str, width: usize) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        let (body, newline) = line.strip_suffix('\n').map_or((line, ""), |b| (b, "\n"));
-        if body.chars().count() <= width {
-            out.push_str(line);
-            continue;
-        }
-        let indent = body.len() - body.trim_start().len();
-        let hang = " ".repeat(indent + 2);
-        let mut current = body[..indent].to_string();
-        let mut at_start = true;
-        for word in body.split_whitespace() {
-            let len = current.chars().count();
-            if !at_start && len + 1 + word.chars().count() > width {
-                out.push_str(current.trim_end());
-                out.push('\n');
-                current = hang.clone();
-                at_start = true;
-            }
-            if !at_start {
-                current.push(' ');
-            }
-            current.push_str(word);
-            at_start = false;
-        }
-        out.push_str(&current);
-        out.push_str(newline);
-    }
-    out
-}
 
 /// One line comparing the recommended layout with another.
 pub fn compare(a: &PlanEntry, b: &PlanEntry) -> String {

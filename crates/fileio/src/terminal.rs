@@ -1,0 +1,281 @@
+//! What the place a command writes to can show: how many columns a line may
+//! take, and whether it takes colour. A terminal has a width and (unless
+//! `NO_COLOR` says otherwise) colour; a pipe or a file has neither, so
+//! nothing is cut, wrapped or coloured for the scripts that read it.
+//!
+//! The one place that asks the system: a command takes a [`Screen`] for each
+//! stream once ([`Screen::stdout`], [`Screen::stderr`]) and passes it, or
+//! its [`Width`], down to whatever lays out text (tables, wrapped prose, the
+//! live line). It lives in this crate, the lowest that prints: the
+//! sysbench-compatible console colours its warnings and fits its live line.
+
+use std::io::IsTerminal;
+use std::os::fd::AsFd;
+
+/// The columns a line may take: a terminal's width, or no limit (a pipe, a
+/// file: scripts read every column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Width(Option<usize>);
+
+/// A terminal reported narrower than this (or a `COLUMNS` of 3) is laid out
+/// as this wide: fewer columns hold no table and no sentence.
+pub const NARROWEST: usize = 40;
+
+/// A terminal that does not say its width (the ioctl answers 0, no
+/// `COLUMNS`): the width terminals open with.
+const UNREPORTED: usize = 80;
+
+impl Width {
+    /// No limit: a pipe or a file.
+    pub const UNLIMITED: Width = Width(None);
+
+    /// A terminal `n` columns wide (at least [`NARROWEST`]).
+    pub fn columns(n: usize) -> Width {
+        Width(Some(n.max(NARROWEST)))
+    }
+
+    /// The columns, or None without a limit.
+    pub fn limit(self) -> Option<usize> {
+        self.0
+    }
+
+    /// Whether a line of `columns` characters fits.
+    pub fn fits(self, columns: usize) -> bool {
+        self.0.is_none_or(|w| columns <= w)
+    }
+
+    /// The width of the terminal `stream` is, from the kernel (TIOCGWINSZ)
+    /// or, where it answers 0, `COLUMNS`; no limit when it is not a terminal.
+    fn of<S: AsFd + IsTerminal>(stream: S) -> Width {
+        if !stream.is_terminal() {
+            return Width::UNLIMITED;
+        }
+        let reported = terminal_size::terminal_size_of(stream.as_fd())
+            .map(|(w, _)| usize::from(w.0))
+            .filter(|&w| w > 0);
+        let from_env = || {
+            std::env::var("COLUMNS")
+                .ok()
+                .and_then(|c| c.trim().parse::<usize>().ok())
+                .filter(|&w| w > 0)
+        };
+        Width::columns(reported.or_else(from_env).unwrap_or(UNREPORTED))
+    }
+}
+
+/// Colour on or off for one stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Colour {
+    #[default]
+    Off,
+    On,
+}
+
+/// What a coloured piece of text says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// A warning's label (`WARNING`), so it stands out of a report.
+    Warning,
+    /// A change for the better in a comparison.
+    Better,
+    /// A change for the worse.
+    Worse,
+    /// The banner saying figures are predicted, not measured.
+    Prediction,
+}
+
+impl Tone {
+    fn style(self) -> anstyle::Style {
+        use anstyle::{AnsiColor, Style};
+        match self {
+            Tone::Warning => Style::new().bold().fg_color(Some(AnsiColor::Yellow.into())),
+            Tone::Better => Style::new().fg_color(Some(AnsiColor::Green.into())),
+            Tone::Worse => Style::new().fg_color(Some(AnsiColor::Red.into())),
+            Tone::Prediction => Style::new().bold().fg_color(Some(AnsiColor::Cyan.into())),
+        }
+    }
+}
+
+impl Colour {
+    /// The choice for `stream` by the conventions anstream follows (as clap
+    /// does for its help): `NO_COLOR` turns colour off, `CLICOLOR_FORCE`
+    /// on, and otherwise a terminal that supports it gets colour.
+    fn of<S: anstream::stream::RawStream>(stream: &S) -> Colour {
+        match anstream::AutoStream::choice(stream) {
+            anstream::ColorChoice::Never => Colour::Off,
+            _ => Colour::On,
+        }
+    }
+
+    /// `text` in `tone`'s colour, or as it is without colour.
+    pub fn paint(self, tone: Tone, text: &str) -> String {
+        match self {
+            Colour::Off => text.to_string(),
+            Colour::On => {
+                let style = tone.style();
+                format!("{style}{text}{style:#}")
+            }
+        }
+    }
+}
+
+/// Where a command's text goes: the width it may take and whether it is
+/// coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Screen {
+    pub width: Width,
+    pub colour: Colour,
+}
+
+impl Screen {
+    /// A pipe or a file: no limit, no colour.
+    pub const PIPE: Screen = Screen {
+        width: Width::UNLIMITED,
+        colour: Colour::Off,
+    };
+
+    /// Standard output, as it is now.
+    pub fn stdout() -> Screen {
+        let out = std::io::stdout();
+        Screen {
+            width: Width::of(out.lock()),
+            colour: Colour::of(&out),
+        }
+    }
+
+    /// Standard error, as it is now.
+    pub fn stderr() -> Screen {
+        let err = std::io::stderr();
+        Screen {
+            width: Width::of(err.lock()),
+            colour: Colour::of(&err),
+        }
+    }
+
+    /// Colour only where there is a terminal: `CLICOLOR_FORCE` does not
+    /// colour a pipe. For output that scripts parse whole (the
+    /// sysbench-compatible report), which must stay byte for byte
+    /// sysbench's wherever a program reads it.
+    pub fn colour_on_terminal_only(self) -> Screen {
+        Screen {
+            colour: if self.width.limit().is_some() {
+                self.colour
+            } else {
+                Colour::Off
+            },
+            ..self
+        }
+    }
+
+    /// `text` with its long lines broken to fit (see [`wrap`]); unchanged
+    /// without a limit, so a pipe gets one line per message.
+    pub fn wrap(&self, text: &str) -> String {
+        match self.width.limit() {
+            Some(w) => wrap(text, w),
+            None => text.to_string(),
+        }
+    }
+
+    /// `text` in `tone`'s colour where this screen takes colour.
+    pub fn paint(&self, tone: Tone, text: &str) -> String {
+        self.colour.paint(tone, text)
+    }
+}
+
+/// Lines longer than `width` broken at spaces, each continuation indented
+/// two more than its line began, so a wrapped message still reads as one;
+/// a word longer than the width stays whole (a path is not cut).
+pub fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, newline) = line.strip_suffix('\n').map_or((line, ""), |b| (b, "\n"));
+        if body.chars().count() <= width {
+            out.push_str(line);
+            continue;
+        }
+        let indent = body.len() - body.trim_start().len();
+        let hang = " ".repeat(indent + 2);
+        let mut current = body[..indent].to_string();
+        let mut at_start = true;
+        for word in body.split_whitespace() {
+            let len = current.chars().count();
+            if !at_start && len + 1 + word.chars().count() > width {
+                out.push_str(current.trim_end());
+                out.push('\n');
+                current = hang.clone();
+                at_start = true;
+            }
+            if !at_start {
+                current.push(' ');
+            }
+            current.push_str(word);
+            at_start = false;
+        }
+        out.push_str(&current);
+        out.push_str(newline);
+    }
+    out
+}
+
+/// `text` cut to `width` characters, the last one an ellipsis when cut (a
+/// live line must stay on one row of the terminal to be redrawn in place).
+pub fn cut(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_break_at_spaces_and_continue_indented() {
+        let text = "WARNING: the run was shorter than three txg syncs of the pool\n  hint: longer\n";
+        let wrapped = wrap(text, 30);
+        for line in wrapped.lines() {
+            assert!(line.chars().count() <= 30, "{line:?}");
+        }
+        assert!(wrapped.starts_with("WARNING: the run was shorter\n  than"), "{wrapped}");
+        assert!(wrapped.ends_with("  hint: longer\n"), "{wrapped}");
+        assert_eq!(
+            wrap("a /very/long/path/that/does/not/fit end", 10),
+            "a\n  /very/long/path/that/does/not/fit\n  end"
+        );
+    }
+
+    #[test]
+    fn a_pipe_keeps_every_line_whole_and_uncoloured() {
+        let line = "x ".repeat(200);
+        assert_eq!(Screen::PIPE.wrap(&line), line);
+        assert_eq!(Screen::PIPE.paint(Tone::Warning, "WARNING"), "WARNING");
+        assert!(Width::UNLIMITED.fits(10_000));
+    }
+
+    #[test]
+    fn colour_wraps_the_text_in_an_escape_and_its_reset() {
+        let painted = Colour::On.paint(Tone::Worse, "-12.0%");
+        assert!(painted.starts_with("\x1b["), "{painted:?}");
+        assert!(painted.contains("-12.0%"), "{painted:?}");
+        assert!(painted.ends_with("\x1b[0m"), "{painted:?}");
+        let forced_on_a_pipe = Screen {
+            width: Width::UNLIMITED,
+            colour: Colour::On,
+        };
+        assert_eq!(
+            forced_on_a_pipe.colour_on_terminal_only().colour,
+            Colour::Off
+        );
+    }
+
+    #[test]
+    fn a_narrow_terminal_is_taken_as_the_narrowest_useful() {
+        assert_eq!(Width::columns(3).limit(), Some(NARROWEST));
+        assert_eq!(Width::columns(80).limit(), Some(80));
+        assert_eq!(cut("abcdef", 4), "abc…");
+        assert_eq!(cut("abc", 4), "abc");
+    }
+}
