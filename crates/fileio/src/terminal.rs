@@ -180,7 +180,32 @@ impl Screen {
     pub fn paint(&self, tone: Tone, text: &str) -> String {
         self.colour.paint(tone, text)
     }
+
+    /// `text` with the label it starts with coloured, where it starts with
+    /// one of [`LABELS`] (`WARNING (workload 3):`, `warning:`,
+    /// `PREDICTION`); anything else as it is.
+    pub fn paint_label(&self, text: &str) -> String {
+        if self.colour == Colour::Off {
+            return text.to_string();
+        }
+        let Some((label, tone)) = LABELS.iter().find(|(l, _)| text.starts_with(l)) else {
+            return text.to_string();
+        };
+        format!(
+            "{}{}",
+            self.paint(*tone, label),
+            &text[label.len()..]
+        )
+    }
 }
+
+/// The words tankbench starts a line with to mark it, and their colour:
+/// a warning about a result, and the banner of a prediction.
+pub const LABELS: [(&str, Tone); 3] = [
+    ("WARNING", Tone::Warning),
+    ("warning", Tone::Warning),
+    ("PREDICTION", Tone::Prediction),
+];
 
 /// Lines longer than `width` broken at spaces, each continuation indented
 /// two more than its line began, so a wrapped message still reads as one;
@@ -228,6 +253,100 @@ pub fn cut(text: &str, width: usize) -> String {
     out
 }
 
+/// A progress bar with the time left, for a command of many steps (quick's
+/// workloads, a matrix's cells), redrawn in place on a terminal's stderr.
+/// There is none in a pipe: [`Bar::on_stderr`] gives one only on a
+/// terminal.
+pub struct Bar {
+    width: usize,
+    total: f64,
+    /// When the first work was counted, and how much: the rate behind the
+    /// time left leaves out what came before (making a file set).
+    first: Option<(std::time::Instant, f64)>,
+    drawn: bool,
+}
+
+/// Cells of the bar itself.
+const BAR_CELLS: usize = 20;
+
+impl Bar {
+    /// A bar for `total` units of work, when stderr is a terminal.
+    pub fn on_stderr(total: f64) -> Option<Bar> {
+        let width = Screen::stderr().width.limit()?;
+        Some(Bar {
+            width,
+            total,
+            first: None,
+            drawn: false,
+        })
+    }
+
+    /// The bar's line with `done` of the total done, `doing` saying what
+    /// (`3/12 cells`), and the time left at the rate since the first work.
+    pub fn line(&self, done: f64, doing: &str, left: Option<std::time::Duration>) -> String {
+        let share = if self.total > 0.0 {
+            (done / self.total).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        // share is within 0..=1, so the product is within 0..=BAR_CELLS.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let full = (share * BAR_CELLS as f64).round() as usize;
+        let left = match left {
+            Some(d) => format!("{} left", duration_words(d.as_secs())),
+            None => "time left unknown yet".to_string(),
+        };
+        let line = format!(
+            "[{}{}] {:>3.0}%  {left}  {doing}",
+            "#".repeat(full),
+            "-".repeat(BAR_CELLS - full),
+            share * 100.0
+        );
+        // The last column left free, as for the live line.
+        cut(&line, self.width - 1)
+    }
+
+    /// Redraw the bar with `done` of the total done.
+    pub fn draw(&mut self, done: f64, doing: &str) {
+        let now = std::time::Instant::now();
+        let left = match self.first {
+            None => {
+                if done > 0.0 {
+                    self.first = Some((now, done));
+                }
+                None
+            }
+            Some((t0, d0)) if done > d0 => {
+                let per_unit = now.duration_since(t0).as_secs_f64() / (done - d0);
+                Some(std::time::Duration::from_secs_f64(
+                    ((self.total - done).max(0.0) * per_unit).min(1e9),
+                ))
+            }
+            Some(_) => None,
+        };
+        let line = self.line(done, doing, left);
+        crate::console::to_stderr(&format!("\r\x1b[2K{line}"));
+        self.drawn = true;
+    }
+
+    /// Take the bar off the screen (before a line of text, or at the end).
+    pub fn clear(&mut self) {
+        if self.drawn {
+            crate::console::to_stderr("\r\x1b[2K");
+            self.drawn = false;
+        }
+    }
+}
+
+/// Seconds as a person says them: `45s`, `3m05s`, `1h02m`.
+fn duration_words(secs: u64) -> String {
+    match secs {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m{:02}s", s / 60, s % 60),
+        s => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,6 +388,38 @@ mod tests {
             forced_on_a_pipe.colour_on_terminal_only().colour,
             Colour::Off
         );
+    }
+
+    #[test]
+    fn a_line_s_label_is_coloured_and_the_rest_left_alone() {
+        let on = Screen {
+            colour: Colour::On,
+            ..Screen::PIPE
+        };
+        let painted = on.paint_label("WARNING (workload 1): slow");
+        assert!(painted.starts_with("\x1b["), "{painted:?}");
+        assert!(painted.ends_with("\x1b[0m (workload 1): slow"), "{painted:?}");
+        assert_eq!(on.paint_label("saved x.json"), "saved x.json");
+        assert_eq!(Screen::PIPE.paint_label("WARNING: x"), "WARNING: x");
+    }
+
+    #[test]
+    fn the_bar_shows_the_share_done_and_the_time_left_within_its_width() {
+        let bar = Bar {
+            width: 60,
+            total: 100.0,
+            first: None,
+            drawn: false,
+        };
+        let line = bar.line(
+            25.0,
+            "workload 2/5: 4K random read, 4 threads",
+            Some(std::time::Duration::from_secs(185)),
+        );
+        assert!(line.starts_with("[#####---------------]  25%  3m05s left"), "{line}");
+        assert_eq!(line.chars().count(), 59, "{line}");
+        assert!(bar.line(0.0, "x", None).contains("time left unknown yet"));
+        assert_eq!(duration_words(3720), "1h02m");
     }
 
     #[test]
