@@ -50,9 +50,7 @@ impl Width {
         if !stream.is_terminal() {
             return Width::UNLIMITED;
         }
-        let reported = terminal_size::terminal_size_of(stream.as_fd())
-            .map(|(w, _)| usize::from(w.0))
-            .filter(|&w| w > 0);
+        let reported = columns_of(stream.as_fd()).filter(|&w| w > 0);
         let from_env = || {
             std::env::var("COLUMNS")
                 .ok()
@@ -61,6 +59,22 @@ impl Width {
         };
         Width::columns(reported.or_else(from_env).unwrap_or(UNREPORTED))
     }
+}
+
+/// The columns the kernel holds for the terminal `fd` is (TIOCGWINSZ);
+/// its rows are not needed, so a terminal that reports none still counts.
+fn columns_of(fd: std::os::fd::BorrowedFd) -> Option<usize> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: TIOCGWINSZ fills the winsize we own; the descriptor is borrowed
+    // for the call.
+    let size = unsafe {
+        let mut size: libc::winsize = std::mem::zeroed();
+        if libc::ioctl(fd.as_raw_fd(), libc::TIOCGWINSZ, &mut size) != 0 {
+            return None;
+        }
+        size
+    };
+    Some(usize::from(size.ws_col))
 }
 
 /// Colour on or off for one stream.
@@ -264,7 +278,12 @@ pub struct Bar {
     /// time left leaves out what came before (making a file set).
     first: Option<(std::time::Instant, f64)>,
     drawn: bool,
+    /// When the bar was last drawn: at most [`REDRAW_EVERY`] apart.
+    drawn_at: Option<std::time::Instant>,
 }
+
+/// A bar redrawn more often than this only flickers.
+const REDRAW_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Cells of the bar itself.
 const BAR_CELLS: usize = 20;
@@ -278,6 +297,7 @@ impl Bar {
             total,
             first: None,
             drawn: false,
+            drawn_at: None,
         })
     }
 
@@ -309,6 +329,14 @@ impl Bar {
     /// Redraw the bar with `done` of the total done.
     pub fn draw(&mut self, done: f64, doing: &str) {
         let now = std::time::Instant::now();
+        let recent = self
+            .drawn_at
+            .is_some_and(|t| now.duration_since(t) < REDRAW_EVERY);
+        // Skipped while recent, unless it is off the screen or finished.
+        if self.drawn && recent && done < self.total {
+            return;
+        }
+        self.drawn_at = Some(now);
         let left = match self.first {
             None => {
                 if done > 0.0 {
@@ -410,6 +438,7 @@ mod tests {
             total: 100.0,
             first: None,
             drawn: false,
+            drawn_at: None,
         };
         let line = bar.line(
             25.0,

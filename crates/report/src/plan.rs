@@ -12,6 +12,7 @@ use zfs_model::plan::{ranking_prediction, Plan, PlanEntry, PlanRequest};
 use zfs_model::reliability::{at_least_one, Reliability};
 use zfs_model::units::{group_digits, human_binary, tib};
 
+use fileio::terminal::Width;
 use crate::table::{Cell, Table};
 
 fn count(value: f64) -> String {
@@ -461,6 +462,10 @@ pub fn table(plan: &Plan, top: usize, choice: &ColumnChoice) -> Table {
             .push(columns.iter().map(|c| cell(entry, c.key, ranges)).collect());
     }
     t.notes = best_notes(plan, shown);
+    // On a narrow terminal the figures a ranking is read for stay longest.
+    t.fit.drop_first = ["Score", "Loss/yr", "Read IOPS", "Write IOPS", "Spares", "Eff. %", "Resilver h"]
+        .map(String::from)
+        .to_vec();
     if let (Some(cap), true) = (
         sequential_capped(&plan.entries[..shown]),
         columns.iter().any(|c| c.key == "seq"),
@@ -509,7 +514,9 @@ pub fn table(plan: &Plan, top: usize, choice: &ColumnChoice) -> Table {
 
 /// Legend, recommendation, per-layout notes and the assumptions behind the
 /// figures; printed under the table.
-pub fn summary(plan: &Plan, top: usize) -> String {
+///
+/// Lines are wrapped to `width`, or to [`WIDTH`] without a terminal.
+pub fn summary(plan: &Plan, top: usize, width: Width) -> String {
     let mut out = String::new();
     let request = &plan.request;
     let w = &plan.weights;
@@ -566,7 +573,7 @@ pub fn summary(plan: &Plan, top: usize) -> String {
 
     out.push_str(&assumptions(plan));
     out.push_str("  explain any row: tankbench plan ... --explain LAYOUT\n");
-    fileio::terminal::wrap(&out, WIDTH)
+    fileio::terminal::wrap(&out, width.limit().unwrap_or(WIDTH))
 }
 
 /// The layouts' notes, each text once with the layouts it applies to (a note
@@ -633,7 +640,8 @@ fn log_device_answer(plan: &Plan) -> Option<String> {
     ))
 }
 
-/// The widest line the default output prints: a terminal of 120 columns.
+/// The widest line the default output prints without a terminal (in a
+/// pipe): the width of a wide terminal, 120 columns.
 pub const WIDTH: usize = 120;
 
 /// One line comparing the recommended layout with another.

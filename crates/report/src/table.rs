@@ -104,6 +104,72 @@ impl Table {
     /// [`Fit`]; the notes wrapped), with toned cells coloured when it takes
     /// colour. Without a width, every column and every note line whole.
     pub fn to_screen(&self, screen: &Screen) -> String {
+        match self.in_microseconds() {
+            Some(t) => t.laid_out(screen),
+            None => self.laid_out(screen),
+        }
+    }
+
+    /// This table with every latency column (a title ending in ` ms`)
+    /// whose figures are all below 1 ms given in µs (`3.07`, not
+    /// `0.00307`), as a person reads a terminal; None when no column is
+    /// such. CSV and JSON keep milliseconds: scripts read one unit.
+    fn in_microseconds(&self) -> Option<Table> {
+        let below_1ms = |i: usize| {
+            let mut any = false;
+            let all = self.rows.iter().all(|r| match r.get(i) {
+                Some(Cell::Num(Some(v)) | Cell::Range(Some(v), None)) => {
+                    any = true;
+                    *v < 1.0
+                }
+                Some(Cell::Range(Some(v), Some((_, high)))) => {
+                    any = true;
+                    *v < 1.0 && *high < 1.0
+                }
+                Some(Cell::Stat(Some(s))) => {
+                    any = true;
+                    s.mean < 1.0 && s.max < 1.0
+                }
+                Some(Cell::Num(None) | Cell::Range(None, _) | Cell::Stat(None)) | None => true,
+                Some(_) => false,
+            });
+            all && any
+        };
+        let micro: Vec<usize> = (0..self.columns.len())
+            .filter(|&i| self.columns[i].numeric && self.columns[i].name.ends_with(" ms"))
+            .filter(|&i| below_1ms(i))
+            .collect();
+        if micro.is_empty() {
+            return None;
+        }
+        let mut t = self.clone();
+        let us = |v: f64| v * 1000.0;
+        for &i in &micro {
+            let name = &mut t.columns[i].name;
+            name.truncate(name.len() - " ms".len());
+            name.push_str(" µs");
+            for row in &mut t.rows {
+                if let Some(cell) = row.get_mut(i) {
+                    *cell = match cell.clone() {
+                        Cell::Num(v) => Cell::Num(v.map(us)),
+                        Cell::Range(v, r) => Cell::Range(v.map(us), r.map(|(l, h)| (us(l), us(h)))),
+                        Cell::Stat(s) => Cell::Stat(s.map(|s| Summary {
+                            mean: us(s.mean),
+                            sd: us(s.sd),
+                            min: us(s.min),
+                            max: us(s.max),
+                            ..s
+                        })),
+                        other => other,
+                    };
+                }
+            }
+        }
+        Some(t)
+    }
+
+    /// [`Table::to_screen`] once the units are chosen.
+    fn laid_out(&self, screen: &Screen) -> String {
         let mut rows: Vec<Vec<String>> = self
             .texts()
             .iter()
@@ -234,6 +300,9 @@ impl Table {
                 for row in rows.iter_mut() {
                     row[i] = fileio::terminal::cut(&row[i], to);
                 }
+                notes.push(format!(
+                    "{name}: cut to {to} characters (…) to fit {limit} columns; the part shown is a unique prefix where the values start differently."
+                ));
             }
         }
         let mut order: Vec<usize> = self
@@ -652,6 +721,12 @@ pub fn runs_table(runs: &[StoredRun]) -> Table {
             Cell::Int(res.warnings.len() as u64),
         ]);
     }
+    // A narrow terminal keeps the figures and an id's unique prefix (what
+    // `compare` takes); the start time and workload go first, then labels.
+    t.fit = Fit {
+        drop_first: vec!["started".into(), "workload".into(), "labels".into()],
+        cut: vec![("id".into(), 24)],
+    };
     t
 }
 
@@ -951,5 +1026,26 @@ mod tests {
             out
         };
         assert_eq!(stripped, plain);
+    }
+
+    #[test]
+    fn a_latency_column_below_1_ms_reads_in_microseconds_on_a_terminal_only() {
+        let mut t = Table::new(&[("cell", false), ("p95 ms", true), ("avg lat ms", true)]);
+        t.rows.push(vec![
+            Cell::Text("a".into()),
+            Cell::Range(Some(0.00307), Some((0.0029, 0.0031))),
+            Cell::Num(Some(13.4)),
+        ]);
+        t.rows.push(vec![
+            Cell::Text("b".into()),
+            Cell::Range(Some(0.618), Some((0.515, 0.744))),
+            Cell::Num(Some(0.5)),
+        ]);
+        let text = t.to_terminal();
+        assert!(text.contains("p95 µs"), "{text}");
+        assert!(text.contains("3.07 (2.90–3.10)"), "{text}");
+        assert!(text.contains("618.0 (515.0–744.0)"), "{text}");
+        assert!(text.contains("avg lat ms"), "a column over 1 ms stays in ms: {text}");
+        assert!(t.to_csv().starts_with("\"cell\",\"p95 ms\""), "CSV keeps ms");
     }
 }

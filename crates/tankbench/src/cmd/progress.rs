@@ -16,6 +16,16 @@ pub(crate) fn start(total: f64) {
     }
 }
 
+/// [`start`], unless a bar is already up: for work whose total the first
+/// update tells.
+pub(crate) fn start_once(total: f64) {
+    if let Ok(mut slot) = SHOWN.lock() {
+        if slot.is_none() {
+            *slot = Bar::on_stderr(total);
+        }
+    }
+}
+
 /// Redraw the bar (if one was started) with `done` units done.
 pub(crate) fn update(done: f64, doing: &str) {
     if let Ok(mut slot) = SHOWN.lock() {

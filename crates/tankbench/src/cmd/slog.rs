@@ -174,7 +174,7 @@ pub(crate) fn table_of(r: &SlogResult) -> String {
         },
         if r.direct { ", O_DIRECT" } else { "" },
         size_text(r.region_bytes),
-        t.to_terminal()
+        t.to_screen(&super::stdout_screen())
     )
 }
 
