@@ -11,7 +11,8 @@
 //!   [`result::RunResult::new`] and the summarising steps of [`summary`];
 //! - one home each for seeded random streams ([`rng`]), the wall clock
 //!   ([`clock`]) one-line message text ([`text`]) and
-//!   what a terminal shows: its width and colour ([`terminal`]).
+//!   what a terminal shows: its width and colour ([`terminal`]), and the
+//!   one syntax of duration options ([`duration`]).
 //!
 //! Data flows one way through three groups of modules:
 //!
@@ -40,6 +41,7 @@
 
 pub mod clock;
 pub mod console;
+pub mod duration;
 pub mod engine;
 pub mod environment;
 pub mod export;
