@@ -112,7 +112,8 @@ impl Table {
 
     /// This table with every latency column (a title ending in ` ms`)
     /// whose figures are all below 1 ms given in µs (`3.07`, not
-    /// `0.00307`), as a person reads a terminal; None when no column is
+    /// `0.00307`), as a person reads a terminal, and likewise every row
+    /// named `… ms` of a table with a figure per row; None when nothing is
     /// such. CSV and JSON keep milliseconds: scripts read one unit.
     fn in_microseconds(&self) -> Option<Table> {
         let below_1ms = |i: usize| {
@@ -139,10 +140,39 @@ impl Table {
             .filter(|&i| self.columns[i].numeric && self.columns[i].name.ends_with(" ms"))
             .filter(|&i| below_1ms(i))
             .collect();
-        if micro.is_empty() {
+        // A table of one figure per row (compare's): a row named `… ms`
+        // whose mean ± sd cells are all below 1 ms.
+        let micro_rows: Vec<usize> = (0..self.rows.len())
+            .filter(|&r| {
+                let row = &self.rows[r];
+                let named_ms = matches!(row.first(), Some(Cell::Text(n)) if n.ends_with(" ms"));
+                let stats: Vec<&Summary> = row
+                    .iter()
+                    .filter_map(|c| match c {
+                        Cell::Stat(Some(s)) => Some(s),
+                        _ => None,
+                    })
+                    .collect();
+                named_ms && !stats.is_empty() && stats.iter().all(|s| s.mean < 1.0 && s.max < 1.0)
+            })
+            .collect();
+        if micro.is_empty() && micro_rows.is_empty() {
             return None;
         }
         let mut t = self.clone();
+        for &r in &micro_rows {
+            for cell in &mut t.rows[r] {
+                match cell {
+                    Cell::Text(name) => {
+                        if let Some(stem) = name.strip_suffix(" ms") {
+                            *name = format!("{stem} µs");
+                        }
+                    }
+                    Cell::Stat(Some(s)) => *s = s.scaled(1000.0),
+                    _ => {}
+                }
+            }
+        }
         let us = |v: f64| v * 1000.0;
         for &i in &micro {
             let name = &mut t.columns[i].name;
@@ -153,13 +183,7 @@ impl Table {
                     *cell = match cell.clone() {
                         Cell::Num(v) => Cell::Num(v.map(us)),
                         Cell::Range(v, r) => Cell::Range(v.map(us), r.map(|(l, h)| (us(l), us(h)))),
-                        Cell::Stat(s) => Cell::Stat(s.map(|s| Summary {
-                            mean: us(s.mean),
-                            sd: us(s.sd),
-                            min: us(s.min),
-                            max: us(s.max),
-                            ..s
-                        })),
+                        Cell::Stat(s) => Cell::Stat(s.map(|s| s.scaled(1000.0))),
                         other => other,
                     };
                 }
@@ -1047,5 +1071,26 @@ mod tests {
         assert!(text.contains("618.0 (515.0–744.0)"), "{text}");
         assert!(text.contains("avg lat ms"), "a column over 1 ms stays in ms: {text}");
         assert!(t.to_csv().starts_with("\"cell\",\"p95 ms\""), "CSV keeps ms");
+    }
+
+    #[test]
+    fn a_figure_per_row_named_in_ms_reads_in_microseconds_when_below_1_ms() {
+        let mut t = Table::new(&[("metric", false), ("A", true), ("B", true), ("p", true)]);
+        t.rows.push(vec![
+            Cell::Text("event latency p50 ms".into()),
+            Cell::Stat(Summary::of(&[0.0087])),
+            Cell::Stat(Summary::of(&[0.0092])),
+            Cell::Num(Some(0.04)),
+        ]);
+        t.rows.push(vec![
+            Cell::Text("event latency p95 ms".into()),
+            Cell::Stat(Summary::of(&[33.4])),
+            Cell::Stat(Summary::of(&[0.9])),
+            Cell::Num(Some(0.04)),
+        ]);
+        let text = t.to_terminal();
+        assert!(text.contains("event latency p50 µs   8.70   9.20  0.0400"), "{text}");
+        assert!(text.contains("event latency p95 ms"), "{text}");
+        assert!(t.to_csv().contains("p50 ms"), "CSV keeps ms");
     }
 }
