@@ -8,7 +8,8 @@
 use std::time::Duration;
 
 /// What a duration option accepts, for its refusal and its `--help`.
-pub const SYNTAX: &str = "a number with an optional ms, s, m or h suffix, e.g. 5, 5s, 500ms, 2m, 1h";
+pub const SYNTAX: &str =
+    "a number with an optional ms, s, m or h suffix, e.g. 5, 5s, 500ms, 2m, 1h";
 
 /// The longest duration taken: about 30 years, beyond any run (and within
 /// what `Duration` and the clocks hold).

@@ -205,11 +205,7 @@ impl Screen {
         let Some((label, tone)) = LABELS.iter().find(|(l, _)| text.starts_with(l)) else {
             return text.to_string();
         };
-        format!(
-            "{}{}",
-            self.paint(*tone, label),
-            &text[label.len()..]
-        )
+        format!("{}{}", self.paint(*tone, label), &text[label.len()..])
     }
 }
 
@@ -381,12 +377,16 @@ mod tests {
 
     #[test]
     fn long_lines_break_at_spaces_and_continue_indented() {
-        let text = "WARNING: the run was shorter than three txg syncs of the pool\n  hint: longer\n";
+        let text =
+            "WARNING: the run was shorter than three txg syncs of the pool\n  hint: longer\n";
         let wrapped = wrap(text, 30);
         for line in wrapped.lines() {
             assert!(line.chars().count() <= 30, "{line:?}");
         }
-        assert!(wrapped.starts_with("WARNING: the run was shorter\n  than"), "{wrapped}");
+        assert!(
+            wrapped.starts_with("WARNING: the run was shorter\n  than"),
+            "{wrapped}"
+        );
         assert!(wrapped.ends_with("  hint: longer\n"), "{wrapped}");
         assert_eq!(
             wrap("a /very/long/path/that/does/not/fit end", 10),
@@ -426,7 +426,10 @@ mod tests {
         };
         let painted = on.paint_label("WARNING (workload 1): slow");
         assert!(painted.starts_with("\x1b["), "{painted:?}");
-        assert!(painted.ends_with("\x1b[0m (workload 1): slow"), "{painted:?}");
+        assert!(
+            painted.ends_with("\x1b[0m (workload 1): slow"),
+            "{painted:?}"
+        );
         assert_eq!(on.paint_label("saved x.json"), "saved x.json");
         assert_eq!(Screen::PIPE.paint_label("WARNING: x"), "WARNING: x");
     }
@@ -445,7 +448,10 @@ mod tests {
             "workload 2/5: 4K random read, 4 threads",
             Some(std::time::Duration::from_secs(185)),
         );
-        assert!(line.starts_with("[#####---------------]  25%  3m05s left"), "{line}");
+        assert!(
+            line.starts_with("[#####---------------]  25%  3m05s left"),
+            "{line}"
+        );
         assert_eq!(line.chars().count(), 59, "{line}");
         assert!(bar.line(0.0, "x", None).contains("time left unknown yet"));
         assert_eq!(duration_words(3720), "1h02m");

@@ -12,8 +12,8 @@ use zfs_model::plan::{ranking_prediction, Plan, PlanEntry, PlanRequest};
 use zfs_model::reliability::{at_least_one, Reliability};
 use zfs_model::units::{group_digits, human_binary, tib};
 
-use fileio::terminal::Width;
 use crate::table::{Cell, Table};
+use fileio::terminal::Width;
 
 fn count(value: f64) -> String {
     if value >= 100.0 {
@@ -463,9 +463,17 @@ pub fn table(plan: &Plan, top: usize, choice: &ColumnChoice) -> Table {
     }
     t.notes = best_notes(plan, shown);
     // On a narrow terminal the figures a ranking is read for stay longest.
-    t.fit.drop_first = ["Score", "Loss/yr", "Read IOPS", "Write IOPS", "Spares", "Eff. %", "Resilver h"]
-        .map(String::from)
-        .to_vec();
+    t.fit.drop_first = [
+        "Score",
+        "Loss/yr",
+        "Read IOPS",
+        "Write IOPS",
+        "Spares",
+        "Eff. %",
+        "Resilver h",
+    ]
+    .map(String::from)
+    .to_vec();
     if let (Some(cap), true) = (
         sequential_capped(&plan.entries[..shown]),
         columns.iter().any(|c| c.key == "seq"),

@@ -234,12 +234,7 @@ impl Table {
                 .collect();
             parts.join("  ").trim_end().to_string() + "\n"
         };
-        let mut out = line(
-            shown
-                .iter()
-                .map(|&i| (i, names[i].clone(), None))
-                .collect(),
-        );
+        let mut out = line(shown.iter().map(|&i| (i, names[i].clone(), None)).collect());
         out += &line(
             shown
                 .iter()
@@ -319,7 +314,10 @@ impl Table {
                 continue;
             };
             let width = column_width(&names[i], rows, i);
-            let to = width.saturating_sub(over).max(*least).max(names[i].chars().count());
+            let to = width
+                .saturating_sub(over)
+                .max(*least)
+                .max(names[i].chars().count());
             if to < width {
                 for row in rows.iter_mut() {
                     row[i] = fileio::terminal::cut(&row[i], to);
@@ -818,6 +816,12 @@ pub fn workloads_table(results: &[(String, RunResult)]) -> Table {
             latency(at(99.9)),
         ]);
     }
+    // A narrow terminal keeps the figures: the names are cut first, then
+    // the tail percentiles go.
+    t.fit = Fit {
+        drop_first: vec!["p99.9".into(), "p50".into()],
+        cut: vec![("workload".into(), 28)],
+    };
     t.notes = vec![
         "ops/s: reads + writes + fsyncs per second, as the live line counts them.".to_string(),
         "commit: mean time of a write and its fsync (what each sync writer waits for); p50-p99.9: every event."
@@ -977,7 +981,9 @@ mod tests {
         ]);
         for n in 0..3 {
             t.rows.push(vec![
-                Cell::Text(format!("20261205T190806Z-00{n}-client-esxi-6.5-nfs_layout-1xraidz3-24")),
+                Cell::Text(format!(
+                    "20261205T190806Z-00{n}-client-esxi-6.5-nfs_layout-1xraidz3-24"
+                )),
                 Cell::Text("client=esxi-6.5-nfs layout=1xraidz3-24 link=2x1G log=none".into()),
                 Cell::Range(Some(2591.0), Some((2152.0, 3114.0))),
                 Cell::Range(Some(33.42), Some((29.25, 37.61))),
@@ -997,9 +1003,18 @@ mod tests {
         for line in text.lines() {
             assert!(line.chars().count() <= 60, "{line:?}\n{text}");
         }
-        assert!(text.contains("Intervals (low–high) left out to fit 60 columns"), "{text}");
-        assert!(text.contains("Left out to fit 60 columns: labels"), "{text}");
-        assert!(text.contains("20261205T190806Z-000-…"), "a unique prefix stays: {text}");
+        assert!(
+            text.contains("Intervals (low–high) left out to fit 60 columns"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Left out to fit 60 columns: labels"),
+            "{text}"
+        );
+        assert!(
+            text.contains("20261205T190806Z-000-…"),
+            "a unique prefix stays: {text}"
+        );
         assert!(text.contains("33.42"), "{text}");
         assert!(!text.contains("client=esxi"), "{text}");
         // Without a limit nothing gives way.
@@ -1015,7 +1030,10 @@ mod tests {
         assert!(text.starts_with("id"), "{text}");
         // The note wraps like any prose on a terminal.
         let text = text.replace("\n  ", " ");
-        assert!(text.contains("Left out to fit 40 columns: labels, writes/s, p95 ms"), "{text}");
+        assert!(
+            text.contains("Left out to fit 40 columns: labels, writes/s, p95 ms"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -1069,8 +1087,14 @@ mod tests {
         assert!(text.contains("p95 µs"), "{text}");
         assert!(text.contains("3.07 (2.90–3.10)"), "{text}");
         assert!(text.contains("618.0 (515.0–744.0)"), "{text}");
-        assert!(text.contains("avg lat ms"), "a column over 1 ms stays in ms: {text}");
-        assert!(t.to_csv().starts_with("\"cell\",\"p95 ms\""), "CSV keeps ms");
+        assert!(
+            text.contains("avg lat ms"),
+            "a column over 1 ms stays in ms: {text}"
+        );
+        assert!(
+            t.to_csv().starts_with("\"cell\",\"p95 ms\""),
+            "CSV keeps ms"
+        );
     }
 
     #[test]
@@ -1089,7 +1113,10 @@ mod tests {
             Cell::Num(Some(0.04)),
         ]);
         let text = t.to_terminal();
-        assert!(text.contains("event latency p50 µs   8.70   9.20  0.0400"), "{text}");
+        assert!(
+            text.contains("event latency p50 µs   8.70   9.20  0.0400"),
+            "{text}"
+        );
         assert!(text.contains("event latency p95 ms"), "{text}");
         assert!(t.to_csv().contains("p50 ms"), "CSV keeps ms");
     }

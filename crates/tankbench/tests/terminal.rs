@@ -201,7 +201,9 @@ fn small_matrix(dir: &Path) -> String {
 #[test]
 fn plan_and_its_help_fit_80_and_120_columns_and_keep_every_column_in_a_pipe() {
     let d = scratch();
-    let plan = ["plan", "--disks", "24x8TB", "--log", "10GB", "--link", "2x10G"];
+    let plan = [
+        "plan", "--disks", "24x8TB", "--log", "10GB", "--link", "2x10G",
+    ];
     for columns in [80u16, 120] {
         let s = on_terminal(d.path(), columns, &plan, &[], Stderr::Pipe);
         assert_eq!(s.code, 0, "{}{}", s.shown, s.stderr);
@@ -212,7 +214,10 @@ fn plan_and_its_help_fit_80_and_120_columns_and_keep_every_column_in_a_pipe() {
     }
     let narrow = as_seen(&on_terminal(d.path(), 80, &plan, &[], Stderr::Pipe).shown);
     assert!(narrow.contains("Left out to fit 80 columns: "), "{narrow}");
-    assert!(narrow.contains("Commit ms, log"), "the log device's column stays: {narrow}");
+    assert!(
+        narrow.contains("Commit ms, log"),
+        "the log device's column stays: {narrow}"
+    );
     let piped = tb(d.path(), &plan);
     assert_eq!(piped.code, 0, "{}", piped.stderr);
     assert!(!piped.stdout.contains("Left out"), "{}", piped.stdout);
@@ -254,7 +259,11 @@ fn a_matrix_its_stored_results_and_a_comparison_fit_and_say_what_they_left_out()
         let seen = as_seen(&r.shown);
         assert!(seen.contains("id: cut to 24 characters"), "{seen}");
         // The id shown is a prefix `compare` takes.
-        let id = seen.lines().nth(2).and_then(|l| l.split('…').next()).unwrap();
+        let id = seen
+            .lines()
+            .nth(2)
+            .and_then(|l| l.split('…').next())
+            .unwrap();
         let c = on_terminal(
             d.path(),
             columns,
@@ -333,9 +342,17 @@ fn progress_only_on_a_terminal_s_stderr() {
     );
     assert_eq!(on_tty.code, 0, "{}", on_tty.shown);
     assert!(on_tty.shown.contains("] 100%"), "a bar: {:?}", on_tty.shown);
-    assert!(on_tty.shown.contains(" left  "), "the time left: {:?}", on_tty.shown);
+    assert!(
+        on_tty.shown.contains(" left  "),
+        "the time left: {:?}",
+        on_tty.shown
+    );
     // The bar is taken off: what stays is the table and its notes.
-    assert!(!as_seen(&on_tty.shown).contains("100%"), "{}", as_seen(&on_tty.shown));
+    assert!(
+        !as_seen(&on_tty.shown).contains("100%"),
+        "{}",
+        as_seen(&on_tty.shown)
+    );
     let piped = tb(d.path(), &["simulate", "matrix", &matrix, "--samples=4"]);
     assert!(!piped.stderr.contains('\r'), "{:?}", piped.stderr);
     assert!(!piped.stderr.contains('%'), "{:?}", piped.stderr);
@@ -354,7 +371,11 @@ fn progress_only_on_a_terminal_s_stderr() {
 fn the_live_line_shows_the_last_second_and_says_once_that_the_run_drains() {
     let d = scratch();
     let files = ["--file-total-size=4M", "--file-num=2"];
-    let prepare: Vec<&str> = ["fileio"].into_iter().chain(files).chain(["prepare"]).collect();
+    let prepare: Vec<&str> = ["fileio"]
+        .into_iter()
+        .chain(files)
+        .chain(["prepare"])
+        .collect();
     assert_eq!(tb(d.path(), &prepare).code, 0);
     let run: Vec<&str> = ["fileio"]
         .into_iter()
@@ -413,5 +434,9 @@ fn quick_on_a_terminal_shows_a_bar_and_wraps_its_warnings_to_fit() {
     for line in piped.stdout.lines().filter(|l| l.starts_with("WARNING")) {
         assert!(line.contains(": "), "{line}");
     }
-    assert!(!piped.stderr.contains('%'), "no bar in a pipe: {:?}", piped.stderr);
+    assert!(
+        !piped.stderr.contains('%'),
+        "no bar in a pipe: {:?}",
+        piped.stderr
+    );
 }

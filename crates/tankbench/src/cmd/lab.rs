@@ -400,7 +400,11 @@ fn run_matrix(matrix: &std::path::Path) -> anyhow::Result<i32> {
         super::progress::start_once(all as f64);
         super::progress::update(done as f64, &format!("{done}/{all} cells run"));
     };
-    let results = m.run_counting(&up_options(true)?, &|s| super::write_stderr_line(s), &counted);
+    let results = m.run_counting(
+        &up_options(true)?,
+        &|s| super::write_stderr_line(s),
+        &counted,
+    );
     super::progress::finish();
     let results = results?;
     super::write_stdout(
@@ -429,7 +433,11 @@ fn run_durability(
         cell.spec.check_host()?;
     }
     let results = m.run(&up_options(false)?, &|s| super::write_stderr_line(s))?;
-    super::write_stdout(m.table(&results).to_screen(&super::stdout_screen()).as_bytes())?;
+    super::write_stdout(
+        m.table(&results)
+            .to_screen(&super::stdout_screen())
+            .as_bytes(),
+    )?;
     let [md, json] = m.output_files();
     super::write_stderr_line(&format!("tables: {} and {}", md.display(), json.display()));
     Ok(
@@ -473,10 +481,8 @@ fn predict(
             "samples": options.intervals,
             "cells": lab::experiments::predict::comparisons(&cells),
         }))?,
-        TableFormat::Text => {
-            lab::experiments::predict::comparison_table(&m.workload, &cells)
-                .to_screen(&super::stdout_screen())
-        }
+        TableFormat::Text => lab::experiments::predict::comparison_table(&m.workload, &cells)
+            .to_screen(&super::stdout_screen()),
         TableFormat::Markdown => {
             lab::experiments::predict::comparison_table(&m.workload, &cells).to_markdown()
         }
@@ -586,11 +592,18 @@ mod text_tests {
             message: "reads came from the ARC".into(),
             hint: "make the file set larger".into(),
         };
-        let text = with_warnings("table\n".into(), std::slice::from_ref(&warning), &::fileio::terminal::Screen::PIPE);
+        let text = with_warnings(
+            "table\n".into(),
+            std::slice::from_ref(&warning),
+            &::fileio::terminal::Screen::PIPE,
+        );
         assert_eq!(
             text,
             "table\n\nWARNING: reads came from the ARC\n  hint: make the file set larger\n"
         );
-        assert_eq!(with_warnings("table\n".into(), &[], &::fileio::terminal::Screen::PIPE), "table\n");
+        assert_eq!(
+            with_warnings("table\n".into(), &[], &::fileio::terminal::Screen::PIPE),
+            "table\n"
+        );
     }
 }

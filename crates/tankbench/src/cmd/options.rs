@@ -137,10 +137,13 @@ pub(crate) fn parse_duration(option: &str, text: &str) -> anyhow::Result<Duratio
 
 /// `quick --time`: whole seconds from 1 to 3600, in the duration syntax.
 pub(crate) fn quick_seconds() -> Accepting<u64> {
-    Accepting::new("1 to 3600 seconds per workload, as 20, 20s, 2m or 1h", |text| {
-        let d = duration(text)?;
-        (d.subsec_nanos() == 0 && (1..=3600).contains(&d.as_secs())).then_some(d.as_secs())
-    })
+    Accepting::new(
+        "1 to 3600 seconds per workload, as 20, 20s, 2m or 1h",
+        |text| {
+            let d = duration(text)?;
+            (d.subsec_nanos() == 0 && (1..=3600).contains(&d.as_secs())).then_some(d.as_secs())
+        },
+    )
 }
 
 #[cfg(test)]

@@ -30,7 +30,13 @@ pub trait RunObserver: Sync {
     /// start, the counts so far, and the last whole second's figures
     /// (None during the first second), so a live line shows what the
     /// storage does now rather than an average since the start.
-    fn tick(&self, _elapsed: Duration, _totals: &CountSnapshot, _last_second: Option<&IntervalStats>) {}
+    fn tick(
+        &self,
+        _elapsed: Duration,
+        _totals: &CountSnapshot,
+        _last_second: Option<&IntervalStats>,
+    ) {
+    }
     /// The forced-shutdown deadline passed; `period` holds what was counted.
     /// The run then stops its workers and ends with
     /// [`crate::failure::Failure::forced_shutdown`] (sysbench's exit code 2).

@@ -203,11 +203,7 @@ pub(super) fn supervise(
         (settings.report_interval_s > 0).then(|| Duration::from_secs(settings.report_interval_s));
     let mut next_interval = interval.map(|d| start + d);
     let mut checkpoints = settings.checkpoints_s.iter().copied().peekable();
-    let mut last_interval = IntervalBase {
-        counts: CountSnapshot::default(),
-        histogram: vec![0u64; SB_BUCKETS],
-        at: start,
-    };
+    let mut last_interval = IntervalBase::starting(start);
     let mut control = Control {
         intervals: Vec::new(),
         interrupted: false,
@@ -219,11 +215,7 @@ pub(super) fn supervise(
     let tick = Duration::from_millis(100);
     // The live line's window: the last whole second, apart from the
     // --report-interval samples (which keep their own base).
-    let mut live_base = IntervalBase {
-        counts: CountSnapshot::default(),
-        histogram: vec![0u64; SB_BUCKETS],
-        at: start,
-    };
+    let mut live_base = IntervalBase::starting(start);
     let mut last_second: Option<IntervalStats> = None;
     loop {
         let now = Instant::now();
@@ -325,6 +317,17 @@ struct IntervalBase {
     counts: CountSnapshot,
     histogram: Vec<u64>,
     at: Instant,
+}
+
+impl IntervalBase {
+    /// Nothing counted yet, at the start of the run.
+    fn starting(start: Instant) -> IntervalBase {
+        IntervalBase {
+            counts: CountSnapshot::default(),
+            histogram: vec![0u64; SB_BUCKETS],
+            at: start,
+        }
+    }
 }
 
 /// The `--report-interval` sample of the interval ending `now`; `base` moves
