@@ -322,15 +322,17 @@ impl Bar {
         cut(&line, self.width - 1)
     }
 
-    /// Redraw the bar with `done` of the total done.
-    pub fn draw(&mut self, done: f64, doing: &str) {
+    /// The text that redraws the bar with `done` of the total done (a
+    /// carriage return, an erase and the line), or None while the last
+    /// frame is recent enough. The caller writes it to stderr.
+    pub fn frame(&mut self, done: f64, doing: &str) -> Option<String> {
         let now = std::time::Instant::now();
         let recent = self
             .drawn_at
             .is_some_and(|t| now.duration_since(t) < REDRAW_EVERY);
         // Skipped while recent, unless it is off the screen or finished.
         if self.drawn && recent && done < self.total {
-            return;
+            return None;
         }
         self.drawn_at = Some(now);
         let left = match self.first {
@@ -349,16 +351,14 @@ impl Bar {
             Some(_) => None,
         };
         let line = self.line(done, doing, left);
-        crate::console::to_stderr(&format!("\r\x1b[2K{line}"));
         self.drawn = true;
+        Some(format!("\r\x1b[2K{line}"))
     }
 
-    /// Take the bar off the screen (before a line of text, or at the end).
-    pub fn clear(&mut self) {
-        if self.drawn {
-            crate::console::to_stderr("\r\x1b[2K");
-            self.drawn = false;
-        }
+    /// The text that takes the bar off the screen (before a line of text,
+    /// or at the end), or None when it is not shown.
+    pub fn clearing(&mut self) -> Option<&'static str> {
+        std::mem::take(&mut self.drawn).then_some("\r\x1b[2K")
     }
 }
 

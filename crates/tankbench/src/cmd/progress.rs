@@ -30,7 +30,9 @@ pub(crate) fn start_once(total: f64) {
 pub(crate) fn update(done: f64, doing: &str) {
     if let Ok(mut slot) = SHOWN.lock() {
         if let Some(bar) = slot.as_mut() {
-            bar.draw(done, doing);
+            if let Some(frame) = bar.frame(done, doing) {
+                ::fileio::console::to_stderr(&frame);
+            }
         }
     }
 }
@@ -38,8 +40,8 @@ pub(crate) fn update(done: f64, doing: &str) {
 /// Take the bar off the screen for a line of text; the next update shows it again.
 pub(crate) fn clear() {
     if let Ok(mut slot) = SHOWN.lock() {
-        if let Some(bar) = slot.as_mut() {
-            bar.clear();
+        if let Some(erase) = slot.as_mut().and_then(Bar::clearing) {
+            ::fileio::console::to_stderr(erase);
         }
     }
 }
@@ -47,8 +49,8 @@ pub(crate) fn clear() {
 /// Take the bar off the screen for good.
 pub(crate) fn finish() {
     if let Ok(mut slot) = SHOWN.lock() {
-        if let Some(bar) = slot.as_mut() {
-            bar.clear();
+        if let Some(erase) = slot.as_mut().and_then(Bar::clearing) {
+            ::fileio::console::to_stderr(erase);
         }
         *slot = None;
     }
