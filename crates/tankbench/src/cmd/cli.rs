@@ -143,12 +143,11 @@ pub(crate) fn command() -> clap::Command {
 const HELP_MAX_WIDTH: usize = 100;
 
 /// `--help` wrapped to the same width as tables and prose: the terminal's
-/// (up to [`HELP_MAX_WIDTH`]); in a pipe, clap's own default.
+/// (up to [`HELP_MAX_WIDTH`]); in a pipe not at all (0 is clap's "no
+/// limit"), as tables keep every column there: what reads the text (a
+/// pager, a script) does its own wrapping.
 fn with_screen_width(definition: clap::Command, width: ::fileio::terminal::Width) -> clap::Command {
-    match width.limit() {
-        Some(w) => definition.term_width(w.min(HELP_MAX_WIDTH)),
-        None => definition,
-    }
+    definition.term_width(width.limit().map_or(0, |w| w.min(HELP_MAX_WIDTH)))
 }
 
 /// Parse the words after the program name and run the command they name.
