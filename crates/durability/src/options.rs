@@ -324,12 +324,17 @@ pub fn parse_write(args: &[OsString]) -> Result<WriteOptions, DurabilityError> {
             .filter(|m| accepted_mode(*m))
             .ok_or_else(|| g.refuse("file-test-mode", m, "rndwr, seqwr"))?,
     };
-    let time_s = g.number(
-        "time",
-        0..=u64::MAX,
-        0,
-        "a whole number of seconds (0: until stopped)",
-    )?;
+    // The duration syntax every tankbench option shares (5, 5s, 2m, 1h).
+    let time_s = match g.text("time")? {
+        None => 0,
+        Some(t) => fileio::duration::whole_seconds(t).ok_or_else(|| {
+            g.refuse(
+                "time",
+                t,
+                "whole seconds as 5, 5s, 2m or 1h (0: until stopped)",
+            )
+        })?,
+    };
     let direct = g.has("direct");
     let spec = write_spec(&g, mode, direct, &dir)?;
     let sink = write_sink(&g)?;
@@ -619,6 +624,8 @@ mod tests {
         assert_eq!(o.commit, Commit::ODsync);
         assert_eq!(o.sink, Sink::Journal("/tmp/j".into()));
         assert_eq!(o.time_s, 5);
+        let o = parse_write(&words(&[dir, "--journal", "j", "--time=2m"])).unwrap();
+        assert_eq!(o.time_s, 120, "the one duration syntax");
     }
 
     #[test]

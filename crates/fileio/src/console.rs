@@ -4,6 +4,7 @@
 //! depending on the front end.
 
 use crate::options::{Failure, Stream};
+use crate::terminal::Screen;
 use std::io::Write;
 use std::sync::Mutex;
 
@@ -72,6 +73,9 @@ pub struct Console {
     log: Mutex<(Option<String>, u64)>,
     /// A live progress line is on stderr and must be cleared before printing.
     progress_shown: Mutex<bool>,
+    /// Where the report goes: tankbench's warnings in it wrap and colour on
+    /// a terminal; sysbench's own lines never change.
+    stdout: Screen,
 }
 
 impl Console {
@@ -81,6 +85,9 @@ impl Console {
             json,
             log: Mutex::new((None, 0)),
             progress_shown: Mutex::new(false),
+            // A pipe gets sysbench's bytes whatever CLICOLOR_FORCE says:
+            // scripts parse this report.
+            stdout: Screen::stdout().colour_on_terminal_only(),
         }
     }
 
@@ -173,10 +180,12 @@ impl Console {
         }
         if self.json {
             self.clear_progress();
-            to_stderr(&format!("{text}\n"));
+            let screen = Screen::stderr();
+            to_stderr(&format!("{}\n", screen.paint_label(&screen.wrap(text))));
             return;
         }
-        self.log(NOTICE, text, true)
+        let screen = &self.stdout;
+        self.log(NOTICE, &screen.paint_label(&screen.wrap(text)), true)
     }
 
     pub fn fatal(&self, text: &str) {
@@ -209,12 +218,20 @@ impl Console {
         }
     }
 
-    /// A live progress line on stderr (only when stderr is a terminal).
+    /// A live progress line on stderr (only when stderr is a terminal),
+    /// cut to the terminal's width so that it stays one row, redrawn in
+    /// place.
     pub fn progress(&self, text: &str) {
         let mut shown = self
             .progress_shown
             .lock()
             .unwrap_or_else(|e| e.into_inner());
+        let text = match Screen::stderr().width.limit() {
+            // The last column left free: a line that fills it wraps on
+            // some terminals, and `\r` then redraws the wrong row.
+            Some(w) => crate::terminal::cut(text, w - 1),
+            None => text.to_string(),
+        };
         to_stderr(&format!("\r\x1b[2K{text}"));
         *shown = true;
     }

@@ -10,7 +10,9 @@
 //! - the one result type, [`result::RunResult`], made by
 //!   [`result::RunResult::new`] and the summarising steps of [`summary`];
 //! - one home each for seeded random streams ([`rng`]), the wall clock
-//!   ([`clock`]) and one-line message text ([`text`]).
+//!   ([`clock`]) one-line message text ([`text`]) and
+//!   what a terminal shows: its width and colour ([`terminal`]), and the
+//!   one syntax of duration options ([`duration`]).
 //!
 //! Data flows one way through three groups of modules:
 //!
@@ -39,6 +41,7 @@
 
 pub mod clock;
 pub mod console;
+pub mod duration;
 pub mod engine;
 pub mod environment;
 pub mod export;
@@ -55,6 +58,7 @@ pub mod slog;
 pub mod spec;
 pub mod summary;
 pub mod sysbench;
+pub mod terminal;
 pub mod text;
 pub mod warnings;
 pub mod workload;

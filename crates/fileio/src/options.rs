@@ -425,13 +425,13 @@ impl Extensions {
                 )))
             }
         };
-        let given_warmup = a.int("warmup")?;
-        let warmup_s = u64::try_from(given_warmup)
-            .ok()
+        // tankbench's own option: the one duration syntax (5, 5s, 2m).
+        let given_warmup = a.string("warmup").unwrap_or_default();
+        let warmup_s = crate::duration::whole_seconds(&given_warmup)
             .filter(|&w| w <= crate::workload::MAX_WARMUP_S)
             .ok_or_else(|| {
                 Failure::fatal(format!(
-                    "Invalid value for --warmup: {given_warmup} (accepted: 0 to {} seconds)",
+                    "Invalid value for --warmup: {given_warmup} (accepted: 0 to {} whole seconds, as 30, 30s or 2m)",
                     crate::workload::MAX_WARMUP_S
                 ))
             })?;

@@ -82,6 +82,11 @@ pub enum Step<'a> {
     Prepare { dir: &'a Path },
     /// RunSpec `index` of [`SUITE`] starts.
     Case { index: usize, case: &'a QuickCase },
+    /// Workload `index` has run for `elapsed` (a few times a second).
+    Running {
+        index: usize,
+        elapsed: std::time::Duration,
+    },
 }
 
 /// What a quick run produced.
@@ -295,12 +300,13 @@ fn parse(words: &[String], command: Command) -> Result<(Action, GeneralOptions),
     Ok((action, g))
 }
 
-/// Run the suite; `on_step` is told when prepare and each workload start.
-/// Whatever happens (an error, a stop signal), the scratch directory and its
-/// files are gone when this returns.
+/// Run the suite; `on_step` is told when prepare and each workload start,
+/// and a few times a second how long the workload has run (from the run's
+/// supervising loop, hence `Sync`). Whatever happens (an error, a stop
+/// signal), the scratch directory and its files are gone when this returns.
 pub fn run(
     settings: &QuickSettings,
-    on_step: &mut dyn FnMut(Step),
+    on_step: &(dyn Fn(Step) + Sync),
 ) -> Result<QuickOutcome, Failure> {
     if !settings.parent.is_dir() {
         return Err(Failure::fatal(format!(
@@ -358,7 +364,8 @@ pub fn run(
             (Action::Run(spec), g) => (spec, g),
             (_, _) => return Err(Failure::fatal("quick: a case did not parse as a run")),
         };
-        let mut r = match run_workload_quietly(&quiet, &w, &g) {
+        let running = |elapsed| on_step(Step::Running { index, elapsed });
+        let mut r = match run_workload_quietly(&quiet, &w, &g, &running) {
             Ok(r) => r,
             // A signal while the workers were starting: nothing of this
             // workload was measured, and quick stops like any other time.

@@ -15,6 +15,7 @@ use crate::stats::{
 };
 use crate::table::{Cell, Table};
 use fileio::result::{LatencyKey, RunResult};
+use fileio::terminal::Tone;
 use fileio::text::trim_float;
 use std::collections::BTreeSet;
 
@@ -311,7 +312,11 @@ impl Comparison {
                     row.change_interval.ok().map(|ci| (ci.low, ci.high)),
                 ),
                 Cell::Num(row.test.map(|w| w.p)),
-                Cell::Text(self.verdict(row).text().into()),
+                match self.verdict(row) {
+                    Verdict::Better => Cell::Toned(Verdict::Better.text().into(), Tone::Better),
+                    Verdict::Worse => Cell::Toned(Verdict::Worse.text().into(), Tone::Worse),
+                    other => Cell::Text(other.text().into()),
+                },
             ]);
         }
         t.notes = self.notes.clone();

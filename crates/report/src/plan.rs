@@ -13,6 +13,7 @@ use zfs_model::reliability::{at_least_one, Reliability};
 use zfs_model::units::{group_digits, human_binary, tib};
 
 use crate::table::{Cell, Table};
+use fileio::terminal::Width;
 
 fn count(value: f64) -> String {
     if value >= 100.0 {
@@ -461,6 +462,18 @@ pub fn table(plan: &Plan, top: usize, choice: &ColumnChoice) -> Table {
             .push(columns.iter().map(|c| cell(entry, c.key, ranges)).collect());
     }
     t.notes = best_notes(plan, shown);
+    // On a narrow terminal the figures a ranking is read for stay longest.
+    t.fit.drop_first = [
+        "Score",
+        "Loss/yr",
+        "Read IOPS",
+        "Write IOPS",
+        "Spares",
+        "Eff. %",
+        "Resilver h",
+    ]
+    .map(String::from)
+    .to_vec();
     if let (Some(cap), true) = (
         sequential_capped(&plan.entries[..shown]),
         columns.iter().any(|c| c.key == "seq"),
@@ -509,7 +522,9 @@ pub fn table(plan: &Plan, top: usize, choice: &ColumnChoice) -> Table {
 
 /// Legend, recommendation, per-layout notes and the assumptions behind the
 /// figures; printed under the table.
-pub fn summary(plan: &Plan, top: usize) -> String {
+///
+/// Lines are wrapped to `width`, or to [`WIDTH`] without a terminal.
+pub fn summary(plan: &Plan, top: usize, width: Width) -> String {
     let mut out = String::new();
     let request = &plan.request;
     let w = &plan.weights;
@@ -566,7 +581,7 @@ pub fn summary(plan: &Plan, top: usize) -> String {
 
     out.push_str(&assumptions(plan));
     out.push_str("  explain any row: tankbench plan ... --explain LAYOUT\n");
-    wrap(&out, WIDTH)
+    fileio::terminal::wrap(&out, width.limit().unwrap_or(WIDTH))
 }
 
 /// The layouts' notes, each text once with the layouts it applies to (a note
@@ -633,42 +648,9 @@ fn log_device_answer(plan: &Plan) -> Option<String> {
     ))
 }
 
-/// The widest line the default output prints: a terminal of 120 columns.
+/// The widest line the default output prints without a terminal (in a
+/// pipe): the width of a wide terminal, 120 columns.
 pub const WIDTH: usize = 120;
-
-/// Lines longer than `width` broken at spaces, the continuation indented
-/// two more than the line began; a word longer than the width stays whole.
-fn wrap(text: &str, width: usize) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        let (body, newline) = line.strip_suffix('\n').map_or((line, ""), |b| (b, "\n"));
-        if body.chars().count() <= width {
-            out.push_str(line);
-            continue;
-        }
-        let indent = body.len() - body.trim_start().len();
-        let hang = " ".repeat(indent + 2);
-        let mut current = body[..indent].to_string();
-        let mut at_start = true;
-        for word in body.split_whitespace() {
-            let len = current.chars().count();
-            if !at_start && len + 1 + word.chars().count() > width {
-                out.push_str(current.trim_end());
-                out.push('\n');
-                current = hang.clone();
-                at_start = true;
-            }
-            if !at_start {
-                current.push(' ');
-            }
-            current.push_str(word);
-            at_start = false;
-        }
-        out.push_str(&current);
-        out.push_str(newline);
-    }
-    out
-}
 
 /// One line comparing the recommended layout with another.
 pub fn compare(a: &PlanEntry, b: &PlanEntry) -> String {

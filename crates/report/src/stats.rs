@@ -23,6 +23,17 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// The same figures in another unit (`1000.0`: ms to µs).
+    pub fn scaled(self, k: f64) -> Summary {
+        Summary {
+            mean: self.mean * k,
+            sd: self.sd * k,
+            min: self.min * k,
+            max: self.max * k,
+            ..self
+        }
+    }
+
     /// None for an empty slice: there is nothing to summarise.
     pub fn of(xs: &[f64]) -> Option<Summary> {
         if xs.is_empty() {

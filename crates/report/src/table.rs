@@ -9,6 +9,7 @@ use crate::group::{labels_text, workload_name, Grouping};
 use crate::stats::Summary;
 use crate::store::StoredRun;
 use fileio::result::{LatencyKey, RunResult};
+use fileio::terminal::{Screen, Tone};
 use fileio::text::trim_float;
 
 /// Marks Markdown written by tankbench (invisible when rendered); see `output`.
@@ -36,6 +37,9 @@ pub enum Cell {
     /// (`NAME`, `NAME low`, `NAME high`). Without a range it reads like
     /// [`Cell::Num`].
     Range(Option<f64>, Option<(f64, f64)>),
+    /// Text that says something good or bad (a comparison's "better",
+    /// "worse"): coloured on a terminal that takes colour, plain elsewhere.
+    Toned(String, Tone),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -51,6 +55,21 @@ pub struct Table {
     pub rows: Vec<Vec<Cell>>,
     /// Lines printed under the table (common labels, significance notes).
     pub notes: Vec<String>,
+    /// How the table gives way on a terminal too narrow for it.
+    pub fit: Fit,
+}
+
+/// How a table narrows to fit a terminal ([`Table::to_screen`]), in this
+/// order: ranges lose their intervals, cuttable text columns are cut, then
+/// columns are left out, `drop_first` in its order and then from the right
+/// (never the first column). A note under the table says what gave way.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Fit {
+    /// Column names to leave out before any other.
+    pub drop_first: Vec<String>,
+    /// Text columns whose cells may be cut at the end (`…`) down to this
+    /// many characters: a run id still reads as a unique prefix.
+    pub cut: Vec<(String, usize)>,
 }
 
 impl Table {
@@ -74,10 +93,108 @@ impl Table {
             .collect()
     }
 
-    /// Aligned plain text for a terminal. Text from result files has its
-    /// control characters replaced ([`escape::terminal`]).
+    /// Aligned plain text with no width limit and no colour (a pipe, a
+    /// file, a test). Text from result files has its control characters
+    /// replaced ([`escape::terminal`]).
     pub fn to_terminal(&self) -> String {
-        let rows: Vec<Vec<String>> = self
+        self.to_screen(&Screen::PIPE)
+    }
+
+    /// Aligned text for `screen`: within its width when it has one (see
+    /// [`Fit`]; the notes wrapped), with toned cells coloured when it takes
+    /// colour. Without a width, every column and every note line whole.
+    pub fn to_screen(&self, screen: &Screen) -> String {
+        match self.in_microseconds() {
+            Some(t) => t.laid_out(screen),
+            None => self.laid_out(screen),
+        }
+    }
+
+    /// This table with every latency column (a title ending in ` ms`)
+    /// whose figures are all below 1 ms given in µs (`3.07`, not
+    /// `0.00307`), as a person reads a terminal, and likewise every row
+    /// named `… ms` of a table with a figure per row; None when nothing is
+    /// such. CSV and JSON keep milliseconds: scripts read one unit.
+    fn in_microseconds(&self) -> Option<Table> {
+        let below_1ms = |i: usize| {
+            let mut any = false;
+            let all = self.rows.iter().all(|r| match r.get(i) {
+                Some(Cell::Num(Some(v)) | Cell::Range(Some(v), None)) => {
+                    any = true;
+                    *v < 1.0
+                }
+                Some(Cell::Range(Some(v), Some((_, high)))) => {
+                    any = true;
+                    *v < 1.0 && *high < 1.0
+                }
+                Some(Cell::Stat(Some(s))) => {
+                    any = true;
+                    s.mean < 1.0 && s.max < 1.0
+                }
+                Some(Cell::Num(None) | Cell::Range(None, _) | Cell::Stat(None)) | None => true,
+                Some(_) => false,
+            });
+            all && any
+        };
+        let micro: Vec<usize> = (0..self.columns.len())
+            .filter(|&i| self.columns[i].numeric && self.columns[i].name.ends_with(" ms"))
+            .filter(|&i| below_1ms(i))
+            .collect();
+        // A table of one figure per row (compare's): a row named `… ms`
+        // whose mean ± sd cells are all below 1 ms.
+        let micro_rows: Vec<usize> = (0..self.rows.len())
+            .filter(|&r| {
+                let row = &self.rows[r];
+                let named_ms = matches!(row.first(), Some(Cell::Text(n)) if n.ends_with(" ms"));
+                let stats: Vec<&Summary> = row
+                    .iter()
+                    .filter_map(|c| match c {
+                        Cell::Stat(Some(s)) => Some(s),
+                        _ => None,
+                    })
+                    .collect();
+                named_ms && !stats.is_empty() && stats.iter().all(|s| s.mean < 1.0 && s.max < 1.0)
+            })
+            .collect();
+        if micro.is_empty() && micro_rows.is_empty() {
+            return None;
+        }
+        let mut t = self.clone();
+        for &r in &micro_rows {
+            for cell in &mut t.rows[r] {
+                match cell {
+                    Cell::Text(name) => {
+                        if let Some(stem) = name.strip_suffix(" ms") {
+                            *name = format!("{stem} µs");
+                        }
+                    }
+                    Cell::Stat(Some(s)) => *s = s.scaled(1000.0),
+                    _ => {}
+                }
+            }
+        }
+        let us = |v: f64| v * 1000.0;
+        for &i in &micro {
+            let name = &mut t.columns[i].name;
+            name.truncate(name.len() - " ms".len());
+            name.push_str(" µs");
+            for row in &mut t.rows {
+                if let Some(cell) = row.get_mut(i) {
+                    *cell = match cell.clone() {
+                        Cell::Num(v) => Cell::Num(v.map(us)),
+                        Cell::Range(v, r) => Cell::Range(v.map(us), r.map(|(l, h)| (us(l), us(h)))),
+                        Cell::Stat(s) => Cell::Stat(s.map(|s| s.scaled(1000.0))),
+                        other => other,
+                    };
+                }
+            }
+        }
+        Some(t)
+    }
+
+    /// [`Table::to_screen`] once the units are chosen.
+    fn laid_out(&self, screen: &Screen) -> String {
+        let mut rows: Vec<Vec<String>> = self
             .texts()
             .iter()
             .map(|r| r.iter().map(|s| escape::terminal(s)).collect())
@@ -87,52 +204,160 @@ impl Table {
             .iter()
             .map(|c| escape::terminal(&c.name))
             .collect();
-        let widths: Vec<usize> = names
+        let mut shown: Vec<usize> = (0..self.columns.len()).collect();
+        let mut gave_way = Vec::new();
+        if let Some(limit) = screen.width.limit() {
+            gave_way = self.narrow(&mut rows, &names, &mut shown, limit);
+        }
+        let widths: Vec<usize> = shown
             .iter()
-            .enumerate()
-            .map(|(i, name)| {
-                rows.iter()
-                    .map(|r| r[i].chars().count())
-                    .chain([name.chars().count()])
-                    .max()
-                    .unwrap_or(0)
-            })
+            .map(|&i| column_width(&names[i], &rows, i))
             .collect();
-        let line = |cells: Vec<&str>| -> String {
+        // Cells padded by their characters, then coloured: escapes take
+        // no columns on a terminal.
+        let line = |cells: Vec<(usize, String, Option<Tone>)>| -> String {
             let parts: Vec<String> = cells
-                .iter()
+                .into_iter()
                 .enumerate()
-                .map(|(i, s)| {
-                    let pad = widths[i] - s.chars().count();
+                .map(|(k, (i, s, tone))| {
+                    let pad = " ".repeat(widths[k].saturating_sub(s.chars().count()));
+                    let s = match tone {
+                        Some(tone) => screen.paint(tone, &s),
+                        None => s,
+                    };
                     if self.columns[i].numeric {
-                        format!("{}{s}", " ".repeat(pad))
+                        format!("{pad}{s}")
                     } else {
-                        format!("{s}{}", " ".repeat(pad))
+                        format!("{s}{pad}")
                     }
                 })
                 .collect();
             parts.join("  ").trim_end().to_string() + "\n"
         };
-        let mut out = line(names.iter().map(|s| s.as_str()).collect());
+        let mut out = line(shown.iter().map(|&i| (i, names[i].clone(), None)).collect());
         out += &line(
-            widths
+            shown
                 .iter()
-                .map(|w| "-".repeat(*w))
-                .collect::<Vec<_>>()
-                .iter()
-                .map(|s| s.as_str())
+                .zip(&widths)
+                .map(|(&i, w)| (i, "-".repeat(*w), None))
                 .collect(),
         );
-        for r in &rows {
-            out += &line(r.iter().map(|s| s.as_str()).collect());
+        for (r, cells) in rows.iter().enumerate() {
+            out += &line(
+                shown
+                    .iter()
+                    .map(|&i| {
+                        let tone = match self.rows[r].get(i) {
+                            Some(Cell::Toned(_, tone)) => Some(*tone),
+                            _ => None,
+                        };
+                        (i, cells[i].clone(), tone)
+                    })
+                    .collect(),
+            );
         }
-        for n in &self.notes {
-            out += &format!("\n{}", escape::terminal(n));
+        let notes: Vec<String> = self
+            .notes
+            .iter()
+            .map(|n| escape::terminal(n))
+            .chain(gave_way)
+            .collect();
+        for n in &notes {
+            out += &format!("\n{}", screen.paint_label(&screen.wrap(n)));
         }
-        if !self.notes.is_empty() {
+        if !notes.is_empty() {
             out.push('\n');
         }
         out
+    }
+
+    /// Make the laid-out table fit `limit` columns: ranges without their
+    /// intervals, cuttable columns cut, then columns left out (see [`Fit`]).
+    /// Returns the notes saying what gave way.
+    fn narrow(
+        &self,
+        rows: &mut [Vec<String>],
+        names: &[String],
+        shown: &mut Vec<usize>,
+        limit: usize,
+    ) -> Vec<String> {
+        let total = |rows: &[Vec<String>], shown: &[usize]| -> usize {
+            shown
+                .iter()
+                .map(|&i| column_width(&names[i], rows, i))
+                .sum::<usize>()
+                + 2 * shown.len().saturating_sub(1)
+        };
+        let mut notes = Vec::new();
+        if total(rows, shown) <= limit {
+            return notes;
+        }
+        // A range's interval is the widest part of a prediction's cell.
+        let ranges: Vec<usize> = (0..self.columns.len())
+            .filter(|&i| self.is_range_column(i))
+            .collect();
+        if !ranges.is_empty() {
+            for (r, row) in self.rows.iter().enumerate() {
+                for &i in &ranges {
+                    if let Some(Cell::Range(v, _)) = row.get(i) {
+                        rows[r][i] = cell_text(&Cell::Range(*v, None));
+                    }
+                }
+            }
+            notes.push(format!(
+                "Intervals (low–high) left out to fit {limit} columns: a wider terminal, or the output piped, shows them."
+            ));
+        }
+        for (name, least) in &self.fit.cut {
+            let over = total(rows, shown).saturating_sub(limit);
+            let Some(i) = names.iter().position(|n| n == name) else {
+                continue;
+            };
+            let width = column_width(&names[i], rows, i);
+            let to = width
+                .saturating_sub(over)
+                .max(*least)
+                .max(names[i].chars().count());
+            if to < width {
+                for row in rows.iter_mut() {
+                    row[i] = fileio::terminal::cut(&row[i], to);
+                }
+                notes.push(format!(
+                    "{name}: cut to {to} characters (…) to fit {limit} columns; the part shown is a unique prefix where the values start differently."
+                ));
+            }
+        }
+        let mut order: Vec<usize> = self
+            .fit
+            .drop_first
+            .iter()
+            .filter_map(|n| names.iter().position(|m| m == n))
+            .collect();
+        let rest: Vec<usize> = (1..self.columns.len())
+            .rev()
+            .filter(|i| !order.contains(i))
+            .collect();
+        order.extend(rest);
+        let mut dropped = Vec::new();
+        for i in order {
+            if total(rows, shown) <= limit {
+                break;
+            }
+            if i == 0 || shown.len() <= 1 {
+                continue;
+            }
+            shown.retain(|&k| k != i);
+            dropped.push(i);
+        }
+        if !dropped.is_empty() {
+            dropped.sort_unstable();
+            let list: Vec<&str> = dropped.iter().map(|&i| names[i].as_str()).collect();
+            notes.push(format!(
+                "Left out to fit {limit} columns: {} (a wider terminal, or the output piped, shows every column).",
+                list.join(", ")
+            ));
+        }
+        notes
     }
 
     /// GitHub-flavoured Markdown, marked as tankbench output. Column names,
@@ -161,7 +386,7 @@ impl Table {
             let cells: Vec<String> = r
                 .iter()
                 .map(|c| match c {
-                    Cell::Text(s) => esc(s),
+                    Cell::Text(s) | Cell::Toned(s, _) => esc(s),
                     other => cell_text(other),
                 })
                 .collect();
@@ -207,7 +432,7 @@ impl Table {
             let mut fields = Vec::new();
             for (i, cell) in r.iter().enumerate() {
                 match cell {
-                    Cell::Text(s) => fields.push(escape::csv_text(s)),
+                    Cell::Text(s) | Cell::Toned(s, _) => fields.push(escape::csv_text(s)),
                     Cell::Num(v) => fields.push(v.map(|v| v.to_string()).unwrap_or_default()),
                     Cell::Int(n) => fields.push(n.to_string()),
                     Cell::Percent(v) => fields.push(percent_field(*v)),
@@ -299,6 +524,15 @@ impl Table {
     }
 }
 
+/// The widest of a column's title and cells, in characters.
+fn column_width(name: &str, rows: &[Vec<String>], i: usize) -> usize {
+    rows.iter()
+        .map(|r| r[i].chars().count())
+        .chain([name.chars().count()])
+        .max()
+        .unwrap_or(0)
+}
+
 /// One CSV record of fields that are already encoded: text by
 /// [`escape::csv_text`], numbers by `f64::to_string` (which never needs quotes).
 fn csv_line(fields: &[String]) -> String {
@@ -312,7 +546,7 @@ fn percent_field(v: Option<f64>) -> String {
 
 fn cell_text(c: &Cell) -> String {
     match c {
-        Cell::Text(s) => s.clone(),
+        Cell::Text(s) | Cell::Toned(s, _) => s.clone(),
         Cell::Num(None)
         | Cell::Range(None, _)
         | Cell::Stat(None)
@@ -509,6 +743,12 @@ pub fn runs_table(runs: &[StoredRun]) -> Table {
             Cell::Int(res.warnings.len() as u64),
         ]);
     }
+    // A narrow terminal keeps the figures and an id's unique prefix (what
+    // `compare` takes); the start time and workload go first, then labels.
+    t.fit = Fit {
+        drop_first: vec!["started".into(), "workload".into(), "labels".into()],
+        cut: vec![("id".into(), 24)],
+    };
     t
 }
 
@@ -576,6 +816,12 @@ pub fn workloads_table(results: &[(String, RunResult)]) -> Table {
             latency(at(99.9)),
         ]);
     }
+    // A narrow terminal keeps the figures: the names are cut first, then
+    // the tail percentiles go.
+    t.fit = Fit {
+        drop_first: vec!["p99.9".into(), "p50".into()],
+        cut: vec![("workload".into(), 28)],
+    };
     t.notes = vec![
         "ops/s: reads + writes + fsyncs per second, as the live line counts them.".to_string(),
         "commit: mean time of a write and its fsync (what each sync writer waits for); p50-p99.9: every event."
@@ -717,5 +963,161 @@ mod tests {
             cell_text(&Cell::PercentInterval(Some(1.5), Some((0.5, 2.5)))),
             "×2.50 (+50.0 … +250.0%)"
         );
+    }
+
+    fn screen(columns: usize) -> Screen {
+        Screen {
+            width: fileio::terminal::Width::columns(columns),
+            colour: fileio::terminal::Colour::Off,
+        }
+    }
+
+    fn wide() -> Table {
+        let mut t = Table::new(&[
+            ("id", false),
+            ("labels", false),
+            ("writes/s", true),
+            ("p95 ms", true),
+        ]);
+        for n in 0..3 {
+            t.rows.push(vec![
+                Cell::Text(format!(
+                    "20261205T190806Z-00{n}-client-esxi-6.5-nfs_layout-1xraidz3-24"
+                )),
+                Cell::Text("client=esxi-6.5-nfs layout=1xraidz3-24 link=2x1G log=none".into()),
+                Cell::Range(Some(2591.0), Some((2152.0, 3114.0))),
+                Cell::Range(Some(33.42), Some((29.25, 37.61))),
+            ]);
+        }
+        t.notes
+            .push("A note that is much longer than forty columns, so it has to wrap.".into());
+        t
+    }
+
+    #[test]
+    fn a_narrow_terminal_drops_intervals_cuts_ids_and_leaves_out_columns_saying_so() {
+        let mut t = wide();
+        t.fit.drop_first = vec!["labels".into()];
+        t.fit.cut = vec![("id".into(), 22)];
+        let text = t.to_screen(&screen(60));
+        for line in text.lines() {
+            assert!(line.chars().count() <= 60, "{line:?}\n{text}");
+        }
+        assert!(
+            text.contains("Intervals (low–high) left out to fit 60 columns"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Left out to fit 60 columns: labels"),
+            "{text}"
+        );
+        assert!(
+            text.contains("20261205T190806Z-000-…"),
+            "a unique prefix stays: {text}"
+        );
+        assert!(text.contains("33.42"), "{text}");
+        assert!(!text.contains("client=esxi"), "{text}");
+        // Without a limit nothing gives way.
+        let piped = t.to_terminal();
+        assert!(piped.contains("2591 (2152–3114)"), "{piped}");
+        assert!(piped.contains("client=esxi"), "{piped}");
+        assert!(!piped.contains("Left out"), "{piped}");
+    }
+
+    #[test]
+    fn columns_leave_from_the_right_and_the_first_stays() {
+        let text = wide().to_screen(&screen(40));
+        assert!(text.starts_with("id"), "{text}");
+        // The note wraps like any prose on a terminal.
+        let text = text.replace("\n  ", " ");
+        assert!(
+            text.contains("Left out to fit 40 columns: labels, writes/s, p95 ms"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn toned_cells_are_coloured_only_on_a_screen_with_colour_and_stay_aligned() {
+        let mut t = Table::new(&[("metric", false), ("B vs A", false)]);
+        t.rows.push(vec![
+            Cell::Text("writes/s".into()),
+            Cell::Toned("worse".into(), Tone::Worse),
+        ]);
+        t.rows.push(vec![
+            Cell::Text("reads/s".into()),
+            Cell::Toned("better".into(), Tone::Better),
+        ]);
+        let plain = t.to_terminal();
+        assert!(!plain.contains('\x1b'), "{plain}");
+        let coloured = t.to_screen(&Screen {
+            colour: fileio::terminal::Colour::On,
+            ..Screen::PIPE
+        });
+        assert!(coloured.contains("\x1b["), "{coloured:?}");
+        let stripped: String = {
+            let mut out = String::new();
+            let mut in_escape = false;
+            for c in coloured.chars() {
+                match (in_escape, c) {
+                    (false, '\x1b') => in_escape = true,
+                    (true, 'm') => in_escape = false,
+                    (true, _) => {}
+                    (false, c) => out.push(c),
+                }
+            }
+            out
+        };
+        assert_eq!(stripped, plain);
+    }
+
+    #[test]
+    fn a_latency_column_below_1_ms_reads_in_microseconds_on_a_terminal_only() {
+        let mut t = Table::new(&[("cell", false), ("p95 ms", true), ("avg lat ms", true)]);
+        t.rows.push(vec![
+            Cell::Text("a".into()),
+            Cell::Range(Some(0.00307), Some((0.0029, 0.0031))),
+            Cell::Num(Some(13.4)),
+        ]);
+        t.rows.push(vec![
+            Cell::Text("b".into()),
+            Cell::Range(Some(0.618), Some((0.515, 0.744))),
+            Cell::Num(Some(0.5)),
+        ]);
+        let text = t.to_terminal();
+        assert!(text.contains("p95 µs"), "{text}");
+        assert!(text.contains("3.07 (2.90–3.10)"), "{text}");
+        assert!(text.contains("618.0 (515.0–744.0)"), "{text}");
+        assert!(
+            text.contains("avg lat ms"),
+            "a column over 1 ms stays in ms: {text}"
+        );
+        assert!(
+            t.to_csv().starts_with("\"cell\",\"p95 ms\""),
+            "CSV keeps ms"
+        );
+    }
+
+    #[test]
+    fn a_figure_per_row_named_in_ms_reads_in_microseconds_when_below_1_ms() {
+        let mut t = Table::new(&[("metric", false), ("A", true), ("B", true), ("p", true)]);
+        t.rows.push(vec![
+            Cell::Text("event latency p50 ms".into()),
+            Cell::Stat(Summary::of(&[0.0087])),
+            Cell::Stat(Summary::of(&[0.0092])),
+            Cell::Num(Some(0.04)),
+        ]);
+        t.rows.push(vec![
+            Cell::Text("event latency p95 ms".into()),
+            Cell::Stat(Summary::of(&[33.4])),
+            Cell::Stat(Summary::of(&[0.9])),
+            Cell::Num(Some(0.04)),
+        ]);
+        let text = t.to_terminal();
+        assert!(
+            text.contains("event latency p50 µs   8.70   9.20  0.0400"),
+            "{text}"
+        );
+        assert!(text.contains("event latency p95 ms"), "{text}");
+        assert!(t.to_csv().contains("p50 ms"), "CSV keeps ms");
     }
 }

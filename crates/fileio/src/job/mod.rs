@@ -653,8 +653,8 @@ impl RunObserver for JobObserver<'_> {
         self.inner.checkpoint(at_s, period)
     }
 
-    fn tick(&self, elapsed: Duration, totals: &CountSnapshot) {
-        self.inner.tick(elapsed, totals)
+    fn tick(&self, elapsed: Duration, totals: &CountSnapshot, last_second: Option<&IntervalStats>) {
+        self.inner.tick(elapsed, totals, last_second)
     }
 
     fn forced_shutdown(&self, period: &PeriodStats) {

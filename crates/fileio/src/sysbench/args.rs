@@ -135,7 +135,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     opt!("save", String, "[=DIR]", "keep the result in a result store", None, Extension),
     opt!("label", List, "=[LIST,...]", "labels for the stored result, KEY=VALUE,...", None, Extension),
     opt!("repeat", Int, "=N", "run the workload N times", Some("1"), Extension),
-    opt!("warmup", Int, "=SECS", "run this long first, left out of the figures; --time and --events count after it", Some("0"), Extension),
+    opt!("warmup", String, "=DURATION", "run this long first (5, 5s, 2m), left out of the figures; --time and --events count after it", Some("0"), Extension),
     opt!("mpi-shared-files", Bool, "[=on|off]", "MPI job: the ranks split one file set instead of each using its own rank-N subdirectory", Some("off"), Extension),
     opt!("mpi-stonewall", Bool, "[=on|off]", "MPI job: stop every rank when the first one finishes", Some("off"), Extension),
     opt!("tb-rank-delay", Int, "=MS", "testing: rank N of an MPI job waits N x MS milliseconds before the start barrier", Some("0"), Hidden),

@@ -506,6 +506,7 @@ pub(crate) fn run_workload_quietly(
     console: &Console,
     w: &RunSpec,
     g: &GeneralOptions,
+    on_tick: &(dyn Fn(Duration) + Sync),
 ) -> Result<RunResult, Failure> {
     w.check_runnable()?;
     let ext = Extensions {
@@ -521,7 +522,19 @@ pub(crate) fn run_workload_quietly(
         repeat: 1,
         warmup_s: 0,
     };
-    measure(console, w, g, &ext, &Job::solo(), None, &mut false)
+    let listeners = Listeners {
+        intervals: None,
+        on_tick: Some(on_tick),
+    };
+    measure(console, w, g, &ext, &Job::solo(), listeners, &mut false)
+}
+
+/// Who else hears of a run as it goes: the `--intervals` stream, and a
+/// caller's own clock (quick's progress bar), told the time since the start
+/// a few times a second.
+struct Listeners<'a> {
+    intervals: IntervalsOf<'a>,
+    on_tick: Option<&'a (dyn Fn(Duration) + Sync)>,
 }
 
 /// Where a run writes its report intervals (`--intervals`), and which run of
@@ -538,7 +551,11 @@ fn run_once(
     intervals: IntervalsOf,
 ) -> Result<RunResult, i32> {
     let mut ran = false;
-    measure(console, w, g, ext, job, intervals, &mut ran).map_err(|f| {
+    let listeners = Listeners {
+        intervals,
+        on_tick: None,
+    };
+    measure(console, w, g, ext, job, listeners, &mut ran).map_err(|f| {
         console.failure(&f);
         // After a forced shutdown sysbench exits right after the report.
         if ran && !f.is_forced_shutdown() {
@@ -558,9 +575,10 @@ fn measure(
     g: &GeneralOptions,
     ext: &Extensions,
     job: &Job,
-    intervals: IntervalsOf,
+    listeners: Listeners,
     ran: &mut bool,
 ) -> Result<RunResult, Failure> {
+    let Listeners { intervals, on_tick } = listeners;
     let caches_dropped = ext.drop_caches && crate::environment::drop_caches();
     if ext.drop_caches && !caches_dropped {
         console.warning("WARNING: --drop-caches: could not drop the page cache (needs root); reads may come from cache");
@@ -598,6 +616,9 @@ fn measure(
         events: w.events,
         print_intervals: g.report_interval_s > 0,
         intervals,
+        warmup_s: ext.warmup_s,
+        last_line: std::sync::Mutex::new(String::new()),
+        on_tick,
     };
     let settings = RunSettings {
         // `--intervals` alone samples every second; only `--report-interval`
@@ -697,6 +718,84 @@ struct CliObserver<'a> {
     print_intervals: bool,
     /// `--intervals=FILE`: each sample also goes there, as this run's.
     intervals: IntervalsOf<'a>,
+    /// `--warmup`: seconds before the measured `time_s`.
+    warmup_s: u64,
+    /// The live line last drawn.
+    last_line: std::sync::Mutex<String>,
+    /// A caller's clock of the run (quick's progress bar).
+    on_tick: Option<&'a (dyn Fn(Duration) + Sync)>,
+}
+
+/// The limits a live line counts down to.
+struct LiveLimits {
+    warmup_s: u64,
+    time_s: u64,
+    events: u64,
+}
+
+/// The live progress line: the last second's operations (reads, writes
+/// and fsyncs, as quick's table counts them), MiB/s and latency at the
+/// run's percentile (its mean with `--percentile=0`), then what is left.
+/// Whole seconds only, so frames that say the same are the same text.
+fn live_line(
+    elapsed: Duration,
+    totals: &crate::run::histograms::CountSnapshot,
+    last_second: Option<&IntervalStats>,
+    limits: &LiveLimits,
+) -> String {
+    let secs = elapsed.as_secs();
+    let measured_until = limits.warmup_s + limits.time_s;
+    if limits.time_s > 0 && secs >= measured_until {
+        return format!(
+            "[{measured_until}s] time limit reached: waiting for the requests in flight"
+        );
+    }
+    if limits.events > 0 && totals.events >= limits.events {
+        return format!(
+            "[{secs}s] {} events done: waiting for the requests in flight",
+            limits.events
+        );
+    }
+    let now = match last_second {
+        Some(s) if s.seconds > 0.0 => {
+            let d = &s.delta;
+            let ops = (d.reads + d.writes + d.fsyncs) as f64 / s.seconds;
+            let mib = (d.bytes_read + d.bytes_written) as f64 / s.seconds / 1048576.0;
+            let latency = if s.percentile > 0 {
+                format!("p{} {}", s.percentile, live_latency(s.latency_ms))
+            } else if d.events > 0 {
+                format!(
+                    "mean {}",
+                    live_latency(d.latency_sum_ns as f64 / d.events as f64 / 1e6)
+                )
+            } else {
+                "no events".to_string()
+            };
+            format!("{ops:.0} ops/s, {mib:.2} MiB/s, {latency}")
+        }
+        _ => "starting".to_string(),
+    };
+    let left = if secs < limits.warmup_s {
+        format!("; warm-up, {}s left", limits.warmup_s - secs)
+    } else if limits.time_s > 0 {
+        format!("; {}s left", measured_until - secs)
+    } else if limits.events > 0 {
+        format!("; {}/{} events", totals.events, limits.events)
+    } else {
+        String::new()
+    };
+    format!("[{secs}s] {now} (last second){left}")
+}
+
+/// A latency on the live line: µs below 1 ms, about three digits.
+fn live_latency(ms: f64) -> String {
+    if ms < 1.0 {
+        format!("{:.0} µs", ms * 1000.0)
+    } else if ms < 100.0 {
+        format!("{ms:.2} ms")
+    } else {
+        format!("{ms:.0} ms")
+    }
 }
 
 impl RunObserver for CliObserver<'_> {
@@ -732,23 +831,36 @@ impl RunObserver for CliObserver<'_> {
             thread_statistics(self.console, period);
         }
     }
-    fn tick(&self, elapsed: Duration, totals: &crate::run::histograms::CountSnapshot) {
+    fn tick(
+        &self,
+        elapsed: Duration,
+        totals: &crate::run::histograms::CountSnapshot,
+        last_second: Option<&IntervalStats>,
+    ) {
+        if let Some(on_tick) = self.on_tick {
+            on_tick(elapsed);
+        }
         if !self.show_progress {
             return;
         }
-        let secs = elapsed.as_secs_f64().max(1e-9);
-        let ops = (totals.reads + totals.writes + totals.fsyncs) as f64 / secs;
-        let remaining = if self.time_s > 0 {
-            format!(", {:.0}s left", (self.time_s as f64 - secs).max(0.0))
-        } else if self.events > 0 {
-            format!(", {}/{} events", totals.events, self.events)
-        } else {
-            String::new()
-        };
-        self.console.progress(&format!(
-            "[{:.0}s] {:.0} ops/s ({} reads, {} writes, {} fsyncs){}",
-            secs, ops, totals.reads, totals.writes, totals.fsyncs, remaining
-        ));
+        let line = live_line(
+            elapsed,
+            totals,
+            last_second,
+            &LiveLimits {
+                warmup_s: self.warmup_s,
+                time_s: self.time_s,
+                events: self.events,
+            },
+        );
+        // While the last requests drain after the time limit, the line
+        // says so once instead of redrawing the same frame ten times a
+        // second.
+        let mut last = self.last_line.lock().unwrap_or_else(|e| e.into_inner());
+        if *last != line {
+            self.console.progress(&line);
+            *last = line;
+        }
     }
     fn forced_shutdown(&self, period: &PeriodStats) {
         self.console.end_progress();

@@ -225,6 +225,18 @@ impl Matrix {
     /// measured and a second run of it measures only what is missing (or
     /// failed). A finished cell's file is never rewritten.
     pub fn run(&self, opts: &UpOptions, say: &dyn Fn(&str)) -> Result<Vec<CellResult>, LabError> {
+        self.run_counting(opts, say, &|_, _| {})
+    }
+
+    /// [`Matrix::run`], telling `counted` how many of the cells to run are
+    /// done out of how many, before each cell and after the last (a
+    /// progress bar's figures).
+    pub fn run_counting(
+        &self,
+        opts: &UpOptions,
+        say: &dyn Fn(&str),
+        counted: &dyn Fn(usize, usize),
+    ) -> Result<Vec<CellResult>, LabError> {
         let cells = self.cells()?;
         let n = cells.len();
         let mut results: Vec<Option<CellResult>> = Vec::with_capacity(n);
@@ -274,6 +286,7 @@ impl Matrix {
                 label_line(&labels),
                 clock(elapsed as f64)
             ));
+            counted(ran, to_run);
             if let Some(w) = crate::experiments::server::arc_fit_warning(&spec, &self.workload) {
                 say(&w);
             }
@@ -315,6 +328,7 @@ impl Matrix {
                 // next cell needs.
                 return Err(e);
             }
+            counted(ran, to_run);
             sys::check_interrupted()?;
         }
         Ok(results.into_iter().flatten().collect())

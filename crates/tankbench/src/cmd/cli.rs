@@ -138,6 +138,18 @@ pub(crate) fn command() -> clap::Command {
     Cli::command()
 }
 
+/// The widest help clap prints on a wide terminal (its own default): long
+/// lines of prose read badly.
+const HELP_MAX_WIDTH: usize = 100;
+
+/// `--help` wrapped to the same width as tables and prose: the terminal's
+/// (up to [`HELP_MAX_WIDTH`]); in a pipe not at all (0 is clap's "no
+/// limit"), as tables keep every column there: what reads the text (a
+/// pager, a script) does its own wrapping.
+fn with_screen_width(definition: clap::Command, width: ::fileio::terminal::Width) -> clap::Command {
+    definition.term_width(width.limit().map_or(0, |w| w.min(HELP_MAX_WIDTH)))
+}
+
 /// Parse the words after the program name and run the command they name.
 pub(crate) fn run(words: Vec<OsString>) -> anyhow::Result<i32> {
     // fileio answers `--help` with its own parser's text; `help fileio`
@@ -147,7 +159,7 @@ pub(crate) fn run(words: Vec<OsString>) -> anyhow::Result<i32> {
             return super::fileio::sysbench_main(vec!["fileio".into(), "help".into()]);
         }
     }
-    let mut definition = command();
+    let mut definition = with_screen_width(command(), super::stdout_screen().width);
     let parsed = definition
         .try_get_matches_from_mut(
             std::iter::once(OsString::from("tankbench")).chain(words.iter().cloned()),

@@ -75,8 +75,8 @@ struct WriteArgs {
     /// Open the files with O_DIRECT.
     #[arg(long)]
     direct: bool,
-    /// Seconds to write; 0: until stopped or until the storage goes away [default: 0].
-    #[arg(long, value_name = "SECS")]
+    /// How long to write, as 30, 30s, 5m or 1h; 0: until stopped or until the storage goes away [default: 0].
+    #[arg(long, value_name = "DURATION")]
     time: Option<OsString>,
 }
 

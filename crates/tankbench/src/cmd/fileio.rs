@@ -6,6 +6,7 @@ use fileio::export;
 use fileio::options::{Extensions, RunSpec};
 use fileio::quick::Step;
 use fileio::result::RunResult;
+use fileio::terminal::Screen;
 use report::atomic::{check_can_create_in, check_new_file, parent_dir, write_atomically, Existing};
 use report::labels::{merge_labels, parse_labels, Labels};
 use report::store::{ResultStore, DEFAULT_DIR};
@@ -146,7 +147,7 @@ pub fn sysbench_main(args: Vec<OsString>) -> anyhow::Result<i32> {
             format!(
                 "\nSummary of {} runs:\n{}",
                 invocation.results.len(),
-                table.to_terminal()
+                table.to_screen(&super::stdout_screen())
             )
             .as_bytes(),
         );
@@ -277,18 +278,38 @@ pub(crate) fn quick(q: &QuickArgs) -> anyhow::Result<i32> {
     }
     let total = fileio::quick::SUITE.len();
     let json = q.json;
+    // On a terminal a bar over the whole suite (its workloads' time) with
+    // the time left; the step lines above it stay, in a pipe too.
+    if !json {
+        super::progress::start((total as u64 * q.time) as f64);
+    }
+    let seconds = q.time as f64;
     // Progress on stderr may fail (a closed pipe, a terminal gone after
     // SIGHUP); the run goes on and removes its scratch directory.
-    let outcome = fileio::quick::run(&settings, &mut |step| {
+    let outcome = fileio::quick::run(&settings, &|step| {
         if json {
             return;
         }
-        super::write_stderr_line(&match step {
-            Step::Prepare { dir } => format!("preparing the file set in {}", dir.display()),
-            Step::Case { index, case } => format!("[{}/{}] {}", index + 1, total, case.name),
-        });
-    })
-    .map_err(|f| anyhow::anyhow!("{}", f.summary()))?;
+        match step {
+            Step::Prepare { dir } => {
+                super::write_stderr_line(&format!("preparing the file set in {}", dir.display()));
+                super::progress::update(0.0, "preparing the file set");
+            }
+            Step::Case { index, case } => {
+                super::write_stderr_line(&format!("[{}/{}] {}", index + 1, total, case.name));
+            }
+            Step::Running { index, elapsed } => super::progress::update(
+                index as f64 * seconds + elapsed.as_secs_f64().min(seconds),
+                &format!(
+                    "workload {}/{total}: {}",
+                    index + 1,
+                    fileio::quick::SUITE[index].name
+                ),
+            ),
+        }
+    });
+    super::progress::finish();
+    let outcome = outcome.map_err(|f| anyhow::anyhow!("{}", f.summary()))?;
     let results = &outcome.results;
     if let Some(sig) = outcome.stopped_by {
         super::write_stderr_line(&format!(
@@ -323,7 +344,7 @@ pub(crate) fn quick(q: &QuickArgs) -> anyhow::Result<i32> {
     } else if results.is_empty() {
         String::new()
     } else {
-        quick_table(results)
+        quick_table(results, &super::stdout_screen())
     };
     match super::write_stdout(summary.as_bytes()) {
         Ok(()) => Ok(outcome.exit_code()),
@@ -338,14 +359,13 @@ pub(crate) fn quick(q: &QuickArgs) -> anyhow::Result<i32> {
 }
 
 /// The human summary of quick's workloads: one row each, the file system they
-/// ran on and each distinct warning once.
-fn quick_table(results: &[(String, RunResult)]) -> String {
+/// ran on and each distinct warning once, laid out for `screen`.
+fn quick_table(results: &[(String, RunResult)], screen: &Screen) -> String {
     use std::fmt::Write as _;
-    let mut out = report::table::workloads_table(results).to_terminal();
+    let mut out = report::table::workloads_table(results).to_screen(screen);
     let env = &results[0].1.environment;
-    let _ = writeln!(
-        out,
-        "\nfile system: {} on {} ({}), kernel {}, {} CPUs, {:.1} GiB RAM",
+    let environment = format!(
+        "file system: {} on {} ({}), kernel {}, {} CPUs, {:.1} GiB RAM",
         env.fs_type,
         env.device,
         match env.rotational {
@@ -357,13 +377,14 @@ fn quick_table(results: &[(String, RunResult)]) -> String {
         env.cpus,
         env.mem_total_bytes as f64 / (1u64 << 30) as f64
     );
+    let _ = writeln!(out, "\n{}", screen.wrap(&environment));
     // One line per kind of warning, naming the workloads that raised it
     // (numbered as in the table) and hinting in quick's own options.
     let warnings = fileio::quick::quick_warnings(results);
     if !warnings.is_empty() {
         out.push('\n');
         for w in &warnings {
-            let _ = writeln!(out, "{}", w.text());
+            let _ = writeln!(out, "{}", screen.paint_label(&screen.wrap(&w.text())));
         }
     }
     out

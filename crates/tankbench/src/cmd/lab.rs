@@ -269,8 +269,9 @@ fn run_workload(
                 outcome: Some(outcome),
                 ..row
             };
-            let table = lab::experiments::matrix::results_table(&args, &[row]).to_terminal();
-            super::write_stdout(with_warnings(table, &warnings).as_bytes())?;
+            let screen = super::stdout_screen();
+            let table = lab::experiments::matrix::results_table(&args, &[row]).to_screen(&screen);
+            super::write_stdout(with_warnings(table, &warnings, &screen).as_bytes())?;
         }
     }
     // Interrupted: the partial result is printed and the lab is torn
@@ -279,13 +280,18 @@ fn run_workload(
 }
 
 /// `lab run`'s text: the table, then the run's warnings as `fileio` prints
-/// them (the JSON carries them too), so text and JSON tell the same story.
-fn with_warnings(table: String, warnings: &[fileio::result::Warning]) -> String {
+/// them (the JSON carries them too), so text and JSON tell the same story;
+/// wrapped and coloured for `screen`.
+fn with_warnings(
+    table: String,
+    warnings: &[fileio::result::Warning],
+    screen: &::fileio::terminal::Screen,
+) -> String {
     let mut out = table;
     if !warnings.is_empty() {
         out.push('\n');
         for w in warnings {
-            out.push_str(&fileio::warnings::text(w));
+            out.push_str(&screen.paint_label(&screen.wrap(&fileio::warnings::text(w))));
             out.push('\n');
         }
     }
@@ -335,7 +341,7 @@ fn crash(which: &str, format: Format) -> anyhow::Result<i32> {
                 "pool {} back in {:.1} s (zfs-fuse pid {} killed, pid {} now)",
                 report.pool, report.recovery_s, report.killed_pid, report.new_pid
             ));
-            super::write_stdout(t.to_terminal().as_bytes())?;
+            super::write_stdout(t.to_screen(&super::stdout_screen()).as_bytes())?;
         }
     }
     Ok(0)
@@ -389,10 +395,21 @@ fn run_matrix(matrix: &std::path::Path) -> anyhow::Result<i32> {
     for cell in m.cells()? {
         cell.raw.validate()?.check_host()?;
     }
-    let results = m.run(&up_options(true)?, &|s| super::write_stderr_line(s))?;
+    // On a terminal a bar over the cells to run, under the cells' lines.
+    let counted = |done: usize, all: usize| {
+        super::progress::start_once(all as f64);
+        super::progress::update(done as f64, &format!("{done}/{all} cells run"));
+    };
+    let results = m.run_counting(
+        &up_options(true)?,
+        &|s| super::write_stderr_line(s),
+        &counted,
+    );
+    super::progress::finish();
+    let results = results?;
     super::write_stdout(
         lab::experiments::matrix::results_table(&m.workload, &results)
-            .to_terminal()
+            .to_screen(&super::stdout_screen())
             .as_bytes(),
     )?;
     let [md, json] = m.output_files();
@@ -416,7 +433,11 @@ fn run_durability(
         cell.spec.check_host()?;
     }
     let results = m.run(&up_options(false)?, &|s| super::write_stderr_line(s))?;
-    super::write_stdout(m.table(&results).to_terminal().as_bytes())?;
+    super::write_stdout(
+        m.table(&results)
+            .to_screen(&super::stdout_screen())
+            .as_bytes(),
+    )?;
     let [md, json] = m.output_files();
     super::write_stderr_line(&format!("tables: {} and {}", md.display(), json.display()));
     Ok(
@@ -460,9 +481,8 @@ fn predict(
             "samples": options.intervals,
             "cells": lab::experiments::predict::comparisons(&cells),
         }))?,
-        TableFormat::Text => {
-            lab::experiments::predict::comparison_table(&m.workload, &cells).to_terminal()
-        }
+        TableFormat::Text => lab::experiments::predict::comparison_table(&m.workload, &cells)
+            .to_screen(&super::stdout_screen()),
         TableFormat::Markdown => {
             lab::experiments::predict::comparison_table(&m.workload, &cells).to_markdown()
         }
@@ -572,11 +592,18 @@ mod text_tests {
             message: "reads came from the ARC".into(),
             hint: "make the file set larger".into(),
         };
-        let text = with_warnings("table\n".into(), std::slice::from_ref(&warning));
+        let text = with_warnings(
+            "table\n".into(),
+            std::slice::from_ref(&warning),
+            &::fileio::terminal::Screen::PIPE,
+        );
         assert_eq!(
             text,
             "table\n\nWARNING: reads came from the ARC\n  hint: make the file set larger\n"
         );
-        assert_eq!(with_warnings("table\n".into(), &[]), "table\n");
+        assert_eq!(
+            with_warnings("table\n".into(), &[], &::fileio::terminal::Screen::PIPE),
+            "table\n"
+        );
     }
 }

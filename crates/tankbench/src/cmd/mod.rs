@@ -5,6 +5,8 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
+use ::fileio::terminal::Screen;
+
 pub mod calibrate;
 mod cli;
 mod completions;
@@ -15,6 +17,7 @@ mod man;
 mod options;
 pub mod plan;
 pub mod probe;
+mod progress;
 pub mod report;
 pub mod simulate;
 pub mod simulate_matrix;
@@ -75,15 +78,25 @@ pub(crate) fn write_stdout(bytes: &[u8]) -> anyhow::Result<()> {
     }
 }
 
+/// Where stdout goes: a terminal's width and colour, or a pipe's none.
+/// Every command that lays out text for a person asks here, once.
+pub(crate) fn stdout_screen() -> Screen {
+    Screen::stdout()
+}
+
 /// Write one line of progress or a warning to stderr. A failed write (the
 /// pipe closed by `|& head`, a terminal gone after SIGHUP) is ignored: the
 /// run goes on and still removes what it made (`eprintln!` would panic).
 /// Messages quote names read from files (a result's host name, a system's
 /// device): control characters are replaced and the length bounded
-/// (`report::escape::terminal`).
+/// (`report::escape::terminal`). On a terminal the line wraps to its width
+/// and a leading `warning`/`WARNING` is coloured; in a pipe it stays one
+/// line, uncoloured.
 pub(crate) fn write_stderr_line(line: &str) {
     use std::io::Write as _;
-    let line = ::report::escape::terminal(line);
+    let screen = Screen::stderr();
+    let line = screen.paint_label(&screen.wrap(&::report::escape::terminal(line)));
+    progress::clear();
     let mut err = std::io::stderr().lock();
     let _ = err
         .write_all(line.as_bytes())

@@ -123,28 +123,10 @@ pub(super) fn at_least_two_samples() -> Accepting<usize> {
 }
 
 /// What every duration option accepts, for its refusal and its `--help`.
-pub(crate) const DURATION_SYNTAX: &str =
-    "a number with an optional ms, s or m suffix, e.g. 5, 5s, 500ms, 2m";
+pub(crate) use ::fileio::duration::SYNTAX as DURATION_SYNTAX;
 
-/// A duration as typed: `5` (seconds), `5s`, `500ms`, `2m`; None when the
-/// text is none of these, negative or beyond ~30 years.
-pub(crate) fn duration(text: &str) -> Option<Duration> {
-    let text = text.trim();
-    let (number, unit_ms) = if let Some(n) = text.strip_suffix("ms") {
-        (n, 1.0)
-    } else if let Some(n) = text.strip_suffix('s') {
-        (n, 1e3)
-    } else if let Some(n) = text.strip_suffix('m') {
-        (n, 60e3)
-    } else {
-        (text, 1e3)
-    };
-    let v: f64 = number.trim().parse().ok()?;
-    if !v.is_finite() || v < 0.0 || v * unit_ms > 1e12 {
-        return None;
-    }
-    Some(Duration::from_secs_f64(v * unit_ms / 1e3))
-}
+/// The one duration syntax (`fileio::duration`).
+pub(crate) use ::fileio::duration::parse as duration;
 
 /// [`duration`] with the option named in the refusal.
 pub(crate) fn parse_duration(option: &str, text: &str) -> anyhow::Result<Duration> {
@@ -155,10 +137,13 @@ pub(crate) fn parse_duration(option: &str, text: &str) -> anyhow::Result<Duratio
 
 /// `quick --time`: whole seconds from 1 to 3600, in the duration syntax.
 pub(crate) fn quick_seconds() -> Accepting<u64> {
-    Accepting::new("1 to 3600 seconds per workload, as 20, 20s or 2m", |text| {
-        let d = duration(text)?;
-        (d.subsec_nanos() == 0 && (1..=3600).contains(&d.as_secs())).then_some(d.as_secs())
-    })
+    Accepting::new(
+        "1 to 3600 seconds per workload, as 20, 20s, 2m or 1h",
+        |text| {
+            let d = duration(text)?;
+            (d.subsec_nanos() == 0 && (1..=3600).contains(&d.as_secs())).then_some(d.as_secs())
+        },
+    )
 }
 
 #[cfg(test)]
@@ -171,12 +156,13 @@ mod duration_tests {
         assert_eq!(duration("5s"), Some(Duration::from_secs(5)));
         assert_eq!(duration("2m"), Some(Duration::from_secs(120)));
         assert_eq!(duration("250ms"), Some(Duration::from_millis(250)));
-        for bad in ["", "s", "-1s", "2h", "inf", "1e300m"] {
+        assert_eq!(duration("1h"), Some(Duration::from_secs(3600)));
+        for bad in ["", "s", "-1s", "2d", "inf", "1e300m"] {
             assert_eq!(duration(bad), None, "{bad}");
         }
-        let e = parse_duration("--t", "2h").unwrap_err().to_string();
+        let e = parse_duration("--t", "2d").unwrap_err().to_string();
         assert!(
-            e.starts_with("--t=2h: not a duration (accepted: a number"),
+            e.starts_with("--t=2d: not a duration (accepted: a number"),
             "{e}"
         );
     }

@@ -431,14 +431,15 @@ fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String)> {
         Format::Markdown => present::table(&plan, top, &choice).to_markdown(),
         Format::Csv => present::table(&plan, top, &choice).to_csv(),
         Format::Text => {
+            let screen = super::stdout_screen();
             let mut text = format!(
                 "{}{}",
-                present::table(&plan, top, &choice).to_terminal(),
-                present::summary(&plan, top)
+                present::table(&plan, top, &choice).to_screen(&screen),
+                present::summary(&plan, top, screen.width)
             );
             if parsed.fileio.is_some() {
                 text.push_str("\nPredicted workload by layout:\n");
-                text.push_str(&sim::plan_model::workload_table(&plan).to_terminal());
+                text.push_str(&sim::plan_model::workload_table(&plan).to_screen(&screen));
             }
             text
         }

@@ -66,7 +66,11 @@ fn table_of(r: &ProbeResult) -> String {
         Transport::Nfs3 => "NFSv3 (tankbench's client, one TCP connection)",
         Transport::Local => "local system calls",
     };
-    format!("probe: {} over {how}\n\n{}", r.target, t.to_terminal())
+    format!(
+        "probe: {} over {how}\n\n{}",
+        r.target,
+        t.to_screen(&super::stdout_screen())
+    )
 }
 
 pub(crate) fn run(a: &ProbeArgs) -> anyhow::Result<i32> {

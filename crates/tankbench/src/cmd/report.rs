@@ -159,7 +159,7 @@ fn warn_skipped(skipped: &[Skipped]) {
 
 fn render_table(t: &Table, format: TableFormat) -> String {
     match format {
-        TableFormat::Table => t.to_terminal(),
+        TableFormat::Table => t.to_screen(&super::stdout_screen()),
         TableFormat::Markdown => t.to_markdown(),
         TableFormat::Csv => t.to_csv(),
     }
@@ -299,7 +299,7 @@ pub(crate) fn compare(a: &CompareArgs) -> anyhow::Result<i32> {
     }
     let cmp = Comparison::new(&sa, &sb, a.alpha);
     let text = match a.format {
-        CompareFormat::Table => cmp.table().to_terminal(),
+        CompareFormat::Table => cmp.table().to_screen(&super::stdout_screen()),
         CompareFormat::Markdown => cmp.table().to_markdown(),
         CompareFormat::Csv => cmp.table().to_csv(),
         CompareFormat::Json => cmp.to_json(),
@@ -358,7 +358,15 @@ pub(crate) fn report(a: &ReportArgs) -> anyhow::Result<i32> {
                 },
             )
         }
-        ReportFormat::Table => grouped_table(&Grouping::new(&sel.runs)).to_terminal(),
+        // Laid out for the terminal only when it goes there; a file gets
+        // every column.
+        ReportFormat::Table => {
+            let screen = match a.output {
+                Some(_) => ::fileio::terminal::Screen::PIPE,
+                None => super::stdout_screen(),
+            };
+            grouped_table(&Grouping::new(&sel.runs)).to_screen(&screen)
+        }
         ReportFormat::Markdown => grouped_table(&Grouping::new(&sel.runs)).to_markdown(),
         ReportFormat::Csv => grouped_table(&Grouping::new(&sel.runs)).to_csv(),
     };

@@ -306,12 +306,16 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&result)?),
         // The system's names may come from someone else's result file
         // (--system-from): shown, never able to drive the terminal.
-        Format::Text => report::escape::terminal_lines(&text_report(
-            &model,
-            &sys,
-            &result,
-            settings.general.percentile,
-        )),
+        // On a terminal the long lines wrap and the banner is coloured.
+        Format::Text => {
+            let screen = super::stdout_screen();
+            screen.paint_label(&screen.wrap(&report::escape::terminal_lines(&text_report(
+                &model,
+                &sys,
+                &result,
+                settings.general.percentile,
+            ))))
+        }
     };
     super::write_stdout(text.as_bytes())?;
     Ok(0)

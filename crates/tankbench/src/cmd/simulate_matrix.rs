@@ -180,7 +180,7 @@ pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
     }
     let table = sim::matrix::results_table(&m.workload, &cells, &results);
     let text = match out.format {
-        TableFormat::Text => table.to_terminal(),
+        TableFormat::Text => table.to_screen(&super::stdout_screen()),
         TableFormat::Markdown => table.to_markdown(),
         TableFormat::Csv => table.to_csv(),
         TableFormat::Json => format!("{}\n", json_doc(&m.workload, &results)?),
@@ -200,9 +200,16 @@ fn predict_cells(
 ) -> anyhow::Result<(Vec<RunResult>, f64, usize)> {
     let parallel = std::thread::available_parallelism().map_or(1, usize::from);
     let started = std::time::Instant::now();
-    // A long matrix shows where it is on stderr, at most every 2 s.
+    // On a terminal a bar with the time left; in a pipe a long matrix says
+    // where it is at most every 2 s (one line each, for a log).
+    let on_terminal = ::fileio::terminal::Screen::stderr().width.limit().is_some();
     let last_said = std::sync::Mutex::new(started);
     let progress = |done: usize, all: usize| {
+        if on_terminal {
+            super::progress::start_once(all as f64);
+            super::progress::update(done as f64, &format!("{done}/{all} simulations"));
+            return;
+        }
         if let Ok(mut last) = last_said.lock() {
             if last.elapsed() >= PROGRESS_EVERY && done < all {
                 *last = std::time::Instant::now();
@@ -221,8 +228,9 @@ fn predict_cells(
         intervals: out.intervals,
         progress: Some(&progress),
     };
-    let results =
-        run_cells_with(spec, cells, &how).map_err(|e| anyhow::anyhow!("simulate matrix: {e}"))?;
+    let results = run_cells_with(spec, cells, &how);
+    super::progress::finish();
+    let results = results.map_err(|e| anyhow::anyhow!("simulate matrix: {e}"))?;
     let took = started.elapsed().as_secs_f64();
     let stopped = results
         .iter()

@@ -174,7 +174,7 @@ pub(crate) fn table_of(r: &SlogResult) -> String {
         },
         if r.direct { ", O_DIRECT" } else { "" },
         size_text(r.region_bytes),
-        t.to_terminal()
+        t.to_screen(&super::stdout_screen())
     )
 }
 
@@ -248,8 +248,8 @@ mod tests {
             Duration::from_secs(60)
         );
         assert_eq!(parse_duration("--t", "3").unwrap(), Duration::from_secs(3));
-        let e = parse_duration("--t", "2h").unwrap_err().to_string();
-        assert!(e.starts_with("--t=2h: not a duration"), "{e}");
+        let e = parse_duration("--t", "2d").unwrap_err().to_string();
+        assert!(e.starts_with("--t=2d: not a duration"), "{e}");
         assert!(parse_duration("--t", "-1s").is_err());
         assert_eq!(size_text(512), "512 B");
         assert_eq!(size_text(4096), "4 KiB");

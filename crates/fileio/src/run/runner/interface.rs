@@ -26,8 +26,17 @@ pub trait RunObserver: Sync {
     fn interval(&self, _sample: &IntervalStats) {}
     /// A `--report-checkpoints` report of the period that just ended.
     fn checkpoint(&self, _at_s: u64, _period: &PeriodStats) {}
-    /// Called a few times a second (live progress).
-    fn tick(&self, _elapsed: Duration, _totals: &CountSnapshot) {}
+    /// Called a few times a second (live progress): the time since the
+    /// start, the counts so far, and the last whole second's figures
+    /// (None during the first second), so a live line shows what the
+    /// storage does now rather than an average since the start.
+    fn tick(
+        &self,
+        _elapsed: Duration,
+        _totals: &CountSnapshot,
+        _last_second: Option<&IntervalStats>,
+    ) {
+    }
     /// The forced-shutdown deadline passed; `period` holds what was counted.
     /// The run then stops its workers and ends with
     /// [`crate::failure::Failure::forced_shutdown`] (sysbench's exit code 2).

@@ -203,11 +203,7 @@ pub(super) fn supervise(
         (settings.report_interval_s > 0).then(|| Duration::from_secs(settings.report_interval_s));
     let mut next_interval = interval.map(|d| start + d);
     let mut checkpoints = settings.checkpoints_s.iter().copied().peekable();
-    let mut last_interval = IntervalBase {
-        counts: CountSnapshot::default(),
-        histogram: vec![0u64; SB_BUCKETS],
-        at: start,
-    };
+    let mut last_interval = IntervalBase::starting(start);
     let mut control = Control {
         intervals: Vec::new(),
         interrupted: false,
@@ -217,6 +213,10 @@ pub(super) fn supervise(
         measure_start: start,
     };
     let tick = Duration::from_millis(100);
+    // The live line's window: the last whole second, apart from the
+    // --report-interval samples (which keep their own base).
+    let mut live_base = IntervalBase::starting(start);
+    let mut last_second: Option<IntervalStats> = None;
     loop {
         let now = Instant::now();
         let mut wake = now + tick;
@@ -285,11 +285,17 @@ pub(super) fn supervise(
             control.forced = true;
             return control;
         }
+        if now.duration_since(live_base.at) >= LIVE_WINDOW {
+            last_second = Some(interval_sample(w, shared, start, now, &mut live_base));
+        }
         let (_, total) = sum_counts(shared);
-        observer.tick(now.duration_since(start), &total);
+        observer.tick(now.duration_since(start), &total, last_second.as_ref());
     }
     control
 }
+
+/// How much of the run the live line's rates and latency cover.
+const LIVE_WINDOW: Duration = Duration::from_secs(1);
 
 /// Wait until every worker has finished or `wake` comes; true when they have.
 fn all_finished_by(shared: &Shared, threads: usize, wake: Instant) -> bool {
@@ -311,6 +317,17 @@ struct IntervalBase {
     counts: CountSnapshot,
     histogram: Vec<u64>,
     at: Instant,
+}
+
+impl IntervalBase {
+    /// Nothing counted yet, at the start of the run.
+    fn starting(start: Instant) -> IntervalBase {
+        IntervalBase {
+            counts: CountSnapshot::default(),
+            histogram: vec![0u64; SB_BUCKETS],
+            at: start,
+        }
+    }
 }
 
 /// The `--report-interval` sample of the interval ending `now`; `base` moves
