@@ -6,6 +6,7 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
 pub mod calibrate;
+mod choices;
 mod cli;
 mod completions;
 pub mod durability;

@@ -188,6 +188,10 @@ pub(crate) struct PlanArgs {
     /// Every column, with the ranges of the estimates (wider than 120 columns).
     #[arg(long, conflicts_with = "columns")]
     wide: bool,
+    /// Also draw usable space against sync writes/s per layout, as SVG or
+    /// PNG (by the name's ending); replaces only a chart tankbench wrote.
+    #[arg(long, value_name = "FILE.svg|FILE.png")]
+    chart: Option<std::path::PathBuf>,
     /// These columns, in this order (comma-separated keys: rank, layout,
     /// spares, size, avail, usable, efficiency, survives, loss, resilver,
     /// read, write, seq, commit, sync_rate, commit_log, sync_rate_log, score).
@@ -330,9 +334,17 @@ fn build_request(args: &PlanArgs) -> anyhow::Result<PlanRequest> {
 }
 
 pub(crate) fn run(parsed: &PlanArgs) -> anyhow::Result<i32> {
-    let (mut warnings, output) = render(parsed)?;
+    if let Some(path) = &parsed.chart {
+        super::report::check_chart_name("--chart", path)?;
+    }
+    let (mut warnings, output, plan) = render(parsed)?;
     if parsed.disk_sync_ms.is_some() {
         warnings.insert(0, "--disk-sync-ms changes no figure: the Sync 4K columns are simulated with the disk class's model (zfs_model::diskmodel; docs/prediction.md)".into());
+    }
+    if let Some(path) = &parsed.chart {
+        let svg = report::plan_chart::plan_chart(&plan)
+            .context("--chart: no layout has a predicted sync rate to draw (the table says why)")?;
+        super::report::write_chart("--chart", path, &svg, 2.0)?;
     }
     for warning in &warnings {
         super::write_stderr_line(&format!("tankbench: warning: {warning}"));
@@ -341,9 +353,10 @@ pub(crate) fn run(parsed: &PlanArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// Everything `plan` does after parsing: the warnings for stderr and the text
-/// or JSON for stdout (kept apart from printing so tests can drive it).
-fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String)> {
+/// Everything `plan` does after parsing: the warnings for stderr, the text
+/// or JSON for stdout and the plan itself (kept apart from printing so tests
+/// can drive it).
+fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String, zfs_model::plan::Plan)> {
     let request = build_request(parsed)?;
     let explain_shape = request
         .layouts
@@ -413,7 +426,7 @@ fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String)> {
                 anyhow::bail!("--format: with --explain, accepted: text, json")
             }
         };
-        return Ok((warnings, output));
+        return Ok((warnings, output, plan));
     }
 
     let choice = if parsed.wide {
@@ -443,7 +456,7 @@ fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String)> {
             text
         }
     };
-    Ok((warnings, output))
+    Ok((warnings, output, plan))
 }
 
 #[cfg(test)]
@@ -693,7 +706,7 @@ mod tests {
                 // clap's own errors are made one line by cli::run.
                 let Ok(parsed) = parsed else { return Ok(()) };
                 match render(&parsed) {
-                    Ok((_, output)) => prop_assert!(!output.is_empty()),
+                    Ok((_, output, _)) => prop_assert!(!output.is_empty()),
                     Err(e) => {
                         let message = format!("{e:#}");
                         prop_assert!(message.starts_with("--"), "{words:?}: {message}");

@@ -81,6 +81,8 @@ pub(crate) struct SimulateArgs {
     /// Count from the end of the first txg sync, as plan does.
     #[arg(long, help = super::simulate_matrix::COUNT_AFTER_FIRST_SYNC_HELP)]
     count_after_first_sync: bool,
+    #[arg(long, value_name = "FILE.svg|FILE.png", help = super::simulate_matrix::CHART_HELP)]
+    chart: Option<PathBuf>,
     /// fileio options of the workload, ending in `run` (as for `tankbench fileio`).
     #[arg(last = true, value_name = "FILEIO OPTIONS")]
     fileio: Vec<OsString>,
@@ -258,6 +260,9 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
         check_new_file(path)
             .map_err(|e| anyhow::anyhow!("simulate: --json={}: {e}", path.display()))?;
     }
+    if let Some(path) = &a.chart {
+        super::report::check_chart_name("simulate: --chart", path)?;
+    }
     let mut result =
         sim::simulate_run(&spec, &model, &options).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
     if let Some(samples) = intervals {
@@ -277,6 +282,9 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
     note_budget(&result);
     if let Some(path) = &ext.json_path {
         write_json(path, &result)?;
+    }
+    if let Some(path) = &a.chart {
+        super::simulate_matrix::write_predictions_chart(path, std::slice::from_ref(&result))?;
     }
     if let Some(dir) = &save_dir {
         let store = ResultStore::open(dir.as_path()).context("--save")?;
@@ -495,6 +503,7 @@ fn matrix_of_overrides(
             },
             early_stop: !a.no_early_stop,
             warmup_events: super::simulate_matrix::warmup_events(a.count_after_first_sync),
+            chart: a.chart.clone(),
         },
     )
 }
