@@ -326,11 +326,12 @@ fn bar_chart(g: &Grouping, title: &str, axis: &str, all: &[BarSeries]) -> Option
     if any_predicted {
         whiskers.push("dashed bars: predicted, whiskers: the prediction interval");
     }
-    if !whiskers.is_empty() {
+    // One line each: together they outgrow the chart beside long names.
+    for (i, line) in whiskers.iter().enumerate() {
         svg.text(
             left,
-            legend_y + 16.0,
-            &whiskers.join("; "),
+            legend_y + 16.0 + 14.0 * i as f64,
+            line,
             11.0,
             "start",
             MUTED,
@@ -724,7 +725,7 @@ pub fn latency_chart(g: &Grouping, op: LatencyKey) -> Option<String> {
         let v = 10f64.powf(d);
         svg.line(left, y(v), right, y(v), "#d6d6d6", 1.0);
         svg.text(
-            left - 8.0,
+            left - 12.0,
             y(v) + 4.0,
             &duration_label(v),
             11.0,
@@ -886,7 +887,7 @@ pub fn timeline_chart(g: &Grouping) -> Option<String> {
         for t in &yt {
             svg.line(left, y(*t), right, y(*t), GRID, 1.0);
             svg.text(
-                left - 8.0,
+                left - 12.0,
                 y(*t) + 4.0,
                 &tick_label(*t),
                 11.0,
@@ -953,7 +954,9 @@ pub fn timeline_chart(g: &Grouping) -> Option<String> {
             bottom + 62.0,
             crate::escape::html(&ellipsize(
                 &format!(
-                    "No interval samples, so no line: {} (run with --report-interval=1 to record them)",
+                    "No interval samples, so no line for {} configuration{} (record them with --report-interval=1): {}",
+                    missing.len(),
+                    if missing.len() == 1 { "" } else { "s" },
                     missing.join(", ")
                 ),
                 150
