@@ -252,6 +252,93 @@ fn the_bash_completion_loads_and_completes_commands_and_options() {
     assert!(stdout.contains("quick: --time"), "{stdout}");
 }
 
+/// What bash completes after `WORDS` (the last word being completed).
+fn bash_completes(words: &[&str]) -> Vec<String> {
+    let bin = tankbench_bin();
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let cword = words.len() - 1;
+    let prev = if cword > 0 { words[cword - 1] } else { "" };
+    let script = format!(
+        "source <({bin} completions bash) && COMP_WORDS=({}) && COMP_CWORD={cword} && \
+         _tankbench tankbench '{}' '{prev}' && echo \"${{COMPREPLY[*]}}\"",
+        quoted.join(" "),
+        words[cword],
+        bin = bin.display()
+    );
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .expect("bash");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Options that take one of a list complete to the list, as the libraries'
+/// tables have it (issue 38, item 13).
+#[test]
+fn the_bash_completion_offers_the_values_an_option_takes() {
+    let cases: [(&[&str], &[&str]); 9] = [
+        (
+            &["tankbench", "plan", "--class", ""],
+            &[
+                "hdd-7200",
+                "hdd-5400",
+                "ssd-sata",
+                "ssd-sata-noplp",
+                "nvme",
+                "nvme-noplp",
+            ],
+        ),
+        (
+            &["tankbench", "plan", "--log-class", "nv"],
+            &["nvme", "nvme-noplp"],
+        ),
+        (
+            &["tankbench", "plan", "--protocol", ""],
+            &["nfs", "iscsi", "smb", "local"],
+        ),
+        (
+            &["tankbench", "plan", "--workload", ""],
+            &["sync-4k", "sequential", "vm"],
+        ),
+        (
+            &["tankbench", "plan", "--rules", "zol"],
+            &["zol-0.7", "zol-0.6.4"],
+        ),
+        (
+            &["tankbench", "simulate", "--client", ""],
+            &[
+                "local",
+                "linux-nfs",
+                "esxi-nfs",
+                "esxi-6.5-nfs",
+                "iscsi",
+                "smb",
+            ],
+        ),
+        (
+            &["tankbench", "fileio", "--file-test-mode", ""],
+            &["seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw"],
+        ),
+        (
+            &["tankbench", "durability", "write", "--commit", ""],
+            &["fsync", "fdatasync", "osync", "odsync"],
+        ),
+        (&["tankbench", "chart", "op"], &["operations"]),
+    ];
+    for (words, values) in cases {
+        assert_eq!(bash_completes(words), values, "{words:?}");
+    }
+}
+
 #[test]
 fn every_shell_gets_a_script_naming_the_commands() {
     let d = scratch();

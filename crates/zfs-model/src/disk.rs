@@ -66,6 +66,18 @@ impl DiskClass {
         }
     }
 
+    /// The device a class stands for, in a few words (`--help`, completions).
+    pub fn describe(self) -> &'static str {
+        match self {
+            DiskClass::Hdd7200 => "7200 rpm hard disk",
+            DiskClass::Hdd5400 => "5400 rpm hard disk",
+            DiskClass::SsdSata => "SATA SSD with power-loss protection",
+            DiskClass::SsdSataNoPlp => "SATA SSD without power-loss protection",
+            DiskClass::Nvme => "NVMe SSD with power-loss protection",
+            DiskClass::NvmeNoPlp => "NVMe SSD without power-loss protection",
+        }
+    }
+
     /// The class of a name or alias (any case). The one disk class parser of
     /// `plan` and the lab.
     pub fn parse(input: &str) -> Result<DiskClass> {

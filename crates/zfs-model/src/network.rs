@@ -194,6 +194,26 @@ pub enum Protocol {
 }
 
 impl Protocol {
+    /// Every protocol, by [`Protocol::name`] the one list `--protocol`
+    /// offers; [`Protocol::ACCEPTED`] is the same names, with what `nfs`
+    /// means, for a refusal.
+    pub const ALL: [Protocol; 4] = [
+        Protocol::Nfs,
+        Protocol::Iscsi,
+        Protocol::Smb,
+        Protocol::Local,
+    ];
+
+    /// How the plan takes a protocol, in a few words (`--help`, completions).
+    pub fn describe(self) -> &'static str {
+        match self {
+            Protocol::Nfs => "an ESXi NFS datastore: every write stable (also esxi-nfs)",
+            Protocol::Iscsi => "a zvol over iSCSI",
+            Protocol::Smb => "an SMB share",
+            Protocol::Local => "on the server itself",
+        }
+    }
+
     /// `nfs` is planned as an ESXi NFS datastore (every WRITE stable), the
     /// reference user's client; the list says so, so nobody takes it for a
     /// Linux mount.
@@ -246,6 +266,18 @@ impl Protocol {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_protocol_is_accepted_and_listed_under_its_name() {
+        for p in Protocol::ALL {
+            assert_eq!(Protocol::parse(p.name()).unwrap(), p);
+            assert!(Protocol::ACCEPTED.contains(p.name()), "{}", p.name());
+        }
+        assert_eq!(
+            Protocol::ACCEPTED.matches(", ").count() + 1,
+            Protocol::ALL.len() + 1
+        );
+    }
 
     #[test]
     fn a_link_is_named_as_it_is_typed() {

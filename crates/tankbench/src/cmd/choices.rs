@@ -106,20 +106,21 @@ mod tests {
         }
     }
 
+    const ALL: [Colour; 2] = [Colour::Red, Colour::Blue];
+
     fn command() -> Command {
-        let all = [Colour::Red, Colour::Blue];
         Command::new("t")
             .arg(
                 Arg::new("colour")
                     .long("colour")
-                    .value_parser(typed(names(&all, colour_name), |s| {
-                        all.into_iter().find(|c| colour_name(*c) == s)
+                    .value_parser(typed(names(&ALL, colour_name), |s| {
+                        ALL.into_iter().find(|c| colour_name(*c) == s)
                     })),
             )
             .arg(
                 Arg::new("shade")
                     .long("shade")
-                    .value_parser(offered(names(&all, colour_name))),
+                    .value_parser(offered(names(&ALL, colour_name))),
             )
     }
 

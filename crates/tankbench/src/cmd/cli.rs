@@ -120,12 +120,19 @@ fn fileio_option(o: &fileio::sysbench::args::OptionSpec) -> Arg {
         .trim_start_matches(['[', '='])
         .trim_start_matches('[')
         .trim_end_matches(']');
-    let arg = Arg::new(o.name)
+    let mut arg = Arg::new(o.name)
         .long(o.name)
         .help(help)
         .help_heading(heading)
         .value_name(value_name)
         .require_equals(true);
+    if !o.values.is_empty() {
+        // For the completions and the man page; sysbench's help text
+        // already lists them between braces.
+        arg = arg
+            .value_parser(clap::builder::PossibleValuesParser::new(o.values))
+            .hide_possible_values(true);
+    }
     if optional {
         arg.num_args(0..=1)
     } else {

@@ -60,9 +60,8 @@ pub(crate) struct SimulateArgs {
     #[arg(long, value_name = "LINK[,...]")]
     link: Option<String>,
     /// Client(s) instead of the system file's.
-    #[arg(long, value_name = "CLIENT[,...]", help = format!(
-        "Client(s) instead of the system file's: {}", Protocol::ACCEPTED
-    ))]
+    #[arg(long, value_name = "CLIENT[,...]",
+          value_parser = super::choices::offered(super::choices::names(&Protocol::ALL, Protocol::name)))]
     client: Option<String>,
     /// Server RAM instead of the system file's, e.g. 64GiB.
     #[arg(long, value_name = "SIZE[,...]")]
