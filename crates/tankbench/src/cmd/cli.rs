@@ -140,9 +140,10 @@ fn fileio_option(o: &fileio::sysbench::args::OptionSpec) -> Arg {
     }
 }
 
-/// The whole command line's definition (for the man pages and completions).
+/// The whole command line's definition (for parsing, the man pages and
+/// completions), every command's examples at the end of its help.
 pub(crate) fn command() -> clap::Command {
-    Cli::command()
+    super::examples::with_examples(Cli::command(), "")
 }
 
 /// Parse the words after the program name and run the command they name.

@@ -10,6 +10,7 @@ mod choices;
 mod cli;
 mod completions;
 pub mod durability;
+mod examples;
 pub mod fileio;
 pub mod lab;
 mod man;

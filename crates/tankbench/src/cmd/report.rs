@@ -121,7 +121,6 @@ pub(crate) struct ReportArgs {
 
 /// Draw one chart as SVG or PNG (chosen by the -o extension).
 #[derive(Debug, Args)]
-#[command(after_help = "Example: tankbench chart operations tankbench-results -o ops.png")]
 pub(crate) struct ChartArgs {
     /// Chart kind.
     #[arg(value_name = "KIND", value_parser = super::choices::typed(

@@ -25,9 +25,7 @@ use std::path::{Path, PathBuf};
 #[command(
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
-    arg_required_else_help = true,
-    after_help = "Example: tankbench simulate --system nas.toml --log none,nvme -- \
-                  --file-test-mode=rndwr --file-fsync-all=on --time=10 run"
+    arg_required_else_help = true
 )]
 pub(crate) struct SimulateArgs {
     #[command(subcommand)]
