@@ -18,7 +18,7 @@ pub const WIRE_BYTES_4K_WRITE: f64 = 4500.0;
 
 /// Ethernet links between client and server; several members form a LACP
 /// aggregate.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Link {
     pub members: u32,
     pub gbit_per_s: f64,
@@ -184,7 +184,7 @@ pub fn format_rate(bits_per_s: u64) -> String {
 }
 
 /// How clients reach the pool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Protocol {
     Nfs,

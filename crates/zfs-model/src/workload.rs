@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::error::{ModelError, Result};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Workload {
     /// 4 KiB random reads and writes, every write followed by fsync, a few
@@ -20,7 +20,7 @@ pub enum Workload {
 }
 
 /// Weight of each ranking criterion (0 = ignored).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Weights {
     pub usable: f64,
     pub reliability: f64,
