@@ -1086,6 +1086,36 @@ impl FileIdentity {
 mod tests {
     use super::*;
 
+    #[test]
+    fn an_option_s_values_are_the_ones_its_help_lists_and_its_parser_takes() {
+        let with: Vec<&crate::sysbench::args::OptionSpec> = crate::sysbench::args::OPTIONS
+            .iter()
+            .filter(|o| !o.values.is_empty())
+            .collect();
+        assert_eq!(with.len(), 4);
+        for o in with {
+            // sysbench's help text lists them between braces.
+            let listed = o
+                .description
+                .split_once('{')
+                .and_then(|(_, rest)| rest.split_once('}'))
+                .map(|(list, _)| list.split(',').map(str::trim).collect::<Vec<_>>())
+                .unwrap_or_default();
+            assert_eq!(listed, o.values, "--{}", o.name);
+            for v in o.values {
+                let words = [
+                    "--file-test-mode=rndrd".to_string(),
+                    format!("--{}={v}", o.name),
+                ];
+                assert!(
+                    RunSpec::from_words(&words).is_ok(),
+                    "--{}={v} is refused",
+                    o.name
+                );
+            }
+        }
+    }
+
     fn check(words: &[&str]) -> Result<CommandLine, Failure> {
         check_command_line(words)
     }

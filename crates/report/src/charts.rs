@@ -250,23 +250,7 @@ fn bar_chart(g: &Grouping, title: &str, axis: &str, all: &[BarSeries]) -> Option
     // With some configurations predicted and some measured, each predicted
     // row says so; when all are, the banner does.
     let mixed = any_predicted && !g.groups.iter().all(|grp| predicted(g, grp));
-    let tag_w = |grp: &Group| {
-        let mut w = 0.0;
-        if grp.runs.len() > 1 {
-            w += text_width(&format!(" ×{}", grp.runs.len()), 10.0);
-        }
-        if predicted(g, grp) && mixed {
-            w += text_width(" predicted", 10.0);
-        }
-        w
-    };
-    let label_w = g
-        .groups
-        .iter()
-        .zip(&names)
-        .map(|(grp, n)| text_width(n, 12.0) + tag_w(grp))
-        .fold(60.0, f64::max)
-        .min(400.0);
+    let label_w = label_width(g, &names, mixed);
     let values: Vec<Vec<Option<BarValue>>> = g
         .groups
         .iter()
@@ -285,9 +269,9 @@ fn bar_chart(g: &Grouping, title: &str, axis: &str, all: &[BarSeries]) -> Option
     let left = 20.0 + label_w + 12.0;
     let right = WIDTH - 25.0 - value_text_w;
     let mut top = 84.0;
-    let bar_h = 16.0;
-    let band = series.len() as f64 * (bar_h + 3.0) + 18.0;
+    let band = series.len() as f64 * (BAR_H + 3.0) + 18.0;
 
+    // Every run's own value too: the dots of the repeats.
     let max = values
         .iter()
         .flatten()
@@ -305,40 +289,7 @@ fn bar_chart(g: &Grouping, title: &str, axis: &str, all: &[BarSeries]) -> Option
 
     let mut svg = Svg::new(WIDTH, 0.0, title);
     header(&mut svg, title, &subtitle(g));
-    let mut legend_y = 64.0;
-    if prediction_banner(&mut svg, g, 66.0) {
-        legend_y += 20.0;
-        top += 20.0;
-    }
-    legend_row(
-        &mut svg,
-        left,
-        legend_y,
-        &series
-            .iter()
-            .map(|s| (s.name.to_string(), s.color, false))
-            .collect::<Vec<_>>(),
-    );
-    let mut whiskers = Vec::new();
-    if any_repeats {
-        whiskers.push("whiskers: ± 1 sd of the repeats, a dot per run");
-    }
-    if any_predicted {
-        whiskers.push("dashed bars: predicted, whiskers: the prediction interval");
-    }
-    // One line each: together they outgrow the chart beside long names.
-    for (i, line) in whiskers.iter().enumerate() {
-        svg.text(
-            left,
-            legend_y + 16.0 + 14.0 * i as f64,
-            line,
-            11.0,
-            "start",
-            MUTED,
-            "",
-        );
-        top += 14.0;
-    }
+    top += bar_legend(&mut svg, g, &series, left, (any_repeats, any_predicted));
     let plot_h = band * g.groups.len() as f64;
     svg.height = top + plot_h + 56.0;
     if !g.columns.is_empty() {
@@ -366,34 +317,122 @@ fn bar_chart(g: &Grouping, title: &str, axis: &str, all: &[BarSeries]) -> Option
         if gi > 0 {
             svg.line(20.0, y0 - 9.0, right, y0 - 9.0, "#f2f2f2", 1.0);
         }
-        let mid = y0 + series.len() as f64 * (bar_h + 3.0) / 2.0;
-        let n = grp.runs.len();
-        let is_predicted = predicted(g, grp);
-        // A no-break space: XML collapses a leading plain space in a tspan.
-        let mut tags = String::new();
-        if n > 1 {
-            tags += &format!("<tspan fill=\"{MUTED}\" font-size=\"10\">\u{a0}×{n}</tspan>");
-        }
-        if is_predicted && mixed {
-            tags += &format!(
-                "<tspan class=\"prediction\" fill=\"{PREDICTION_COLOR}\" font-size=\"10\" font-weight=\"bold\">\u{a0}predicted</tspan>"
-            );
-        }
-        svg.raw(&format!(
-            r#"<text class="group-label" x="{:.1}" y="{:.1}" font-size="12" text-anchor="end" fill="{INK}">{}{tags}</text>"#,
-            left - 12.0,
-            mid + 4.0,
-            crate::escape::html(&names[gi])
-        ));
+        let mid = y0 + series.len() as f64 * (BAR_H + 3.0) / 2.0;
+        group_label(
+            &mut svg,
+            g,
+            grp,
+            &names[gi],
+            (left - 12.0, mid + 4.0),
+            mixed,
+        );
         for (si, s) in series.iter().enumerate() {
-            let y = y0 + si as f64 * (bar_h + 3.0);
+            let y = y0 + si as f64 * (BAR_H + 3.0);
             if let Some(v) = values[gi][si] {
-                bar(&mut svg, g, grp, s, &v, (left, y, bar_h), &x);
+                bar(&mut svg, g, grp, s, &v, (left, y, BAR_H), &x);
             }
         }
     }
     svg.line(left, top, left, top + plot_h, INK, 1.0);
     Some(svg.finish())
+}
+
+/// The width the configurations' names take with their tags (×n,
+/// predicted), at most 400 px.
+fn label_width(g: &Grouping, names: &[String], mixed: bool) -> f64 {
+    let tag_w = |grp: &Group| {
+        let mut w = 0.0;
+        if grp.runs.len() > 1 {
+            w += text_width(&format!(" ×{}", grp.runs.len()), 10.0);
+        }
+        if predicted(g, grp) && mixed {
+            w += text_width(" predicted", 10.0);
+        }
+        w
+    };
+    g.groups
+        .iter()
+        .zip(names)
+        .map(|(grp, n)| text_width(n, 12.0) + tag_w(grp))
+        .fold(60.0, f64::max)
+        .min(400.0)
+}
+
+/// The height of one bar, px.
+const BAR_H: f64 = 16.0;
+
+/// Under the banner: the series' colours and what the whiskers mean, from
+/// `left`; returns the height it took beyond the plain legend row.
+fn bar_legend(
+    svg: &mut Svg,
+    g: &Grouping,
+    series: &[&BarSeries],
+    left: f64,
+    (any_repeats, any_predicted): (bool, bool),
+) -> f64 {
+    let mut taken = 0.0;
+    let mut legend_y = 64.0;
+    if prediction_banner(svg, g, 66.0) {
+        legend_y += 20.0;
+        taken += 20.0;
+    }
+    legend_row(
+        svg,
+        left,
+        legend_y,
+        &series
+            .iter()
+            .map(|s| (s.name.to_string(), s.color, false))
+            .collect::<Vec<_>>(),
+    );
+    let mut whiskers = Vec::new();
+    if any_repeats {
+        whiskers.push("whiskers: ± 1 sd of the repeats, a dot per run");
+    }
+    if any_predicted {
+        whiskers.push("dashed bars: predicted, whiskers: the prediction interval");
+    }
+    // One line each: together they outgrow the chart beside long names.
+    for (i, line) in whiskers.iter().enumerate() {
+        svg.text(
+            left,
+            legend_y + 16.0 + 14.0 * i as f64,
+            line,
+            11.0,
+            "start",
+            MUTED,
+            "",
+        );
+        taken += 14.0;
+    }
+    taken
+}
+
+/// A configuration's name, right-aligned at `(x, y)`, with its repeats
+/// (×n) and, among measured ones, a predicted mark.
+fn group_label(
+    svg: &mut Svg,
+    g: &Grouping,
+    grp: &Group,
+    name: &str,
+    (x, y): (f64, f64),
+    mixed: bool,
+) {
+    let n = grp.runs.len();
+    // A no-break space: XML collapses a leading plain space in a tspan.
+    let mut tags = String::new();
+    if n > 1 {
+        tags += &format!("<tspan fill=\"{MUTED}\" font-size=\"10\">\u{a0}×{n}</tspan>");
+    }
+    if mixed && predicted(g, grp) {
+        tags += &format!(
+            "<tspan class=\"prediction\" fill=\"{PREDICTION_COLOR}\" font-size=\"10\" font-weight=\"bold\">\u{a0}predicted</tspan>"
+        );
+    }
+    svg.raw(&format!(
+        r#"<text class="group-label" x="{x:.1}" y="{y:.1}" font-size="12" text-anchor="end" fill="{INK}">{}{tags}</text>"#,
+        crate::escape::html(name)
+    ));
 }
 
 /// One bar of [`bar_chart`] at `(left, y, bar_h)`: the value, its whisker
@@ -938,8 +977,13 @@ pub fn timeline_chart(g: &Grouping) -> Option<String> {
         .map(|(gi, grp)| (g.group_name(grp), color(gi)))
         .collect();
     keyed_legend(&mut svg, g, right + 20.0, top, &legend);
-    // Configurations without samples have no line: say which, rather than
-    // leave a reader to look for them.
+    missing_lines_note(&mut svg, g, &lines, bottom + 62.0);
+    Some(svg.finish())
+}
+
+/// Configurations without samples have no line in the timeline: a note at
+/// `y` says which, rather than leave a reader to look for them.
+fn missing_lines_note(svg: &mut Svg, g: &Grouping, lines: &[Vec<Line>], y: f64) {
     let missing: Vec<String> = g
         .groups
         .iter()
@@ -947,23 +991,20 @@ pub fn timeline_chart(g: &Grouping) -> Option<String> {
         .filter(|(gi, _)| !lines.iter().any(|p| p.iter().any(|(i, _)| i == gi)))
         .map(|(_, grp)| g.group_name(grp))
         .collect();
-    if !missing.is_empty() {
-        svg.height += 22.0;
-        svg.raw(&format!(
-            r#"<text class="missing-note" x="20" y="{:.1}" font-size="11" fill="{MUTED}">{}</text>"#,
-            bottom + 62.0,
-            crate::escape::html(&ellipsize(
-                &format!(
-                    "No interval samples, so no line for {} configuration{} (record them with --report-interval=1): {}",
-                    missing.len(),
-                    if missing.len() == 1 { "" } else { "s" },
-                    missing.join(", ")
-                ),
-                150
-            ))
-        ));
+    if missing.is_empty() {
+        return;
     }
-    Some(svg.finish())
+    svg.height += 22.0;
+    let text = format!(
+        "No interval samples, so no line for {} configuration{} (record them with --report-interval=1): {}",
+        missing.len(),
+        if missing.len() == 1 { "" } else { "s" },
+        missing.join(", ")
+    );
+    svg.raw(&format!(
+        r#"<text class="missing-note" x="20" y="{y:.1}" font-size="11" fill="{MUTED}">{}</text>"#,
+        crate::escape::html(&ellipsize(&text, 150))
+    ));
 }
 
 /// The runs with no interval samples: [`timeline_chart`] has no line for

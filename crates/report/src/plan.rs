@@ -631,7 +631,7 @@ fn log_device_answer(plan: &Plan) -> Option<String> {
 /// A log device's size as it was asked for: a log is sold and typed in
 /// decimal units (10GB), anything else in binary ones.
 pub fn log_size(bytes: u64) -> String {
-    if bytes % 1_000_000_000 == 0 {
+    if bytes.is_multiple_of(1_000_000_000) {
         format!("{} GB", bytes / 1_000_000_000)
     } else {
         human_binary(bytes)

@@ -847,23 +847,11 @@ fn visit_chart(b: &mut Browser, file: &Path, shot: &str) -> Value {
     seen
 }
 
-/// The charts of issue 38 as a person sees them in Chromium: `plan
-/// --chart` (points labelled without overlap, marked as a prediction),
-/// `simulate --chart` over a comma list (dashed bars with whiskers, the
-/// PREDICTION banner), `slog --chart`, and a report page mixing those
-/// predictions with measured runs: the banner, a flag per predicted run,
-/// the operations chart, and the runs the timeline has no line for.
-#[test]
-fn plan_prediction_and_slog_charts_render_in_chromium() {
-    let Some(bin) = tankbench_bin() else {
-        testkit::skip_or_fail(
-            "the tankbench binary beside the test's target directory (build it first: cargo \
-             build -p tankbench, or cargo test --workspace; or set TANKBENCH_BIN)",
-        );
-        return;
-    };
-    let work = tempfile::tempdir().unwrap();
-    let w = work.path();
+/// What `plan_prediction_and_slog_charts_render_in_chromium` looks at,
+/// made in `w` by the binary: plan.svg, matrix.svg (two predictions,
+/// saved), slog.svg, two measured runs beside the predictions in the
+/// default store, and mixed.html.
+fn make_charts_and_a_mixed_report(bin: &Path, w: &Path) {
     let ok = |out: std::process::Output, what: &str| {
         assert!(
             out.status.success(),
@@ -873,7 +861,7 @@ fn plan_prediction_and_slog_charts_render_in_chromium() {
     };
     ok(
         tb(
-            &bin,
+            bin,
             w,
             &[
                 "plan", "--disks", "24x8TB", "--log", "10GB", "--link", "2x10G", "--chart",
@@ -886,7 +874,7 @@ fn plan_prediction_and_slog_charts_render_in_chromium() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/systems/reference-nas.toml");
     ok(
         tb(
-            &bin,
+            bin,
             w,
             &[
                 "simulate",
@@ -913,7 +901,7 @@ fn plan_prediction_and_slog_charts_render_in_chromium() {
     std::fs::create_dir(w.join("slogdir")).unwrap();
     ok(
         tb(
-            &bin,
+            bin,
             w,
             &[
                 "slog",
@@ -936,7 +924,7 @@ fn plan_prediction_and_slog_charts_render_in_chromium() {
         "--file-block-size=4K",
     ];
     ok(
-        tb(&bin, w, &[&["fileio"][..], &size, &["prepare"]].concat()),
+        tb(bin, w, &[&["fileio"][..], &size, &["prepare"]].concat()),
         "prepare",
     );
     for (interval, run) in [("--report-interval=1", "a"), ("--report-interval=0", "b")] {
@@ -952,11 +940,32 @@ fn plan_prediction_and_slog_charts_render_in_chromium() {
             "run",
         ];
         ok(
-            tb(&bin, w, &[&["fileio"][..], &size, &options].concat()),
+            tb(bin, w, &[&["fileio"][..], &size, &options].concat()),
             "fileio run --save",
         );
     }
-    ok(tb(&bin, w, &["report", "-o", "mixed.html"]), "report");
+    ok(tb(bin, w, &["report", "-o", "mixed.html"]), "report");
+    let _ = tb(bin, w, &[&["fileio"][..], &size, &["cleanup"]].concat());
+}
+
+/// The charts of issue 38 as a person sees them in Chromium: `plan
+/// --chart` (points labelled without overlap, marked as a prediction),
+/// `simulate --chart` over a comma list (dashed bars with whiskers, the
+/// PREDICTION banner), `slog --chart`, and a report page mixing those
+/// predictions with measured runs: the banner, a flag per predicted run,
+/// the operations chart, and the runs the timeline has no line for.
+#[test]
+fn plan_prediction_and_slog_charts_render_in_chromium() {
+    let Some(bin) = tankbench_bin() else {
+        testkit::skip_or_fail(
+            "the tankbench binary beside the test's target directory (build it first: cargo \
+             build -p tankbench, or cargo test --workspace; or set TANKBENCH_BIN)",
+        );
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    make_charts_and_a_mixed_report(&bin, w);
     let listing = report::store::ResultStore::open(w.join(report::store::DEFAULT_DIR))
         .unwrap()
         .list()
@@ -1029,5 +1038,4 @@ fn plan_prediction_and_slog_charts_render_in_chromium() {
             r.id
         );
     }
-    let _ = tb(&bin, w, &[&["fileio"][..], &size, &["cleanup"]].concat());
 }

@@ -145,6 +145,43 @@ fn saved_output(dir: &Path, args: &[&str], file: &str) -> PathBuf {
     path
 }
 
+/// `compare --format=json` of two configurations of a real run, two
+/// repeats each, saved as compare.json in `w`.
+fn saved_compare(w: &Path) -> PathBuf {
+    let files = [
+        "--file-total-size=4M",
+        "--file-num=2",
+        "--file-block-size=4K",
+    ];
+    let r = tb(w, &[&["fileio"][..], &files, &["prepare"]].concat());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for (sync, flag) in [
+        ("each", "--file-fsync-all=on"),
+        ("none", "--file-fsync-all=off"),
+    ] {
+        let label = format!("--label=fsync={sync}");
+        let run = [
+            "--file-test-mode=rndwr",
+            "--time=1",
+            "--progress=off",
+            "--save",
+            &label,
+            "--repeat=2",
+            flag,
+            "run",
+        ];
+        let r = tb(w, &[&["fileio"][..], &files, &run].concat());
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    let compare = saved_output(
+        w,
+        &["compare", "fsync=each", "fsync=none", "--format=json"],
+        "compare.json",
+    );
+    let _ = tb(w, &[&["fileio"][..], &files, &["cleanup"]].concat());
+    compare
+}
+
 #[test]
 fn real_plan_slog_probe_and_compare_output_validates_against_the_schemas() {
     let d = scratch();
@@ -193,38 +230,7 @@ fn real_plan_slog_probe_and_compare_output_validates_against_the_schemas() {
         &["probe", "target", "--samples", "10", "--format=json"],
         "probe.json",
     );
-    // compare: two configurations of a real run, two repeats each, and a
-    // run against itself (one run a side: no test, nulls).
-    let files = [
-        "--file-total-size=4M",
-        "--file-num=2",
-        "--file-block-size=4K",
-    ];
-    let r = tb(w, &[&["fileio"][..], &files, &["prepare"]].concat());
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    for (sync, flag) in [
-        ("each", "--file-fsync-all=on"),
-        ("none", "--file-fsync-all=off"),
-    ] {
-        let label = format!("--label=fsync={sync}");
-        let run = [
-            "--file-test-mode=rndwr",
-            "--time=1",
-            "--progress=off",
-            "--save",
-            &label,
-            "--repeat=2",
-            flag,
-            "run",
-        ];
-        let r = tb(w, &[&["fileio"][..], &files, &run].concat());
-        assert_eq!(r.code, 0, "{}", r.stderr);
-    }
-    let compare = saved_output(
-        w,
-        &["compare", "fsync=each", "fsync=none", "--format=json"],
-        "compare.json",
-    );
+    let compare = saved_compare(w);
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&compare).unwrap()).unwrap();
     assert_eq!(doc["a"]["runs"], 2, "{doc}");
     assert!(doc["rows"][0]["t"].is_number(), "{doc}");
@@ -255,5 +261,4 @@ fn real_plan_slog_probe_and_compare_output_validates_against_the_schemas() {
         assert_eq!(r["errors"], Value::Array(vec![]), "{r}");
         assert_eq!(r["broken_rejected"], true, "a broken document passed: {r}");
     }
-    let _ = tb(w, &[&["fileio"][..], &files, &["cleanup"]].concat());
 }

@@ -587,33 +587,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_option_s_values_are_the_ones_its_help_lists_and_its_parser_takes() {
-        let with: Vec<&OptionSpec> = OPTIONS.iter().filter(|o| !o.values.is_empty()).collect();
-        assert_eq!(with.len(), 4);
-        for o in with {
-            // sysbench's help text lists them between braces.
-            let listed = o
-                .description
-                .split_once('{')
-                .and_then(|(_, rest)| rest.split_once('}'))
-                .map(|(list, _)| list.split(',').map(str::trim).collect::<Vec<_>>())
-                .unwrap_or_default();
-            assert_eq!(listed, o.values, "--{}", o.name);
-            for v in o.values {
-                let words = [
-                    "--file-test-mode=rndrd".to_string(),
-                    format!("--{}={v}", o.name),
-                ];
-                assert!(
-                    crate::options::RunSpec::from_words(&words).is_ok(),
-                    "--{}={v} is refused",
-                    o.name
-                );
-            }
-        }
-    }
-
-    #[test]
     fn size_rules_match_sysbench() {
         assert_eq!(parse_size("4K"), 4096);
         assert_eq!(parse_size("4k"), 4096);

@@ -239,27 +239,7 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
         warmup_events: super::simulate_matrix::warmup_events(a.count_after_first_sync),
         ..sim::RunOptions::default()
     };
-    // Destinations are checked before the prediction, as fileio checks them
-    // before a run: nothing is written when any of them is refused.
-    let save_dir: Option<PathBuf> = ext
-        .save
-        .as_ref()
-        .map(|d| d.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_DIR)));
-    match &save_dir {
-        Some(dir) => check_can_create_in(dir)
-            .map_err(|e| anyhow::anyhow!("simulate: --save={}: {e}", dir.display()))?,
-        None if !labels.is_empty() => {
-            anyhow::bail!("simulate: --label needs --save: labels are kept with stored results")
-        }
-        None => {}
-    }
-    if let Some(path) = &ext.json_path {
-        check_new_file(path)
-            .map_err(|e| anyhow::anyhow!("simulate: --json={}: {e}", path.display()))?;
-    }
-    if let Some(path) = &a.chart {
-        super::report::check_chart_name("simulate: --chart", path)?;
-    }
+    let save_dir = check_destinations(&a, ext, &labels)?;
     let mut result =
         sim::simulate_run(&spec, &model, &options).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
     if let Some(samples) = intervals {
@@ -301,6 +281,36 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
     };
     super::write_stdout(text.as_bytes())?;
     Ok(0)
+}
+
+/// The store of `--save` (None without it), after checking every
+/// destination before the prediction, as fileio checks them before a run:
+/// nothing is written when any of them is refused.
+fn check_destinations(
+    a: &SimulateArgs,
+    ext: &fileio::options::Extensions,
+    labels: &Labels,
+) -> anyhow::Result<Option<PathBuf>> {
+    let save_dir: Option<PathBuf> = ext
+        .save
+        .as_ref()
+        .map(|d| d.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_DIR)));
+    match &save_dir {
+        Some(dir) => check_can_create_in(dir)
+            .map_err(|e| anyhow::anyhow!("simulate: --save={}: {e}", dir.display()))?,
+        None if !labels.is_empty() => {
+            anyhow::bail!("simulate: --label needs --save: labels are kept with stored results")
+        }
+        None => {}
+    }
+    if let Some(path) = &ext.json_path {
+        check_new_file(path)
+            .map_err(|e| anyhow::anyhow!("simulate: --json={}: {e}", path.display()))?;
+    }
+    if let Some(path) = &a.chart {
+        super::report::check_chart_name("simulate: --chart", path)?;
+    }
+    Ok(save_dir)
 }
 
 /// Where the system came from: its TOML text and the option that named it
