@@ -571,8 +571,12 @@ pub fn parse_verify(args: &[OsString]) -> Result<VerifyOptions, DurabilityError>
 
 /// Whether `mode` is one the writer accepts.
 pub(crate) fn accepted_mode(mode: Mode) -> bool {
-    matches!(mode, Mode::RndWr | Mode::SeqWr)
+    WRITE_MODES.contains(&mode)
 }
+
+/// The modes `durability write --file-test-mode` takes: the writing modes
+/// whose blocks a verify can find again.
+pub const WRITE_MODES: [Mode; 2] = [Mode::RndWr, Mode::SeqWr];
 
 #[cfg(test)]
 mod tests {

@@ -794,11 +794,9 @@ fn test_mode(args: &ParsedArgs) -> Result<Mode, WorkloadError> {
 fn io_mode(args: &ParsedArgs) -> Result<IoMode, WorkloadError> {
     match args.string("file-io-mode").as_deref() {
         // Empty: unset in sysbench, which then runs its default, sync.
-        Some("sync" | "") | None => Ok(IoMode::Sync),
-        Some("async") => Ok(IoMode::Async),
-        Some("mmap") => Ok(IoMode::Mmap),
-        Some(other) => Err(WorkloadError::UnknownIoMode {
-            value: other.to_string(),
+        Some("") | None => Ok(IoMode::Sync),
+        Some(name) => IoMode::parse(name).ok_or_else(|| WorkloadError::UnknownIoMode {
+            value: name.to_string(),
         }),
     }
 }
@@ -828,23 +826,13 @@ fn sysbench_non_negative(args: &ParsedArgs, name: &'static str) -> Result<u64, W
 }
 
 fn fsync_mode(args: &ParsedArgs) -> Result<FsyncMode, WorkloadError> {
-    match args.string("file-fsync-mode").as_deref() {
-        Some("fsync") => Ok(FsyncMode::Fsync),
-        Some("fdatasync") => Ok(FsyncMode::Fdatasync),
-        other => Err(WorkloadError::FsyncMode {
-            value: other.unwrap_or_default().to_string(),
-        }),
-    }
+    let name = args.string("file-fsync-mode").unwrap_or_default();
+    FsyncMode::parse(&name).ok_or(WorkloadError::FsyncMode { value: name })
 }
 
 fn file_data(args: &ParsedArgs) -> Result<DataPattern, WorkloadError> {
-    match args.string("file-data").as_deref() {
-        Some("zero") => Ok(DataPattern::Zero),
-        Some("random") => Ok(DataPattern::Random),
-        other => Err(WorkloadError::FileData {
-            value: other.unwrap_or_default().to_string(),
-        }),
-    }
+    let name = args.string("file-data").unwrap_or_default();
+    DataPattern::parse(&name).ok_or(WorkloadError::FileData { value: name })
 }
 
 /// `--percentiles` for the per-operation latency section; `None` when not
@@ -1097,6 +1085,36 @@ impl FileIdentity {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_option_s_values_are_the_ones_its_help_lists_and_its_parser_takes() {
+        let with: Vec<&crate::sysbench::args::OptionSpec> = crate::sysbench::args::OPTIONS
+            .iter()
+            .filter(|o| !o.values.is_empty())
+            .collect();
+        assert_eq!(with.len(), 4);
+        for o in with {
+            // sysbench's help text lists them between braces.
+            let listed = o
+                .description
+                .split_once('{')
+                .and_then(|(_, rest)| rest.split_once('}'))
+                .map(|(list, _)| list.split(',').map(str::trim).collect::<Vec<_>>())
+                .unwrap_or_default();
+            assert_eq!(listed, o.values, "--{}", o.name);
+            for v in o.values {
+                let words = [
+                    "--file-test-mode=rndrd".to_string(),
+                    format!("--{}={v}", o.name),
+                ];
+                assert!(
+                    RunSpec::from_words(&words).is_ok(),
+                    "--{}={v} is refused",
+                    o.name
+                );
+            }
+        }
+    }
 
     fn check(words: &[&str]) -> Result<CommandLine, Failure> {
         check_command_line(words)

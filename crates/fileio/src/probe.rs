@@ -48,7 +48,7 @@ pub(crate) const PROBE_BLOCK: usize = 4096;
 const SCRATCH_BYTES: usize = 1 << 20;
 
 /// One timed operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum ProbeOp {
     /// NFS NULL: the round trip with no file system work (NFS only).
     #[serde(rename = "null")]
@@ -122,7 +122,7 @@ impl ProbeOp {
 }
 
 /// How the target was reached.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Transport {
     /// tankbench's NFSv3 client over TCP.
@@ -299,7 +299,7 @@ pub enum ProbeError {
 }
 
 /// One operation's figures.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProbeOpResult {
     pub op: ProbeOp,
     /// The call timed (e.g. "WRITE 4 KiB FILE_SYNC", "pwrite 4 KiB + fdatasync").
@@ -313,7 +313,7 @@ pub struct ProbeOpResult {
 }
 
 /// `tankbench probe`'s result document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProbeResult {
     /// Always [`PROBE_KIND`].
     pub kind: String,

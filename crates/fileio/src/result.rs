@@ -209,16 +209,18 @@ pub enum Commit {
 }
 
 impl Commit {
+    /// Every method, by [`Commit::name`] the one list `--commit` offers;
+    /// [`Commit::ACCEPTED`] is the same names for a refusal.
+    pub const ALL: [Commit; 4] = [
+        Commit::Fsync,
+        Commit::Fdatasync,
+        Commit::OSync,
+        Commit::ODsync,
+    ];
     pub const ACCEPTED: &'static str = "fsync, fdatasync, osync, odsync";
 
     pub fn parse(s: &str) -> Option<Commit> {
-        Some(match s {
-            "fsync" => Commit::Fsync,
-            "fdatasync" => Commit::Fdatasync,
-            "osync" => Commit::OSync,
-            "odsync" => Commit::ODsync,
-            _ => return None,
-        })
+        Commit::ALL.into_iter().find(|c| c.name() == s)
     }
 
     pub fn name(self) -> &'static str {
@@ -618,6 +620,15 @@ pub struct Warning {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_accepted_commit_names_are_those_of_every_method() {
+        let names: Vec<&str> = Commit::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(names.join(", "), Commit::ACCEPTED);
+        assert!(Commit::ALL
+            .iter()
+            .all(|c| Commit::parse(c.name()) == Some(*c)));
+    }
     use serde_json::json;
 
     #[test]

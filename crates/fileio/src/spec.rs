@@ -6,6 +6,21 @@
 
 use std::path::PathBuf;
 
+/// The names of a settings enum's `ALL`, in order, from its `name`: the
+/// one list the command line's parser, `--help` and the shell completions
+/// read (`sysbench::args::OPTIONS`' `values`).
+macro_rules! names_of_all {
+    ($t:ty, $n:expr) => {{
+        let mut names = [""; $n];
+        let mut i = 0;
+        while i < $n {
+            names[i] = <$t>::ALL[i].name();
+            i += 1;
+        }
+        names
+    }};
+}
+
 /// `--file-test-mode`. Serialized (in a result's `workload`) under the names
 /// the option takes.
 #[derive(
@@ -22,18 +37,26 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// Every mode, in sysbench's order.
+    pub const ALL: [Mode; 6] = [
+        Mode::SeqWr,
+        Mode::SeqRewr,
+        Mode::SeqRd,
+        Mode::RndRd,
+        Mode::RndWr,
+        Mode::RndRw,
+    ];
+    /// The names `--file-test-mode` takes.
+    pub const NAMES: [&'static str; 6] = names_of_all!(Mode, 6);
+
     pub fn parse(s: &str) -> Option<Mode> {
-        Some(match s {
-            "seqwr" => Mode::SeqWr,
-            "seqrewr" => Mode::SeqRewr,
-            "seqrd" => Mode::SeqRd,
-            "rndrd" => Mode::RndRd,
-            "rndwr" => Mode::RndWr,
-            "rndrw" => Mode::RndRw,
-            _ => return None,
-        })
+        Mode::ALL.into_iter().find(|m| m.name() == s)
     }
     pub fn short_name(self) -> &'static str {
+        self.name()
+    }
+    /// The name `--file-test-mode` takes.
+    pub const fn name(self) -> &'static str {
         match self {
             Mode::SeqWr => "seqwr",
             Mode::SeqRewr => "seqrewr",
@@ -79,7 +102,16 @@ pub enum IoMode {
 }
 
 impl IoMode {
-    pub fn name(self) -> &'static str {
+    pub const ALL: [IoMode; 3] = [IoMode::Sync, IoMode::Async, IoMode::Mmap];
+    /// The names `--file-io-mode` takes.
+    pub const NAMES: [&'static str; 3] = names_of_all!(IoMode, 3);
+
+    /// The mode of a name `--file-io-mode` takes.
+    pub fn parse(s: &str) -> Option<IoMode> {
+        IoMode::ALL.into_iter().find(|m| m.name() == s)
+    }
+
+    pub const fn name(self) -> &'static str {
         match self {
             IoMode::Sync => "sync",
             IoMode::Async => "async",
@@ -96,6 +128,23 @@ impl IoMode {
 pub enum FsyncMode {
     Fsync,
     Fdatasync,
+}
+
+impl FsyncMode {
+    pub const ALL: [FsyncMode; 2] = [FsyncMode::Fsync, FsyncMode::Fdatasync];
+    /// The names `--file-fsync-mode` takes.
+    pub const NAMES: [&'static str; 2] = names_of_all!(FsyncMode, 2);
+
+    pub fn parse(s: &str) -> Option<FsyncMode> {
+        FsyncMode::ALL.into_iter().find(|m| m.name() == s)
+    }
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            FsyncMode::Fsync => "fsync",
+            FsyncMode::Fdatasync => "fdatasync",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -162,6 +211,23 @@ pub enum DataPattern {
     Zero,
     /// Incompressible pseudo-random bytes, filled once per buffer.
     Random,
+}
+
+impl DataPattern {
+    pub const ALL: [DataPattern; 2] = [DataPattern::Zero, DataPattern::Random];
+    /// The names `--file-data` takes.
+    pub const NAMES: [&'static str; 2] = names_of_all!(DataPattern, 2);
+
+    pub fn parse(s: &str) -> Option<DataPattern> {
+        DataPattern::ALL.into_iter().find(|d| d.name() == s)
+    }
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            DataPattern::Zero => "zero",
+            DataPattern::Random => "random",
+        }
+    }
 }
 
 /// A latency model that replaces real I/O (testing the core without storage).

@@ -71,14 +71,13 @@ impl State {
         })
     }
 
-    /// Write atomically (temp file + rename) so a crash never leaves half a
-    /// state file.
+    /// Write atomically (`report::atomic`: a temporary file flushed, then
+    /// renamed) so a crash never leaves half a state file, and a failed
+    /// write leaves no temporary file behind.
     pub fn save(&self, dir: &Path) -> Result<(), LabError> {
         let p = Self::path(dir);
-        let tmp = dir.join("state.json.tmp");
         let text = serde_json::to_string_pretty(self).expect("state serializes");
-        std::fs::write(&tmp, text)
-            .and_then(|_| std::fs::rename(&tmp, &p))
+        report::atomic::write_atomically(&p, text.as_bytes(), report::atomic::Existing::Replace)
             .map_err(|e| LabError::Io {
                 what: format!("write lab state {}", p.display()),
                 source: e,

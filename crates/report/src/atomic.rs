@@ -16,8 +16,8 @@ use std::ffi::OsString;
 use std::fs;
 use std::io::{self, Write};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
 
 /// What to do when the target name is already taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,11 +33,10 @@ pub enum Existing {
 /// name. Dropping it unpublished removes the temporary file.
 #[derive(Debug)]
 pub struct Staged {
-    tmp: Option<PathBuf>,
+    /// The temporary file (`tempfile` made its unique name and removes it
+    /// on drop); None once published.
+    tmp: Option<tempfile::TempPath>,
 }
-
-/// Distinguishes temporary files of several writers in one process.
-static NEXT_TMP: AtomicU64 = AtomicU64::new(0);
 
 /// The directory a path's file lives in ("." for a bare file name).
 pub fn parent_dir(path: &Path) -> &Path {
@@ -50,42 +49,26 @@ impl Staged {
     /// Write `bytes` to a new temporary file beside `target` and flush them to
     /// the device. Nothing is visible under `target` yet.
     pub fn new(target: &Path, bytes: &[u8]) -> io::Result<Staged> {
-        let dir = parent_dir(target);
-        // Keep the temporary name well under NAME_MAX (255 bytes) whatever the
-        // length of the target's name.
+        // `.NAME.` + random characters + `.tmp`: hidden, so a store listing
+        // skips it, and under NAME_MAX (255 bytes) whatever the length of
+        // the target's name.
         let name = target.file_name().unwrap_or_default().as_bytes();
-        let stem = &name[..name.len().min(100)];
-        let mut staged = Staged { tmp: None };
-        let mut file = loop {
-            let mut tmp_name = b".".to_vec();
-            tmp_name.extend_from_slice(stem);
-            tmp_name.extend_from_slice(
-                format!(
-                    ".tankbench-{}-{}.tmp",
-                    std::process::id(),
-                    NEXT_TMP.fetch_add(1, Ordering::Relaxed)
-                )
-                .as_bytes(),
-            );
-            let tmp = dir.join(OsString::from_vec(tmp_name));
-            match fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&tmp)
-            {
-                Ok(f) => {
-                    staged.tmp = Some(tmp);
-                    break f;
-                }
-                // A leftover of an earlier process with the same id: pick the
-                // next name rather than touch it.
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e),
-            }
-        };
+        let mut prefix = b".".to_vec();
+        prefix.extend_from_slice(&name[..name.len().min(100)]);
+        prefix.push(b'.');
+        let prefix = OsString::from_vec(prefix);
+        let mut file = tempfile::Builder::new()
+            .prefix(&prefix)
+            .suffix(".tmp")
+            // As a plain new file would be made (the umask applies), not
+            // tempfile's 0600: a report is written to be shared.
+            .permissions(fs::Permissions::from_mode(0o666))
+            .tempfile_in(parent_dir(target))?;
         file.write_all(bytes)?;
-        file.sync_all()?;
-        Ok(staged)
+        file.as_file().sync_all()?;
+        Ok(Staged {
+            tmp: Some(file.into_temp_path()),
+        })
     }
 
     /// Give the staged file the name `target` (in the same directory it was
@@ -101,16 +84,11 @@ impl Staged {
             Existing::Replace => fs::rename(tmp, target)?,
             Existing::Keep => rename_noreplace(tmp, target)?,
         }
-        self.tmp = None;
-        sync_dir(parent_dir(target))
-    }
-}
-
-impl Drop for Staged {
-    fn drop(&mut self) {
-        if let Some(tmp) = self.tmp.take() {
-            let _ = fs::remove_file(tmp);
+        // The name is the target's now: nothing is left to remove.
+        if let Some(published) = self.tmp.take() {
+            let _ = published.keep();
         }
+        sync_dir(parent_dir(target))
     }
 }
 
@@ -343,6 +321,18 @@ mod tests {
         let e = check_new_file(&d.path().join("missing/x.json")).unwrap_err();
         assert!(e.to_string().contains("missing"), "{e}");
         assert_eq!(names(d.path()), ["dangling", "file"]);
+    }
+
+    #[test]
+    fn a_published_file_gets_the_mode_a_plain_new_file_gets() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let plain = d.path().join("plain");
+        fs::File::create(&plain).unwrap();
+        let ours = d.path().join("ours.json");
+        write_atomically(&ours, b"{}", Existing::Keep).unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&ours), mode(&plain));
     }
 
     #[test]

@@ -7,10 +7,10 @@
 //! chart is not just axes.
 
 use crate::group::{Group, Grouping};
-use crate::stats::Summary;
+use crate::store::StoredRun;
 use crate::svg::*;
 use crate::table::fmt_num;
-use fileio::result::LatencyKey;
+use fileio::result::{LatencyKey, ResultKind, RunResult};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -18,48 +18,222 @@ use std::fmt::Write;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChartKind {
     Throughput,
+    Operations,
     Latency,
     Timeline,
 }
 
 impl ChartKind {
-    pub const NAMES: &'static str = "throughput, latency, timeline";
+    /// Every kind, in the order `--help` lists them.
+    pub const ALL: [ChartKind; 4] = [
+        ChartKind::Throughput,
+        ChartKind::Operations,
+        ChartKind::Latency,
+        ChartKind::Timeline,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ChartKind::Throughput => "throughput",
+            ChartKind::Operations => "operations",
+            ChartKind::Latency => "latency",
+            ChartKind::Timeline => "timeline",
+        }
+    }
+
+    /// What the chart shows, for `--help` and completions.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ChartKind::Throughput => "read and write MiB/s per configuration",
+            ChartKind::Operations => "reads, writes and fsyncs per second per configuration",
+            ChartKind::Latency => "latency percentile curves of one operation",
+            ChartKind::Timeline => "throughput over time, from --report-interval samples",
+        }
+    }
 
     pub fn parse(s: &str) -> Option<ChartKind> {
-        match s {
-            "throughput" => Some(ChartKind::Throughput),
-            "latency" => Some(ChartKind::Latency),
-            "timeline" => Some(ChartKind::Timeline),
-            _ => None,
+        ChartKind::ALL.into_iter().find(|k| k.name() == s)
+    }
+
+    /// The names, comma-separated, for a refusal.
+    pub fn accepted() -> String {
+        ChartKind::ALL.map(ChartKind::name).join(", ")
+    }
+}
+
+/// The width of every chart, CSS pixels.
+pub(crate) const WIDTH: f64 = 960.0;
+
+/// One bar series: a name, a colour, how to get its value from a run, and
+/// the name of the same figure in a prediction's interval block
+/// (`RunResult::prediction`).
+struct BarSeries {
+    name: &'static str,
+    color: &'static str,
+    value: fn(&RunResult) -> f64,
+    figure: &'static str,
+}
+
+const READ_MIB: BarSeries = BarSeries {
+    name: "read MiB/s",
+    color: READ_COLOR,
+    value: |r| r.rates.read_mib_per_s,
+    figure: "read_mib_per_s",
+};
+const WRITE_MIB: BarSeries = BarSeries {
+    name: "write MiB/s",
+    color: WRITE_COLOR,
+    value: |r| r.rates.written_mib_per_s,
+    figure: "written_mib_per_s",
+};
+const READS: BarSeries = BarSeries {
+    name: "reads/s",
+    color: READ_COLOR,
+    value: |r| r.rates.reads_per_s,
+    figure: "reads_per_s",
+};
+const WRITES: BarSeries = BarSeries {
+    name: "writes/s",
+    color: WRITE_COLOR,
+    value: |r| r.rates.writes_per_s,
+    figure: "writes_per_s",
+};
+const FSYNCS: BarSeries = BarSeries {
+    name: "fsyncs/s",
+    color: FSYNC_COLOR,
+    value: |r| r.rates.fsyncs_per_s,
+    figure: "fsyncs_per_s",
+};
+
+/// Read and write MiB/s per configuration ([`bar_chart`]).
+pub fn throughput_chart(g: &Grouping) -> Option<String> {
+    bar_chart(
+        g,
+        "Throughput per configuration",
+        "MiB/s (MiB = 2^20 bytes)",
+        &[READ_MIB, WRITE_MIB],
+    )
+}
+
+/// Reads, writes and fsyncs per second per configuration ([`bar_chart`]):
+/// IOPS, and the commits a sync workload waits for.
+pub fn operations_chart(g: &Grouping) -> Option<String> {
+    bar_chart(
+        g,
+        "Operations per second per configuration",
+        "operations per second",
+        &[READS, WRITES, FSYNCS],
+    )
+}
+
+/// What the whisker of one bar shows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Spread {
+    /// One measured run: no whisker.
+    None,
+    /// Measured repeats: ± one standard deviation, and a dot per run.
+    Repeats { sd: f64 },
+    /// A prediction: its interval over the model's uncertain parameters.
+    Interval { low: f64, high: f64 },
+}
+
+/// One bar's figures: the value the bar reaches and its whisker.
+#[derive(Debug, Clone, Copy)]
+struct BarValue {
+    mean: f64,
+    spread: Spread,
+}
+
+impl BarValue {
+    /// The furthest the bar or its whisker reaches.
+    fn reach(&self) -> f64 {
+        match self.spread {
+            Spread::None => self.mean,
+            Spread::Repeats { sd } => self.mean + sd,
+            Spread::Interval { high, .. } => self.mean.max(high),
+        }
+    }
+
+    /// The text after the bar: the mean, or a prediction's typical value
+    /// with its interval, as the terminal prints it.
+    fn label(&self) -> String {
+        match self.spread {
+            Spread::Interval { low, high } => {
+                format!(
+                    "{} ({}–{})",
+                    fmt_num(self.mean),
+                    fmt_num(low),
+                    fmt_num(high)
+                )
+            }
+            _ => fmt_num(self.mean),
         }
     }
 }
 
-const WIDTH: f64 = 960.0;
-
-/// One bar series: a name, a colour and how to get its value from a run.
-struct BarSeries {
-    name: &'static str,
-    color: &'static str,
-    value: fn(&fileio::result::RunResult) -> f64,
+/// Whether every run of a group is a prediction (a group never mixes the
+/// two: a prediction's workload name says so, see `group::workload_name`).
+fn predicted(g: &Grouping, grp: &Group) -> bool {
+    g.results(grp)
+        .iter()
+        .all(|r| r.kind == ResultKind::Predicted)
 }
 
-/// Horizontal grouped bars: one band per configuration, a bar each for read and
-/// write MiB/s (mean of the repeats), whiskers for ± one standard deviation and a
-/// dot per repeat, so the spread is visible next to the mean.
-pub fn throughput_chart(g: &Grouping) -> Option<String> {
-    let all = [
-        BarSeries {
-            name: "read MiB/s",
-            color: READ_COLOR,
-            value: |r| r.rates.read_mib_per_s,
-        },
-        BarSeries {
-            name: "write MiB/s",
-            color: WRITE_COLOR,
-            value: |r| r.rates.written_mib_per_s,
-        },
-    ];
+/// The bar of series `s` for one group: the mean over its runs, with the
+/// repeats' spread, or for predictions the widest interval their
+/// `prediction` blocks give for the figure.
+fn bar_value(g: &Grouping, grp: &Group, s: &BarSeries) -> Option<BarValue> {
+    let sum = g.summary(grp, |r| Some((s.value)(r)))?;
+    let intervals: Vec<(f64, f64)> = g
+        .results(grp)
+        .iter()
+        .filter_map(|r| r.prediction.as_ref()?.figures.get(s.figure))
+        .map(|f| (f.low, f.high))
+        .collect();
+    let spread = if predicted(g, grp) && !intervals.is_empty() {
+        Spread::Interval {
+            low: intervals.iter().map(|i| i.0).fold(f64::INFINITY, f64::min),
+            high: intervals.iter().map(|i| i.1).fold(0.0, f64::max),
+        }
+    } else if sum.n > 1 {
+        Spread::Repeats { sd: sum.sd }
+    } else {
+        Spread::None
+    };
+    Some(BarValue {
+        mean: sum.mean,
+        spread,
+    })
+}
+
+/// The prediction banner under a chart's title (the terminal's PREDICTION
+/// line), when any configuration is predicted; returns whether it drew one.
+fn prediction_banner(svg: &mut Svg, g: &Grouping, y: f64) -> bool {
+    let n = g.groups.iter().filter(|grp| predicted(g, grp)).count();
+    if n == 0 {
+        return false;
+    }
+    let text = if n == g.groups.len() {
+        "PREDICTION (simulated, not measured)".to_string()
+    } else {
+        format!(
+            "PREDICTION: {n} of {} configurations are simulated, not measured (dashed bars)",
+            g.groups.len()
+        )
+    };
+    svg.raw(&format!(
+        r#"<text class="prediction" x="20" y="{y:.1}" font-size="13" font-weight="bold" fill="{PREDICTION_COLOR}">{}</text>"#,
+        crate::escape::html(&text)
+    ));
+    true
+}
+
+/// Horizontal grouped bars: one band per configuration, a bar per series
+/// that any run has (mean of the repeats). Whiskers show ± one standard
+/// deviation with a dot per repeat, so the spread is visible next to the
+/// mean; a predicted configuration's bars are dashed and translucent, with
+/// its interval as the whisker and in the text, and a banner says so.
+fn bar_chart(g: &Grouping, title: &str, axis: &str, all: &[BarSeries]) -> Option<String> {
     let series: Vec<&BarSeries> = all
         .iter()
         .filter(|s| g.runs.iter().any(|r| (s.value)(&r.result) > 0.0))
@@ -72,45 +246,52 @@ pub fn throughput_chart(g: &Grouping) -> Option<String> {
         .iter()
         .map(|x| ellipsize(&g.group_name(x), 44))
         .collect();
-    let label_w = names
+    let any_predicted = g.groups.iter().any(|grp| predicted(g, grp));
+    // With some configurations predicted and some measured, each predicted
+    // row says so; when all are, the banner does.
+    let mixed = any_predicted && !g.groups.iter().all(|grp| predicted(g, grp));
+    let label_w = label_width(g, &names, mixed);
+    let values: Vec<Vec<Option<BarValue>>> = g
+        .groups
         .iter()
-        .map(|n| text_width(n, 12.0))
-        .fold(60.0, f64::max)
-        .min(340.0);
+        .map(|grp| series.iter().map(|s| bar_value(g, grp, s)).collect())
+        .collect();
+    let any_repeats = g
+        .groups
+        .iter()
+        .any(|grp| !predicted(g, grp) && grp.runs.len() > 1);
+    let value_text_w = values
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|v| text_width(&v.label(), 11.0))
+        .fold(0.0, f64::max);
     let left = 20.0 + label_w + 12.0;
-    let right = WIDTH - 70.0;
-    let top = 84.0;
-    let bar_h = 16.0;
-    let band = series.len() as f64 * (bar_h + 3.0) + 18.0;
-    let plot_h = band * g.groups.len() as f64;
-    let height = top + plot_h + 56.0;
+    let right = WIDTH - 25.0 - value_text_w;
+    let mut top = 84.0;
+    let band = series.len() as f64 * (BAR_H + 3.0) + 18.0;
 
-    let mut max = 0.0f64;
-    for grp in &g.groups {
-        for s in &series {
-            for r in g.results(grp) {
-                max = max.max((s.value)(r));
-            }
-            if let Some(sum) = g.summary(grp, |r| Some((s.value)(r))) {
-                max = max.max(sum.mean + sum.sd);
-            }
-        }
-    }
+    // Every run's own value too: the dots of the repeats.
+    let max = values
+        .iter()
+        .flatten()
+        .flatten()
+        .map(BarValue::reach)
+        .chain(
+            g.runs
+                .iter()
+                .flat_map(|r| series.iter().map(|s| (s.value)(&r.result))),
+        )
+        .fold(0.0f64, f64::max);
     let ticks = nice_ticks(max, 8);
     let xmax = *ticks.last().unwrap_or(&1.0);
     let x = |v: f64| left + (right - left) * v / xmax;
 
-    let mut svg = Svg::new(WIDTH, height, "Throughput per configuration");
-    header(&mut svg, "Throughput per configuration", &subtitle(g));
-    legend_row(
-        &mut svg,
-        left,
-        64.0,
-        &series
-            .iter()
-            .map(|s| (s.name.to_string(), s.color, false))
-            .collect::<Vec<_>>(),
-    );
+    let mut svg = Svg::new(WIDTH, 0.0, title);
+    header(&mut svg, title, &subtitle(g));
+    top += bar_legend(&mut svg, g, &series, left, (any_repeats, any_predicted));
+    let plot_h = band * g.groups.len() as f64;
+    svg.height = top + plot_h + 56.0;
     if !g.columns.is_empty() {
         svg.text(
             left - 12.0,
@@ -122,31 +303,33 @@ pub fn throughput_chart(g: &Grouping) -> Option<String> {
             "font-style=\"italic\"",
         );
     }
-    value_axis(&mut svg, &ticks, &x, (left, right), (top, top + plot_h));
+    value_axis(
+        &mut svg,
+        &ticks,
+        &x,
+        (left, right),
+        (top, top + plot_h),
+        axis,
+    );
 
     for (gi, grp) in g.groups.iter().enumerate() {
         let y0 = top + gi as f64 * band + 9.0;
         if gi > 0 {
             svg.line(20.0, y0 - 9.0, right, y0 - 9.0, "#f2f2f2", 1.0);
         }
-        let mid = y0 + series.len() as f64 * (bar_h + 3.0) / 2.0;
-        let n = grp.runs.len();
-        let runs_note = if n > 1 {
-            // A no-break space: XML collapses a leading plain space in a tspan.
-            format!("<tspan fill=\"{MUTED}\" font-size=\"10\">\u{a0}×{n}</tspan>")
-        } else {
-            String::new()
-        };
-        svg.raw(&format!(
-            r#"<text x="{:.1}" y="{:.1}" font-size="12" text-anchor="end" fill="{INK}">{}{runs_note}</text>"#,
-            left - 12.0,
-            mid + 4.0,
-            crate::escape::html(&names[gi])
-        ));
+        let mid = y0 + series.len() as f64 * (BAR_H + 3.0) / 2.0;
+        group_label(
+            &mut svg,
+            g,
+            grp,
+            &names[gi],
+            (left - 12.0, mid + 4.0),
+            mixed,
+        );
         for (si, s) in series.iter().enumerate() {
-            let y = y0 + si as f64 * (bar_h + 3.0);
-            if let Some(sum) = g.summary(grp, |r| Some((s.value)(r))) {
-                bar(&mut svg, g, grp, s, &sum, (left, y, bar_h), &x);
+            let y = y0 + si as f64 * (BAR_H + 3.0);
+            if let Some(v) = values[gi][si] {
+                bar(&mut svg, g, grp, s, &v, (left, y, BAR_H), &x);
             }
         }
     }
@@ -154,65 +337,182 @@ pub fn throughput_chart(g: &Grouping) -> Option<String> {
     Some(svg.finish())
 }
 
-/// One bar of [`throughput_chart`] at `(left, y, bar_h)`: the mean, with
-/// whiskers for ± one standard deviation and a dot per repeat when there are
-/// several, and the mean as text after whatever reaches furthest right.
+/// The width the configurations' names take with their tags (×n,
+/// predicted), at most 400 px.
+fn label_width(g: &Grouping, names: &[String], mixed: bool) -> f64 {
+    let tag_w = |grp: &Group| {
+        let mut w = 0.0;
+        if grp.runs.len() > 1 {
+            w += text_width(&format!(" ×{}", grp.runs.len()), 10.0);
+        }
+        if predicted(g, grp) && mixed {
+            w += text_width(" predicted", 10.0);
+        }
+        w
+    };
+    g.groups
+        .iter()
+        .zip(names)
+        .map(|(grp, n)| text_width(n, 12.0) + tag_w(grp))
+        .fold(60.0, f64::max)
+        .min(400.0)
+}
+
+/// The height of one bar, px.
+const BAR_H: f64 = 16.0;
+
+/// Under the banner: the series' colours and what the whiskers mean, from
+/// `left`; returns the height it took beyond the plain legend row.
+fn bar_legend(
+    svg: &mut Svg,
+    g: &Grouping,
+    series: &[&BarSeries],
+    left: f64,
+    (any_repeats, any_predicted): (bool, bool),
+) -> f64 {
+    let mut taken = 0.0;
+    let mut legend_y = 64.0;
+    if prediction_banner(svg, g, 66.0) {
+        legend_y += 20.0;
+        taken += 20.0;
+    }
+    legend_row(
+        svg,
+        left,
+        legend_y,
+        &series
+            .iter()
+            .map(|s| (s.name.to_string(), s.color, false))
+            .collect::<Vec<_>>(),
+    );
+    let mut whiskers = Vec::new();
+    if any_repeats {
+        whiskers.push("whiskers: ± 1 sd of the repeats, a dot per run");
+    }
+    if any_predicted {
+        whiskers.push("dashed bars: predicted, whiskers: the prediction interval");
+    }
+    // One line each: together they outgrow the chart beside long names.
+    for (i, line) in whiskers.iter().enumerate() {
+        svg.text(
+            left,
+            legend_y + 16.0 + 14.0 * i as f64,
+            line,
+            11.0,
+            "start",
+            MUTED,
+            "",
+        );
+        taken += 14.0;
+    }
+    taken
+}
+
+/// A configuration's name, right-aligned at `(x, y)`, with its repeats
+/// (×n) and, among measured ones, a predicted mark.
+fn group_label(
+    svg: &mut Svg,
+    g: &Grouping,
+    grp: &Group,
+    name: &str,
+    (x, y): (f64, f64),
+    mixed: bool,
+) {
+    let n = grp.runs.len();
+    // A no-break space: XML collapses a leading plain space in a tspan.
+    let mut tags = String::new();
+    if n > 1 {
+        tags += &format!("<tspan fill=\"{MUTED}\" font-size=\"10\">\u{a0}×{n}</tspan>");
+    }
+    if mixed && predicted(g, grp) {
+        tags += &format!(
+            "<tspan class=\"prediction\" fill=\"{PREDICTION_COLOR}\" font-size=\"10\" font-weight=\"bold\">\u{a0}predicted</tspan>"
+        );
+    }
+    svg.raw(&format!(
+        r#"<text class="group-label" x="{x:.1}" y="{y:.1}" font-size="12" text-anchor="end" fill="{INK}">{}{tags}</text>"#,
+        crate::escape::html(name)
+    ));
+}
+
+/// One bar of [`bar_chart`] at `(left, y, bar_h)`: the value, its whisker
+/// (dots per repeat for measured repeats), and its text after whatever
+/// reaches furthest right.
 fn bar(
     svg: &mut Svg,
     g: &Grouping,
     grp: &Group,
     s: &BarSeries,
-    sum: &Summary,
+    v: &BarValue,
     (left, y, bar_h): (f64, f64, f64),
     x: &dyn Fn(f64) -> f64,
 ) {
-    let w = (x(sum.mean) - left).max(if sum.mean > 0.0 { 1.0 } else { 0.0 });
+    let w = (x(v.mean) - left).max(if v.mean > 0.0 { 1.0 } else { 0.0 });
+    let (style, what) = match v.spread {
+        Spread::Interval { .. } => (
+            format!(
+                r#" fill-opacity="0.35" stroke="{}" stroke-width="1.2" stroke-dasharray="4 2""#,
+                s.color
+            ),
+            "predicted",
+        ),
+        _ => (String::new(), "measured"),
+    };
     svg.raw(&format!(
-        r#"<rect class="mark" x="{left:.1}" y="{y:.1}" width="{w:.1}" height="{bar_h}" fill="{}"><title>{}: {} ({})</title></rect>"#,
+        r#"<rect class="mark" x="{left:.1}" y="{y:.1}" width="{w:.1}" height="{bar_h}" fill="{}"{style}><title>{}: {} {} ({what})</title></rect>"#,
         s.color,
         crate::escape::html(&g.group_name(grp)),
-        fmt_num(sum.mean),
+        v.label(),
         s.name
     ));
-    let mut end = x(sum.mean);
-    if sum.n > 1 {
-        let (lo, hi) = (x((sum.mean - sum.sd).max(0.0)), x(sum.mean + sum.sd));
-        let cy = y + bar_h / 2.0;
+    let cy = y + bar_h / 2.0;
+    let whisker = |svg: &mut Svg, lo: f64, hi: f64| {
         svg.line(lo, cy, hi, cy, INK, 1.2);
         svg.line(lo, cy - 4.0, lo, cy + 4.0, INK, 1.2);
         svg.line(hi, cy - 4.0, hi, cy + 4.0, INK, 1.2);
-        for r in g.results(grp) {
-            svg.raw(&format!(
-                r##"<circle cx="{:.1}" cy="{cy:.1}" r="2.2" fill="#fff" stroke="{INK}" stroke-width="1"/>"##,
-                x((s.value)(r))
-            ));
+    };
+    let mut end = x(v.mean);
+    match v.spread {
+        Spread::None => {}
+        Spread::Repeats { sd } => {
+            let (lo, hi) = (x((v.mean - sd).max(0.0)), x(v.mean + sd));
+            whisker(svg, lo, hi);
+            for r in g.results(grp) {
+                svg.raw(&format!(
+                    r##"<circle cx="{:.1}" cy="{cy:.1}" r="2.2" fill="#fff" stroke="{INK}" stroke-width="1"/>"##,
+                    x((s.value)(r))
+                ));
+            }
+            end = end.max(hi).max(
+                g.results(grp)
+                    .iter()
+                    .map(|r| x((s.value)(r)))
+                    .fold(0.0, f64::max),
+            );
         }
-        end = end.max(hi).max(
-            g.results(grp)
-                .iter()
-                .map(|r| x((s.value)(r)))
-                .fold(0.0, f64::max),
-        );
+        Spread::Interval { low, high } => {
+            let (lo, hi) = (x(low), x(high));
+            whisker(svg, lo, hi);
+            end = end.max(hi);
+        }
     }
-    svg.text(
+    svg.raw(&format!(
+        r#"<text class="value-label" x="{:.1}" y="{:.1}" font-size="11" text-anchor="start" fill="{INK}">{}</text>"#,
         end + 5.0,
         y + bar_h - 4.0,
-        &fmt_num(sum.mean),
-        11.0,
-        "start",
-        INK,
-        "",
-    );
+        crate::escape::html(&v.label())
+    ));
 }
 
 /// Vertical grid lines at `ticks` from `top` to `bottom`, their labels under
-/// the plot and the axis title.
+/// the plot and the axis `title`.
 fn value_axis(
     svg: &mut Svg,
     ticks: &[f64],
     x: &dyn Fn(f64) -> f64,
     (left, right): (f64, f64),
     (top, bottom): (f64, f64),
+    title: &str,
 ) {
     for t in ticks {
         svg.line(x(*t), top, x(*t), bottom, GRID, 1.0);
@@ -229,7 +529,7 @@ fn value_axis(
     svg.text(
         (left + right) / 2.0,
         bottom + 40.0,
-        "MiB/s (MiB = 2^20 bytes)",
+        title,
         12.0,
         "middle",
         INK,
@@ -291,7 +591,8 @@ fn line_paths(
     }
 }
 
-fn header(svg: &mut Svg, title: &str, subtitle: &str) {
+/// A chart's title, and under it its context (what every point shares).
+pub(crate) fn header(svg: &mut Svg, title: &str, subtitle: &str) {
     svg.text(
         20.0,
         28.0,
@@ -324,7 +625,7 @@ fn subtitle(g: &Grouping) -> String {
 }
 
 /// A row of legend entries (name, colour, dashed) starting at (x, y).
-fn legend_row(svg: &mut Svg, x: f64, y: f64, items: &[(String, &str, bool)]) {
+pub(crate) fn legend_row(svg: &mut Svg, x: f64, y: f64, items: &[(String, &str, bool)]) {
     let mut cx = x;
     for (name, color, dashed) in items {
         if *dashed {
@@ -463,7 +764,7 @@ pub fn latency_chart(g: &Grouping, op: LatencyKey) -> Option<String> {
         let v = 10f64.powf(d);
         svg.line(left, y(v), right, y(v), "#d6d6d6", 1.0);
         svg.text(
-            left - 8.0,
+            left - 12.0,
             y(v) + 4.0,
             &duration_label(v),
             11.0,
@@ -625,7 +926,7 @@ pub fn timeline_chart(g: &Grouping) -> Option<String> {
         for t in &yt {
             svg.line(left, y(*t), right, y(*t), GRID, 1.0);
             svg.text(
-                left - 8.0,
+                left - 12.0,
                 y(*t) + 4.0,
                 &tick_label(*t),
                 11.0,
@@ -676,5 +977,41 @@ pub fn timeline_chart(g: &Grouping) -> Option<String> {
         .map(|(gi, grp)| (g.group_name(grp), color(gi)))
         .collect();
     keyed_legend(&mut svg, g, right + 20.0, top, &legend);
+    missing_lines_note(&mut svg, g, &lines, bottom + 62.0);
     Some(svg.finish())
+}
+
+/// Configurations without samples have no line in the timeline: a note at
+/// `y` says which, rather than leave a reader to look for them.
+fn missing_lines_note(svg: &mut Svg, g: &Grouping, lines: &[Vec<Line>], y: f64) {
+    let missing: Vec<String> = g
+        .groups
+        .iter()
+        .enumerate()
+        .filter(|(gi, _)| !lines.iter().any(|p| p.iter().any(|(i, _)| i == gi)))
+        .map(|(_, grp)| g.group_name(grp))
+        .collect();
+    if missing.is_empty() {
+        return;
+    }
+    svg.height += 22.0;
+    let text = format!(
+        "No interval samples, so no line for {} configuration{} (record them with --report-interval=1): {}",
+        missing.len(),
+        if missing.len() == 1 { "" } else { "s" },
+        missing.join(", ")
+    );
+    svg.raw(&format!(
+        r#"<text class="missing-note" x="20" y="{y:.1}" font-size="11" fill="{MUTED}">{}</text>"#,
+        crate::escape::html(&ellipsize(&text, 150))
+    ));
+}
+
+/// The runs with no interval samples: [`timeline_chart`] has no line for
+/// them.
+pub fn runs_without_intervals<'a>(g: &Grouping<'a>) -> Vec<&'a StoredRun> {
+    g.runs
+        .iter()
+        .filter(|r| r.result.intervals.is_empty())
+        .collect()
 }

@@ -23,7 +23,8 @@ use std::collections::BTreeSet;
 pub const DEFAULT_ALPHA: f64 = 0.05;
 
 /// Which direction of a metric is an improvement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Better {
     Higher,
     Lower,
@@ -50,7 +51,9 @@ pub struct CompareRow {
     pub predicted: Option<((f64, f64), (f64, f64))>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// In JSON, the names [`Verdict::json_name`] gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// B is better than A by more than the noise.
     Better,
@@ -59,6 +62,7 @@ pub enum Verdict {
     /// The difference is within the noise (p >= alpha).
     WithinNoise,
     /// Too few samples to test.
+    #[serde(rename = "not_tested")]
     Untested,
     /// Two predictions whose intervals overlap: the models' uncertainty
     /// covers the difference.
@@ -328,8 +332,14 @@ impl Comparison {
     /// test and the verdict. Absent values are `null`; `no_interval` says why
     /// a row has no interval. Documented in docs/report.md.
     pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(&self.document()).expect("a comparison always serializes")
+            + "\n"
+    }
+
+    /// The document `to_json` writes.
+    pub fn document(&self) -> CompareDocument {
         let confidence = self.confidence();
-        let rows: Vec<serde_json::Value> = self
+        let rows = self
             .rows
             .iter()
             .map(|r| {
@@ -343,47 +353,112 @@ impl Comparison {
                         Some("A's mean is within the noise of 0: the ratio is not bounded")
                     }
                 };
-                serde_json::json!({
-                    "metric": r.metric,
-                    "better": match r.better {
-                        Better::Higher => "higher",
-                        Better::Lower => "lower",
-                    },
-                    "a": r.a,
-                    "b": r.b,
-                    "difference": r.b.mean - r.a.mean,
-                    "ci_low": r.difference.map(|d| d.low),
-                    "ci_high": r.difference.map(|d| d.high),
-                    "df": r.difference.map(|d| d.df),
-                    "confidence": confidence,
-                    "method": "welch",
-                    "change": r.change,
-                    "change_ci_low": ci.map(|c| c.low),
-                    "change_ci_high": ci.map(|c| c.high),
-                    "change_method": "fieller",
-                    "no_interval": no_interval,
-                    "t": r.test.map(|w| w.t),
-                    "p": r.test.map(|w| w.p),
-                    "verdict": self.verdict(r).json_name(),
-                    "a_predicted_low": r.predicted.map(|(a, _)| a.0),
-                    "a_predicted_high": r.predicted.map(|(a, _)| a.1),
-                    "b_predicted_low": r.predicted.map(|(_, b)| b.0),
-                    "b_predicted_high": r.predicted.map(|(_, b)| b.1),
-                })
+                CompareRowDocument {
+                    metric: r.metric.clone(),
+                    better: r.better,
+                    a: r.a,
+                    b: r.b,
+                    difference: r.b.mean - r.a.mean,
+                    ci_low: r.difference.map(|d| d.low),
+                    ci_high: r.difference.map(|d| d.high),
+                    df: r.difference.map(|d| d.df),
+                    confidence,
+                    method: "welch",
+                    change: r.change,
+                    change_ci_low: ci.map(|c| c.low),
+                    change_ci_high: ci.map(|c| c.high),
+                    change_method: "fieller",
+                    no_interval,
+                    t: r.test.map(|w| w.t),
+                    p: r.test.map(|w| w.p),
+                    verdict: self.verdict(r),
+                    a_predicted_low: r.predicted.map(|(a, _)| a.0),
+                    a_predicted_high: r.predicted.map(|(a, _)| a.1),
+                    b_predicted_low: r.predicted.map(|(_, b)| b.0),
+                    b_predicted_high: r.predicted.map(|(_, b)| b.1),
+                }
             })
             .collect();
-        let doc = serde_json::json!({
-            "kind": "tankbench compare",
-            "schema_version": 1,
-            "a": { "name": self.a_name, "runs": self.n_a },
-            "b": { "name": self.b_name, "runs": self.n_b },
-            "alpha": self.alpha,
-            "confidence": confidence,
-            "rows": rows,
-            "notes": self.notes,
-        });
-        serde_json::to_string_pretty(&doc).expect("a JSON value always serializes") + "\n"
+        CompareDocument {
+            kind: COMPARE_KIND,
+            schema_version: 1,
+            a: Side {
+                name: self.a_name.clone(),
+                runs: self.n_a,
+            },
+            b: Side {
+                name: self.b_name.clone(),
+                runs: self.n_b,
+            },
+            alpha: self.alpha,
+            confidence,
+            rows,
+            notes: self.notes.clone(),
+        }
     }
+}
+
+/// The `kind` of a compare document.
+pub const COMPARE_KIND: &str = "tankbench compare";
+
+/// `compare --format=json` (docs/report.md; its JSON Schema is
+/// docs/compare.schema.json, derived from this type).
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct CompareDocument {
+    /// Always "tankbench compare".
+    pub kind: &'static str,
+    pub schema_version: u32,
+    pub a: Side,
+    pub b: Side,
+    /// The significance level of the verdicts.
+    pub alpha: f64,
+    /// 1 − alpha: the confidence of every interval.
+    pub confidence: f64,
+    pub rows: Vec<CompareRowDocument>,
+    pub notes: Vec<String>,
+}
+
+/// One side of a comparison: what was named and how many runs it found.
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct Side {
+    pub name: String,
+    pub runs: usize,
+}
+
+/// One metric of a comparison; absent figures are `null`.
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct CompareRowDocument {
+    pub metric: String,
+    pub better: Better,
+    pub a: Summary,
+    pub b: Summary,
+    /// mean B − mean A.
+    pub difference: f64,
+    /// Welch's interval of the difference.
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+    /// Welch–Satterthwaite degrees of freedom.
+    pub df: Option<f64>,
+    pub confidence: f64,
+    /// Always "welch".
+    pub method: &'static str,
+    /// (B − A) / A; null when A is 0.
+    pub change: Option<f64>,
+    /// Fieller's interval of the change.
+    pub change_ci_low: Option<f64>,
+    pub change_ci_high: Option<f64>,
+    /// Always "fieller".
+    pub change_method: &'static str,
+    /// Why the change has no interval, when it has none.
+    pub no_interval: Option<&'static str>,
+    pub t: Option<f64>,
+    pub p: Option<f64>,
+    pub verdict: Verdict,
+    /// With one prediction on each side: A's and B's prediction intervals.
+    pub a_predicted_low: Option<f64>,
+    pub a_predicted_high: Option<f64>,
+    pub b_predicted_low: Option<f64>,
+    pub b_predicted_high: Option<f64>,
 }
 
 impl Verdict {

@@ -3,11 +3,15 @@
 //! `default-src 'none'` makes the browser itself refuse any load, so the page
 //! provably works offline and leaks nothing when opened from a ticket.
 
-use crate::charts::{latency_chart, latency_ops, throughput_chart, timeline_chart};
-use crate::group::{labels_text, workload_name, Grouping};
+use crate::charts::{
+    latency_chart, latency_ops, operations_chart, runs_without_intervals, throughput_chart,
+    timeline_chart,
+};
+use crate::group::{workload_name, Grouping};
 use crate::store::{Skipped, StoredRun};
 use crate::table::{fmt_num, grouped_table};
 use fileio::clock::utc_now_rfc3339;
+use fileio::result::ResultKind;
 use std::fmt::Write;
 
 /// The generator mark in every page we write; `output` looks for it.
@@ -67,40 +71,148 @@ figure svg { max-width: 100%; height: auto; border: 1px solid #e4e6ea; border-ra
 .hint::before { content: "Hint: "; font-weight: 600; }
 .tag { display: inline-block; background: #eef1f5; border-radius: 3px; padding: 0 5px; margin: 1px 2px 1px 0; font-size: 12px; }
 .flag { color: #b00; font-weight: 600; }
+.flag.predicted { color: #b0306a; }
+.prediction { color: #b0306a; font-weight: 700; border: 2px solid #b0306a; border-radius: 4px;
+  padding: 6px 10px; margin: 10px 0; background: #fbf1f6; }
+.in-runs { display: block; color: #666; font-size: 12px; }
+.warning ul { margin: 4px 0; padding-left: 20px; }
 footer { color: #888; font-size: 12px; margin-top: 40px; }
 "#;
 
-/// The "Warnings" section: each run's warnings under its id and labels.
+/// One warning as the page shows it: a code and hint given once, with each
+/// distinct message and the runs that reported it.
+struct WarningEntry<'a> {
+    code: &'a str,
+    hint: &'a str,
+    /// (message, ids of the runs that reported it), in first-seen order.
+    messages: Vec<(&'a str, Vec<&'a str>)>,
+}
+
+/// The runs' warnings with repeats folded: one entry per (code, hint), in
+/// the order first seen, its messages each once with the runs that gave
+/// them. A matrix of 12 runs that all read from the page cache shows the
+/// warning and its hint once, not 12 times.
+fn distinct_warnings(runs: &[StoredRun]) -> Vec<WarningEntry<'_>> {
+    let mut entries: Vec<WarningEntry> = Vec::new();
+    for r in runs {
+        for w in &r.result.warnings {
+            let i = match entries
+                .iter()
+                .position(|e| e.code == w.code && e.hint == w.hint)
+            {
+                Some(i) => i,
+                None => {
+                    entries.push(WarningEntry {
+                        code: &w.code,
+                        hint: &w.hint,
+                        messages: Vec::new(),
+                    });
+                    entries.len() - 1
+                }
+            };
+            let messages = &mut entries[i].messages;
+            match messages.iter_mut().find(|(m, _)| *m == w.message) {
+                Some((_, ids)) => {
+                    if !ids.contains(&r.id.as_str()) {
+                        ids.push(&r.id);
+                    }
+                }
+                None => messages.push((&w.message, vec![&r.id])),
+            }
+        }
+    }
+    entries
+}
+
+/// Run ids as the warnings section lists them: every one up to eight, then
+/// a count of the rest (the runs table lists them all).
+fn run_list(ids: &[&str]) -> String {
+    const SHOWN: usize = 8;
+    let mut out: Vec<String> = ids
+        .iter()
+        .take(SHOWN)
+        .map(|id| format!("<span class=\"id\">{}</span>", escape(id)))
+        .collect();
+    if ids.len() > SHOWN {
+        out.push(format!("and {} more", ids.len() - SHOWN));
+    }
+    let runs = if ids.len() == 1 { "run" } else { "runs" };
+    format!("{} {runs}: {}", ids.len(), out.join(", "))
+}
+
+/// The "Warnings" section: each warning once (code and hint), with its
+/// distinct messages and the runs each came from.
 fn warnings_section(runs: &[StoredRun]) -> String {
     let mut body = String::new();
     body += "<section id=\"warnings\">\n<h2>Warnings</h2>\n";
-    let with_warnings: Vec<&StoredRun> = runs
+    let entries = distinct_warnings(runs);
+    let reported: usize = runs.iter().map(|r| r.result.warnings.len()).sum();
+    let with = runs
         .iter()
         .filter(|r| !r.result.warnings.is_empty())
-        .collect();
-    if with_warnings.is_empty() {
+        .count();
+    if entries.is_empty() {
         body += "<p class=\"note\">No run reported a warning.</p>\n";
-    }
-    for r in with_warnings {
+    } else {
         let _ = writeln!(
             body,
-            "<h3 id=\"warn-{}\">{} <span class=\"sd\">{}</span></h3>",
-            crate::escape::html_id(&r.id),
-            escape(&r.id),
-            escape(&labels_text(&r.result.labels))
+            "<p class=\"note\">{reported} warning{} from {with} run{}, {} distinct: each is shown once, with the runs that reported it.</p>",
+            if reported == 1 { "" } else { "s" },
+            if with == 1 { "" } else { "s" },
+            entries.len()
         );
-        for w in &r.result.warnings {
-            let _ = writeln!(
+    }
+    for e in &entries {
+        let _ = write!(
+            body,
+            "<div class=\"warning\"><code>{}</code>",
+            escape(e.code)
+        );
+        if let [(message, ids)] = e.messages.as_slice() {
+            let _ = write!(
                 body,
-                "<div class=\"warning\"><code>{}</code>: {}<span class=\"hint\">{}</span></div>",
-                escape(&w.code),
-                escape(&w.message),
-                escape(&w.hint)
+                ": {}<span class=\"in-runs\">{}</span>",
+                escape(message),
+                run_list(ids)
             );
+        } else {
+            body += "<ul>";
+            for (message, ids) in &e.messages {
+                let _ = write!(
+                    body,
+                    "<li>{}<span class=\"in-runs\">{}</span></li>",
+                    escape(message),
+                    run_list(ids)
+                );
+            }
+            body += "</ul>";
         }
+        let _ = writeln!(body, "<span class=\"hint\">{}</span></div>", escape(e.hint));
     }
     body += "</section>\n";
     body
+}
+
+/// The banner a page of predictions opens with, as the terminal marks a
+/// prediction: how many runs are simulated rather than measured.
+fn prediction_banner(runs: &[StoredRun]) -> String {
+    let predicted = runs
+        .iter()
+        .filter(|r| r.result.kind == ResultKind::Predicted)
+        .count();
+    match predicted {
+        0 => String::new(),
+        n if n == runs.len() => "<p class=\"prediction\">PREDICTION (simulated, not measured): \
+             every run on this page was predicted by tankbench's simulator. Dashed bars are \
+             predictions; their whiskers are the prediction intervals.</p>\n"
+            .into(),
+        n => format!(
+            "<p class=\"prediction\">PREDICTION: {n} of {} runs on this page are simulated, \
+             not measured (marked \u{201c}predicted\u{201d}; dashed bars in the charts, their \
+             whiskers the prediction intervals).</p>\n",
+            runs.len()
+        ),
+    }
 }
 
 /// The whole page for `runs`.
@@ -123,6 +235,7 @@ pub fn render_html(runs: &[StoredRun], opts: &ReportOptions) -> String {
         utc_now_rfc3339(),
         env!("CARGO_PKG_VERSION"),
     );
+    body += &prediction_banner(runs);
 
     body += "<section id=\"summary\">\n<h2>Results by configuration</h2>\n";
     body += &grouped_table(&g).to_html("grouped");
@@ -148,6 +261,11 @@ pub fn render_html(runs: &[StoredRun], opts: &ReportOptions) -> String {
         throughput_chart(&g),
         "No throughput chart: the runs moved no data.",
     );
+    figure(
+        "chart-operations",
+        operations_chart(&g),
+        "No operations chart: the runs made no reads, writes or fsyncs.",
+    );
     let ops = latency_ops(&g);
     if ops.is_empty() {
         figure(
@@ -163,12 +281,22 @@ pub fn render_html(runs: &[StoredRun], opts: &ReportOptions) -> String {
             "",
         );
     }
+    let without = runs_without_intervals(&g);
     figure(
         "chart-timeline",
         timeline_chart(&g),
         "No throughput-over-time chart: the runs have no interval samples. \
          Run with --report-interval=1 to record them.",
     );
+    if !without.is_empty() && without.len() < runs.len() {
+        let ids: Vec<&str> = without.iter().map(|r| r.id.as_str()).collect();
+        let _ = writeln!(
+            body,
+            "<p class=\"missing\" id=\"timeline-missing\">Not in the throughput-over-time chart \
+             (no interval samples; run with --report-interval=1 to record them): {}.</p>",
+            run_list(&ids)
+        );
+    }
     body += "</section>\n";
 
     body += "<section id=\"runs\">\n<h2>Runs</h2>\n";
@@ -220,6 +348,9 @@ fn runs_html(runs: &[StoredRun]) -> String {
         let _ = write!(out, "<tr><td><span class=\"id\">{}</span>", escape(&r.id));
         if res.interrupted {
             out += " <span class=\"flag\">interrupted</span>";
+        }
+        if res.kind == ResultKind::Predicted {
+            out += " <span class=\"flag predicted\">predicted</span>";
         }
         out += "<br>";
         for (k, v) in &res.labels {

@@ -11,7 +11,8 @@
 //! - [`group`]: runs grouped into configurations (same labels = repeats).
 //! - [`stats`], [`compare`]: Welch's t-test over repeats; the `compare` table.
 //! - [`table`]: one table model, rendered for a terminal, Markdown, CSV and HTML.
-//! - [`charts`], [`svg`], [`png`]: our own SVG charts, and PNG via resvg.
+//! - [`charts`], [`svg`], [`png`]: our own SVG charts, and PNG via resvg;
+//!   [`plan_chart`] and [`slog_chart`] draw `plan --chart` and `slog --chart`.
 //! - [`html`]: the self-contained report page.
 //! - [`import`]: fio JSON and sysbench text reports as measured results.
 //! - [`output`]: `-o` files that never replace a file tankbench did not write.
@@ -64,8 +65,10 @@ pub mod import;
 pub mod labels;
 pub mod output;
 pub mod plan;
+pub mod plan_chart;
 pub mod png;
 pub mod select;
+pub mod slog_chart;
 pub mod stats;
 pub mod store;
 pub mod svg;

@@ -633,12 +633,7 @@ fn log_device_answer(plan: &Plan) -> Option<String> {
     };
     Some(format!(
         "Log device ({} {}): {verdict} on {} ({:.2} ms a commit with it, {:.2} ms without; {} vs {} sync writes/s).",
-        // As typed: a log is sold and asked for in decimal units (10GB).
-        if log.bytes % 1_000_000_000 == 0 {
-            format!("{} GB", log.bytes / 1_000_000_000)
-        } else {
-            human_binary(log.bytes)
-        },
+        log_size(log.bytes),
         log.class.name(),
         first.layout,
         with.commit_latency_ms,
@@ -646,6 +641,16 @@ fn log_device_answer(plan: &Plan) -> Option<String> {
         count(with.writes_per_s),
         count(without.writes_per_s)
     ))
+}
+
+/// A log device's size as it was asked for: a log is sold and typed in
+/// decimal units (10GB), anything else in binary ones.
+pub fn log_size(bytes: u64) -> String {
+    if bytes.is_multiple_of(1_000_000_000) {
+        format!("{} GB", bytes / 1_000_000_000)
+    } else {
+        human_binary(bytes)
+    }
 }
 
 /// The widest line the default output prints without a terminal (in a

@@ -12,7 +12,7 @@
 use std::cmp::Ordering;
 
 /// Mean and spread of one metric over repeated runs.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Summary {
     pub n: usize,
     pub mean: f64,

@@ -21,6 +21,9 @@ pub const PALETTE: [&str; 12] = [
 ];
 pub const READ_COLOR: &str = "#4e79a7";
 pub const WRITE_COLOR: &str = "#f28e2b";
+pub const FSYNC_COLOR: &str = "#59a14f";
+/// The colour that marks a prediction (the terminal's PREDICTION banner).
+pub const PREDICTION_COLOR: &str = "#b0306a";
 pub const INK: &str = "#222";
 pub const MUTED: &str = "#666";
 pub const GRID: &str = "#e3e3e3";
@@ -135,6 +138,160 @@ pub fn nice_ticks(max: f64, target: usize) -> Vec<f64> {
     (0..=n).map(|i| i as f64 * step).collect()
 }
 
+/// "Nice" linear ticks covering `lo..=hi` (not necessarily from 0): for a
+/// scatter whose points sit far from the origin.
+pub fn nice_range(lo: f64, hi: f64, target: usize) -> Vec<f64> {
+    if !(lo.is_finite() && hi.is_finite()) || hi <= lo {
+        let v = if lo.is_finite() { lo } else { 0.0 };
+        return vec![v - 1.0, v, v + 1.0];
+    }
+    let span = nice_ticks(hi - lo, target);
+    let step = span.get(1).copied().unwrap_or(1.0);
+    let first = (lo / step).floor() * step;
+    let mut ticks = vec![first];
+    while *ticks.last().unwrap_or(&hi) < hi - step * 1e-9 {
+        let next = first + ticks.len() as f64 * step;
+        ticks.push(next);
+    }
+    ticks
+}
+
+/// Decades covering `lo..=hi` (both > 0) for a log axis: 10^floor(log lo)
+/// to 10^ceil(log hi), at least one decade apart.
+pub fn decades(lo: f64, hi: f64) -> (f64, f64) {
+    let a = lo.max(1e-12).log10().floor();
+    let mut b = hi.max(1e-12).log10().ceil();
+    if b <= a {
+        b = a + 1.0;
+    }
+    (10f64.powf(a), 10f64.powf(b))
+}
+
+/// Ticks of a log axis at 1, 2 and 5 × 10^k, from the last at or under `lo`
+/// to the first at or over `hi` (both > 0): tighter than whole decades when
+/// the values span less than one.
+pub fn log_ticks_125(lo: f64, hi: f64) -> Vec<f64> {
+    let lo = lo.max(1e-12);
+    let hi = hi.max(lo);
+    let mut ticks = Vec::new();
+    let mut decade = 10f64.powf(lo.log10().floor());
+    loop {
+        for m in [1.0, 2.0, 5.0] {
+            let t = decade * m;
+            // A little slack: 0.1 * 10 is not quite 1.
+            if t <= lo * 1.000_001 {
+                ticks.clear();
+            }
+            ticks.push(t);
+            if t >= hi * 0.999_999 {
+                return ticks;
+            }
+        }
+        decade *= 10.0;
+    }
+}
+
+/// A box on the drawing, for keeping labels apart.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Area {
+    pub x0: f64,
+    pub y0: f64,
+    pub x1: f64,
+    pub y1: f64,
+}
+
+impl Area {
+    pub fn overlaps(&self, o: &Area) -> bool {
+        self.x0 < o.x1 && o.x0 < self.x1 && self.y0 < o.y1 && o.y0 < self.y1
+    }
+
+    pub fn inside(&self, o: &Area) -> bool {
+        self.x0 >= o.x0 && self.x1 <= o.x1 && self.y0 >= o.y0 && self.y1 <= o.y1
+    }
+}
+
+/// Where a placed label goes: its text position and anchor, and whether it
+/// sits away from its point (then a leader line joins them).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Placed {
+    pub x: f64,
+    pub y: f64,
+    pub anchor: &'static str,
+    pub leader: bool,
+}
+
+/// Labels placed one by one where they overlap nothing placed before (other
+/// labels, the points themselves) and stay inside `bounds`: first beside
+/// the point, then above or below it at growing distances with a leader
+/// line. A label with no free place is left out ([`LabelPlacer::place`]
+/// says so), never drawn over another.
+#[derive(Debug, Clone)]
+pub struct LabelPlacer {
+    bounds: Area,
+    taken: Vec<Area>,
+}
+
+impl LabelPlacer {
+    pub fn new(bounds: Area) -> LabelPlacer {
+        LabelPlacer {
+            bounds,
+            taken: Vec::new(),
+        }
+    }
+
+    /// Mark an area as used (a point's marker).
+    pub fn occupy(&mut self, a: Area) {
+        self.taken.push(a);
+    }
+
+    /// A free place for `text` (at `size` px) by the point `(px, py)`, now
+    /// taken; None when every candidate overlaps something.
+    pub fn place(&mut self, (px, py): (f64, f64), text: &str, size: f64) -> Option<Placed> {
+        let w = text_width(text, size);
+        // A text box from its baseline: ascent ~0.8 em, descent ~0.25 em.
+        let area = |x: f64, y: f64, anchor: &str| {
+            let x0 = match anchor {
+                "end" => x - w,
+                "middle" => x - w / 2.0,
+                _ => x,
+            };
+            Area {
+                x0,
+                y0: y - size * 0.8,
+                x1: x0 + w,
+                y1: y + size * 0.25,
+            }
+        };
+        let gap = 7.0;
+        let mut candidates: Vec<(f64, f64, &'static str, bool)> = vec![
+            (px + gap, py + size * 0.35, "start", false),
+            (px - gap, py + size * 0.35, "end", false),
+            (px, py - gap, "middle", false),
+            (px, py + gap + size * 0.8, "middle", false),
+        ];
+        for step in 1..=8 {
+            let d = gap + step as f64 * (size + 3.0);
+            candidates.push((px, py - d, "middle", true));
+            candidates.push((px, py + d + size * 0.8, "middle", true));
+            candidates.push((px + gap, py - d, "start", true));
+            candidates.push((px - gap, py + d + size * 0.8, "end", true));
+        }
+        for (x, y, anchor, leader) in candidates {
+            let a = area(x, y, anchor);
+            if a.inside(&self.bounds) && !self.taken.iter().any(|t| t.overlaps(&a)) {
+                self.taken.push(a);
+                return Some(Placed {
+                    x,
+                    y,
+                    anchor,
+                    leader,
+                });
+            }
+        }
+        None
+    }
+}
+
 /// A tick label without float noise: 0.30000000000000004 -> "0.3".
 pub fn tick_label(v: f64) -> String {
     let s = format!("{:.6}", v);
@@ -173,6 +330,63 @@ mod tests {
         let t = nice_ticks(0.37, 5);
         assert!(*t.last().unwrap() >= 0.37 && t.len() <= 7, "{t:?}");
         assert_eq!(tick_label(0.1 + 0.2), "0.3");
+    }
+
+    #[test]
+    fn ranges_cover_their_ends_and_decades_bracket_them() {
+        assert_eq!(
+            nice_range(57.9, 164.3, 6),
+            vec![40.0, 60.0, 80.0, 100.0, 120.0, 140.0, 160.0, 180.0]
+        );
+        assert_eq!(decades(119.0, 3290.0), (100.0, 10_000.0));
+        assert_eq!(decades(100.0, 100.0), (100.0, 1000.0));
+        assert_eq!(
+            log_ticks_125(2700.0, 10_200.0),
+            vec![2000.0, 5000.0, 10_000.0, 20_000.0]
+        );
+        assert_eq!(
+            log_ticks_125(50.0, 4000.0),
+            vec![50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0]
+        );
+    }
+
+    #[test]
+    fn placed_labels_never_overlap_and_a_full_plot_leaves_one_out() {
+        let bounds = Area {
+            x0: 0.0,
+            y0: 0.0,
+            x1: 200.0,
+            y1: 60.0,
+        };
+        let mut p = LabelPlacer::new(bounds);
+        let mut areas = Vec::new();
+        for i in 0..12 {
+            let x = 20.0 + f64::from(i) * 6.0;
+            if let Some(at) = p.place((x, 30.0), "3xraidz2-8", 11.0) {
+                let w = text_width("3xraidz2-8", 11.0);
+                let x0 = match at.anchor {
+                    "end" => at.x - w,
+                    "middle" => at.x - w / 2.0,
+                    _ => at.x,
+                };
+                areas.push(Area {
+                    x0,
+                    y0: at.y - 8.8,
+                    x1: x0 + w,
+                    y1: at.y + 2.75,
+                });
+            }
+        }
+        assert!(
+            areas.len() < 12,
+            "a 60-pixel plot cannot hold 12 stacked labels"
+        );
+        for (i, a) in areas.iter().enumerate() {
+            assert!(a.inside(&bounds), "{a:?}");
+            for b in &areas[i + 1..] {
+                assert!(!a.overlaps(b), "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]

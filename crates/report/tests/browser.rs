@@ -309,26 +309,103 @@ struct Visit {
     requests: Vec<String>,
 }
 
+/// A script that returns, for every `svg.chart` on the page: the id of its
+/// parent, its size, the marks drawn (non-empty `.mark` elements), the
+/// pairs of its texts whose boxes overlap (more than half a pixel), and the
+/// texts that reach outside the drawing. As a person would notice: a label
+/// written over another, or cut off at the edge.
+const CHART_CHECKS: &str = r#"
+const chartChecks = (svg) => {
+  const r = svg.getBoundingClientRect();
+  const marks = [...svg.querySelectorAll('.mark')].filter(m => {
+    const b = m.getBBox();
+    return b.width > 0 || b.height > 0;
+  }).length;
+  const texts = [...svg.querySelectorAll('text')]
+    .map(e => ({ s: e.textContent, b: e.getBoundingClientRect() }))
+    .filter(t => t.b.width > 0 && t.s.trim() !== '');
+  const e = 0.5;
+  const overlaps = [];
+  for (let i = 0; i < texts.length; i++) {
+    for (let j = i + 1; j < texts.length; j++) {
+      const a = texts[i].b, b = texts[j].b;
+      if (a.left < b.right - e && b.left < a.right - e && a.top < b.bottom - e && b.top < a.bottom - e) {
+        const at = (t) => `${t.s} @ ${Math.round(t.b.left)},${Math.round(t.b.top)}..${Math.round(t.b.right)},${Math.round(t.b.bottom)}`;
+        overlaps.push([at(texts[i]), at(texts[j])]);
+      }
+    }
+  }
+  const outside = texts.filter(t => t.b.left < r.left - e || t.b.right > r.right + e
+    || t.b.top < r.top - e || t.b.bottom > r.bottom + e).map(t => t.s);
+  const id = svg.parentElement ? svg.parentElement.id : '';
+  return { id, width: r.width, height: r.height, marks, overlaps, outside, texts: texts.length };
+};
+"#;
+
 /// What the page shows, read from the DOM after layout.
-const INSPECT: &str = r#"(() => {
+fn inspect() -> String {
+    format!(
+        r#"(() => {{ {CHART_CHECKS}
   const runIds = [...document.querySelectorAll('table.runs tbody tr')].map(tr => tr.querySelector('.id').textContent);
   const heads = [...document.querySelectorAll('table.grouped thead th')].map(th => th.textContent);
   const runsCol = heads.indexOf('runs');
   const grouped = [...document.querySelectorAll('table.grouped tbody tr')];
   const groupedRuns = grouped.reduce((s, tr) => s + Number(tr.cells[runsCol].textContent), 0);
-  const charts = [...document.querySelectorAll('svg.chart')].map(svg => {
-    const r = svg.getBoundingClientRect();
-    const marks = [...svg.querySelectorAll('.mark')].filter(m => {
-      const b = m.getBBox();
-      return b.width > 0 || b.height > 0;
-    }).length;
-    return { id: svg.parentElement.id, width: r.width, height: r.height, marks };
-  });
+  const charts = [...document.querySelectorAll('svg.chart')].map(chartChecks);
   const warnings = document.querySelectorAll('#warnings .warning').length;
-  return { runIds, groupedRows: grouped.length, groupedRuns, charts, warnings };
-})()"#;
+  const hints = [...document.querySelectorAll('#warnings .hint')].map(h => h.textContent);
+  const banner = [...document.querySelectorAll('main > p.prediction')].map(p => p.textContent);
+  const predictedFlags = document.querySelectorAll('table.runs .flag.predicted').length;
+  const timelineMissing = document.querySelector('#timeline-missing');
+  return {{ runIds, groupedRows: grouped.length, groupedRuns, charts, warnings, hints, banner,
+    predictedFlags, timelineMissing: timelineMissing ? timelineMissing.textContent : null }};
+}})()"#
+    )
+}
 
-/// The checks common to both reports.
+/// Every chart in `seen` draws something and writes no text over another
+/// text or past its edge.
+#[track_caller]
+fn charts_are_readable(seen: &Value) {
+    for c in seen["charts"].as_array().unwrap() {
+        assert!(
+            c["marks"].as_u64().unwrap() > 0,
+            "chart {} draws nothing: {c}",
+            c["id"]
+        );
+        assert!(
+            c["width"].as_f64().unwrap() > 300.0 && c["height"].as_f64().unwrap() > 200.0,
+            "{c}"
+        );
+        assert_eq!(
+            c["overlaps"],
+            json!([]),
+            "texts over each other in {}",
+            c["id"]
+        );
+        assert_eq!(
+            c["outside"],
+            json!([]),
+            "texts cut off at the edge of {}",
+            c["id"]
+        );
+    }
+}
+
+/// The distinct (code, hint) pairs of the runs' warnings: one block each
+/// on the page.
+fn distinct_warnings(runs: &[report::store::StoredRun]) -> usize {
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for w in runs.iter().flat_map(|r| &r.result.warnings) {
+        if !seen.contains(&(w.code.as_str(), w.hint.as_str())) {
+            seen.push((&w.code, &w.hint));
+        }
+    }
+    seen.len()
+}
+
+/// The checks common to both reports; `warnings` is the number of distinct
+/// warnings (the page shows each once, with the runs that reported it).
 fn check_page(
     b: &mut Browser,
     page: &Path,
@@ -336,7 +413,7 @@ fn check_page(
     configs: usize,
     warnings: usize,
     shot: &str,
-) {
+) -> Value {
     let visit = b.visit(page);
     assert!(
         visit.errors.is_empty(),
@@ -348,7 +425,7 @@ fn check_page(
         "network requests: {:#?}",
         visit.requests
     );
-    let seen = b.eval(INSPECT);
+    let seen = b.eval(&inspect());
     let shown: Vec<String> = seen["runIds"]
         .as_array()
         .unwrap()
@@ -369,22 +446,26 @@ fn check_page(
         "grouped table counts every run once: {seen}"
     );
     let charts = seen["charts"].as_array().unwrap();
-    assert!(
-        charts.len() >= 3,
-        "throughput, latency and timeline charts: {seen}"
-    );
-    for c in charts {
-        assert!(
-            c["marks"].as_u64().unwrap() > 0,
-            "chart {} draws nothing: {c}",
-            c["id"]
-        );
-        assert!(
-            c["width"].as_f64().unwrap() > 300.0 && c["height"].as_f64().unwrap() > 200.0,
-            "{c}"
-        );
+    let chart_ids: Vec<&str> = charts.iter().filter_map(|c| c["id"].as_str()).collect();
+    for id in ["chart-throughput", "chart-operations", "chart-timeline"] {
+        assert!(chart_ids.contains(&id), "no {id}: {chart_ids:?}");
     }
+    assert!(
+        chart_ids.iter().any(|id| id.starts_with("chart-latency")),
+        "{chart_ids:?}"
+    );
+    charts_are_readable(&seen);
     assert_eq!(seen["warnings"], warnings, "{seen}");
+    // Each hint once: the warnings are folded, not repeated per run.
+    let hints: Vec<&str> = seen["hints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for (i, h) in hints.iter().enumerate() {
+        assert!(!hints[i + 1..].contains(h), "hint shown twice: {h}");
+    }
     let out = common::artifacts().join(shot);
     b.screenshot(&out);
     eprintln!(
@@ -394,6 +475,7 @@ fn check_page(
         charts.len(),
         visit.url
     );
+    seen
 }
 
 #[test]
@@ -405,11 +487,11 @@ fn fixture_report_renders_in_chromium() {
     let dir = tempfile::tempdir().unwrap();
     let store = report::store::ResultStore::open(dir.path().join("results")).unwrap();
     let fixtures = common::matrix(3);
-    let warnings: usize = fixtures.iter().map(|r| r.warnings.len()).sum();
     for r in &fixtures {
         store.save(r).unwrap();
     }
     let listing = store.list().unwrap();
+    let warnings = distinct_warnings(&listing.runs);
     let page = dir.path().join("report.html");
     let html = report::html::render_html(
         &listing.runs,
@@ -443,6 +525,23 @@ fn fixture_report_renders_in_chromium() {
         "{v:?}"
     );
     assert!(v.errors.iter().any(|e| e.contains("boom")), "{v:?}");
+
+    // And a chart with a label written over another and one past its edge
+    // is caught.
+    let crowded = dir.path().join("crowded.svg");
+    std::fs::write(
+        &crowded,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"400\" height=\"300\">\
+         <rect class=\"mark\" x=\"10\" y=\"10\" width=\"50\" height=\"20\"/>\
+         <text x=\"100\" y=\"100\" font-size=\"12\">3xraidz2-8</text>\
+         <text x=\"110\" y=\"104\" font-size=\"12\">2xraidz2-12</text>\
+         <text x=\"380\" y=\"200\" font-size=\"12\">cut off here</text></svg>",
+    )
+    .unwrap();
+    let seen = visit_chart(&mut b, &crowded, "crowded.png");
+    let c = &seen["charts"][0];
+    assert_eq!(c["overlaps"].as_array().map(Vec::len), Some(1), "{c}");
+    assert_eq!(c["outside"], json!(["cut off here"]), "{c}");
 }
 
 /// Issue 11: a shared result file whose latency operation name held a meta
@@ -673,6 +772,7 @@ fn exercise_cli(bin: &Path, w: &Path) {
 
     for (kind, file) in [
         ("throughput", "t.png"),
+        ("operations", "o.svg"),
         ("latency", "l.svg"),
         ("timeline", "tl.svg"),
     ] {
@@ -689,7 +789,7 @@ fn exercise_cli(bin: &Path, w: &Path) {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("accepted: throughput, latency, timeline"),
+        err.contains("accepted: throughput, operations, latency, timeline"),
         "{err}"
     );
 }
@@ -714,11 +814,7 @@ fn real_workloads_report_renders_in_chromium() {
     let _one = BROWSER_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let listing = store.list().unwrap();
     let ids: Vec<String> = listing.runs.iter().map(|r| r.id.clone()).collect();
-    let warnings = listing
-        .runs
-        .iter()
-        .map(|r| r.result.warnings.len())
-        .sum::<usize>();
+    let warnings = distinct_warnings(&listing.runs);
     let mut b = Browser::launch(&chromium);
     check_page(
         &mut b,
@@ -728,4 +824,218 @@ fn real_workloads_report_renders_in_chromium() {
         warnings,
         "report-real.png",
     );
+}
+
+/// Open a chart file (SVG) in the browser and return what [`CHART_CHECKS`]
+/// finds in it, with the text of its `.prediction` marks and the count of
+/// `.point-label`s; a screenshot is kept as `shot`.
+fn visit_chart(b: &mut Browser, file: &Path, shot: &str) -> Value {
+    let visit = b.visit(file);
+    assert!(visit.errors.is_empty(), "{:#?}", visit.errors);
+    assert!(visit.requests.is_empty(), "{:#?}", visit.requests);
+    let seen = b.eval(&format!(
+        r#"(() => {{ {CHART_CHECKS}
+          const svg = document.querySelector('svg');
+          const c = chartChecks(svg);
+          c.prediction = [...svg.querySelectorAll('.prediction')].map(e => e.textContent);
+          c.pointLabels = svg.querySelectorAll('.point-label').length;
+          c.points = svg.querySelectorAll('.point').length;
+          return {{ charts: [c] }};
+        }})()"#
+    ));
+    b.screenshot(&common::artifacts().join(shot));
+    seen
+}
+
+/// What `plan_prediction_and_slog_charts_render_in_chromium` looks at,
+/// made in `w` by the binary: plan.svg, matrix.svg (two predictions,
+/// saved), slog.svg, two measured runs beside the predictions in the
+/// default store, and mixed.html.
+fn make_charts_and_a_mixed_report(bin: &Path, w: &Path) {
+    let ok = |out: std::process::Output, what: &str| {
+        assert!(
+            out.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    ok(
+        tb(
+            bin,
+            w,
+            &[
+                "plan", "--disks", "24x8TB", "--log", "10GB", "--link", "2x10G", "--chart",
+                "plan.svg",
+            ],
+        ),
+        "plan --chart",
+    );
+    let system =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/systems/reference-nas.toml");
+    ok(
+        tb(
+            bin,
+            w,
+            &[
+                "simulate",
+                "--system",
+                system.to_str().unwrap(),
+                "--log",
+                "none,ssd-sata",
+                "--samples",
+                "2",
+                "--chart",
+                "matrix.svg",
+                "--",
+                "--file-test-mode=rndwr",
+                "--file-fsync-all=on",
+                "--file-block-size=4K",
+                "--threads=4",
+                "--time=5",
+                "--save",
+                "run",
+            ],
+        ),
+        "simulate --chart",
+    );
+    std::fs::create_dir(w.join("slogdir")).unwrap();
+    ok(
+        tb(
+            bin,
+            w,
+            &[
+                "slog",
+                "slogdir",
+                "--count",
+                "20",
+                "--max-size",
+                "64K",
+                "--chart",
+                "slog.svg",
+            ],
+        ),
+        "slog --chart",
+    );
+    // Two measured runs beside the two predictions: one with interval
+    // samples, one without.
+    let size = [
+        "--file-total-size=8M",
+        "--file-num=4",
+        "--file-block-size=4K",
+    ];
+    ok(
+        tb(bin, w, &[&["fileio"][..], &size, &["prepare"]].concat()),
+        "prepare",
+    );
+    for (interval, run) in [("--report-interval=1", "a"), ("--report-interval=0", "b")] {
+        let label = format!("--label=log=local,run={run}");
+        let options = [
+            "--file-test-mode=rndwr",
+            "--file-fsync-all=on",
+            "--time=2",
+            "--progress=off",
+            interval,
+            "--save",
+            &label,
+            "run",
+        ];
+        ok(
+            tb(bin, w, &[&["fileio"][..], &size, &options].concat()),
+            "fileio run --save",
+        );
+    }
+    ok(tb(bin, w, &["report", "-o", "mixed.html"]), "report");
+    let _ = tb(bin, w, &[&["fileio"][..], &size, &["cleanup"]].concat());
+}
+
+/// The charts of issue 38 as a person sees them in Chromium: `plan
+/// --chart` (points labelled without overlap, marked as a prediction),
+/// `simulate --chart` over a comma list (dashed bars with whiskers, the
+/// PREDICTION banner), `slog --chart`, and a report page mixing those
+/// predictions with measured runs: the banner, a flag per predicted run,
+/// the operations chart, and the runs the timeline has no line for.
+#[test]
+fn plan_prediction_and_slog_charts_render_in_chromium() {
+    let Some(bin) = tankbench_bin() else {
+        testkit::skip_or_fail(
+            "the tankbench binary beside the test's target directory (build it first: cargo \
+             build -p tankbench, or cargo test --workspace; or set TANKBENCH_BIN)",
+        );
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    make_charts_and_a_mixed_report(&bin, w);
+    let listing = report::store::ResultStore::open(w.join(report::store::DEFAULT_DIR))
+        .unwrap()
+        .list()
+        .unwrap();
+    assert_eq!(listing.runs.len(), 4, "{:?}", listing.skipped);
+
+    let Some(chromium) = chromium_or_skip() else {
+        return;
+    };
+    let _one = BROWSER_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let mut b = Browser::launch(&chromium);
+
+    let plan = visit_chart(&mut b, &w.join("plan.svg"), "plan-chart.png");
+    charts_are_readable(&plan);
+    let c = &plan["charts"][0];
+    // 24 x 8 TB: 26 layouts, each drawn with the ZIL in the pool and on
+    // the log device.
+    assert_eq!(c["points"], 52, "{c}");
+    assert!(
+        c["pointLabels"].as_u64().unwrap() >= 13,
+        "most layouts named: {c}"
+    );
+    assert!(
+        c["prediction"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("PREDICTION"),
+        "{c}"
+    );
+
+    let matrix = visit_chart(&mut b, &w.join("matrix.svg"), "simulate-chart.png");
+    charts_are_readable(&matrix);
+    let c = &matrix["charts"][0];
+    assert_eq!(
+        c["prediction"],
+        json!(["PREDICTION (simulated, not measured)"]),
+        "{c}"
+    );
+    // Two cells, writes/s and fsyncs/s each (an rndwr run reads nothing).
+    assert_eq!(c["marks"], 4, "{c}");
+
+    let slog = visit_chart(&mut b, &w.join("slog.svg"), "slog-chart.png");
+    charts_are_readable(&slog);
+    // p50, mean and p99 lines and a bar per size (512 B to 64 KiB: 8).
+    assert_eq!(slog["charts"][0]["marks"], 3 + 8, "{slog}");
+
+    let ids: Vec<String> = listing.runs.iter().map(|r| r.id.clone()).collect();
+    let seen = check_page(
+        &mut b,
+        &w.join("mixed.html"),
+        &ids,
+        4,
+        distinct_warnings(&listing.runs),
+        "report-mixed.png",
+    );
+    let banner = seen["banner"][0].as_str().unwrap_or_default();
+    assert!(
+        banner.starts_with("PREDICTION: 2 of 4 runs on this page are simulated"),
+        "{seen}"
+    );
+    assert_eq!(seen["predictedFlags"], 2, "{seen}");
+    // The predictions and run b have no interval samples; the note names
+    // each of them, and not run a.
+    let missing = seen["timelineMissing"].as_str().unwrap_or_default();
+    for r in &listing.runs {
+        assert_eq!(
+            missing.contains(&r.id),
+            r.result.intervals.is_empty(),
+            "{}: {missing}",
+            r.id
+        );
+    }
 }

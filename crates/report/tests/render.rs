@@ -181,7 +181,8 @@ fn html_page_is_self_contained_and_holds_every_run() {
         assert!(page.contains(&r.id), "run {} missing", r.id);
     }
     assert!(page.contains("reads_from_page_cache"));
-    assert_eq!(page.matches("<svg").count(), 1 + 4 + 1);
+    // Throughput, operations, 4 latency operations, timeline.
+    assert_eq!(page.matches("<svg").count(), 1 + 1 + 4 + 1);
     std::fs::write(common::artifacts().join("report-fixtures.html"), &page).unwrap();
 }
 
@@ -420,4 +421,71 @@ fn a_latency_column_below_one_ms_is_in_microseconds() {
     let (_d, runs) = stored(common::matrix(1));
     let text = grouped_table(&Grouping::new(&runs)).to_terminal();
     assert!(text.lines().next().unwrap().contains(" ms"), "{text}");
+}
+
+/// A prediction is drawn as a dashed, translucent bar with its interval as
+/// the whisker and in the text, under a PREDICTION banner; a measured run
+/// beside it keeps a solid bar.
+#[test]
+fn predictions_are_marked_in_the_bar_charts() {
+    use fileio::result::{FigureInterval, PredictionInterval, ResultKind};
+    let mut predicted = common::run(&[("log", "ssd")], 0.0, 10.0, 1);
+    predicted.kind = ResultKind::Predicted;
+    predicted.rates.writes_per_s = 2591.0;
+    predicted.prediction = Some(PredictionInterval {
+        figures: [(
+            "writes_per_s".to_string(),
+            FigureInterval {
+                point: 2591.0,
+                low: 2357.0,
+                high: 2817.0,
+            },
+        )]
+        .into_iter()
+        .collect(),
+        confidence: 0.8,
+        samples: 8,
+        method: "latin hypercube".into(),
+        sensitivity: vec![],
+    });
+    let mut measured = common::run(&[("log", "none")], 0.0, 1.0, 2);
+    measured.rates.writes_per_s = 119.0;
+    let (_d, runs) = stored(vec![predicted, measured]);
+    let g = Grouping::new(&runs);
+    let svg = report::charts::operations_chart(&g).unwrap();
+    assert!(
+        svg.contains("PREDICTION: 1 of 2 configurations are simulated, not measured"),
+        "{svg}"
+    );
+    assert!(svg.contains("2591 (2357–2817)"), "{svg}");
+    assert_eq!(svg.matches("stroke-dasharray=\"4 2\"").count(), 1, "{svg}");
+    assert!(svg.contains(">\u{a0}predicted</tspan>"), "{svg}");
+    let page = render_html(&runs, &ReportOptions::default());
+    assert!(page.contains("PREDICTION: 1 of 2 runs on this page are simulated"));
+    assert_eq!(page.matches("class=\"flag predicted\"").count(), 1);
+}
+
+/// Warnings repeated over runs are shown once: the matrix's page-cache
+/// warning comes with one hint, however many runs gave it.
+#[test]
+fn the_page_shows_a_warning_once_with_its_runs() {
+    let (_d, runs) = stored(common::matrix(3));
+    let reported = runs
+        .iter()
+        .filter(|r| !r.result.warnings.is_empty())
+        .count();
+    assert!(reported > 3);
+    let page = render_html(&runs, &ReportOptions::default());
+    assert_eq!(
+        page.matches("<code>reads_from_page_cache</code>").count(),
+        1
+    );
+    assert_eq!(
+        page.matches("Use --file-total-size larger than RAM")
+            .count(),
+        1
+    );
+    assert!(page.contains(&format!(
+        "{reported} warnings from {reported} runs, 1 distinct"
+    )));
 }

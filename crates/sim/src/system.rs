@@ -1357,6 +1357,12 @@ impl Protocol {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_accepted_clients_are_those_of_every_protocol() {
+        let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(names.join(", "), Protocol::ACCEPTED);
+    }
+
     fn size(bytes: u64, mean_us: f64) -> SlogSize {
         SlogSize {
             size_bytes: bytes,

@@ -89,6 +89,24 @@ fn every_command_answers_help_with_a_usage_line_and_exit_0() {
             assert!(r.stderr.is_empty(), "{args:?}: {}", r.stderr);
         }
     }
+    // Every command ends its help with examples (issue 38, item 13);
+    // fileio's --help is sysbench's own text, line for line: its examples
+    // are in its man page.
+    for path in commands.iter().filter(|p| *p != &["fileio"]) {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        let help = tb(d.path(), &args).stdout;
+        let examples = help
+            .split_once("\nExamples:\n")
+            .map(|(_, e)| e)
+            .unwrap_or_else(|| panic!("{args:?}: no examples:\n{help}"));
+        let name = format!("tankbench {}", path.join(" "));
+        assert!(
+            examples.lines().any(|l| l.trim_start().starts_with(&name)
+                || l.trim_start().starts_with(&format!("sudo {name}"))),
+            "{args:?}: no example of {name}:\n{examples}"
+        );
+    }
     // `help COMMAND` is the command's own help.
     let r = tb(d.path(), &["help", "simulate", "matrix"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -252,6 +270,93 @@ fn the_bash_completion_loads_and_completes_commands_and_options() {
     assert!(stdout.contains("quick: --time"), "{stdout}");
 }
 
+/// What bash completes after `WORDS` (the last word being completed).
+fn bash_completes(words: &[&str]) -> Vec<String> {
+    let bin = tankbench_bin();
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let cword = words.len() - 1;
+    let prev = if cword > 0 { words[cword - 1] } else { "" };
+    let script = format!(
+        "source <({bin} completions bash) && COMP_WORDS=({}) && COMP_CWORD={cword} && \
+         _tankbench tankbench '{}' '{prev}' && echo \"${{COMPREPLY[*]}}\"",
+        quoted.join(" "),
+        words[cword],
+        bin = bin.display()
+    );
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .expect("bash");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Options that take one of a list complete to the list, as the libraries'
+/// tables have it (issue 38, item 13).
+#[test]
+fn the_bash_completion_offers_the_values_an_option_takes() {
+    let cases: [(&[&str], &[&str]); 9] = [
+        (
+            &["tankbench", "plan", "--class", ""],
+            &[
+                "hdd-7200",
+                "hdd-5400",
+                "ssd-sata",
+                "ssd-sata-noplp",
+                "nvme",
+                "nvme-noplp",
+            ],
+        ),
+        (
+            &["tankbench", "plan", "--log-class", "nv"],
+            &["nvme", "nvme-noplp"],
+        ),
+        (
+            &["tankbench", "plan", "--protocol", ""],
+            &["nfs", "iscsi", "smb", "local"],
+        ),
+        (
+            &["tankbench", "plan", "--workload", ""],
+            &["sync-4k", "sequential", "vm"],
+        ),
+        (
+            &["tankbench", "plan", "--rules", "zol"],
+            &["zol-0.7", "zol-0.6.4"],
+        ),
+        (
+            &["tankbench", "simulate", "--client", ""],
+            &[
+                "local",
+                "linux-nfs",
+                "esxi-nfs",
+                "esxi-6.5-nfs",
+                "iscsi",
+                "smb",
+            ],
+        ),
+        (
+            &["tankbench", "fileio", "--file-test-mode", ""],
+            &["seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw"],
+        ),
+        (
+            &["tankbench", "durability", "write", "--commit", ""],
+            &["fsync", "fdatasync", "osync", "odsync"],
+        ),
+        (&["tankbench", "chart", "op"], &["operations"]),
+    ];
+    for (words, values) in cases {
+        assert_eq!(bash_completes(words), values, "{words:?}");
+    }
+}
+
 #[test]
 fn every_shell_gets_a_script_naming_the_commands() {
     let d = scratch();
@@ -360,6 +465,38 @@ fn the_man_pages_render_with_man_db() {
         assert!(text.contains(name), "{page}:\n{text}");
         assert!(text.contains(says), "{page}: no {says}:\n{text}");
     }
+    // Every page ends with examples and the exit status.
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let page = entry.unwrap().path();
+        let text = rendered(&man, &page);
+        for section in ["\nEXAMPLES\n", "\nEXIT STATUS\n"] {
+            assert!(
+                text.contains(section),
+                "{}: no {section}:\n{text}",
+                page.display()
+            );
+        }
+        let name = page
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .replace('-', " ");
+        assert!(
+            text.contains(&format!("    {name}")) || text.contains(&format!("sudo {name}")),
+            "{}: no example of {name}",
+            page.display()
+        );
+    }
+    // man justifies lines: compare the words.
+    let slog = rendered(&man, &dir.join("tankbench-slog.1"))
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        slog.contains("EXIT STATUS 0 Success. 1 An error: bad input")
+            && slog.contains("128 + N: stopped by signal N"),
+        "{slog}"
+    );
     // One page per command and subcommand, none for the hidden daemon.
     let pages = std::fs::read_dir(&dir).unwrap().count();
     assert_eq!(pages, every_command().len() + 1);

@@ -17,7 +17,7 @@ pub const DEFLATE_BLOCK: u64 = 128 * KIB;
 const MIN_BLOCK_SHIFT: u32 = 9;
 
 /// How one block of `block_bytes` is stored on one top-level vdev.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct BlockCost {
     pub block_bytes: u64,
     /// Data sectors: ceil(B / 2^ashift).
@@ -69,7 +69,7 @@ pub fn deflate_ratio(shape: &Shape, ashift: u32) -> u64 {
 }
 
 /// Per-disk steps for one disk group.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct LeafCapacity {
     pub group: usize,
     pub disk_bytes: u64,
@@ -81,7 +81,7 @@ pub struct LeafCapacity {
 }
 
 /// Per-vdev figures for the vdevs built from one disk group.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct VdevCapacity {
     pub group: usize,
     /// How many identical vdevs these figures describe.
@@ -98,7 +98,7 @@ pub struct VdevCapacity {
 }
 
 /// Usable space for one block size.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct BlockUsage {
     pub cost: BlockCost,
     /// B / asize(B): the fraction of raw space that holds data.
@@ -110,7 +110,7 @@ pub struct BlockUsage {
 }
 
 /// Everything the capacity model derives for one layout.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Capacity {
     pub rules: RuleSet,
     pub ashift: u32,
@@ -148,7 +148,7 @@ impl Capacity {
 }
 
 /// Parameters of the capacity model other than the layout itself.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CapacityOptions {
     pub rules: RuleSet,
     pub ashift: u32,

@@ -15,7 +15,7 @@ use crate::units::{self, SizeMeaning, KIB, MIB};
 ///
 /// In JSON a class is its [`DiskClass::name`], the word the command line takes
 /// (serde's kebab-case would write `hdd7200` and `nvme-no-plp`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub enum DiskClass {
     #[serde(rename = "hdd-7200")]
     Hdd7200,
@@ -63,6 +63,18 @@ impl DiskClass {
             DiskClass::SsdSataNoPlp => "ssd-sata-noplp",
             DiskClass::Nvme => "nvme",
             DiskClass::NvmeNoPlp => "nvme-noplp",
+        }
+    }
+
+    /// The device a class stands for, in a few words (`--help`, completions).
+    pub fn describe(self) -> &'static str {
+        match self {
+            DiskClass::Hdd7200 => "7200 rpm hard disk",
+            DiskClass::Hdd5400 => "5400 rpm hard disk",
+            DiskClass::SsdSata => "SATA SSD with power-loss protection",
+            DiskClass::SsdSataNoPlp => "SATA SSD without power-loss protection",
+            DiskClass::Nvme => "NVMe SSD with power-loss protection",
+            DiskClass::NvmeNoPlp => "NVMe SSD without power-loss protection",
         }
     }
 
@@ -208,7 +220,7 @@ impl DiskClass {
 }
 
 /// Performance and reliability figures of one device.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct DiskPerf {
     /// Annualised failure rate as a fraction (0.01 = 1 %/year).
     pub afr: f64,
@@ -235,7 +247,7 @@ impl DiskPerf {
 
 /// User overrides for a class's figures (a measured number replaces the class
 /// range by that single value).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PerfOverrides {
     pub afr: Option<f64>,
     pub seq_mb_s: Option<f64>,
@@ -268,7 +280,7 @@ impl PerfOverrides {
 }
 
 /// How the operating system carves the disk before ZFS gets a partition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum OsPartitioning {
     /// Files or partitions handed to ZFS as they are (zfs-fuse on files).
@@ -394,7 +406,7 @@ pub fn total_disks(groups: &[DiskGroup]) -> Result<u32> {
 }
 
 /// A set of identical disks.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct DiskGroup {
     pub count: u32,
     /// Real bytes of one disk (after the IDEMA rule for marketed sizes).

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 /// `low` ≤ `typical` ≤ `high` in the figure's own unit. "Low" is the smaller
 /// number, which is the better one for latencies and the worse one for rates.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Estimate {
     pub low: f64,
     pub typical: f64,

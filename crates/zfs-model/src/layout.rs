@@ -19,7 +19,7 @@ pub const MAX_MIRROR_WAYS: u32 = 8;
 pub const MAX_RAIDZ_WIDTH: u32 = 255;
 
 /// Redundancy scheme of one top-level vdev.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case", tag = "type")]
 pub enum VdevKind {
     /// A single disk, no redundancy.
@@ -58,7 +58,7 @@ pub enum ShapeLimits {
 }
 
 /// A uniform pool shape: `count` top-level vdevs of `kind`, each `width` disks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Shape {
     pub kind: VdevKind,
     pub width: u32,
@@ -244,7 +244,7 @@ pub fn groups_name(groups: &[Shape]) -> String {
 }
 
 /// One top-level vdev built from disks of one group.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct VdevPlacement {
     /// Index into the disk groups.
     pub group: usize,
@@ -253,7 +253,7 @@ pub struct VdevPlacement {
 
 /// A shape laid onto concrete disks: which group feeds which vdevs, and the
 /// disks left over as hot spares.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Layout {
     pub shape: Shape,
     pub placements: Vec<VdevPlacement>,

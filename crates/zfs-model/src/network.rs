@@ -18,7 +18,7 @@ pub const WIRE_BYTES_4K_WRITE: f64 = 4500.0;
 
 /// Ethernet links between client and server; several members form a LACP
 /// aggregate.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Link {
     pub members: u32,
     pub gbit_per_s: f64,
@@ -184,7 +184,7 @@ pub fn format_rate(bits_per_s: u64) -> String {
 }
 
 /// How clients reach the pool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Protocol {
     Nfs,
@@ -194,6 +194,26 @@ pub enum Protocol {
 }
 
 impl Protocol {
+    /// Every protocol, by [`Protocol::name`] the one list `--protocol`
+    /// offers; [`Protocol::ACCEPTED`] is the same names, with what `nfs`
+    /// means, for a refusal.
+    pub const ALL: [Protocol; 4] = [
+        Protocol::Nfs,
+        Protocol::Iscsi,
+        Protocol::Smb,
+        Protocol::Local,
+    ];
+
+    /// How the plan takes a protocol, in a few words (`--help`, completions).
+    pub fn describe(self) -> &'static str {
+        match self {
+            Protocol::Nfs => "an ESXi NFS datastore: every write stable (also esxi-nfs)",
+            Protocol::Iscsi => "a zvol over iSCSI",
+            Protocol::Smb => "an SMB share",
+            Protocol::Local => "on the server itself",
+        }
+    }
+
     /// `nfs` is planned as an ESXi NFS datastore (every WRITE stable), the
     /// reference user's client; the list says so, so nobody takes it for a
     /// Linux mount.
@@ -246,6 +266,19 @@ impl Protocol {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_protocol_is_accepted_and_listed_under_its_name() {
+        for p in Protocol::ALL {
+            assert_eq!(Protocol::parse(p.name()).unwrap(), p);
+            assert!(Protocol::ACCEPTED.contains(p.name()), "{}", p.name());
+        }
+        // One entry per protocol, nothing else listed.
+        assert_eq!(
+            Protocol::ACCEPTED.matches(", ").count() + 1,
+            Protocol::ALL.len()
+        );
+    }
 
     #[test]
     fn a_link_is_named_as_it_is_typed() {

@@ -17,7 +17,7 @@ use crate::network::{Link, Protocol};
 use crate::units::{human_binary, parse_size, SizeMeaning, MIB};
 
 /// A performance figure with the assumptions it rests on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Figure {
     #[serde(flatten)]
     pub estimate: Estimate,
@@ -26,7 +26,7 @@ pub struct Figure {
 }
 
 /// A separate intent-log device (SLOG), possibly mirrored.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct LogDevice {
     pub bytes: u64,
     /// 1 for a single device, k for a k-way mirror.
@@ -78,7 +78,7 @@ impl LogDevice {
 }
 
 /// Inputs of the performance model other than the layout.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PerfOptions {
     /// Block size the disks see (record or volblock).
     pub block_bytes: u64,
@@ -87,7 +87,7 @@ pub struct PerfOptions {
     pub protocol: Protocol,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Performance {
     pub block_bytes: u64,
     pub random_read_iops: Figure,
@@ -111,7 +111,7 @@ pub struct Performance {
 }
 
 /// Low and high end of an interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Bounds {
     pub low: f64,
     pub high: f64,
@@ -126,7 +126,7 @@ impl Bounds {
 /// The interval of a prediction's sync figures: the 10th to 90th
 /// percentile of the predictions over samples of the model's uncertain
 /// parameters, widened to hold the point (the point is a prediction too).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SyncInterval {
     pub writes_per_s: Bounds,
     pub commit_latency_ms: Bounds,
@@ -136,7 +136,7 @@ pub struct SyncInterval {
 }
 
 /// The figures of one predicted run of the plan's workload.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct WorkloadFigures {
     pub reads_per_s: f64,
     /// Synchronous writes per second (each write of the workload).

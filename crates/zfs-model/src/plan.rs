@@ -36,7 +36,7 @@ const TXGS_IN_LOG: u32 = 3;
 const TXG_SECONDS: f64 = 5.0;
 
 /// Everything the user asked for, validated.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PlanRequest {
     pub groups: Vec<DiskGroup>,
     /// Hot spares the user wants at least.
@@ -61,7 +61,7 @@ pub struct PlanRequest {
 }
 
 /// Per-criterion scores in (0, 1], 1 = best of the evaluated layouts.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Scores {
     pub usable: f64,
     pub reliability: f64,
@@ -74,7 +74,7 @@ pub struct Scores {
 }
 
 /// One evaluated layout.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PlanEntry {
     pub rank: usize,
     pub layout: String,
@@ -94,7 +94,7 @@ pub struct PlanEntry {
 }
 
 /// Layouts marked best, per criterion (several on a tie).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Best {
     pub usable: Vec<String>,
     pub reliability: Vec<String>,
@@ -104,7 +104,7 @@ pub struct Best {
     pub sync_write: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Plan {
     pub schema_version: u32,
     pub request: PlanRequest,

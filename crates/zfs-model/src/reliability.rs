@@ -12,7 +12,7 @@ use crate::layout::{Layout, Shape, VdevKind};
 const HOURS_PER_YEAR: f64 = 8760.0;
 
 /// Inputs of the risk model that are not part of the layout.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RiskOptions {
     /// Fraction of the pool that is allocated when a disk fails (0..1).
     pub fill: f64,
@@ -25,7 +25,7 @@ pub struct RiskOptions {
 }
 
 /// Risk figures of one layout.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Reliability {
     /// Failures the pool always survives (the weakest vdev's tolerance).
     pub failures_tolerated: u32,

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::error::{ModelError, Result};
 use crate::units::{GIB, MIB};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum RuleSet {
     /// Pool-version ZFS (≤ v28), illumos before Nov 2014, ZoL ≤ 0.6.3 and
@@ -28,7 +28,7 @@ pub enum RuleSet {
 }
 
 /// How metaslab sizes are chosen for a top-level vdev.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum MetaslabRule {
     /// shift = highbit(asize / 200), no upper cap: ~200 metaslabs per vdev.
@@ -38,7 +38,7 @@ pub enum MetaslabRule {
 }
 
 /// How the slop reserve is computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum SlopRule {
     /// max(dspace / 64, 32 MiB) (`dsl_pool_adjustedsize()`).

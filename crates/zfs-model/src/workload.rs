@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::error::{ModelError, Result};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Workload {
     /// 4 KiB random reads and writes, every write followed by fsync, a few
@@ -20,7 +20,7 @@ pub enum Workload {
 }
 
 /// Weight of each ranking criterion (0 = ignored).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Weights {
     pub usable: f64,
     pub reliability: f64,
@@ -31,6 +31,9 @@ pub struct Weights {
 }
 
 impl Workload {
+    /// Every workload, by [`Workload::name`] the one list `--workload`
+    /// offers; [`Workload::ACCEPTED`] is the same names for a refusal.
+    pub const ALL: [Workload; 3] = [Workload::Sync4k, Workload::Sequential, Workload::SmallBlock];
     pub const ACCEPTED: &'static str = "sync-4k, sequential, vm";
 
     pub fn parse(input: &str) -> Result<Workload> {
@@ -100,6 +103,20 @@ impl Workload {
                 sequential: 0.0,
                 sync_write: 1.0,
             },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_accepted_names_are_those_of_every_workload() {
+        let names: Vec<&str> = Workload::ALL.iter().map(|w| w.name()).collect();
+        assert_eq!(names.join(", "), Workload::ACCEPTED);
+        for w in Workload::ALL {
+            assert_eq!(Workload::parse(w.name()).unwrap(), w);
         }
     }
 }

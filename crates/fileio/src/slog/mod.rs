@@ -46,7 +46,7 @@ pub(crate) const MAX_WRITE: u64 = 16 << 20;
 pub(crate) const DEFAULT_REGION: u64 = 256 << 20;
 
 /// How each write is made durable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SyncMethod {
     /// pwrite, then fdatasync (on a block device: a cache flush).
@@ -214,7 +214,7 @@ pub enum SlogError {
 }
 
 /// What was written to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetKind {
     /// A scratch file in a directory (through its file system).
@@ -224,7 +224,7 @@ pub enum TargetKind {
 }
 
 /// One write size's figures.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SlogSize {
     pub size_bytes: u64,
     pub writes: u64,
@@ -243,7 +243,7 @@ pub struct SlogSize {
 /// Mean write latency as a line over the write size, fitted over all sizes
 /// by least squares: `latency = overhead + size / bandwidth`. The two
 /// numbers a simulator's log-device model takes.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LatencyFit {
     /// The latency of a write of no bytes (the flush and command cost), µs.
     pub overhead_us: f64,
@@ -255,7 +255,7 @@ pub struct LatencyFit {
 
 /// `tankbench slog`'s result document (`--format=json`, `--json=FILE`): the
 /// file a system description names as its log device.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SlogResult {
     /// Always [`SLOG_KIND`].
     pub kind: String,

@@ -11,6 +11,7 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
+use crate::spec::{DataPattern, FsyncMode, IoMode, Mode};
 use crate::text::printable;
 
 /// Value types of sysbench options; they decide how a value is parsed and how a
@@ -61,10 +62,17 @@ pub struct OptionSpec {
     /// Default value as sysbench prints it in `[...]`; None prints no brackets.
     pub default: Option<&'static str>,
     pub section: Section,
+    /// The names the option takes, when it takes one of a list (the
+    /// setting's own table, e.g. `Mode::NAMES`); empty otherwise. What
+    /// tankbench's man page and shell completions offer.
+    pub values: &'static [&'static str],
 }
 
 macro_rules! opt {
     ($name:expr, $ty:ident, $fmt:expr, $desc:expr, $def:expr, $sec:ident) => {
+        opt!($name, $ty, $fmt, $desc, $def, $sec, &[])
+    };
+    ($name:expr, $ty:ident, $fmt:expr, $desc:expr, $def:expr, $sec:ident, $values:expr) => {
         OptionSpec {
             name: $name,
             ty: ArgType::$ty,
@@ -72,6 +80,7 @@ macro_rules! opt {
             description: $desc,
             default: $def,
             section: Section::$sec,
+            values: $values,
         }
     };
 }
@@ -82,14 +91,14 @@ pub const OPTIONS: &[OptionSpec] = &[
     opt!("file-num", Int, "=N", "number of files to create", Some("128"), FileIo),
     opt!("file-block-size", Size, "=N", "block size to use in all IO operations", Some("16384"), FileIo),
     opt!("file-total-size", Size, "=SIZE", "total size of files to create", Some("2G"), FileIo),
-    opt!("file-test-mode", String, "=STRING", "test mode {seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw}", None, FileIo),
-    opt!("file-io-mode", String, "=STRING", "file operations mode {sync,async,mmap}", Some("sync"), FileIo),
+    opt!("file-test-mode", String, "=STRING", "test mode {seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw}", None, FileIo, &Mode::NAMES),
+    opt!("file-io-mode", String, "=STRING", "file operations mode {sync,async,mmap}", Some("sync"), FileIo, &IoMode::NAMES),
     opt!("file-async-backlog", Int, "=N", "number of asynchronous operatons to queue per thread", Some("128"), FileIo),
     opt!("file-extra-flags", List, "=[LIST,...]", "list of additional flags to use to open files {sync,dsync,direct}", Some(""), FileIo),
     opt!("file-fsync-freq", Int, "=N", "do fsync() after this number of requests (0 - don't use fsync())", Some("100"), FileIo),
     opt!("file-fsync-all", Bool, "[=on|off]", "do fsync() after each write operation", Some("off"), FileIo),
     opt!("file-fsync-end", Bool, "[=on|off]", "do fsync() at the end of test", Some("on"), FileIo),
-    opt!("file-fsync-mode", String, "=STRING", "which method to use for synchronization {fsync, fdatasync}", Some("fsync"), FileIo),
+    opt!("file-fsync-mode", String, "=STRING", "which method to use for synchronization {fsync, fdatasync}", Some("fsync"), FileIo, &FsyncMode::NAMES),
     opt!("file-merged-requests", Int, "=N", "merge at most this number of IO requests if possible (0 - don't merge)", Some("0"), FileIo),
     opt!("file-rw-ratio", Double, "=N", "reads/writes ratio for combined test", Some("1.5"), FileIo),
     // General options.
@@ -123,7 +132,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     opt!("histogram", Bool, "[=on|off]", "print latency histogram in report", Some("off"), Log),
     // tankbench extensions.
     opt!("file-dir", String, "=DIR", "directory that holds the test files", Some("."), Extension),
-    opt!("file-data", String, "=STRING", "what written blocks hold {zero, random}; zero matches sysbench, random defeats compression", Some("zero"), Extension),
+    opt!("file-data", String, "=STRING", "what written blocks hold {zero, random}; zero matches sysbench, random defeats compression", Some("zero"), Extension, &DataPattern::NAMES),
     opt!("percentiles", List, "=[LIST,...]", "percentiles for the per-operation latency section, e.g. 50,95,99,99.9", None, Extension),
     opt!("format", String, "=STRING", "report format on stdout {text, json}", Some("text"), Extension),
     opt!("json", String, "=FILE", "also write the result as JSON to FILE", None, Extension),

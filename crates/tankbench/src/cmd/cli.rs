@@ -120,12 +120,19 @@ fn fileio_option(o: &fileio::sysbench::args::OptionSpec) -> Arg {
         .trim_start_matches(['[', '='])
         .trim_start_matches('[')
         .trim_end_matches(']');
-    let arg = Arg::new(o.name)
+    let mut arg = Arg::new(o.name)
         .long(o.name)
         .help(help)
         .help_heading(heading)
         .value_name(value_name)
         .require_equals(true);
+    if !o.values.is_empty() {
+        // For the completions and the man page; sysbench's help text
+        // already lists them between braces.
+        arg = arg
+            .value_parser(clap::builder::PossibleValuesParser::new(o.values))
+            .hide_possible_values(true);
+    }
     if optional {
         arg.num_args(0..=1)
     } else {
@@ -133,9 +140,10 @@ fn fileio_option(o: &fileio::sysbench::args::OptionSpec) -> Arg {
     }
 }
 
-/// The whole command line's definition (for the man pages and completions).
+/// The whole command line's definition (for parsing, the man pages and
+/// completions), every command's examples at the end of its help.
 pub(crate) fn command() -> clap::Command {
-    Cli::command()
+    super::examples::with_examples(Cli::command(), "")
 }
 
 /// The widest help clap prints on a wide terminal (its own default): long

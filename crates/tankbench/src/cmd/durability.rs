@@ -63,15 +63,14 @@ struct WriteArgs {
     /// Writer threads (as for `tankbench fileio`).
     #[arg(long, value_name = "N")]
     threads: Option<OsString>,
-    /// Where the blocks go: rndwr or seqwr [default: rndwr].
-    #[arg(long, value_name = "MODE")]
-    file_test_mode: Option<OsString>,
-    /// How each write is made durable before it is reported.
-    #[arg(long, value_name = "HOW", help = format!(
-        "How each write is made durable before it is reported: {} [default: fsync]",
-        Commit::ACCEPTED
-    ))]
-    commit: Option<OsString>,
+    /// Where the blocks go [default: rndwr].
+    #[arg(long, value_name = "MODE", value_parser = super::choices::offered(
+        super::choices::names(&durability::options::WRITE_MODES, fileio::spec::Mode::name)))]
+    file_test_mode: Option<String>,
+    /// How each write is made durable before it is reported [default: fsync].
+    #[arg(long, value_name = "HOW", value_parser = super::choices::offered(
+        super::choices::names(&Commit::ALL, Commit::name)))]
+    commit: Option<String>,
     /// Open the files with O_DIRECT.
     #[arg(long)]
     direct: bool,

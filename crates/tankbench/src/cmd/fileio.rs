@@ -228,8 +228,8 @@ pub(crate) struct QuickArgs {
     /// Print the results as one JSON array instead of the table.
     #[arg(long)]
     json: bool,
-    /// Keep the results in a result store (default ./tankbench-results).
-    #[arg(long, num_args = 0..=1, default_missing_value = "")]
+    /// Keep the results in a result store [default DIR: ./tankbench-results].
+    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = DEFAULT_DIR)]
     save: Option<PathBuf>,
 }
 
@@ -247,11 +247,9 @@ fn check_quick_args(q: &QuickArgs) -> anyhow::Result<()> {
 /// `tankbench quick`, its words parsed by the one command line (cmd/cli.rs).
 pub(crate) fn quick(q: &QuickArgs) -> anyhow::Result<i32> {
     check_quick_args(q)?;
-    // `--save` with no value is the default store; checked before anything runs.
-    let save_dir = q.save.as_deref().map(|d| match d.as_os_str().is_empty() {
-        true => Path::new(DEFAULT_DIR),
-        false => d,
-    });
+    // `--save` with no value is the default store (clap's missing value);
+    // checked before anything runs.
+    let save_dir = q.save.as_deref();
     if let Some(dir) = save_dir {
         check_can_create_in(dir).map_err(|e| anyhow::anyhow!("--save={}: {e}", dir.display()))?;
     }

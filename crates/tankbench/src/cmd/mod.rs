@@ -8,9 +8,11 @@ use std::os::unix::ffi::OsStrExt;
 use ::fileio::terminal::Screen;
 
 pub mod calibrate;
+mod choices;
 mod cli;
 mod completions;
 pub mod durability;
+mod examples;
 pub mod fileio;
 pub mod lab;
 mod man;

@@ -5,6 +5,7 @@
 use anyhow::{anyhow, Context};
 use clap::{Parser, ValueEnum};
 
+use super::choices;
 use report::plan::{self as present, ColumnChoice};
 use zfs_model::capacity::CapacityOptions;
 use zfs_model::disk::{total_disks, DiskClass, DiskGroup, OsPartitioning, PerfOverrides};
@@ -49,8 +50,8 @@ pub(crate) struct PlanArgs {
     #[arg(long, value_name = "GROUPS", required = true, value_delimiter = ',')]
     disks: Vec<String>,
 
-    /// Disk class: hdd-7200, hdd-5400, ssd-sata, nvme, nvme-noplp.
-    #[arg(long, value_name = "CLASS", default_value = "hdd-7200")]
+    /// Disk class of the disks (an alias or any case is taken too).
+    #[arg(long, value_name = "CLASS", default_value = "hdd-7200", value_parser = disk_classes())]
     class: String,
 
     /// Override the class's annualised failure rate, percent per year.
@@ -95,8 +96,9 @@ pub(crate) struct PlanArgs {
     #[arg(long)]
     stripes: bool,
 
-    /// ZFS rule set: openzfs-2.1 (current), openzfs-2.0.6, openzfs-0.8, zol-0.7, zol-0.6.4, pool-v23 (zfs-fuse).
-    #[arg(long, value_name = "RULES", default_value = "openzfs-2.1")]
+    /// ZFS rule set (also current = openzfs-2.1, zfs-fuse = pool-v23).
+    #[arg(long, value_name = "RULES", default_value = "openzfs-2.1",
+          value_parser = choices::offered(choices::table(&RuleSet::ALL, RuleSet::name, RuleSet::describe)))]
     rules: String,
     /// Sector size exponent (12 = 4 KiB sectors).
     #[arg(
@@ -121,17 +123,18 @@ pub(crate) struct PlanArgs {
     #[arg(long, value_name = "SIZE")]
     log: Option<String>,
     /// Class of the log device.
-    #[arg(long, value_name = "CLASS", default_value = "ssd-sata")]
+    #[arg(long, value_name = "CLASS", default_value = "ssd-sata", value_parser = disk_classes())]
     log_class: String,
     /// Client link: [COUNTx]SPEED, e.g. 2x10G (LACP), 1G, or none.
     #[arg(long, value_name = "LINK", default_value = "none")]
     link: String,
-    /// Client protocol: nfs (an ESXi NFS datastore: every write stable), iscsi, smb,
-    /// local (default: nfs with a link, else local).
-    #[arg(long, value_name = "PROTOCOL")]
+    /// Client protocol [default: nfs with a link, else local].
+    #[arg(long, value_name = "PROTOCOL",
+          value_parser = choices::offered(choices::table(&Protocol::ALL, Protocol::name, Protocol::describe)))]
     protocol: Option<String>,
-    /// Workload to rank by: sync-4k, sequential, vm.
-    #[arg(long, value_name = "WORKLOAD", default_value = "sync-4k")]
+    /// Workload to rank by.
+    #[arg(long, value_name = "WORKLOAD", default_value = "sync-4k",
+          value_parser = choices::offered(choices::table(&Workload::ALL, Workload::name, Workload::describe)))]
     workload: String,
     /// Concurrent synchronous writers.
     #[arg(
@@ -188,11 +191,25 @@ pub(crate) struct PlanArgs {
     /// Every column, with the ranges of the estimates (wider than 120 columns).
     #[arg(long, conflicts_with = "columns")]
     wide: bool,
+    /// Also draw usable space against sync writes/s per layout, as SVG or
+    /// PNG (by the name's ending); replaces only a chart tankbench wrote.
+    #[arg(long, value_name = "FILE.svg|FILE.png")]
+    chart: Option<std::path::PathBuf>,
     /// These columns, in this order (comma-separated keys: rank, layout,
     /// spares, size, avail, usable, efficiency, survives, loss, resilver,
     /// read, write, seq, commit, sync_rate, commit_log, sync_rate_log, score).
     #[arg(long, value_name = "KEYS", value_parser = parse_columns)]
     columns: Option<ColumnChoice>,
+}
+
+/// `--class` and `--log-class`: the classes of zfs_model's table, read by
+/// `DiskClass::parse` (which also takes its aliases).
+fn disk_classes() -> choices::Choice<String> {
+    choices::offered(choices::table(
+        &DiskClass::ALL,
+        DiskClass::name,
+        DiskClass::describe,
+    ))
 }
 
 /// `--columns`: keys from report::plan::COLUMNS.
@@ -330,9 +347,17 @@ fn build_request(args: &PlanArgs) -> anyhow::Result<PlanRequest> {
 }
 
 pub(crate) fn run(parsed: &PlanArgs) -> anyhow::Result<i32> {
-    let (mut warnings, output) = render(parsed)?;
+    if let Some(path) = &parsed.chart {
+        super::report::check_chart_name("--chart", path)?;
+    }
+    let (mut warnings, output, plan) = render(parsed)?;
     if parsed.disk_sync_ms.is_some() {
         warnings.insert(0, "--disk-sync-ms changes no figure: the Sync 4K columns are simulated with the disk class's model (zfs_model::diskmodel; docs/prediction.md)".into());
+    }
+    if let Some(path) = &parsed.chart {
+        let svg = report::plan_chart::plan_chart(&plan)
+            .context("--chart: no layout has a predicted sync rate to draw (the table says why)")?;
+        super::report::write_chart("--chart", path, &svg, 2.0)?;
     }
     for warning in &warnings {
         super::write_stderr_line(&format!("tankbench: warning: {warning}"));
@@ -341,9 +366,10 @@ pub(crate) fn run(parsed: &PlanArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// Everything `plan` does after parsing: the warnings for stderr and the text
-/// or JSON for stdout (kept apart from printing so tests can drive it).
-fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String)> {
+/// Everything `plan` does after parsing: the warnings for stderr, the text
+/// or JSON for stdout and the plan itself (kept apart from printing so tests
+/// can drive it).
+fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String, zfs_model::plan::Plan)> {
     let request = build_request(parsed)?;
     let explain_shape = request
         .layouts
@@ -413,7 +439,7 @@ fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String)> {
                 anyhow::bail!("--format: with --explain, accepted: text, json")
             }
         };
-        return Ok((warnings, output));
+        return Ok((warnings, output, plan));
     }
 
     let choice = if parsed.wide {
@@ -444,7 +470,7 @@ fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String)> {
             text
         }
     };
-    Ok((warnings, output))
+    Ok((warnings, output, plan))
 }
 
 #[cfg(test)]
@@ -694,7 +720,7 @@ mod tests {
                 // clap's own errors are made one line by cli::run.
                 let Ok(parsed) = parsed else { return Ok(()) };
                 match render(&parsed) {
-                    Ok((_, output)) => prop_assert!(!output.is_empty()),
+                    Ok((_, output, _)) => prop_assert!(!output.is_empty()),
                     Err(e) => {
                         let message = format!("{e:#}");
                         prop_assert!(message.starts_with("--"), "{words:?}: {message}");

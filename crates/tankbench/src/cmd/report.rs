@@ -4,7 +4,9 @@
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
 use fileio::result::{LatencyKey, RunResult};
-use report::charts::{latency_chart, latency_ops, throughput_chart, timeline_chart, ChartKind};
+use report::charts::{
+    latency_chart, latency_ops, operations_chart, throughput_chart, timeline_chart, ChartKind,
+};
 use report::compare::{Comparison, DEFAULT_ALPHA};
 use report::group::Grouping;
 use report::html::{render_html, ReportOptions};
@@ -121,17 +123,22 @@ pub(crate) struct ReportArgs {
 #[derive(Debug, Args)]
 pub(crate) struct ChartArgs {
     /// Chart kind.
-    #[arg(value_name = "KIND", help = format!("Chart kind: {}", ChartKind::NAMES))]
-    kind: String,
+    #[arg(value_name = "KIND", value_parser = super::choices::typed(
+        super::choices::table(&ChartKind::ALL, ChartKind::name, ChartKind::describe),
+        ChartKind::parse,
+    ))]
+    kind: ChartKind,
     /// Result directories, files, run ids or label selectors [default: ./tankbench-results]
     sources: Vec<OsString>,
     /// Output file ending in .svg or .png. Replaces only a file tankbench wrote.
     #[arg(short = 'o', long = "output")]
     output: PathBuf,
-    /// For `latency`: the operation (event, read, write, fsync, event_service)
-    /// [default: event].
-    #[arg(long)]
-    op: Option<String>,
+    /// For `latency`: the operation [default: event].
+    #[arg(long, value_parser = super::choices::typed(
+        super::choices::names(&LatencyKey::ALL, LatencyKey::name),
+        LatencyKey::from_name,
+    ))]
+    op: Option<LatencyKey>,
     /// PNG pixels per SVG pixel.
     #[arg(long, default_value_t = 2.0)]
     scale: f32,
@@ -385,24 +392,8 @@ pub(crate) fn report(a: &ReportArgs) -> anyhow::Result<i32> {
 const DEFAULT_HTML: &str = "report.html";
 
 pub(crate) fn chart(a: &ChartArgs) -> anyhow::Result<i32> {
-    let Some(kind) = ChartKind::parse(&a.kind) else {
-        bail!(
-            "chart: unknown chart kind '{}'; accepted: {}",
-            a.kind,
-            ChartKind::NAMES
-        );
-    };
-    let ext = a
-        .output
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    if ext != "svg" && ext != "png" {
-        bail!(
-            "chart: -o {}: the file name must end in .svg or .png",
-            a.output.display()
-        );
-    }
+    let kind = a.kind;
+    check_chart_name("chart: -o", &a.output)?;
     if !(a.scale > 0.0 && a.scale <= 8.0) {
         bail!(
             "chart: --scale={} is out of range; accepted: 0 < scale <= 8",
@@ -416,13 +407,16 @@ pub(crate) fn chart(a: &ChartArgs) -> anyhow::Result<i32> {
     let g = Grouping::new(&sel.runs);
     let svg = match kind {
         ChartKind::Throughput => throughput_chart(&g).context("chart: the runs moved no data")?,
+        ChartKind::Operations => {
+            operations_chart(&g).context("chart: the runs made no reads, writes or fsyncs")?
+        }
         ChartKind::Timeline => timeline_chart(&g).context(
             "chart: the runs have no interval samples; run with --report-interval=1 to record them",
         )?,
         ChartKind::Latency => {
             let ops = latency_ops(&g);
-            let op = match &a.op {
-                Some(name) => LatencyKey::from_name(name).filter(|op| ops.contains(op)),
+            let op = match a.op {
+                Some(op) => Some(op).filter(|op| ops.contains(op)),
                 None if ops.contains(&LatencyKey::Event) => Some(LatencyKey::Event),
                 None => Some(
                     *ops.first()
@@ -432,7 +426,7 @@ pub(crate) fn chart(a: &ChartArgs) -> anyhow::Result<i32> {
             let Some(op) = op else {
                 bail!(
                     "chart: --op={}: no latency histogram for it; accepted: {}",
-                    a.op.as_deref().unwrap_or_default(),
+                    a.op.map(LatencyKey::name).unwrap_or_default(),
                     if ops.is_empty() {
                         "(none stored)".into()
                     } else {
@@ -443,11 +437,36 @@ pub(crate) fn chart(a: &ChartArgs) -> anyhow::Result<i32> {
             latency_chart(&g, op).context("chart: no latency data")?
         }
     };
-    let bytes = if ext == "png" {
-        report::png::svg_to_png(&svg, a.scale)?
-    } else {
-        svg.into_bytes()
-    };
-    write_to("chart", &a.output, &bytes)?;
+    write_chart("chart", &a.output, &svg, a.scale)?;
     Ok(0)
+}
+
+/// Refuse a chart file name that ends in neither .svg nor .png, before
+/// anything runs; `option` names where it was given (`plan: --chart`).
+pub(crate) fn check_chart_name(option: &str, path: &Path) -> anyhow::Result<()> {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if ext != "svg" && ext != "png" {
+        bail!(
+            "{option} {}: the file name must end in .svg or .png",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Write `svg` to `path` as SVG, or as PNG at `scale` when the name ends
+/// in .png; both replace only a file tankbench wrote (`write_output`).
+pub(crate) fn write_chart(cmd: &str, path: &Path, svg: &str, scale: f32) -> anyhow::Result<()> {
+    let png = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    let bytes = if png {
+        report::png::svg_to_png(svg, scale)?
+    } else {
+        svg.as_bytes().to_vec()
+    };
+    write_to(cmd, path, &bytes)
 }

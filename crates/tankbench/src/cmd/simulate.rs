@@ -25,9 +25,7 @@ use std::path::{Path, PathBuf};
 #[command(
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
-    arg_required_else_help = true,
-    after_help = "Example: tankbench simulate --system nas.toml --log none,nvme -- \
-                  --file-test-mode=rndwr --file-fsync-all=on --time=10 run"
+    arg_required_else_help = true
 )]
 pub(crate) struct SimulateArgs {
     #[command(subcommand)]
@@ -60,9 +58,8 @@ pub(crate) struct SimulateArgs {
     #[arg(long, value_name = "LINK[,...]")]
     link: Option<String>,
     /// Client(s) instead of the system file's.
-    #[arg(long, value_name = "CLIENT[,...]", help = format!(
-        "Client(s) instead of the system file's: {}", Protocol::ACCEPTED
-    ))]
+    #[arg(long, value_name = "CLIENT[,...]",
+          value_parser = super::choices::offered(super::choices::names(&Protocol::ALL, Protocol::name)))]
     client: Option<String>,
     /// Server RAM instead of the system file's, e.g. 64GiB.
     #[arg(long, value_name = "SIZE[,...]")]
@@ -81,6 +78,8 @@ pub(crate) struct SimulateArgs {
     /// Count from the end of the first txg sync, as plan does.
     #[arg(long, help = super::simulate_matrix::COUNT_AFTER_FIRST_SYNC_HELP)]
     count_after_first_sync: bool,
+    #[arg(long, value_name = "FILE.svg|FILE.png", help = super::simulate_matrix::CHART_HELP)]
+    chart: Option<PathBuf>,
     /// fileio options of the workload, ending in `run` (as for `tankbench fileio`).
     #[arg(last = true, value_name = "FILEIO OPTIONS")]
     fileio: Vec<OsString>,
@@ -259,24 +258,7 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
         warmup_events: super::simulate_matrix::warmup_events(a.count_after_first_sync),
         ..sim::RunOptions::default()
     };
-    // Destinations are checked before the prediction, as fileio checks them
-    // before a run: nothing is written when any of them is refused.
-    let save_dir: Option<PathBuf> = ext
-        .save
-        .as_ref()
-        .map(|d| d.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_DIR)));
-    match &save_dir {
-        Some(dir) => check_can_create_in(dir)
-            .map_err(|e| anyhow::anyhow!("simulate: --save={}: {e}", dir.display()))?,
-        None if !labels.is_empty() => {
-            anyhow::bail!("simulate: --label needs --save: labels are kept with stored results")
-        }
-        None => {}
-    }
-    if let Some(path) = &ext.json_path {
-        check_new_file(path)
-            .map_err(|e| anyhow::anyhow!("simulate: --json={}: {e}", path.display()))?;
-    }
+    let save_dir = check_destinations(&a, ext, &labels)?;
     let mut result =
         sim::simulate_run(&spec, &model, &options).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
     if let Some(samples) = intervals {
@@ -296,6 +278,9 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
     note_budget(&result);
     if let Some(path) = &ext.json_path {
         write_json(path, &result)?;
+    }
+    if let Some(path) = &a.chart {
+        super::simulate_matrix::write_predictions_chart(path, std::slice::from_ref(&result))?;
     }
     if let Some(dir) = &save_dir {
         let store = ResultStore::open(dir.as_path()).context("--save")?;
@@ -319,6 +304,36 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
     };
     super::write_stdout(text.as_bytes())?;
     Ok(0)
+}
+
+/// The store of `--save` (None without it), after checking every
+/// destination before the prediction, as fileio checks them before a run:
+/// nothing is written when any of them is refused.
+fn check_destinations(
+    a: &SimulateArgs,
+    ext: &fileio::options::Extensions,
+    labels: &Labels,
+) -> anyhow::Result<Option<PathBuf>> {
+    let save_dir: Option<PathBuf> = ext
+        .save
+        .as_ref()
+        .map(|d| d.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_DIR)));
+    match &save_dir {
+        Some(dir) => check_can_create_in(dir)
+            .map_err(|e| anyhow::anyhow!("simulate: --save={}: {e}", dir.display()))?,
+        None if !labels.is_empty() => {
+            anyhow::bail!("simulate: --label needs --save: labels are kept with stored results")
+        }
+        None => {}
+    }
+    if let Some(path) = &ext.json_path {
+        check_new_file(path)
+            .map_err(|e| anyhow::anyhow!("simulate: --json={}: {e}", path.display()))?;
+    }
+    if let Some(path) = &a.chart {
+        super::report::check_chart_name("simulate: --chart", path)?;
+    }
+    Ok(save_dir)
 }
 
 /// Where the system came from: its TOML text and the option that named it
@@ -518,6 +533,7 @@ fn matrix_of_overrides(
             },
             early_stop: !a.no_early_stop,
             warmup_events: super::simulate_matrix::warmup_events(a.count_after_first_sync),
+            chart: a.chart.clone(),
         },
     )
 }

@@ -56,7 +56,14 @@ pub(crate) struct MatrixArgs {
     /// Count each cell from the end of its first txg sync, as plan does.
     #[arg(long, help = COUNT_AFTER_FIRST_SYNC_HELP)]
     count_after_first_sync: bool,
+    #[arg(long, value_name = "FILE.svg|FILE.png", help = CHART_HELP)]
+    chart: Option<PathBuf>,
 }
+
+/// The help of `--chart` (simulate and simulate matrix).
+pub(crate) const CHART_HELP: &str = "Also draw reads, writes and fsyncs per second of every \
+    cell as bars with their prediction intervals, as SVG or PNG (by the name's ending); replaces \
+    only a chart tankbench wrote";
 
 /// The help of `--count-after-first-sync` (simulate and simulate matrix).
 pub(crate) const COUNT_AFTER_FIRST_SYNC_HELP: &str =
@@ -97,6 +104,8 @@ pub struct MatrixOutput {
     pub early_stop: bool,
     /// `--count-after-first-sync`: the most events of each cell's warm-up.
     pub warmup_events: Option<u64>,
+    /// `--chart`: where the bar chart of the cells goes.
+    pub chart: Option<PathBuf>,
 }
 
 /// `tankbench simulate matrix MATRIX.toml ...`.
@@ -129,6 +138,7 @@ pub(crate) fn run(a: &MatrixArgs) -> anyhow::Result<i32> {
             },
             early_stop: !a.no_early_stop,
             warmup_events: warmup_events(a.count_after_first_sync),
+            chart: a.chart.clone(),
         },
     )
 }
@@ -155,6 +165,9 @@ pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
         check_can_create_in(dir)
             .map_err(|e| anyhow::anyhow!("simulate matrix: --save={}: {e}", dir.display()))?;
     }
+    if let Some(path) = &out.chart {
+        super::report::check_chart_name("simulate matrix: --chart", path)?;
+    }
     let (mut results, took, parallel) = predict_cells(&spec, &cells, out)?;
     for r in &mut results {
         r.labels.extend(out.labels.clone());
@@ -177,6 +190,9 @@ pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
             results.len(),
             dir.display()
         ));
+    }
+    if let Some(path) = &out.chart {
+        write_predictions_chart(path, &results)?;
     }
     let table = sim::matrix::results_table(&m.workload, &cells, &results);
     let text = match out.format {
@@ -248,6 +264,25 @@ fn predict_cells(
         ));
     }
     Ok((results, took, parallel))
+}
+
+/// `--chart`: the predictions' reads, writes and fsyncs per second as bars
+/// with their intervals, one band per cell (named by the labels that vary:
+/// the axes), drawn as `report`'s operations chart draws stored runs.
+pub(crate) fn write_predictions_chart(path: &Path, results: &[RunResult]) -> anyhow::Result<()> {
+    let runs: Vec<report::store::StoredRun> = results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| report::store::StoredRun {
+            path: PathBuf::new(),
+            id: format!("cell-{}", i + 1),
+            result: r.clone(),
+        })
+        .collect();
+    let g = report::group::Grouping::new(&runs);
+    let svg = report::charts::operations_chart(&g)
+        .context("--chart: the predictions made no reads, writes or fsyncs")?;
+    super::report::write_chart("--chart", path, &svg, 2.0)
 }
 
 /// The JSON of a matrix: the workload, every cell's predicted result (with

@@ -65,6 +65,10 @@ pub(crate) struct SlogArgs {
     /// Also save the result document here (a new file).
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Also draw latency and MB/s by write size, as SVG or PNG (by the
+    /// name's ending); replaces only a chart tankbench wrote.
+    #[arg(long, value_name = "FILE.svg|FILE.png")]
+    chart: Option<PathBuf>,
 }
 
 /// The one duration syntax of every option (`--time-per-size`, `quick --time`, ...).
@@ -220,8 +224,19 @@ pub(crate) fn exit_code(interrupted: bool) -> i32 {
 pub(crate) fn run(a: &SlogArgs) -> anyhow::Result<i32> {
     let spec = spec_of(a)?;
     check_json_destination(a.json.as_deref())?;
+    if let Some(path) = &a.chart {
+        super::report::check_chart_name("--chart", path)?;
+    }
     fileio::slog::install_stop_handlers();
     let result = fileio::slog::run(&spec, &mut |line| super::write_stderr_line(line))?;
+    if let Some(path) = &a.chart {
+        match report::slog_chart::slog_chart(&result) {
+            Some(svg) => super::report::write_chart("--chart", path, &svg, 2.0)?,
+            None => super::write_stderr_line(
+                "tankbench: --chart: no write size was measured, so no chart was written",
+            ),
+        }
+    }
     emit(
         serde_json::to_string_pretty(&result),
         || table_of(&result),
