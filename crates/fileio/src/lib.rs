@@ -43,6 +43,7 @@ pub mod engine;
 pub mod environment;
 pub mod export;
 pub mod failure;
+pub mod fio;
 pub mod job;
 pub mod options;
 pub mod probe;

@@ -394,6 +394,52 @@ impl Generator {
     }
 }
 
+/// fio's `fsync=N` for one thread ([`RunSpec::sync_every_writes`]): when a
+/// sync comes before the thread's next request. Kept per thread, as fio
+/// keeps its counts per job; the runner and the simulator both ask it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SyncEveryWrites {
+    every: u64,
+    writes: u64,
+    last_was_sync: bool,
+    last_written: u32,
+}
+
+impl SyncEveryWrites {
+    pub fn new(every: u64) -> SyncEveryWrites {
+        SyncEveryWrites {
+            every,
+            ..SyncEveryWrites::default()
+        }
+    }
+
+    /// The file to sync before the next request, if one is due: the
+    /// thread's writes are a (non-zero) multiple of N and the last request
+    /// was not a sync. Calling it again before [`Self::issued`] says none.
+    #[inline]
+    pub fn due(&mut self) -> Option<u32> {
+        if self.every == 0
+            || self.last_was_sync
+            || self.writes == 0
+            || !self.writes.is_multiple_of(self.every)
+        {
+            return None;
+        }
+        self.last_was_sync = true;
+        Some(self.last_written)
+    }
+
+    /// A request was made.
+    #[inline]
+    pub fn issued(&mut self, req: &Request) {
+        self.last_was_sync = false;
+        if req.op == Op::Write {
+            self.writes += 1;
+            self.last_written = req.file;
+        }
+    }
+}
+
 /// The most threads a `--validate` run can have (the blocks its random
 /// requests pick from), or None when there is no limit (see
 /// `RunSpec::validate_threads`).
@@ -417,6 +463,49 @@ mod tests {
     use crate::options::GeneralOptions;
     use crate::sysbench::args::ParsedArgs;
     use crate::workload::WorkloadError;
+
+    /// fio 3.33 with ioengine=null: randwrite fsync=1 on 100 writes makes 99
+    /// syncs (none after the last write), fsync=3 makes 33, and a read after
+    /// the Nth write is synced before as well.
+    #[test]
+    fn syncs_every_n_writes_follow_fio() {
+        let req = |op| Request {
+            op,
+            file: 0,
+            pos: 0,
+            size: 4096,
+        };
+        let count = |every: u64, ops: &[Op]| {
+            let mut s = SyncEveryWrites::new(every);
+            let mut syncs = 0;
+            for &op in ops {
+                if s.due().is_some() {
+                    syncs += 1;
+                }
+                s.issued(&req(op));
+            }
+            syncs
+        };
+        assert_eq!(count(1, &[Op::Write; 100]), 99);
+        assert_eq!(count(3, &[Op::Write; 100]), 33);
+        assert_eq!(count(0, &[Op::Write; 100]), 0);
+        // W S R S R S W W W S R
+        let mixed = [
+            Op::Write,
+            Op::Read,
+            Op::Read,
+            Op::Write,
+            Op::Write,
+            Op::Write,
+            Op::Read,
+        ];
+        assert_eq!(count(1, &mixed), 6);
+        assert_eq!(count(2, &mixed), 2, "after the 2nd write, not after the 3rd");
+        let mut s = SyncEveryWrites::new(1);
+        s.issued(&req(Op::Write));
+        assert_eq!(s.due(), Some(0));
+        assert_eq!(s.due(), None, "one sync until the next request");
+    }
 
     #[test]
     fn debug_lines_print_positions_as_sysbench_32_bit_ints() {
