@@ -23,7 +23,12 @@ impl Origin {
 impl std::fmt::Display for Origin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.file {
-            Some(path) => write!(f, "{}:{}", printable(&path.display().to_string()), self.line),
+            Some(path) => write!(
+                f,
+                "{}:{}",
+                printable(&path.display().to_string()),
+                self.line
+            ),
             None => f.write_str("command line"),
         }
     }
@@ -46,14 +51,8 @@ pub enum FioError {
         reason: Option<String>,
     },
     /// A value the option does not take.
-    #[error("{origin}: {option}={}: {problem} (accepted: {accepted})", printable(value))]
-    Value {
-        origin: Origin,
-        option: String,
-        value: String,
-        problem: String,
-        accepted: String,
-    },
+    #[error("{0}")]
+    Value(Box<ValueRefusal>),
     /// A job whose settings together cannot run as fio would run them.
     #[error("job '{}': {problem}", printable(job))]
     Job { job: String, problem: String },
@@ -63,4 +62,37 @@ pub enum FioError {
     /// Files, threads or the report: what went wrong while running.
     #[error("{0}")]
     Run(String),
+}
+
+/// A value an option does not take: where, the option, the value as
+/// written, what is wrong and what the option accepts.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "{origin}: {option}={}: {problem} (accepted: {accepted})",
+    printable(value)
+)]
+pub struct ValueRefusal {
+    pub origin: Origin,
+    pub option: String,
+    pub value: String,
+    pub problem: String,
+    pub accepted: String,
+}
+
+impl FioError {
+    pub(crate) fn value(
+        origin: Origin,
+        option: impl Into<String>,
+        value: impl Into<String>,
+        problem: impl Into<String>,
+        accepted: impl Into<String>,
+    ) -> FioError {
+        FioError::Value(Box::new(ValueRefusal {
+            origin,
+            option: option.into(),
+            value: value.into(),
+            problem: problem.into(),
+            accepted: accepted.into(),
+        }))
+    }
 }

@@ -91,12 +91,14 @@ fn apply(settings: &mut JobSettings, s: &Setting) -> Result<(), FioError> {
             reason: refusal_reason(&s.name).map(str::to_string),
         });
     };
-    let value_error = |e: super::value::ValueError| FioError::Value {
-        origin: s.origin.clone(),
-        option: s.name.clone(),
-        value: s.value.clone().unwrap_or_default(),
-        problem: e.problem,
-        accepted: e.accepted,
+    let value_error = |e: super::value::ValueError| {
+        FioError::value(
+            s.origin.clone(),
+            s.name.clone(),
+            s.value.clone().unwrap_or_default(),
+            e.problem,
+            e.accepted,
+        )
     };
     let value = row.read(s.value.as_deref()).map_err(value_error)?;
     (row.apply)(settings, &value).map_err(value_error)
@@ -129,7 +131,10 @@ mod tests {
         assert_eq!((a.bs, a.rw), (8192, Rw::Read));
         assert_eq!((b.bs, b.rw), (16384, Rw::Write));
         assert_eq!(j.jobs[1].global_options.len(), 2);
-        assert_eq!(j.jobs[1].job_options, [("bs".to_string(), "16k".to_string())]);
+        assert_eq!(
+            j.jobs[1].job_options,
+            [("bs".to_string(), "16k".to_string())]
+        );
     }
 
     #[test]
@@ -152,9 +157,15 @@ mod tests {
              (tankbench fio runs a subset of fio's options, listed by `tankbench fio --help` and in docs/fio.md)"
         );
         let e = jobs(&["[a]\nfoo=1\n"]).unwrap_err().to_string();
-        assert!(e.starts_with("t.fio:2: option 'foo' is not supported (tankbench"), "{e}");
+        assert!(
+            e.starts_with("t.fio:2: option 'foo' is not supported (tankbench"),
+            "{e}"
+        );
         let e = jobs(&["[a]\nbs=1.5k\n"]).unwrap_err().to_string();
-        assert!(e.starts_with("t.fio:2: bs=1.5k: fractions are not supported"), "{e}");
+        assert!(
+            e.starts_with("t.fio:2: bs=1.5k: fractions are not supported"),
+            "{e}"
+        );
         assert!(jobs(&["[global]\nbs=4k\n"]).is_err(), "no job");
     }
 }

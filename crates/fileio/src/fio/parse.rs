@@ -170,11 +170,7 @@ fn read_text(path: &Path) -> Result<String, FioError> {
 
 /// The sections of one job file's text; `path` names it in messages and
 /// anchors relative includes.
-pub fn parse_job_text(
-    text: &str,
-    path: &Path,
-    expansion: &Expansion,
-) -> Result<JobText, FioError> {
+pub fn parse_job_text(text: &str, path: &Path, expansion: &Expansion) -> Result<JobText, FioError> {
     let mut sections: Vec<Section> = Vec::new();
     let mut sink = SectionSink {
         sections: &mut sections,
@@ -288,9 +284,7 @@ fn include(
     let path = if given.exists() || given.is_absolute() {
         given
     } else {
-        from.parent()
-            .map(|d| d.join(name))
-            .unwrap_or(given)
+        from.parent().map(|d| d.join(name)).unwrap_or(given)
     };
     let text = read_text(&path).map_err(|e| FioError::Syntax {
         origin: origin.clone(),
@@ -353,12 +347,14 @@ pub fn parse_command_line(words: &[String], expansion: &Expansion) -> Result<Inv
             Some((n, v)) => (n, Some(v)),
             None => (option, None),
         };
-        let value_error = |problem: &str, accepted: &str| FioError::Value {
-            origin: Origin::command_line(),
-            option: format!("--{name}"),
-            value: value.unwrap_or_default().to_string(),
-            problem: problem.to_string(),
-            accepted: accepted.to_string(),
+        let value_error = |problem: &str, accepted: &str| {
+            FioError::value(
+                Origin::command_line(),
+                format!("--{name}"),
+                value.unwrap_or_default(),
+                problem,
+                accepted,
+            )
         };
         match name {
             "help" => inv.help = true,
@@ -379,7 +375,12 @@ pub fn parse_command_line(words: &[String], expansion: &Expansion) -> Result<Inv
             }
             "output" => match value {
                 Some(v) if !v.is_empty() => inv.output = Some(PathBuf::from(v)),
-                _ => return Err(value_error("a file name is needed", "--output=FILE, a new file")),
+                _ => {
+                    return Err(value_error(
+                        "a file name is needed",
+                        "--output=FILE, a new file",
+                    ))
+                }
             },
             "name" => sections.push(Section {
                 name: value.unwrap_or_default().to_string(),
@@ -440,7 +441,13 @@ mod tests {
         assert_eq!(t.sections[1].name, "job1");
         assert_eq!(
             settings(&t.sections[1]),
-            ["rw=randwrite", "time_based", "bs= 8k", "numjobs=2", "filename=a"]
+            [
+                "rw=randwrite",
+                "time_based",
+                "bs= 8k",
+                "numjobs=2",
+                "filename=a"
+            ]
         );
         assert_eq!(t.sections[1].settings[1].origin.line, 9);
         assert_eq!(t.sections[1].settings[1].origin.to_string(), "t.fio:9");
@@ -460,7 +467,10 @@ mod tests {
             e.to_string(),
             "t.fio:1: 'bs=4k' stands outside of a [section] (accepted: settings after a [name] line)"
         );
-        assert!(parse("[j\n").unwrap_err().to_string().contains("does not end with ']'"));
+        assert!(parse("[j\n")
+            .unwrap_err()
+            .to_string()
+            .contains("does not end with ']'"));
         assert!(parse("[]\n").is_err());
     }
 
@@ -513,6 +523,9 @@ mod tests {
         assert_eq!(names, ["global", "a", "b"]);
         assert_eq!(settings(&jobs.sections[1]), ["rw=read", "time_based"]);
         let bad = parse_command_line(&["--output-format=terse".to_string()], &no_env());
-        assert!(bad.unwrap_err().to_string().contains("accepted: normal, json, json+"));
+        assert!(bad
+            .unwrap_err()
+            .to_string()
+            .contains("accepted: normal, json, json+"));
     }
 }

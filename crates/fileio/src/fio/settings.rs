@@ -236,7 +236,7 @@ pub struct FioOption {
 impl FioOption {
     /// Read `text` (`None` for a bare option) as this option's kind.
     pub fn read(&self, text: Option<&str>) -> Result<Value, ValueError> {
-        fn need<'t>(t: Option<&'t str>, kind: Kind) -> Result<&'t str, ValueError> {
+        fn need(t: Option<&str>, kind: Kind) -> Result<&str, ValueError> {
             t.ok_or_else(|| ValueError {
                 problem: "a value is needed".into(),
                 accepted: kind.form().trim_start_matches('=').to_string(),
@@ -464,25 +464,52 @@ pub const OPTIONS: &[FioOption] = &[
 pub const REFUSED: &[(&str, &str)] = &[
     ("bssplit", "one block size per job"),
     ("bsrange", "one block size per job"),
-    ("io_size", "the I/O is size bytes (or runtime with time_based)"),
-    ("number_ios", "the I/O is size bytes (or runtime with time_based)"),
+    (
+        "io_size",
+        "the I/O is size bytes (or runtime with time_based)",
+    ),
+    (
+        "number_ios",
+        "the I/O is size bytes (or runtime with time_based)",
+    ),
     ("offset", "jobs start at the beginning of their files"),
     ("verify", "tankbench fio does not verify data"),
     ("rate", "use rate_iops"),
-    ("rate_process", "tankbench spaces rate_iops evenly (fio's linear)"),
+    (
+        "rate_process",
+        "tankbench spaces rate_iops evenly (fio's linear)",
+    ),
     ("thinktime", "jobs do not pause between I/Os"),
-    ("norandommap", "counts are the same with or without fio's random map; tankbench has none"),
+    (
+        "norandommap",
+        "counts are the same with or without fio's random map; tankbench has none",
+    ),
     ("percentage_random", "a job is all random or all sequential"),
-    ("file_service_type", "tankbench's jobs go through their files in order"),
+    (
+        "file_service_type",
+        "tankbench's jobs go through their files in order",
+    ),
     ("kb_base", "sizes are read with fio's default, kb_base=1024"),
     ("unlink", "tankbench always removes the files it created"),
-    ("overwrite", "tankbench lays files out as fio does without it"),
-    ("fallocate", "files are laid out with fallocate(2) as fio's default, native"),
+    (
+        "overwrite",
+        "tankbench lays files out as fio does without it",
+    ),
+    (
+        "fallocate",
+        "files are laid out with fallocate(2) as fio's default, native",
+    ),
     ("invalidate", "the page cache is left as it is"),
     ("new_group", "use stonewall"),
     ("name", "a job file names a job with its [section]"),
-    ("lat_percentiles", "the report's percentiles are of each I/O's whole latency"),
-    ("percentile_list", "the report gives fio's default percentiles"),
+    (
+        "lat_percentiles",
+        "the report's percentiles are of each I/O's whole latency",
+    ),
+    (
+        "percentile_list",
+        "the report gives fio's default percentiles",
+    ),
     ("create_on_open", "files are laid out before the jobs start"),
     ("exitall", "every job of a group runs to its own end"),
 ];
@@ -550,12 +577,18 @@ mod tests {
         assert_eq!(apply("bs", Some("8k")).unwrap().bs, 8192);
         assert_eq!(apply("blocksize", Some("1m")).unwrap().bs, 1 << 20);
         assert_eq!(apply("rw", Some("randrw")).unwrap().rw, Rw::RandRw);
-        assert_eq!(apply("readwrite", Some("readwrite")).unwrap().rw, Rw::ReadWrite);
+        assert_eq!(
+            apply("readwrite", Some("readwrite")).unwrap().rw,
+            Rw::ReadWrite
+        );
         assert_eq!(apply("rwmixwrite", Some("30")).unwrap().rwmixread, 70);
         assert!(apply("time_based", None).unwrap().time_based);
         assert!(apply("direct", None).is_err(), "fio: requires an argument");
         assert!(!apply("buffered", Some("1")).unwrap().direct);
-        assert_eq!(apply("runtime", Some("2m")).unwrap().runtime_us, 120_000_000);
+        assert_eq!(
+            apply("runtime", Some("2m")).unwrap().runtime_us,
+            120_000_000
+        );
         assert_eq!(apply("sync", Some("dsync")).unwrap().sync, OpenSync::Dsync);
         assert_eq!(apply("sync", Some("1")).unwrap().sync, OpenSync::Sync);
     }
@@ -565,7 +598,10 @@ mod tests {
         let e = apply("ioengine", Some("libaio")).unwrap_err();
         assert!(e.problem.contains("io_uring"), "{e:?}");
         assert!(apply("rw", Some("trim")).is_err());
-        assert!(apply("rw", Some("READ")).is_err(), "fio's words are lower case");
+        assert!(
+            apply("rw", Some("READ")).is_err(),
+            "fio's words are lower case"
+        );
         assert!(apply("random_distribution", Some("zipf:1.2")).is_err());
         assert!(apply("buffer_compress_percentage", Some("50")).is_err());
         assert!(apply("directory", Some("/a:/b")).is_err());

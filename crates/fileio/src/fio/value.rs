@@ -82,10 +82,7 @@ const TIME_UNITS: &[(&str, u64)] = &[
 /// The digits at the start of `text` and the rest. A hexadecimal `0x`
 /// number takes no suffix.
 fn split_number(text: &str) -> Option<(u64, &str)> {
-    if let Some(hex) = text
-        .strip_prefix("0x")
-        .or_else(|| text.strip_prefix("0X"))
-    {
+    if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
         return u64::from_str_radix(hex, 16).ok().map(|v| (v, ""));
     }
     let end = text
@@ -222,7 +219,13 @@ pub fn parse_percentage(text: &str) -> Result<u32, ValueError> {
 /// A size in fio's report style: `4096B`, `4KiB`, `1MiB` (exact binary
 /// multiples, as fio's `num2str` prints block sizes), else bytes.
 pub fn size_label(bytes: u64) -> String {
-    for (unit, shift) in [("PiB", 50), ("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)] {
+    for (unit, shift) in [
+        ("PiB", 50),
+        ("TiB", 40),
+        ("GiB", 30),
+        ("MiB", 20),
+        ("KiB", 10),
+    ] {
         let m = 1u64 << shift;
         if bytes >= m && bytes.is_multiple_of(m) {
             return format!("{}{unit}", bytes >> shift);
@@ -265,12 +268,21 @@ mod tests {
     fn lax_fio_sizes_are_refused_with_the_reason() {
         let e = parse_size("1.5k").unwrap_err();
         assert!(e.problem.contains("fractions"), "{e:?}");
-        assert!(parse_size("10%").unwrap_err().problem.contains("percentage"));
-        assert!(parse_size("(4k*2)").unwrap_err().problem.contains("arithmetic"));
+        assert!(parse_size("10%")
+            .unwrap_err()
+            .problem
+            .contains("percentage"));
+        assert!(parse_size("(4k*2)")
+            .unwrap_err()
+            .problem
+            .contains("arithmetic"));
         assert!(parse_size("4kx").unwrap_err().problem.contains("suffix"));
         assert!(parse_size("abc").is_err());
         assert!(parse_size("").is_err());
-        assert!(parse_size("16777216p").unwrap_err().problem.contains("too large"));
+        assert!(parse_size("16777216p")
+            .unwrap_err()
+            .problem
+            .contains("too large"));
     }
 
     #[test]
@@ -283,7 +295,10 @@ mod tests {
         assert_eq!(parse_time_us("1D", s), Ok(86400 * s));
         assert_eq!(parse_time_us("250us", s), Ok(250));
         assert_eq!(parse_time_us("10S", s), Ok(10 * s));
-        assert!(parse_time_us("1sec", s).unwrap_err().problem.contains("microseconds"));
+        assert!(parse_time_us("1sec", s)
+            .unwrap_err()
+            .problem
+            .contains("microseconds"));
         assert!(parse_time_us("1x", s).is_err());
     }
 
@@ -291,7 +306,10 @@ mod tests {
     fn counts_booleans_and_percentages() {
         assert_eq!(parse_count("4", 1, 10), Ok(4));
         assert!(parse_count("0", 1, 10).is_err());
-        assert!(parse_count("4k", 1, 10_000).is_err(), "no suffix on a count");
+        assert!(
+            parse_count("4k", 1, 10_000).is_err(),
+            "no suffix on a count"
+        );
         assert_eq!(parse_bool(Some("1"), None), Ok(true));
         assert_eq!(parse_bool(None, Some(true)), Ok(true));
         assert!(parse_bool(None, None).is_err(), "fio: requires an argument");

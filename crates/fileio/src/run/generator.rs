@@ -500,7 +500,11 @@ mod tests {
             Op::Read,
         ];
         assert_eq!(count(1, &mixed), 6);
-        assert_eq!(count(2, &mixed), 2, "after the 2nd write, not after the 3rd");
+        assert_eq!(
+            count(2, &mixed),
+            2,
+            "after the 2nd write, not after the 3rd"
+        );
         let mut s = SyncEveryWrites::new(1);
         s.issued(&req(Op::Write));
         assert_eq!(s.due(), Some(0));

@@ -174,21 +174,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             if shared.failed.load(Relaxed) {
                 break;
             }
-            // The warm-up is over: what was recorded so far is left out.
-            let now_epoch = shared.measuring_since.load(Acquire);
-            if now_epoch != epoch {
-                epoch = now_epoch;
-                self.hist = ThreadHistograms::default();
-                let mark = (self.counters.snapshot(), self.counters.histogram.snapshot());
-                if let Some(slot) = shared
-                    .measured_from
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .get_mut(tid)
-                {
-                    *slot = Some(mark);
-                }
-            }
+            self.mark_warmup_end(&mut epoch);
             if shared.stop.load(Acquire) {
                 if shared.time_up.load(Relaxed) {
                     observer.info("Time limit exceeded, exiting...");
@@ -309,6 +295,27 @@ impl<'a, E: Engine> Worker<'a, E> {
         }
         self.counters.fsyncs.add(1);
         Ok(())
+    }
+
+    /// The warm-up is over (the shared epoch moved on): what was recorded so
+    /// far is left out, and the counters are marked where measuring starts.
+    fn mark_warmup_end(&mut self, epoch: &mut u64) {
+        let shared = self.ctx.shared;
+        let now_epoch = shared.measuring_since.load(Acquire);
+        if now_epoch == *epoch {
+            return;
+        }
+        *epoch = now_epoch;
+        self.hist = ThreadHistograms::default();
+        let mark = (self.counters.snapshot(), self.counters.histogram.snapshot());
+        if let Some(slot) = shared
+            .measured_from
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_mut(self.tid)
+        {
+            *slot = Some(mark);
+        }
     }
 
     /// fio's `fsync=N` sync before the next request: what is in flight
