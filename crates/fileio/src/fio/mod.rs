@@ -12,5 +12,6 @@
 pub mod error;
 pub mod job;
 pub mod parse;
+pub mod plan;
 pub mod settings;
 pub mod value;
