@@ -10,7 +10,9 @@
 //! - [`error`]: why a job is refused, one line each.
 
 pub mod error;
+pub mod execute;
 pub mod job;
+pub mod layout;
 pub mod parse;
 pub mod plan;
 pub mod settings;
