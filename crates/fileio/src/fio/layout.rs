@@ -77,7 +77,7 @@ impl CreatedFiles {
     ) -> Result<CreatedFiles, FioError> {
         check_new(files)?;
         let mut created = CreatedFiles::default();
-        let mut rng = Xoroshiro::from_state(0x5eed_f10, 0x2545_f491_4f6c_dd1d);
+        let mut rng = Xoroshiro::from_state(0x05ee_df10, 0x2545_f491_4f6c_dd1d);
         let mut buf = vec![0u8; FILL_CHUNK];
         for f in files {
             let c = CString::new(f.path.as_os_str().as_bytes())
@@ -86,12 +86,20 @@ impl CreatedFiles {
             let fd = unsafe {
                 libc::open(
                     c.as_ptr(),
-                    libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_CLOEXEC | libc::O_NOFOLLOW,
+                    libc::O_CREAT
+                        | libc::O_EXCL
+                        | libc::O_WRONLY
+                        | libc::O_CLOEXEC
+                        | libc::O_NOFOLLOW,
                     0o644,
                 )
             };
             if fd < 0 {
-                return Err(run_error(&f.path, "cannot create it", std::io::Error::last_os_error()));
+                return Err(run_error(
+                    &f.path,
+                    "cannot create it",
+                    std::io::Error::last_os_error(),
+                ));
             }
             created.paths.push(f.path.clone());
             say(&format!(
@@ -179,12 +187,18 @@ mod tests {
     #[test]
     fn files_are_created_full_or_allocated_and_removed_on_drop() {
         let dir = tempfile::tempdir().unwrap();
-        let files = [file(dir.path(), "a.0.0", true), file(dir.path(), "b.0.0", false)];
+        let files = [
+            file(dir.path(), "a.0.0", true),
+            file(dir.path(), "b.0.0", false),
+        ];
         let created = CreatedFiles::lay_out(&files, &mut |_| {}).unwrap();
         let a = std::fs::read(dir.path().join("a.0.0")).unwrap();
         assert_eq!(a.len(), 100_000);
         assert!(a.iter().filter(|&&b| b == 0).count() < 2000, "random data");
-        assert_eq!(std::fs::metadata(dir.path().join("b.0.0")).unwrap().len(), 100_000);
+        assert_eq!(
+            std::fs::metadata(dir.path().join("b.0.0")).unwrap().len(),
+            100_000
+        );
         drop(created);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
@@ -193,12 +207,26 @@ mod tests {
     fn an_existing_file_is_refused_before_anything_is_created() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("mine"), b"user data").unwrap();
-        let files = [file(dir.path(), "new", true), file(dir.path(), "mine", false)];
-        let e = CreatedFiles::lay_out(&files, &mut |_| {}).unwrap_err().to_string();
-        assert!(e.contains("mine exists: tankbench fio writes only files it creates"), "{e}");
+        let files = [
+            file(dir.path(), "new", true),
+            file(dir.path(), "mine", false),
+        ];
+        let e = CreatedFiles::lay_out(&files, &mut |_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("mine exists: tankbench fio writes only files it creates"),
+            "{e}"
+        );
         assert!(!dir.path().join("new").exists(), "nothing created");
-        assert_eq!(std::fs::read(dir.path().join("mine")).unwrap(), b"user data");
+        assert_eq!(
+            std::fs::read(dir.path().join("mine")).unwrap(),
+            b"user data"
+        );
         let missing = [file(&dir.path().join("nope"), "x", false)];
-        assert!(check_new(&missing).unwrap_err().to_string().contains("does not exist"));
+        assert!(check_new(&missing)
+            .unwrap_err()
+            .to_string()
+            .contains("does not exist"));
     }
 }

@@ -9,11 +9,13 @@
 //! - [`job`]: sections to typed jobs in reporting groups;
 //! - [`error`]: why a job is refused, one line each.
 
+pub mod command;
 pub mod error;
 pub mod execute;
 pub mod job;
 pub mod layout;
 pub mod parse;
 pub mod plan;
+pub mod report;
 pub mod settings;
 pub mod value;

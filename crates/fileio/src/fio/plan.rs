@@ -8,7 +8,9 @@
 use super::error::FioError;
 use super::job::{FioJob, Jobs};
 use super::settings::{IoEngine, JobSettings, OpenSync, Rw};
-use crate::spec::{DataPattern, ExtraFlags, FileSet, FsyncMode, IoMode, Mode, RateProcess, RunSpec};
+use crate::spec::{
+    DataPattern, ExtraFlags, FileSet, FsyncMode, IoMode, Mode, RateProcess, RunSpec,
+};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -178,6 +180,57 @@ fn job_error(job: &FioJob, problem: impl Into<String>) -> FioError {
     }
 }
 
+/// Settings that fio combines in ways fileio does not, refused.
+fn check_together(job: &FioJob) -> Result<(), FioError> {
+    let s = &job.settings;
+    if s.direct && !s.bs.is_multiple_of(512) {
+        return Err(job_error(
+            job,
+            format!(
+                "direct=1 needs bs to be a multiple of 512 (the smallest logical sector); {} is not",
+                s.bs
+            ),
+        ));
+    }
+    if s.fsync > 0 && s.fdatasync > 0 {
+        return Err(job_error(
+            job,
+            "fsync and fdatasync together are not supported (accepted: one of them)",
+        ));
+    }
+    if s.rate_iops > 0 && s.rw.mixed() {
+        return Err(job_error(
+            job,
+            "rate_iops with a read/write mix is not supported: fio paces reads and writes each at that rate, tankbench paces one stream (accepted: rate_iops on a read-only or write-only job)",
+        ));
+    }
+    Ok(())
+}
+
+/// fileio's mode of the job's `rw`, and the read/write ratio of a mix.
+fn mode_of(job: &FioJob) -> Result<(Mode, f64), FioError> {
+    let s = &job.settings;
+    Ok(match s.rw {
+        Rw::Read => (Mode::SeqRd, 0.0),
+        // The files are laid out before: sequential writes go over them,
+        // as fio's do.
+        Rw::Write => (Mode::SeqRewr, 0.0),
+        Rw::RandRead => (Mode::RndRd, 0.0),
+        Rw::RandWrite => (Mode::RndWr, 0.0),
+        Rw::RandRw => match s.rwmixread {
+            100 => (Mode::RndRd, 0.0),
+            0 => (Mode::RndWr, 0.0),
+            r => (Mode::RndRw, f64::from(r) / f64::from(100 - r)),
+        },
+        Rw::ReadWrite => {
+            return Err(job_error(
+                job,
+                "rw=rw (a sequential read/write mix) is not supported: fileio has no sequential mixed mode (accepted: randrw, or a read and a write job)",
+            ))
+        }
+    })
+}
+
 impl<'a> Mapped<'a> {
     fn of(job: &'a FioJob) -> Result<Mapped<'a>, FioError> {
         let s = &job.settings;
@@ -212,15 +265,6 @@ impl<'a> Mapped<'a> {
                 ),
             ));
         }
-        if s.direct && !s.bs.is_multiple_of(512) {
-            return Err(job_error(
-                job,
-                format!(
-                    "direct=1 needs bs to be a multiple of 512 (the smallest logical sector); {} is not",
-                    s.bs
-                ),
-            ));
-        }
         let time_s = whole_seconds(job, "runtime", s.runtime_us)?;
         if s.time_based && time_s == 0 {
             return Err(job_error(
@@ -235,45 +279,16 @@ impl<'a> Mapped<'a> {
                 "ramp_time is supported with time_based only (then the ramp runs before runtime; without it fio counts the ramp's I/O towards size)",
             ));
         }
-        if s.fsync > 0 && s.fdatasync > 0 {
-            return Err(job_error(
-                job,
-                "fsync and fdatasync together are not supported (accepted: one of them)",
-            ));
-        }
-        if s.rate_iops > 0 && s.rw.mixed() {
-            return Err(job_error(
-                job,
-                "rate_iops with a read/write mix is not supported: fio paces reads and writes each at that rate, tankbench paces one stream (accepted: rate_iops on a read-only or write-only job)",
-            ));
-        }
-        let (mode, rw_ratio) = match s.rw {
-            Rw::Read => (Mode::SeqRd, 0.0),
-            // The files are laid out before: sequential writes go over them,
-            // as fio's do.
-            Rw::Write => (Mode::SeqRewr, 0.0),
-            Rw::RandRead => (Mode::RndRd, 0.0),
-            Rw::RandWrite => (Mode::RndWr, 0.0),
-            Rw::RandRw => match s.rwmixread {
-                100 => (Mode::RndRd, 0.0),
-                0 => (Mode::RndWr, 0.0),
-                r => (Mode::RndRw, f64::from(r) / f64::from(100 - r)),
-            },
-            Rw::ReadWrite => {
-                return Err(job_error(
-                    job,
-                    "rw=rw (a sequential read/write mix) is not supported: fileio has no sequential mixed mode (accepted: randrw, or a read and a write job)",
-                ))
-            }
-        };
+        check_together(job)?;
+        let (mode, rw_ratio) = mode_of(job)?;
         let io_bytes = match s.size {
             Some(size) => size.min(nrfiles * file_size),
             None => nrfiles * file_size,
         };
         // fio does whole blocks of each file: files of 136533 bytes hold 33
         // blocks of 4 KiB each.
-        let blocks = (io_bytes / file_size.max(1)) * (region / s.bs)
-            + (io_bytes % file_size.max(1)) / s.bs;
+        let blocks =
+            (io_bytes / file_size.max(1)) * (region / s.bs) + (io_bytes % file_size.max(1)) / s.bs;
         let events = if s.time_based {
             0
         } else {
@@ -419,9 +434,18 @@ mod tests {
             ("[j]\nrw=read\n", "size or filesize is needed"),
             ("[j]\nsize=1m\ntime_based\n", "time_based needs a runtime"),
             ("[j]\nsize=1m\nruntime=1500ms\n", "whole seconds"),
-            ("[j]\nsize=1m\nramp_time=2\n", "ramp_time is supported with time_based"),
-            ("[j]\nsize=1m\nfsync=1\nfdatasync=1\n", "fsync and fdatasync"),
-            ("[j]\nsize=1m\nrw=randrw\nrate_iops=10\n", "rate_iops with a read/write mix"),
+            (
+                "[j]\nsize=1m\nramp_time=2\n",
+                "ramp_time is supported with time_based",
+            ),
+            (
+                "[j]\nsize=1m\nfsync=1\nfdatasync=1\n",
+                "fsync and fdatasync",
+            ),
+            (
+                "[j]\nsize=1m\nrw=randrw\nrate_iops=10\n",
+                "rate_iops with a read/write mix",
+            ),
             ("[j]\nsize=1m\nrw=rw\n", "rw=rw"),
             ("[j]\nsize=1k\nbs=4k\n", "larger than each file"),
             ("[j]\nsize=1m\nbs=1000\ndirect=1\n", "multiple of 512"),

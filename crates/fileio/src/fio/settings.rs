@@ -175,6 +175,19 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The value's name in a usage line (a man page, completions).
+    pub fn value_name(self) -> &'static str {
+        match self {
+            Kind::Size => "SIZE",
+            Kind::Time => "TIME",
+            Kind::Count { .. } => "INT",
+            Kind::Bool | Kind::Flag => "0|1",
+            Kind::Percentage => "PERCENT",
+            Kind::Choice(_) => "WORD",
+            Kind::Text => "STR",
+        }
+    }
+
     /// The value's form in `--help` and the docs.
     pub fn form(self) -> String {
         match self {
