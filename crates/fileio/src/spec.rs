@@ -19,6 +19,11 @@ pub enum Mode {
     RndRd,
     RndWr,
     RndRw,
+    /// fio's `rw=rw`: sequential reads and writes mixed by the read/write
+    /// ratio, each direction going through the files from the start with a
+    /// position of its own. Not a sysbench mode ([`Mode::parse`], which
+    /// reads `--file-test-mode`, does not take it).
+    SeqRw,
 }
 
 impl Mode {
@@ -41,6 +46,7 @@ impl Mode {
             Mode::RndRd => "rndrd",
             Mode::RndWr => "rndwr",
             Mode::RndRw => "rndrw",
+            Mode::SeqRw => "seqrw",
         }
     }
     /// The name in `Doing <name> test`.
@@ -52,7 +58,12 @@ impl Mode {
             Mode::RndRd => "random read",
             Mode::RndWr => "random write",
             Mode::RndRw => "random r/w",
+            Mode::SeqRw => "sequential r/w",
         }
+    }
+    /// Modes that mix reads and writes by the read/write ratio.
+    pub fn mixes(self) -> bool {
+        matches!(self, Mode::RndRw | Mode::SeqRw)
     }
     pub(crate) fn is_random(self) -> bool {
         matches!(self, Mode::RndRd | Mode::RndWr | Mode::RndRw)
@@ -61,7 +72,7 @@ impl Mode {
     pub fn writes(self) -> bool {
         matches!(
             self,
-            Mode::SeqWr | Mode::SeqRewr | Mode::RndWr | Mode::RndRw
+            Mode::SeqWr | Mode::SeqRewr | Mode::RndWr | Mode::RndRw | Mode::SeqRw
         )
     }
 }

@@ -222,12 +222,11 @@ fn mode_of(job: &FioJob) -> Result<(Mode, f64), FioError> {
             0 => (Mode::RndWr, 0.0),
             r => (Mode::RndRw, f64::from(r) / f64::from(100 - r)),
         },
-        Rw::ReadWrite => {
-            return Err(job_error(
-                job,
-                "rw=rw (a sequential read/write mix) is not supported: fileio has no sequential mixed mode (accepted: randrw, or a read and a write job)",
-            ))
-        }
+        Rw::ReadWrite => match s.rwmixread {
+            100 => (Mode::SeqRd, 0.0),
+            0 => (Mode::SeqRewr, 0.0),
+            r => (Mode::SeqRw, f64::from(r) / f64::from(100 - r)),
+        },
     })
 }
 
@@ -446,7 +445,6 @@ mod tests {
                 "[j]\nsize=1m\nrw=randrw\nrate_iops=10\n",
                 "rate_iops with a read/write mix",
             ),
-            ("[j]\nsize=1m\nrw=rw\n", "rw=rw"),
             ("[j]\nsize=1k\nbs=4k\n", "larger than each file"),
             ("[j]\nsize=1m\nbs=1000\ndirect=1\n", "multiple of 512"),
         ] {

@@ -117,6 +117,10 @@ impl FastDiv {
 struct Cursor {
     current_file: u64,
     position: u64,
+    /// [`Mode::SeqRw`]'s reads go on from here (its writes from
+    /// `current_file`/`position`).
+    read_file: u64,
+    read_position: u64,
     fsynced_file: u64,
     is_dirty: bool,
     req_performed: u64,
@@ -160,13 +164,16 @@ impl Generator {
             rw_ratio: w.rw_ratio,
             validate: w.files.validate,
             threads,
-            locked: w.fsync_freq > 0 || (w.files.validate && threads > 1),
+            // SeqRw's two positions are kept under the lock.
+            locked: w.fsync_freq > 0 || (w.files.validate && threads > 1) || mode == Mode::SeqRw,
             total_size_f64: w.files.total_size as f64,
             block_div: FastDiv::new(w.files.block_size),
             file_div: FastDiv::new(w.files.file_size.max(1)),
             cursor: Mutex::new(Cursor {
                 current_file: 0,
                 position: 0,
+                read_file: 0,
+                read_position: 0,
                 fsynced_file: 0,
                 is_dirty: false,
                 req_performed: 0,
@@ -180,7 +187,7 @@ impl Generator {
 
     /// Whether rndrw's choice needs the completion counters updated.
     pub fn tracks_completions(&self) -> bool {
-        self.mode == Mode::RndRw
+        self.mode.mixes()
     }
 
     #[inline]
@@ -243,6 +250,7 @@ impl Generator {
     fn seq_op(&self) -> Op {
         match self.mode {
             Mode::SeqRd => Op::Read,
+            Mode::SeqRw => self.random_op(),
             _ => Op::Write,
         }
     }
@@ -368,21 +376,27 @@ impl Generator {
                 size,
             }
         } else {
-            if c.current_file == self.file_num {
-                c.current_file = 0;
-                c.position = 0;
+            let c = &mut *c;
+            let (file, position) = if self.mode == Mode::SeqRw && op == Op::Read {
+                (&mut c.read_file, &mut c.read_position)
+            } else {
+                (&mut c.current_file, &mut c.position)
+            };
+            if *file == self.file_num {
+                *file = 0;
+                *position = 0;
             }
-            let size = self.request_size.min(self.file_size - c.position);
+            let size = self.request_size.min(self.file_size - *position);
             let req = Request {
                 op,
-                file: file_index(c.current_file),
-                pos: c.position,
+                file: file_index(*file),
+                pos: *position,
                 size,
             };
-            c.position += size;
-            if c.position >= self.file_size {
-                c.current_file += 1;
-                c.position = 0;
+            *position += size;
+            if *position >= self.file_size {
+                *file += 1;
+                *position = 0;
             }
             req
         };
@@ -587,6 +601,36 @@ mod tests {
             .map(|r| r.file)
             .collect();
         assert_eq!(fsync_files, vec![0, 1, 2, 3, 0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn seqrw_mixes_by_the_ratio_with_a_position_per_direction() {
+        let w = RunSpec::builder()
+            .files(
+                crate::spec::FileSet::builder()
+                    .file_num(2)
+                    .total_size(64 << 10)
+                    .block_size(4096),
+            )
+            .mode(Mode::SeqRw)
+            .rw_ratio(1.0)
+            .fsync_freq(0)
+            .build()
+            .unwrap();
+        let t = trace(&w, 20);
+        assert_eq!(&ops(&t)[..8], "WRWRWRWR");
+        let positions = |op| {
+            t.iter()
+                .filter(|r| r.op == op)
+                .map(|r| (r.file, r.pos))
+                .collect::<Vec<_>>()
+        };
+        // 32 KiB files of 8 blocks: each direction from the start, on its own.
+        let expect: Vec<(u32, u64)> = (0..10u64)
+            .map(|k| (u32::from(k >= 8), (k % 8) * 4096))
+            .collect();
+        assert_eq!(positions(Op::Write), expect);
+        assert_eq!(positions(Op::Read), expect);
     }
 
     #[test]
