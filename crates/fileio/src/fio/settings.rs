@@ -256,6 +256,26 @@ impl FioOption {
             })
         }
         let need = |t| need(t, self.kind);
+        let numeric = matches!(
+            self.kind,
+            Kind::Size | Kind::Time | Kind::Count { .. } | Kind::Percentage
+        );
+        if let Some(t) = text.filter(|_| numeric) {
+            let t = t.trim();
+            if t.contains(',') {
+                return Err(ValueError {
+                    problem: "separate values for reads, writes and trims are not supported".into(),
+                    accepted: "one value for every direction".into(),
+                });
+            }
+            // A leading '-' is a (refused) negative number, not a range.
+            if t.contains(':') || t[1.min(t.len())..].contains('-') {
+                return Err(ValueError {
+                    problem: "a range is not supported".into(),
+                    accepted: "one value".into(),
+                });
+            }
+        }
         Ok(match self.kind {
             Kind::Size => Value::Number(parse_size(need(text)?)?),
             Kind::Time => Value::Number(parse_time_us(need(text)?, 1_000_000)?),
@@ -388,6 +408,16 @@ fn set_compress(s: &mut JobSettings, v: &Value) -> Result<(), Refusal> {
     }
 }
 
+fn set_bs(s: &mut JobSettings, v: &Value) -> Result<(), Refusal> {
+    match v.number() {
+        0 => Err(refuse("no I/O has 0 bytes", "a size of 1 byte or more")),
+        bs => {
+            s.bs = bs;
+            Ok(())
+        }
+    }
+}
+
 fn set_filename(s: &mut JobSettings, v: &Value) -> Result<(), Refusal> {
     s.filename = Some(v.word().to_string());
     Ok(())
@@ -441,7 +471,7 @@ pub const OPTIONS: &[FioOption] = &[
     row!("rw", Some("readwrite"), Kind::Choice(RW_WORDS), "read", "read, write, randread, randwrite, rw (sequential mix), randrw (random mix)", set_rw),
     row!("rwmixread", None, Kind::Percentage, "50", "share of reads in a mix, percent", |s, v| s.rwmixread = small(v)),
     row!("rwmixwrite", None, Kind::Percentage, "50", "share of writes in a mix, percent (rwmixread = 100 - this)", |s, v| s.rwmixread = 100 - small(v)),
-    row!("bs", Some("blocksize"), Kind::Size, "4096", "bytes per I/O, reads and writes alike", |s, v| s.bs = v.number()),
+    row!("bs", Some("blocksize"), Kind::Size, "4096", "bytes per I/O, reads and writes alike", set_bs),
     row!("size", None, Kind::Size, "", "bytes of the job's files together, and of I/O without time_based", |s, v| s.size = Some(v.number())),
     row!("filesize", None, Kind::Size, "", "bytes of each file (size then bounds the I/O)", |s, v| s.filesize = Some(v.number())),
     row!("nrfiles", Some("nr_files"), Kind::Count { min: 1, max: UINT_MAX }, "1", "files per job", |s, v| s.nrfiles = v.number()),
