@@ -36,11 +36,21 @@ pub fn help() -> String {
     format!("{USAGE}{}", help_text())
 }
 
-/// Read and check everything the words name; `None` for `--help`.
-pub fn check(words: &[String], expansion: &Expansion) -> Result<Option<Checked>, FioError> {
+/// What the words ask for before any job is read.
+pub enum Request {
+    Help,
+    Version,
+    Jobs(Box<Checked>),
+}
+
+/// Read and check everything the words name.
+pub fn check(words: &[String], expansion: &Expansion) -> Result<Request, FioError> {
     let invocation = parse_command_line(words, expansion)?;
     if invocation.help {
-        return Ok(None);
+        return Ok(Request::Help);
+    }
+    if invocation.version {
+        return Ok(Request::Version);
     }
     let mut texts: Vec<JobText> = Vec::new();
     if let Some(jobs) = &invocation.command_line_jobs {
@@ -64,24 +74,34 @@ pub fn check(words: &[String], expansion: &Expansion) -> Result<Option<Checked>,
             )));
         }
     }
-    Ok(Some(Checked {
+    Ok(Request::Jobs(Box::new(Checked {
         invocation,
         jobs,
         plan,
-    }))
+    })))
 }
 
 /// Run the command; the exit code (0, or 130 after Ctrl-C).
 pub fn execute(words: &[String], out: &mut dyn Output) -> Result<i32, FioError> {
-    let Some(checked) = check(words, &Expansion::of_this_machine())? else {
-        out.stdout(&help());
-        return Ok(0);
+    let checked = match check(words, &Expansion::of_this_machine())? {
+        Request::Help => {
+            out.stdout(&help());
+            return Ok(0);
+        }
+        Request::Version => {
+            out.stdout(&format!(
+                "tankbench-fio {}\n",
+                crate::result::ToolInfo::tankbench().version
+            ));
+            return Ok(0);
+        }
+        Request::Jobs(checked) => checked,
     };
     let Checked {
         invocation,
         jobs,
         plan,
-    } = checked;
+    } = *checked;
     for note in &plan.notes {
         out.stderr_line(&format!("tankbench fio: note: {note}"));
     }

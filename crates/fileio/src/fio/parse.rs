@@ -313,6 +313,8 @@ pub struct Invocation {
     /// `--parse-only`: check the jobs, run nothing.
     pub parse_only: bool,
     pub help: bool,
+    /// `--version` / `-V`.
+    pub version: bool,
     pub job_files: Vec<PathBuf>,
     /// The jobs given as options (`--name=x --rw=read ...`); a first
     /// section named `global` holds the options before the first `--name`.
@@ -330,6 +332,7 @@ pub fn parse_command_line(words: &[String], expansion: &Expansion) -> Result<Inv
         output: None,
         parse_only: false,
         help: false,
+        version: false,
         job_files: Vec::new(),
         command_line_jobs: None,
     };
@@ -338,6 +341,8 @@ pub fn parse_command_line(words: &[String], expansion: &Expansion) -> Result<Inv
         let Some(option) = word.strip_prefix("--") else {
             if word == "-h" {
                 inv.help = true;
+            } else if word == "-V" {
+                inv.version = true;
             } else {
                 inv.job_files.push(PathBuf::from(word));
             }
@@ -358,6 +363,7 @@ pub fn parse_command_line(words: &[String], expansion: &Expansion) -> Result<Inv
         };
         match name {
             "help" => inv.help = true,
+            "version" => inv.version = true,
             "parse-only" => inv.parse_only = true,
             "output-format" => {
                 inv.format = match value {
