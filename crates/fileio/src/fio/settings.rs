@@ -650,6 +650,29 @@ mod tests {
         assert!(apply("directory", Some("/a:/b")).is_err());
     }
 
+    /// docs/fio.md lists every supported option and every refusal with a
+    /// reason, so the table, the help and the docs cannot drift apart.
+    #[test]
+    fn the_docs_list_every_row() {
+        let docs = include_str!("../../../../docs/fio.md");
+        for o in OPTIONS {
+            assert!(
+                docs.contains(&format!("`{}`", o.name)),
+                "docs/fio.md lacks `{}`",
+                o.name
+            );
+            if let Some(a) = o.alias {
+                assert!(docs.contains(&format!("`{a}`")), "docs/fio.md lacks `{a}`");
+            }
+        }
+        for (name, _) in REFUSED {
+            assert!(
+                docs.contains(&format!("`{name}`")),
+                "docs/fio.md lacks `{name}`"
+            );
+        }
+    }
+
     #[test]
     fn help_lists_every_row() {
         let h = help_text();
