@@ -361,3 +361,65 @@ fn parse_only_and_help_run_nothing() {
         assert!(r.stdout.contains(name), "{name}:\n{}", r.stdout);
     }
 }
+
+/// `simulate --fio` predicts a published row's own fio command (PS-003:
+/// `fio --rw=write --ioengine=sync --fdatasync=1 --size=22m --bs=4k` on an
+/// Optane log device, 5812 writes/s measured) with the workload `tankbench
+/// fio` would run, and refuses what the simulator does not model.
+#[test]
+fn simulate_predicts_a_published_fio_command() {
+    let d = scratch();
+    std::fs::write(
+        d.path().join("ps003.fio"),
+        "[ps003]\nrw=write\nioengine=sync\nfdatasync=1\nsize=22m\nbs=4k\n",
+    )
+    .unwrap();
+    let system = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/validation/ps003-optane-slog-slow-vdev.toml");
+    let system = system.to_str().unwrap();
+    let r = tb(
+        d.path(),
+        &[
+            "simulate",
+            "--system",
+            system,
+            "--intervals=off",
+            "--fio",
+            "ps003.fio",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let line = r
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("writes/s:"))
+        .expect("a writes/s line");
+    let writes_per_s: f64 = line.split_whitespace().last().unwrap().parse().unwrap();
+    assert!(
+        (5812.0 * 0.7..5812.0 * 1.3).contains(&writes_per_s),
+        "predicted {writes_per_s} writes/s, measured 5812"
+    );
+    assert!(
+        r.stdout
+            .contains("total number of events:              5632"),
+        "{}",
+        r.stdout
+    );
+    std::fs::write(
+        d.path().join("mix.fio"),
+        "[mix]\nrw=randrw\nfsync=1\nsize=22m\n",
+    )
+    .unwrap();
+    let r = tb(
+        d.path(),
+        &[
+            "simulate",
+            "--system",
+            system,
+            "--intervals=off",
+            "--fio",
+            "mix.fio",
+        ],
+    );
+    refused_naming(&r, &["simulate --fio", "fsync=1"]);
+}

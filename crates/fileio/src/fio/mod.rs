@@ -16,6 +16,7 @@ pub mod job;
 pub mod layout;
 pub mod parse;
 pub mod plan;
+pub mod predict;
 pub mod report;
 pub mod settings;
 pub mod value;
