@@ -37,20 +37,20 @@ pub fn help() -> String {
 }
 
 /// What the words ask for before any job is read.
-pub enum Request {
+pub enum Asked {
     Help,
     Version,
     Jobs(Box<Checked>),
 }
 
 /// Read and check everything the words name.
-pub fn check(words: &[String], expansion: &Expansion) -> Result<Request, FioError> {
+pub fn check(words: &[String], expansion: &Expansion) -> Result<Asked, FioError> {
     let invocation = parse_command_line(words, expansion)?;
     if invocation.help {
-        return Ok(Request::Help);
+        return Ok(Asked::Help);
     }
     if invocation.version {
-        return Ok(Request::Version);
+        return Ok(Asked::Version);
     }
     let mut texts: Vec<JobText> = Vec::new();
     if let Some(jobs) = &invocation.command_line_jobs {
@@ -74,7 +74,7 @@ pub fn check(words: &[String], expansion: &Expansion) -> Result<Request, FioErro
             )));
         }
     }
-    Ok(Request::Jobs(Box::new(Checked {
+    Ok(Asked::Jobs(Box::new(Checked {
         invocation,
         jobs,
         plan,
@@ -84,18 +84,18 @@ pub fn check(words: &[String], expansion: &Expansion) -> Result<Request, FioErro
 /// Run the command; the exit code (0, or 130 after Ctrl-C).
 pub fn execute(words: &[String], out: &mut dyn Output) -> Result<i32, FioError> {
     let checked = match check(words, &Expansion::of_this_machine())? {
-        Request::Help => {
+        Asked::Help => {
             out.stdout(&help());
             return Ok(0);
         }
-        Request::Version => {
+        Asked::Version => {
             out.stdout(&format!(
                 "tankbench-fio {}\n",
                 crate::result::ToolInfo::tankbench().version
             ));
             return Ok(0);
         }
-        Request::Jobs(checked) => checked,
+        Asked::Jobs(checked) => checked,
     };
     let Checked {
         invocation,

@@ -655,7 +655,7 @@ fn simulate_fio(a: &SimulateArgs, job: &Path) -> anyhow::Result<i32> {
     }
     let words = vec![job.to_string_lossy().into_owned()];
     let expansion = fileio::fio::parse::Expansion::of_this_machine();
-    let fileio::fio::command::Request::Jobs(checked) =
+    let fileio::fio::command::Asked::Jobs(checked) =
         fileio::fio::command::check(&words, &expansion)
             .map_err(|e| anyhow::anyhow!("simulate: --fio: {e}"))?
     else {
