@@ -10,6 +10,7 @@ skipped with a message.
     benches/compare.py --quick         # fewer rounds, shorter runs
     benches/compare.py --cases rndrd1,prepare --rounds 7
     benches/compare.py --scaling       # threads x files scaling table
+    benches/compare.py --cases fio     # `tankbench fio` beside fio, one job per engine
 
 Needs: a release build (made here), gcc for the minimal loop, /dev/shm (tmpfs)
 for the page-cache cases, root for the zfs-fuse case.
@@ -146,7 +147,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="3 rounds of 2 s")
-    ap.add_argument("--cases", default="rndrd1,rndrd2,uring,rndwr1,seed-ext4,seed-zfs,prepare,rss")
+    ap.add_argument("--cases", default="rndrd1,rndrd2,uring,rndwr1,fio,seed-ext4,seed-zfs,fio-sync,prepare,rss")
     ap.add_argument("--scaling", action="store_true", help="threads x files scaling instead of the cases")
     ap.add_argument("--no-build", action="store_true")
     args = ap.parse_args()
@@ -198,6 +199,8 @@ def main():
             cases.append(Case("uring", "rndrd 4K, 1 thread, io_uring QD32 (tmpfs)", tmpfs, tools))
         if "rndwr1" in wanted:
             cases.append(Case("rndwr1", "rndwr 4K, 1 thread, sync (tmpfs)", tmpfs, sb_pair("rndwr", 1, ("--file-fsync-end=off",))))
+        if "fio" in wanted and FIO:
+            cases += fio_job_cases(tmpfs, secs)
         for case in cases:
             note(f"case {case.title}")
             rows += summarize(case, *measure(case, args.rounds))
@@ -223,6 +226,8 @@ def main():
                     rows += seed_case("seed-zfs", "seed rndrw 4K 4 thr fsync-all, writes/s (zfs-fuse raidz+log)", pool[1])
                 finally:
                     destroy_pool(*pool)
+        if "fio-sync" in wanted and FIO:
+            rows += fio_sync_rows(disk, secs, args.rounds)
         if "prepare" in wanted:
             rows += prepare_case(disk, args.rounds)
         if "rss" in wanted:
@@ -232,6 +237,54 @@ def main():
         shutil.rmtree(disk, ignore_errors=True)
     print()
     print_table(rows)
+
+
+def fio_job_cases(directory, secs):
+    """The same fio job run by `tankbench fio` and by fio, one case per
+    engine, on tmpfs."""
+    cases = []
+    for engine, depth in (("psync", 1), ("io_uring", 32), ("mmap", 1)):
+        job = ["--name=tb", "--rw=randread", "--bs=4k", "--size=1g", f"--ioengine={engine}",
+               f"--iodepth={depth}", "--time_based", f"--runtime={secs}"]
+        cases.append(fio_pair(f"fio job randread 4K, {engine} QD{depth} (tmpfs)", f"fio-{engine}", directory, job))
+    return cases
+
+
+def fio_pair(title, name, directory, job, metric="IOPS"):
+    """A case of one fio job run by `tankbench fio` and by fio. Every run
+    gets a new directory under `directory`, so both lay their files out anew
+    (fio keeps the files it lays out, and a file written before syncs faster
+    than a new one; tankbench removes the files it creates). IOPS come from
+    each one's JSON report: the measured runtime, without the layout."""
+    fresh = lambda prefix: tempfile.mkdtemp(prefix=prefix, dir=directory)
+    job = [*job, "--output-format=json"]
+    tools = [
+        ("tankbench fio", lambda: [TB, "fio", f"--directory={fresh('tb-')}", *job], lambda out, wall: fio_iops(out)),
+        ("fio", lambda: [FIO, f"--directory={fresh('fio-')}", *job], lambda out, wall: fio_iops(out)),
+    ]
+    return Case(name, title, directory, tools, metric=metric)
+
+
+def fio_sync_rows(disk, secs, rounds):
+    """The sync-write job of the published measurements (4K random writes,
+    an fsync after each) by `tankbench fio` and by fio, on a disk file
+    system and on a zfs-fuse pool (raidz with a log device, root only)."""
+    job = ["--name=sync", "--rw=randwrite", "--bs=4k", "--size=256m", "--fsync=1",
+           "--ioengine=psync", "--time_based", f"--runtime={secs}"]
+    rows = []
+    places = [(disk, fs_type(disk), None)]
+    pool = zfs_pool()
+    if pool:
+        places.append((pool[1], "zfs-fuse raidz+log", pool))
+    for directory, label, pool_handle in places:
+        try:
+            c = fio_pair(f"fio job randwrite 4K fsync=1, IOPS ({label})", "fio-sync", directory, job)
+            note(f"case {c.title}")
+            rows += summarize(c, *measure(c, rounds))
+        finally:
+            if pool_handle:
+                destroy_pool(*pool_handle)
+    return rows
 
 
 def fs_type(directory):

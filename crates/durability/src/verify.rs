@@ -351,6 +351,7 @@ fn workload(s: &Session, layout: &Layout, opts: &VerifyOptions) -> WorkloadSumma
         rate: 0,
         queue_depth: 1,
         data: DataPattern::Random,
+        sync_every_writes: 0,
         directory: opts.dir.display().to_string(),
     }
 }

@@ -25,6 +25,9 @@
 //!   an [`engine`] (one per file in `engine/`), stopped through [`signals`],
 //!   latency recorded in [`run::histograms`] on the
 //!   [`run::clock`], written blocks from [`run::pattern`].
+//! - [`fio`], a second front end: fio's job language (job files and
+//!   command-line jobs) mapped onto the same [`spec::RunSpec`], one per
+//!   `numjobs` clone, run on the same runner, reported in fio's layouts.
 //! - [`job`], several processes as one: a [`job::coordinator`] (MPI with the
 //!   `mpi` feature), the steps the ranks take together, and rank 0's merge.
 //!
@@ -46,6 +49,7 @@ pub mod engine;
 pub mod environment;
 pub mod export;
 pub mod failure;
+pub mod fio;
 pub mod job;
 pub mod options;
 pub mod probe;

@@ -382,6 +382,11 @@ pub struct WorkloadSummary {
     pub data: DataPattern,
     /// Directory the test files live in.
     pub directory: String,
+    /// fio's `fsync=N`/`fdatasync=N`: a sync before the next request once a
+    /// thread's writes reach a multiple of N (not an event); absent (0) for
+    /// sysbench workloads, which sync by `fsync_freq` and `fsync_all`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sync_every_writes: u64,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]

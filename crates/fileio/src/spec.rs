@@ -34,6 +34,11 @@ pub enum Mode {
     RndRd,
     RndWr,
     RndRw,
+    /// fio's `rw=rw`: sequential reads and writes mixed by the read/write
+    /// ratio, each direction going through the files from the start with a
+    /// position of its own. Not a sysbench mode ([`Mode::parse`], which
+    /// reads `--file-test-mode`, does not take it).
+    SeqRw,
 }
 
 impl Mode {
@@ -64,6 +69,7 @@ impl Mode {
             Mode::RndRd => "rndrd",
             Mode::RndWr => "rndwr",
             Mode::RndRw => "rndrw",
+            Mode::SeqRw => "seqrw",
         }
     }
     /// The name in `Doing <name> test`.
@@ -75,7 +81,12 @@ impl Mode {
             Mode::RndRd => "random read",
             Mode::RndWr => "random write",
             Mode::RndRw => "random r/w",
+            Mode::SeqRw => "sequential r/w",
         }
+    }
+    /// Modes that mix reads and writes by the read/write ratio.
+    pub fn mixes(self) -> bool {
+        matches!(self, Mode::RndRw | Mode::SeqRw)
     }
     pub(crate) fn is_random(self) -> bool {
         matches!(self, Mode::RndRd | Mode::RndWr | Mode::RndRw)
@@ -84,7 +95,7 @@ impl Mode {
     pub fn writes(self) -> bool {
         matches!(
             self,
-            Mode::SeqWr | Mode::SeqRewr | Mode::RndWr | Mode::RndRw
+            Mode::SeqWr | Mode::SeqRewr | Mode::RndWr | Mode::RndRw | Mode::SeqRw
         )
     }
 }
@@ -266,12 +277,41 @@ pub struct FileSet {
     /// Number of the first test file: a rank of a distributed job that shares
     /// one file set uses `test_file.<first_file>` onwards; 0 otherwise.
     pub first_file: u64,
+    /// The files' own names (relative to `dir`, or absolute), one per file,
+    /// for a caller that creates and owns files of other names (a fio job's
+    /// `jobname.0.0`, or its `filename=`); empty for `test_file.N`.
+    pub names: Vec<PathBuf>,
 }
 
 impl FileSet {
     pub fn file_path(&self, index: u64) -> PathBuf {
-        self.dir.join(file_name(self.first_file + index))
+        match usize::try_from(self.first_file + index)
+            .ok()
+            .and_then(|i| self.names.get(i))
+        {
+            Some(name) => self.dir.join(name),
+            None => self.dir.join(file_name(self.first_file + index)),
+        }
     }
+
+    /// The name of file `index` in messages: its own name, or `test_file.N`.
+    pub fn display_name(&self, index: u64) -> String {
+        if self.names.is_empty() {
+            file_name(self.first_file + index)
+        } else {
+            self.file_path(index).display().to_string()
+        }
+    }
+}
+
+/// How an open-loop run (`rate`) spaces its arrivals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RateProcess {
+    /// Exponential gaps (a Poisson process): sysbench's `--rate`.
+    #[default]
+    Poisson,
+    /// Even gaps of 1/rate: fio's default `rate_process=linear`.
+    Linear,
 }
 
 /// A validated `run`: the file set and everything that decides which I/O
@@ -302,6 +342,18 @@ pub struct RunSpec {
     /// Percentiles for the per-operation latency section.
     pub percentiles: Vec<f64>,
     pub inject_latency: Option<InjectedLatency>,
+    /// fio's `fsync=N` / `fdatasync=N` (with `fsync_mode`): once a thread's
+    /// writes reach a multiple of N, the next request it makes is preceded
+    /// by a sync of the file last written, unless the request before was a
+    /// sync (fio 3.33's `should_fsync` and `get_rw_ddir` in io_u.c: a read
+    /// after the Nth write is synced before too). The syncs are not events.
+    /// 0: none (sysbench's `fsync_freq` and `fsync_all` are apart).
+    pub sync_every_writes: u64,
+    /// fio's `refill_buffers`: a write buffer gets fresh random bytes before
+    /// every write (with [`DataPattern::Random`]), not once per thread.
+    pub refill_buffers: bool,
+    /// How `rate` spaces arrivals.
+    pub rate_process: RateProcess,
 }
 
 impl RunSpec {

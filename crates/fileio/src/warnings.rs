@@ -412,7 +412,10 @@ fn interrupted(r: &RunResult) -> Option<RunWarning> {
 fn reads_from_cache(ctx: &Context, r: &RunResult) -> Option<RunWarning> {
     let w = ctx.workload;
     let env = ctx.environment;
-    let reads = matches!(w.mode, Mode::SeqRd | Mode::RndRd | Mode::RndRw) && r.counts.reads > 0;
+    let reads = matches!(
+        w.mode,
+        Mode::SeqRd | Mode::RndRd | Mode::RndRw | Mode::SeqRw
+    ) && r.counts.reads > 0;
     // mem_total_bytes is 0 when /proc/meminfo could not be read: no basis.
     if !reads || w.files.extra_flags.direct || env.mem_total_bytes == 0 {
         return None;
@@ -444,7 +447,10 @@ fn measured_arc(env: &Environment) -> Option<&crate::zfs_facts::ArcFacts> {
 
 fn reads_from_arc(ctx: &Context, r: &RunResult) -> Option<RunWarning> {
     let w = ctx.workload;
-    let reads = matches!(w.mode, Mode::SeqRd | Mode::RndRd | Mode::RndRw) && r.counts.reads > 0;
+    let reads = matches!(
+        w.mode,
+        Mode::SeqRd | Mode::RndRd | Mode::RndRw | Mode::SeqRw
+    ) && r.counts.reads > 0;
     let arc = measured_arc(ctx.environment)?;
     let ratio = arc.hit_ratio?;
     (reads && ratio >= limits::ARC_HIT_RATIO).then(|| RunWarning::ReadsFromArc {

@@ -15,7 +15,8 @@
 
 use crate::result::WorkloadSummary;
 use crate::spec::{
-    DataPattern, ExtraFlags, FileSet, FsyncMode, InjectedLatency, IoMode, Mode, RunSpec,
+    DataPattern, ExtraFlags, FileSet, FsyncMode, InjectedLatency, IoMode, Mode, RateProcess,
+    RunSpec,
 };
 use crate::text::{printable, printable_word};
 use std::path::PathBuf;
@@ -344,6 +345,7 @@ pub struct FileSetBuilder {
     data: DataPattern,
     checksums: bool,
     first_file: u64,
+    names: Vec<PathBuf>,
 }
 
 impl Default for FileSetBuilder {
@@ -357,6 +359,7 @@ impl Default for FileSetBuilder {
             data: DataPattern::Zero,
             checksums: false,
             first_file: 0,
+            names: Vec::new(),
         }
     }
 }
@@ -404,6 +407,14 @@ impl FileSetBuilder {
         self
     }
 
+    /// The files' own names, one per file (their number is the file count):
+    /// see [`FileSet::names`].
+    pub fn names(mut self, names: Vec<PathBuf>) -> Self {
+        self.file_num = names.len() as u64;
+        self.names = names;
+        self
+    }
+
     /// The sizes, in sysbench's order of checks.
     fn check_sizes(&self) -> Result<(), WorkloadError> {
         if self.file_num == 0 {
@@ -431,6 +442,7 @@ impl FileSetBuilder {
             data: self.data,
             validate: self.checksums,
             first_file: self.first_file,
+            names: self.names,
         })
     }
 }
@@ -461,6 +473,9 @@ pub struct RunSpecBuilder {
     percentile: u32,
     percentiles: Option<Vec<f64>>,
     inject_latency: Option<InjectedLatency>,
+    sync_every_writes: u64,
+    refill_buffers: bool,
+    rate_process: RateProcess,
 }
 
 impl Default for RunSpecBuilder {
@@ -484,6 +499,9 @@ impl Default for RunSpecBuilder {
             percentile: 95,
             percentiles: None,
             inject_latency: None,
+            sync_every_writes: 0,
+            refill_buffers: false,
+            rate_process: RateProcess::Poisson,
         }
     }
 }
@@ -624,6 +642,22 @@ impl RunSpecBuilder {
         self
     }
 
+    /// fio's `fsync=N` / `fdatasync=N`: see [`RunSpec::sync_every_writes`].
+    pub fn sync_every_writes(mut self, every: u64) -> Self {
+        self.sync_every_writes = every;
+        self
+    }
+    /// fio's `refill_buffers`: see [`RunSpec::refill_buffers`].
+    pub fn refill_buffers(mut self, on: bool) -> Self {
+        self.refill_buffers = on;
+        self
+    }
+    /// How `rate` spaces arrivals: see [`RateProcess`].
+    pub fn rate_process(mut self, process: RateProcess) -> Self {
+        self.rate_process = process;
+        self
+    }
+
     /// The run, with every check of [`RunSpec::validate`].
     pub fn build(self) -> Result<RunSpec, WorkloadError> {
         let spec = self.build_settings()?;
@@ -666,6 +700,9 @@ impl RunSpecBuilder {
             percentile: self.percentile,
             percentiles,
             inject_latency: self.inject_latency,
+            sync_every_writes: self.sync_every_writes,
+            refill_buffers: self.refill_buffers,
+            rate_process: self.rate_process,
         };
         spec.validate_settings()?;
         Ok(spec)
@@ -816,6 +853,7 @@ impl RunSpec {
                 .unwrap_or_else(|_| self.files.dir.clone())
                 .to_string_lossy()
                 .into_owned(),
+            sync_every_writes: self.sync_every_writes,
         }
     }
 }
@@ -877,7 +915,8 @@ impl TryFrom<&WorkloadSummary> for RunSpec {
             .threads(w.threads)
             .events(w.events_limit)
             .time_s(w.time_limit_s)
-            .rate(w.rate);
+            .rate(w.rate)
+            .sync_every_writes(w.sync_every_writes);
         if w.io_mode == IoMode::Async {
             b = b.async_backlog(w.queue_depth);
         }

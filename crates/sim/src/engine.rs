@@ -370,6 +370,13 @@ fn check_supported(spec: &RunSpec, budget: Budget) -> Result<(), SimError> {
         }
         .into());
     }
+    if spec.sync_every_writes > 0 {
+        return Err(NotModelled {
+            option: "fsync",
+            message: "fio's fsync=N rule (a sync before the next request after every Nth write) is not modelled yet; fsync=1 on a job that only writes is (as --file-fsync-all)".into(),
+        }
+        .into());
+    }
     if spec.time_s == 0 && spec.events == 0 {
         return Err(NotModelled {
             option: "--time",

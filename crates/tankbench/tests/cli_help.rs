@@ -165,7 +165,7 @@ fn usage_errors_are_one_line_naming_the_option_with_exit_1() {
     let cases: [(&[&str], &[&str]); 9] = [
         (
             &["frobnicate"],
-            &["'frobnicate'", "accepted: quick, fileio, plan"],
+            &["'frobnicate'", "accepted: quick, fileio, fio, plan"],
         ),
         (
             &["lab", "frobnicate"],

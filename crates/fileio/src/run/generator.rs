@@ -117,6 +117,10 @@ impl FastDiv {
 struct Cursor {
     current_file: u64,
     position: u64,
+    /// [`Mode::SeqRw`]'s reads go on from here (its writes from
+    /// `current_file`/`position`).
+    read_file: u64,
+    read_position: u64,
     fsynced_file: u64,
     is_dirty: bool,
     req_performed: u64,
@@ -160,13 +164,16 @@ impl Generator {
             rw_ratio: w.rw_ratio,
             validate: w.files.validate,
             threads,
-            locked: w.fsync_freq > 0 || (w.files.validate && threads > 1),
+            // SeqRw's two positions are kept under the lock.
+            locked: w.fsync_freq > 0 || (w.files.validate && threads > 1) || mode == Mode::SeqRw,
             total_size_f64: w.files.total_size as f64,
             block_div: FastDiv::new(w.files.block_size),
             file_div: FastDiv::new(w.files.file_size.max(1)),
             cursor: Mutex::new(Cursor {
                 current_file: 0,
                 position: 0,
+                read_file: 0,
+                read_position: 0,
                 fsynced_file: 0,
                 is_dirty: false,
                 req_performed: 0,
@@ -180,7 +187,7 @@ impl Generator {
 
     /// Whether rndrw's choice needs the completion counters updated.
     pub fn tracks_completions(&self) -> bool {
-        self.mode == Mode::RndRw
+        self.mode.mixes()
     }
 
     #[inline]
@@ -243,6 +250,7 @@ impl Generator {
     fn seq_op(&self) -> Op {
         match self.mode {
             Mode::SeqRd => Op::Read,
+            Mode::SeqRw => self.random_op(),
             _ => Op::Write,
         }
     }
@@ -368,21 +376,27 @@ impl Generator {
                 size,
             }
         } else {
-            if c.current_file == self.file_num {
-                c.current_file = 0;
-                c.position = 0;
+            let c = &mut *c;
+            let (file, position) = if self.mode == Mode::SeqRw && op == Op::Read {
+                (&mut c.read_file, &mut c.read_position)
+            } else {
+                (&mut c.current_file, &mut c.position)
+            };
+            if *file == self.file_num {
+                *file = 0;
+                *position = 0;
             }
-            let size = self.request_size.min(self.file_size - c.position);
+            let size = self.request_size.min(self.file_size - *position);
             let req = Request {
                 op,
-                file: file_index(c.current_file),
-                pos: c.position,
+                file: file_index(*file),
+                pos: *position,
                 size,
             };
-            c.position += size;
-            if c.position >= self.file_size {
-                c.current_file += 1;
-                c.position = 0;
+            *position += size;
+            if *position >= self.file_size {
+                *file += 1;
+                *position = 0;
             }
             req
         };
@@ -391,6 +405,52 @@ impl Generator {
             c.is_dirty = true;
         }
         Some(req)
+    }
+}
+
+/// fio's `fsync=N` for one thread ([`RunSpec::sync_every_writes`]): when a
+/// sync comes before the thread's next request. Kept per thread, as fio
+/// keeps its counts per job; the runner and the simulator both ask it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SyncEveryWrites {
+    every: u64,
+    writes: u64,
+    last_was_sync: bool,
+    last_written: u32,
+}
+
+impl SyncEveryWrites {
+    pub fn new(every: u64) -> SyncEveryWrites {
+        SyncEveryWrites {
+            every,
+            ..SyncEveryWrites::default()
+        }
+    }
+
+    /// The file to sync before the next request, if one is due: the
+    /// thread's writes are a (non-zero) multiple of N and the last request
+    /// was not a sync. Calling it again before [`Self::issued`] says none.
+    #[inline]
+    pub fn due(&mut self) -> Option<u32> {
+        if self.every == 0
+            || self.last_was_sync
+            || self.writes == 0
+            || !self.writes.is_multiple_of(self.every)
+        {
+            return None;
+        }
+        self.last_was_sync = true;
+        Some(self.last_written)
+    }
+
+    /// A request was made.
+    #[inline]
+    pub fn issued(&mut self, req: &Request) {
+        self.last_was_sync = false;
+        if req.op == Op::Write {
+            self.writes += 1;
+            self.last_written = req.file;
+        }
     }
 }
 
@@ -417,6 +477,53 @@ mod tests {
     use crate::options::GeneralOptions;
     use crate::sysbench::args::ParsedArgs;
     use crate::workload::WorkloadError;
+
+    /// fio 3.33 with ioengine=null: randwrite fsync=1 on 100 writes makes 99
+    /// syncs (none after the last write), fsync=3 makes 33, and a read after
+    /// the Nth write is synced before as well.
+    #[test]
+    fn syncs_every_n_writes_follow_fio() {
+        let req = |op| Request {
+            op,
+            file: 0,
+            pos: 0,
+            size: 4096,
+        };
+        let count = |every: u64, ops: &[Op]| {
+            let mut s = SyncEveryWrites::new(every);
+            let mut syncs = 0;
+            for &op in ops {
+                if s.due().is_some() {
+                    syncs += 1;
+                }
+                s.issued(&req(op));
+            }
+            syncs
+        };
+        assert_eq!(count(1, &[Op::Write; 100]), 99);
+        assert_eq!(count(3, &[Op::Write; 100]), 33);
+        assert_eq!(count(0, &[Op::Write; 100]), 0);
+        // W S R S R S W W W S R
+        let mixed = [
+            Op::Write,
+            Op::Read,
+            Op::Read,
+            Op::Write,
+            Op::Write,
+            Op::Write,
+            Op::Read,
+        ];
+        assert_eq!(count(1, &mixed), 6);
+        assert_eq!(
+            count(2, &mixed),
+            2,
+            "after the 2nd write, not after the 3rd"
+        );
+        let mut s = SyncEveryWrites::new(1);
+        s.issued(&req(Op::Write));
+        assert_eq!(s.due(), Some(0));
+        assert_eq!(s.due(), None, "one sync until the next request");
+    }
 
     #[test]
     fn debug_lines_print_positions_as_sysbench_32_bit_ints() {
@@ -494,6 +601,36 @@ mod tests {
             .map(|r| r.file)
             .collect();
         assert_eq!(fsync_files, vec![0, 1, 2, 3, 0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn seqrw_mixes_by_the_ratio_with_a_position_per_direction() {
+        let w = RunSpec::builder()
+            .files(
+                crate::spec::FileSet::builder()
+                    .file_num(2)
+                    .total_size(64 << 10)
+                    .block_size(4096),
+            )
+            .mode(Mode::SeqRw)
+            .rw_ratio(1.0)
+            .fsync_freq(0)
+            .build()
+            .unwrap();
+        let t = trace(&w, 20);
+        assert_eq!(&ops(&t)[..8], "WRWRWRWR");
+        let positions = |op| {
+            t.iter()
+                .filter(|r| r.op == op)
+                .map(|r| (r.file, r.pos))
+                .collect::<Vec<_>>()
+        };
+        // 32 KiB files of 8 blocks: each direction from the start, on its own.
+        let expect: Vec<(u32, u64)> = (0..10u64)
+            .map(|k| (u32::from(k >= 8), (k % 8) * 4096))
+            .collect();
+        assert_eq!(positions(Op::Write), expect);
+        assert_eq!(positions(Op::Read), expect);
     }
 
     #[test]

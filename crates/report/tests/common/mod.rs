@@ -161,6 +161,7 @@ pub fn run(labels: &[(&str, &str)], read_mib: f64, write_mib: f64, seed: u64) ->
             rate: 0,
             queue_depth: 1,
             data: fileio::spec::DataPattern::Zero,
+            sync_every_writes: 0,
             directory: "/mnt/tank/bench".into(),
         },
         interrupted: false,

@@ -34,6 +34,7 @@ pub(crate) struct Cli {
 enum TopCommand {
     Quick(super::fileio::QuickArgs),
     Fileio(FileioOptions),
+    Fio(FioOptions),
     Plan(plan::PlanArgs),
     Lab(lab::LabArgs),
     Simulate(simulate::SimulateArgs),
@@ -90,6 +91,77 @@ impl Args for FileioOptions {
             // for scripts that pass them to every sysbench call, never read.
             .filter(|o| !matches!(o.section, Section::Hidden | Section::Database))
             .fold(cmd, |cmd, o| cmd.arg(fileio_option(o)))
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+/// `tankbench fio`'s options. Never used to parse (the words go to the fio
+/// job-language parser, see [`super::dispatch`]); it lists the supported
+/// fio options, one per row of their table, for the man page and the shell
+/// completions.
+#[derive(Debug, Clone)]
+pub(crate) struct FioOptions;
+
+impl FromArgMatches for FioOptions {
+    fn from_arg_matches(_: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(FioOptions)
+    }
+
+    fn update_from_arg_matches(&mut self, _: &ArgMatches) -> Result<(), clap::Error> {
+        Ok(())
+    }
+}
+
+impl Args for FioOptions {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        let cmd = cmd
+            .about(
+                "Run fio job files (a supported subset of fio's options) with tankbench's engines",
+            )
+            .disable_help_flag(true)
+            .arg(
+                Arg::new("jobfile")
+                    .value_name("JOB.fio")
+                    .num_args(0..)
+                    .help("fio job files; or the jobs as options, --name=JOB --OPTION=VALUE ..."),
+            )
+            .arg(
+                Arg::new("output-format")
+                    .long("output-format")
+                    .value_parser(["normal", "json", "json+"])
+                    .require_equals(true)
+                    .help("report format [default: normal]"),
+            )
+            .arg(
+                Arg::new("output")
+                    .long("output")
+                    .value_name("FILE")
+                    .require_equals(true)
+                    .help("write the report to the new file FILE"),
+            )
+            .arg(
+                Arg::new("parse-only")
+                    .long("parse-only")
+                    .num_args(0)
+                    .help("check the jobs and run nothing"),
+            );
+        fileio::fio::settings::OPTIONS.iter().fold(cmd, |cmd, o| {
+            let optional = o.kind.form().starts_with('[');
+            let arg = Arg::new(o.name)
+                .long(o.name)
+                .help(o.help)
+                .help_heading("fio job options")
+                .value_name(o.kind.value_name())
+                .require_equals(true);
+            cmd.arg(if optional {
+                arg.num_args(0..=1)
+            } else {
+                arg.num_args(1)
+            })
+        })
     }
 
     fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
@@ -182,6 +254,8 @@ pub(crate) fn run(words: Vec<OsString>) -> anyhow::Result<i32> {
         // dispatch sends `fileio` to the front end before clap sees it; a
         // line clap still read as fileio goes there too, whole.
         TopCommand::Fileio(_) => super::fileio::sysbench_main(words),
+        // As fileio: dispatch sends `fio` to its own parser first.
+        TopCommand::Fio(_) => super::fio::run(&words_after(&words, 1)),
         TopCommand::Plan(a) => plan::run(&a),
         TopCommand::Lab(a) => lab::run(a),
         TopCommand::Simulate(a) => simulate::run(a),

@@ -14,6 +14,7 @@ mod completions;
 pub mod durability;
 mod examples;
 pub mod fileio;
+pub mod fio;
 pub mod lab;
 mod man;
 mod options;
@@ -59,6 +60,14 @@ pub fn dispatch(args: Vec<OsString>) -> anyhow::Result<i32> {
     let legacy_test_option = rest
         .iter()
         .any(|a| starts_with(a, "--test=") || starts_with(a, "--test_"));
+    // fio's job options are fio's words, read by the job-language parser.
+    if first_positional.as_deref() == Some("fio") {
+        let position = rest
+            .iter()
+            .position(|a| a.as_bytes() == b"fio")
+            .unwrap_or(0);
+        return fio::run(&rest[position + 1..]);
+    }
     if first_positional.as_deref() == Some("fileio") || (legacy_test_option && !names_own_command) {
         return fileio::sysbench_main(rest);
     }

@@ -83,6 +83,10 @@ pub(crate) struct SimulateArgs {
     /// fileio options of the workload, ending in `run` (as for `tankbench fileio`).
     #[arg(last = true, value_name = "FILEIO OPTIONS")]
     fileio: Vec<OsString>,
+    /// The workload as a fio job file instead of fileio options: one group
+    /// of one job, its numjobs clones as threads (see docs/fio.md).
+    #[arg(long, value_name = "JOB.fio")]
+    fio: Option<PathBuf>,
 }
 
 /// `simulate matrix` and `simulate calibrate`.
@@ -211,6 +215,9 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
         Some(SimulateCommand::Matrix(m)) => return super::simulate_matrix::run(m),
         Some(SimulateCommand::Calibrate(c)) => return super::calibrate::run(c),
         None => {}
+    }
+    if let Some(job) = &a.fio {
+        return simulate_fio(&a, job);
     }
     let words = a.fileio_words()?;
     let source = system_source(&a)?;
@@ -672,4 +679,71 @@ fn prediction_header(model: &SystemModel, sys: &System) -> String {
         link,
         sys.protocol.name()
     )
+}
+
+/// `simulate --fio JOB.fio`: the job file's one workload (fileio's fio
+/// front end builds the same `RunSpec` as `tankbench fio` runs) predicted on
+/// the system, reported as text. Output options, matrices and `--baseline`
+/// take fileio options for now.
+fn simulate_fio(a: &SimulateArgs, job: &Path) -> anyhow::Result<i32> {
+    if !a.fileio.is_empty() {
+        anyhow::bail!("simulate: --fio and fileio options after '--' cannot be combined (accepted: one of them)");
+    }
+    if a.is_matrix() {
+        anyhow::bail!("simulate: --fio takes one value per override (accepted: a matrix with fileio options after '--')");
+    }
+    let words = vec![job.to_string_lossy().into_owned()];
+    let expansion = fileio::fio::parse::Expansion::of_this_machine();
+    let fileio::fio::command::Asked::Jobs(checked) =
+        fileio::fio::command::check(&words, &expansion)
+            .map_err(|e| anyhow::anyhow!("simulate: --fio: {e}"))?
+    else {
+        anyhow::bail!("simulate: --fio needs a job file (accepted: --fio=JOB.fio)");
+    };
+    let spec = checked
+        .plan
+        .as_one_workload()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let source = system_source(a)?;
+    let mut model = SystemModel::from_toml_in(&source.text, &source.dir)
+        .map_err(|e| anyhow::anyhow!("simulate: {}: {e}", source.option))?;
+    let profile = match &a.model.profile {
+        Some(p) => {
+            super::calibrate::apply_profile_file(&mut model, p)?;
+            Some(super::calibrate::load_profile(p)?)
+        }
+        None => None,
+    };
+    apply_overrides(&mut model, a)?;
+    let sys = model.resolve().map_err(|e| system_error(e, a))?;
+    let budget = match a.model.max_sim_events {
+        Some(events) => sim::Budget::of(events).map_err(|e| anyhow::anyhow!("simulate: {e}"))?,
+        None => sim::Budget::default(),
+    };
+    let options = sim::RunOptions {
+        budget,
+        early_stop: !a.no_early_stop,
+        warmup_events: super::simulate_matrix::warmup_events(a.count_after_first_sync),
+        ..sim::RunOptions::default()
+    };
+    let mut result =
+        sim::simulate_run(&spec, &model, &options).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
+    if a.intervals == Switch::On {
+        let samples = a.samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES);
+        let parallel = std::thread::available_parallelism().map_or(1, usize::from);
+        result = sim::uncertainty::with_interval(
+            &spec,
+            &model,
+            profile.as_ref(),
+            result,
+            &options,
+            samples,
+            parallel,
+        )
+        .map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
+    }
+    note_budget(&result);
+    let text = report::escape::terminal_lines(&text_report(&model, &sys, &result, spec.percentile));
+    super::write_stdout(text.as_bytes())?;
+    Ok(0)
 }

@@ -492,7 +492,7 @@ pub fn open_for_run(w: &RunSpec, debug: &mut dyn FnMut(&str)) -> Result<OpenFile
     for i in 0..w.files.file_num {
         let path = w.files.file_path(i);
         let c = cpath(&path);
-        let name = crate::spec::file_name(w.files.first_file + i);
+        let name = w.files.display_name(i);
         if mode == Mode::SeqWr {
             recreate_for_seqwr(&c, &name)?;
         }

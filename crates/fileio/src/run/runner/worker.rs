@@ -10,10 +10,10 @@ use crate::engine::{Completion, Engine, IoError, Submitted};
 use crate::failure::{Failure, Stream};
 use crate::rng::Xoroshiro;
 use crate::run::clock::now_ns;
-use crate::run::generator::{file_index, Op, Request};
+use crate::run::generator::{file_index, Op, Request, SyncEveryWrites};
 use crate::run::histograms::{LatencyKind, ThreadCounters, ThreadHistograms};
 use crate::run::pattern::{check_block, fill_checked_block, fill_random};
-use crate::spec::{DataPattern, RunSpec};
+use crate::spec::{DataPattern, RateProcess, RunSpec};
 use std::sync::atomic::Ordering::{Acquire, Relaxed};
 use std::time::{Duration, Instant};
 
@@ -145,11 +145,13 @@ impl<'a, E: Engine> Worker<'a, E> {
         // is a C int (the option parser refuses more than i32::MAX).
         #[allow(clippy::cast_possible_truncation)]
         let block = w.files.block_size as usize;
-        if w.files.data == DataPattern::Random && !w.files.validate {
-            let mut data_rng =
-                Xoroshiro::from_state(0xdead_beef ^ tid as u64, 0x5851_f42d_4c95_7f2d);
+        let mut data_rng = Xoroshiro::from_state(0xdead_beef ^ tid as u64, 0x5851_f42d_4c95_7f2d);
+        let random_data = w.files.data == DataPattern::Random && !w.files.validate;
+        if random_data {
             fill_random(self.engine.buffer_mut(), &mut data_rng);
         }
+        let refill = random_data && w.refill_buffers;
+        let mut syncs = SyncEveryWrites::new(w.sync_every_writes);
         // DEBUG level, printed at --verbosity=5 with or without --debug, as
         // sysbench's worker threads do.
         observer.debug(&format!("DEBUG: Worker thread (#{tid}) started"));
@@ -172,21 +174,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             if shared.failed.load(Relaxed) {
                 break;
             }
-            // The warm-up is over: what was recorded so far is left out.
-            let now_epoch = shared.measuring_since.load(Acquire);
-            if now_epoch != epoch {
-                epoch = now_epoch;
-                self.hist = ThreadHistograms::default();
-                let mark = (self.counters.snapshot(), self.counters.histogram.snapshot());
-                if let Some(slot) = shared
-                    .measured_from
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .get_mut(tid)
-                {
-                    *slot = Some(mark);
-                }
-            }
+            self.mark_warmup_end(&mut epoch);
             if shared.stop.load(Acquire) {
                 if shared.time_up.load(Relaxed) {
                     observer.info("Time limit exceeded, exiting...");
@@ -202,10 +190,17 @@ impl<'a, E: Engine> Worker<'a, E> {
                 break;
             }
             let arrival_ns = if w.rate > 0 {
-                Some(next_arrival(shared, w.rate, start_ns))
+                Some(next_arrival(shared, w.rate, w.rate_process, start_ns))
             } else {
                 None
             };
+            if let Some(file) = syncs.due() {
+                // fio's fsync=N: a sync of its own before this request.
+                if let Err(f) = self.sync_due(file) {
+                    fail(shared, f);
+                    break;
+                }
+            }
             let Some(req) = shared
                 .generator
                 .next_unless_stopped(&mut rng, tid, &shared.stop)
@@ -214,8 +209,13 @@ impl<'a, E: Engine> Worker<'a, E> {
                 // stop check says why.
                 continue;
             };
+            syncs.issued(&req);
             if debug {
                 observer.debug(&req.debug_line());
+            }
+            if refill && req.op == Op::Write {
+                let len = req.transfer_len();
+                fill_random(&mut self.engine.buffer_mut()[..len], &mut data_rng);
             }
             if w.files.validate && req.op == Op::Write {
                 fill_checked_blocks(self.engine.buffer_mut(), &req, block, &mut rng);
@@ -295,6 +295,37 @@ impl<'a, E: Engine> Worker<'a, E> {
         }
         self.counters.fsyncs.add(1);
         Ok(())
+    }
+
+    /// The warm-up is over (the shared epoch moved on): what was recorded so
+    /// far is left out, and the counters are marked where measuring starts.
+    fn mark_warmup_end(&mut self, epoch: &mut u64) {
+        let shared = self.ctx.shared;
+        let now_epoch = shared.measuring_since.load(Acquire);
+        if now_epoch == *epoch {
+            return;
+        }
+        *epoch = now_epoch;
+        self.hist = ThreadHistograms::default();
+        let mark = (self.counters.snapshot(), self.counters.histogram.snapshot());
+        if let Some(slot) = shared
+            .measured_from
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_mut(self.tid)
+        {
+            *slot = Some(mark);
+        }
+    }
+
+    /// fio's `fsync=N` sync before the next request: what is in flight
+    /// lands first, so the sync covers it.
+    fn sync_due(&mut self, file: u32) -> Result<(), Failure> {
+        if self.engine.in_flight() > 0 {
+            let n = self.engine.in_flight();
+            self.reap(n).map_err(|e| io_failure(&e))?;
+        }
+        self.fsync(file, true)
     }
 
     /// Execute one event and count it. Per-operation latency is recorded here
@@ -405,15 +436,21 @@ fn check_blocks(buf: &[u8], req: &Request, block: usize) -> Result<(), Failure> 
     Ok(())
 }
 
-/// Open loop: take the next scheduled arrival (Poisson process at `rate`/s) and
+/// Open loop: take the next scheduled arrival (at `rate`/s, Poisson or evenly
+/// spaced) and
 /// wait for it; a late worker starts at once and the delay shows in the
 /// response time, so coordinated omission is visible. Returns the arrival time
 /// on the [`now_ns`] clock.
-fn next_arrival(shared: &Shared, rate: u64, start_ns: u64) -> u64 {
+fn next_arrival(shared: &Shared, rate: u64, process: RateProcess, start_ns: u64) -> u64 {
     let offset_ns = {
         let mut a = shared.arrivals.lock().expect("arrival lock");
-        let u = a.1.next_f64();
-        let gap_ns = -(1.0 - u).ln() / rate as f64 * 1e9;
+        let gap_ns = match process {
+            RateProcess::Poisson => {
+                let u = a.1.next_f64();
+                -(1.0 - u).ln() / rate as f64 * 1e9
+            }
+            RateProcess::Linear => 1e9 / rate as f64,
+        };
         a.0 += gap_ns;
         a.0
     };

@@ -1,0 +1,44 @@
+//! `tankbench fio JOB.fio ...` and `tankbench fio --name=x --rw=... ...`:
+//! fio's job language run with tankbench's engines. The job language, the
+//! run and the report are in `fileio::fio`; this prints.
+
+use std::ffi::OsString;
+
+/// The library's text to the process's streams; the first failed write to
+/// stdout is kept (a report that did not arrive must not exit 0).
+#[derive(Default)]
+struct Streams {
+    failed: Option<anyhow::Error>,
+}
+
+impl fileio::fio::command::Output for Streams {
+    fn stdout(&mut self, text: &str) {
+        if self.failed.is_none() {
+            self.failed = super::write_stdout(text.as_bytes()).err();
+        }
+    }
+    fn stderr_line(&mut self, line: &str) {
+        super::write_stderr_line(line);
+    }
+}
+
+/// Run the words after `fio`; the exit code.
+pub fn run(words: &[OsString]) -> anyhow::Result<i32> {
+    let mut text = Vec::with_capacity(words.len());
+    for w in words {
+        match w.to_str() {
+            Some(s) => text.push(s.to_string()),
+            None => anyhow::bail!(
+                "fio: '{}' is not UTF-8 text (accepted: job options and file names in UTF-8)",
+                w.to_string_lossy()
+            ),
+        }
+    }
+    let mut streams = Streams::default();
+    let code = fileio::fio::command::execute(&text, &mut streams)
+        .map_err(|e| anyhow::anyhow!("fio: {e}"))?;
+    match streams.failed {
+        Some(e) => Err(e),
+        None => Ok(code),
+    }
+}
