@@ -754,6 +754,7 @@ mod tests {
             distributed: None,
             durability: None,
             prediction: None,
+            anchor: None,
         }
     }
 

@@ -49,7 +49,7 @@ pub fn system_from_result(id: &str, result: &RunResult) -> Result<Derived, SimEr
     let env = &result.environment;
     let facts = env.zfs.as_ref().ok_or_else(|| {
         refuse(format!(
-            "the run recorded no ZFS facts (its directory was on {}, not ZFS); --system-from needs a run on the ZFS box itself",
+            "the run recorded no ZFS facts (its directory was on {}, not ZFS); its system is known only from a run on the ZFS box itself",
             if env.fs_type.is_empty() { "an unknown file system" } else { &env.fs_type }
         ))
     })?;

@@ -484,7 +484,7 @@ fn run_parallel(
 }
 
 /// The `q` quantile of sorted `v` (linear between ranks).
-fn percentile(v: &[f64], q: f64) -> f64 {
+pub(crate) fn percentile(v: &[f64], q: f64) -> f64 {
     if v.is_empty() {
         return 0.0;
     }

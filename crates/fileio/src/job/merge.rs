@@ -161,6 +161,7 @@ pub fn merge(
         distributed: Some(distributed),
         durability: None,
         prediction: None,
+        anchor: None,
         ranks,
     };
     Ok(Merged { result, period })
@@ -427,6 +428,7 @@ mod tests {
             }),
             durability: None,
             prediction: None,
+            anchor: None,
         }
     }
 

@@ -19,6 +19,7 @@ pub mod report;
 pub mod simulate;
 pub mod simulate_matrix;
 pub mod slog;
+mod what_if;
 
 /// Route the command line to a subcommand.
 ///

@@ -36,9 +36,16 @@ pub(crate) struct SimulateArgs {
     #[arg(
         long,
         value_name = "SYSTEM.toml",
-        required_unless_present = "system_from"
+        required_unless_present_any = ["system_from", "baseline"]
     )]
     system: Option<PathBuf>,
+    /// A measured run of the box at hand (a tankbench result, or a fio
+    /// JSON or sysbench text report): each figure predicted is its
+    /// measured figure times the simulated change from its configuration
+    /// (its ZFS facts', or --system's) to the one asked for. See
+    /// docs/what-if.md.
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["system_from", "write_system"])]
+    baseline: Option<PathBuf>,
     /// The system a measured run ran on, from the ZFS facts its result
     /// recorded (pool layout, log vdev, recordsize, sync, ZFS version, RAM);
     /// what a run cannot record is assumed and listed.
@@ -199,6 +206,9 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
         Some(SimulateCommand::Calibrate(c)) => return super::calibrate::run(c),
         None => {}
     }
+    if let Some(path) = &a.baseline {
+        return what_if(&a, path);
+    }
     let words = a.fileio_words()?;
     let source = system_source(&a)?;
     if a.is_matrix() {
@@ -298,6 +308,101 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+/// `tankbench simulate --baseline RUN [--system A.toml] [overrides] -- ...
+/// run`: the configurations the overrides describe, each predicted from
+/// the measured run; one as a report of its figures, several as a table
+/// with the baseline marked.
+fn what_if(a: &SimulateArgs, path: &Path) -> anyhow::Result<i32> {
+    use super::what_if as w;
+    let words = a.fileio_words()?;
+    let (spec, settings) = fileio_settings(&words)?;
+    let ext = &settings.ext;
+    if ext.repeat != 1 {
+        anyhow::bail!("simulate: --repeat must be 1 (a prediction is deterministic for its seed)");
+    }
+    if ext.json_path.is_some() && a.is_matrix() {
+        anyhow::bail!(
+            "simulate: --json=FILE takes one prediction; a matrix prints JSON with --format=json"
+        );
+    }
+    if let Some(p) = &ext.json_path {
+        check_new_file(p).map_err(|e| anyhow::anyhow!("simulate: --json={}: {e}", p.display()))?;
+    }
+    let mut labels = Labels::new();
+    for text in &ext.labels {
+        merge_labels(&mut labels, parse_labels(text)?)?;
+    }
+    let baseline = w::load_baseline("simulate", path)?;
+    let (text, _, option) = w::baseline_system("simulate", &baseline, a.system.as_deref())?;
+    let workload = workload_of(&words);
+    let profile = a
+        .model
+        .profile
+        .as_deref()
+        .map(super::calibrate::load_profile)
+        .transpose()?;
+    let a_cell = w::baseline_cell(&text, &option, &workload, profile.as_ref())?;
+    let mut m = overrides_matrix(
+        &text,
+        &option,
+        workload.clone(),
+        &a.axes(),
+        a.model.max_cells,
+    )?;
+    m.profile = profile;
+    let cells = w::cells_of("simulate", &m)?;
+    let runs = w::Runs {
+        events: a.model.max_sim_events,
+        intervals: match a.intervals {
+            Switch::On => Some(a.samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES)),
+            Switch::Off => None,
+        },
+        early_stop: !a.no_early_stop,
+        warmup_events: super::simulate_matrix::warmup_events(a.count_after_first_sync),
+        save: w::save_dir(ext.save.as_ref()),
+        labels,
+    };
+    let anchored = w::predict("simulate", &baseline, &a_cell, &spec, &cells, &runs)?;
+    let sim_error = |e: SimError| anyhow::anyhow!("simulate: {e}");
+    let out = if a.is_matrix() {
+        match ext.format {
+            Format::Json => w::json_doc(
+                "tankbench simulate --baseline",
+                &workload,
+                &baseline,
+                &anchored.results,
+            )?,
+            Format::Text => sim::baseline::report::table(
+                &workload,
+                &baseline,
+                &a_cell.system,
+                &cells,
+                &anchored,
+            )
+            .map_err(sim_error)?
+            .to_terminal(),
+        }
+    } else {
+        let result = anchored
+            .results
+            .first()
+            .ok_or(SimError::CellLost)
+            .map_err(sim_error)?;
+        if let Some(p) = &ext.json_path {
+            write_json(p, result)?;
+        }
+        match ext.format {
+            Format::Json => format!("{}\n", serde_json::to_string_pretty(result)?),
+            Format::Text => {
+                sim::baseline::report::one(&baseline, &a_cell.system, &cells[0].system, &anchored)
+                    .map_err(sim_error)?
+            }
+        }
+    };
+    super::write_stdout(out.as_bytes())?;
+    Ok(0)
+}
+
 /// Where the system came from: its TOML text and the option that named it
 /// (for messages).
 struct SystemSource {
@@ -351,7 +456,7 @@ fn system_source(a: &SimulateArgs) -> anyhow::Result<SystemSource> {
 }
 
 /// The directory a file name is in ("." for a bare name).
-fn directory_of(path: &Path) -> PathBuf {
+pub(crate) fn directory_of(path: &Path) -> PathBuf {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -377,7 +482,7 @@ pub(crate) fn note_budget(result: &fileio::result::RunResult) {
 }
 
 /// `--json=FILE`: the prediction, published whole as a new file.
-fn write_json(path: &Path, result: &fileio::result::RunResult) -> anyhow::Result<()> {
+pub(crate) fn write_json(path: &Path, result: &fileio::result::RunResult) -> anyhow::Result<()> {
     let mut doc = serde_json::to_string_pretty(result)?;
     doc.push('\n');
     write_atomically(path, doc.as_bytes(), Existing::Keep)
@@ -387,7 +492,7 @@ fn write_json(path: &Path, result: &fileio::result::RunResult) -> anyhow::Result
 /// The fileio words after `--` (`fileio`, options, `run`): the workload,
 /// read with fileio's typed API, and the front end's output options
 /// (`--format`, `--json`, `--save`, `--label`, `--repeat`, `--percentile`).
-fn fileio_settings(words: &[String]) -> anyhow::Result<(RunSpec, Box<Settings>)> {
+pub(crate) fn fileio_settings(words: &[String]) -> anyhow::Result<(RunSpec, Box<Settings>)> {
     let options = words.get(1..).unwrap_or_default();
     let Some((command, workload)) = options.split_last() else {
         anyhow::bail!("simulate: the fileio words must end in 'run' ({EXAMPLE})");
@@ -438,39 +543,13 @@ fn matrix_of_overrides(
     let text = &source.text;
     let max_cells = a.model.max_cells;
     let events = a.model.max_sim_events;
-    // The workload: the fileio words without the program's and output
-    // options, which the matrix handles.
-    let workload: Vec<String> = words
-        .iter()
-        .skip(1)
-        .filter(|w| {
-            w.as_str() != "run"
-                && !["--format", "--save", "--label"]
-                    .iter()
-                    .any(|o| w.as_str() == *o || w.starts_with(&format!("{o}=")))
-        })
-        .cloned()
-        .collect();
-    let mut m = sim::matrix::MatrixSpec::from_system_text(text, workload, &a.axes(), max_cells)
-        .map_err(|e| match e {
-            SimError::Limit(limit) => anyhow::anyhow!("simulate: {limit}"),
-            // An axis here is an option: name it as typed.
-            SimError::Matrix(MatrixError::AxisValue {
-                axis,
-                value,
-                problem,
-            }) => anyhow::anyhow!("simulate: --{axis} '{value}': {problem}"),
-            SimError::Matrix(MatrixError::Axis(AxisError::NoValues { axis })) => {
-                anyhow::anyhow!("simulate: --{axis}: values must not be empty")
-            }
-            SimError::Matrix(m) => {
-                anyhow::anyhow!("simulate: {}: matrix: {m}", source.option)
-            }
-            SimError::Field(f) => {
-                anyhow::anyhow!("simulate: {}: {f}", source.option)
-            }
-            e => anyhow::anyhow!("simulate: {}: {e}", source.option),
-        })?;
+    let mut m = overrides_matrix(
+        text,
+        &source.option,
+        workload_of(words),
+        &a.axes(),
+        max_cells,
+    )?;
     if let Some(path) = &a.model.profile {
         m.profile = Some(super::calibrate::load_profile(path)?);
         m.cells()
@@ -495,6 +574,52 @@ fn matrix_of_overrides(
             },
             early_stop: !a.no_early_stop,
             warmup_events: super::simulate_matrix::warmup_events(a.count_after_first_sync),
+        },
+    )
+}
+
+/// The workload of the fileio words (`fileio`, options, `run`): the
+/// options without the command and the output options (`--format`,
+/// `--save`, `--label`), which a matrix takes on its own.
+pub(crate) fn workload_of(words: &[String]) -> Vec<String> {
+    words
+        .iter()
+        .skip(1)
+        .filter(|w| {
+            w.as_str() != "run"
+                && !["--format", "--save", "--label"]
+                    .iter()
+                    .any(|o| w.as_str() == *o || w.starts_with(&format!("{o}=")))
+        })
+        .cloned()
+        .collect()
+}
+
+/// The matrix of a system file's `text` (named by `option` in messages)
+/// and the command line's overrides (`axes`), running `workload`; an axis
+/// value that does not fit is named by its option, as typed.
+pub(crate) fn overrides_matrix(
+    text: &str,
+    option: &str,
+    workload: Vec<String>,
+    axes: &[(&str, Vec<String>)],
+    max_cells: u64,
+) -> anyhow::Result<sim::matrix::MatrixSpec> {
+    sim::matrix::MatrixSpec::from_system_text(text, workload, axes, max_cells).map_err(
+        |e| match e {
+            SimError::Limit(limit) => anyhow::anyhow!("simulate: {limit}"),
+            // An axis here is an option: name it as typed.
+            SimError::Matrix(MatrixError::AxisValue {
+                axis,
+                value,
+                problem,
+            }) => anyhow::anyhow!("simulate: --{axis} '{value}': {problem}"),
+            SimError::Matrix(MatrixError::Axis(AxisError::NoValues { axis })) => {
+                anyhow::anyhow!("simulate: --{axis}: values must not be empty")
+            }
+            SimError::Matrix(m) => anyhow::anyhow!("simulate: {option}: matrix: {m}"),
+            SimError::Field(f) => anyhow::anyhow!("simulate: {option}: {f}"),
+            e => anyhow::anyhow!("simulate: {option}: {e}"),
         },
     )
 }
