@@ -434,7 +434,12 @@ fn a_lab_run_records_the_lab_pools_zfs_facts() {
         &workload("--file-test-mode=rndwr"),
     )
     .expect("run");
-    let facts = o.result.environment.zfs.as_ref().expect("facts of a zfs-fuse run");
+    let facts = o
+        .result
+        .environment
+        .zfs
+        .as_ref()
+        .expect("facts of a zfs-fuse run");
     assert_eq!(facts.platform, Some(fileio::zfs_facts::Platform::ZfsFuse));
     let pool = facts
         .pool
@@ -452,7 +457,10 @@ fn a_lab_run_records_the_lab_pools_zfs_facts() {
     let dataset = facts.dataset.as_ref().expect("dataset");
     assert_eq!(dataset.name, "tb-zfacts");
     assert_eq!(dataset.recordsize_bytes(), Some(128 << 10));
-    assert!(facts.version.as_deref().is_some_and(|v| v.contains("zfs-fuse")));
+    assert!(facts
+        .version
+        .as_deref()
+        .is_some_and(|v| v.contains("zfs-fuse")));
     for fact in ["pool", "dataset", "version"] {
         assert!(!facts.missing.contains_key(fact), "{:?}", facts.missing);
     }

@@ -27,6 +27,7 @@ use fileio::spec::{FsyncMode, Mode};
 use crate::from_result::{system_from_result, Derived};
 use crate::SimError;
 
+pub mod plan;
 pub mod predict;
 pub mod report;
 
@@ -171,6 +172,41 @@ impl Baseline {
         }
         spec.percentiles.sort_by(f64::total_cmp);
         spec
+    }
+
+    /// The baseline's workload as fileio options (without its length,
+    /// seed and thread count): what a plan anchored to it predicts when no
+    /// workload is given.
+    pub fn workload_words(&self) -> Vec<String> {
+        let w = &self.measured.workload;
+        let flag = |b: bool| if b { "on" } else { "off" };
+        let mut words = vec![
+            format!("--file-test-mode={}", w.mode.short_name()),
+            format!("--file-io-mode={}", w.io_mode.name()),
+            format!("--file-num={}", w.file_num),
+            format!("--file-total-size={}", w.total_size),
+            format!("--file-block-size={}", w.block_size),
+            format!("--file-rw-ratio={}", ratio_text(w.rw_ratio)),
+            format!("--file-fsync-freq={}", w.fsync_freq),
+            format!("--file-fsync-all={}", flag(w.fsync_all)),
+            format!("--file-fsync-end={}", flag(w.fsync_end)),
+            format!("--file-fsync-mode={}", fsync_mode_name(w.fsync_mode)),
+            format!("--file-data={}", data_name(w)),
+            format!("--rate={}", w.rate),
+        ];
+        if !w.extra_flags.is_empty() {
+            words.push(format!("--file-extra-flags={}", w.extra_flags.join(",")));
+        }
+        if w.block_size > 0 && w.request_size > w.block_size {
+            words.push(format!(
+                "--file-merged-requests={}",
+                w.request_size / w.block_size
+            ));
+        }
+        if w.io_mode == fileio::spec::IoMode::Async {
+            words.push(format!("--file-async-backlog={}", w.queue_depth));
+        }
+        words
     }
 
     /// The figures the baseline measured, each one anchored: the rates,

@@ -129,7 +129,10 @@ fn the_measured_level_carries_over_and_the_interval_is_the_changes() {
     assert!((b.rates.writes_per_s / model.rates.writes_per_s - 2.0).abs() < 1e-9);
     let p = b.prediction.as_ref().unwrap();
     let w = &p.figures["writes_per_s"];
-    assert!(w.low <= w.point && w.point <= w.high && w.low < w.high, "{w:?}");
+    assert!(
+        w.low <= w.point && w.point <= w.high && w.low < w.high,
+        "{w:?}"
+    );
     let ratio = b.anchor.as_ref().unwrap().figures["writes_per_s"];
     let i = ratio.ratio_interval.unwrap();
     assert!((w.low / ratio.measured - i.low).abs() < 1e-9);
@@ -145,7 +148,10 @@ fn another_thread_count_is_predicted_from_the_baseline() {
     let measured = simulated(&a, 4, 2);
     let baseline = Baseline::new("a.json", measured).unwrap();
     let out = predict(&baseline, &a, &spec(16), &[a.clone()], &runs(None)).unwrap();
-    assert_eq!(out.baseline_cell, None, "16 threads is not the baseline's 4");
+    assert_eq!(
+        out.baseline_cell, None,
+        "16 threads is not the baseline's 4"
+    );
     let outright = simulated(&a, 16, 2);
     let r = &out.results[0];
     assert_eq!(r.workload.threads, 16);

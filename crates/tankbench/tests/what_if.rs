@@ -84,7 +84,11 @@ fn a_measured_run_anchors_the_prediction_and_is_shown_as_measured() {
         "{}",
         r.stdout
     );
-    assert!(r.stdout.contains(&format!("baseline:  {run}")), "{}", r.stdout);
+    assert!(
+        r.stdout.contains(&format!("baseline:  {run}")),
+        "{}",
+        r.stdout
+    );
     assert!(r.stdout.contains("2 threads") && r.stdout.contains("8 threads"));
     assert!(r.stdout.contains("80 % interval"), "{}", r.stdout);
     // The JSON: the anchored figures, the measured one and the ratio.
@@ -98,7 +102,10 @@ fn a_measured_run_anchors_the_prediction_and_is_shown_as_measured() {
     assert_eq!(w["measured"].as_f64(), Some(writes));
     let ratio = w["ratio"].as_f64().unwrap();
     let predicted = doc["rates"]["writes_per_s"].as_f64().unwrap();
-    assert!((predicted - writes * ratio).abs() < 1e-6 * predicted, "{doc}");
+    assert!(
+        (predicted - writes * ratio).abs() < 1e-6 * predicted,
+        "{doc}"
+    );
     let i = &doc["prediction"]["figures"]["writes_per_s"];
     assert!(i["low"].as_f64() <= Some(predicted) && Some(predicted) <= i["high"].as_f64());
 
@@ -177,9 +184,21 @@ fn what_is_not_a_baseline_is_refused_in_one_line() {
     assert_eq!(tb(dir, &words).code, 0);
 
     let cases: [(&str, Vec<&str>, &[&str]); 6] = [
-        (&prediction, vec![], &["--baseline", "p.json", "a prediction"]),
-        (&interrupted, vec![], &["--baseline", "int.json", "interrupted"]),
-        (&failed, vec![], &["--baseline", "fail.json", "failed", "0 events"]),
+        (
+            &prediction,
+            vec![],
+            &["--baseline", "p.json", "a prediction"],
+        ),
+        (
+            &interrupted,
+            vec![],
+            &["--baseline", "int.json", "interrupted"],
+        ),
+        (
+            &failed,
+            vec![],
+            &["--baseline", "fail.json", "failed", "0 events"],
+        ),
         (
             &run,
             vec!["--file-block-size=8K"],
@@ -259,11 +278,62 @@ fn a_matrix_file_is_anchored_too() {
         "{}",
         r.stdout
     );
-    assert!(lines[2].starts_with("\"baseline x change\",\"1G\","), "{}", r.stdout);
+    assert!(
+        lines[2].starts_with("\"baseline x change\",\"1G\","),
+        "{}",
+        r.stdout
+    );
     // Without a system: the report has no ZFS facts.
     let r = tb(
         d.path(),
         &["simulate", "matrix", "m.toml", "--baseline", &report],
     );
     refused_naming(&r, &["simulate matrix: --baseline", "--system"]);
+}
+
+#[test]
+fn a_plan_is_anchored_to_the_measured_cell_and_marks_it() {
+    let d = scratch();
+    let report = fixture("sysbench-rndrw-4threads-fsyncall.txt");
+    let system = example_system("this-machine-ext4.toml");
+    let plan = |extra: &[&str]| {
+        let mut words = vec![
+            "plan",
+            "--disks",
+            "3x100GB",
+            "--stripes",
+            "--layout",
+            "1xstripe-1,3xstripe-1",
+            "--baseline",
+            &report,
+            "--system",
+            &system,
+            "--intervals",
+            "off",
+        ];
+        words.extend_from_slice(extra);
+        tb(d.path(), &words)
+    };
+    let r = plan(&[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // The box's own layout is the measurement (13223.71 writes/s in the
+    // report), the other from it.
+    let own = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("1xstripe ") && l.contains("(baseline, measured)"))
+        .unwrap_or_else(|| panic!("{}", r.stdout));
+    assert!(own.contains("13224"), "{own}");
+    assert!(
+        r.stdout
+            .contains("The baseline's own configuration: 1xstripe without a log device"),
+        "{}",
+        r.stdout
+    );
+    // A workload other than the baseline's is refused.
+    let r = plan(&["--fileio", "--file-test-mode=rndwr"]);
+    refused_naming(
+        &r,
+        &["plan: --baseline", "--file-test-mode", "rndrw", "rndwr"],
+    );
 }

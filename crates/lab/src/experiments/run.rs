@@ -118,7 +118,11 @@ pub fn run_workload(lab: &Lab, tankbench: &Path, args: &[String]) -> Result<Outc
 fn facts_from_lab_daemon(result: &mut RunResult, zfsd: &crate::parts::zfsd::Zfsd) {
     use fileio::zfs_facts::{capture_with, Platform};
     let env = &result.environment;
-    let Some(old) = env.zfs.as_ref().filter(|f| f.platform == Some(Platform::ZfsFuse)) else {
+    let Some(old) = env
+        .zfs
+        .as_ref()
+        .filter(|f| f.platform == Some(Platform::ZfsFuse))
+    else {
         return;
     };
     let mount = fileio::environment::MountEntry {

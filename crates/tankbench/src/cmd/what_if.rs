@@ -24,10 +24,12 @@ pub(crate) fn load_baseline(command: &str, path: &Path) -> anyhow::Result<Baseli
         Ok(stored) => stored.result,
         Err(stored_error) => match report::import::import_file(path) {
             Ok(mut runs) if runs.len() == 1 => runs.remove(0),
-            Ok(runs) => return Err(refuse(format!(
+            Ok(runs) => {
+                return Err(refuse(format!(
                 "holds {} runs (fio reporting groups); a baseline is one run: give a report of one",
                 runs.len()
-            ))),
+            )))
+            }
             // Not a report either: which of the two it looked like decides
             // the message (a result that does not parse says why).
             Err(import_error) => {
