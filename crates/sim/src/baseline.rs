@@ -218,7 +218,7 @@ impl Baseline {
             let Some(l) = self.measured.latency.get(&key) else {
                 continue;
             };
-            if l.count == 0 || !(l.mean_ms > 0.0) {
+            if l.count == 0 || l.mean_ms.is_nan() || l.mean_ms <= 0.0 {
                 continue;
             }
             out.push(Figure::Mean(key));
@@ -259,7 +259,7 @@ fn check_run(r: &RunResult) -> Result<(), BaselineError> {
     if !r.ranks.is_empty() || r.distributed.is_some() {
         return Err(BaselineError::Distributed);
     }
-    if r.counts.events == 0 || !(r.total_time_s > 0.0) {
+    if r.counts.events == 0 || r.total_time_s.is_nan() || r.total_time_s <= 0.0 {
         return Err(BaselineError::Failed {
             reason: format!(
                 "it completed {} events in {:.1} s",

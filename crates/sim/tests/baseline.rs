@@ -147,7 +147,14 @@ fn another_thread_count_is_predicted_from_the_baseline() {
     let a = cells(&[]).remove(0);
     let measured = simulated(&a, 4, 2);
     let baseline = Baseline::new("a.json", measured).unwrap();
-    let out = predict(&baseline, &a, &spec(16), &[a.clone()], &runs(None)).unwrap();
+    let out = predict(
+        &baseline,
+        &a,
+        &spec(16),
+        std::slice::from_ref(&a),
+        &runs(None),
+    )
+    .unwrap();
     assert_eq!(
         out.baseline_cell, None,
         "16 threads is not the baseline's 4"
@@ -166,7 +173,7 @@ fn a_workload_other_than_the_baselines_is_refused_naming_the_option() {
     let mut other = words(4);
     other.push("--file-block-size=8K".into());
     let asked = RunSpec::from_words(&other).unwrap();
-    match predict(&baseline, &a, &asked, &[a.clone()], &runs(None)).unwrap_err() {
+    match predict(&baseline, &a, &asked, std::slice::from_ref(&a), &runs(None)).unwrap_err() {
         SimError::Baseline {
             problem: BaselineError::WorkloadDiffers { field, .. },
             ..

@@ -64,7 +64,6 @@ pub fn predict(
         warmup_events: how.warmup_events,
         ..RunOptions::default()
     };
-    let sample_options = options.for_sample();
     // One design, one seed: A and every B are sampled at the same
     // quantiles of every parameter (common random numbers).
     let design = how.intervals.map(|n| Design::new(n, spec_b.rand_seed));
@@ -101,45 +100,10 @@ pub fn predict(
         })
         .collect::<Result<_, _>>()?;
 
-    let mut jobs: Vec<Job<'_>> = configs
-        .iter()
-        .map(|(spec, c)| Job {
-            spec,
-            system: &c.system,
-            options: &options,
-            point: true,
-        })
-        .collect();
-    let samples = design.as_ref().map_or(0, Design::samples);
-    for k in 0..samples {
-        for ((spec, _), sm) in configs.iter().zip(&sampled) {
-            if let Some(sm) = sm {
-                jobs.push(Job {
-                    spec,
-                    system: &sm.systems[k],
-                    options: &sample_options,
-                    point: false,
-                });
-            }
-        }
-    }
     let figures = baseline.figures();
-    let outputs = run_jobs(&jobs, &figures, how)?;
-
-    // Points first (one per configuration), then the samples, sample-major.
-    let n = configs.len();
-    let mut points: Vec<Option<RunResult>> = Vec::with_capacity(n);
-    let mut point_figures: Vec<Figures> = Vec::with_capacity(n);
-    let mut sample_figures: Vec<Vec<Figures>> = vec![Vec::with_capacity(samples); n];
-    for (j, out) in outputs.into_iter().enumerate() {
-        match out {
-            Output::Point(r) => {
-                point_figures.push(figures.iter().map(|f| f.of(&r)).collect());
-                points.push(Some(*r));
-            }
-            Output::Sample(f) => sample_figures[(j - n) % n].push(f),
-        }
-    }
+    let samples = design.as_ref().map_or(0, Design::samples);
+    let runs = simulate_configs(&configs, &sampled, samples, &figures, &options, how)?;
+    let (points, point_figures, sample_figures) = (runs.points, runs.figures, runs.samples);
     let measured: Figures = figures.iter().map(|f| f.of(&baseline.measured)).collect();
     let simulated_baseline = points[0].clone().ok_or(SimError::CellLost)?;
     let mut results = Vec::with_capacity(cells.len());
@@ -174,6 +138,66 @@ pub fn predict(
         baseline_cell: is_a.iter().position(|&same| same),
         simulated_baseline,
     })
+}
+
+/// What the simulations of the configurations gave: each one's point
+/// result and figures, and its samples' figures in sample order.
+struct Simulated {
+    points: Vec<Option<RunResult>>,
+    figures: Vec<Figures>,
+    samples: Vec<Vec<Figures>>,
+}
+
+/// Simulate every configuration at its point and at each of its
+/// `samples` sampled systems, all on the threads of `how`.
+fn simulate_configs(
+    configs: &[(&RunSpec, &MatrixCell)],
+    sampled: &[Option<Sampled>],
+    samples: usize,
+    figures: &[Figure],
+    options: &RunOptions,
+    how: &CellRuns<'_>,
+) -> Result<Simulated, SimError> {
+    let sample_options = options.for_sample();
+    let mut jobs: Vec<Job<'_>> = configs
+        .iter()
+        .map(|(spec, c)| Job {
+            spec,
+            system: &c.system,
+            options,
+            point: true,
+        })
+        .collect();
+    for k in 0..samples {
+        for ((spec, _), sm) in configs.iter().zip(sampled) {
+            if let Some(sm) = sm {
+                jobs.push(Job {
+                    spec,
+                    system: &sm.systems[k],
+                    options: &sample_options,
+                    point: false,
+                });
+            }
+        }
+    }
+    let outputs = run_jobs(&jobs, figures, how)?;
+    // Points first (one per configuration), then the samples, sample-major.
+    let n = configs.len();
+    let mut out = Simulated {
+        points: Vec::with_capacity(n),
+        figures: Vec::with_capacity(n),
+        samples: vec![Vec::with_capacity(samples); n],
+    };
+    for (j, o) in outputs.into_iter().enumerate() {
+        match o {
+            Output::Point(r) => {
+                out.figures.push(figures.iter().map(|f| f.of(&r)).collect());
+                out.points.push(Some(*r));
+            }
+            Output::Sample(f) => out.samples[(j - n) % n].push(f),
+        }
+    }
+    Ok(out)
 }
 
 fn cell_error(c: &MatrixCell, e: SimError) -> SimError {

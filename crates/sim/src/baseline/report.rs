@@ -101,7 +101,7 @@ pub fn one(
             continue;
         };
         // A figure the workload has none of (reads/s of a write run).
-        if a.measured == 0.0 && a.ratio == 1.0 {
+        if a.measured <= 0.0 && (a.ratio - 1.0).abs() < 1e-12 {
             continue;
         }
         let ratio = match a.ratio_interval {

@@ -13,6 +13,7 @@ pub mod fileio;
 pub mod lab;
 mod man;
 mod options;
+mod overrides;
 pub mod plan;
 pub mod probe;
 pub mod report;

@@ -392,6 +392,37 @@ fn anchored_model(
         .map_err(|e| w::baseline_error("plan", &e))
 }
 
+/// The simulator running the plan's workload (`--fileio`, else the
+/// baseline's, else the reference run), with intervals when asked,
+/// anchored to the baseline when there is one.
+fn performance(
+    parsed: &PlanArgs,
+    baseline: Option<sim::baseline::Baseline>,
+    intervals: bool,
+) -> anyhow::Result<Performance> {
+    let words: Vec<String> = match (&parsed.fileio, &baseline) {
+        (None, Some(b)) => b.workload_words(),
+        (text, _) => text
+            .as_deref()
+            .unwrap_or("")
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+    };
+    let mut model = sim::plan_model::SimPerformance::new(&words)
+        .map_err(|e| anyhow!("--fileio '{}': {e}", words.join(" ")))?;
+    if intervals {
+        let samples = parsed.samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES);
+        model = model
+            .with_intervals(samples)
+            .map_err(|e| anyhow!("--fileio '{}': {e}", words.join(" ")))?;
+    }
+    Ok(match baseline {
+        Some(b) => Performance::Anchored(Box::new(anchored_model(parsed, b, model)?)),
+        None => Performance::Outright(model),
+    })
+}
+
 /// Everything `plan` does after parsing: the warnings for stderr and the text
 /// or JSON for stdout (kept apart from printing so tests can drive it).
 fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String)> {
@@ -409,34 +440,14 @@ fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String)> {
         .first()
         .copied()
         .filter(|_| parsed.explain.is_some());
-    // What is left to fail here depends on the disks and the spares asked for
-    // (no layout fits); name both with what was typed.
-    let words: Vec<String> = match (&parsed.fileio, &baseline) {
-        (None, Some(b)) => b.workload_words(),
-        (text, _) => text
-            .as_deref()
-            .unwrap_or("")
-            .split_whitespace()
-            .map(str::to_string)
-            .collect(),
-    };
-    let mut model = sim::plan_model::SimPerformance::new(&words)
-        .map_err(|e| anyhow!("--fileio '{}': {e}", words.join(" ")))?;
     let intervals = match parsed.intervals {
         Intervals::On => true,
         Intervals::Off => false,
         Intervals::Auto => !request.layouts.is_empty(),
     };
-    if intervals {
-        let samples = parsed.samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES);
-        model = model
-            .with_intervals(samples)
-            .map_err(|e| anyhow!("--fileio '{}': {e}", words.join(" ")))?;
-    }
-    let performance = match baseline {
-        Some(b) => Performance::Anchored(Box::new(anchored_model(parsed, b, model)?)),
-        None => Performance::Outright(model),
-    };
+    let performance = performance(parsed, baseline, intervals)?;
+    // What is left to fail here depends on the disks and the spares asked for
+    // (no layout fits); name both with what was typed.
     let plan = plan(request, performance.model()).with_context(|| {
         format!(
             "--disks '{}' with --spares {}",

@@ -7,7 +7,6 @@ use fileio::options::{check_command_line, CommandLine, Format, RunSpec, Settings
 use report::atomic::{check_can_create_in, check_new_file, write_atomically, Existing};
 use report::labels::{merge_labels, parse_labels, Labels};
 use report::store::{ResultStore, DEFAULT_DIR};
-use sim::matrix::{AxisError, MatrixError};
 use sim::system::{DeviceSpec, Protocol, System, SystemModel};
 use sim::SimError;
 
@@ -284,7 +283,7 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
         .map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
     }
     result.labels.extend(labels);
-    note_budget(&result);
+    super::overrides::note_budget(&result);
     if let Some(path) = &ext.json_path {
         write_json(path, &result)?;
     }
@@ -334,7 +333,7 @@ fn what_if(a: &SimulateArgs, path: &Path) -> anyhow::Result<i32> {
     }
     let baseline = w::load_baseline("simulate", path)?;
     let (text, _, option) = w::baseline_system("simulate", &baseline, a.system.as_deref())?;
-    let workload = workload_of(&words);
+    let workload = super::overrides::workload_of(&words);
     let profile = a
         .model
         .profile
@@ -342,7 +341,7 @@ fn what_if(a: &SimulateArgs, path: &Path) -> anyhow::Result<i32> {
         .map(super::calibrate::load_profile)
         .transpose()?;
     let a_cell = w::baseline_cell(&text, &option, &workload, profile.as_ref())?;
-    let mut m = overrides_matrix(
+    let mut m = super::overrides::overrides_matrix(
         &text,
         &option,
         workload.clone(),
@@ -421,7 +420,7 @@ fn system_source(a: &SimulateArgs) -> anyhow::Result<SystemSource> {
         (Some(path), _) => SystemSource {
             text: read_system_file(path)?,
             option: format!("--system {}", path.display()),
-            dir: directory_of(path),
+            dir: super::overrides::directory_of(path),
         },
         (None, Some(path)) => {
             let option = format!("--system-from {}", path.display());
@@ -440,7 +439,7 @@ fn system_source(a: &SimulateArgs) -> anyhow::Result<SystemSource> {
             SystemSource {
                 text,
                 option,
-                dir: directory_of(path),
+                dir: super::overrides::directory_of(path),
             }
         }
         (None, None) => unreachable!("clap requires --system or --system-from"),
@@ -455,30 +454,11 @@ fn system_source(a: &SimulateArgs) -> anyhow::Result<SystemSource> {
     Ok(source)
 }
 
-/// The directory a file name is in ("." for a bare name).
-pub(crate) fn directory_of(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
-}
-
 /// `--system FILE`, read as a configuration file (a regular file of at
 /// most zfs_model::config_file::CONFIG_LIMIT bytes).
 pub(crate) fn read_system_file(path: &Path) -> anyhow::Result<String> {
     zfs_model::config_file::read_config(path)
         .map_err(|e| anyhow::anyhow!("simulate: --system {}: {e}", path.display()))
-}
-
-/// A prediction that stopped at its event budget, stopped early, or was
-/// counted from somewhere other than its start says so on stderr (its JSON
-/// notes carry it too).
-pub(crate) fn note_budget(result: &fileio::result::RunResult) {
-    for w in &result.warnings {
-        if sim::notes::SimNote::of(w).is_some_and(sim::notes::SimNote::is_about_the_run_length) {
-            super::write_stderr_line(&format!("note: {}; {}", w.message, w.hint));
-        }
-    }
 }
 
 /// `--json=FILE`: the prediction, published whole as a new file.
@@ -543,10 +523,10 @@ fn matrix_of_overrides(
     let text = &source.text;
     let max_cells = a.model.max_cells;
     let events = a.model.max_sim_events;
-    let mut m = overrides_matrix(
+    let mut m = super::overrides::overrides_matrix(
         text,
         &source.option,
-        workload_of(words),
+        super::overrides::workload_of(words),
         &a.axes(),
         max_cells,
     )?;
@@ -574,52 +554,6 @@ fn matrix_of_overrides(
             },
             early_stop: !a.no_early_stop,
             warmup_events: super::simulate_matrix::warmup_events(a.count_after_first_sync),
-        },
-    )
-}
-
-/// The workload of the fileio words (`fileio`, options, `run`): the
-/// options without the command and the output options (`--format`,
-/// `--save`, `--label`), which a matrix takes on its own.
-pub(crate) fn workload_of(words: &[String]) -> Vec<String> {
-    words
-        .iter()
-        .skip(1)
-        .filter(|w| {
-            w.as_str() != "run"
-                && !["--format", "--save", "--label"]
-                    .iter()
-                    .any(|o| w.as_str() == *o || w.starts_with(&format!("{o}=")))
-        })
-        .cloned()
-        .collect()
-}
-
-/// The matrix of a system file's `text` (named by `option` in messages)
-/// and the command line's overrides (`axes`), running `workload`; an axis
-/// value that does not fit is named by its option, as typed.
-pub(crate) fn overrides_matrix(
-    text: &str,
-    option: &str,
-    workload: Vec<String>,
-    axes: &[(&str, Vec<String>)],
-    max_cells: u64,
-) -> anyhow::Result<sim::matrix::MatrixSpec> {
-    sim::matrix::MatrixSpec::from_system_text(text, workload, axes, max_cells).map_err(
-        |e| match e {
-            SimError::Limit(limit) => anyhow::anyhow!("simulate: {limit}"),
-            // An axis here is an option: name it as typed.
-            SimError::Matrix(MatrixError::AxisValue {
-                axis,
-                value,
-                problem,
-            }) => anyhow::anyhow!("simulate: --{axis} '{value}': {problem}"),
-            SimError::Matrix(MatrixError::Axis(AxisError::NoValues { axis })) => {
-                anyhow::anyhow!("simulate: --{axis}: values must not be empty")
-            }
-            SimError::Matrix(m) => anyhow::anyhow!("simulate: {option}: matrix: {m}"),
-            SimError::Field(f) => anyhow::anyhow!("simulate: {option}: {f}"),
-            e => anyhow::anyhow!("simulate: {option}: {e}"),
         },
     )
 }

@@ -84,7 +84,7 @@ pub(crate) fn baseline_system(
             .map_err(|e| anyhow::anyhow!("{command}: --system {}: {e}", path.display()))?;
         return Ok((
             text,
-            super::simulate::directory_of(path),
+            super::overrides::directory_of(path),
             format!("--system {}", path.display()),
         ));
     }
@@ -99,7 +99,7 @@ pub(crate) fn baseline_system(
     );
     Ok((
         text,
-        super::simulate::directory_of(Path::new(&baseline.id)),
+        super::overrides::directory_of(Path::new(&baseline.id)),
         format!("--baseline {}", baseline.id),
     ))
 }
@@ -112,7 +112,7 @@ pub(crate) fn baseline_cell(
     workload: &[String],
     profile: Option<&sim::profile::Profile>,
 ) -> anyhow::Result<MatrixCell> {
-    let mut m = super::simulate::overrides_matrix(text, option, workload.to_vec(), &[], 1)?;
+    let mut m = super::overrides::overrides_matrix(text, option, workload.to_vec(), &[], 1)?;
     m.profile = profile.cloned();
     let mut cells = m
         .cells()
@@ -175,7 +175,7 @@ pub(crate) fn predict(
         .map_err(|e| baseline_error(command, &e))?;
     for r in &mut anchored.results {
         r.labels.extend(runs.labels.clone());
-        super::simulate::note_budget(r);
+        super::overrides::note_budget(r);
     }
     if let Some(dir) = &runs.save {
         let store = ResultStore::open(dir.as_path()).context("--save")?;
