@@ -33,6 +33,9 @@ pub struct Anchored {
     /// The baseline's configuration as the simulator predicts it outright
     /// (no anchoring): how far the model is from the box, for the notes.
     pub simulated_baseline: RunResult,
+    /// Each cell as the simulator predicts it outright, in cell order: what
+    /// anchoring is compared with (crates/lab's pairs).
+    pub simulated: Vec<RunResult>,
 }
 
 /// The figures of one simulation, in the order of the baseline's
@@ -107,6 +110,7 @@ pub fn predict(
     let measured: Figures = figures.iter().map(|f| f.of(&baseline.measured)).collect();
     let simulated_baseline = points[0].clone().ok_or(SimError::CellLost)?;
     let mut results = Vec::with_capacity(cells.len());
+    let mut simulated = Vec::with_capacity(cells.len());
     for (i, cell) in cells.iter().enumerate() {
         let k = config_of_cell[i];
         let ratios = Ratios::between(
@@ -117,6 +121,7 @@ pub fn predict(
             &figures,
         );
         let point = points[k].clone().ok_or(SimError::CellLost)?;
+        simulated.push(point.clone());
         let mut r = anchored_result(point, baseline, &figures, &measured, &ratios, is_a[i]);
         for (key, v) in &cell.choices {
             r.labels.insert(key.clone(), v.clone());
@@ -131,12 +136,14 @@ pub fn predict(
                 &ratios,
             ));
         }
+        keep_percentiles_ordered(&mut r);
         results.push(r);
     }
     Ok(Anchored {
         results,
         baseline_cell: is_a.iter().position(|&same| same),
         simulated_baseline,
+        simulated,
     })
 }
 
@@ -461,6 +468,29 @@ fn anchored_result(
         figures: anchored,
     });
     r
+}
+
+/// Each anchored latency's percentiles in order. Each percentile is its
+/// own measured figure times its own simulated ratio, and the tails of a
+/// run (its p99.9: a few dozen events) move from run to run: a p99.9 could
+/// come out below the p99. A percentile is at least the one below it; the
+/// interval block's point follows, and its interval widens to hold it.
+fn keep_percentiles_ordered(r: &mut RunResult) {
+    for (key, l) in &mut r.latency {
+        l.percentiles.sort_by(|a, b| a.p.total_cmp(&b.p));
+        let mut floor = f64::NEG_INFINITY;
+        for p in &mut l.percentiles {
+            if p.ms < floor {
+                p.ms = floor;
+                let name = Figure::Percentile(*key, p.p).name();
+                if let Some(f) = r.prediction.as_mut().and_then(|i| i.figures.get_mut(&name)) {
+                    f.point = floor;
+                    f.high = f.high.max(floor);
+                }
+            }
+            floor = p.ms;
+        }
+    }
 }
 
 /// The `prediction` block of an anchored result: each figure's interval

@@ -113,11 +113,13 @@ pub fn one(
             .as_ref()
             .and_then(|p| p.figures.get(&f.name()))
             .map(|i| (i.low, i.high));
+        // The result's own figure: a percentile kept above the one below it.
+        let predicted = f.of(r).unwrap_or(a.measured * a.ratio);
         t.rows.push(vec![
             Cell::Text(f.label()),
             Cell::Num(Some(a.measured)),
             Cell::Text(ratio),
-            Cell::Range(Some(a.measured * a.ratio), range),
+            Cell::Range(Some(predicted), range),
         ]);
     }
     t.notes = notes(baseline, anchored, true);

@@ -65,9 +65,18 @@ pub(crate) fn directory_of(path: &Path) -> PathBuf {
 /// counted from somewhere other than its start says so on stderr (its JSON
 /// notes carry it too).
 pub(crate) fn note_budget(result: &fileio::result::RunResult) {
-    for w in &result.warnings {
+    note_budgets(std::slice::from_ref(result));
+}
+
+/// [`note_budget`] of several predictions, each note once.
+pub(crate) fn note_budgets(results: &[fileio::result::RunResult]) {
+    let mut said = std::collections::BTreeSet::new();
+    for w in results.iter().flat_map(|r| &r.warnings) {
         if sim::notes::SimNote::of(w).is_some_and(sim::notes::SimNote::is_about_the_run_length) {
-            super::write_stderr_line(&format!("note: {}; {}", w.message, w.hint));
+            let line = format!("note: {}; {}", w.message, w.hint);
+            if said.insert(line.clone()) {
+                super::write_stderr_line(&line);
+            }
         }
     }
 }

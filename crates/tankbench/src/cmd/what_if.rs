@@ -175,8 +175,8 @@ pub(crate) fn predict(
         .map_err(|e| baseline_error(command, &e))?;
     for r in &mut anchored.results {
         r.labels.extend(runs.labels.clone());
-        super::overrides::note_budget(r);
     }
+    super::overrides::note_budgets(&anchored.results);
     if let Some(dir) = &runs.save {
         let store = ResultStore::open(dir.as_path()).context("--save")?;
         for r in &anchored.results {
