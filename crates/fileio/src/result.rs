@@ -66,6 +66,12 @@ pub struct RunResult {
     /// point predictions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prediction: Option<PredictionInterval>,
+    /// A prediction from a measurement (`simulate --baseline`): the
+    /// measured baseline its figures are anchored to and the simulated
+    /// ratios that carry them over; absent on measurements and on
+    /// predictions from a described system alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<Anchor>,
 }
 
 /// The schema of [`RunResult::latency`]: an object whose keys are
@@ -112,6 +118,7 @@ impl RunResult {
             distributed: None,
             durability: None,
             prediction: None,
+            anchor: None,
         }
     }
 
@@ -748,6 +755,48 @@ pub struct Sensitivity {
     /// Spearman rank correlation of the parameter with the headline figure
     /// over the samples (-1 to 1).
     pub rank_correlation: f64,
+}
+
+/// How a prediction from a measurement was made: each figure is the
+/// baseline's measured figure times the ratio the simulator predicts
+/// between this configuration and the baseline's (the same parameter draws
+/// and seeds for both), so the model's errors common to the two cancel.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct Anchor {
+    /// The measured run the figures are anchored to, as it was named (its file).
+    pub baseline: String,
+    /// When the baseline ran (its `started_at`).
+    pub baseline_started_at: String,
+    /// The baseline's worker threads: the one part of its workload that may
+    /// differ from this prediction's.
+    pub baseline_threads: u32,
+    /// Whether this is the baseline's own configuration (every ratio 1:
+    /// the figures are the measured ones).
+    pub is_baseline: bool,
+    /// Figure name (`reads_per_s`, ..., `event_mean_ms`, `event_p95_ms`,
+    /// `write_p99_ms`) to its measured value and ratio.
+    pub figures: BTreeMap<String, AnchoredFigure>,
+}
+
+/// One figure of an [`Anchor`]: predicted = measured x ratio.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct AnchoredFigure {
+    /// The baseline's measured figure.
+    pub measured: f64,
+    /// Simulated figure of this configuration over the baseline's, at the
+    /// typical parameters.
+    pub ratio: f64,
+    /// The 10th to 90th percentile of the ratio over the sampled
+    /// parameters (absent without intervals).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_interval: Option<RatioInterval>,
+}
+
+/// The spread of a ratio over the sampled parameters.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct RatioInterval {
+    pub low: f64,
+    pub high: f64,
 }
 
 /// For `skip_serializing_if`: a zero that means "not given".

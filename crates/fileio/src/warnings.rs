@@ -760,6 +760,7 @@ mod tests {
             distributed: None,
             durability: None,
             prediction: None,
+            anchor: None,
         }
     }
 

@@ -417,3 +417,60 @@ values = ["standard", "always"]
         sweep.kept
     );
 }
+
+/// A run in a lab records the lab pool's ZFS facts, read through the lab's
+/// own daemon (the host's `zpool` cannot reach it): the pool's layout with
+/// the lab's disks, the dataset's properties, zfs-fuse's version; so the
+/// system of a lab run is known (`simulate --system-from`, `--baseline`),
+/// with the disks' class from the lab's labels.
+#[test]
+fn a_lab_run_records_the_lab_pools_zfs_facts() {
+    testkit::require!("root", "/dev/fuse", "zfs-fuse", "zpool");
+    let guard = root("facts");
+    let l = Lab::up(&spec("zfacts", &guard.0, "64M"), &options()).expect("lab up");
+    let o = lab::experiments::run::run_workload(
+        &l,
+        &common::tankbench(),
+        &workload("--file-test-mode=rndwr"),
+    )
+    .expect("run");
+    let facts = o
+        .result
+        .environment
+        .zfs
+        .as_ref()
+        .expect("facts of a zfs-fuse run");
+    assert_eq!(facts.platform, Some(fileio::zfs_facts::Platform::ZfsFuse));
+    let pool = facts
+        .pool
+        .as_ref()
+        .unwrap_or_else(|| panic!("no pool: {:?}", facts.missing));
+    assert_eq!(pool.name, "tb-zfacts");
+    let disks = l.info().unwrap().disk_mount.clone();
+    let devices: Vec<&str> = pool.data.iter().flat_map(|v| v.devices()).collect();
+    assert_eq!(devices.len(), 2, "{devices:?}");
+    assert!(
+        devices.iter().all(|d| Path::new(d).starts_with(&disks)),
+        "{devices:?} are not the lab's disks under {}",
+        disks.display()
+    );
+    let dataset = facts.dataset.as_ref().expect("dataset");
+    assert_eq!(dataset.name, "tb-zfacts");
+    assert_eq!(dataset.recordsize_bytes(), Some(128 << 10));
+    assert!(facts
+        .version
+        .as_deref()
+        .is_some_and(|v| v.contains("zfs-fuse")));
+    for fact in ["pool", "dataset", "version"] {
+        assert!(!facts.missing.contains_key(fact), "{:?}", facts.missing);
+    }
+    // The system it describes: the lab's layout, its disks' class.
+    let derived = sim::from_result::system_from_result("run", &o.result).expect("a system");
+    assert_eq!(derived.model.pool.layout, "1xmirror-2");
+    assert_eq!(
+        derived.model.pool.disk,
+        sim::system::DeviceSpec::Name("ssd-sata".into())
+    );
+    assert!(derived.model.log.is_none());
+    l.down().expect("lab down");
+}

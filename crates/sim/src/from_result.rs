@@ -49,7 +49,7 @@ pub fn system_from_result(id: &str, result: &RunResult) -> Result<Derived, SimEr
     let env = &result.environment;
     let facts = env.zfs.as_ref().ok_or_else(|| {
         refuse(format!(
-            "the run recorded no ZFS facts (its directory was on {}, not ZFS); --system-from needs a run on the ZFS box itself",
+            "the run recorded no ZFS facts (its directory was on {}, not ZFS); its system is known only from a run on the ZFS box itself",
             if env.fs_type.is_empty() { "an unknown file system" } else { &env.fs_type }
         ))
     })?;
@@ -82,12 +82,19 @@ pub fn system_from_result(id: &str, result: &RunResult) -> Result<Derived, SimEr
     model.name = format!("{} (from its run of {})", env.hostname, result.started_at);
     model.client.protocol = crate::system::Protocol::Local;
     model.pool.layout = layout;
-    model.pool.disk = DeviceSpec::Name(ASSUMED_DISK.into());
-    assumed.push(format!(
-        "pool.disk: {ASSUMED_DISK} (a run does not record what its disks are; set pool.disk in a system file written with --write-system)"
-    ));
+    match labelled_class(result, "disk") {
+        Some(class) => model.pool.disk = DeviceSpec::Name(class),
+        None => {
+            model.pool.disk = DeviceSpec::Name(ASSUMED_DISK.into());
+            assumed.push(format!(
+                "pool.disk: {ASSUMED_DISK} (a run does not record what its disks are; set pool.disk in a system file written with --write-system, or label the run disk=CLASS)"
+            ));
+        }
+    }
     if pool.logs.is_empty() {
         model.log = None;
+    } else if let Some(class) = labelled_class(result, "slog") {
+        model.log = Some(DeviceSpec::Name(class));
     } else {
         model.log = Some(DeviceSpec::Name(ASSUMED_LOG.into()));
         assumed.push(format!(
@@ -128,6 +135,17 @@ pub fn system_from_result(id: &str, result: &RunResult) -> Result<Derived, SimEr
         (None, note) => assumed.extend(note),
     }
     Ok(Derived { model, assumed })
+}
+
+/// The device class a run's label `key` names (`disk=ssd-sata`,
+/// `slog=nvme`): what its facts cannot say (a vdev names its device, not
+/// what it is), as a lab labels its runs and a user may with `--label`.
+/// A label that names no class is not taken.
+fn labelled_class(result: &RunResult, key: &str) -> Option<String> {
+    let text = result.labels.get(key)?;
+    zfs_model::disk::DiskClass::parse(text)
+        .ok()
+        .map(|c| c.name().to_string())
 }
 
 /// The simulator's platform for the ZFS a run names, with a line when the

@@ -10,6 +10,7 @@
 //!
 //! Parameters, defaults and their sources: docs/model-reference.md (its table is generated from crate::params).
 
+pub mod baseline;
 pub mod calibrate;
 pub mod components;
 pub mod convergence;
@@ -121,6 +122,13 @@ pub enum SimError {
         at_s: f64,
         events: u64,
         fields: String,
+    },
+    /// A measured run refused as the baseline of a prediction from a
+    /// measurement (named by `id`, as given).
+    #[error("baseline {id}: {problem}")]
+    Baseline {
+        id: String,
+        problem: baseline::BaselineError,
     },
     /// A matrix cell's prediction did not come back (its thread panicked).
     #[error("a matrix cell was not predicted (its thread failed)")]

@@ -264,7 +264,11 @@ impl SimPerformance {
 
     /// The figures of `system` with `threads` workers, simulated once per
     /// key.
-    fn figures_of(&self, system: &SystemModel, threads: u32) -> Result<WorkloadFigures, String> {
+    pub(crate) fn figures_of(
+        &self,
+        system: &SystemModel,
+        threads: u32,
+    ) -> Result<WorkloadFigures, String> {
         let key = self.key(system, threads)?;
         let slot: Slot = {
             let mut cache = self
@@ -285,11 +289,30 @@ impl SimPerformance {
         q: &PerfQuery<'_>,
         point: &WorkloadFigures,
     ) -> Result<SyncInterval, String> {
+        let figures = self.sample_figures(design, &system_of(q)?, q.threads)?;
+        let writes: Vec<f64> = figures.iter().map(|f| f.writes_per_s).collect();
+        let commits: Vec<f64> = figures.iter().map(|f| f.commit_latency_ms).collect();
+        Ok(SyncInterval {
+            writes_per_s: bounds(writes, point.writes_per_s),
+            commit_latency_ms: bounds(commits, point.commit_latency_ms),
+            confidence: crate::uncertainty::CONFIDENCE,
+            samples: figures.len(),
+        })
+    }
+
+    /// The figures of `system` with `threads` workers at each point of
+    /// `design`, in sample order, each simulated once per key.
+    pub(crate) fn sample_figures(
+        &self,
+        design: &Design,
+        system: &SystemModel,
+        threads: u32,
+    ) -> Result<Vec<WorkloadFigures>, String> {
         let spec = self
-            .spec(q.threads)
+            .spec(threads)
             .map_err(|e| format!("not predicted: {e}"))?;
         let sampled = design
-            .apply(&system_of(q)?, None, &spec)
+            .apply(system, None, &spec)
             .map_err(|e| format!("not predicted: {e}"))?;
         let systems = &sampled.systems;
         // The samples of one query share the cores with the other queries'
@@ -303,27 +326,23 @@ impl SimPerformance {
                 s.spawn(|| loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(m) = systems.get(i) else { break };
-                    let f = self.figures_of(m, q.threads);
+                    let f = self.figures_of(m, threads);
                     if let Ok(mut out) = out.lock() {
                         out[i] = Some(f);
                     }
                 });
             }
         });
-        let figures: Vec<WorkloadFigures> = out
-            .into_inner()
+        out.into_inner()
             .map_err(|_| "not predicted: a sample failed".to_string())?
             .into_iter()
             .map(|f| f.unwrap_or_else(|| Err("not predicted: a sample failed".into())))
-            .collect::<Result<_, _>>()?;
-        let writes: Vec<f64> = figures.iter().map(|f| f.writes_per_s).collect();
-        let commits: Vec<f64> = figures.iter().map(|f| f.commit_latency_ms).collect();
-        Ok(SyncInterval {
-            writes_per_s: bounds(writes, point.writes_per_s),
-            commit_latency_ms: bounds(commits, point.commit_latency_ms),
-            confidence: crate::uncertainty::CONFIDENCE,
-            samples: figures.len(),
-        })
+            .collect()
+    }
+
+    /// The sampling design of the intervals (None: points only).
+    pub(crate) fn design(&self) -> Option<&Design> {
+        self.design.as_ref()
     }
 }
 
@@ -338,7 +357,7 @@ fn check_threads(threads: u32) -> Result<(), String> {
 
 /// The 10th to 90th percentile of `v` (linear between ranks, as
 /// crate::uncertainty takes them), widened to hold `point`.
-fn bounds(mut v: Vec<f64>, point: f64) -> Bounds {
+pub(crate) fn bounds(mut v: Vec<f64>, point: f64) -> Bounds {
     v.sort_by(f64::total_cmp);
     let at = |q: f64| -> f64 {
         if v.is_empty() {

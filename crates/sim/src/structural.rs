@@ -64,6 +64,19 @@ pub enum Direction {
     Latency,
 }
 
+impl Direction {
+    /// A result figure's direction by its name (`writes_per_s`,
+    /// `event_mean_ms`, `latency.write.p95_ms`...): the latencies end in
+    /// `_ms`.
+    pub fn of_figure(name: &str) -> Direction {
+        if name.ends_with("_ms") {
+            Direction::Latency
+        } else {
+            Direction::Rate
+        }
+    }
+}
+
 impl StructuralError {
     /// The widenings shipped with this build.
     pub fn current() -> StructuralError {

@@ -384,15 +384,6 @@ pub fn figures(r: &RunResult) -> Figures {
     ]
 }
 
-/// Whether a figure of [`FIGURES`] is a rate or a latency.
-fn direction(name: &str) -> Direction {
-    if name.ends_with("_ms") {
-        Direction::Latency
-    } else {
-        Direction::Rate
-    }
-}
-
 /// The headline figure sensitivity is ranked on: writes/s when the run
 /// writes, else reads/s.
 fn headline(point: &Figures) -> usize {
@@ -439,7 +430,7 @@ pub fn interval(
         let p = point_figs[i];
         // The point is a prediction too: the interval always holds it.
         let (low, high) = (percentile(&v, 0.1).min(p), percentile(&v, 0.9).max(p));
-        let (wide_low, wide_high) = structural.widen(low, high, direction(name));
+        let (wide_low, wide_high) = structural.widen(low, high, Direction::of_figure(name));
         table.insert(
             (*name).to_string(),
             FigureInterval {
@@ -519,7 +510,7 @@ fn run_parallel(
 }
 
 /// The `q` quantile of sorted `v` (linear between ranks).
-fn percentile(v: &[f64], q: f64) -> f64 {
+pub(crate) fn percentile(v: &[f64], q: f64) -> f64 {
     if v.is_empty() {
         return 0.0;
     }

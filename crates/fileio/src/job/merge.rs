@@ -137,6 +137,8 @@ pub fn merge(
         clock_spread_s: Some((last_unix - first_unix) as f64 / 1e9),
         test_files: Vec::new(),
     };
+    // No labels, intervals, durability check or prediction of its own.
+    let base = RunResult::new(first.kind, workload);
     let result = RunResult {
         schema_version: first.schema_version,
         tool: first.tool.clone(),
@@ -146,8 +148,6 @@ pub fn merge(
             .map(|r| r.started_at.clone())
             .min()
             .unwrap_or_default(),
-        labels: BTreeMap::new(),
-        workload,
         warmup_s: first.warmup_s,
         interrupted: ranks.iter().any(|r| r.interrupted),
         total_time_s: total,
@@ -155,13 +155,11 @@ pub fn merge(
         counts,
         latency,
         threads: ranks.iter().flat_map(|r| r.threads.clone()).collect(),
-        intervals: Vec::new(),
         environment: first.environment.clone(),
         warnings,
         distributed: Some(distributed),
-        durability: None,
-        prediction: None,
         ranks,
+        ..base
     };
     Ok(Merged { result, period })
 }
@@ -427,6 +425,7 @@ mod tests {
             }),
             durability: None,
             prediction: None,
+            anchor: None,
         }
     }
 

@@ -18,10 +18,36 @@ pub(crate) const NFS_ABSENT: &str =
 /// the run that asked.
 const TOOL_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Where the `zpool` and `zfs` commands come from: the ones on this host's
+/// path, talking to the ZFS its own tools reach, or a caller's that knows
+/// where the pool's daemon listens (a lab's private zfs-fuse answers only
+/// in its own mount namespace, crates/lab).
+pub trait ZfsTools {
+    /// The command that runs `program` (`zpool`, `zfs`) against the pool's
+    /// ZFS, or why there is none (one line).
+    fn command(&self, program: &str) -> Result<Command, String>;
+}
+
+/// The tools on this host's path.
+pub struct HostTools;
+
+impl ZfsTools for HostTools {
+    fn command(&self, program: &str) -> Result<Command, String> {
+        let path = find_tool(program).ok_or_else(|| format!("{program}: not installed"))?;
+        Ok(Command::new(path))
+    }
+}
+
 /// The ZFS facts of a run on `dir` (whose mount is `mount`): None when the
 /// target is not on ZFS, the facts that could be read otherwise. Nothing
 /// here fails: what cannot be read is listed in `missing`.
 pub fn capture(dir: &Path, mount: &MountEntry) -> Option<ZfsFacts> {
+    capture_with(dir, mount, &HostTools)
+}
+
+/// [`capture`] with the pool's `zpool` and `zfs` from `tools`.
+pub fn capture_with(dir: &Path, mount: &MountEntry, tools: &dyn ZfsTools) -> Option<ZfsFacts> {
+    let tool = |program: &str, args: &[&str]| run_tool(tools, program, args);
     if dir.to_string_lossy().starts_with("nfs://") {
         return Some(ZfsFacts::absent(NFS_ABSENT));
     }
@@ -40,7 +66,7 @@ pub fn capture(dir: &Path, mount: &MountEntry) -> Option<ZfsFacts> {
         facts.note_missing("dataset", "the mount names no dataset");
         return Some(facts);
     }
-    facts.dataset = dataset(&mount.source, platform, &mut facts.missing);
+    facts.dataset = dataset(tools, &mount.source, platform, &mut facts.missing);
     let pool_name = mount.source.split('/').next().unwrap_or(&mount.source);
     match tool("zpool", &status_args(platform, pool_name)) {
         Ok(text) => match parse::zpool_status(&text) {
@@ -54,7 +80,7 @@ pub fn capture(dir: &Path, mount: &MountEntry) -> Option<ZfsFacts> {
         },
         Err(e) => facts.note_missing("pool", e),
     }
-    match version(platform) {
+    match version(tools, platform) {
         Ok(v) => facts.version = Some(v),
         Err(e) => facts.note_missing("version", e),
     }
@@ -91,11 +117,13 @@ fn status_args(platform: Platform, pool: &str) -> Vec<&str> {
 /// The dataset's recorded properties. `all` rather than a list: zfs-fuse
 /// refuses a list naming a property it lacks (`sync`).
 fn dataset(
+    tools: &dyn ZfsTools,
     name: &str,
     platform: Platform,
     missing: &mut std::collections::BTreeMap<String, String>,
 ) -> Option<Dataset> {
-    let text = match tool(
+    let text = match run_tool(
+        tools,
         "zfs",
         &[
             "get",
@@ -140,14 +168,14 @@ fn dataset(
     })
 }
 
-fn version(platform: Platform) -> Result<String, String> {
+fn version(tools: &dyn ZfsTools, platform: Platform) -> Result<String, String> {
     match platform {
         Platform::OpenzfsLinux => std::fs::read_to_string("/sys/module/zfs/version")
             .map(|v| v.trim().to_string())
-            .or_else(|_| zfs_version_command()),
-        Platform::Freebsd => zfs_version_command(),
+            .or_else(|_| zfs_version_command(tools)),
+        Platform::Freebsd => zfs_version_command(tools),
         Platform::ZfsFuse => {
-            let text = tool("zpool", &["upgrade", "-v"])?;
+            let text = run_tool(tools, "zpool", &["upgrade", "-v"])?;
             parse::pool_version_supported(&text)
                 .map(|v| format!("zfs-fuse, pool version {v}"))
                 .ok_or_else(|| "zpool upgrade -v names no pool version".to_string())
@@ -157,8 +185,8 @@ fn version(platform: Platform) -> Result<String, String> {
 
 /// `zfs version` (OpenZFS 0.8 and later): `zfs-2.1.5-1` then `zfs-kmod-...`;
 /// the kernel module's line is the one that runs the pool.
-fn zfs_version_command() -> Result<String, String> {
-    let text = tool("zfs", &["version"])?;
+fn zfs_version_command(tools: &dyn ZfsTools) -> Result<String, String> {
+    let text = run_tool(tools, "zfs", &["version"])?;
     let kmod = text.lines().find(|l| l.starts_with("zfs-kmod-"));
     kmod.or(text.lines().next())
         .map(|l| l.trim().trim_start_matches("zfs-kmod-").to_string())
@@ -213,9 +241,15 @@ pub(crate) fn arc_now(platform: Platform) -> Result<(String, ArcSnapshot), Strin
 
 /// `program args` within [`TOOL_TIMEOUT`]: its stdout, or why not (one line).
 pub fn tool(program: &str, args: &[&str]) -> Result<String, String> {
+    run_tool(&HostTools, program, args)
+}
+
+/// `program args` from `tools` within [`TOOL_TIMEOUT`]: its stdout, or why
+/// not (one line).
+fn run_tool(tools: &dyn ZfsTools, program: &str, args: &[&str]) -> Result<String, String> {
     let shown = format!("{program} {}", args.join(" "));
-    let path = find_tool(program).ok_or_else(|| format!("{program}: not installed"))?;
-    let mut child = Command::new(path)
+    let mut child = tools
+        .command(program)?
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

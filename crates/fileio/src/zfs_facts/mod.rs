@@ -23,7 +23,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-pub use collect::{capture, Watch};
+pub use collect::{capture, capture_with, HostTools, Watch, ZfsTools};
 
 /// The ZFS under a run's files (`environment.zfs` in a result).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]

@@ -10,7 +10,9 @@
 //! - [`durability`]: the durability matrix (writer, recorder, crashes,
 //!   verify) over such crashes;
 //! - [`predict`]: a matrix's cells as simulator systems, beside what they
-//!   measured.
+//!   measured;
+//! - [`pairs`]: pairs of measured cells that differ in one thing, the
+//!   second predicted from the first's measurement.
 //!
 //! What may call what: an experiment uses [`crate::lab`], [`crate::spec`],
 //! [`crate::state`] and the parts ([`crate::parts`]), and other experiments;
@@ -20,6 +22,7 @@
 pub mod crash;
 pub mod durability;
 pub mod matrix;
+pub mod pairs;
 pub mod predict;
 pub mod run;
 pub mod server;

@@ -95,11 +95,56 @@ pub fn run_workload(lab: &Lab, tankbench: &Path, args: &[String]) -> Result<Outc
     let stdout = ran?;
     cleaned?;
     let mut result = parse_result(&stdout)?;
+    if let Some(zfsd) = &info.zfsd {
+        facts_from_lab_daemon(&mut result, zfsd);
+    }
     result.labels.extend(labels);
     Ok(Outcome {
         result,
         server: Some(server),
     })
+}
+
+/// The lab pool's ZFS facts in a run's result, read through the lab's own
+/// zfs-fuse daemon. fileio read them with the host's `zpool` and `zfs`,
+/// which cannot reach that daemon (its socket is in the daemon's mount
+/// namespace, crate::parts::zfsd), so its result says the pool and dataset
+/// are missing, or, with another zfs-fuse on the host, could name another
+/// pool's. The facts of the pool (layout, dataset properties, version) do
+/// not change during a run, so reading them after it is reading them for
+/// it; what fileio watched during the run (ARC, iostat) is kept. A run
+/// whose files were not on the lab's zfs-fuse (remote access: no facts)
+/// is left as it is.
+fn facts_from_lab_daemon(result: &mut RunResult, zfsd: &crate::parts::zfsd::Zfsd) {
+    use fileio::zfs_facts::{capture_with, Platform};
+    let env = &result.environment;
+    let Some(old) = env
+        .zfs
+        .as_ref()
+        .filter(|f| f.platform == Some(Platform::ZfsFuse))
+    else {
+        return;
+    };
+    let mount = fileio::environment::MountEntry {
+        major_minor: String::new(),
+        mount_point: env.mount_point.clone(),
+        options: env.mount_options.clone(),
+        fs_type: env.fs_type.clone(),
+        source: env.device.clone(),
+        super_options: String::new(),
+    };
+    let tools = crate::parts::zfsd::DaemonTools(zfsd);
+    let Some(mut facts) = capture_with(Path::new(&env.mount_point), &mount, &tools) else {
+        return;
+    };
+    facts.arc = old.arc.clone();
+    facts.iostat = old.iostat.clone();
+    for key in ["arc", "iostat"] {
+        if let Some(why) = old.missing.get(key) {
+            facts.missing.insert(key.into(), why.clone());
+        }
+    }
+    result.environment.zfs = Some(facts);
 }
 
 /// The `RunResult` that `tankbench fileio ... --format=json run` printed. Its

@@ -176,6 +176,18 @@ impl Zfsd {
     }
 }
 
+/// The lab daemon's `zpool` and `zfs` for fileio's ZFS facts: the host's
+/// own commands reach the host's zfs-fuse socket (or none: "connect: No
+/// such file or directory"), never the lab's, which listens in the
+/// daemon's mount namespace only.
+pub struct DaemonTools<'a>(pub &'a Zfsd);
+
+impl fileio::zfs_facts::ZfsTools for DaemonTools<'_> {
+    fn command(&self, program: &str) -> Result<Command, String> {
+        self.0.command(program).map_err(|e| e.to_string())
+    }
+}
+
 /// zfs-fuse's ARC counters (arcstats: bytes held, the ceiling, and lookups
 /// answered from the ARC or not, since the daemon started).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]

@@ -210,6 +210,7 @@ pub fn run(labels: &[(&str, &str)], read_mib: f64, write_mib: f64, seed: u64) ->
         distributed: None,
         durability: None,
         prediction: None,
+        anchor: None,
     }
 }
 

@@ -104,6 +104,31 @@ enum Cmd {
                              sim::uncertainty::DEFAULT_SAMPLES))]
         samples: Option<usize>,
     },
+    /// Measure A, predict B from it, measure B: every pair of finished
+    /// cells of the matrices that differ in one thing (a layout, a log
+    /// device, a link; the thread count across matrices of one workload),
+    /// B predicted from A's measurement and outright, beside B as measured
+    /// (docs/what-if.md).
+    Pairs {
+        /// Matrix files whose cells `lab matrix` measured.
+        #[arg(required = true)]
+        matrices: Vec<PathBuf>,
+        /// The table as text or Markdown, or the pairs as JSON.
+        #[arg(long, value_enum, default_value_t = TableFormat::Text)]
+        format: TableFormat,
+        /// The interval of each prediction from A.
+        #[arg(long, value_enum, value_name = "on|off", default_value_t = Switch::On)]
+        intervals: Switch,
+        /// Samples each interval takes.
+        #[arg(long, value_name = "N", value_parser = at_least_two_samples(),
+              help = format!("Samples each interval takes, 2 or more [default: {}]",
+                             sim::uncertainty::DEFAULT_SAMPLES))]
+        samples: Option<usize>,
+        /// Parameters fitted to A's measurement alone before B is predicted
+        /// from it (e.g. server.cpu_us: zfs-fuse's CPU per request).
+        #[arg(long, value_name = "PARAM[,...]")]
+        fit: Option<String>,
+    },
     /// Crash a lab that is up: kill its own zfs-fuse daemon (no clean
     /// export), cut the power of its disks (each loses what its model's
     /// volatile cache held), restart the daemon and bring the pool back
@@ -142,7 +167,7 @@ pub(crate) fn run(cli: LabArgs) -> anyhow::Result<i32> {
     // `lab predict` builds nothing (its --systems files are written whole at
     // the end): a signal ends it at once, as it ends `simulate matrix`,
     // instead of being swallowed while every cell is predicted.
-    if !matches!(cli.cmd, Cmd::Predict { .. }) {
+    if !matches!(cli.cmd, Cmd::Predict { .. } | Cmd::Pairs { .. }) {
         sys::install_interrupt_handler();
     }
     match cli.cmd {
@@ -195,6 +220,24 @@ pub(crate) fn run(cli: LabArgs) -> anyhow::Result<i32> {
                 &options,
             )
         }
+        Cmd::Pairs {
+            matrices,
+            format,
+            intervals,
+            samples,
+            fit,
+        } => pairs(
+            &matrices,
+            format,
+            &lab::experiments::pairs::PairsOptions {
+                intervals: match intervals {
+                    Switch::On => Some(samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES)),
+                    Switch::Off => None,
+                },
+                parallel: std::thread::available_parallelism().map_or(1, usize::from),
+                fit: fit_params(fit.as_deref())?,
+            },
+        ),
         Cmd::Crash { lab, format } => crash(&lab, format),
         Cmd::Durability {
             matrix,
@@ -447,6 +490,52 @@ fn run_durability(
             1
         },
     )
+}
+
+/// `--fit`'s comma list as parameters; an unknown name is one line naming
+/// the accepted ones.
+fn fit_params(list: Option<&str>) -> anyhow::Result<Vec<sim::profile::Param>> {
+    let Some(list) = list else {
+        return Ok(Vec::new());
+    };
+    list.split(',')
+        .map(str::trim)
+        .map(|name| {
+            sim::profile::Param::from_name(name).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "lab pairs: --fit: unknown parameter '{name}'; accepted: {}",
+                    sim::profile::Param::accepted()
+                )
+            })
+        })
+        .collect()
+}
+
+/// `lab pairs`: every one-change pair of measured cells, B predicted from
+/// A and outright beside B measured (`lab::experiments::pairs`).
+fn pairs(
+    matrices: &[PathBuf],
+    format: TableFormat,
+    options: &lab::experiments::pairs::PairsOptions,
+) -> anyhow::Result<i32> {
+    let loaded = matrices
+        .iter()
+        .map(|p| Matrix::load(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let pairs = lab::experiments::pairs::pairs(&loaded, options)?;
+    let workload = &loaded[0].workload;
+    let text = match format {
+        TableFormat::Json => serde_json::to_string_pretty(&serde_json::json!({
+            "workloads": loaded.iter().map(|m| &m.workload).collect::<Vec<_>>(),
+            "pairs": pairs,
+        }))?,
+        TableFormat::Text => lab::experiments::pairs::pairs_table(workload, &pairs).to_terminal(),
+        TableFormat::Markdown => {
+            lab::experiments::pairs::pairs_table(workload, &pairs).to_markdown()
+        }
+    };
+    super::write_stdout(format!("{}\n", text.trim_end()).as_bytes())?;
+    Ok(0)
 }
 
 /// `lab predict`: the simulator's prediction of every cell beside the

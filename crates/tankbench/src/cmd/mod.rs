@@ -18,6 +18,7 @@ pub mod fio;
 pub mod lab;
 mod man;
 mod options;
+mod overrides;
 pub mod plan;
 pub mod probe;
 mod progress;
@@ -25,6 +26,7 @@ pub mod report;
 pub mod simulate;
 pub mod simulate_matrix;
 pub mod slog;
+mod what_if;
 
 /// Route the command line to a subcommand.
 ///

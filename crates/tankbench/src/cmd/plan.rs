@@ -136,14 +136,9 @@ pub(crate) struct PlanArgs {
     #[arg(long, value_name = "WORKLOAD", default_value = "sync-4k",
           value_parser = choices::offered(choices::table(&Workload::ALL, Workload::name, Workload::describe)))]
     workload: String,
-    /// Concurrent synchronous writers.
-    #[arg(
-        long,
-        allow_negative_numbers = true,
-        value_name = "N",
-        default_value_t = 4
-    )]
-    threads: u32,
+    /// Concurrent synchronous writers [default: 4, or the baseline's].
+    #[arg(long, allow_negative_numbers = true, value_name = "N")]
+    threads: Option<u32>,
     /// Pool fill when a disk fails, percent (drives resilver time).
     #[arg(
         long,
@@ -200,6 +195,17 @@ pub(crate) struct PlanArgs {
     /// read, write, seq, commit, sync_rate, commit_log, sync_rate_log, score).
     #[arg(long, value_name = "KEYS", value_parser = parse_columns)]
     columns: Option<ColumnChoice>,
+
+    /// A measured run of the box at hand (a tankbench result, or a fio JSON
+    /// or sysbench text report): every Sync figure is its measured figure
+    /// times the simulated change from its system to each layout; its
+    /// workload is the plan's unless --fileio is given. See docs/what-if.md.
+    #[arg(long, value_name = "RUN")]
+    baseline: Option<std::path::PathBuf>,
+    /// With --baseline: the system it ran on [default: the one its ZFS
+    /// facts describe].
+    #[arg(long, value_name = "SYSTEM.toml", requires = "baseline")]
+    system: Option<std::path::PathBuf>,
 }
 
 /// `--class` and `--log-class`: the classes of zfs_model's table, read by
@@ -211,6 +217,9 @@ fn disk_classes() -> choices::Choice<String> {
         DiskClass::describe,
     ))
 }
+
+/// Writers when `--threads` is not given.
+const DEFAULT_THREADS: u32 = 4;
 
 /// `--columns`: keys from report::plan::COLUMNS.
 fn parse_columns(text: &str) -> Result<ColumnChoice, String> {
@@ -318,7 +327,8 @@ fn build_request(args: &PlanArgs) -> anyhow::Result<PlanRequest> {
             args.replace_hours
         ));
     }
-    if args.threads == 0 {
+    let threads = args.threads.unwrap_or(DEFAULT_THREADS);
+    if threads == 0 {
         return Err(anyhow!("--threads 0: at least one writer"));
     }
     Ok(PlanRequest {
@@ -339,7 +349,7 @@ fn build_request(args: &PlanArgs) -> anyhow::Result<PlanRequest> {
         link,
         protocol,
         workload: Workload::parse(&args.workload).context("--workload")?,
-        threads: args.threads,
+        threads,
         fill: args.fill / 100.0,
         replace_hours: args.replace_hours,
         ram_bytes: parse_size(&args.ram, SizeMeaning::Exact).context("--ram")?,
@@ -366,45 +376,119 @@ pub(crate) fn run(parsed: &PlanArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// Everything `plan` does after parsing: the warnings for stderr, the text
-/// or JSON for stdout and the plan itself (kept apart from printing so tests
-/// can drive it).
-fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String, zfs_model::plan::Plan)> {
-    let request = build_request(parsed)?;
-    let explain_shape = request
-        .layouts
-        .first()
-        .copied()
-        .filter(|_| parsed.explain.is_some());
-    // What is left to fail here depends on the disks and the spares asked for
-    // (no layout fits); name both with what was typed.
-    let words: Vec<String> = parsed
-        .fileio
-        .as_deref()
-        .unwrap_or("")
-        .split_whitespace()
-        .map(str::to_string)
-        .collect();
+/// The plan's performance model: the simulator outright, or anchored to a
+/// measured baseline (`--baseline`).
+enum Performance {
+    Outright(sim::plan_model::SimPerformance),
+    Anchored(Box<sim::baseline::plan::AnchoredPlan>),
+}
+
+impl Performance {
+    fn model(&self) -> &dyn zfs_model::perf::PerformanceModel {
+        match self {
+            Performance::Outright(m) => m,
+            Performance::Anchored(a) => a.as_ref(),
+        }
+    }
+}
+
+/// `model` anchored to the measured run `baseline`, whose system is
+/// `--system` or its ZFS facts'. What the plan leaves at its defaults (the
+/// disk class, link, protocol, RAM, recordsize) stays the baseline's.
+fn anchored_model(
+    parsed: &PlanArgs,
+    baseline: sim::baseline::Baseline,
+    model: sim::plan_model::SimPerformance,
+) -> anyhow::Result<sim::baseline::plan::AnchoredPlan> {
+    use super::what_if as w;
+    let (text, dir, option) = w::baseline_system("plan", &baseline, parsed.system.as_deref())?;
+    let system =
+        sim::SystemModel::from_toml_in(&text, &dir).map_err(|e| anyhow!("plan: {option}: {e}"))?;
+    let defaults = PlanArgs::try_parse_from(["tankbench plan", "--disks", "1x1TB"])
+        .map_err(|e| anyhow!("plan: {e}"))?;
+    let changes = sim::baseline::plan::PlanChanges {
+        disk_class: parsed.class != defaults.class,
+        link: parsed.link != defaults.link,
+        protocol: parsed.protocol.is_some(),
+        ram: parsed.ram != defaults.ram,
+        recordsize: parsed.recordsize != defaults.recordsize,
+    };
+    sim::baseline::plan::AnchoredPlan::new(model, baseline, system, changes)
+        .map_err(|e| w::baseline_error("plan", &e))
+}
+
+/// The simulator running the plan's workload (`--fileio`, else the
+/// baseline's, else the reference run), with intervals when asked,
+/// anchored to the baseline when there is one.
+fn performance(
+    parsed: &PlanArgs,
+    baseline: Option<sim::baseline::Baseline>,
+    intervals: bool,
+) -> anyhow::Result<Performance> {
+    let words: Vec<String> = match (&parsed.fileio, &baseline) {
+        (None, Some(b)) => b.workload_words(),
+        (text, _) => text
+            .as_deref()
+            .unwrap_or("")
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+    };
     let mut model = sim::plan_model::SimPerformance::new(&words)
         .map_err(|e| anyhow!("--fileio '{}': {e}", words.join(" ")))?;
-    let intervals = match parsed.intervals {
-        Intervals::On => true,
-        Intervals::Off => false,
-        Intervals::Auto => !request.layouts.is_empty(),
-    };
     if intervals {
         let samples = parsed.samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES);
         model = model
             .with_intervals(samples)
             .map_err(|e| anyhow!("--fileio '{}': {e}", words.join(" ")))?;
     }
-    let plan = plan(request, &model).with_context(|| {
+    Ok(match baseline {
+        Some(b) => Performance::Anchored(Box::new(anchored_model(parsed, b, model)?)),
+        None => Performance::Outright(model),
+    })
+}
+
+/// Everything `plan` does after parsing: the warnings for stderr, the text
+/// or JSON for stdout and the plan itself (kept apart from printing so tests
+/// can drive it).
+fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String, zfs_model::plan::Plan)> {
+    let baseline = parsed
+        .baseline
+        .as_deref()
+        .map(|path| super::what_if::load_baseline("plan", path))
+        .transpose()?;
+    let mut request = build_request(parsed)?;
+    if let (Some(b), None) = (&baseline, parsed.threads) {
+        request.threads = b.measured.workload.threads;
+    }
+    let explain_shape = request
+        .layouts
+        .first()
+        .copied()
+        .filter(|_| parsed.explain.is_some());
+    let intervals = match parsed.intervals {
+        Intervals::On => true,
+        Intervals::Off => false,
+        Intervals::Auto => !request.layouts.is_empty(),
+    };
+    let performance = performance(parsed, baseline, intervals)?;
+    // What is left to fail here depends on the disks and the spares asked for
+    // (no layout fits); name both with what was typed.
+    let plan = plan(request, performance.model()).with_context(|| {
         format!(
             "--disks '{}' with --spares {}",
             parsed.disks.join(","),
             parsed.spares
         )
     })?;
+    let baseline_note = match &performance {
+        Performance::Anchored(a) => Some(a.baseline_note()),
+        Performance::Outright(_) => None,
+    };
+    let mut workload_table = sim::plan_model::workload_table(&plan);
+    if let Performance::Anchored(a) = &performance {
+        a.mark_rows(&mut workload_table);
+    }
     let mut warnings = plan.warnings.clone();
     if let (false, Some(n)) = (intervals, parsed.samples) {
         warnings.push(format!(
@@ -463,9 +547,12 @@ fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String, zfs_model::
                 present::table(&plan, top, &choice).to_screen(&screen),
                 present::summary(&plan, top, screen.width)
             );
-            if parsed.fileio.is_some() {
+            if let Some(note) = &baseline_note {
+                text.push_str(&format!("\n{note}\n"));
+            }
+            if parsed.fileio.is_some() || baseline_note.is_some() {
                 text.push_str("\nPredicted workload by layout:\n");
-                text.push_str(&sim::plan_model::workload_table(&plan).to_screen(&screen));
+                text.push_str(&workload_table.to_screen(&screen));
             }
             text
         }

@@ -7,7 +7,6 @@ use fileio::options::{check_command_line, CommandLine, Format, RunSpec, Settings
 use report::atomic::{check_can_create_in, check_new_file, write_atomically, Existing};
 use report::labels::{merge_labels, parse_labels, Labels};
 use report::store::{ResultStore, DEFAULT_DIR};
-use sim::matrix::{AxisError, MatrixError};
 use sim::system::{DeviceSpec, Protocol, System, SystemModel};
 use sim::SimError;
 
@@ -34,9 +33,16 @@ pub(crate) struct SimulateArgs {
     #[arg(
         long,
         value_name = "SYSTEM.toml",
-        required_unless_present = "system_from"
+        required_unless_present_any = ["system_from", "baseline"]
     )]
     system: Option<PathBuf>,
+    /// A measured run of the box at hand (a tankbench result, or a fio
+    /// JSON or sysbench text report): each figure predicted is its
+    /// measured figure times the simulated change from its configuration
+    /// (its ZFS facts', or --system's) to the one asked for. See
+    /// docs/what-if.md.
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["system_from", "write_system"])]
+    baseline: Option<PathBuf>,
     /// The system a measured run ran on, from the ZFS facts its result
     /// recorded (pool layout, log vdev, recordsize, sync, ZFS version, RAM);
     /// what a run cannot record is assumed and listed.
@@ -85,7 +91,7 @@ pub(crate) struct SimulateArgs {
     fileio: Vec<OsString>,
     /// The workload as a fio job file instead of fileio options: one group
     /// of one job, its numjobs clones as threads (see docs/fio.md).
-    #[arg(long, value_name = "JOB.fio")]
+    #[arg(long, value_name = "JOB.fio", conflicts_with = "baseline")]
     fio: Option<PathBuf>,
 }
 
@@ -219,6 +225,9 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
     if let Some(job) = &a.fio {
         return simulate_fio(&a, job);
     }
+    if let Some(path) = &a.baseline {
+        return what_if(&a, path);
+    }
     let words = a.fileio_words()?;
     let source = system_source(&a)?;
     if a.is_matrix() {
@@ -233,56 +242,9 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
     for text in &ext.labels {
         merge_labels(&mut labels, parse_labels(text)?)?;
     }
-    let budget = match a.model.max_sim_events {
-        Some(events) => sim::Budget::of(events).map_err(|e| anyhow::anyhow!("simulate: {e}"))?,
-        None => sim::Budget::default(),
-    };
-    let base = SystemModel::from_toml_in(&source.text, &source.dir)
-        .map_err(|e| anyhow::anyhow!("simulate: {}: {e}", source.option))?;
-    let mut model = base.clone();
-    apply_overrides(&mut model, &a)?;
-    model.resolve().map_err(|e| system_error(e, &a))?;
-    // The profile calibrates the system file; an override changes a
-    // component as a matrix axis does, and the fit carries to it by what
-    // the change is worth (the same figure as that matrix's cell).
-    let profile = match &a.model.profile {
-        Some(p) => Some(super::calibrate::apply_profile_file(
-            &mut model,
-            &base,
-            &a.override_fields(),
-            p,
-        )?),
-        None => None,
-    };
-    let sys = model.resolve().map_err(|e| system_error(e, &a))?;
-    let intervals = match a.intervals {
-        Switch::On => Some(a.samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES)),
-        Switch::Off => None,
-    };
-    let options = sim::RunOptions {
-        budget,
-        early_stop: !a.no_early_stop,
-        warmup_events: super::simulate_matrix::warmup_events(a.count_after_first_sync),
-        ..sim::RunOptions::default()
-    };
     let save_dir = check_destinations(&a, ext, &labels)?;
-    let mut result =
-        sim::simulate_run(&spec, &model, &options).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
-    if let Some(samples) = intervals {
-        let parallel = std::thread::available_parallelism().map_or(1, usize::from);
-        result = sim::uncertainty::with_interval(
-            &spec,
-            &model,
-            profile.as_ref(),
-            result,
-            &options,
-            samples,
-            parallel,
-        )
-        .map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
-    }
+    let (model, sys, mut result) = predict(&a, &spec, &source)?;
     result.labels.extend(labels);
-    note_budget(&result);
     if let Some(path) = &ext.json_path {
         write_json(path, &result)?;
     }
@@ -299,15 +261,7 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
         // The system's names may come from someone else's result file
         // (--system-from): shown, never able to drive the terminal.
         // On a terminal the long lines wrap and the banner is coloured.
-        Format::Text => {
-            let screen = super::stdout_screen();
-            screen.paint_label(&screen.wrap(&report::escape::terminal_lines(&text_report(
-                &model,
-                &sys,
-                &result,
-                settings.general.percentile,
-            ))))
-        }
+        Format::Text => screen_report(&model, &sys, &result, settings.general.percentile),
     };
     super::write_stdout(text.as_bytes())?;
     Ok(0)
@@ -343,6 +297,101 @@ fn check_destinations(
     Ok(save_dir)
 }
 
+/// `tankbench simulate --baseline RUN [--system A.toml] [overrides] -- ...
+/// run`: the configurations the overrides describe, each predicted from
+/// the measured run; one as a report of its figures, several as a table
+/// with the baseline marked.
+fn what_if(a: &SimulateArgs, path: &Path) -> anyhow::Result<i32> {
+    use super::what_if as w;
+    let words = a.fileio_words()?;
+    let (spec, settings) = fileio_settings(&words)?;
+    let ext = &settings.ext;
+    if ext.repeat != 1 {
+        anyhow::bail!("simulate: --repeat must be 1 (a prediction is deterministic for its seed)");
+    }
+    if ext.json_path.is_some() && a.is_matrix() {
+        anyhow::bail!(
+            "simulate: --json=FILE takes one prediction; a matrix prints JSON with --format=json"
+        );
+    }
+    if let Some(p) = &ext.json_path {
+        check_new_file(p).map_err(|e| anyhow::anyhow!("simulate: --json={}: {e}", p.display()))?;
+    }
+    let mut labels = Labels::new();
+    for text in &ext.labels {
+        merge_labels(&mut labels, parse_labels(text)?)?;
+    }
+    let baseline = w::load_baseline("simulate", path)?;
+    let (text, _, option) = w::baseline_system("simulate", &baseline, a.system.as_deref())?;
+    let workload = super::overrides::workload_of(&words);
+    let profile = a
+        .model
+        .profile
+        .as_deref()
+        .map(super::calibrate::load_profile)
+        .transpose()?;
+    let a_cell = w::baseline_cell(&text, &option, &workload, profile.as_ref())?;
+    let mut m = super::overrides::overrides_matrix(
+        &text,
+        &option,
+        workload.clone(),
+        &a.axes(),
+        a.model.max_cells,
+    )?;
+    m.profile = profile;
+    let cells = w::cells_of("simulate", &m)?;
+    let runs = w::Runs {
+        events: a.model.max_sim_events,
+        intervals: match a.intervals {
+            Switch::On => Some(a.samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES)),
+            Switch::Off => None,
+        },
+        early_stop: !a.no_early_stop,
+        warmup_events: super::simulate_matrix::warmup_events(a.count_after_first_sync),
+        save: w::save_dir(ext.save.as_ref()),
+        labels,
+    };
+    let anchored = w::predict("simulate", &baseline, &a_cell, &spec, &cells, &runs)?;
+    let sim_error = |e: SimError| anyhow::anyhow!("simulate: {e}");
+    let out = if a.is_matrix() {
+        match ext.format {
+            Format::Json => w::json_doc(
+                "tankbench simulate --baseline",
+                &workload,
+                &baseline,
+                &anchored.results,
+            )?,
+            Format::Text => sim::baseline::report::table(
+                &workload,
+                &baseline,
+                &a_cell.system,
+                &cells,
+                &anchored,
+            )
+            .map_err(sim_error)?
+            .to_screen(&super::stdout_screen()),
+        }
+    } else {
+        let result = anchored
+            .results
+            .first()
+            .ok_or(SimError::CellLost)
+            .map_err(sim_error)?;
+        if let Some(p) = &ext.json_path {
+            write_json(p, result)?;
+        }
+        match ext.format {
+            Format::Json => format!("{}\n", serde_json::to_string_pretty(result)?),
+            Format::Text => {
+                sim::baseline::report::one(&baseline, &a_cell.system, &cells[0].system, &anchored)
+                    .map_err(sim_error)?
+            }
+        }
+    };
+    super::write_stdout(out.as_bytes())?;
+    Ok(0)
+}
+
 /// Where the system came from: its TOML text and the option that named it
 /// (for messages).
 struct SystemSource {
@@ -361,7 +410,7 @@ fn system_source(a: &SimulateArgs) -> anyhow::Result<SystemSource> {
         (Some(path), _) => SystemSource {
             text: read_system_file(path)?,
             option: format!("--system {}", path.display()),
-            dir: directory_of(path),
+            dir: super::overrides::directory_of(path),
         },
         (None, Some(path)) => {
             let option = format!("--system-from {}", path.display());
@@ -380,7 +429,7 @@ fn system_source(a: &SimulateArgs) -> anyhow::Result<SystemSource> {
             SystemSource {
                 text,
                 option,
-                dir: directory_of(path),
+                dir: super::overrides::directory_of(path),
             }
         }
         (None, None) => unreachable!("clap requires --system or --system-from"),
@@ -395,14 +444,6 @@ fn system_source(a: &SimulateArgs) -> anyhow::Result<SystemSource> {
     Ok(source)
 }
 
-/// The directory a file name is in ("." for a bare name).
-fn directory_of(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
-}
-
 /// `--system FILE`, read as a configuration file (a regular file of at
 /// most zfs_model::config_file::CONFIG_LIMIT bytes).
 pub(crate) fn read_system_file(path: &Path) -> anyhow::Result<String> {
@@ -410,19 +451,8 @@ pub(crate) fn read_system_file(path: &Path) -> anyhow::Result<String> {
         .map_err(|e| anyhow::anyhow!("simulate: --system {}: {e}", path.display()))
 }
 
-/// A prediction that stopped at its event budget, stopped early, or was
-/// counted from somewhere other than its start says so on stderr (its JSON
-/// notes carry it too).
-pub(crate) fn note_budget(result: &fileio::result::RunResult) {
-    for w in &result.warnings {
-        if sim::notes::SimNote::of(w).is_some_and(sim::notes::SimNote::is_about_the_run_length) {
-            super::write_stderr_line(&format!("note: {}; {}", w.message, w.hint));
-        }
-    }
-}
-
 /// `--json=FILE`: the prediction, published whole as a new file.
-fn write_json(path: &Path, result: &fileio::result::RunResult) -> anyhow::Result<()> {
+pub(crate) fn write_json(path: &Path, result: &fileio::result::RunResult) -> anyhow::Result<()> {
     let mut doc = serde_json::to_string_pretty(result)?;
     doc.push('\n');
     write_atomically(path, doc.as_bytes(), Existing::Keep)
@@ -432,7 +462,7 @@ fn write_json(path: &Path, result: &fileio::result::RunResult) -> anyhow::Result
 /// The fileio words after `--` (`fileio`, options, `run`): the workload,
 /// read with fileio's typed API, and the front end's output options
 /// (`--format`, `--json`, `--save`, `--label`, `--repeat`, `--percentile`).
-fn fileio_settings(words: &[String]) -> anyhow::Result<(RunSpec, Box<Settings>)> {
+pub(crate) fn fileio_settings(words: &[String]) -> anyhow::Result<(RunSpec, Box<Settings>)> {
     let options = words.get(1..).unwrap_or_default();
     let Some((command, workload)) = options.split_last() else {
         anyhow::bail!("simulate: the fileio words must end in 'run' ({EXAMPLE})");
@@ -483,39 +513,13 @@ fn matrix_of_overrides(
     let text = &source.text;
     let max_cells = a.model.max_cells;
     let events = a.model.max_sim_events;
-    // The workload: the fileio words without the program's and output
-    // options, which the matrix handles.
-    let workload: Vec<String> = words
-        .iter()
-        .skip(1)
-        .filter(|w| {
-            w.as_str() != "run"
-                && !["--format", "--save", "--label"]
-                    .iter()
-                    .any(|o| w.as_str() == *o || w.starts_with(&format!("{o}=")))
-        })
-        .cloned()
-        .collect();
-    let mut m = sim::matrix::MatrixSpec::from_system_text(text, workload, &a.axes(), max_cells)
-        .map_err(|e| match e {
-            SimError::Limit(limit) => anyhow::anyhow!("simulate: {limit}"),
-            // An axis here is an option: name it as typed.
-            SimError::Matrix(MatrixError::AxisValue {
-                axis,
-                value,
-                problem,
-            }) => anyhow::anyhow!("simulate: --{axis} '{value}': {problem}"),
-            SimError::Matrix(MatrixError::Axis(AxisError::NoValues { axis })) => {
-                anyhow::anyhow!("simulate: --{axis}: values must not be empty")
-            }
-            SimError::Matrix(m) => {
-                anyhow::anyhow!("simulate: {}: matrix: {m}", source.option)
-            }
-            SimError::Field(f) => {
-                anyhow::anyhow!("simulate: {}: {f}", source.option)
-            }
-            e => anyhow::anyhow!("simulate: {}: {e}", source.option),
-        })?;
+    let mut m = super::overrides::overrides_matrix(
+        text,
+        &source.option,
+        super::overrides::workload_of(words),
+        &a.axes(),
+        max_cells,
+    )?;
     if let Some(path) = &a.model.profile {
         m.profile = Some(super::calibrate::load_profile(path)?);
         m.cells()
@@ -550,6 +554,21 @@ fn matrix_of_overrides(
 /// in sb_fileio.c, report_cumulative in src/sysbench.c) in their layout,
 /// computed from the predicted result, then tankbench's latency table by
 /// operation. `percentile` is sysbench's `--percentile` (0: disabled).
+/// The text report for stdout. The system's names may come from someone
+/// else's result file (--system-from): shown, never able to drive the
+/// terminal. On a terminal the long lines wrap and the banner is coloured.
+fn screen_report(
+    model: &SystemModel,
+    sys: &System,
+    r: &fileio::result::RunResult,
+    percentile: u32,
+) -> String {
+    let screen = super::stdout_screen();
+    screen.paint_label(&screen.wrap(&report::escape::terminal_lines(&text_report(
+        model, sys, r, percentile,
+    ))))
+}
+
 fn text_report(
     model: &SystemModel,
     sys: &System,
@@ -681,6 +700,63 @@ fn prediction_header(model: &SystemModel, sys: &System) -> String {
     )
 }
 
+/// The one prediction of `simulate`: the system of `source` with the
+/// overrides and the profile applied, `spec` simulated on it, and its
+/// interval when asked. Returns the model, its resolved system and the
+/// result.
+fn predict(
+    a: &SimulateArgs,
+    spec: &RunSpec,
+    source: &SystemSource,
+) -> anyhow::Result<(SystemModel, System, fileio::result::RunResult)> {
+    let budget = match a.model.max_sim_events {
+        Some(events) => sim::Budget::of(events).map_err(|e| anyhow::anyhow!("simulate: {e}"))?,
+        None => sim::Budget::default(),
+    };
+    let base = SystemModel::from_toml_in(&source.text, &source.dir)
+        .map_err(|e| anyhow::anyhow!("simulate: {}: {e}", source.option))?;
+    let mut model = base.clone();
+    apply_overrides(&mut model, a)?;
+    model.resolve().map_err(|e| system_error(e, a))?;
+    // The profile calibrates the system file; an override changes a
+    // component as a matrix axis does, and the fit carries to it by what
+    // the change is worth (the same figure as that matrix's cell).
+    let profile = match &a.model.profile {
+        Some(p) => Some(super::calibrate::apply_profile_file(
+            &mut model,
+            &base,
+            &a.override_fields(),
+            p,
+        )?),
+        None => None,
+    };
+    let sys = model.resolve().map_err(|e| system_error(e, a))?;
+    let options = sim::RunOptions {
+        budget,
+        early_stop: !a.no_early_stop,
+        warmup_events: super::simulate_matrix::warmup_events(a.count_after_first_sync),
+        ..sim::RunOptions::default()
+    };
+    let mut result =
+        sim::simulate_run(spec, &model, &options).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
+    if a.intervals == Switch::On {
+        let samples = a.samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES);
+        let parallel = std::thread::available_parallelism().map_or(1, usize::from);
+        result = sim::uncertainty::with_interval(
+            spec,
+            &model,
+            profile.as_ref(),
+            result,
+            &options,
+            samples,
+            parallel,
+        )
+        .map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
+    }
+    super::overrides::note_budget(&result);
+    Ok((model, sys, result))
+}
+
 /// `simulate --fio JOB.fio`: the job file's one workload (fileio's fio
 /// front end builds the same `RunSpec` as `tankbench fio` runs) predicted on
 /// the system, reported as text. Output options, matrices and `--baseline`
@@ -705,45 +781,8 @@ fn simulate_fio(a: &SimulateArgs, job: &Path) -> anyhow::Result<i32> {
         .as_one_workload()
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let source = system_source(a)?;
-    let mut model = SystemModel::from_toml_in(&source.text, &source.dir)
-        .map_err(|e| anyhow::anyhow!("simulate: {}: {e}", source.option))?;
-    let profile = match &a.model.profile {
-        Some(p) => {
-            super::calibrate::apply_profile_file(&mut model, p)?;
-            Some(super::calibrate::load_profile(p)?)
-        }
-        None => None,
-    };
-    apply_overrides(&mut model, a)?;
-    let sys = model.resolve().map_err(|e| system_error(e, a))?;
-    let budget = match a.model.max_sim_events {
-        Some(events) => sim::Budget::of(events).map_err(|e| anyhow::anyhow!("simulate: {e}"))?,
-        None => sim::Budget::default(),
-    };
-    let options = sim::RunOptions {
-        budget,
-        early_stop: !a.no_early_stop,
-        warmup_events: super::simulate_matrix::warmup_events(a.count_after_first_sync),
-        ..sim::RunOptions::default()
-    };
-    let mut result =
-        sim::simulate_run(&spec, &model, &options).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
-    if a.intervals == Switch::On {
-        let samples = a.samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES);
-        let parallel = std::thread::available_parallelism().map_or(1, usize::from);
-        result = sim::uncertainty::with_interval(
-            &spec,
-            &model,
-            profile.as_ref(),
-            result,
-            &options,
-            samples,
-            parallel,
-        )
-        .map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
-    }
-    note_budget(&result);
-    let text = report::escape::terminal_lines(&text_report(&model, &sys, &result, spec.percentile));
+    let (model, sys, result) = predict(a, &spec, &source)?;
+    let text = screen_report(&model, &sys, &result, spec.percentile);
     super::write_stdout(text.as_bytes())?;
     Ok(0)
 }

@@ -58,6 +58,15 @@ pub(crate) struct MatrixArgs {
     count_after_first_sync: bool,
     #[arg(long, value_name = "FILE.svg|FILE.png", help = CHART_HELP)]
     chart: Option<PathBuf>,
+    /// A measured run of one configuration (a tankbench result, or a fio
+    /// JSON or sysbench text report): every cell is its measured figures
+    /// times the simulated change from its configuration (docs/what-if.md).
+    #[arg(long, value_name = "RUN")]
+    baseline: Option<PathBuf>,
+    /// With --baseline: the system the baseline ran on [default: the one
+    /// its ZFS facts describe].
+    #[arg(long, value_name = "SYSTEM.toml", requires = "baseline")]
+    system: Option<PathBuf>,
 }
 
 /// The help of `--chart` (simulate and simulate matrix).
@@ -125,6 +134,9 @@ pub(crate) fn run(a: &MatrixArgs) -> anyhow::Result<i32> {
         m.cells()
             .map_err(|e| anyhow::anyhow!("simulate matrix: --profile {}: {e}", path.display()))?;
     }
+    if let Some(path) = &a.baseline {
+        return what_if(a, &m, path, labels);
+    }
     run_matrix(
         &m,
         &MatrixOutput {
@@ -141,6 +153,55 @@ pub(crate) fn run(a: &MatrixArgs) -> anyhow::Result<i32> {
             chart: a.chart.clone(),
         },
     )
+}
+
+/// `simulate matrix M.toml --baseline RUN [--system A.toml]`: every cell
+/// predicted from the measured run, the baseline marked.
+fn what_if(a: &MatrixArgs, m: &MatrixSpec, path: &Path, labels: Labels) -> anyhow::Result<i32> {
+    use super::what_if as w;
+    const COMMAND: &str = "simulate matrix";
+    if m.workload.iter().any(|w| is_output_option(w)) {
+        anyhow::bail!(
+            "simulate matrix: workload: --format, --json, --save, --label and --repeat are not workload options; accepted on the command line: --format=FORMAT, --save[=DIR], --label=K=V"
+        );
+    }
+    if !labels.is_empty() && a.save.is_none() {
+        anyhow::bail!("simulate matrix: --label needs --save: labels are kept with stored results");
+    }
+    let spec = RunSpec::from_words(&m.workload)
+        .map_err(|e| anyhow::anyhow!("simulate matrix: workload: {e}"))?;
+    let baseline = w::load_baseline(COMMAND, path)?;
+    let (text, _, option) = w::baseline_system(COMMAND, &baseline, a.system.as_deref())?;
+    let a_cell = w::baseline_cell(&text, &option, &m.workload, m.profile.as_ref())?;
+    let cells = w::cells_of(COMMAND, m)?;
+    let runs = w::Runs {
+        events: a.model.max_sim_events,
+        intervals: match a.intervals {
+            Switch::On => Some(a.samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES)),
+            Switch::Off => None,
+        },
+        early_stop: !a.no_early_stop,
+        warmup_events: warmup_events(a.count_after_first_sync),
+        save: a.save.clone(),
+        labels,
+    };
+    let anchored = w::predict(COMMAND, &baseline, &a_cell, &spec, &cells, &runs)?;
+    let table =
+        sim::baseline::report::table(&m.workload, &baseline, &a_cell.system, &cells, &anchored)
+            .map_err(|e| anyhow::anyhow!("simulate matrix: {e}"))?;
+    let text = match a.format {
+        TableFormat::Text => table.to_terminal(),
+        TableFormat::Markdown => table.to_markdown(),
+        TableFormat::Csv => table.to_csv(),
+        TableFormat::Json => w::json_doc(
+            "tankbench simulate matrix --baseline",
+            &m.workload,
+            &baseline,
+            &anchored.results,
+        )?,
+    };
+    super::write_stdout(text.as_bytes())?;
+    Ok(0)
 }
 
 /// Predict every cell of `m` and print (and save) the results.

@@ -1,0 +1,319 @@
+//! Measure A, predict B from it, measure B (issue 36): over the finished
+//! cells of one or more lab matrices, every ordered pair of cells that
+//! differ in one thing (a label of the lab: layout, log device, link,
+//! access; or the workload's thread count, across matrices whose workloads
+//! are otherwise the same) is a what-if. B is predicted from A's
+//! measurement (`sim::baseline`: A's measured figure times the simulated
+//! change, with A's and B's systems as `lab predict` describes lab cells)
+//! and outright (the simulator alone), and both are set beside B's
+//! measurement. The figure is the writes/s of the pair's workload.
+
+use std::collections::BTreeMap;
+
+use fileio::result::RunResult;
+use report::table::{Cell, Table};
+use sim::baseline::Baseline;
+use sim::matrix::{CellRuns, MatrixCell};
+
+use crate::experiments::matrix::Matrix;
+use crate::experiments::predict::{run_spec, system_for, Host};
+use crate::LabError;
+
+/// The labels that name a lab, not what it is: never the change of a pair.
+const NAME_LABELS: [&str; 1] = ["lab"];
+
+/// The label a pair's thread count goes under.
+const THREADS: &str = "threads";
+
+/// How the pairs are predicted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PairsOptions {
+    /// Samples of each relative prediction's interval (None: points).
+    pub intervals: Option<usize>,
+    /// Simulations run at once.
+    pub parallel: usize,
+    /// Parameters fitted to A's measurement alone (`simulate calibrate`)
+    /// before B is predicted from it, the fit applied to both: what the
+    /// model cannot know about the box (zfs-fuse's CPU per request) is
+    /// taken from the one run a user has. Empty: none.
+    pub fit: Vec<sim::profile::Param>,
+}
+
+/// One finished cell: what it is and what it measured.
+struct Measured {
+    labels: BTreeMap<String, String>,
+    spec: fileio::spec::RunSpec,
+    system: sim::SystemModel,
+    result: RunResult,
+}
+
+/// One what-if: B predicted from A's measurement and outright, beside B's
+/// measurement (writes/s).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Pair {
+    /// The one label that differs, with A's and B's values.
+    pub changed: String,
+    pub from: String,
+    pub to: String,
+    /// A's labels (B's are A's with the change).
+    pub baseline: BTreeMap<String, String>,
+    pub measured_baseline: f64,
+    pub measured: f64,
+    /// From A's measurement: the point and its interval.
+    pub relative: f64,
+    pub relative_low: Option<f64>,
+    pub relative_high: Option<f64>,
+    /// The simulator alone.
+    pub absolute: f64,
+}
+
+impl Pair {
+    /// predicted / measured − 1 of the prediction from A.
+    pub fn relative_error(&self) -> f64 {
+        self.relative / self.measured - 1.0
+    }
+
+    /// predicted / measured − 1 of the outright prediction.
+    pub fn absolute_error(&self) -> f64 {
+        self.absolute / self.measured - 1.0
+    }
+
+    /// Whether B's measurement is inside the relative prediction's interval.
+    pub fn inside(&self) -> Option<bool> {
+        Some(self.relative_low? <= self.measured && self.measured <= self.relative_high?)
+    }
+}
+
+/// The finished cells of `matrices`, each with its lab system.
+fn measured_cells(matrices: &[Matrix]) -> Result<Vec<Measured>, LabError> {
+    let mut out = Vec::new();
+    for m in matrices {
+        let spec = run_spec(&m.workload)?;
+        for cell in m.cells()? {
+            let lab = cell.raw.validate()?;
+            let Some(finished) = m.finished_result(&cell)? else {
+                continue;
+            };
+            let Some(outcome) = &finished.outcome else {
+                continue;
+            };
+            let result = outcome.result.clone();
+            let system = system_for(&lab, finished.link.as_ref(), Host::of_result(&result))?;
+            let mut labels = lab.labels();
+            for name in NAME_LABELS {
+                labels.remove(name);
+            }
+            labels.insert(THREADS.into(), spec.threads.to_string());
+            out.push(Measured {
+                labels,
+                spec: spec.clone(),
+                system,
+                result,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The one label in which `a` and `b` differ, if exactly one does.
+fn one_change(
+    a: &BTreeMap<String, String>,
+    b: &BTreeMap<String, String>,
+) -> Option<(String, String, String)> {
+    let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    let mut changes = keys.into_iter().filter(|k| a.get(*k) != b.get(*k));
+    let k = changes.next()?;
+    if changes.next().is_some() {
+        return None;
+    }
+    let value = |m: &BTreeMap<String, String>| m.get(k).cloned().unwrap_or_else(|| "-".into());
+    Some((k.clone(), value(a), value(b)))
+}
+
+/// Every pair of finished cells of `matrices` that differ in one thing,
+/// each predicted from its baseline and outright.
+pub fn pairs(matrices: &[Matrix], options: &PairsOptions) -> Result<Vec<Pair>, LabError> {
+    let cells = measured_cells(matrices)?;
+    let runs = CellRuns {
+        parallel: options.parallel,
+        events: sim::limits::DEFAULT_MATRIX_EVENTS,
+        early_stop: false,
+        warmup_events: None,
+        intervals: options.intervals,
+        progress: None,
+    };
+    // Each baseline's fit, once.
+    let profiles = cells
+        .iter()
+        .map(|a| fitted_on(a, &options.fit))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut out = Vec::new();
+    for (a, profile) in cells.iter().zip(&profiles) {
+        for b in &cells {
+            crate::parts::sys::check_interrupted()?;
+            let Some((changed, from, to)) = one_change(&a.labels, &b.labels) else {
+                continue;
+            };
+            let baseline = Baseline::new("A", a.result.clone())
+                .map_err(|e| LabError::Spec(format!("pairs: {e}")))?;
+            // Workloads that differ in more than the thread count are no pair.
+            if baseline.check_workload(&b.spec).is_err() {
+                continue;
+            }
+            let cell = |system: &sim::SystemModel| -> Result<MatrixCell, LabError> {
+                let mut system = system.clone();
+                if let Some(p) = profile {
+                    sim::profile::apply_profile(&mut system, p)
+                        .map_err(|e| LabError::Spec(format!("pairs: profile: {e}")))?;
+                }
+                Ok(MatrixCell {
+                    choices: Vec::new(),
+                    system,
+                    profile: profile.clone(),
+                })
+            };
+            let anchored = sim::baseline::predict::predict(
+                &baseline,
+                &cell(&a.system)?,
+                &b.spec,
+                &[cell(&b.system)?],
+                &runs,
+            )
+            .map_err(|e| LabError::Spec(format!("pairs: {e}")))?;
+            let (Some(r), Some(outright)) = (anchored.results.first(), anchored.simulated.first())
+            else {
+                continue;
+            };
+            let interval = r
+                .prediction
+                .as_ref()
+                .and_then(|p| p.figures.get("writes_per_s"));
+            out.push(Pair {
+                changed,
+                from,
+                to,
+                baseline: a.labels.clone(),
+                measured_baseline: a.result.rates.writes_per_s,
+                measured: b.result.rates.writes_per_s,
+                relative: r.rates.writes_per_s,
+                relative_low: interval.map(|i| i.low),
+                relative_high: interval.map(|i| i.high),
+                absolute: outright.rates.writes_per_s,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// `params` fitted to `a`'s measurement alone, as a profile (None when
+/// nothing is to be fitted).
+fn fitted_on(
+    a: &Measured,
+    params: &[sim::profile::Param],
+) -> Result<Option<sim::profile::Profile>, LabError> {
+    if params.is_empty() {
+        return Ok(None);
+    }
+    let refuse = |e: sim::SimError| LabError::Spec(format!("pairs: fit on A: {e}"));
+    let m = sim::calibrate::Measurement::from_result("A", &a.result).map_err(refuse)?;
+    let c = sim::calibrate::calibrate_with_probe(&a.system, None, &[m], params).map_err(refuse)?;
+    Ok(Some(c.profile()))
+}
+
+/// Share of `pairs` for which `test` holds, as "n of N (p %)".
+fn share(pairs: &[Pair], test: impl Fn(&Pair) -> bool) -> String {
+    let n = pairs.iter().filter(|p| test(p)).count();
+    format!(
+        "{n} of {} ({:.0} %)",
+        pairs.len(),
+        100.0 * n as f64 / pairs.len().max(1) as f64
+    )
+}
+
+/// The pairs as one table: the change, the baseline, B measured, B from A
+/// (with its interval) and outright, with their errors side by side; the
+/// notes count the pairs within ±15 % and those where the prediction from
+/// A is the closer one.
+pub fn pairs_table(workload: &[String], pairs: &[Pair]) -> Table {
+    let mut t = Table::new(&[
+        ("change", false),
+        ("baseline (A)", false),
+        ("A writes/s", true),
+        ("B measured", true),
+        ("B from A", true),
+        ("error", true),
+        ("B outright", true),
+        ("error ", true),
+    ]);
+    for p in pairs {
+        let baseline: Vec<String> = p
+            .baseline
+            .iter()
+            .filter(|(k, _)| **k != p.changed)
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        t.rows.push(vec![
+            Cell::Text(format!("{}: {} -> {}", p.changed, p.from, p.to)),
+            Cell::Text(baseline.join(" ")),
+            Cell::Num(Some(p.measured_baseline)),
+            Cell::Num(Some(p.measured)),
+            Cell::Range(Some(p.relative), p.relative_low.zip(p.relative_high)),
+            Cell::Percent(Some(p.relative_error())),
+            Cell::Num(Some(p.absolute)),
+            Cell::Percent(Some(p.absolute_error())),
+        ]);
+    }
+    t.notes.push(format!(
+        "Measured A, predicted B from A (A's measured writes/s times the simulated change) and outright (the simulator alone), measured B; workload: fileio {} run",
+        workload.join(" ")
+    ));
+    if !pairs.is_empty() {
+        t.notes.push(format!(
+            "From A within ±15 %: {}; outright within ±15 %: {}; from A closer than outright: {}",
+            share(pairs, |p| p.relative_error().abs() <= 0.15),
+            share(pairs, |p| p.absolute_error().abs() <= 0.15),
+            share(pairs, |p| p.relative_error().abs()
+                < p.absolute_error().abs())
+        ));
+        if pairs.iter().any(|p| p.inside().is_some()) {
+            t.notes.push(format!(
+                "B measured inside the 80 % interval of the prediction from A: {}",
+                share(pairs, |p| p.inside() == Some(true))
+            ));
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_pair_changes_one_thing() {
+        let a = labels(&[("layout", "1xraidz2-6"), ("slog", "none"), ("threads", "4")]);
+        let b = labels(&[
+            ("layout", "1xraidz2-6"),
+            ("slog", "ssd-sata"),
+            ("threads", "4"),
+        ]);
+        let c = labels(&[
+            ("layout", "3xmirror-2"),
+            ("slog", "ssd-sata"),
+            ("threads", "4"),
+        ]);
+        assert_eq!(
+            one_change(&a, &b),
+            Some(("slog".into(), "none".into(), "ssd-sata".into()))
+        );
+        assert_eq!(one_change(&a, &c), None, "two changes");
+        assert_eq!(one_change(&a, &a), None, "no change");
+    }
+}
