@@ -439,6 +439,8 @@ fn predictions_are_marked_in_the_bar_charts() {
                 point: 2591.0,
                 low: 2357.0,
                 high: 2817.0,
+                parameters_low: None,
+                parameters_high: None,
             },
         )]
         .into_iter()
