@@ -505,9 +505,11 @@ fn interval_block(
     ratios: &Ratios,
 ) -> PredictionInterval {
     // A ratio of two simulations keeps the structural error of neither
-    // shown apart (no published pair measures it yet), so the measured
-    // figure's interval is widened as an outright prediction's is: wider
-    // than it may need to be, never narrower.
+    // shown apart (no published pair measures it yet), so where the
+    // configuration changes the measured figure's interval is widened as an
+    // outright prediction's is: wider than it may need to be, never
+    // narrower. Where nothing changes (every sample's ratio is 1: the
+    // baseline's own configuration) the figure is the measurement.
     let structural = crate::structural::StructuralError::current();
     let mut table = BTreeMap::new();
     for (j, f) in figures.iter().enumerate() {
@@ -517,8 +519,11 @@ fn interval_block(
         };
         let name = f.name();
         let (low, high) = (m * i.low, m * i.high);
-        let (wide_low, wide_high) =
-            structural.widen(low, high, crate::structural::Direction::of_figure(&name));
+        let (wide_low, wide_high) = if i.low == 1.0 && i.high == 1.0 {
+            (low, high)
+        } else {
+            structural.widen(low, high, crate::structural::Direction::of_figure(&name))
+        };
         table.insert(
             name,
             FigureInterval {
