@@ -519,7 +519,8 @@ fn interval_block(
         };
         let name = f.name();
         let (low, high) = (m * i.low, m * i.high);
-        let (wide_low, wide_high) = if i.low == 1.0 && i.high == 1.0 {
+        let unchanged = |r: f64| (r - 1.0).abs() < 1e-12;
+        let (wide_low, wide_high) = if unchanged(i.low) && unchanged(i.high) {
             (low, high)
         } else {
             structural.widen(low, high, crate::structural::Direction::of_figure(&name))
