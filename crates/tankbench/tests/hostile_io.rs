@@ -165,6 +165,14 @@ fn report_invocations(run_id: &str) -> Vec<Vec<String>> {
     vec![
         words(&["quick", "--size=4M", "--time=1", "."]),
         words(&["fileio", "--file-total-size=4M", "--file-num=2", "prepare"]),
+        words(&[
+            "fio",
+            "--name=j",
+            "--rw=write",
+            "--bs=4k",
+            "--size=64k",
+            "--filename=fio.data",
+        ]),
         words(&["plan", "--disks", "24x8TB"]),
         words(&["plan", "--disks", "24x8TB", "--format=json"]),
         words(&["lab", "status"]),

@@ -19,6 +19,11 @@ pub trait Output {
     fn stdout(&mut self, text: &str);
     /// One line for stderr (a note, a warning, progress).
     fn stderr_line(&mut self, line: &str);
+    /// The `--help` text for stdout: a front end may add to it (the
+    /// binary's examples).
+    fn help(&mut self, text: &str) {
+        self.stdout(text);
+    }
 }
 
 /// What the words ask for, checked: jobs read and mapped, nothing run.
@@ -85,7 +90,7 @@ pub fn check(words: &[String], expansion: &Expansion) -> Result<Asked, FioError>
 pub fn execute(words: &[String], out: &mut dyn Output) -> Result<i32, FioError> {
     let checked = match check(words, &Expansion::of_this_machine())? {
         Asked::Help => {
-            out.stdout(&help());
+            out.help(&help());
             return Ok(0);
         }
         Asked::Version => {

@@ -442,7 +442,7 @@ mod tests {
         let line = refusal(&["frobnicate"]);
         assert!(line.contains("'frobnicate'"), "{line}");
         assert!(
-            line.contains("accepted: quick, fileio, plan, lab, simulate"),
+            line.contains("accepted: quick, fileio, fio, plan, lab, simulate"),
             "{line}"
         );
         let line = refusal(&["lab", "frobnicate"]);

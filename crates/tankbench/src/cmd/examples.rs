@@ -38,6 +38,15 @@ const EXAMPLES: &[Row] = &[
         ],
     ),
     (
+        "fio",
+        &[
+            ("a fio job file run with tankbench's engines, fio's report", "tankbench fio job.fio"),
+            ("one job from the command line, 4 KiB random writes with an fsync after each",
+             "tankbench fio --name=sync --rw=randwrite --bs=4k --size=1g --fsync=1 --time_based --runtime=30"),
+            ("check the jobs, run nothing", "tankbench fio --parse-only job.fio"),
+        ],
+    ),
+    (
         "plan",
         &[
             ("the reference question: 24 x 8 TB, a 10 GB log device, 2 x 10 GbE",
@@ -45,6 +54,7 @@ const EXAMPLES: &[Row] = &[
             ("the same, drawn: usable space against sync writes/s",
              "tankbench plan --disks 24x8TB --log 10GB --link 2x10G --chart plan.svg"),
             ("how the usable space of one layout comes about", "tankbench plan --disks 24x8TB --explain 3xraidz2-8"),
+            ("every layout's sync figures from one measured run of this box", "tankbench plan --disks 24x8TB --baseline result.json"),
         ],
     ),
     (
@@ -80,6 +90,11 @@ const EXAMPLES: &[Row] = &[
         &[("the simulator's prediction of every cell beside the measurement",
            "tankbench lab predict examples/lab/reference-local-matrix.toml --systems cells")],
     ),
+    (
+        "lab pairs",
+        &[("every pair of measured cells that differ in one thing: B predicted from A, beside B measured",
+           "tankbench lab pairs examples/lab/reference-local-matrix.toml")],
+    ),
     ("lab crash", &[("cut the power of a running lab and bring its pool back", "sudo tankbench lab crash ci-local")]),
     (
         "lab durability",
@@ -92,6 +107,8 @@ const EXAMPLES: &[Row] = &[
             ("a fileio run predicted on a described NAS, with and without a log device",
              "tankbench simulate --system examples/systems/reference-nas.toml --log none,ssd-sata -- --file-test-mode=rndwr --file-fsync-all=on --time=10 run"),
             ("the system a measured run ran on, predicted", "tankbench simulate --system-from result.json -- --file-test-mode=rndrw run"),
+            ("other layouts and log devices, each predicted from one measured run of this box",
+             "tankbench simulate --baseline result.json --layout 1xraidz3-24,3xraidz2-8 --log none,ssd-sata -- --file-test-mode=rndrw --file-fsync-all=on run"),
         ],
     ),
     (
@@ -260,10 +277,33 @@ mod tests {
     }
 
     /// An example that the command line refuses teaches the wrong thing:
-    /// each parses (up to a shell's `>` or `|`).
+    /// each parses (up to a shell's `>` or `|`). fio's words are fio's job
+    /// language, read by `fileio::fio` and not by clap: each is checked by
+    /// that reader (nothing runs), `job.fio` standing for a job file of one
+    /// job.
     #[test]
     fn every_example_is_taken_by_the_command_line() {
-        for (_, rows) in EXAMPLES {
+        let dir = std::env::temp_dir().join(format!("tb-examples-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let job = dir.join("job.fio");
+        std::fs::write(&job, "[j]\nrw=write\nbs=4k\nsize=64k\n").unwrap();
+        for (path, rows) in EXAMPLES {
+            if *path == "fio" {
+                for (_, line) in *rows {
+                    let words: Vec<String> = line
+                        .split_whitespace()
+                        .skip(2)
+                        .map(|w| match w {
+                            "job.fio" => job.display().to_string(),
+                            w => w.to_string(),
+                        })
+                        .collect();
+                    let expansion = fileio::fio::parse::Expansion::of_this_machine();
+                    let checked = fileio::fio::command::check(&words, &expansion);
+                    assert!(checked.is_ok(), "{line}: {:?}", checked.err());
+                }
+                continue;
+            }
             for (_, line) in *rows {
                 let words: Vec<&str> = line
                     .split_whitespace()
@@ -274,6 +314,7 @@ mod tests {
                 assert!(parsed.is_ok(), "{line}: {}", parsed.unwrap_err());
             }
         }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -20,6 +20,17 @@ impl fileio::fio::command::Output for Streams {
     fn stderr_line(&mut self, line: &str) {
         super::write_stderr_line(line);
     }
+    /// fio's own help, then the examples every command's help ends with.
+    fn help(&mut self, text: &str) {
+        let examples = super::examples::text("fio").unwrap_or_default();
+        self.stdout(&format!(
+            "{}
+
+{examples}
+",
+            text.trim_end()
+        ));
+    }
 }
 
 /// Run the words after `fio`; the exit code.
