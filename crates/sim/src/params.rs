@@ -15,7 +15,7 @@ use zfs_model::diskmodel::{ModelParams, UNKNOWN_FLASH};
 use zfs_model::estimate::Estimate;
 
 pub use crate::sourced_ranges::{
-    SourcedRange, CPU_CONTENTION, CPU_US_PER_MIB, SERVER_CPU_US_LOCAL,
+    SourcedRange, COMMIT_CPU_US, CPU_CONTENTION, CPU_US_PER_MIB, SERVER_CPU_US_LOCAL,
 };
 use crate::system::{DeviceSpec, Protocol, System, SystemModel};
 use crate::SimError;
@@ -37,6 +37,8 @@ pub enum Param {
     PoolDiskFlushMs,
     ServerCpuUsPerMib,
     ServerCpuContention,
+    /// The ZFS software of one `zil_commit` with work to do.
+    ServerCommitCpuUs,
 }
 
 /// How an interval samples a parameter around a system's value.
@@ -135,6 +137,9 @@ pub enum Moves {
     RequestsOver4K,
     /// More than one thread (two pieces of CPU work at once).
     SeveralThreads,
+    /// A workload that writes: a write on a `sync=always` dataset, a
+    /// stable NFS WRITE or the fsync after a write commits the ZIL.
+    Writes,
 }
 
 /// Which device a device parameter is about.
@@ -182,6 +187,10 @@ pub struct ParamRow {
     /// How a fitted value carries into a matrix cell whose axes changed one
     /// of its `components`.
     pub carry: Carry,
+    /// A calibrated parameter whose fit measured this one with it, as a sum
+    /// no run tells apart: with that one fitted, an interval holds this one
+    /// at its value (the fit took up its deviation).
+    pub held_by_fit_of: Option<Param>,
     /// Why it does not apply to a system (`None`: it does).
     not_applicable: fn(&SystemModel) -> Result<Option<String>, SimError>,
     /// Its value in a system it applies to (defaults applied).
@@ -219,7 +228,7 @@ pub const AT_BOUND_LN: f64 = 0.01;
 /// order (when two explain the data equally well, the earlier is fitted),
 /// and a sampling design gives each its column in it (appended, so a
 /// parameter keeps its draw as rows are added).
-pub static PARAMS: [ParamRow; 8] = [
+pub static PARAMS: [ParamRow; 9] = [
     ParamRow {
         param: Param::CommitFlushMs,
         path: "commit_device.flush_ms",
@@ -231,7 +240,7 @@ pub static PARAMS: [ParamRow; 8] = [
                 otherwise_low: 0.33,
                 otherwise_high: 3.0,
             },
-            source: "a device named by its class: the class's published write + flush range (zfs_model::disk::DiskClass::write_flush_ms), its write time in proportion; a flash device of unknown kind (flash-unknown) every flash class's range; a built-in that is no class x0.33-x3, an estimate; a device given by its figures is not sampled",
+            source: "a device named by its class: the class's published write + flush range (zfs_model::disk::DiskClass::write_flush_ms), its write time in proportion; a log device of unknown kind (flash-unknown) every power-loss-protected class's range, the kind the OpenZFS documentation advises for one; a built-in that is no class x0.33-x3, an estimate; a device given by its figures is not sampled",
         },
         remote_range: None,
         bounds: FLUSH_BOUNDS,
@@ -243,6 +252,7 @@ pub static PARAMS: [ParamRow; 8] = [
         device: Some(DeviceRole::Commit),
         components: &["log", "pool.log", "pool.disk"],
         carry: Carry::Ratio,
+        held_by_fit_of: None,
         not_applicable: commit_flush_not_applicable,
         get: commit_flush,
         set: set_commit_flush,
@@ -278,6 +288,7 @@ pub static PARAMS: [ParamRow; 8] = [
         device: None,
         components: &["server.cpu_us"],
         carry: Carry::Ratio,
+        held_by_fit_of: None,
         not_applicable: applies_always,
         get: |_, sys| Ok(Some(sys.server_cpu_ns as f64 / 1e3)),
         set: |m, v| {
@@ -313,6 +324,7 @@ pub static PARAMS: [ParamRow; 8] = [
         device: None,
         components: &["link"],
         carry: Carry::Difference,
+        held_by_fit_of: None,
         not_applicable: |m| {
             Ok((m.client.protocol == Protocol::Local)
                 .then(|| "the client is local: no link".to_string()))
@@ -351,6 +363,7 @@ pub static PARAMS: [ParamRow; 8] = [
         device: None,
         components: &["client"],
         carry: Carry::Reset,
+        held_by_fit_of: None,
         not_applicable: applies_always,
         get: |_, sys| Ok(Some(f64::from(sys.fsync_round_trips))),
         set: |m, v| {
@@ -385,6 +398,7 @@ pub static PARAMS: [ParamRow; 8] = [
         device: None,
         components: &["client"],
         carry: Carry::Reset,
+        held_by_fit_of: None,
         not_applicable: applies_always,
         get: |_, sys| Ok(Some(sys.client_cpu_ns as f64 / 1e3)),
         set: |m, v| {
@@ -415,6 +429,7 @@ pub static PARAMS: [ParamRow; 8] = [
         device: Some(DeviceRole::PoolDisk),
         components: &["pool.disk"],
         carry: Carry::Ratio,
+        held_by_fit_of: None,
         not_applicable: pool_flush_not_applicable,
         get: pool_flush,
         set: set_pool_flush,
@@ -444,6 +459,7 @@ pub static PARAMS: [ParamRow; 8] = [
         device: None,
         components: &["server.cpu_us_per_mib"],
         carry: Carry::Ratio,
+        held_by_fit_of: None,
         not_applicable: applies_always,
         get: |_, sys| Ok(Some(sys.server_cpu_ns_per_mib as f64 / 1e3)),
         set: |m, v| {
@@ -476,10 +492,44 @@ pub static PARAMS: [ParamRow; 8] = [
         device: None,
         components: &["server.cpu_contention", "server.cores"],
         carry: Carry::Ratio,
+        held_by_fit_of: None,
         not_applicable: applies_always,
         get: |_, sys| Ok(Some(sys.cpu_contention)),
         set: |m, v| {
             m.server.cpu_contention = v;
+            Ok(true)
+        },
+    },
+    ParamRow {
+        param: Param::ServerCommitCpuUs,
+        path: "server.commit_cpu_us",
+        unit: "µs",
+        doc: "ZFS software per zil_commit with work to do, µs",
+        default: "72 (COMMIT_CPU_US.typical)",
+        range: Ranged {
+            rule: RangeRule::Sourced(COMMIT_CPU_US),
+            source: "49-107 us, the two published measurements of it, around their geometric middle 72: a 4 KiB O_SYNC write on ZFS with a persistent-memory log less the sync=disabled write and the raw device (PS-101 - PS-101's control - PS-103, Linux 5.9, 2021); the same Optane M10 as a pool and as a raw device less the request's CPU (PS-005 - PS-043, TrueNAS SCALE, 2023)",
+        },
+        remote_range: None,
+        bounds: Bounds {
+            low: 5.0,
+            high: 2000.0,
+            low_source: "a commit with work assigns an itx list, an lwb and its zio: more than the 4.7 us of a whole 4 KiB ZFS write with sync=disabled, system call included (PS-101's control)",
+            high_source: "x19 the slowest published, 107 us (PS-005 - PS-043): a core would commit 500 times a second",
+        },
+        remote_bounds: None,
+        calibrated: false,
+        moves: Moves::Writes,
+        probe_scale: 72.0,
+        integer: false,
+        device: None,
+        components: &["server.commit_cpu_us"],
+        carry: Carry::Ratio,
+        held_by_fit_of: Some(Param::CommitFlushMs),
+        not_applicable: applies_always,
+        get: |_, sys| Ok(Some(sys.commit_cpu_ns as f64 / 1e3)),
+        set: |m, v| {
+            m.server.commit_cpu_us = v;
             Ok(true)
         },
     },
@@ -497,7 +547,7 @@ impl Param {
 
     /// Every parameter, in the table's order: those an interval samples
     /// (crate::uncertainty) and a design's columns.
-    pub const SAMPLED: [Param; 8] = [
+    pub const SAMPLED: [Param; 9] = [
         Param::CommitFlushMs,
         Param::ServerCpuUs,
         Param::RttMs,
@@ -506,6 +556,7 @@ impl Param {
         Param::PoolDiskFlushMs,
         Param::ServerCpuUsPerMib,
         Param::ServerCpuContention,
+        Param::ServerCommitCpuUs,
     ];
 
     /// The parameter's row.
@@ -668,13 +719,13 @@ pub(crate) fn device_entry_mut(model: &mut SystemModel, role: DeviceRole) -> &mu
 }
 
 /// The write + flush range of the flash device an entry names by class: its
-/// class's, or every flash class's for a flash device of unknown kind
-/// (`flash-unknown`). `None` for a device given by its figures, a hard disk
+/// class's, or every power-loss-protected class's for a log device of
+/// unknown kind (`flash-unknown`). `None` for a device given by its figures, a hard disk
 /// (its flush follows from its mechanics) and a built-in that is no class.
 pub(crate) fn named_flash_range(entry: &DeviceSpec) -> Option<Estimate> {
     match entry {
         DeviceSpec::Name(name) if name.trim().eq_ignore_ascii_case(UNKNOWN_FLASH) => {
-            Some(DiskClass::any_flash_write_flush_ms())
+            Some(DiskClass::log_flash_write_flush_ms())
         }
         DeviceSpec::Name(name) => DiskClass::parse(name).ok()?.write_flush_ms(),
         DeviceSpec::Model(_) => None,
@@ -804,6 +855,7 @@ pub fn markdown_table() -> String {
             Moves::Always => "always",
             Moves::RequestsOver4K => "requests over 4 KiB",
             Moves::SeveralThreads => "more than one thread",
+            Moves::Writes => "the workload writes",
         };
         let mut bounds = bounds_text(&row.bounds);
         if let Some(b) = &row.remote_bounds {

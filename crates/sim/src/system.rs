@@ -14,7 +14,7 @@ use zfs_model::units::{parse_size, SizeMeaning};
 
 use crate::components::NanosDraws;
 use crate::queue::Nanos;
-use crate::sourced_ranges::{CPU_CONTENTION, CPU_US_PER_MIB, SERVER_CPU_US_LOCAL};
+use crate::sourced_ranges::{COMMIT_CPU_US, CPU_CONTENTION, CPU_US_PER_MIB, SERVER_CPU_US_LOCAL};
 use crate::{FieldError, SimError};
 use fileio::rng::SeededStream;
 
@@ -730,8 +730,8 @@ pub struct ServerModel {
     /// ZFS software time of one `zil_commit` that has log records to write
     /// or a log block to wait for (itx assignment, lwb allocation, the log
     /// write and flush zios through the taskqs), microseconds, on a core.
-    /// Default 100: PS-005 - PS-043 (same Optane, same fio command) less
-    /// the per-request CPU of the fsync; range 60-120.
+    /// Default and range: [`COMMIT_CPU_US`] (49-107, the two published
+    /// measurements, around their geometric middle).
     pub commit_cpu_us: f64,
     /// Share by which a piece of CPU work on the server takes longer for
     /// each other core busy when it starts: the contention of shared locks,
@@ -839,7 +839,7 @@ impl Default for ServerModel {
             platform: None,
             cpu_us: SERVER_CPU_US_LOCAL.typical,
             cpu_us_per_mib: CPU_US_PER_MIB.typical,
-            commit_cpu_us: 100.0,
+            commit_cpu_us: COMMIT_CPU_US.typical,
             cpu_contention: CPU_CONTENTION.typical,
             cores: 4,
             cpu_service: CpuService::Exponential,

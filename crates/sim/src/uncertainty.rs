@@ -149,6 +149,14 @@ pub fn spans(model: &SystemModel, profile: Option<&Profile>) -> Result<Vec<Span>
             continue;
         }
         let fitted = profile.and_then(|pr| pr.parameters.get(p.name()));
+        let held = p.row().held_by_fit_of.is_some_and(|q| {
+            profile
+                .and_then(|pr| pr.parameters.get(q.name()))
+                .is_some_and(|f| f.narrows())
+        });
+        if held {
+            continue;
+        }
         let given = p
             .row()
             .device
@@ -324,6 +332,7 @@ pub(crate) fn moves(p: Param, spec: &RunSpec) -> bool {
             largest > crate::server::CPU_US_MEASURED_AT
         }
         Moves::SeveralThreads => spec.threads > 1,
+        Moves::Writes => spec.mode.writes(),
         Moves::Always => true,
     }
 }
