@@ -493,7 +493,7 @@ pub fn table(plan: &Plan, top: usize, choice: &ColumnChoice) -> Table {
     }
     if let (Some(i), true) = (interval, shows_interval) {
         t.notes.push(format!(
-            "(low–high): an {:.0} % interval, the 10th to 90th percentile of {} samples of the uncertain parameters.",
+            "(low–high): an {:.0} % interval of {} samples of the uncertain parameters, widened by the model's structural error.",
             i.confidence * 100.0,
             i.samples
         ));

@@ -690,9 +690,10 @@ fn interval_notes(results: &[RunResult]) -> Vec<String> {
         return Vec::new();
     };
     let mut notes = vec![format!(
-        "Figures: typical (low–high), an {:.0} % interval: the 10th to 90th percentile of {} samples of the uncertain parameters' ranges (docs/prediction.md), the same samples and seed in every cell, so the differences between rows are the systems', not sampling noise",
+        "Figures: typical (low–high), an {:.0} % interval: the 10th to 90th percentile of {} samples of the uncertain parameters' ranges (docs/prediction.md), {}; the same samples and seed in every cell, so the differences between rows are the systems', not sampling noise",
         p.confidence * 100.0,
-        p.samples
+        p.samples,
+        crate::structural::StructuralError::current().describe()
     )];
     let influence = measure_first(results);
     let top: Vec<String> = influence

@@ -13,6 +13,7 @@
 //! (crate::uncertainty::Design, as a matrix's cells are), so two layouts'
 //! intervals differ by what differs between the layouts.
 
+use crate::structural::{Direction, StructuralError};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -293,8 +294,8 @@ impl SimPerformance {
         let writes: Vec<f64> = figures.iter().map(|f| f.writes_per_s).collect();
         let commits: Vec<f64> = figures.iter().map(|f| f.commit_latency_ms).collect();
         Ok(SyncInterval {
-            writes_per_s: bounds(writes, point.writes_per_s),
-            commit_latency_ms: bounds(commits, point.commit_latency_ms),
+            writes_per_s: bounds(writes, point.writes_per_s, Some(Direction::Rate)),
+            commit_latency_ms: bounds(commits, point.commit_latency_ms, Some(Direction::Latency)),
             confidence: crate::uncertainty::CONFIDENCE,
             samples: figures.len(),
         })
@@ -356,8 +357,11 @@ fn check_threads(threads: u32) -> Result<(), String> {
 }
 
 /// The 10th to 90th percentile of `v` (linear between ranks, as
-/// crate::uncertainty takes them), widened to hold `point`.
-pub(crate) fn bounds(mut v: Vec<f64>, point: f64) -> Bounds {
+/// crate::uncertainty takes them), widened to hold `point` and, for a
+/// figure going `direction`, by the model's structural error as every
+/// printed interval is (crate::structural); `None` keeps the samples'
+/// spread alone (an anchored figure whose configuration is the baseline's).
+pub(crate) fn bounds(mut v: Vec<f64>, point: f64, direction: Option<Direction>) -> Bounds {
     v.sort_by(f64::total_cmp);
     let at = |q: f64| -> f64 {
         if v.is_empty() {
@@ -371,10 +375,12 @@ pub(crate) fn bounds(mut v: Vec<f64>, point: f64) -> Bounds {
         v[i] + f * (v[j] - v[i])
     };
     let tail = (1.0 - crate::uncertainty::CONFIDENCE) / 2.0;
-    Bounds {
-        low: at(tail).min(point),
-        high: at(1.0 - tail).max(point),
-    }
+    let (low, high) = (at(tail).min(point), at(1.0 - tail).max(point));
+    let (low, high) = match direction {
+        Some(d) => StructuralError::current().widen(low, high, d),
+        None => (low, high),
+    };
+    Bounds { low, high }
 }
 
 impl PerformanceModel for SimPerformance {
@@ -402,10 +408,11 @@ impl PerformanceModel for SimPerformance {
         ];
         if let Some(d) = &self.design {
             lines.push(format!(
-                "ranges: typical (low-high) is an {:.0} % interval, the 10th to 90th percentile of {} samples of the uncertain parameters' ranges (Latin hypercube, docs/prediction.md), the same samples and seed ({}) on every layout",
+                "ranges: typical (low-high) is an {:.0} % interval, the 10th to 90th percentile of {} samples of the uncertain parameters' ranges (Latin hypercube, docs/prediction.md), the same samples and seed ({}) on every layout, {}",
                 crate::uncertainty::CONFIDENCE * 100.0,
                 d.samples(),
-                d.seed()
+                d.seed(),
+                StructuralError::current().describe()
             ));
         }
         lines

@@ -6,6 +6,7 @@
 //! workload, seed and parameter draws as the baseline's system; each figure
 //! is the measured one times the simulated change.
 
+use crate::structural::Direction;
 use std::sync::{Mutex, OnceLock};
 
 use zfs_model::network::Protocol as PlanProtocol;
@@ -285,15 +286,19 @@ impl PerformanceModel for AnchoredPlan {
                 .zip(&b)
                 .map(|(a, b)| anchor(&self.measured, a, b))
                 .collect();
+            // Where the layout is the baseline's every sample is the
+            // measurement: no model error to add (as crate::baseline::predict).
+            let changed = |v: &[f64]| v.iter().any(|x| (x - v[0]).abs() > 1e-12 * v[0].abs());
+            let writes: Vec<f64> = anchored.iter().map(|f| f.writes_per_s).collect();
+            let commits: Vec<f64> = anchored.iter().map(|f| f.commit_latency_ms).collect();
+            let (w_dir, c_dir) = if changed(&writes) || changed(&commits) {
+                (Some(Direction::Rate), Some(Direction::Latency))
+            } else {
+                (None, None)
+            };
             Ok(SyncInterval {
-                writes_per_s: bounds(
-                    anchored.iter().map(|f| f.writes_per_s).collect(),
-                    point.writes_per_s,
-                ),
-                commit_latency_ms: bounds(
-                    anchored.iter().map(|f| f.commit_latency_ms).collect(),
-                    point.commit_latency_ms,
-                ),
+                writes_per_s: bounds(writes, point.writes_per_s, w_dir),
+                commit_latency_ms: bounds(commits, point.commit_latency_ms, c_dir),
                 confidence: crate::uncertainty::CONFIDENCE,
                 samples: anchored.len(),
             })
