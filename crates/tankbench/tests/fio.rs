@@ -415,7 +415,9 @@ fn simulate_predicts_a_published_fio_command() {
             "--threads=1",
             "--file-fsync-freq=1",
             "--file-fsync-mode=fdatasync",
-            "--events=5632",
+            // 5,632 writes of 4 KiB, each with its fdatasync: sysbench's
+            // periodic fsyncs are events of their own.
+            "--events=11264",
             "--time=0",
             "--rand-seed=1",
             "run",
@@ -450,4 +452,37 @@ fn simulate_predicts_a_published_fio_command() {
         ],
     );
     refused_naming(&r, &["simulate --fio", "fsync=1"]);
+    // After '--' it takes fileio's output options, as a fileio workload's
+    // prediction does, and refuses a workload option (the job says that).
+    let json = tb(
+        d.path(),
+        &[
+            "simulate",
+            "--system",
+            system,
+            "--intervals=off",
+            "--fio",
+            "ps003.fio",
+            "--",
+            "--format=json",
+        ],
+    );
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v["kind"], "predicted", "{}", json.stdout);
+    let from_json = v["rates"]["writes_per_s"].as_f64().unwrap();
+    assert!((from_json / job - 1.0).abs() < 1e-3, "{from_json} vs {job}");
+    let r = tb(
+        d.path(),
+        &[
+            "simulate",
+            "--system",
+            system,
+            "--fio",
+            "ps003.fio",
+            "--",
+            "--threads=4",
+        ],
+    );
+    refused_naming(&r, &["simulate", "--threads=4", "not an output option"]);
 }

@@ -234,6 +234,18 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
         return matrix_of_overrides(&a, &source, &words);
     }
     let (spec, settings) = fileio_settings(&words)?;
+    predict_and_report(&a, &spec, &settings, &source)
+}
+
+/// Predict `spec` on the system of `source` and write what `settings`'
+/// output options ask for: the text or JSON report, `--json`, `--save`
+/// with its labels, `--chart`; every destination checked first.
+fn predict_and_report(
+    a: &SimulateArgs,
+    spec: &RunSpec,
+    settings: &Settings,
+    source: &SystemSource,
+) -> anyhow::Result<i32> {
     let ext = &settings.ext;
     if ext.repeat != 1 {
         anyhow::bail!("simulate: --repeat must be 1 (a prediction is deterministic for its seed)");
@@ -242,8 +254,8 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
     for text in &ext.labels {
         merge_labels(&mut labels, parse_labels(text)?)?;
     }
-    let save_dir = check_destinations(&a, ext, &labels)?;
-    let (model, sys, mut result) = predict(&a, &spec, &source)?;
+    let save_dir = check_destinations(a, ext, &labels)?;
+    let (model, sys, mut result) = predict(a, spec, source)?;
     result.labels.extend(labels);
     if let Some(path) = &ext.json_path {
         write_json(path, &result)?;
@@ -757,14 +769,41 @@ fn predict(
     Ok((model, sys, result))
 }
 
-/// `simulate --fio JOB.fio`: the job file's one workload (fileio's fio
-/// front end builds the same `RunSpec` as `tankbench fio` runs) predicted on
-/// the system, reported as text. Output options, matrices and `--baseline`
-/// take fileio options for now.
+/// The fileio options `simulate --fio` takes after `--`: how the
+/// prediction is written, never what the workload is (that is the job's).
+const FIO_OUTPUT_OPTIONS: [&str; 5] = [
+    "--format=",
+    "--json=",
+    "--save",
+    "--label=",
+    "--percentile=",
+];
+
+/// `simulate --fio JOB.fio [-- OUTPUT OPTIONS]`: the job file's one
+/// workload (fileio's fio front end builds the same `RunSpec` as `tankbench
+/// fio` runs) predicted on the system and written as a fileio workload's
+/// prediction is. Matrices and `--baseline` take fileio options for now.
 fn simulate_fio(a: &SimulateArgs, job: &Path) -> anyhow::Result<i32> {
-    if !a.fileio.is_empty() {
-        anyhow::bail!("simulate: --fio and fileio options after '--' cannot be combined (accepted: one of them)");
+    let mut words = if a.fileio.is_empty() {
+        vec!["fileio".to_string()]
+    } else {
+        a.fileio_words()?
+    };
+    if words.last().map(String::as_str) != Some("run") {
+        words.push("run".into());
     }
+    if let Some(w) = words[1..words.len() - 1]
+        .iter()
+        .find(|w| !FIO_OUTPUT_OPTIONS.iter().any(|o| w.starts_with(o)))
+    {
+        anyhow::bail!(
+            "simulate: with --fio the workload is the job's: '{w}' after '--' is not an output option (accepted there: --format=, --json=, --save, --label=, --percentile=)"
+        );
+    }
+    // fileio's parser reads the output options only beside a workload: a
+    // test mode stands in for the job's, whose spec is the one predicted.
+    words.insert(words.len() - 1, "--file-test-mode=seqwr".into());
+    let (_, settings) = fileio_settings(&words)?;
     if a.is_matrix() {
         anyhow::bail!("simulate: --fio takes one value per override (accepted: a matrix with fileio options after '--')");
     }
@@ -781,8 +820,5 @@ fn simulate_fio(a: &SimulateArgs, job: &Path) -> anyhow::Result<i32> {
         .as_one_workload()
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let source = system_source(a)?;
-    let (model, sys, result) = predict(a, &spec, &source)?;
-    let text = screen_report(&model, &sys, &result, spec.percentile);
-    super::write_stdout(text.as_bytes())?;
-    Ok(0)
+    predict_and_report(a, &spec, &settings, &source)
 }
