@@ -452,6 +452,38 @@ fn simulate_predicts_a_published_fio_command() {
         ],
     );
     refused_naming(&r, &["simulate --fio", "fsync=1"]);
+}
+
+#[test]
+fn simulate_fio_takes_output_options_and_refuses_workload_words() {
+    let d = scratch();
+    std::fs::write(
+        d.path().join("ps003.fio"),
+        "[ps003]\nrw=write\nioengine=sync\nfdatasync=1\nsize=22m\nbs=4k\n",
+    )
+    .unwrap();
+    let system = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/validation/ps003-optane-slog-slow-vdev.toml");
+    let system = system.to_str().unwrap();
+    let text = tb(
+        d.path(),
+        &[
+            "simulate",
+            "--system",
+            system,
+            "--intervals=off",
+            "--fio",
+            "ps003.fio",
+        ],
+    );
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    let job: f64 = text
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("writes/s:"))
+        .and_then(|l| l.split_whitespace().last())
+        .and_then(|v| v.parse().ok())
+        .expect("a writes/s line");
     // After '--' it takes fileio's output options, as a fileio workload's
     // prediction does, and refuses a workload option (the job says that).
     let json = tb(
