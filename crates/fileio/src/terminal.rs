@@ -61,6 +61,17 @@ impl Width {
     }
 }
 
+/// Whether an MPI launcher started this process (Open MPI's, or one
+/// speaking PMI/PMIx): mpirun hands each rank a pseudo terminal of its own
+/// and forwards what the rank writes to wherever mpirun's own output goes,
+/// a pipe or a file as often as a terminal, so the rank's terminal says
+/// nothing about the reader. Its output is laid out as for a pipe.
+fn forwarded_by_mpi_launcher() -> bool {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some())
+}
+
 /// The columns the kernel holds for the terminal `fd` is (TIOCGWINSZ);
 /// its rows are not needed, so a terminal that reports none still counts.
 fn columns_of(fd: std::os::fd::BorrowedFd) -> Option<usize> {
@@ -150,6 +161,9 @@ impl Screen {
 
     /// Standard output, as it is now.
     pub fn stdout() -> Screen {
+        if forwarded_by_mpi_launcher() {
+            return Screen::PIPE;
+        }
         let out = std::io::stdout();
         Screen {
             width: Width::of(out.lock()),
@@ -159,6 +173,9 @@ impl Screen {
 
     /// Standard error, as it is now.
     pub fn stderr() -> Screen {
+        if forwarded_by_mpi_launcher() {
+            return Screen::PIPE;
+        }
         let err = std::io::stderr();
         Screen {
             width: Width::of(err.lock()),
