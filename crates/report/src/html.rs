@@ -53,6 +53,7 @@ h2 { font-size: 19px; margin: 34px 0 10px; padding-bottom: 4px; border-bottom: 2
 h3 { font-size: 15px; margin: 18px 0 6px; }
 .meta { color: #666; margin: 0 0 8px; font-size: 14px; }
 table { border-collapse: collapse; font-size: 14px; margin: 6px 0; }
+.wide { overflow-x: auto; max-width: 100%; }
 th, td { padding: 5px 10px; border-bottom: 1px solid #e4e6ea; text-align: left; vertical-align: top; }
 th { background: #f1f3f6; font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -238,7 +239,7 @@ pub fn render_html(runs: &[StoredRun], opts: &ReportOptions) -> String {
     body += &prediction_banner(runs);
 
     body += "<section id=\"summary\">\n<h2>Results by configuration</h2>\n";
-    body += &grouped_table(&g).to_html("grouped");
+    body += &scrolls_sideways(&grouped_table(&g).to_html("grouped"));
     body += "</section>\n";
 
     body += "<section id=\"charts\">\n<h2>Charts</h2>\n";
@@ -300,7 +301,7 @@ pub fn render_html(runs: &[StoredRun], opts: &ReportOptions) -> String {
     body += "</section>\n";
 
     body += "<section id=\"runs\">\n<h2>Runs</h2>\n";
-    body += &runs_html(runs);
+    body += &scrolls_sideways(&runs_html(runs));
     if !opts.skipped.is_empty() {
         body += "<h3>Files left out</h3>\n<ul>\n";
         for s in &opts.skipped {
@@ -327,6 +328,13 @@ pub fn render_html(runs: &[StoredRun], opts: &ReportOptions) -> String {
 /// One row per run, with what a reader needs to judge it: which configuration,
 /// where it ran, whether it completed. Written by hand rather than through
 /// `Table` so the labels sit under the id as tags and the columns stay narrow.
+/// A table inside a box that scrolls sideways: with many label columns a
+/// table is wider than the page, and it should scroll within the page's
+/// column rather than run past its edge.
+fn scrolls_sideways(table: &str) -> String {
+    format!("<div class=\"wide\">\n{table}</div>\n")
+}
+
 fn runs_html(runs: &[StoredRun]) -> String {
     // The workload column only when it varies; otherwise the "All runs" note
     // under the main table already says it.
