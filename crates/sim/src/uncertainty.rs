@@ -456,21 +456,7 @@ pub fn interval(
     let columns: Vec<Vec<f64>> = (0..sampled.spans.len())
         .map(|j| sampled.values.iter().map(|d| d[j]).collect())
         .collect();
-    let correlations = partial_rank_correlations(&columns, &y);
-    let mut sensitivity: Vec<Sensitivity> = sampled
-        .spans
-        .iter()
-        .zip(correlations)
-        .map(|(s, rank_correlation)| Sensitivity {
-            parameter: s.param.name().to_string(),
-            rank_correlation,
-        })
-        .collect();
-    sensitivity.sort_by(|a, b| {
-        b.rank_correlation
-            .abs()
-            .total_cmp(&a.rank_correlation.abs())
-    });
+    let sensitivity = ranked_sensitivity(&sampled.spans, &columns, &y);
     let mut out = point;
     out.prediction = Some(PredictionInterval {
         figures: table,
@@ -570,6 +556,30 @@ pub fn noise_correlation(samples: usize, params: usize) -> f64 {
     }
 }
 
+/// Each span's partial rank correlation with `y` (its samples in
+/// `columns`, one column per span), the strongest first: "Measure this
+/// first".
+pub(crate) fn ranked_sensitivity(
+    spans: &[Span],
+    columns: &[Vec<f64>],
+    y: &[f64],
+) -> Vec<Sensitivity> {
+    let mut sensitivity: Vec<Sensitivity> = spans
+        .iter()
+        .zip(partial_rank_correlations(columns, y))
+        .map(|(s, rank_correlation)| Sensitivity {
+            parameter: s.param.name().to_string(),
+            rank_correlation,
+        })
+        .collect();
+    sensitivity.sort_by(|a, b| {
+        b.rank_correlation
+            .abs()
+            .total_cmp(&a.rank_correlation.abs())
+    });
+    sensitivity
+}
+
 /// Each parameter's partial rank correlation with `y` (PRCC: Marino et al.,
 /// "A methodology for performing global uncertainty and sensitivity
 /// analysis in systems biology", J. Theor. Biol. 254, 2008): the rank
@@ -580,7 +590,7 @@ pub fn noise_correlation(samples: usize, params: usize) -> f64 {
 /// a cell whose 0.02-0.06 ms round trip is 0.3 % of its 13 ms latency,
 /// while the dominant client.fsync_round_trips was -0.75). With too few
 /// samples for the regression (n <= k + 1), the plain rank correlation.
-pub(crate) fn partial_rank_correlations(columns: &[Vec<f64>], y: &[f64]) -> Vec<f64> {
+fn partial_rank_correlations(columns: &[Vec<f64>], y: &[f64]) -> Vec<f64> {
     let n = y.len();
     let ranked: Vec<Vec<f64>> = columns.iter().map(|c| ranks(c)).collect();
     let ry = ranks(y);

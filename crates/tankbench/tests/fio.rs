@@ -362,23 +362,25 @@ fn parse_only_and_help_run_nothing() {
     }
 }
 
-/// `simulate --fio` predicts a published row's own fio command (PS-003:
-/// `fio --rw=write --ioengine=sync --fdatasync=1 --size=22m --bs=4k` on an
-/// Optane log device, 5812 writes/s measured) with the workload `tankbench
-/// fio` would run, and refuses what the simulator does not model.
-#[test]
-fn simulate_predicts_a_published_fio_command() {
-    let d = scratch();
+/// PS-003's published fio command as the job `ps003.fio` in `dir`; the path
+/// of the case's system file.
+fn ps003_job(dir: &Path) -> String {
     std::fs::write(
-        d.path().join("ps003.fio"),
+        dir.join("ps003.fio"),
         "[ps003]\nrw=write\nioengine=sync\nfdatasync=1\nsize=22m\nbs=4k\n",
     )
     .unwrap();
-    let system = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/validation/ps003-optane-slog-slow-vdev.toml");
-    let system = system.to_str().unwrap();
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/validation/ps003-optane-slog-slow-vdev.toml")
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+/// `simulate --fio ps003.fio` on `system`, point only, which must succeed.
+fn simulate_ps003(dir: &Path, system: &str) -> Run {
     let r = tb(
-        d.path(),
+        dir,
         &[
             "simulate",
             "--system",
@@ -389,6 +391,19 @@ fn simulate_predicts_a_published_fio_command() {
         ],
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
+    r
+}
+
+/// `simulate --fio` predicts a published row's own fio command (PS-003:
+/// `fio --rw=write --ioengine=sync --fdatasync=1 --size=22m --bs=4k` on an
+/// Optane log device, 5812 writes/s measured) with the workload `tankbench
+/// fio` would run, and refuses what the simulator does not model.
+#[test]
+fn simulate_predicts_a_published_fio_command() {
+    let d = scratch();
+    let system = ps003_job(d.path());
+    let system = system.as_str();
+    let r = simulate_ps003(d.path(), system);
     let writes_per_s = |stdout: &str| -> f64 {
         let line = stdout
             .lines()
@@ -457,26 +472,9 @@ fn simulate_predicts_a_published_fio_command() {
 #[test]
 fn simulate_fio_takes_output_options_and_refuses_workload_words() {
     let d = scratch();
-    std::fs::write(
-        d.path().join("ps003.fio"),
-        "[ps003]\nrw=write\nioengine=sync\nfdatasync=1\nsize=22m\nbs=4k\n",
-    )
-    .unwrap();
-    let system = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/validation/ps003-optane-slog-slow-vdev.toml");
-    let system = system.to_str().unwrap();
-    let text = tb(
-        d.path(),
-        &[
-            "simulate",
-            "--system",
-            system,
-            "--intervals=off",
-            "--fio",
-            "ps003.fio",
-        ],
-    );
-    assert_eq!(text.code, 0, "{}", text.stderr);
+    let system = ps003_job(d.path());
+    let system = system.as_str();
+    let text = simulate_ps003(d.path(), system);
     let job: f64 = text
         .stdout
         .lines()

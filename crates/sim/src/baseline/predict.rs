@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use fileio::options::RunSpec;
 use fileio::result::{
     Anchor, AnchoredFigure, FigureInterval, LatencyKey, PredictionInterval, RatioInterval,
-    RunResult, Sensitivity,
+    RunResult,
 };
 
 use crate::baseline::{Baseline, Figure, Rate};
@@ -560,20 +560,7 @@ fn interval_block(
         .iter()
         .map(|c| keep.iter().map(|&k| c[k]).collect())
         .collect();
-    let correlations = crate::uncertainty::partial_rank_correlations(&kept, &y);
-    let mut sensitivity: Vec<Sensitivity> = spans
-        .iter()
-        .zip(correlations)
-        .map(|(s, rank_correlation)| Sensitivity {
-            parameter: s.param.name().to_string(),
-            rank_correlation,
-        })
-        .collect();
-    sensitivity.sort_by(|a, b| {
-        b.rank_correlation
-            .abs()
-            .total_cmp(&a.rank_correlation.abs())
-    });
+    let sensitivity = crate::uncertainty::ranked_sensitivity(&spans, &kept, &y);
     let h = headline(figures, &ratios.point);
     PredictionInterval {
         figures: table,
