@@ -24,7 +24,7 @@ fn main() {
         if parallel == 1 {
             print!(
                 "{}",
-                results_table(&m.workload, &cells, &results).to_terminal()
+                results_table(&m.workload_text(), &cells, &results).to_terminal()
             );
         }
         let requests: u64 = results

@@ -118,7 +118,11 @@ pub enum MatrixError {
 #[serde(deny_unknown_fields)]
 struct RawMatrix {
     system: toml::Value,
-    workload: Vec<String>,
+    #[serde(default)]
+    workload: Option<Vec<String>>,
+    /// A fio job file (relative to the matrix file) in place of `workload`.
+    #[serde(default)]
+    fio: Option<String>,
     #[serde(default)]
     axis: Vec<Axis>,
 }
@@ -128,8 +132,13 @@ struct RawMatrix {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MatrixSpec {
     pub base: toml::Value,
-    /// fileio options, `run` not included.
+    /// fileio options, `run` not included; empty when `fio_job` is the
+    /// workload.
     pub workload: Vec<String>,
+    /// A fio job file whose one workload every cell runs instead of
+    /// `workload` (`fio = "JOB.fio"` in the file, relative to it; read by
+    /// fileio's fio front end, as `simulate --fio` reads one).
+    pub fio_job: Option<std::path::PathBuf>,
     pub axes: Vec<Axis>,
     /// A calibration profile fitted on the base system, applied to every
     /// cell (`simulate --profile`): a fitted value whose component an axis
@@ -176,6 +185,15 @@ pub(crate) fn value_text(v: &toml::Value) -> String {
 }
 
 impl MatrixSpec {
+    /// What every cell runs, for reports: `fileio OPTIONS run`, or the fio
+    /// job file.
+    pub fn workload_text(&self) -> String {
+        match &self.fio_job {
+            Some(job) => format!("the fio job {}", job.display()),
+            None => fileio_workload_text(&self.workload),
+        }
+    }
+
     /// Read a matrix file's text; `dir` is where a `system = "FILE"` is
     /// looked for (the matrix file's directory; read as a configuration
     /// file, zfs_model::config_file). More than `max_cells` cells are
@@ -203,13 +221,29 @@ impl MatrixSpec {
                 .into())
             }
         };
-        let mut workload = raw.workload;
+        let (mut workload, fio_job) = match (raw.workload, raw.fio) {
+            (Some(w), None) => (w, None),
+            (None, Some(job)) => (Vec::new(), Some(dir.join(job))),
+            (Some(_), Some(_)) => {
+                return Err(MatrixError::File(
+                    "workload and fio are two workloads: give one (accepted: workload = [fileio options] or fio = \"JOB.fio\")".into(),
+                )
+                .into())
+            }
+            (None, None) => {
+                return Err(MatrixError::File(
+                    "no workload: give workload = [fileio options] or fio = \"JOB.fio\"".into(),
+                )
+                .into())
+            }
+        };
         if workload.last().map(String::as_str) == Some("run") {
             workload.pop();
         }
         let m = MatrixSpec {
             base,
             workload,
+            fio_job,
             axes: raw.axis,
             profile: None,
             max_cells,
@@ -231,6 +265,7 @@ impl MatrixSpec {
         let m = MatrixSpec {
             base,
             workload,
+            fio_job: None,
             axes: axes
                 .iter()
                 .map(|(key, values)| Axis {
@@ -611,9 +646,14 @@ fn figures(r: &RunResult) -> [Option<f64>; 7] {
     ]
 }
 
+/// fileio options as a report names them: `fileio OPTIONS run`.
+pub fn fileio_workload_text(words: &[String]) -> String {
+    format!("fileio {} run", words.join(" "))
+}
+
 /// The reference user's table: one row per cell, the axis values, then
 /// [`FIGURE_COLUMNS`]. With no axes the first column is the system's name.
-pub fn results_table(workload: &[String], cells: &[MatrixCell], results: &[RunResult]) -> Table {
+pub fn results_table(workload: &str, cells: &[MatrixCell], results: &[RunResult]) -> Table {
     let axis_names: Vec<String> = match cells.first() {
         Some(c) if !c.choices.is_empty() => c.choices.iter().map(|(k, _)| k.clone()).collect(),
         _ => vec!["system".to_string()],
@@ -649,8 +689,7 @@ pub fn results_table(workload: &[String], cells: &[MatrixCell], results: &[RunRe
         .cloned()
         .unwrap_or_default();
     t.notes.push(format!(
-        "PREDICTION (simulated, not measured) for system '{system}'; workload: fileio {} run",
-        workload.join(" ")
+        "PREDICTION (simulated, not measured) for system '{system}'; workload: {workload}"
     ));
     let common: BTreeMap<&str, &str> = results
         .first()

@@ -152,7 +152,7 @@ fn the_table_has_a_row_per_cell_with_the_reference_figures() {
     let m = reference_matrix();
     let cells = m.cells().unwrap();
     let results = run_cells(&spec(&["--time=2"]), &cells, 2).unwrap();
-    let t = results_table(&m.workload, &cells, &results);
+    let t = results_table(&m.workload_text(), &cells, &results);
     let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
     let mut want = vec!["layout", "log", "link"];
     want.extend(FIGURE_COLUMNS);
@@ -432,7 +432,11 @@ fn the_table_shows_ranges_and_names_what_to_measure_first() {
     let (s, cells) = link_matrix();
     let workload = vec!["--time=3".to_string()];
     let results = run_cells_with(&s, &cells, &with_intervals(2, Some(6))).unwrap();
-    let t = results_table(&workload, &cells, &results);
+    let t = results_table(
+        &sim::matrix::fileio_workload_text(&workload),
+        &cells,
+        &results,
+    );
     for row in &t.rows {
         for cell in &row[1..] {
             match cell {
@@ -471,7 +475,11 @@ fn the_table_shows_ranges_and_names_what_to_measure_first() {
     for (a, b) in points.iter().zip(&results) {
         assert_eq!(a.counts, b.counts, "the typical value is the point");
     }
-    let t = results_table(&workload, &cells, &points);
+    let t = results_table(
+        &sim::matrix::fileio_workload_text(&workload),
+        &cells,
+        &points,
+    );
     assert!(t.rows.iter().all(|r| r[1..]
         .iter()
         .all(|c| matches!(c, report::table::Cell::Num(_)))));

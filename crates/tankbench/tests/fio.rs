@@ -516,3 +516,75 @@ fn simulate_fio_takes_output_options_and_refuses_workload_words() {
     );
     refused_naming(&r, &["simulate", "--threads=4", "not an output option"]);
 }
+
+/// A matrix file's workload may be a fio job (`fio = "JOB.fio"`, relative
+/// to the matrix file): each cell predicts what `simulate --fio` predicts
+/// for its system; a file naming both workloads is refused.
+#[test]
+fn a_matrix_runs_a_fio_job_in_every_cell() {
+    let d = scratch();
+    let system = ps003_job(d.path());
+    std::fs::write(
+        d.path().join("m.toml"),
+        format!(
+            "system = {system:?}\nfio = \"ps003.fio\"\n[[axis]]\nkey = \"log\"\nvalues = [\"nvme\", \"ssd-sata\"]\n"
+        ),
+    )
+    .unwrap();
+    let r = tb(
+        d.path(),
+        &[
+            "simulate",
+            "matrix",
+            "m.toml",
+            "--intervals=off",
+            "--format=json",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(v["fio_job"].as_str().unwrap().ends_with("ps003.fio"), "{v}");
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    for (cell, log) in results.iter().zip(["nvme", "ssd-sata"]) {
+        let one = tb(
+            d.path(),
+            &[
+                "simulate",
+                "--system",
+                &system,
+                "--log",
+                log,
+                "--intervals=off",
+                "--fio",
+                "ps003.fio",
+                "--",
+                "--format=json",
+            ],
+        );
+        assert_eq!(one.code, 0, "{}", one.stderr);
+        let one: Value = serde_json::from_str(&one.stdout).unwrap();
+        assert_eq!(
+            cell["rates"]["writes_per_s"], one["rates"]["writes_per_s"],
+            "{log}"
+        );
+    }
+    let text = tb(
+        d.path(),
+        &["simulate", "matrix", "m.toml", "--intervals=off"],
+    );
+    assert!(
+        text.stdout.contains("workload: the fio job"),
+        "{}",
+        text.stdout
+    );
+    std::fs::write(
+        d.path().join("both.toml"),
+        format!(
+            "system = {system:?}\nfio = \"ps003.fio\"\nworkload = [\"--file-test-mode=rndwr\"]\n"
+        ),
+    )
+    .unwrap();
+    let r = tb(d.path(), &["simulate", "matrix", "both.toml"]);
+    refused_naming(&r, &["workload and fio are two workloads"]);
+}

@@ -192,7 +192,11 @@ pub fn table(
     cells: &[MatrixCell],
     anchored: &Anchored,
 ) -> Result<Table, SimError> {
-    let mut t = crate::matrix::results_table(workload, cells, &anchored.results);
+    let mut t = crate::matrix::results_table(
+        &crate::matrix::fileio_workload_text(workload),
+        cells,
+        &anchored.results,
+    );
     t.columns.insert(
         0,
         Column {

@@ -53,3 +53,24 @@ pub fn run(words: &[OsString]) -> anyhow::Result<i32> {
         None => Ok(code),
     }
 }
+
+/// The one workload of the fio job file `job`, as `tankbench fio` would run
+/// it (fileio's fio front end); `what` names the option or field in
+/// refusals.
+pub(crate) fn job_spec(
+    job: &std::path::Path,
+    what: &str,
+) -> anyhow::Result<fileio::options::RunSpec> {
+    let words = vec![job.to_string_lossy().into_owned()];
+    let expansion = fileio::fio::parse::Expansion::of_this_machine();
+    let fileio::fio::command::Asked::Jobs(checked) =
+        fileio::fio::command::check(&words, &expansion)
+            .map_err(|e| anyhow::anyhow!("{what}: {e}"))?
+    else {
+        anyhow::bail!("{what}: needs a job file (accepted: a fio job file's name)");
+    };
+    checked
+        .plan
+        .as_one_workload()
+        .map_err(|e| anyhow::anyhow!("{e}"))
+}

@@ -807,18 +807,7 @@ fn simulate_fio(a: &SimulateArgs, job: &Path) -> anyhow::Result<i32> {
     if a.is_matrix() {
         anyhow::bail!("simulate: --fio takes one value per override (accepted: a matrix with fileio options after '--')");
     }
-    let words = vec![job.to_string_lossy().into_owned()];
-    let expansion = fileio::fio::parse::Expansion::of_this_machine();
-    let fileio::fio::command::Asked::Jobs(checked) =
-        fileio::fio::command::check(&words, &expansion)
-            .map_err(|e| anyhow::anyhow!("simulate: --fio: {e}"))?
-    else {
-        anyhow::bail!("simulate: --fio needs a job file (accepted: --fio=JOB.fio)");
-    };
-    let spec = checked
-        .plan
-        .as_one_workload()
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let spec = super::fio::job_spec(job, "simulate: --fio")?;
     let source = system_source(a)?;
     predict_and_report(a, &spec, &settings, &source)
 }

@@ -160,6 +160,11 @@ pub(crate) fn run(a: &MatrixArgs) -> anyhow::Result<i32> {
 fn what_if(a: &MatrixArgs, m: &MatrixSpec, path: &Path, labels: Labels) -> anyhow::Result<i32> {
     use super::what_if as w;
     const COMMAND: &str = "simulate matrix";
+    if m.fio_job.is_some() {
+        anyhow::bail!(
+            "simulate matrix: --baseline takes a matrix whose workload is fileio options, not a fio job (accepted: workload = [fileio options])"
+        );
+    }
     if m.workload.iter().any(|w| is_output_option(w)) {
         anyhow::bail!(
             "simulate matrix: workload: --format, --json, --save, --label and --repeat are not workload options; accepted on the command line: --format=FORMAT, --save[=DIR], --label=K=V"
@@ -213,8 +218,11 @@ pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
             "simulate matrix: workload: --format, --json, --save, --label and --repeat are not workload options; accepted on the command line: --format=FORMAT, --save[=DIR], --label=K=V"
         );
     }
-    let spec = RunSpec::from_words(&m.workload)
-        .map_err(|e| anyhow::anyhow!("simulate matrix: workload: {e}"))?;
+    let spec = match &m.fio_job {
+        Some(job) => super::fio::job_spec(job, "simulate matrix: fio")?,
+        None => RunSpec::from_words(&m.workload)
+            .map_err(|e| anyhow::anyhow!("simulate matrix: workload: {e}"))?,
+    };
     let cells = m
         .cells()
         .map_err(|e| anyhow::anyhow!("simulate {}", in_matrix(&e)))?;
@@ -255,12 +263,12 @@ pub fn run_matrix(m: &MatrixSpec, out: &MatrixOutput) -> anyhow::Result<i32> {
     if let Some(path) = &out.chart {
         write_predictions_chart(path, &results)?;
     }
-    let table = sim::matrix::results_table(&m.workload, &cells, &results);
+    let table = sim::matrix::results_table(&m.workload_text(), &cells, &results);
     let text = match out.format {
         TableFormat::Text => table.to_screen(&super::stdout_screen()),
         TableFormat::Markdown => table.to_markdown(),
         TableFormat::Csv => table.to_csv(),
-        TableFormat::Json => format!("{}\n", json_doc(&m.workload, &results)?),
+        TableFormat::Json => format!("{}\n", json_doc(m, &results)?),
     };
     super::write_stdout(text.as_bytes())?;
     Ok(0)
@@ -346,15 +354,19 @@ pub(crate) fn write_predictions_chart(path: &Path, results: &[RunResult]) -> any
     super::report::write_chart("--chart", path, &svg, 2.0)
 }
 
-/// The JSON of a matrix: the workload, every cell's predicted result (with
-/// its `prediction` interval block) and, with intervals, the parameters
-/// that move the matrix's figures most (`measure_first`).
-fn json_doc(workload: &[String], results: &[RunResult]) -> anyhow::Result<String> {
+/// The JSON of a matrix: the workload (fileio options, or `fio_job` and no
+/// options), every cell's predicted result (with its `prediction` interval
+/// block) and, with intervals, the parameters that move the matrix's
+/// figures most (`measure_first`).
+fn json_doc(m: &MatrixSpec, results: &[RunResult]) -> anyhow::Result<String> {
     let mut doc = serde_json::json!({
         "generator": "tankbench simulate matrix",
-        "workload": workload,
+        "workload": m.workload,
         "results": results,
     });
+    if let Some(job) = &m.fio_job {
+        doc["fio_job"] = serde_json::Value::String(job.display().to_string());
+    }
     if results.iter().any(|r| r.prediction.is_some()) {
         doc["measure_first"] = serde_json::to_value(sim::matrix::measure_first(results))?;
     }
