@@ -588,3 +588,80 @@ fn a_matrix_runs_a_fio_job_in_every_cell() {
     let r = tb(d.path(), &["simulate", "matrix", "both.toml"]);
     refused_naming(&r, &["workload and fio are two workloads"]);
 }
+
+/// `simulate --fio JOB --baseline RUN`: the job's workload predicted from a
+/// measured run of it, as a fileio workload is: the baseline's own
+/// configuration gives the measured figure back, another is the measured
+/// figure times the simulated change.
+#[test]
+fn a_fio_job_is_predicted_from_a_measured_run_of_it() {
+    let d = scratch();
+    let system = ps003_job(d.path());
+    // A "measured" run of the job: the prediction, marked measured, with
+    // twice the writes/s the model gives.
+    let r = tb(
+        d.path(),
+        &[
+            "simulate",
+            "--system",
+            &system,
+            "--intervals=off",
+            "--fio",
+            "ps003.fio",
+            "--",
+            "--json=a.json",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut run: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("a.json")).unwrap()).unwrap();
+    let modelled = run["rates"]["writes_per_s"].as_f64().unwrap();
+    run["kind"] = Value::String("measured".into());
+    run["rates"]["writes_per_s"] = Value::from(2.0 * modelled);
+    std::fs::write(d.path().join("m.json"), run.to_string()).unwrap();
+    let what_if = |log: &str| -> f64 {
+        let r = tb(
+            d.path(),
+            &[
+                "simulate",
+                "--baseline",
+                "m.json",
+                "--system",
+                &system,
+                "--log",
+                log,
+                "--intervals=off",
+                "--fio",
+                "ps003.fio",
+                "--",
+                "--format=json",
+            ],
+        );
+        assert_eq!(r.code, 0, "{log}: {}", r.stderr);
+        let v: Value = serde_json::from_str(&r.stdout).unwrap();
+        v["rates"]["writes_per_s"].as_f64().unwrap()
+    };
+    let log = std::fs::read_to_string(&system)
+        .unwrap()
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("log = \"")
+                .map(|v| v.trim_end_matches('"').to_string())
+        })
+        .expect("the system names its log device");
+    let own = what_if(&log);
+    assert!(
+        (own / (2.0 * modelled) - 1.0).abs() < 1e-9,
+        "{own} vs {}",
+        2.0 * modelled
+    );
+    let other = if log == "ssd-sata" {
+        "nvme"
+    } else {
+        "ssd-sata"
+    };
+    assert!(
+        (what_if(other) - own).abs() > 1e-6 * own,
+        "another log device changes it"
+    );
+}

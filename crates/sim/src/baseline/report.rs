@@ -186,17 +186,13 @@ fn notes(baseline: &Baseline, anchored: &Anchored, movers: bool) -> Vec<String> 
 /// row is the baseline as measured; when no cell is the baseline's own
 /// configuration, the baseline is a row of its own, first.
 pub fn table(
-    workload: &[String],
+    workload: &str,
     baseline: &Baseline,
     a: &SystemModel,
     cells: &[MatrixCell],
     anchored: &Anchored,
 ) -> Result<Table, SimError> {
-    let mut t = crate::matrix::results_table(
-        &crate::matrix::fileio_workload_text(workload),
-        cells,
-        &anchored.results,
-    );
+    let mut t = crate::matrix::results_table(workload, cells, &anchored.results);
     t.columns.insert(
         0,
         Column {
@@ -236,7 +232,7 @@ pub fn table(
     }
     // The matrix's headline names a prediction from a system alone.
     if let Some(first) = t.notes.first_mut() {
-        *first = format!("{HEADLINE}; workload: fileio {} run", workload.join(" "));
+        *first = format!("{HEADLINE}; workload: {workload}");
     }
     // The ranges are the change's spread, not the levels': the matrix's
     // own note on them is replaced; its "measure this first" (over the

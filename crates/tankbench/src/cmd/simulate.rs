@@ -91,7 +91,7 @@ pub(crate) struct SimulateArgs {
     fileio: Vec<OsString>,
     /// The workload as a fio job file instead of fileio options: one group
     /// of one job, its numjobs clones as threads (see docs/fio.md).
-    #[arg(long, value_name = "JOB.fio", conflicts_with = "baseline")]
+    #[arg(long, value_name = "JOB.fio")]
     fio: Option<PathBuf>,
 }
 
@@ -222,11 +222,11 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
         Some(SimulateCommand::Calibrate(c)) => return super::calibrate::run(c),
         None => {}
     }
-    if let Some(job) = &a.fio {
-        return simulate_fio(&a, job);
-    }
     if let Some(path) = &a.baseline {
         return what_if(&a, path);
+    }
+    if let Some(job) = &a.fio {
+        return simulate_fio(&a, job);
     }
     let words = a.fileio_words()?;
     let source = system_source(&a)?;
@@ -315,8 +315,24 @@ fn check_destinations(
 /// with the baseline marked.
 fn what_if(a: &SimulateArgs, path: &Path) -> anyhow::Result<i32> {
     use super::what_if as w;
-    let words = a.fileio_words()?;
-    let (spec, settings) = fileio_settings(&words)?;
+    // The workload: the fio job's (after '--' only output options), or
+    // fileio's words; `workload` is the words a matrix cell keeps (none for
+    // a job) and `described` what the table's note says ran.
+    let (spec, settings, workload, described) = match &a.fio {
+        Some(job) => (
+            super::fio::job_spec(job, "simulate: --fio")?,
+            fio_output_settings(a)?,
+            Vec::new(),
+            format!("the fio job {}", job.display()),
+        ),
+        None => {
+            let words = a.fileio_words()?;
+            let (spec, settings) = fileio_settings(&words)?;
+            let workload = super::overrides::workload_of(&words);
+            let described = sim::matrix::fileio_workload_text(&workload);
+            (spec, settings, workload, described)
+        }
+    };
     let ext = &settings.ext;
     if ext.repeat != 1 {
         anyhow::bail!("simulate: --repeat must be 1 (a prediction is deterministic for its seed)");
@@ -335,7 +351,6 @@ fn what_if(a: &SimulateArgs, path: &Path) -> anyhow::Result<i32> {
     }
     let baseline = w::load_baseline("simulate", path)?;
     let (text, _, option) = w::baseline_system("simulate", &baseline, a.system.as_deref())?;
-    let workload = super::overrides::workload_of(&words);
     let profile = a
         .model
         .profile
@@ -374,7 +389,7 @@ fn what_if(a: &SimulateArgs, path: &Path) -> anyhow::Result<i32> {
                 &anchored.results,
             )?,
             Format::Text => sim::baseline::report::table(
-                &workload,
+                &described,
                 &baseline,
                 &a_cell.system,
                 &cells,
@@ -784,6 +799,19 @@ const FIO_OUTPUT_OPTIONS: [&str; 5] = [
 /// fio` runs) predicted on the system and written as a fileio workload's
 /// prediction is. Matrices and `--baseline` take fileio options for now.
 fn simulate_fio(a: &SimulateArgs, job: &Path) -> anyhow::Result<i32> {
+    let settings = fio_output_settings(a)?;
+    if a.is_matrix() {
+        anyhow::bail!("simulate: --fio takes one value per override (accepted: a matrix with fileio options after '--')");
+    }
+    let spec = super::fio::job_spec(job, "simulate: --fio")?;
+    let source = system_source(a)?;
+    predict_and_report(a, &spec, &settings, &source)
+}
+
+/// The output options `simulate --fio` takes after `--`
+/// ([`FIO_OUTPUT_OPTIONS`]); any other word is refused, the workload being
+/// the job's.
+fn fio_output_settings(a: &SimulateArgs) -> anyhow::Result<Box<Settings>> {
     let mut words = if a.fileio.is_empty() {
         vec!["fileio".to_string()]
     } else {
@@ -804,10 +832,5 @@ fn simulate_fio(a: &SimulateArgs, job: &Path) -> anyhow::Result<i32> {
     // test mode stands in for the job's, whose spec is the one predicted.
     words.insert(words.len() - 1, "--file-test-mode=seqwr".into());
     let (_, settings) = fileio_settings(&words)?;
-    if a.is_matrix() {
-        anyhow::bail!("simulate: --fio takes one value per override (accepted: a matrix with fileio options after '--')");
-    }
-    let spec = super::fio::job_spec(job, "simulate: --fio")?;
-    let source = system_source(a)?;
-    predict_and_report(a, &spec, &settings, &source)
+    Ok(settings)
 }

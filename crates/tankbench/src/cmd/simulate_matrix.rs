@@ -160,11 +160,6 @@ pub(crate) fn run(a: &MatrixArgs) -> anyhow::Result<i32> {
 fn what_if(a: &MatrixArgs, m: &MatrixSpec, path: &Path, labels: Labels) -> anyhow::Result<i32> {
     use super::what_if as w;
     const COMMAND: &str = "simulate matrix";
-    if m.fio_job.is_some() {
-        anyhow::bail!(
-            "simulate matrix: --baseline takes a matrix whose workload is fileio options, not a fio job (accepted: workload = [fileio options])"
-        );
-    }
     if m.workload.iter().any(|w| is_output_option(w)) {
         anyhow::bail!(
             "simulate matrix: workload: --format, --json, --save, --label and --repeat are not workload options; accepted on the command line: --format=FORMAT, --save[=DIR], --label=K=V"
@@ -173,8 +168,11 @@ fn what_if(a: &MatrixArgs, m: &MatrixSpec, path: &Path, labels: Labels) -> anyho
     if !labels.is_empty() && a.save.is_none() {
         anyhow::bail!("simulate matrix: --label needs --save: labels are kept with stored results");
     }
-    let spec = RunSpec::from_words(&m.workload)
-        .map_err(|e| anyhow::anyhow!("simulate matrix: workload: {e}"))?;
+    let spec = match &m.fio_job {
+        Some(job) => super::fio::job_spec(job, "simulate matrix: fio")?,
+        None => RunSpec::from_words(&m.workload)
+            .map_err(|e| anyhow::anyhow!("simulate matrix: workload: {e}"))?,
+    };
     let baseline = w::load_baseline(COMMAND, path)?;
     let (text, _, option) = w::baseline_system(COMMAND, &baseline, a.system.as_deref())?;
     let a_cell = w::baseline_cell(&text, &option, &m.workload, m.profile.as_ref())?;
@@ -191,9 +189,14 @@ fn what_if(a: &MatrixArgs, m: &MatrixSpec, path: &Path, labels: Labels) -> anyho
         labels,
     };
     let anchored = w::predict(COMMAND, &baseline, &a_cell, &spec, &cells, &runs)?;
-    let table =
-        sim::baseline::report::table(&m.workload, &baseline, &a_cell.system, &cells, &anchored)
-            .map_err(|e| anyhow::anyhow!("simulate matrix: {e}"))?;
+    let table = sim::baseline::report::table(
+        &m.workload_text(),
+        &baseline,
+        &a_cell.system,
+        &cells,
+        &anchored,
+    )
+    .map_err(|e| anyhow::anyhow!("simulate matrix: {e}"))?;
     let text = match a.format {
         TableFormat::Text => table.to_terminal(),
         TableFormat::Markdown => table.to_markdown(),
