@@ -431,7 +431,8 @@ impl Extensions {
             .filter(|&w| w <= crate::workload::MAX_WARMUP_S)
             .ok_or_else(|| {
                 Failure::fatal(format!(
-                    "Invalid value for --warmup: {given_warmup} (accepted: 0 to {} whole seconds, as 30, 30s or 2m)",
+                    "Invalid value for --warmup: {} (accepted: 0 to {} whole seconds, as 30, 30s or 2m)",
+                    printable(&given_warmup),
                     crate::workload::MAX_WARMUP_S
                 ))
             })?;
