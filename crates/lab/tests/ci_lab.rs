@@ -96,13 +96,14 @@ fn log_device_multiplies_sync_writes_and_nothing_is_left_behind() {
     );
     let tankbench = common::tankbench();
     let root = common::lab_root("tb-labtest");
-    let with = spec("tcislog", &root, true);
-    let without = spec("tcinolog", &root, false);
+    let (with_name, without_name) = (common::run_name("cs"), common::run_name("cn"));
+    let with = spec(&with_name, &root, true);
+    let without = spec(&without_name, &root, false);
 
     let (w_log, o_log, link) = run_cell(&with, &tankbench);
-    common::assert_nothing_left(&leftovers("tb-tcislog", &root));
+    common::assert_nothing_left(&leftovers(&format!("tb-{with_name}"), &root));
     let (w_none, o_none, _) = run_cell(&without, &tankbench);
-    common::assert_nothing_left(&leftovers("tb-tcinolog", &root));
+    common::assert_nothing_left(&leftovers(&format!("tb-{without_name}"), &root));
     assert!(
         !root.exists(),
         "lab root {} was not removed",

@@ -104,6 +104,19 @@ fn status_and_down_of_nothing_succeed() {
     assert_eq!(code, 0, "down is idempotent: {stderr}");
     let (code, _, stderr) = lab(&["frobnicate"]);
     assert_eq!(code, 1, "{stderr}");
+    // --all with something that is not a lab root: refused in one line, not
+    // ignored in favour of sweeping the default root.
+    let (code, _, stderr) = lab(&["down", "--all", "/var/tmp/tb-lab-clitest-nosuch-root"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--all") && stderr.contains("not a directory"),
+        "{stderr}"
+    );
+    let empty = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = lab(&["down", "--all", empty.path().to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("nothing to remove"), "{stderr}");
 }
 
 #[test]

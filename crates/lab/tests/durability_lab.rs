@@ -27,7 +27,7 @@ fn leftovers(root: &Path) -> Vec<String> {
         .flatten()
     {
         let name = ns.file_name().to_string_lossy().into_owned();
-        if name.starts_with("tb-durt-") {
+        if name.starts_with(&format!("tb-{}-", common::run_name("d"))) {
             found.push(format!("network namespace {name}"));
         }
     }
@@ -54,7 +54,7 @@ crashes = 3
 seed = {seed}
 crash_window_s = [1.0, 3.0]
 [base]
-name = "durt"
+name = "{name}"
 root = "{root}"
 [base.pool]
 layout = "mirror"
@@ -85,6 +85,7 @@ set = {{ "pool.log" = "ssd-sata-lying:1GB" }}
 crashes = 2
 "#,
             out = dir.join("durability").display(),
+            name = common::run_name("d"),
             root = root.display(),
         ),
     )

@@ -94,7 +94,8 @@ fn acknowledged_writes_survive_honest_disks_and_die_on_lying_ones() {
     let root = common::lab_root("tb-h24-crashtest");
 
     // Honest: HDDs honour flushes, the log device has power-loss protection.
-    let honest = spec("tchonest", &root, "hdd", "ssd-sata:1GB");
+    let honest_name = common::run_name("ch");
+    let honest = spec(&honest_name, &root, "hdd", "ssd-sata:1GB");
     let (written, after, report) = crash_after_synced_writes(&honest, &tankbench);
     eprintln!("honest: {:?}", report.disks);
     assert_ne!(report.killed_pid, report.new_pid);
@@ -110,11 +111,12 @@ fn acknowledged_writes_survive_honest_disks_and_die_on_lying_ones() {
         after.map(|a| a.len()),
         written.len()
     );
-    common::assert_nothing_left(&leftovers("tb-tchonest", &root));
+    common::assert_nothing_left(&leftovers(&format!("tb-{honest_name}"), &root));
 
     // Lying: every device acknowledges flushes without persisting, and the
     // crash comes well inside their destage window (700 ms).
-    let lying = spec("tclying", &root, "ssd-sata-lying", "ssd-sata-lying:1GB");
+    let lying_name = common::run_name("cl");
+    let lying = spec(&lying_name, &root, "ssd-sata-lying", "ssd-sata-lying:1GB");
     let (written, after, report) = crash_after_synced_writes(&lying, &tankbench);
     eprintln!("lying: {:?}", report.disks);
     let lost: u64 = report.disks.iter().map(|d| d.loss.lost_bytes).sum();
@@ -127,7 +129,7 @@ fn acknowledged_writes_survive_honest_disks_and_die_on_lying_ones() {
         after.as_deref() != Some(written.as_slice()),
         "every acknowledged byte survived devices whose flushes lie: the crash cut nothing"
     );
-    common::assert_nothing_left(&leftovers("tb-tclying", &root));
+    common::assert_nothing_left(&leftovers(&format!("tb-{lying_name}"), &root));
     let _ = std::fs::remove_dir(&root);
     assert!(!root.exists(), "lab root {} remains", root.display());
 }

@@ -33,6 +33,30 @@ pub fn tankbench() -> PathBuf {
     bin
 }
 
+/// A lab name unique to this test process: `prefix` and the process id in
+/// base 36 (a lab name holds at most 8 characters). Network namespaces and
+/// kernel pools are named after the lab and are global to the machine: a
+/// fixed name meets the leftovers of a run that was killed before its
+/// teardown (or a run beside it) and fails for a reason that is not the
+/// test's.
+pub fn run_name(prefix: &str) -> String {
+    let mut pid = std::process::id();
+    let mut digits = Vec::new();
+    loop {
+        digits.push(char::from_digit(pid % 36, 36).unwrap());
+        pid /= 36;
+        if pid == 0 {
+            break;
+        }
+    }
+    let name: String = prefix.chars().chain(digits.into_iter().rev()).collect();
+    assert!(
+        name.len() <= 8,
+        "lab name {name} is longer than 8 characters"
+    );
+    name
+}
+
 /// Where a test's labs live: `/var/tmp/<name>-<pid>`, so a run beside
 /// another never meets its labs.
 pub fn lab_root(name: &str) -> PathBuf {

@@ -78,6 +78,7 @@ const EXAMPLES: &[Row] = &[
         &[
             ("tear down one lab", "sudo tankbench lab down ci-local"),
             ("tear down every lab and the leftovers of crashed runs", "sudo tankbench lab down --all"),
+            ("the same under another lab root", "sudo tankbench lab down --all /var/tmp/my-labs"),
         ],
     ),
     (

@@ -10,7 +10,7 @@ use lab::spec::{self, default_root};
 use report::atomic::{check_new_file, write_atomically, Existing};
 
 use super::options::{at_least_two_samples, Switch};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Format {
@@ -66,10 +66,11 @@ enum Cmd {
     /// Show the labs that are up.
     Status,
     /// Tear down a lab (by name or spec file), or with --all every lab under
-    /// the lab root and the leftovers of its crashed runs (tb- prefix; network
-    /// namespaces only if marked as this root's).
+    /// the lab root (or the ROOT directory given) and the leftovers of its
+    /// crashed runs (tb- prefix; network namespaces only if marked as this
+    /// root's).
     Down {
-        /// Lab name or SPEC.toml.
+        /// Lab name or SPEC.toml; with --all, a lab root directory.
         lab: Option<String>,
         #[arg(long)]
         all: bool,
@@ -398,7 +399,17 @@ fn lab_id(name: &str) -> String {
 /// leftover.
 fn down(lab: Option<String>, all: bool) -> anyhow::Result<i32> {
     if all {
-        let sweep = down_all(&default_root());
+        // With --all the argument can only be a root: a lab name there would
+        // be silently ignored and the default root swept instead.
+        let root = match lab {
+            None => default_root(),
+            Some(dir) if Path::new(&dir).is_dir() => PathBuf::from(dir),
+            Some(other) => bail!(
+                "lab down --all: {other} is not a directory; give a lab root directory (default {}) or no argument",
+                default_root().display()
+            ),
+        };
+        let sweep = down_all(&root);
         for r in &sweep.removed {
             super::write_stderr_line(&format!("removed {r}"));
         }
