@@ -45,18 +45,55 @@ fn timed(f: impl FnOnce()) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
 
-/// Check one measured latency against the model's, at the ms scale.
-fn check(what: &str, measured: f64, expected: f64, worst: &mut f64) {
-    let err = (measured - expected).abs() / expected;
+/// How many times a measurement slower than the model is taken again: the
+/// emulated latency is a floor the machine adds to, and a loaded 2-core
+/// machine (a build beside the tests) can stall any one of them by
+/// milliseconds. A model that is slower than it says fails every attempt;
+/// one that is faster fails at once.
+const ATTEMPTS: usize = 5;
+
+/// How one measured latency compares with the model's, at the ms scale.
+#[derive(Debug, PartialEq)]
+enum Verdict {
+    Within,
+    /// Slower than the model by more than 10 %: the machine, or the model.
+    Slower,
+    /// Faster than the model by more than 10 %: the emulation skipped delay.
+    Faster,
+}
+
+/// Compare one measured latency with the model's, at the ms scale.
+fn verdict(what: &str, measured: f64, expected: f64) -> Verdict {
     eprintln!(
         "{what}: measured {measured:.3} ms, model {expected:.3} ms ({:+.1} %)",
         (measured / expected - 1.0) * 100.0
     );
-    *worst = worst.max(err);
-    assert!(
-        err <= 0.10,
-        "{what}: measured {measured:.3} ms vs model {expected:.3} ms (> 10 %)"
-    );
+    let err = (measured - expected) / expected;
+    if err > 0.10 {
+        Verdict::Slower
+    } else if err < -0.10 {
+        Verdict::Faster
+    } else {
+        Verdict::Within
+    }
+}
+
+/// Take `measure` (measured, expected) until it is within 10 % of the model,
+/// at most [`ATTEMPTS`] times; fail on a faster-than-model result at once.
+fn check_within(what: &str, mut measure: impl FnMut() -> (f64, f64)) {
+    for attempt in 1..=ATTEMPTS {
+        let (measured, expected) = measure();
+        match verdict(&format!("{what} (attempt {attempt})"), measured, expected) {
+            Verdict::Within => return,
+            Verdict::Faster => panic!(
+                "{what}: measured {measured:.3} ms vs model {expected:.3} ms: faster than the model by more than 10 %"
+            ),
+            Verdict::Slower if attempt == ATTEMPTS => panic!(
+                "{what}: measured {measured:.3} ms vs model {expected:.3} ms: slower by more than 10 % in all {ATTEMPTS} attempts"
+            ),
+            Verdict::Slower => {}
+        }
+    }
 }
 
 #[test]
@@ -160,27 +197,32 @@ fn hdd_write_cache_flush_costs_the_media_write() {
     let f = m.open("hdd");
     let mut twin = ModelParams::Hdd(params).instantiate(TB8);
     let buf = vec![1u8; 4096];
-    let mut worst: f64 = 0.0;
-    for (i, off) in [TB8 / 2, TB8 / 8, TB8 - 8192].iter().enumerate() {
-        std::thread::sleep(Duration::from_millis(50));
-        let t = (i as u64 + 1) * 10_000_000_000;
-        let w_done = twin.submit(
-            t,
-            Op::Write {
-                offset: *off,
-                len: 4096,
-            },
-        );
-        let expected_flush = (twin.submit(w_done, Op::Flush) - w_done) as f64 / 1e6;
-        let w = timed(|| f.write_all_at(&buf, *off).unwrap());
-        assert!(w < 1.0, "a cached write is fast, took {w:.3} ms");
-        let measured = timed(|| f.sync_all().unwrap());
-        check(
-            &format!("hdd flush after write @ {off}"),
-            measured,
-            expected_flush,
-            &mut worst,
-        );
+    let mut t = 0u64;
+    for off in [TB8 / 2, TB8 / 8, TB8 - 8192] {
+        // Each attempt writes at `off` again from where the last left the
+        // head; the twin is fed the same operations, so it expects what
+        // the disk should take this time.
+        check_within(&format!("hdd flush after write @ {off}"), || {
+            std::thread::sleep(Duration::from_millis(50));
+            t += 10_000_000_000;
+            let w_done = twin.submit(
+                t,
+                Op::Write {
+                    offset: off,
+                    len: 4096,
+                },
+            );
+            let expected_flush = (twin.submit(w_done, Op::Flush) - w_done) as f64 / 1e6;
+            let w = timed(|| f.write_all_at(&buf, off).unwrap());
+            let measured = timed(|| f.sync_all().unwrap());
+            // A cached write is fast: one slower than 1 ms was stalled
+            // (or reached the media), so the pair is taken again.
+            if w >= 1.0 {
+                eprintln!("cached write took {w:.3} ms: stalled, again");
+                return (f64::INFINITY, expected_flush);
+            }
+            (measured, expected_flush)
+        });
     }
 }
 
@@ -240,34 +282,52 @@ fn flash_flush_costs_match_the_model() {
     // model delay): subtracted, since the model describes the device only.
     let (base_w, base_f, _, _) = write_flush_series(&m.open("none"), None, 9);
     eprintln!("FUSE baseline: write {base_w:.3} ms, fsync {base_f:.3} ms");
-    let mut worst: f64 = 0.0;
     for (name, p) in &cases {
         let f = m.open(name);
-        let mut twin = ModelParams::Flash(p.clone()).instantiate(10_000_000_000);
-        let (w_meas, f_meas, w_exp, f_exp) = write_flush_series(&f, Some(&mut twin), 9);
+        let model = ModelParams::Flash(p.clone());
+        let series = || {
+            let mut twin = model.instantiate(10_000_000_000);
+            write_flush_series(&f, Some(&mut twin), 9)
+        };
+        let (w_meas, f_meas, w_exp, f_exp) = series();
         // Sub-millisecond writes: check only that they take the model's time
         // and not much more.
         eprintln!("{name} 64 KiB write: measured {w_meas:.3} ms, model {w_exp:.3} ms");
-        assert!(
-            w_meas >= w_exp * 0.95 && w_meas < w_exp + base_w + 0.5,
-            "{name} write: {w_meas} vs {w_exp}"
-        );
-        let f_net = f_meas - base_f;
+        assert!(w_meas >= w_exp * 0.95, "{name} write: {w_meas} vs {w_exp}");
         if f_exp >= 1.0 {
-            check(
+            let mut first = Some((f_meas, f_exp));
+            check_within(
                 &format!("{name} flush of 64 KiB (FUSE baseline subtracted)"),
-                f_net,
-                f_exp,
-                &mut worst,
+                || {
+                    let (f_meas, f_exp) = first.take().unwrap_or_else(|| {
+                        let (_, f_meas, _, f_exp) = series();
+                        (f_meas, f_exp)
+                    });
+                    (f_meas - base_f, f_exp)
+                },
             );
         } else {
             eprintln!("{name} flush: measured {f_meas:.3} ms, model {f_exp:.3} ms");
-            assert!(
-                f_meas >= f_exp * 0.95 && f_meas < f_exp + base_f + 0.5,
-                "{name} flush: {f_meas} vs {f_exp}"
-            );
+            assert!(f_meas >= f_exp * 0.95, "{name} flush: {f_meas} vs {f_exp}");
         }
+        // The sub-millisecond upper bounds, as the flush's: a median above
+        // them in every attempt is the model's, not the machine's.
+        check_below(&format!("{name} write and flush"), || {
+            let (w_meas, f_meas, w_exp, f_exp) = series();
+            w_meas < w_exp + base_w + 0.5 && (f_exp >= 1.0 || f_meas < f_exp + base_f + 0.5)
+        });
     }
+}
+
+/// `fits` true in one of [`ATTEMPTS`] tries.
+fn check_below(what: &str, mut fits: impl FnMut() -> bool) {
+    for attempt in 1..=ATTEMPTS {
+        if fits() {
+            return;
+        }
+        eprintln!("{what}: over its bound (attempt {attempt})");
+    }
+    panic!("{what}: over the model's time plus the FUSE round trip in all {ATTEMPTS} attempts");
 }
 
 #[test]

@@ -56,7 +56,7 @@ pub enum BaselineError {
     Distributed,
     /// The baseline's workload and the one asked for differ in `field`
     /// (the thread count may differ; nothing else).
-    #[error("its workload differs in {option}: the baseline ran {baseline}, the workload asks {asked}; a baseline anchors its own workload only (--threads may differ)", option = field.option())]
+    #[error("its workload differs in {option}: the baseline ran {baseline}, the workload asks {asked}; a baseline anchors its own workload only (--threads may differ, and with one file a thread the files with it)", option = field.option())]
     WorkloadDiffers {
         field: WorkloadField,
         baseline: String,
@@ -155,7 +155,14 @@ impl Baseline {
     /// baseline recorded among those computed.
     pub fn spec_of_baseline(&self, asked: &RunSpec) -> RunSpec {
         let mut spec = self.spec_asked(asked);
-        spec.threads = self.measured.workload.threads;
+        let base = &self.measured.workload;
+        spec.threads = base.threads;
+        // A file per thread: the baseline's own file set with its threads.
+        if file_per_thread(base, &asked.summary("simulated")) {
+            spec.files.file_num = base.file_num;
+            spec.files.total_size = base.total_size;
+            spec.files.file_size = base.total_size / base.file_num;
+        }
         spec
     }
 
@@ -272,6 +279,18 @@ fn check_run(r: &RunResult) -> Result<(), BaselineError> {
 
 /// The first field in which two workloads differ, but for the thread
 /// count, the run's length, its engine and its directory.
+/// Whether both workloads give each thread a file of its own, of the same
+/// size (one file per thread, `--file-num` = `--threads`): fio's `numjobs`
+/// with a size per job, where a thread count change brings its files.
+fn file_per_thread(base: &WorkloadSummary, asked: &WorkloadSummary) -> bool {
+    let own_files = |w: &WorkloadSummary| w.threads > 0 && w.file_num == u64::from(w.threads);
+    own_files(base)
+        && own_files(asked)
+        && base.total_size.is_multiple_of(base.file_num)
+        && asked.total_size.is_multiple_of(asked.file_num)
+        && base.total_size / base.file_num == asked.total_size / asked.file_num
+}
+
 fn workload_difference(base: &WorkloadSummary, asked: &WorkloadSummary) -> Option<BaselineError> {
     let differs = |field: WorkloadField, b: String, a: String| {
         (b != a).then_some(BaselineError::WorkloadDiffers {
@@ -294,16 +313,25 @@ fn workload_difference(base: &WorkloadSummary, asked: &WorkloadSummary) -> Optio
             base.io_mode.name().into(),
             asked.io_mode.name().into(),
         ),
-        differs(
-            WorkloadField::FileNum,
-            base.file_num.to_string(),
-            asked.file_num.to_string(),
-        ),
-        differs(
-            WorkloadField::TotalSize,
-            size(base.total_size),
-            size(asked.total_size),
-        ),
+    ];
+    // A file per thread on both sides (fio's numjobs, each job its own file
+    // of one size) grows the file set with the thread count: that is the
+    // thread count changing, not the file set.
+    if !file_per_thread(base, asked) {
+        checks.extend([
+            differs(
+                WorkloadField::FileNum,
+                base.file_num.to_string(),
+                asked.file_num.to_string(),
+            ),
+            differs(
+                WorkloadField::TotalSize,
+                size(base.total_size),
+                size(asked.total_size),
+            ),
+        ]);
+    }
+    checks.extend([
         differs(
             WorkloadField::BlockSize,
             size(base.block_size),
@@ -314,7 +342,7 @@ fn workload_difference(base: &WorkloadSummary, asked: &WorkloadSummary) -> Optio
             format!("{} per request", size(base.request_size)),
             format!("{} per request", size(asked.request_size)),
         ),
-    ];
+    ]);
     // The mix only matters to a mode that mixes.
     if base.mode == Mode::RndRw {
         checks.push(differs(
@@ -626,6 +654,46 @@ mod tests {
             line.contains("--file-fsync-all") && !line.contains('\n'),
             "{line}"
         );
+    }
+
+    #[test]
+    fn a_file_per_thread_grows_with_the_thread_count() {
+        // fio numjobs=N, 100 MiB a job: N files of 100 MiB.
+        let words = |t: u32, size: &str| {
+            [
+                "--file-test-mode=rndwr".to_string(),
+                "--file-extra-flags=sync".into(),
+                format!("--threads={t}"),
+                format!("--file-num={t}"),
+                format!("--file-total-size={size}"),
+            ]
+        };
+        fn as_str(w: &[String; 5]) -> Vec<&str> {
+            w.iter().map(String::as_str).collect()
+        }
+        let b = Baseline::new("a.json", measured(&as_str(&words(1, "100M")))).unwrap();
+        let asked = spec(&as_str(&words(8, "800M")));
+        b.check_workload(&asked).unwrap();
+        // A runs its own files; B the ones asked.
+        let a = b.spec_of_baseline(&asked);
+        assert_eq!((a.threads, a.files.file_num), (1, 1));
+        assert_eq!(a.files.total_size, 100 << 20);
+        assert_eq!(b.spec_asked(&asked).files.file_num, 8);
+        // Files of another size, or files not one a thread, are another
+        // file set.
+        for other in [words(8, "1600M"), {
+            let mut w = words(8, "800M");
+            w[3] = "--file-num=4".into();
+            w
+        }] {
+            assert!(matches!(
+                b.check_workload(&spec(&as_str(&other))),
+                Err(SimError::Baseline {
+                    problem: BaselineError::WorkloadDiffers { .. },
+                    ..
+                })
+            ));
+        }
     }
 
     #[test]

@@ -859,23 +859,39 @@ impl Pool {
 }
 
 /// A separate intent-log device (SLOG): log blocks are written one after
-/// another and flushed.
+/// another and flushed. A mirrored one writes and flushes each block on
+/// every member and is done when the slowest member is: a mirror's write
+/// zio completes when all its children have (vdev_mirror.c), and the lwb's
+/// flush reaches every leaf of the log vdev (zio_flush).
 pub struct LogDevice {
-    disk: Disk,
+    members: Vec<Disk>,
     at: u64,
     pub busy: Busy,
 }
 
 impl LogDevice {
-    /// `seed`: the run's seed (a hard disk as log device draws its
-    /// rotational positions from it).
+    /// One log device of `model`. `seed`: the run's seed (a hard disk as
+    /// log device draws its rotational positions from it).
     pub fn new(model: &ModelParams, capacity: u64, seed: u64) -> LogDevice {
-        let mut model = model.clone();
-        if let ModelParams::Hdd(p) = &mut model {
-            p.seed = SeededStream::new(seed ^ p.seed, u64::MAX).next_u64();
-        }
+        LogDevice::mirrored(&[model], capacity, seed)
+    }
+
+    /// A log vdev of `members` (one: a plain log device; two or more: a
+    /// mirror). Each member draws its own rotational positions.
+    pub fn mirrored(members: &[&ModelParams], capacity: u64, seed: u64) -> LogDevice {
+        let members = members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let mut model = (*m).clone();
+                if let ModelParams::Hdd(p) = &mut model {
+                    p.seed = SeededStream::new(seed ^ p.seed, u64::MAX - i as u64).next_u64();
+                }
+                model.instantiate(capacity)
+            })
+            .collect();
         LogDevice {
-            disk: model.instantiate(capacity),
+            members,
             at: 0,
             busy: Busy::default(),
         }
@@ -885,10 +901,13 @@ impl LogDevice {
         let len = round_up(bytes, SECTOR);
         let offset = self.at;
         self.at += len;
-        let written = self.disk.submit(now, Op::Write { offset, len });
-        // The flush follows the write's completion (zil_lwb_write_done
-        // issues it), so it is submitted then.
-        let done = self.disk.submit(written, Op::Flush);
+        let mut done = now;
+        for disk in &mut self.members {
+            let written = disk.submit(now, Op::Write { offset, len });
+            // The flush follows the write's completion (zil_lwb_write_done
+            // issues it), so it is submitted then.
+            done = done.max(disk.submit(written, Op::Flush));
+        }
         self.busy.add(now, done);
         done
     }
@@ -898,6 +917,26 @@ impl LogDevice {
 mod tests {
     use super::*;
     use zfs_model::diskmodel::FlashParams;
+
+    #[test]
+    fn a_mirrored_log_block_is_done_when_the_slower_member_is() {
+        let fast = ModelParams::Flash(FlashParams {
+            flush_ms: 0.5,
+            ..FlashParams::sata_plp()
+        });
+        let slow = ModelParams::Flash(FlashParams {
+            flush_ms: 2.0,
+            ..FlashParams::sata_plp()
+        });
+        let one = LogDevice::new(&fast, 1 << 30, 1).write_log_block(0, 4096);
+        let pair = LogDevice::mirrored(&[&fast, &slow], 1 << 30, 1).write_log_block(0, 4096);
+        let slow_alone = LogDevice::new(&slow, 1 << 30, 1).write_log_block(0, 4096);
+        assert!(one < pair, "{one} {pair}");
+        assert_eq!(pair, slow_alone);
+        // Two of one model take what one takes.
+        let twin = LogDevice::mirrored(&[&fast, &fast], 1 << 30, 1).write_log_block(0, 4096);
+        assert_eq!(twin, one);
+    }
 
     #[test]
     fn an_in_pool_log_block_flushes_every_child_of_its_vdev() {

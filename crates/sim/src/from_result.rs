@@ -10,7 +10,7 @@
 //! over NFS records no ZFS facts, and is refused here with that reason.
 
 use fileio::result::RunResult;
-use fileio::zfs_facts::{self, ZfsFacts};
+use fileio::zfs_facts::{self, VdevKind, ZfsFacts};
 
 use crate::system::{DeviceSpec, Platform, SyncProperty, SystemModel};
 use crate::SimError;
@@ -102,6 +102,13 @@ pub fn system_from_result(id: &str, result: &RunResult) -> Result<Derived, SimEr
             pool.logs.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(", ")
         ));
     }
+    // A mirrored log vdev: its second member of the same kind as the first
+    // (the facts name devices, not kinds).
+    let mirrored_log = pool
+        .logs
+        .first()
+        .is_some_and(|v| v.kind == VdevKind::Mirror && v.children.len() >= 2);
+    model.log_mirror = model.log.clone().filter(|_| mirrored_log);
     if let Some(dataset) = &facts.dataset {
         if let Some(bytes) = dataset.recordsize_bytes() {
             model.pool.recordsize = bytes.to_string();

@@ -39,6 +39,9 @@ pub enum Param {
     ServerCpuContention,
     /// The ZFS software of one `zil_commit` with work to do.
     ServerCommitCpuUs,
+    /// Flush latency of the second member of a mirrored log device: a
+    /// device of its own, drawn apart from the first.
+    LogMirrorFlushMs,
 }
 
 /// How an interval samples a parameter around a system's value.
@@ -149,6 +152,8 @@ pub enum DeviceRole {
     Commit,
     /// The pool's disks beside a log device.
     PoolDisk,
+    /// The second member of a mirrored log device.
+    LogMirror,
 }
 
 /// One parameter, declared once.
@@ -228,7 +233,7 @@ pub const AT_BOUND_LN: f64 = 0.01;
 /// order (when two explain the data equally well, the earlier is fitted),
 /// and a sampling design gives each its column in it (appended, so a
 /// parameter keeps its draw as rows are added).
-pub static PARAMS: [ParamRow; 9] = [
+pub static PARAMS: [ParamRow; 10] = [
     ParamRow {
         param: Param::CommitFlushMs,
         path: "commit_device.flush_ms",
@@ -533,6 +538,34 @@ pub static PARAMS: [ParamRow; 9] = [
             Ok(true)
         },
     },
+    ParamRow {
+        param: Param::LogMirrorFlushMs,
+        path: "log_mirror.flush_ms",
+        unit: "ms",
+        doc: "flush of a mirrored log device's second member, ms",
+        default: "the member's model (its class, table or `tankbench slog` measurement)",
+        range: Ranged {
+            rule: RangeRule::DeviceClass {
+                otherwise_low: 0.33,
+                otherwise_high: 3.0,
+            },
+            source: "as commit_device.flush_ms, drawn apart from it: two devices of one class are two devices (PS-104's mirror of an OCZ Trion 150 and an Intel 540, both consumer SATA SSDs); not calibrated (a sync run measures the slower member only)",
+        },
+        remote_range: None,
+        bounds: FLUSH_BOUNDS,
+        remote_bounds: None,
+        calibrated: false,
+        moves: Moves::Always,
+        probe_scale: 1.0,
+        integer: false,
+        device: Some(DeviceRole::LogMirror),
+        components: &["log_mirror"],
+        carry: Carry::Ratio,
+        held_by_fit_of: None,
+        not_applicable: log_mirror_flush_not_applicable,
+        get: log_mirror_flush,
+        set: set_log_mirror_flush,
+    },
 ];
 
 impl Param {
@@ -547,7 +580,7 @@ impl Param {
 
     /// Every parameter, in the table's order: those an interval samples
     /// (crate::uncertainty) and a design's columns.
-    pub const SAMPLED: [Param; 9] = [
+    pub const SAMPLED: [Param; 10] = [
         Param::CommitFlushMs,
         Param::ServerCpuUs,
         Param::RttMs,
@@ -557,6 +590,7 @@ impl Param {
         Param::ServerCpuUsPerMib,
         Param::ServerCpuContention,
         Param::ServerCommitCpuUs,
+        Param::LogMirrorFlushMs,
     ];
 
     /// The parameter's row.
@@ -705,17 +739,60 @@ pub(crate) fn device_entry(model: &SystemModel, role: DeviceRole) -> Option<&Dev
     match role {
         DeviceRole::Commit if separate_log(model) => model.log.as_ref(),
         DeviceRole::Commit | DeviceRole::PoolDisk => Some(&model.pool.disk),
+        DeviceRole::LogMirror if separate_log(model) => model.log_mirror.as_ref(),
+        DeviceRole::LogMirror => None,
     }
 }
 
 /// [`device_entry`], to replace.
-pub(crate) fn device_entry_mut(model: &mut SystemModel, role: DeviceRole) -> &mut DeviceSpec {
-    if role == DeviceRole::Commit && separate_log(model) {
-        if let Some(log) = model.log.as_mut() {
-            return log;
-        }
+pub(crate) fn device_entry_mut(
+    model: &mut SystemModel,
+    role: DeviceRole,
+) -> Option<&mut DeviceSpec> {
+    let separate = separate_log(model);
+    match role {
+        DeviceRole::Commit if separate => model.log.as_mut(),
+        DeviceRole::Commit | DeviceRole::PoolDisk => Some(&mut model.pool.disk),
+        DeviceRole::LogMirror if separate => model.log_mirror.as_mut(),
+        DeviceRole::LogMirror => None,
     }
-    &mut model.pool.disk
+}
+
+/// The second member of a mirrored log device, as the model resolves it.
+fn log_mirror_device(model: &SystemModel) -> Result<Option<ModelParams>, SimError> {
+    match device_entry(model, DeviceRole::LogMirror) {
+        Some(DeviceSpec::Name(n)) if n.trim().eq_ignore_ascii_case("none") => Ok(None),
+        Some(d) => resolve_device(d, "log_mirror").map(Some),
+        None => Ok(None),
+    }
+}
+
+fn log_mirror_flush_not_applicable(model: &SystemModel) -> Result<Option<String>, SimError> {
+    Ok(match log_mirror_device(model)? {
+        None => Some("no mirrored log device (log_mirror)".into()),
+        Some(ModelParams::Flash(_)) => None,
+        Some(ModelParams::Hdd(_)) => Some(
+            "the log mirror's second member is a disk model whose flush follows from its own mechanics"
+                .into(),
+        ),
+        Some(ModelParams::None) => Some("the log mirror's second member is 'none' (no latency)".into()),
+    })
+}
+
+fn log_mirror_flush(model: &SystemModel, _: &System) -> Result<Option<f64>, SimError> {
+    Ok(match log_mirror_device(model)? {
+        Some(ModelParams::Flash(f)) => Some(f.flush_ms),
+        _ => None,
+    })
+}
+
+fn set_log_mirror_flush(model: &mut SystemModel, value: f64) -> Result<bool, SimError> {
+    let Some(ModelParams::Flash(mut flash)) = log_mirror_device(model)? else {
+        return Ok(false);
+    };
+    flash.flush_ms = value;
+    model.log_mirror = Some(DeviceSpec::Model(ModelParams::Flash(flash)));
+    Ok(true)
 }
 
 /// The write + flush range of the flash device an entry names by class: its

@@ -201,6 +201,8 @@ pub(crate) fn system_of(q: &PerfQuery<'_>) -> Result<SystemModel, String> {
     m.pool.disk_size = group.bytes.to_string();
     m.pool.recordsize = q.recordsize.to_string();
     m.log = q.log.map(|l| DeviceSpec::Name(l.class.name().into()));
+    // A plan's log is one device.
+    m.log_mirror = None;
     Ok(m)
 }
 

@@ -198,10 +198,10 @@ impl<'a> ZfsServer<'a> {
             cpu_jitter: SeededStream::new(spec.rand_seed, CPU_STREAM),
             arc,
             pool,
-            log: sys
-                .log
-                .as_ref()
-                .map(|m| LogDevice::new(m, sys.disk_bytes, spec.rand_seed)),
+            log: sys.log.as_ref().map(|m| {
+                let members: Vec<_> = std::iter::once(m).chain(sys.log_mirror.as_ref()).collect();
+                LogDevice::mirrored(&members, sys.disk_bytes, spec.rand_seed)
+            }),
             zil: Zil {
                 pending: 0,
                 last_done: 0,

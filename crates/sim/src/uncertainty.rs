@@ -215,8 +215,10 @@ pub fn spans(model: &SystemModel, profile: Option<&Profile>) -> Result<Vec<Span>
 fn set_sampled(model: &mut SystemModel, s: &Span, value: f64) -> Result<(), SimError> {
     if let (Some((_, f)), Some(role)) = (class_device(model, s.param), s.param.row().device) {
         let k = value / f.flush_ms;
-        *device_entry_mut(model, role) = DeviceSpec::Model(ModelParams::Flash(f.at_speed(k)));
-        return Ok(());
+        if let Some(entry) = device_entry_mut(model, role) {
+            *entry = DeviceSpec::Model(ModelParams::Flash(f.at_speed(k)));
+            return Ok(());
+        }
     }
     set_value(model, s.param, value).map(|_| ())
 }

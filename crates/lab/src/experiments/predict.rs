@@ -202,6 +202,8 @@ pub(crate) fn system_for(
             volblocksize: None,
         },
         log,
+        // The lab's log device is one device.
+        log_mirror: None,
     })
 }
 

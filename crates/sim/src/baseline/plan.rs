@@ -149,6 +149,8 @@ impl AnchoredPlan {
             m.pool.disk = plan.pool.disk;
         }
         m.log = q.log.map(|l| DeviceSpec::Name(l.class.name().into()));
+        // A plan's log is one device.
+        m.log_mirror = None;
         if self.changes.link {
             m.link.link = plan.link.link;
         }

@@ -76,7 +76,12 @@ fn log_write_without_flush_ms(model: &SystemModel) -> Result<f64, SimError> {
     let sys = m.resolve()?;
     let bytes = PROBE_WRITE_BYTES + LR_WRITE_BYTES;
     let done = match &sys.log {
-        Some(log) => LogDevice::new(log, sys.disk_bytes, SIM_SEED).write_log_block(0, bytes),
+        Some(log) => {
+            let members: Vec<_> = std::iter::once(log)
+                .chain(sys.log_mirror.as_ref())
+                .collect();
+            LogDevice::mirrored(&members, sys.disk_bytes, SIM_SEED).write_log_block(0, bytes)
+        }
         None => Pool::new(
             sys.shape,
             &sys.disk,

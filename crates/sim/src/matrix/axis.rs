@@ -44,8 +44,15 @@ pub struct Combination {
 }
 
 /// Set `key` (dotted) in the table `doc` to `value`, creating intermediate
-/// tables.
+/// tables. Setting a system's `log` replaces its whole log vdev: the second
+/// member of a mirrored one (`log_mirror`) goes with the first (an axis
+/// `log_mirror` after `log` mirrors the new device).
 pub fn set_path(doc: &mut toml::Value, key: &str, value: toml::Value) -> Result<(), AxisError> {
+    if key == "log" {
+        if let Some(table) = doc.as_table_mut() {
+            table.remove("log_mirror");
+        }
+    }
     let parts: Vec<&str> = key.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
         return Err(AxisError::EmptyPart {

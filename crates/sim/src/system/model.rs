@@ -302,6 +302,17 @@ pub struct SystemModel {
     /// ([`SystemModel::from_toml_in`]).
     #[serde(deserialize_with = "log_device")]
     pub log: Option<DeviceSpec>,
+    /// The second member of a mirrored log device (`zpool add POOL log
+    /// mirror A B`, with `log` as A): a class name or a model, as `log`
+    /// takes (a measured one is read relative to the current directory).
+    /// Every log block is written and flushed on both members and is done
+    /// when the slower is (a mirror's write zio completes when all its
+    /// children have, vdev_mirror.c). Unset: one log device.
+    #[serde(
+        deserialize_with = "log_device",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub log_mirror: Option<DeviceSpec>,
 }
 
 /// toml's messages span lines (they quote the input); keep the first.

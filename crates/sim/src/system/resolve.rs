@@ -57,6 +57,8 @@ pub struct System {
     pub disk_bytes: u64,
     pub recordsize: u64,
     pub log: Option<ModelParams>,
+    /// The second member of a mirrored log device (with `log` the first).
+    pub log_mirror: Option<ModelParams>,
 }
 
 /// The txg and vdev-queue tunables, in bytes and nanoseconds.
@@ -367,6 +369,25 @@ impl SystemModel {
         Ok(self.resolve_fields()?)
     }
 
+    /// The log vdev's members as models: none, one log device, or a mirror
+    /// of `log` and `log_mirror` (which needs `log`).
+    fn log_vdev(&self) -> Result<(Option<ModelParams>, Option<ModelParams>), FieldError> {
+        let member = |d: &Option<DeviceSpec>, field: &str| match d {
+            None => Ok(None),
+            Some(DeviceSpec::Name(n)) if n.trim().eq_ignore_ascii_case("none") => Ok(None),
+            Some(d) => d.resolve(field).map(Some),
+        };
+        let log = member(&self.log, "log")?;
+        let mirror = member(&self.log_mirror, "log_mirror")?;
+        if mirror.is_some() && log.is_none() {
+            return Err(FieldError::new(
+                "log_mirror",
+                "is the second member of a mirrored log device: set `log` (the first) too",
+            ));
+        }
+        Ok((log, mirror))
+    }
+
     /// [`SystemModel::resolve`], refusing with the field alone (a matrix
     /// names the axis or cell around it).
     pub(crate) fn resolve_fields(&self) -> Result<System, FieldError> {
@@ -409,11 +430,7 @@ impl SystemModel {
             .map_err(|e| bad("pool.disk_size", &e))?;
         let recordsize = self.pool.block_size(protocol)?;
         let disk = self.pool.disk.resolve("pool.disk")?;
-        let log = match &self.log {
-            None => None,
-            Some(DeviceSpec::Name(n)) if n.trim().eq_ignore_ascii_case("none") => None,
-            Some(d) => Some(d.resolve("log")?),
-        };
+        let (log, log_mirror) = self.log_vdev()?;
         Ok(System {
             name: if self.name.is_empty() {
                 "unnamed system".into()
@@ -467,6 +484,7 @@ impl SystemModel {
             disk_bytes,
             recordsize,
             log,
+            log_mirror,
         })
     }
 }
@@ -591,6 +609,32 @@ mod tests {
         m.pool.volblocksize = Some("3K".into());
         let e = m.resolve().unwrap_err().to_string();
         assert!(e.contains("pool.volblocksize") && e.contains("3K"), "{e}");
+    }
+
+    #[test]
+    fn a_mirrored_log_needs_its_first_member_and_samples_its_second_apart() {
+        let m = SystemModel::from_toml("log_mirror = \"ssd-sata\"\n").unwrap();
+        let e = m.resolve().unwrap_err().to_string();
+        assert!(e.contains("log_mirror") && e.contains("`log`"), "{e}");
+        let m =
+            SystemModel::from_toml("log = \"ssd-sata-noplp\"\nlog_mirror = \"ssd-sata-noplp\"\n")
+                .unwrap();
+        let sys = m.resolve().unwrap();
+        assert!(sys.log.is_some() && sys.log_mirror.is_some());
+        // Each member is a device of its own in an interval.
+        let spans = crate::uncertainty::spans(&m, None).unwrap();
+        for p in [
+            crate::params::Param::CommitFlushMs,
+            crate::params::Param::LogMirrorFlushMs,
+        ] {
+            assert!(spans.iter().any(|s| s.param == p), "{p:?} not sampled");
+        }
+        // Without the mirror the second member's row does not apply.
+        let one = SystemModel::from_toml("log = \"ssd-sata-noplp\"\n").unwrap();
+        let spans = crate::uncertainty::spans(&one, None).unwrap();
+        assert!(!spans
+            .iter()
+            .any(|s| s.param == crate::params::Param::LogMirrorFlushMs));
     }
 
     #[test]

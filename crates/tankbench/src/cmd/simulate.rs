@@ -162,7 +162,10 @@ fn apply_overrides(model: &mut SystemModel, a: &SimulateArgs) -> anyhow::Result<
         model.link.link = l.clone();
     }
     if let Some(l) = &a.log {
+        // --log replaces the log vdev: one device (a mirrored one's second
+        // member goes).
         model.log = Some(DeviceSpec::Name(l.clone()));
+        model.log_mirror = None;
     }
     if let Some(r) = &a.ram {
         model.server.ram = r.clone();
