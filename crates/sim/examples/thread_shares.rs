@@ -51,7 +51,7 @@ fn main() {
     let mut model = SystemModel::from_toml(&text).unwrap_or_else(|e| panic!("{e}"));
     for (key, value) in overrides {
         match key {
-            "layout" => model.pool.layout = value.to_string(),
+            "layout" => model.pool.layout = value.into(),
             "log" => model.log = Some(DeviceSpec::Name(value.to_string())),
             other => panic!("unknown override '{other}' (layout=, log=)"),
         }

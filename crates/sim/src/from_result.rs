@@ -81,7 +81,7 @@ pub fn system_from_result(id: &str, result: &RunResult) -> Result<Derived, SimEr
     let mut assumed = Vec::new();
     model.name = format!("{} (from its run of {})", env.hostname, result.started_at);
     model.client.protocol = crate::system::Protocol::Local;
-    model.pool.layout = layout;
+    model.pool.layout = layout.into();
     match labelled_class(result, "disk") {
         Some(class) => model.pool.disk = DeviceSpec::Name(class),
         None => {
@@ -111,7 +111,7 @@ pub fn system_from_result(id: &str, result: &RunResult) -> Result<Derived, SimEr
     model.log_mirror = model.log.clone().filter(|_| mirrored_log);
     if let Some(dataset) = &facts.dataset {
         if let Some(bytes) = dataset.recordsize_bytes() {
-            model.pool.recordsize = bytes.to_string();
+            model.pool.recordsize = bytes.into();
         }
         match dataset.property("sync").and_then(SyncProperty::parse) {
             Some(sync) => model.server.sync = sync,
@@ -121,7 +121,7 @@ pub fn system_from_result(id: &str, result: &RunResult) -> Result<Derived, SimEr
         assumed.push("pool.recordsize and server.sync: the defaults (the run recorded no dataset properties)".into());
     }
     if env.mem_total_bytes > 0 {
-        model.server.ram = env.mem_total_bytes.to_string();
+        model.server.ram = env.mem_total_bytes.into();
     } else {
         assumed.push(format!(
             "server.ram: {} (the run recorded no RAM size)",

@@ -193,13 +193,13 @@ pub(crate) fn system_of(q: &PerfQuery<'_>) -> Result<SystemModel, String> {
     };
     m.client.protocol = protocol;
     if let Some(link) = q.link {
-        m.link.link = format!("{}x{}G", link.members, link.gbit_per_s);
+        m.link.link = link.into();
     }
-    m.server.ram = q.ram_bytes.to_string();
-    m.pool.layout = q.layout.shape.name();
+    m.server.ram = q.ram_bytes.into();
+    m.pool.layout = q.layout.shape.into();
     m.pool.disk = DeviceSpec::Name(group.class.name().into());
-    m.pool.disk_size = group.bytes.to_string();
-    m.pool.recordsize = q.recordsize.to_string();
+    m.pool.disk_size = group.bytes.into();
+    m.pool.recordsize = q.recordsize.into();
     m.log = q.log.map(|l| DeviceSpec::Name(l.class.name().into()));
     // A plan's log is one device.
     m.log_mirror = None;

@@ -35,7 +35,7 @@ pub fn local_model(env: &Environment) -> SystemModel {
         ..SystemModel::default()
     };
     if env.mem_total_bytes > 0 {
-        m.server.ram = env.mem_total_bytes.to_string();
+        m.server.ram = env.mem_total_bytes.into();
     }
     if env.cpus > 0 {
         m.server.cores = env.cpus.min(1024);

@@ -6,7 +6,8 @@
 //! One way through, each file using only those before it: `behaviours`
 //! (the settings a system chooses between), `presets` (the client and
 //! platform presets, one table row each, that set defaults), `measured_log`
-//! (a `tankbench slog` result as a log device), `model` (the system file,
+//! (a `tankbench slog` result as a log device), `values` (a size or layout
+//! as a file spells it or a program hands it over), `model` (the system file,
 //! [`SystemModel`]) and `resolve` (the resolved [`System`]).
 
 mod behaviours;
@@ -14,6 +15,7 @@ mod measured_log;
 mod model;
 mod presets;
 mod resolve;
+mod values;
 
 pub(crate) use behaviours::service_time;
 pub use behaviours::{CpuService, LogWriteRule, Logbias, SyncProperty, ZilBatching};
@@ -21,3 +23,4 @@ pub use measured_log::{flash_from_slog, measured_log, MEASURED_LOG_FIELD, MEASUR
 pub use model::{ClientModel, DeviceSpec, LinkModel, PoolModel, ServerModel, SystemModel};
 pub use presets::{GuestFs, GuestSync, Platform, Protocol};
 pub use resolve::{System, TxgTuning};
+pub use values::{Layout, LinkRate, Size};

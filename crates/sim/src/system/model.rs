@@ -10,6 +10,7 @@ use zfs_model::diskmodel::ModelParams;
 use super::behaviours::{CpuService, Logbias, SyncProperty, ZilBatching};
 use super::measured_log::{measured_log, MEASURED_LOG_FIELD};
 use super::presets::{Platform, Protocol};
+use super::values::{Layout, LinkRate, Size};
 use crate::sourced_ranges::{COMMIT_CPU_US, CPU_CONTENTION, CPU_US_PER_MIB, SERVER_CPU_US_LOCAL};
 use crate::{FieldError, SimError};
 
@@ -90,7 +91,7 @@ pub struct ClientModel {
     pub stable_writes: Option<bool>,
     /// The client's page cache for the file set (a size, `0` for none).
     /// Default: [`Protocol::default_page_cache`].
-    pub page_cache: Option<String>,
+    pub page_cache: Option<Size>,
     /// Time a read served from the page cache takes, microseconds.
     pub cache_hit_us: f64,
     /// How `cpu_us` and `cache_hit_us` vary per request.
@@ -122,7 +123,7 @@ impl Default for ClientModel {
 #[serde(deny_unknown_fields, default)]
 pub struct LinkModel {
     /// `[COUNTx]RATE` as `plan --link` takes it.
-    pub link: String,
+    pub link: LinkRate,
     /// Default: the typical small-request round trip of the link's class
     /// (`zfs_model::network::Link::round_trip_ms`).
     pub rtt_ms: Option<f64>,
@@ -146,7 +147,7 @@ impl Default for LinkModel {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ServerModel {
-    pub ram: String,
+    pub ram: Size,
     /// Share of RAM the ARC may hold: zfs_arc_max defaults to half of RAM on
     /// Linux before OpenZFS 2.3 (zfs(4), zfs_arc_max).
     pub arc_fraction: f64,
@@ -207,7 +208,7 @@ pub struct ServerModel {
     /// `zfs_dirty_data_max` (zfs(4)): dirty data at which writers wait for
     /// a txg to sync. Default: 10 % of RAM, at most `zfs_dirty_data_max_max`
     /// = min(4 GiB, 25 % of RAM).
-    pub dirty_data_max: Option<String>,
+    pub dirty_data_max: Option<Size>,
     /// `zfs_dirty_data_sync_percent` (zfs(4)): a txg syncs early once this
     /// share of `dirty_data_max` is dirty.
     pub dirty_data_sync_percent: f64,
@@ -226,7 +227,7 @@ pub struct ServerModel {
     /// `zfs_vdev_aggregation_limit` (zfs(4)): largest txg write to one disk.
     /// Default: 1M for hard disks, 128K for flash
     /// (`zfs_vdev_aggregation_limit_non_rotating`).
-    pub vdev_aggregation_limit: Option<String>,
+    pub vdev_aggregation_limit: Option<Size>,
 }
 
 impl Default for ServerModel {
@@ -263,15 +264,15 @@ impl Default for ServerModel {
 #[serde(deny_unknown_fields, default)]
 pub struct PoolModel {
     /// A layout as `plan --layout` takes it, e.g. `3xraidz2-8`.
-    pub layout: String,
+    pub layout: Layout,
     pub disk: DeviceSpec,
     /// Marketed capacity of one disk (`8TB` is read by the IDEMA rule).
-    pub disk_size: String,
+    pub disk_size: Size,
     /// The dataset's `recordsize` (file protocols and local).
-    pub recordsize: String,
+    pub recordsize: Size,
     /// The zvol's `volblocksize`, the block an `iscsi` client's data lives
     /// in. Default 16K (zfsprops(7); OpenZFS 2.2 raised it from 8K).
-    pub volblocksize: Option<String>,
+    pub volblocksize: Option<Size>,
 }
 
 impl Default for PoolModel {

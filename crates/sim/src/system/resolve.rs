@@ -7,11 +7,12 @@
 use zfs_model::diskmodel::{self, ModelParams};
 use zfs_model::layout::Shape;
 use zfs_model::network::Link;
-use zfs_model::units::{parse_size, SizeMeaning};
+use zfs_model::units::SizeMeaning;
 
 use super::behaviours::{CpuService, LogWriteRule, Logbias, SyncProperty, ZilBatching};
 use super::model::{ClientModel, DeviceSpec, PoolModel, ServerModel, SystemModel};
 use super::presets::{GuestFs, Platform, Protocol};
+use super::values::Size;
 use crate::{FieldError, SimError};
 
 /// The resolved system the simulator runs: every default applied, every
@@ -159,6 +160,23 @@ impl DeviceSpec {
 }
 
 impl ClientModel {
+    /// The client's page cache for the file set, bytes: its own, or its
+    /// protocol's; `0` for none.
+    fn page_cache_bytes(&self, protocol: Protocol) -> Result<u64, FieldError> {
+        let page_cache = self
+            .page_cache
+            .clone()
+            .unwrap_or_else(|| protocol.default_page_cache().into());
+        if page_cache.is_zero() {
+            return Ok(0);
+        }
+        page_cache
+            .bytes(SizeMeaning::Exact)
+            .map_err(|e| FieldError::new("client.page_cache", e.to_string()))
+    }
+}
+
+impl ClientModel {
     /// `guest_fs` parsed, or the protocol's default; one line naming the
     /// field and what it accepts when the name is unknown. The name is
     /// checked on every client, so a system file keeps its guest part
@@ -237,15 +255,20 @@ impl PoolModel {
     /// The block a file's data lives in: the dataset's recordsize, or the
     /// zvol's volblocksize for an iSCSI client.
     fn block_size(&self, protocol: Protocol) -> Result<u64, FieldError> {
+        // zfsprops(7): volblocksize defaults to 16K since OpenZFS 2.2.
+        const DEFAULT_VOLBLOCKSIZE: u64 = 16 << 10;
         let (field, block) = if protocol == Protocol::Iscsi {
             (
                 "pool.volblocksize",
-                self.volblocksize.as_deref().unwrap_or("16K"),
+                self.volblocksize
+                    .clone()
+                    .unwrap_or(Size::Bytes(DEFAULT_VOLBLOCKSIZE)),
             )
         } else {
-            ("pool.recordsize", self.recordsize.as_str())
+            ("pool.recordsize", self.recordsize.clone())
         };
-        let size = parse_size(block, SizeMeaning::Exact)
+        let size = block
+            .bytes(SizeMeaning::Exact)
             .map_err(|e| FieldError::new(field, e.to_string()))?;
         // zfsprops(7): recordsize and volblocksize are powers of two from
         // 512 B to 16 MiB.
@@ -263,9 +286,9 @@ impl ServerModel {
     fn txg_tuning(&self, ram: u64, disk: &ModelParams) -> Result<TxgTuning, FieldError> {
         let bad = |field: &str, e: &dyn std::fmt::Display| FieldError::new(field, e.to_string());
         let dirty_max = match &self.dirty_data_max {
-            Some(v) => {
-                parse_size(v, SizeMeaning::Exact).map_err(|e| bad("server.dirty_data_max", &e))?
-            }
+            Some(v) => v
+                .bytes(SizeMeaning::Exact)
+                .map_err(|e| bad("server.dirty_data_max", &e))?,
             None => (ram / 10).min((ram / 4).min(4 << 30)),
         }
         .max(1);
@@ -280,7 +303,8 @@ impl ServerModel {
             ));
         }
         let aggregation = match &self.vdev_aggregation_limit {
-            Some(v) => parse_size(v, SizeMeaning::Exact)
+            Some(v) => v
+                .bytes(SizeMeaning::Exact)
                 .map_err(|e| bad("server.vdev_aggregation_limit", &e))?,
             None if matches!(disk, ModelParams::Hdd(_)) => 1 << 20,
             None => 128 << 10,
@@ -330,7 +354,7 @@ impl SystemModel {
         let link = if protocol == Protocol::Local {
             None
         } else {
-            let link = Link::parse(&self.link.link).map_err(|e| bad("link.link", &e))?;
+            let link = self.link.link.link().map_err(|e| bad("link.link", &e))?;
             Some(link.ok_or_else(|| {
                 FieldError::new(
                     "link.link",
@@ -405,18 +429,12 @@ impl SystemModel {
             ));
         }
         let guest_fs = self.client.resolve_guest_fs()?;
-        let page_cache = self
-            .client
-            .page_cache
-            .as_deref()
-            .unwrap_or_else(|| protocol.default_page_cache());
-        let page_cache_bytes = if page_cache.trim() == "0" {
-            0
-        } else {
-            parse_size(page_cache, SizeMeaning::Exact).map_err(|e| bad("client.page_cache", &e))?
-        };
-        let ram =
-            parse_size(&self.server.ram, SizeMeaning::Exact).map_err(|e| bad("server.ram", &e))?;
+        let page_cache_bytes = self.client.page_cache_bytes(protocol)?;
+        let ram = self
+            .server
+            .ram
+            .bytes(SizeMeaning::Exact)
+            .map_err(|e| bad("server.ram", &e))?;
         self.server.check_ranges()?;
         let (f, txg) = (self.server.arc_fraction, self.server.txg_timeout_s);
         let platform = self.server.platform;
@@ -425,8 +443,15 @@ impl SystemModel {
             .nfs_sync_honoured
             .unwrap_or_else(|| platform.is_none_or(Platform::nfs_sync_honoured));
         let logbias = self.server.resolve_logbias()?;
-        let shape = Shape::parse(&self.pool.layout).map_err(|e| bad("pool.layout", &e))?;
-        let disk_bytes = parse_size(&self.pool.disk_size, SizeMeaning::MarketedDisk)
+        let shape = self
+            .pool
+            .layout
+            .shape()
+            .map_err(|e| bad("pool.layout", &e))?;
+        let disk_bytes = self
+            .pool
+            .disk_size
+            .bytes(SizeMeaning::MarketedDisk)
             .map_err(|e| bad("pool.disk_size", &e))?;
         let recordsize = self.pool.block_size(protocol)?;
         let disk = self.pool.disk.resolve("pool.disk")?;

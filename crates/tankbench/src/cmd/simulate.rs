@@ -156,10 +156,10 @@ const EXAMPLE: &str = "e.g. -- --file-test-mode=rndrw run";
 /// zfs-model parsers as the file's own value.
 fn apply_overrides(model: &mut SystemModel, a: &SimulateArgs) -> anyhow::Result<()> {
     if let Some(l) = &a.layout {
-        model.pool.layout = l.clone();
+        model.pool.layout = l.as_str().into();
     }
     if let Some(l) = &a.link {
-        model.link.link = l.clone();
+        model.link.link = l.as_str().into();
     }
     if let Some(l) = &a.log {
         // --log replaces the log vdev: one device (a mirrored one's second
@@ -168,7 +168,7 @@ fn apply_overrides(model: &mut SystemModel, a: &SimulateArgs) -> anyhow::Result<
         model.log_mirror = None;
     }
     if let Some(r) = &a.ram {
-        model.server.ram = r.clone();
+        model.server.ram = r.as_str().into();
     }
     if let Some(c) = &a.client {
         model.client.protocol = Protocol::parse(c).ok_or_else(|| {
