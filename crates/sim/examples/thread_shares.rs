@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use fileio::options::RunSpec;
 use fileio::run::generator::Op;
 use sim::system::DeviceSpec;
-use sim::{simulate, simulate_traced, SystemModel};
+use sim::{Simulation, SystemModel};
 
 const REFERENCE_COMMAND: [&str; 7] = [
     "--file-total-size=4G",
@@ -64,9 +64,16 @@ fn main() {
 
     // The run once for its event count, then again tracing every request
     // it issues (the same seed gives the same run).
-    let first = simulate(&spec, &model).unwrap_or_else(|e| panic!("{e}"));
+    let first = Simulation::new(&spec, &model)
+        .run()
+        .map(|s| s.result)
+        .unwrap_or_else(|e| panic!("{e}"));
     let issued = usize::try_from(first.counts.events).expect("a count that fits memory");
-    let (r, trace) = simulate_traced(&spec, &model, issued).unwrap_or_else(|e| panic!("{e}"));
+    let (r, trace) = Simulation::new(&spec, &model)
+        .trace(issued)
+        .run()
+        .map(|s| (s.result, s.trace))
+        .unwrap_or_else(|e| panic!("{e}"));
 
     let mut per = vec![[0u64; 3]; r.threads.len()];
     for i in &trace {

@@ -204,66 +204,95 @@ impl Default for Tally {
     }
 }
 
-/// Predict `spec` on `system` within the default budget of events
-/// ([`Budget::default`]).
-pub fn simulate(spec: &RunSpec, system: &SystemModel) -> Result<RunResult, SimError> {
-    simulate_within(spec, system, Budget::default())
+/// A prediction of one workload on one system: the one way into the
+/// engine. Made from the workload and the system, told how to run (its
+/// budget, its stopping rule and warm-up, a trace), run once.
+///
+/// By default it simulates every second of `--time` within the default
+/// budget of events ([`Budget::default`]); [`Simulation::options`] sets the
+/// options a prediction runs with (stopping a `--time` run once its
+/// throughput is known, [`crate::convergence`]).
+#[must_use]
+pub struct Simulation<'a> {
+    spec: &'a RunSpec,
+    system: &'a SystemModel,
+    options: RunOptions,
+    trace: usize,
 }
 
-/// Predict `spec` on `system`, simulating at most `budget` fileio events: a
-/// `--time` run that reaches it ends there, its notes say so
-/// (`predicted_budget_reached`), and its rates are over the simulated time
-/// it reached.
-pub fn simulate_within(
-    spec: &RunSpec,
-    system: &SystemModel,
-    budget: Budget,
-) -> Result<RunResult, SimError> {
-    let sys = system.resolve()?;
-    check_supported(spec, budget)?;
-    let mut sim = Sim::new(spec, &sys, 0, budget)?;
-    sim.run()?;
-    Ok(sim.result())
+/// What a simulation gives: the predicted run, how busy each resource was,
+/// and the first requests issued when a trace was asked for.
+#[derive(Debug, Clone)]
+pub struct Simulated {
+    pub result: RunResult,
+    pub utilisation: Utilisation,
+    /// The first [`Simulation::trace`] requests, in the order the workers
+    /// issued them.
+    pub trace: Vec<Issued>,
 }
 
-/// Predict `spec` on `system` as `options` say: within their budget, and
-/// stopping a `--time` run once its throughput is known when they allow it
-/// ([`crate::convergence`]).
-pub fn simulate_run(
-    spec: &RunSpec,
-    system: &SystemModel,
-    options: &RunOptions,
-) -> Result<RunResult, SimError> {
-    let sys = system.resolve()?;
-    check_supported(spec, options.budget)?;
-    let mut sim = Sim::new(spec, &sys, 0, options.budget)?;
-    sim.warmup_events = options.warmup_events;
-    if options.warmup_events.is_none() && options.early_stop && spec.time_s > 0 && spec.events == 0
-    {
-        let run_ns = spec.time_s.saturating_mul(1_000_000_000);
-        let warmup = crate::convergence::warmup_ns(run_ns, sys.txg_timeout_ns);
-        let minimum = crate::convergence::minimum_ns(warmup, sys.txg_timeout_ns);
-        if minimum < run_ns {
-            sim.convergence = Some(BatchMeans::new(warmup, minimum).within(options.half_width));
+impl<'a> Simulation<'a> {
+    /// `spec` on `system`, every simulated second, the default budget.
+    pub fn new(spec: &'a RunSpec, system: &'a SystemModel) -> Simulation<'a> {
+        Simulation {
+            spec,
+            system,
+            options: RunOptions {
+                early_stop: false,
+                ..RunOptions::default()
+            },
+            trace: 0,
         }
     }
-    sim.run()?;
-    Ok(sim.result())
-}
 
-/// [`simulate`], also returning the first `trace` requests issued, in the
-/// order the workers issued them.
-pub fn simulate_traced(
-    spec: &RunSpec,
-    system: &SystemModel,
-    trace: usize,
-) -> Result<(RunResult, Vec<Issued>), SimError> {
-    let sys = system.resolve()?;
-    check_supported(spec, Budget::default())?;
-    let mut sim = Sim::new(spec, &sys, trace, Budget::default())?;
-    sim.run()?;
-    let trace = sim.trace.take().map(|(_, t)| t).unwrap_or_default();
-    Ok((sim.result(), trace))
+    /// At most `budget` fileio events: a `--time` run that reaches it ends
+    /// there, its notes say so (`predicted_budget_reached`), and its rates
+    /// are over the simulated time it reached.
+    pub fn budget(mut self, budget: Budget) -> Simulation<'a> {
+        self.options.budget = budget;
+        self
+    }
+
+    /// Run as `options` say: their budget, their stopping rule and warm-up.
+    pub fn options(mut self, options: &RunOptions) -> Simulation<'a> {
+        self.options = *options;
+        self
+    }
+
+    /// Keep the first `requests` requests issued ([`Simulated::trace`]).
+    pub fn trace(mut self, requests: usize) -> Simulation<'a> {
+        self.trace = requests;
+        self
+    }
+
+    /// Resolve the system, check the workload is one the engine models,
+    /// and simulate it.
+    pub fn run(self) -> Result<Simulated, SimError> {
+        let (spec, options) = (self.spec, self.options);
+        let sys = self.system.resolve()?;
+        check_supported(spec, options.budget)?;
+        let mut sim = Sim::new(spec, &sys, self.trace, options.budget)?;
+        sim.warmup_events = options.warmup_events;
+        if options.warmup_events.is_none()
+            && options.early_stop
+            && spec.time_s > 0
+            && spec.events == 0
+        {
+            let run_ns = spec.time_s.saturating_mul(1_000_000_000);
+            let warmup = crate::convergence::warmup_ns(run_ns, sys.txg_timeout_ns);
+            let minimum = crate::convergence::minimum_ns(warmup, sys.txg_timeout_ns);
+            if minimum < run_ns {
+                sim.convergence = Some(BatchMeans::new(warmup, minimum).within(options.half_width));
+            }
+        }
+        sim.run()?;
+        let trace = sim.trace.take().map(|(_, t)| t).unwrap_or_default();
+        Ok(Simulated {
+            result: sim.result(),
+            utilisation: sim.utilisation(),
+            trace,
+        })
+    }
 }
 
 /// Share of the run each resource was busy (0 to 1), and what the txg
@@ -310,18 +339,6 @@ impl Utilisation {
             .copied()
             .filter(|&(_, u)| u >= SATURATED)
     }
-}
-
-/// [`simulate`], also returning how busy each resource was.
-pub fn simulate_with_utilisation(
-    spec: &RunSpec,
-    system: &SystemModel,
-) -> Result<(RunResult, Utilisation), SimError> {
-    let sys = system.resolve()?;
-    check_supported(spec, Budget::default())?;
-    let mut sim = Sim::new(spec, &sys, 0, Budget::default())?;
-    sim.run()?;
-    Ok((sim.result(), sim.utilisation()))
 }
 
 /// The client's page cache over the file set, filled as `prepare` left it

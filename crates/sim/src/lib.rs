@@ -31,10 +31,7 @@ pub mod system;
 pub mod uncertainty;
 
 pub use convergence::RunOptions;
-pub use engine::{
-    simulate, simulate_run, simulate_traced, simulate_with_utilisation, simulate_within, Issued,
-    Utilisation,
-};
+pub use engine::{Issued, Simulated, Simulation, Utilisation};
 pub use limits::{Budget, LimitError};
 pub use system::{System, SystemModel};
 

@@ -471,15 +471,22 @@ pub fn run_cells_with(
                 let (k, i) = (j / cells.len(), j % cells.len());
                 let cell = &cells[i];
                 let output = if k == 0 {
-                    crate::simulate_run(spec, &cell.system, &options).map(|mut r| {
-                        for (key, v) in &cell.choices {
-                            r.labels.entry(key.clone()).or_insert_with(|| v.clone());
-                        }
-                        Output::Point(Box::new(r))
-                    })
+                    crate::Simulation::new(spec, &cell.system)
+                        .options(&options)
+                        .run()
+                        .map(|s| s.result)
+                        .map(|mut r| {
+                            for (key, v) in &cell.choices {
+                                r.labels.entry(key.clone()).or_insert_with(|| v.clone());
+                            }
+                            Output::Point(Box::new(r))
+                        })
                 } else {
                     match &sampled[i] {
-                        Some(sm) => crate::simulate_run(spec, &sm.systems[k - 1], &sample_options)
+                        Some(sm) => crate::Simulation::new(spec, &sm.systems[k - 1])
+                            .options(&sample_options)
+                            .run()
+                            .map(|s| s.result)
                             .map(|r| Output::Sample(crate::uncertainty::figures(&r))),
                         None => Err(SimError::CellLost),
                     }

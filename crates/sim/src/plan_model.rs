@@ -247,7 +247,10 @@ impl SimPerformance {
     fn simulate(&self, system: &SystemModel, threads: u32) -> Result<RunResult, String> {
         let spec = self.spec(threads).map_err(|e| e.to_string())?;
         // SimError's messages carry no command prefix of their own.
-        crate::simulate_run(&spec, system, &plan_run_options())
+        crate::Simulation::new(&spec, system)
+            .options(&plan_run_options())
+            .run()
+            .map(|s| s.result)
             .map_err(|e| format!("not predicted: {e}"))
     }
 

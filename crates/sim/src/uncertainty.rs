@@ -493,7 +493,11 @@ fn run_parallel(
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(m) = systems.get(i) else { break };
-                let r = crate::simulate_run(spec, m, options).map(|r| figures(&r));
+                let r = crate::Simulation::new(spec, m)
+                    .options(options)
+                    .run()
+                    .map(|s| s.result)
+                    .map(|r| figures(&r));
                 if let Ok(mut s) = slots_lock.lock() {
                     s[i] = Some(r);
                 }

@@ -64,7 +64,11 @@ fn simulated(cell: &MatrixCell, threads: u32, share: usize) -> RunResult {
         early_stop: false,
         ..sim::RunOptions::default()
     };
-    let mut r = sim::simulate_run(&spec(threads), &cell.system, &options).unwrap();
+    let mut r = sim::Simulation::new(&spec(threads), &cell.system)
+        .options(&options)
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     r.kind = ResultKind::Measured;
     r
 }

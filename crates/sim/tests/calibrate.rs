@@ -5,7 +5,7 @@ use fileio::options::RunSpec;
 use fileio::result::{ResultKind, RunResult};
 use sim::calibrate::{calibrate, Measurement, Outcome};
 use sim::profile::{apply_profile, current_value, set_value, Param};
-use sim::{simulate, SystemModel};
+use sim::{Simulation, SystemModel};
 
 fn spec(extra: &[&str]) -> RunSpec {
     let mut words = vec![
@@ -40,7 +40,10 @@ fn model() -> SystemModel {
 /// A "measurement": the simulator's prediction on `truth`, relabelled as
 /// measured, as a stored result would be.
 fn measured(truth: &SystemModel, extra: &[&str]) -> RunResult {
-    let mut r = simulate(&spec(extra), truth).unwrap();
+    let mut r = Simulation::new(&spec(extra), truth)
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     r.kind = ResultKind::Measured;
     r
 }
@@ -198,7 +201,10 @@ recordsize = "4K"
 
 #[test]
 fn a_prediction_is_not_a_measurement() {
-    let r = simulate(&spec(&WRITE_FSYNC), &model()).unwrap();
+    let r = Simulation::new(&spec(&WRITE_FSYNC), &model())
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     let e = Measurement::from_result("p.json", &r)
         .unwrap_err()
         .to_string();
@@ -257,7 +263,12 @@ fn probed(c: &sim::calibrate::Calibration, p: Param) -> f64 {
 /// What the model the probe's values were set in predicts for `extra`,
 /// the mean of `key`, ms.
 fn predicted_mean_ms(m: &SystemModel, extra: &[&str], key: LatencyKey) -> f64 {
-    simulate(&spec(extra), m).unwrap().latency[&key].mean_ms
+    Simulation::new(&spec(extra), m)
+        .run()
+        .map(|s| s.result)
+        .unwrap()
+        .latency[&key]
+        .mean_ms
 }
 
 #[test]

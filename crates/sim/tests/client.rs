@@ -5,7 +5,7 @@
 use fileio::options::RunSpec;
 use fileio::result::LatencyKey;
 use sim::system::{GuestFs, GuestSync, Protocol, System};
-use sim::{simulate, SystemModel};
+use sim::{Simulation, SystemModel};
 
 fn resolved(text: &str) -> System {
     SystemModel::from_toml(text)
@@ -117,7 +117,10 @@ fn fsync_ms(client_lines: &str, mode: &str) -> (f64, u64) {
     ];
     let spec = RunSpec::from_words(&words).unwrap_or_else(|e| panic!("{e}"));
     let m = SystemModel::from_toml(&text).unwrap_or_else(|e| panic!("{e}"));
-    let r = simulate(&spec, &m).unwrap_or_else(|e| panic!("{e}"));
+    let r = Simulation::new(&spec, &m)
+        .run()
+        .map(|s| s.result)
+        .unwrap_or_else(|e| panic!("{e}"));
     (r.latency[&LatencyKey::Fsync].mean_ms, r.counts.fsyncs)
 }
 

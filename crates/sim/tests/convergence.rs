@@ -21,16 +21,15 @@ fn example_text(name: &str) -> String {
 }
 
 fn run(spec: &RunSpec, m: &SystemModel, early_stop: bool) -> RunResult {
-    sim::simulate_run(
-        spec,
-        m,
-        &RunOptions {
+    sim::Simulation::new(spec, m)
+        .options(&RunOptions {
             budget: Budget::default(),
             early_stop,
             ..RunOptions::default()
-        },
-    )
-    .unwrap()
+        })
+        .run()
+        .map(|s| s.result)
+        .unwrap()
 }
 
 fn converged(r: &RunResult) -> bool {

@@ -4,7 +4,7 @@
 
 use fileio::options::RunSpec;
 use sim::system::{LogWriteRule, Logbias};
-use sim::{simulate, simulate_with_utilisation, SimError, SystemModel};
+use sim::{SimError, Simulation, SystemModel};
 
 fn spec(extra: &[&str]) -> RunSpec {
     let mut words = vec![
@@ -44,7 +44,12 @@ fn hdd_pool_with_log(server: &str) -> SystemModel {
 }
 
 fn writes_per_s(s: &RunSpec, sys: &SystemModel) -> f64 {
-    simulate(s, sys).unwrap().rates.writes_per_s
+    Simulation::new(s, sys)
+        .run()
+        .map(|s| s.result)
+        .unwrap()
+        .rates
+        .writes_per_s
 }
 
 #[test]
@@ -56,8 +61,14 @@ fn throughput_costs_more_per_commit_and_bypasses_the_log_device_before_7578() {
     let s = spec(&["--threads=1", "--time=3"]);
     let latency = hdd_pool_with_log("platform = \"zol-0.6\"\nlogbias = \"latency\"");
     let throughput = hdd_pool_with_log("platform = \"zol-0.6\"\nlogbias = \"throughput\"");
-    let (lat, lat_u) = simulate_with_utilisation(&s, &latency).unwrap();
-    let (thr, thr_u) = simulate_with_utilisation(&s, &throughput).unwrap();
+    let (lat, lat_u) = Simulation::new(&s, &latency)
+        .run()
+        .map(|s| (s.result, s.utilisation))
+        .unwrap();
+    let (thr, thr_u) = Simulation::new(&s, &throughput)
+        .run()
+        .map(|s| (s.result, s.utilisation))
+        .unwrap();
     assert!(
         lat_u.log_device > 0.0,
         "latency uses the log device: {lat_u:?}"
@@ -86,8 +97,14 @@ fn since_7578_throughput_keeps_pointer_blocks_on_the_log_device_and_still_costs_
     let s = spec(&["--threads=1", "--time=3"]);
     let latency = hdd_pool_with_log("");
     let throughput = hdd_pool_with_log("logbias = \"throughput\"");
-    let (lat, lat_u) = simulate_with_utilisation(&s, &latency).unwrap();
-    let (thr, thr_u) = simulate_with_utilisation(&s, &throughput).unwrap();
+    let (lat, lat_u) = Simulation::new(&s, &latency)
+        .run()
+        .map(|s| (s.result, s.utilisation))
+        .unwrap();
+    let (thr, thr_u) = Simulation::new(&s, &throughput)
+        .run()
+        .map(|s| (s.result, s.utilisation))
+        .unwrap();
     assert!(thr_u.log_device > 0.0, "{thr_u:?}");
     assert!(thr_u.pool_disk > lat_u.pool_disk, "{thr_u:?} vs {lat_u:?}");
     let (l, t) = (lat.rates.writes_per_s, thr.rates.writes_per_s);
@@ -176,8 +193,14 @@ fn the_latency_default_leaves_the_figures_unchanged() {
             ])
             .unwrap(),
         ] {
-            let a = simulate(&s, &implicit).unwrap();
-            let b = simulate(&s, &explicit).unwrap();
+            let a = Simulation::new(&s, &implicit)
+                .run()
+                .map(|s| s.result)
+                .unwrap();
+            let b = Simulation::new(&s, &explicit)
+                .run()
+                .map(|s| s.result)
+                .unwrap();
             assert_eq!(a.rates, b.rates, "{top}");
             assert_eq!(a.counts, b.counts, "{top}");
         }
@@ -219,8 +242,14 @@ fn large_latency_writes_without_a_log_device_go_indirect_since_7578_from_32k() {
         let b = format!("--file-block-size={block}");
         let s = spec(&["--threads=1", "--time=2", &b]);
         (
-            simulate_with_utilisation(&s, &sys("zol-0.6")).unwrap(),
-            simulate_with_utilisation(&s, &sys("zol-0.7")).unwrap(),
+            Simulation::new(&s, &sys("zol-0.6"))
+                .run()
+                .map(|s| (s.result, s.utilisation))
+                .unwrap(),
+            Simulation::new(&s, &sys("zol-0.7"))
+                .run()
+                .map(|s| (s.result, s.utilisation))
+                .unwrap(),
         )
     };
     let ((old, old_u), (new, new_u)) = at("32K");

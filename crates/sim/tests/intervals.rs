@@ -39,7 +39,11 @@ fn parameters_part(f: fileio::result::FigureInterval) -> fileio::result::FigureI
 
 fn interval(m: &SystemModel, profile: Option<&Profile>) -> fileio::result::PredictionInterval {
     let o = RunOptions::default();
-    let point = sim::simulate_run(&spec(), m, &o).unwrap();
+    let point = sim::Simulation::new(&spec(), m)
+        .options(&o)
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     let r = sim::uncertainty::with_interval(&spec(), m, profile, point, &o, 12, 2).unwrap();
     r.prediction.unwrap()
 }
@@ -97,14 +101,22 @@ fn the_interval_holds_the_point_names_parameters_and_narrows_after_calibration()
 fn setting_a_parameter_to_its_own_value_changes_nothing() {
     let m = SystemModel::from_toml(NFS).unwrap();
     let o = RunOptions::default();
-    let point = sim::simulate_run(&spec(), &m, &o).unwrap();
+    let point = sim::Simulation::new(&spec(), &m)
+        .options(&o)
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     for p in sim::profile::Param::ALL {
         let Some(v) = sim::profile::current_value(&m, p).unwrap() else {
             continue;
         };
         let mut same = m.clone();
         sim::profile::set_value(&mut same, p, v).unwrap();
-        let r = sim::simulate_run(&spec(), &same, &o).unwrap();
+        let r = sim::Simulation::new(&spec(), &same)
+            .options(&o)
+            .run()
+            .map(|s| s.result)
+            .unwrap();
         assert_eq!(r.counts, point.counts, "{}", p.name());
     }
 }
@@ -115,7 +127,11 @@ fn a_one_cell_matrix_gives_the_interval_of_simulate() {
     // system, so a cell and the same system predicted alone agree.
     let m = SystemModel::from_toml(NFS).unwrap();
     let o = RunOptions::default();
-    let point = sim::simulate_run(&spec(), &m, &o).unwrap();
+    let point = sim::Simulation::new(&spec(), &m)
+        .options(&o)
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     let alone = sim::uncertainty::with_interval(&spec(), &m, None, point, &o, 6, 2).unwrap();
     let matrix = sim::matrix::MatrixSpec::from_system_text(
         NFS,
@@ -211,7 +227,11 @@ fn device_interval(
 ) -> fileio::result::PredictionInterval {
     let o = RunOptions::default();
     let spec = device_spec(seed);
-    let point = sim::simulate_run(&spec, m, &o).unwrap();
+    let point = sim::Simulation::new(&spec, m)
+        .options(&o)
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     let r = sim::uncertainty::with_interval(&spec, m, profile, point, &o, 16, 2).unwrap();
     r.prediction.unwrap()
 }
@@ -386,11 +406,20 @@ fn pool_disks_beside_a_log_device_are_sampled_within_their_class() {
     assert_eq!(Param::from_name("pool.disk.flush_ms"), None);
     // Set to its own value, the pool's disk predicts as before.
     let o = RunOptions::default();
-    let point = sim::simulate_run(&spec(), &m, &o).unwrap();
+    let point = sim::Simulation::new(&spec(), &m)
+        .options(&o)
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     let mut same = m.clone();
     sim::profile::set_value(&mut same, Param::PoolDiskFlushMs, pool.typical).unwrap();
     assert_eq!(
-        sim::simulate_run(&spec(), &same, &o).unwrap().counts,
+        sim::Simulation::new(&spec(), &same)
+            .options(&o)
+            .run()
+            .map(|s| s.result)
+            .unwrap()
+            .counts,
         point.counts
     );
 }

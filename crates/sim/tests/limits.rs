@@ -20,17 +20,21 @@ const LOCAL: &str = "name = \"l\"\n[client]\nprotocol = \"local\"\n[server]\nram
 #[test]
 fn threads_time_and_events_are_refused_before_anything_is_allocated() {
     let m = system(LOCAL);
-    let e = sim::simulate(
+    let e = sim::Simulation::new(
         &spec(&["--file-test-mode=rndrd", "--threads=1000000000"]),
         &m,
-    );
+    )
+    .run()
+    .map(|s| s.result);
     assert_eq!(
         e.unwrap_err(),
         SimError::Limit(LimitError::Threads {
             threads: 1_000_000_000
         })
     );
-    let e = sim::simulate(&spec(&["--file-test-mode=rndrd", "--time=1000000000"]), &m);
+    let e = sim::Simulation::new(&spec(&["--file-test-mode=rndrd", "--time=1000000000"]), &m)
+        .run()
+        .map(|s| s.result);
     assert_eq!(
         e.unwrap_err(),
         SimError::Limit(LimitError::Time {
@@ -38,7 +42,11 @@ fn threads_time_and_events_are_refused_before_anything_is_allocated() {
         })
     );
     let s = spec(&["--file-test-mode=rndrd", "--time=0", "--events=1000"]);
-    let e = sim::simulate_within(&s, &m, Budget { events: 999 }).unwrap_err();
+    let e = sim::Simulation::new(&s, &m)
+        .budget(Budget { events: 999 })
+        .run()
+        .map(|s| s.result)
+        .unwrap_err();
     assert!(matches!(
         e,
         SimError::Limit(LimitError::Events {
@@ -53,7 +61,11 @@ fn threads_time_and_events_are_refused_before_anything_is_allocated() {
 fn a_run_stops_at_its_budget_with_a_note_and_otherwise_is_unchanged() {
     let m = system(LOCAL);
     let s = spec(&["--file-test-mode=rndrd", "--time=86400"]);
-    let r = sim::simulate_within(&s, &m, Budget { events: 5000 }).unwrap();
+    let r = sim::Simulation::new(&s, &m)
+        .budget(Budget { events: 5000 })
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     assert_eq!(r.counts.events, 5000);
     assert!(r
         .warnings
@@ -61,8 +73,15 @@ fn a_run_stops_at_its_budget_with_a_note_and_otherwise_is_unchanged() {
         .any(|w| w.code == "predicted_budget_reached"));
     // Below the budget: the same run as without one.
     let short = spec(&["--file-test-mode=rndrd", "--time=0", "--events=3000"]);
-    let a = sim::simulate_within(&short, &m, Budget { events: 3000 }).unwrap();
-    let b = sim::simulate(&short, &m).unwrap();
+    let a = sim::Simulation::new(&short, &m)
+        .budget(Budget { events: 3000 })
+        .run()
+        .map(|s| s.result)
+        .unwrap();
+    let b = sim::Simulation::new(&short, &m)
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     assert_eq!(a.counts, b.counts);
     assert_eq!(a.total_time_s.to_bits(), b.total_time_s.to_bits());
     assert!(!a
@@ -79,10 +98,12 @@ fn a_system_whose_requests_cost_nothing_is_refused_naming_the_fields() {
             "protocol = \"local\"",
             "protocol = \"local\"\ncpu_us = 0.0\ncache_hit_us = 0.0",
         );
-    let e = sim::simulate(
+    let e = sim::Simulation::new(
         &spec(&["--file-test-mode=rndrd", "--time=10"]),
         &system(&zero),
     )
+    .run()
+    .map(|s| s.result)
     .unwrap_err();
     let SimError::Stalled { at_s, fields, .. } = &e else {
         panic!("{e}");

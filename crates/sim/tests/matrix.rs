@@ -143,7 +143,10 @@ fn cells_run_in_order_with_distinct_labels_whatever_the_thread_count() {
     assert_eq!(one[2].labels["slog"], "yes");
     assert_eq!(one[11].labels["layout"], "3xraidz2-8");
     // Each cell is the prediction of its system on its own.
-    let alone = sim::simulate(&s, &cells[7].system).unwrap();
+    let alone = sim::Simulation::new(&s, &cells[7].system)
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     assert_eq!(alone.counts, one[7].counts);
 }
 
@@ -327,7 +330,10 @@ fn the_calibrated_cell_predicts_what_the_profile_predicts_and_another_moves_as_i
     .unwrap();
     let notes = sim::profile::apply_profile(&mut calibrated, &profile).unwrap();
     assert!(notes.is_empty(), "{notes:?}");
-    let alone = sim::simulate(&s, &calibrated).unwrap();
+    let alone = sim::Simulation::new(&s, &calibrated)
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     let writes = |i: usize| results[i].rates.writes_per_s;
     assert_eq!(cells[0].choices_text(), "log=ssd-sata link=2x10G");
     assert_eq!(cells[0].system, calibrated);

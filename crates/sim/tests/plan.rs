@@ -92,7 +92,11 @@ fn the_plan_workload(time: &str) -> RunSpec {
 
 /// A simulation as the plan runs one: counted after its warm-up.
 fn as_planned(spec: &RunSpec, system: &SystemModel) -> RunResult {
-    sim::simulate_run(spec, system, &sim::plan_model::plan_run_options()).unwrap()
+    sim::Simulation::new(spec, system)
+        .options(&sim::plan_model::plan_run_options())
+        .run()
+        .map(|s| s.result)
+        .unwrap()
 }
 
 #[test]
@@ -144,7 +148,12 @@ fn the_plans_short_run_agrees_with_a_long_simulation_within_10_percent() {
                 ("ssd-sata", e.performance.predicted_with_log),
             ] {
                 let short: WorkloadFigures = short.unwrap();
-                let full = figures(&sim::simulate(&long, &system(&e.layout, log, link)).unwrap());
+                let full = figures(
+                    &sim::Simulation::new(&long, &system(&e.layout, log, link))
+                        .run()
+                        .map(|s| s.result)
+                        .unwrap(),
+                );
                 for (name, a, b) in [
                     ("writes/s", short.writes_per_s, full.writes_per_s),
                     ("read MiB/s", short.read_mib_per_s, full.read_mib_per_s),

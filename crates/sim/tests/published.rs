@@ -8,7 +8,7 @@
 
 use fileio::options::RunSpec;
 use fileio::result::{LatencyKey, RunResult};
-use sim::{simulate, SystemModel};
+use sim::{Simulation, SystemModel};
 
 /// One writer, 4 KiB random writes each followed by its fsync, a file set
 /// the ARC holds (no record is read before it is changed).
@@ -52,7 +52,13 @@ disk = "hdd-7200"
 "#
     ))
     .unwrap();
-    mean_ms(&simulate(&one_writer(), &m).unwrap(), LatencyKey::Fsync)
+    mean_ms(
+        &Simulation::new(&one_writer(), &m)
+            .run()
+            .map(|s| s.result)
+            .unwrap(),
+        LatencyKey::Fsync,
+    )
 }
 
 /// The system of [`nfs_sync_write_ms`].
@@ -78,7 +84,13 @@ disk = "hdd-7200"
 /// times are the simulator's documented defaults.
 fn nfs_sync_write_ms(link: &str, layout: &str, log: &str) -> f64 {
     let m = nfs_system(link, layout, log);
-    mean_ms(&simulate(&one_writer(), &m).unwrap(), LatencyKey::Write)
+    mean_ms(
+        &Simulation::new(&one_writer(), &m)
+            .run()
+            .map(|s| s.result)
+            .unwrap(),
+        LatencyKey::Write,
+    )
 }
 
 /// The CPU times no source publishes separately, ms: the client's per

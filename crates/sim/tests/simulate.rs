@@ -5,7 +5,7 @@ use fileio::options::RunSpec;
 use fileio::result::{LatencyKey, RunResult};
 use fileio::run::generator::Generator;
 use fileio::run::runner::worker_seeds;
-use sim::{simulate, simulate_traced, SystemModel};
+use sim::{Simulation, SystemModel};
 
 fn spec(extra: &[&str]) -> RunSpec {
     let mut words = vec!["--file-total-size=16M", "--file-num=4", "--rand-seed=7"];
@@ -42,7 +42,11 @@ fn the_request_stream_is_fileios_for_the_same_seed() {
     // run is long enough to issue the 1000 requests traced (about 130 a
     // second on this system).
     let s = spec(&["--file-test-mode=rndwr", "--threads=4", "--time=20"]);
-    let (_, issued) = simulate_traced(&s, &system(ESXI), 1000).unwrap();
+    let (_, issued) = Simulation::new(&s, &system(ESXI))
+        .trace(1000)
+        .run()
+        .map(|s| (s.result, s.trace))
+        .unwrap();
     assert_eq!(issued.len(), 1000);
     let generator = Generator::new(&s);
     let mut rngs = worker_seeds(&s, 0);
@@ -66,7 +70,11 @@ fn rndrw_offsets_per_thread_are_fileios() {
         "--time=2",
         "--file-fsync-all",
     ]);
-    let (_, issued) = simulate_traced(&s, &system(ESXI), 1000).unwrap();
+    let (_, issued) = Simulation::new(&s, &system(ESXI))
+        .trace(1000)
+        .run()
+        .map(|s| (s.result, s.trace))
+        .unwrap();
     let generator = Generator::new(&s);
     let mut rngs = worker_seeds(&s, 0);
     for got in &issued {
@@ -91,8 +99,18 @@ fn same_input_same_prediction() {
         "--time=5",
         "--file-fsync-all",
     ]);
-    let a = without_clock(simulate(&s, &system(ESXI)).unwrap());
-    let b = without_clock(simulate(&s, &system(ESXI)).unwrap());
+    let a = without_clock(
+        Simulation::new(&s, &system(ESXI))
+            .run()
+            .map(|s| s.result)
+            .unwrap(),
+    );
+    let b = without_clock(
+        Simulation::new(&s, &system(ESXI))
+            .run()
+            .map(|s| s.result)
+            .unwrap(),
+    );
     assert_eq!(a, b);
     assert_eq!(a.kind, fileio::result::ResultKind::Predicted);
     assert!(a.counts.events > 0);
@@ -106,7 +124,10 @@ fn rndrw_keeps_its_ratio_and_fsync_all_one_fsync_per_write() {
         "--time=10",
         "--file-fsync-all",
     ]);
-    let r = simulate(&s, &system(ESXI)).unwrap();
+    let r = Simulation::new(&s, &system(ESXI))
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     let c = r.counts;
     assert!(c.writes > 100, "{c:?}");
     // sysbench reads when (completed reads + 1) / (counted writes + 1) is
@@ -140,7 +161,10 @@ fn littles_law_holds_on_the_output() {
             "--time=20",
             "--file-fsync-all",
         ]);
-        let r = simulate(&s, &system(ESXI)).unwrap();
+        let r = Simulation::new(&s, &system(ESXI))
+            .run()
+            .map(|s| s.result)
+            .unwrap();
         let throughput = r.counts.events as f64 / r.total_time_s;
         let mean_s = r.latency[&LatencyKey::Event].mean_ms / 1e3;
         let n: f64 = threads.parse().unwrap();
@@ -181,7 +205,7 @@ parallelism = 1
         "--time=5",
         "--file-fsync-freq=0",
     ]);
-    let r = simulate(&s, &sys).unwrap();
+    let r = Simulation::new(&s, &sys).run().map(|s| s.result).unwrap();
     let per_write_s = 30e-6 + 100e-6 + 0.2e-3 + 8192.0 / 1e9 + 0.5e-3;
     let expect = 1.0 / per_write_s;
     let got = r.rates.writes_per_s;
@@ -196,12 +220,19 @@ fn a_faster_log_device_never_lowers_writes() {
         "--time=10",
         "--file-fsync-all",
     ]);
-    let mut last = simulate(&s, &system(ESXI)).unwrap().rates.writes_per_s;
+    let mut last = Simulation::new(&s, &system(ESXI))
+        .run()
+        .map(|s| s.result)
+        .unwrap()
+        .rates
+        .writes_per_s;
     for flush_ms in [2.0, 0.5, 0.1, 0.01] {
         let log = format!(
             "{{ kind = \"flash\", read_ms = 0.09, write_ms = 0.05, flush_ms = {flush_ms}, flush_ms_per_mb = 0.0, read_mb_s = 530.0, write_mb_s = 500.0, parallelism = 4 }}"
         );
-        let w = simulate(&s, &with_log(ESXI, &log))
+        let w = Simulation::new(&s, &with_log(ESXI, &log))
+            .run()
+            .map(|s| s.result)
             .unwrap()
             .rates
             .writes_per_s;
@@ -221,9 +252,15 @@ fn sync_disabled_removes_the_commit_cost() {
     let disabled = |log: &str| {
         let text = format!("log = {log}\n{ESXI}")
             .replace("[pool]", "[server]\nsync = \"disabled\"\n[pool]");
-        simulate(&s, &system(&text)).unwrap()
+        Simulation::new(&s, &system(&text))
+            .run()
+            .map(|s| s.result)
+            .unwrap()
     };
-    let standard = simulate(&s, &system(ESXI)).unwrap();
+    let standard = Simulation::new(&s, &system(ESXI))
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     let in_pool = without_clock(disabled("\"none\""));
     let nvme = without_clock(disabled("\"nvme\""));
     // No commit: the log device no longer matters, and a write costs the
@@ -243,8 +280,18 @@ fn lacp_does_not_change_one_clients_latency() {
         "--time=5",
         "--file-fsync-all",
     ]);
-    let one = without_clock(simulate(&s, &system(ESXI)).unwrap());
-    let two = without_clock(simulate(&s, &system(&ESXI.replace("\"1G\"", "\"2x1G\""))).unwrap());
+    let one = without_clock(
+        Simulation::new(&s, &system(ESXI))
+            .run()
+            .map(|s| s.result)
+            .unwrap(),
+    );
+    let two = without_clock(
+        Simulation::new(&s, &system(&ESXI.replace("\"1G\"", "\"2x1G\"")))
+            .run()
+            .map(|s| s.result)
+            .unwrap(),
+    );
     assert_eq!(one.counts, two.counts);
     assert_eq!(one.latency, two.latency);
 }
@@ -284,7 +331,10 @@ fn write_and_fsync_ms(protocol: &str, client_extra: &str, fileio_extra: &[&str])
         "--file-fsync-all",
     ];
     words.extend_from_slice(fileio_extra);
-    let r = simulate(&spec(&words), &system(&text)).unwrap();
+    let r = Simulation::new(&spec(&words), &system(&text))
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     (
         r.latency[&LatencyKey::Write].mean_ms,
         r.latency[&LatencyKey::Fsync].mean_ms,
@@ -402,25 +452,37 @@ fn threads_share_the_work_fairly_on_the_reference_command() {
         "--rand-seed=1",
     ])
     .unwrap();
-    let r = simulate(&s, &system(REFERENCE)).unwrap();
+    let r = Simulation::new(&s, &system(REFERENCE))
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     let spread = fairness_spread(&r);
     assert!(spread < 0.03, "per-thread events {:?}", r.threads);
     let fixed = REFERENCE
         .replace("[server]", "[server]\ncpu_service = \"fixed\"")
         .replace("[client]", "[client]\ncpu_service = \"fixed\"")
         .replace("[link]", "[link]\nrtt_spread = 0.0");
-    let fixed = simulate(&s, &system(&fixed)).unwrap();
+    let fixed = Simulation::new(&s, &system(&fixed))
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     assert!(
         fairness_spread(&fixed) < 0.03,
         "fixed service times: per-thread events {:?}",
         fixed.threads
     );
     // Deterministic for a seed, and the variation does come from the seed.
-    let again = simulate(&s, &system(REFERENCE)).unwrap();
+    let again = Simulation::new(&s, &system(REFERENCE))
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     assert_eq!(r.threads, again.threads);
     let mut other = s.clone();
     other.rand_seed += 1;
-    let other = simulate(&other, &system(REFERENCE)).unwrap();
+    let other = Simulation::new(&other, &system(REFERENCE))
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     assert_ne!(r.threads, other.threads);
 }
 
@@ -451,13 +513,19 @@ fn threads_are_within_five_percent_on_a_no_log_raidz_cell() {
         let text = REFERENCE
             .replace("log = \"flash-unknown\"", "log = \"none\"")
             .replace("layout = \"3xraidz2-8\"", &format!("layout = \"{layout}\""));
-        let r = simulate(&s, &system(&text)).unwrap();
+        let r = Simulation::new(&s, &system(&text))
+            .run()
+            .map(|s| s.result)
+            .unwrap();
         assert!(
             max_over_min(&r) < 0.05,
             "{layout}: per-thread events {:?}",
             r.threads.iter().map(|t| t.events).collect::<Vec<_>>()
         );
-        let again = simulate(&s, &system(&text)).unwrap();
+        let again = Simulation::new(&s, &system(&text))
+            .run()
+            .map(|s| s.result)
+            .unwrap();
         assert_eq!(r.threads, again.threads, "{layout}: deterministic");
     }
 }
@@ -481,8 +549,14 @@ cpu_us = 200
         .replace("cpu_us = 200", "cpu_us = 200\ncpu_service = \"fixed\"")
         .replace("rtt_ms = 0.5", "rtt_ms = 0.5\nrtt_spread = 0.0");
     let s = spec(&["--file-test-mode=rndrd", "--threads=1", "--time=20"]);
-    let varied = simulate(&s, &system(base)).unwrap();
-    let fixed = simulate(&s, &system(&fixed)).unwrap();
+    let varied = Simulation::new(&s, &system(base))
+        .run()
+        .map(|s| s.result)
+        .unwrap();
+    let fixed = Simulation::new(&s, &system(&fixed))
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     let (v, f) = (
         varied.latency[&LatencyKey::Read].mean_ms,
         fixed.latency[&LatencyKey::Read].mean_ms,
@@ -513,7 +587,10 @@ cpu_service = "fixed"
     let rndrd = |extra: &[&str], sys: &str| {
         let mut words = vec!["--file-test-mode=rndrd", "--threads=1", "--time=1"];
         words.extend_from_slice(extra);
-        simulate(&spec(&words), &system(sys)).unwrap()
+        Simulation::new(&spec(&words), &system(sys))
+            .run()
+            .map(|s| s.result)
+            .unwrap()
     };
     let cached = rndrd(&[], nfs);
     let read_ms = cached.latency[&LatencyKey::Read].mean_ms;
@@ -546,7 +623,10 @@ cpu_service = "fixed"
         "--time=2",
         "--file-fsync-all",
     ]);
-    let r = simulate(&s, &system(nfs)).unwrap();
+    let r = Simulation::new(&s, &system(nfs))
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     assert!(r.latency[&LatencyKey::Write].min_ms > 0.05);
     assert!(r.latency[&LatencyKey::Fsync].min_ms > 0.05);
     assert!(r.latency[&LatencyKey::Read].max_ms < 0.01);
@@ -563,7 +643,7 @@ fn a_file_set_larger_than_the_client_cache_misses_in_proportion() {
     s.files.file_size *= 4;
     s.files.total_size *= 4;
     s.percentiles = vec![20.0, 30.0];
-    let r = simulate(&s, &sys).unwrap();
+    let r = Simulation::new(&s, &sys).run().map(|s| s.result).unwrap();
     let hits = r.latency[&LatencyKey::Read]
         .at(20.0)
         .map(|ms| ms < 0.01)
@@ -603,7 +683,7 @@ disk = "hdd-7200"
         "--threads=4",
         "--time=60",
     ]);
-    let r = simulate(&s, &sys).unwrap();
+    let r = Simulation::new(&s, &sys).run().map(|s| s.result).unwrap();
     let mb_s = r.rates.writes_per_s * 131_072.0 / 1e6;
     assert!((60.0..=200.0).contains(&mb_s), "{mb_s} MB/s");
     // Some writes waited on the delay curve or at the limit.
@@ -636,7 +716,10 @@ disk = "ssd-sata"
         "--time=30",
     ]);
     let fsync = |text: &str| {
-        let r = simulate(&s, &system(text)).unwrap();
+        let r = Simulation::new(&s, &system(text))
+            .run()
+            .map(|s| s.result)
+            .unwrap();
         (r.latency[&LatencyKey::Fsync].max_ms, r.rates.writes_per_s)
     };
     let (prio_max, prio_w) = fsync(base);
@@ -672,7 +755,7 @@ disk = { kind = "flash", read_ms = 0.1, write_ms = 0.2, flush_ms = 0.5, flush_ms
         "--threads=1",
         "--time=5",
     ]);
-    let r = simulate(&s, &sys).unwrap();
+    let r = Simulation::new(&s, &sys).run().map(|s| s.result).unwrap();
     // fileio's default 16 KiB request: 12 KiB beyond the 4 KiB of
     // `server.cpu_us`, at the default 780 µs a MiB.
     let copy = 780e-6 * 12_288.0 / 1_048_576.0;
@@ -708,7 +791,7 @@ cpu_service = "fixed"
         "--threads=1",
         "--time=5",
     ]);
-    let r = simulate(&s, &sys).unwrap();
+    let r = Simulation::new(&s, &sys).run().map(|s| s.result).unwrap();
     let wire_ns = |bytes: f64| bytes * 8.0; // 1 Gbit/s: 8 ns a byte
     let call = wire_ns(134.0 + 90.0);
     let reply = wire_ns(4096.0 + 134.0 + 3.0 * 90.0);
@@ -746,7 +829,10 @@ cores = 1
             &t,
             "--time=5",
         ]);
-        let (r, u) = sim::simulate_with_utilisation(&s, &sys).unwrap();
+        let (r, u) = sim::Simulation::new(&s, &sys)
+            .run()
+            .map(|s| (s.result, s.utilisation))
+            .unwrap();
         let x = r.rates.reads_per_s;
         assert!(x >= last * 0.99, "{threads} threads: {x} < {last}");
         first.get_or_insert(x);
@@ -779,7 +865,10 @@ fn a_slow_log_device_is_named_as_the_bottleneck() {
         "--time=5",
         "--file-fsync-all",
     ]);
-    let (r, u) = sim::simulate_with_utilisation(&s, &with_log(ESXI, "\"ssd-sata-noplp\"")).unwrap();
+    let (r, u) = sim::Simulation::new(&s, &with_log(ESXI, "\"ssd-sata-noplp\""))
+        .run()
+        .map(|s| (s.result, s.utilisation))
+        .unwrap();
     assert_eq!(u.bottleneck().map(|b| b.0), Some("log device"), "{u:?}");
     let note = r
         .warnings
@@ -834,7 +923,10 @@ fn a_measured_log_device_commits_in_its_measured_4k_latency() {
     // sizes, within 3 % of the measured 4 KiB write + flush.
     let mut words = ONE_SYNC_WRITER.to_vec();
     words.push("--time=2");
-    let r = simulate(&spec(&words), &on_measured_log("slog-vm-disk.json")).unwrap();
+    let r = Simulation::new(&spec(&words), &on_measured_log("slog-vm-disk.json"))
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     let fsync = r.latency[&LatencyKey::Fsync].mean_ms;
     let measured = slog_mean_ms("slog-vm-disk.json", 4096);
     assert!(
@@ -855,8 +947,14 @@ fn a_slower_measured_log_device_predicts_fewer_writes() {
     let mut words = ONE_SYNC_WRITER.to_vec();
     words.push("--events=2000");
     let s = spec(&words);
-    let fast = simulate(&s, &on_measured_log("slog-tmpfs.json")).unwrap();
-    let slow = simulate(&s, &on_measured_log("slog-vm-disk.json")).unwrap();
+    let fast = Simulation::new(&s, &on_measured_log("slog-tmpfs.json"))
+        .run()
+        .map(|s| s.result)
+        .unwrap();
+    let slow = Simulation::new(&s, &on_measured_log("slog-vm-disk.json"))
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     let (wf, ws) = (fast.rates.writes_per_s, slow.rates.writes_per_s);
     assert!(ws < wf, "slow device {ws} writes/s, fast {wf}");
     // One write per commit and nothing else costing time: the writes a
@@ -996,7 +1094,12 @@ fn cached_reads_per_s(block: &str, per_mib: f64) -> f64 {
     ));
     let b = format!("--file-block-size={block}");
     let s = spec(&["--file-test-mode=seqrd", &b, "--threads=1", "--time=2"]);
-    simulate(&s, &sys).unwrap().rates.reads_per_s
+    Simulation::new(&s, &sys)
+        .run()
+        .map(|s| s.result)
+        .unwrap()
+        .rates
+        .reads_per_s
 }
 
 #[test]
@@ -1030,7 +1133,12 @@ fn cached_reads_with_contention(threads: u32, cores: u32, contention: f64) -> f6
         &t,
         "--time=1",
     ]);
-    simulate(&s, &sys).unwrap().rates.reads_per_s
+    Simulation::new(&s, &sys)
+        .run()
+        .map(|s| s.result)
+        .unwrap()
+        .rates
+        .reads_per_s
 }
 
 #[test]
@@ -1100,8 +1208,12 @@ fn a_warmed_up_run_counts_its_events_from_the_end_of_the_first_txg_sync() {
     ])
     .unwrap();
     let m = with_log(&ESXI.replace("\"1G\"", "\"2x10G\""), "\"ssd-sata\"");
-    let cold = simulate(&s, &m).unwrap();
-    let warm = sim::simulate_run(&s, &m, &warming_up(100_000)).unwrap();
+    let cold = Simulation::new(&s, &m).run().map(|s| s.result).unwrap();
+    let warm = sim::Simulation::new(&s, &m)
+        .options(&warming_up(100_000))
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     // The counted part holds --events and lasts at least one txg timeout
     // (5 s): the 4,000 events alone would take under a second.
     assert!(warm.counts.events >= 4000, "{:?}", warm.counts);
@@ -1129,7 +1241,11 @@ fn a_warmed_up_run_counts_its_events_from_the_end_of_the_first_txg_sync() {
         "--rand-seed=1",
     ])
     .unwrap();
-    let unfinished = sim::simulate_run(&short, &m, &warming_up(1_000_000)).unwrap();
+    let unfinished = sim::Simulation::new(&short, &m)
+        .options(&warming_up(1_000_000))
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     assert!(
         note(&unfinished, "predicted_warmup_unfinished"),
         "{:?}",
@@ -1144,8 +1260,12 @@ fn a_warmed_up_run_counts_its_events_from_the_end_of_the_first_txg_sync() {
     // A read-only workload never syncs: the warm-up ends at its bound of
     // events, and then counts as a run from the start would.
     let reads = spec(&["--file-test-mode=rndrd", "--threads=2", "--events=2000"]);
-    let plain = simulate(&reads, &m).unwrap();
-    let bounded = sim::simulate_run(&reads, &m, &warming_up(500)).unwrap();
+    let plain = Simulation::new(&reads, &m).run().map(|s| s.result).unwrap();
+    let bounded = sim::Simulation::new(&reads, &m)
+        .options(&warming_up(500))
+        .run()
+        .map(|s| s.result)
+        .unwrap();
     assert!(
         (2000..=2002).contains(&bounded.counts.events),
         "{:?}",

@@ -252,13 +252,17 @@ fn run_jobs(
                 if failed.load(Ordering::Relaxed) {
                     break;
                 }
-                let out = crate::simulate_run(job.spec, job.system, job.options).map(|r| {
-                    if job.point {
-                        Output::Point(Box::new(r))
-                    } else {
-                        Output::Sample(figures.iter().map(|f| f.of(&r)).collect())
-                    }
-                });
+                let out = crate::Simulation::new(job.spec, job.system)
+                    .options(job.options)
+                    .run()
+                    .map(|s| s.result)
+                    .map(|r| {
+                        if job.point {
+                            Output::Point(Box::new(r))
+                        } else {
+                            Output::Sample(figures.iter().map(|f| f.of(&r)).collect())
+                        }
+                    });
                 if out.is_err() {
                     failed.store(true, Ordering::Relaxed);
                 }

@@ -80,7 +80,9 @@ impl Fitter<'_> {
                     }
                     .into());
                 }
-                let r = crate::simulate(&m.spec, model)?;
+                let r = crate::Simulation::new(&m.spec, model)
+                    .run()
+                    .map(|s| s.result)?;
                 Ok(m.observed
                     .iter()
                     .map(|&(metric, _)| metric.of(&r).unwrap_or(0.0))

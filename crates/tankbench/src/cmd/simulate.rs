@@ -767,8 +767,11 @@ fn predict(
         warmup_events: super::simulate_matrix::warmup_events(a.count_after_first_sync),
         ..sim::RunOptions::default()
     };
-    let mut result =
-        sim::simulate_run(spec, &model, &options).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
+    let mut result = sim::Simulation::new(spec, &model)
+        .options(&options)
+        .run()
+        .map(|s| s.result)
+        .map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
     if a.intervals == Switch::On {
         let samples = a.samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES);
         let parallel = std::thread::available_parallelism().map_or(1, usize::from);
