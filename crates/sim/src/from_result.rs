@@ -228,6 +228,46 @@ mod tests {
     }
 
     #[test]
+    fn a_mirrored_log_vdev_gives_both_members_the_logs_class() {
+        use fileio::result::ResultKind;
+        use zfs_facts::{PoolLayout, Vdev};
+        let leaf = |name: &str| Vdev {
+            name: name.into(),
+            kind: VdevKind::Device,
+            parity: None,
+            state: "ONLINE".into(),
+            children: Vec::new(),
+        };
+        let mirror = |name: &str, a: &str, b: &str| Vdev {
+            name: name.into(),
+            kind: VdevKind::Mirror,
+            parity: None,
+            state: "ONLINE".into(),
+            children: vec![leaf(a), leaf(b)],
+        };
+        let spec =
+            fileio::options::RunSpec::from_words(&["--file-test-mode=rndwr".to_string()]).unwrap();
+        let mut r = RunResult::new(ResultKind::Measured, spec.summary("psync"));
+        let with_logs = |logs: Vec<Vdev>| ZfsFacts {
+            pool: Some(PoolLayout {
+                name: "tank".into(),
+                state: "ONLINE".into(),
+                data: vec![mirror("mirror-0", "sda", "sdb")],
+                logs,
+                ..PoolLayout::default()
+            }),
+            ..facts(zfs_facts::Platform::OpenzfsLinux, "2.2.2")
+        };
+        r.environment.zfs = Some(with_logs(vec![mirror("mirror-1", "nvme0n1", "nvme1n1")]));
+        let m = system_from_result("run.json", &r).unwrap().model;
+        assert!(m.log.is_some());
+        assert_eq!(m.log_mirror, m.log);
+        r.environment.zfs = Some(with_logs(vec![leaf("nvme0n1")]));
+        let m = system_from_result("run.json", &r).unwrap().model;
+        assert!(m.log.is_some() && m.log_mirror.is_none());
+    }
+
+    #[test]
     fn each_zfs_maps_to_the_platform_of_its_code_base() {
         use zfs_facts::Platform as Z;
         let p = |z, v| platform_of(&facts(z, v)).0;

@@ -1140,3 +1140,43 @@ fn warmup_is_refused_not_ignored() {
         "--warmup=2",
     );
 }
+
+/// A mirrored log device: each log block waits for the slower member, so a
+/// mirror whose second member is slower commits slower than its first alone;
+/// a second member without a first is refused in one line.
+#[test]
+fn a_mirrored_log_waits_for_its_slower_member() {
+    let d = scratch();
+    let write = |name: &str, log: &str| {
+        let path = d.path().join(name);
+        std::fs::write(
+            &path,
+            format!("name = \"m\"\n{log}[pool]\nlayout = \"3xmirror-2\"\ndisk = \"hdd-7200\"\n"),
+        )
+        .expect("write");
+        path.to_string_lossy().into_owned()
+    };
+    let one = write("one.toml", "log = \"ssd-sata\"\n");
+    let mirrored = write(
+        "mirror.toml",
+        "log = \"ssd-sata\"\nlog_mirror = \"ssd-sata-noplp\"\n",
+    );
+    let writes = |sys: &str| {
+        let v = json(&simulate_on(
+            d.path(),
+            sys,
+            &["--intervals=off"],
+            &["--format=json"],
+        ));
+        v["rates"]["writes_per_s"].as_f64().expect("writes_per_s")
+    };
+    let (w_one, w_mirror) = (writes(&one), writes(&mirrored));
+    assert!(
+        w_mirror < 0.8 * w_one,
+        "a PLP SSD mirrored with a consumer one: {w_mirror} writes/s against {w_one} alone"
+    );
+    let lonely = write("lonely.toml", "log_mirror = \"ssd-sata\"\n");
+    let e = tempfile::tempdir().expect("tempdir");
+    let r = simulate_on(e.path(), &lonely, &[], &[]);
+    refused(&r, e.path(), "log_mirror");
+}
