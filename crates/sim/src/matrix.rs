@@ -37,10 +37,11 @@ use fileio::text::one_line;
 
 /// Short axis names and the system field each varies. `pool.log` is the
 /// lab's name of the log device, accepted for the same field.
-pub(crate) const AXIS_NAMES: [(&str, &str); 12] = [
+pub(crate) const AXIS_NAMES: [(&str, &str); 13] = [
     ("layout", "pool.layout"),
     ("log", "log"),
     ("pool.log", "log"),
+    ("log_mirror", "log_mirror"),
     ("link", "link.link"),
     ("client", "client.protocol"),
     ("protocol", "client.protocol"),

@@ -1180,3 +1180,68 @@ fn a_mirrored_log_waits_for_its_slower_member() {
     let r = simulate_on(e.path(), &lonely, &[], &[]);
     refused(&r, e.path(), "log_mirror");
 }
+
+/// `--log-mirror`: what mirroring the log device costs, named in the header;
+/// a comma list is a table; an unknown device is refused naming the option.
+#[test]
+fn log_mirror_asks_what_mirroring_the_log_costs() {
+    let d = scratch();
+    let one = json(&simulate(
+        d.path(),
+        &["--log", "ssd-sata", "--intervals=off"],
+        &["--format=json"],
+    ));
+    let two = json(&simulate(
+        d.path(),
+        &[
+            "--log",
+            "ssd-sata",
+            "--log-mirror",
+            "ssd-sata-noplp",
+            "--intervals=off",
+        ],
+        &["--format=json"],
+    ));
+    let writes = |v: &serde_json::Value| v["rates"]["writes_per_s"].as_f64().expect("writes");
+    assert!(
+        writes(&two) < writes(&one),
+        "{} vs {}",
+        writes(&two),
+        writes(&one)
+    );
+    let text = simulate(
+        d.path(),
+        &[
+            "--log",
+            "ssd-sata",
+            "--log-mirror",
+            "ssd-sata",
+            "--intervals=off",
+        ],
+        &[],
+    );
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    assert!(
+        text.stdout.contains("log ssd-sata mirrored with ssd-sata"),
+        "{}",
+        text.stdout
+    );
+    let table = simulate(
+        d.path(),
+        &[
+            "--log",
+            "ssd-sata",
+            "--log-mirror",
+            "none,ssd-sata-noplp",
+            "--intervals=off",
+        ],
+        &[],
+    );
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    assert!(table.stdout.contains("ssd-sata-noplp"), "{}", table.stdout);
+    simulation_refused(
+        &["--log", "ssd-sata", "--log-mirror", "floppy"],
+        &[],
+        "--log-mirror",
+    );
+}

@@ -9,7 +9,7 @@ use report::table::{fmt_num, Cell, Column, Table};
 use crate::baseline::predict::Anchored;
 use crate::baseline::{Baseline, Figure};
 use crate::matrix::MatrixCell;
-use crate::system::{DeviceSpec, SystemModel};
+use crate::system::SystemModel;
 use crate::SimError;
 
 /// One configuration in words: layout, log device, link, client (the
@@ -17,13 +17,7 @@ use crate::SimError;
 /// never a line break or a terminal sequence).
 pub fn configuration_text(model: &SystemModel, threads: u32) -> Result<String, SimError> {
     let sys = model.resolve()?;
-    let field = report::escape::terminal_field;
-    let log = match &model.log {
-        None => "none".to_string(),
-        Some(DeviceSpec::Name(n)) => field(n.trim()),
-        Some(DeviceSpec::Model(_)) if sys.log.is_none() => "none".to_string(),
-        Some(DeviceSpec::Model(_)) => "custom model".to_string(),
-    };
+    let log = model.log_words(&sys);
     let link = match sys.link {
         Some(l) if sys.protocol.remote() => l.name(),
         _ => "none (local)".to_string(),

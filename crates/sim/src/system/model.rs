@@ -362,6 +362,26 @@ impl SystemModel {
             .map_err(|e: toml::de::Error| toml_error(&e))
     }
 
+    /// The log vdev in words, for a report's header: `none`, a device's
+    /// class (or `custom model`), `A mirrored with B` for a mirror. `sys`
+    /// is this system resolved. A name may come from someone else's file:
+    /// each is one field, never a line break or a terminal sequence.
+    pub fn log_words(&self, sys: &super::System) -> String {
+        let device = |d: &Option<DeviceSpec>| match d {
+            Some(DeviceSpec::Name(n)) => report::escape::terminal_field(n.trim()),
+            _ => "custom model".to_string(),
+        };
+        match (&sys.log, &sys.log_mirror) {
+            (None, _) => "none".to_string(),
+            (Some(_), None) => device(&self.log),
+            (Some(_), Some(_)) => format!(
+                "{} mirrored with {}",
+                device(&self.log),
+                device(&self.log_mirror)
+            ),
+        }
+    }
+
     /// The system as a system file (`from_toml` reads it back).
     pub fn to_toml(&self) -> Result<String, SimError> {
         toml::to_string(self).map_err(|e| SimError::Toml(e.to_string()))

@@ -60,6 +60,10 @@ pub(crate) struct SimulateArgs {
     /// Log device(s) instead of the system file's: a device class or none.
     #[arg(long, value_name = "DEVICE|none[,...]")]
     log: Option<String>,
+    /// Mirror the log device with a second one: its class (`none`: one
+    /// device). Each log block waits for the slower member.
+    #[arg(long, value_name = "DEVICE|none[,...]")]
+    log_mirror: Option<String>,
     /// Client link(s) instead of the system file's, e.g. 10G, 2x10G.
     #[arg(long, value_name = "LINK[,...]")]
     link: Option<String>,
@@ -108,6 +112,7 @@ impl SimulateArgs {
         [
             ("layout", &self.layout),
             ("log", &self.log),
+            ("log_mirror", &self.log_mirror),
             ("link", &self.link),
             ("client", &self.client),
             ("ram", &self.ram),
@@ -167,6 +172,9 @@ fn apply_overrides(model: &mut SystemModel, a: &SimulateArgs) -> anyhow::Result<
         model.log = Some(DeviceSpec::Name(l.clone()));
         model.log_mirror = None;
     }
+    if let Some(m) = &a.log_mirror {
+        model.log_mirror = Some(DeviceSpec::Name(m.clone()));
+    }
     if let Some(r) = &a.ram {
         model.server.ram = r.as_str().into();
     }
@@ -185,6 +193,7 @@ impl SimulateArgs {
             ("pool.layout", self.layout.is_some()),
             ("link.link", self.link.is_some()),
             ("log", self.log.is_some()),
+            ("log_mirror", self.log_mirror.is_some()),
             ("server.ram", self.ram.is_some()),
             ("client.protocol", self.client.is_some()),
         ]
@@ -199,6 +208,7 @@ impl SimulateArgs {
             ("pool.layout", "--layout", self.layout.is_some()),
             ("link.link", "--link", self.link.is_some()),
             ("log", "--log", self.log.is_some()),
+            ("log_mirror", "--log-mirror", self.log_mirror.is_some()),
             ("server.ram", "--ram", self.ram.is_some()),
         ]
         .into_iter()
@@ -710,12 +720,7 @@ fn prediction_header(model: &SystemModel, sys: &System) -> String {
     // The system's name and its log device's may come from a result file
     // (--system-from): each is one field on this line, never a line break
     // or a terminal sequence.
-    let log = match &model.log {
-        None => "none".to_string(),
-        Some(DeviceSpec::Name(n)) => report::escape::terminal_field(n.trim()),
-        Some(DeviceSpec::Model(_)) if sys.log.is_none() => "none".to_string(),
-        Some(DeviceSpec::Model(_)) => "custom model".to_string(),
-    };
+    let log = model.log_words(sys);
     let link = match sys.link {
         Some(l) => l.name(),
         None => "none (local)".to_string(),
