@@ -67,8 +67,8 @@ fn simulated(cell: &MatrixCell, threads: u32, share: usize) -> RunResult {
     let mut r = sim::Simulation::new(&spec(threads), &cell.system)
         .options(&options)
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     r.kind = ResultKind::Measured;
     r
 }

@@ -40,10 +40,7 @@ fn model() -> SystemModel {
 /// A "measurement": the simulator's prediction on `truth`, relabelled as
 /// measured, as a stored result would be.
 fn measured(truth: &SystemModel, extra: &[&str]) -> RunResult {
-    let mut r = Simulation::new(&spec(extra), truth)
-        .run()
-        .map(|s| s.result)
-        .unwrap();
+    let mut r = Simulation::new(&spec(extra), truth).run().unwrap().result;
     r.kind = ResultKind::Measured;
     r
 }
@@ -203,8 +200,8 @@ recordsize = "4K"
 fn a_prediction_is_not_a_measurement() {
     let r = Simulation::new(&spec(&WRITE_FSYNC), &model())
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     let e = Measurement::from_result("p.json", &r)
         .unwrap_err()
         .to_string();
@@ -265,8 +262,8 @@ fn probed(c: &sim::calibrate::Calibration, p: Param) -> f64 {
 fn predicted_mean_ms(m: &SystemModel, extra: &[&str], key: LatencyKey) -> f64 {
     Simulation::new(&spec(extra), m)
         .run()
-        .map(|s| s.result)
         .unwrap()
+        .result
         .latency[&key]
         .mean_ms
 }

@@ -28,8 +28,8 @@ fn run(spec: &RunSpec, m: &SystemModel, early_stop: bool) -> RunResult {
             ..RunOptions::default()
         })
         .run()
-        .map(|s| s.result)
         .unwrap()
+        .result
 }
 
 fn converged(r: &RunResult) -> bool {

@@ -4,7 +4,7 @@
 
 use fileio::options::RunSpec;
 use sim::system::{LogWriteRule, Logbias};
-use sim::{SimError, Simulation, SystemModel};
+use sim::{SimError, Simulated, Simulation, SystemModel};
 
 fn spec(extra: &[&str]) -> RunSpec {
     let mut words = vec![
@@ -46,8 +46,8 @@ fn hdd_pool_with_log(server: &str) -> SystemModel {
 fn writes_per_s(s: &RunSpec, sys: &SystemModel) -> f64 {
     Simulation::new(s, sys)
         .run()
-        .map(|s| s.result)
         .unwrap()
+        .result
         .rates
         .writes_per_s
 }
@@ -61,14 +61,16 @@ fn throughput_costs_more_per_commit_and_bypasses_the_log_device_before_7578() {
     let s = spec(&["--threads=1", "--time=3"]);
     let latency = hdd_pool_with_log("platform = \"zol-0.6\"\nlogbias = \"latency\"");
     let throughput = hdd_pool_with_log("platform = \"zol-0.6\"\nlogbias = \"throughput\"");
-    let (lat, lat_u) = Simulation::new(&s, &latency)
-        .run()
-        .map(|s| (s.result, s.utilisation))
-        .unwrap();
-    let (thr, thr_u) = Simulation::new(&s, &throughput)
-        .run()
-        .map(|s| (s.result, s.utilisation))
-        .unwrap();
+    let Simulated {
+        result: lat,
+        utilisation: lat_u,
+        ..
+    } = Simulation::new(&s, &latency).run().unwrap();
+    let Simulated {
+        result: thr,
+        utilisation: thr_u,
+        ..
+    } = Simulation::new(&s, &throughput).run().unwrap();
     assert!(
         lat_u.log_device > 0.0,
         "latency uses the log device: {lat_u:?}"
@@ -97,14 +99,16 @@ fn since_7578_throughput_keeps_pointer_blocks_on_the_log_device_and_still_costs_
     let s = spec(&["--threads=1", "--time=3"]);
     let latency = hdd_pool_with_log("");
     let throughput = hdd_pool_with_log("logbias = \"throughput\"");
-    let (lat, lat_u) = Simulation::new(&s, &latency)
-        .run()
-        .map(|s| (s.result, s.utilisation))
-        .unwrap();
-    let (thr, thr_u) = Simulation::new(&s, &throughput)
-        .run()
-        .map(|s| (s.result, s.utilisation))
-        .unwrap();
+    let Simulated {
+        result: lat,
+        utilisation: lat_u,
+        ..
+    } = Simulation::new(&s, &latency).run().unwrap();
+    let Simulated {
+        result: thr,
+        utilisation: thr_u,
+        ..
+    } = Simulation::new(&s, &throughput).run().unwrap();
     assert!(thr_u.log_device > 0.0, "{thr_u:?}");
     assert!(thr_u.pool_disk > lat_u.pool_disk, "{thr_u:?} vs {lat_u:?}");
     let (l, t) = (lat.rates.writes_per_s, thr.rates.writes_per_s);
@@ -193,14 +197,8 @@ fn the_latency_default_leaves_the_figures_unchanged() {
             ])
             .unwrap(),
         ] {
-            let a = Simulation::new(&s, &implicit)
-                .run()
-                .map(|s| s.result)
-                .unwrap();
-            let b = Simulation::new(&s, &explicit)
-                .run()
-                .map(|s| s.result)
-                .unwrap();
+            let a = Simulation::new(&s, &implicit).run().unwrap().result;
+            let b = Simulation::new(&s, &explicit).run().unwrap().result;
             assert_eq!(a.rates, b.rates, "{top}");
             assert_eq!(a.counts, b.counts, "{top}");
         }

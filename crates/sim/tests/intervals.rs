@@ -42,8 +42,8 @@ fn interval(m: &SystemModel, profile: Option<&Profile>) -> fileio::result::Predi
     let point = sim::Simulation::new(&spec(), m)
         .options(&o)
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     let r = sim::uncertainty::with_interval(&spec(), m, profile, point, &o, 12, 2).unwrap();
     r.prediction.unwrap()
 }
@@ -104,8 +104,8 @@ fn setting_a_parameter_to_its_own_value_changes_nothing() {
     let point = sim::Simulation::new(&spec(), &m)
         .options(&o)
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     for p in sim::profile::Param::ALL {
         let Some(v) = sim::profile::current_value(&m, p).unwrap() else {
             continue;
@@ -115,8 +115,8 @@ fn setting_a_parameter_to_its_own_value_changes_nothing() {
         let r = sim::Simulation::new(&spec(), &same)
             .options(&o)
             .run()
-            .map(|s| s.result)
-            .unwrap();
+            .unwrap()
+            .result;
         assert_eq!(r.counts, point.counts, "{}", p.name());
     }
 }
@@ -130,8 +130,8 @@ fn a_one_cell_matrix_gives_the_interval_of_simulate() {
     let point = sim::Simulation::new(&spec(), &m)
         .options(&o)
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     let alone = sim::uncertainty::with_interval(&spec(), &m, None, point, &o, 6, 2).unwrap();
     let matrix = sim::matrix::MatrixSpec::from_system_text(
         NFS,
@@ -230,8 +230,8 @@ fn device_interval(
     let point = sim::Simulation::new(&spec, m)
         .options(&o)
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     let r = sim::uncertainty::with_interval(&spec, m, profile, point, &o, 16, 2).unwrap();
     r.prediction.unwrap()
 }
@@ -409,16 +409,16 @@ fn pool_disks_beside_a_log_device_are_sampled_within_their_class() {
     let point = sim::Simulation::new(&spec(), &m)
         .options(&o)
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     let mut same = m.clone();
     sim::profile::set_value(&mut same, Param::PoolDiskFlushMs, pool.typical).unwrap();
     assert_eq!(
         sim::Simulation::new(&spec(), &same)
             .options(&o)
             .run()
-            .map(|s| s.result)
             .unwrap()
+            .result
             .counts,
         point.counts
     );

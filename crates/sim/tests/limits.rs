@@ -64,8 +64,8 @@ fn a_run_stops_at_its_budget_with_a_note_and_otherwise_is_unchanged() {
     let r = sim::Simulation::new(&s, &m)
         .budget(Budget { events: 5000 })
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     assert_eq!(r.counts.events, 5000);
     assert!(r
         .warnings
@@ -76,12 +76,9 @@ fn a_run_stops_at_its_budget_with_a_note_and_otherwise_is_unchanged() {
     let a = sim::Simulation::new(&short, &m)
         .budget(Budget { events: 3000 })
         .run()
-        .map(|s| s.result)
-        .unwrap();
-    let b = sim::Simulation::new(&short, &m)
-        .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
+    let b = sim::Simulation::new(&short, &m).run().unwrap().result;
     assert_eq!(a.counts, b.counts);
     assert_eq!(a.total_time_s.to_bits(), b.total_time_s.to_bits());
     assert!(!a

@@ -145,8 +145,8 @@ fn cells_run_in_order_with_distinct_labels_whatever_the_thread_count() {
     // Each cell is the prediction of its system on its own.
     let alone = sim::Simulation::new(&s, &cells[7].system)
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     assert_eq!(alone.counts, one[7].counts);
 }
 
@@ -330,10 +330,7 @@ fn the_calibrated_cell_predicts_what_the_profile_predicts_and_another_moves_as_i
     .unwrap();
     let notes = sim::profile::apply_profile(&mut calibrated, &profile).unwrap();
     assert!(notes.is_empty(), "{notes:?}");
-    let alone = sim::Simulation::new(&s, &calibrated)
-        .run()
-        .map(|s| s.result)
-        .unwrap();
+    let alone = sim::Simulation::new(&s, &calibrated).run().unwrap().result;
     let writes = |i: usize| results[i].rates.writes_per_s;
     assert_eq!(cells[0].choices_text(), "log=ssd-sata link=2x10G");
     assert_eq!(cells[0].system, calibrated);

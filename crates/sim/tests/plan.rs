@@ -95,8 +95,8 @@ fn as_planned(spec: &RunSpec, system: &SystemModel) -> RunResult {
     sim::Simulation::new(spec, system)
         .options(&sim::plan_model::plan_run_options())
         .run()
-        .map(|s| s.result)
         .unwrap()
+        .result
 }
 
 #[test]
@@ -151,8 +151,8 @@ fn the_plans_short_run_agrees_with_a_long_simulation_within_10_percent() {
                 let full = figures(
                     &sim::Simulation::new(&long, &system(&e.layout, log, link))
                         .run()
-                        .map(|s| s.result)
-                        .unwrap(),
+                        .unwrap()
+                        .result,
                 );
                 for (name, a, b) in [
                     ("writes/s", short.writes_per_s, full.writes_per_s),

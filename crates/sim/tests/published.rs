@@ -53,10 +53,7 @@ disk = "hdd-7200"
     ))
     .unwrap();
     mean_ms(
-        &Simulation::new(&one_writer(), &m)
-            .run()
-            .map(|s| s.result)
-            .unwrap(),
+        &Simulation::new(&one_writer(), &m).run().unwrap().result,
         LatencyKey::Fsync,
     )
 }
@@ -85,10 +82,7 @@ disk = "hdd-7200"
 fn nfs_sync_write_ms(link: &str, layout: &str, log: &str) -> f64 {
     let m = nfs_system(link, layout, log);
     mean_ms(
-        &Simulation::new(&one_writer(), &m)
-            .run()
-            .map(|s| s.result)
-            .unwrap(),
+        &Simulation::new(&one_writer(), &m).run().unwrap().result,
         LatencyKey::Write,
     )
 }

@@ -5,7 +5,7 @@ use fileio::options::RunSpec;
 use fileio::result::{LatencyKey, RunResult};
 use fileio::run::generator::Generator;
 use fileio::run::runner::worker_seeds;
-use sim::{Simulation, SystemModel};
+use sim::{Simulated, Simulation, SystemModel};
 
 fn spec(extra: &[&str]) -> RunSpec {
     let mut words = vec!["--file-total-size=16M", "--file-num=4", "--rand-seed=7"];
@@ -42,10 +42,13 @@ fn the_request_stream_is_fileios_for_the_same_seed() {
     // run is long enough to issue the 1000 requests traced (about 130 a
     // second on this system).
     let s = spec(&["--file-test-mode=rndwr", "--threads=4", "--time=20"]);
-    let (_, issued) = Simulation::new(&s, &system(ESXI))
+    let Simulated {
+        result: _,
+        trace: issued,
+        ..
+    } = Simulation::new(&s, &system(ESXI))
         .trace(1000)
         .run()
-        .map(|s| (s.result, s.trace))
         .unwrap();
     assert_eq!(issued.len(), 1000);
     let generator = Generator::new(&s);
@@ -70,10 +73,13 @@ fn rndrw_offsets_per_thread_are_fileios() {
         "--time=2",
         "--file-fsync-all",
     ]);
-    let (_, issued) = Simulation::new(&s, &system(ESXI))
+    let Simulated {
+        result: _,
+        trace: issued,
+        ..
+    } = Simulation::new(&s, &system(ESXI))
         .trace(1000)
         .run()
-        .map(|s| (s.result, s.trace))
         .unwrap();
     let generator = Generator::new(&s);
     let mut rngs = worker_seeds(&s, 0);
@@ -99,18 +105,8 @@ fn same_input_same_prediction() {
         "--time=5",
         "--file-fsync-all",
     ]);
-    let a = without_clock(
-        Simulation::new(&s, &system(ESXI))
-            .run()
-            .map(|s| s.result)
-            .unwrap(),
-    );
-    let b = without_clock(
-        Simulation::new(&s, &system(ESXI))
-            .run()
-            .map(|s| s.result)
-            .unwrap(),
-    );
+    let a = without_clock(Simulation::new(&s, &system(ESXI)).run().unwrap().result);
+    let b = without_clock(Simulation::new(&s, &system(ESXI)).run().unwrap().result);
     assert_eq!(a, b);
     assert_eq!(a.kind, fileio::result::ResultKind::Predicted);
     assert!(a.counts.events > 0);
@@ -124,10 +120,7 @@ fn rndrw_keeps_its_ratio_and_fsync_all_one_fsync_per_write() {
         "--time=10",
         "--file-fsync-all",
     ]);
-    let r = Simulation::new(&s, &system(ESXI))
-        .run()
-        .map(|s| s.result)
-        .unwrap();
+    let r = Simulation::new(&s, &system(ESXI)).run().unwrap().result;
     let c = r.counts;
     assert!(c.writes > 100, "{c:?}");
     // sysbench reads when (completed reads + 1) / (counted writes + 1) is
@@ -161,10 +154,7 @@ fn littles_law_holds_on_the_output() {
             "--time=20",
             "--file-fsync-all",
         ]);
-        let r = Simulation::new(&s, &system(ESXI))
-            .run()
-            .map(|s| s.result)
-            .unwrap();
+        let r = Simulation::new(&s, &system(ESXI)).run().unwrap().result;
         let throughput = r.counts.events as f64 / r.total_time_s;
         let mean_s = r.latency[&LatencyKey::Event].mean_ms / 1e3;
         let n: f64 = threads.parse().unwrap();
@@ -205,7 +195,7 @@ parallelism = 1
         "--time=5",
         "--file-fsync-freq=0",
     ]);
-    let r = Simulation::new(&s, &sys).run().map(|s| s.result).unwrap();
+    let r = Simulation::new(&s, &sys).run().unwrap().result;
     let per_write_s = 30e-6 + 100e-6 + 0.2e-3 + 8192.0 / 1e9 + 0.5e-3;
     let expect = 1.0 / per_write_s;
     let got = r.rates.writes_per_s;
@@ -222,8 +212,8 @@ fn a_faster_log_device_never_lowers_writes() {
     ]);
     let mut last = Simulation::new(&s, &system(ESXI))
         .run()
-        .map(|s| s.result)
         .unwrap()
+        .result
         .rates
         .writes_per_s;
     for flush_ms in [2.0, 0.5, 0.1, 0.01] {
@@ -232,8 +222,8 @@ fn a_faster_log_device_never_lowers_writes() {
         );
         let w = Simulation::new(&s, &with_log(ESXI, &log))
             .run()
-            .map(|s| s.result)
             .unwrap()
+            .result
             .rates
             .writes_per_s;
         assert!(w >= last, "flush {flush_ms} ms: {w} < {last}");
@@ -252,15 +242,9 @@ fn sync_disabled_removes_the_commit_cost() {
     let disabled = |log: &str| {
         let text = format!("log = {log}\n{ESXI}")
             .replace("[pool]", "[server]\nsync = \"disabled\"\n[pool]");
-        Simulation::new(&s, &system(&text))
-            .run()
-            .map(|s| s.result)
-            .unwrap()
+        Simulation::new(&s, &system(&text)).run().unwrap().result
     };
-    let standard = Simulation::new(&s, &system(ESXI))
-        .run()
-        .map(|s| s.result)
-        .unwrap();
+    let standard = Simulation::new(&s, &system(ESXI)).run().unwrap().result;
     let in_pool = without_clock(disabled("\"none\""));
     let nvme = without_clock(disabled("\"nvme\""));
     // No commit: the log device no longer matters, and a write costs the
@@ -280,17 +264,12 @@ fn lacp_does_not_change_one_clients_latency() {
         "--time=5",
         "--file-fsync-all",
     ]);
-    let one = without_clock(
-        Simulation::new(&s, &system(ESXI))
-            .run()
-            .map(|s| s.result)
-            .unwrap(),
-    );
+    let one = without_clock(Simulation::new(&s, &system(ESXI)).run().unwrap().result);
     let two = without_clock(
         Simulation::new(&s, &system(&ESXI.replace("\"1G\"", "\"2x1G\"")))
             .run()
-            .map(|s| s.result)
-            .unwrap(),
+            .unwrap()
+            .result,
     );
     assert_eq!(one.counts, two.counts);
     assert_eq!(one.latency, two.latency);
@@ -333,8 +312,8 @@ fn write_and_fsync_ms(protocol: &str, client_extra: &str, fileio_extra: &[&str])
     words.extend_from_slice(fileio_extra);
     let r = Simulation::new(&spec(&words), &system(&text))
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     (
         r.latency[&LatencyKey::Write].mean_ms,
         r.latency[&LatencyKey::Fsync].mean_ms,
@@ -454,18 +433,15 @@ fn threads_share_the_work_fairly_on_the_reference_command() {
     .unwrap();
     let r = Simulation::new(&s, &system(REFERENCE))
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     let spread = fairness_spread(&r);
     assert!(spread < 0.03, "per-thread events {:?}", r.threads);
     let fixed = REFERENCE
         .replace("[server]", "[server]\ncpu_service = \"fixed\"")
         .replace("[client]", "[client]\ncpu_service = \"fixed\"")
         .replace("[link]", "[link]\nrtt_spread = 0.0");
-    let fixed = Simulation::new(&s, &system(&fixed))
-        .run()
-        .map(|s| s.result)
-        .unwrap();
+    let fixed = Simulation::new(&s, &system(&fixed)).run().unwrap().result;
     assert!(
         fairness_spread(&fixed) < 0.03,
         "fixed service times: per-thread events {:?}",
@@ -474,15 +450,15 @@ fn threads_share_the_work_fairly_on_the_reference_command() {
     // Deterministic for a seed, and the variation does come from the seed.
     let again = Simulation::new(&s, &system(REFERENCE))
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     assert_eq!(r.threads, again.threads);
     let mut other = s.clone();
     other.rand_seed += 1;
     let other = Simulation::new(&other, &system(REFERENCE))
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     assert_ne!(r.threads, other.threads);
 }
 
@@ -513,19 +489,13 @@ fn threads_are_within_five_percent_on_a_no_log_raidz_cell() {
         let text = REFERENCE
             .replace("log = \"flash-unknown\"", "log = \"none\"")
             .replace("layout = \"3xraidz2-8\"", &format!("layout = \"{layout}\""));
-        let r = Simulation::new(&s, &system(&text))
-            .run()
-            .map(|s| s.result)
-            .unwrap();
+        let r = Simulation::new(&s, &system(&text)).run().unwrap().result;
         assert!(
             max_over_min(&r) < 0.05,
             "{layout}: per-thread events {:?}",
             r.threads.iter().map(|t| t.events).collect::<Vec<_>>()
         );
-        let again = Simulation::new(&s, &system(&text))
-            .run()
-            .map(|s| s.result)
-            .unwrap();
+        let again = Simulation::new(&s, &system(&text)).run().unwrap().result;
         assert_eq!(r.threads, again.threads, "{layout}: deterministic");
     }
 }
@@ -549,14 +519,8 @@ cpu_us = 200
         .replace("cpu_us = 200", "cpu_us = 200\ncpu_service = \"fixed\"")
         .replace("rtt_ms = 0.5", "rtt_ms = 0.5\nrtt_spread = 0.0");
     let s = spec(&["--file-test-mode=rndrd", "--threads=1", "--time=20"]);
-    let varied = Simulation::new(&s, &system(base))
-        .run()
-        .map(|s| s.result)
-        .unwrap();
-    let fixed = Simulation::new(&s, &system(&fixed))
-        .run()
-        .map(|s| s.result)
-        .unwrap();
+    let varied = Simulation::new(&s, &system(base)).run().unwrap().result;
+    let fixed = Simulation::new(&s, &system(&fixed)).run().unwrap().result;
     let (v, f) = (
         varied.latency[&LatencyKey::Read].mean_ms,
         fixed.latency[&LatencyKey::Read].mean_ms,
@@ -589,8 +553,8 @@ cpu_service = "fixed"
         words.extend_from_slice(extra);
         Simulation::new(&spec(&words), &system(sys))
             .run()
-            .map(|s| s.result)
             .unwrap()
+            .result
     };
     let cached = rndrd(&[], nfs);
     let read_ms = cached.latency[&LatencyKey::Read].mean_ms;
@@ -623,10 +587,7 @@ cpu_service = "fixed"
         "--time=2",
         "--file-fsync-all",
     ]);
-    let r = Simulation::new(&s, &system(nfs))
-        .run()
-        .map(|s| s.result)
-        .unwrap();
+    let r = Simulation::new(&s, &system(nfs)).run().unwrap().result;
     assert!(r.latency[&LatencyKey::Write].min_ms > 0.05);
     assert!(r.latency[&LatencyKey::Fsync].min_ms > 0.05);
     assert!(r.latency[&LatencyKey::Read].max_ms < 0.01);
@@ -643,7 +604,7 @@ fn a_file_set_larger_than_the_client_cache_misses_in_proportion() {
     s.files.file_size *= 4;
     s.files.total_size *= 4;
     s.percentiles = vec![20.0, 30.0];
-    let r = Simulation::new(&s, &sys).run().map(|s| s.result).unwrap();
+    let r = Simulation::new(&s, &sys).run().unwrap().result;
     let hits = r.latency[&LatencyKey::Read]
         .at(20.0)
         .map(|ms| ms < 0.01)
@@ -683,7 +644,7 @@ disk = "hdd-7200"
         "--threads=4",
         "--time=60",
     ]);
-    let r = Simulation::new(&s, &sys).run().map(|s| s.result).unwrap();
+    let r = Simulation::new(&s, &sys).run().unwrap().result;
     let mb_s = r.rates.writes_per_s * 131_072.0 / 1e6;
     assert!((60.0..=200.0).contains(&mb_s), "{mb_s} MB/s");
     // Some writes waited on the delay curve or at the limit.
@@ -716,10 +677,7 @@ disk = "ssd-sata"
         "--time=30",
     ]);
     let fsync = |text: &str| {
-        let r = Simulation::new(&s, &system(text))
-            .run()
-            .map(|s| s.result)
-            .unwrap();
+        let r = Simulation::new(&s, &system(text)).run().unwrap().result;
         (r.latency[&LatencyKey::Fsync].max_ms, r.rates.writes_per_s)
     };
     let (prio_max, prio_w) = fsync(base);
@@ -755,7 +713,7 @@ disk = { kind = "flash", read_ms = 0.1, write_ms = 0.2, flush_ms = 0.5, flush_ms
         "--threads=1",
         "--time=5",
     ]);
-    let r = Simulation::new(&s, &sys).run().map(|s| s.result).unwrap();
+    let r = Simulation::new(&s, &sys).run().unwrap().result;
     // fileio's default 16 KiB request: 12 KiB beyond the 4 KiB of
     // `server.cpu_us`, at the default 780 µs a MiB.
     let copy = 780e-6 * 12_288.0 / 1_048_576.0;
@@ -791,7 +749,7 @@ cpu_service = "fixed"
         "--threads=1",
         "--time=5",
     ]);
-    let r = Simulation::new(&s, &sys).run().map(|s| s.result).unwrap();
+    let r = Simulation::new(&s, &sys).run().unwrap().result;
     let wire_ns = |bytes: f64| bytes * 8.0; // 1 Gbit/s: 8 ns a byte
     let call = wire_ns(134.0 + 90.0);
     let reply = wire_ns(4096.0 + 134.0 + 3.0 * 90.0);
@@ -829,10 +787,11 @@ cores = 1
             &t,
             "--time=5",
         ]);
-        let (r, u) = sim::Simulation::new(&s, &sys)
-            .run()
-            .map(|s| (s.result, s.utilisation))
-            .unwrap();
+        let Simulated {
+            result: r,
+            utilisation: u,
+            ..
+        } = Simulation::new(&s, &sys).run().unwrap();
         let x = r.rates.reads_per_s;
         assert!(x >= last * 0.99, "{threads} threads: {x} < {last}");
         first.get_or_insert(x);
@@ -865,9 +824,12 @@ fn a_slow_log_device_is_named_as_the_bottleneck() {
         "--time=5",
         "--file-fsync-all",
     ]);
-    let (r, u) = sim::Simulation::new(&s, &with_log(ESXI, "\"ssd-sata-noplp\""))
+    let Simulated {
+        result: r,
+        utilisation: u,
+        ..
+    } = Simulation::new(&s, &with_log(ESXI, "\"ssd-sata-noplp\""))
         .run()
-        .map(|s| (s.result, s.utilisation))
         .unwrap();
     assert_eq!(u.bottleneck().map(|b| b.0), Some("log device"), "{u:?}");
     let note = r
@@ -925,8 +887,8 @@ fn a_measured_log_device_commits_in_its_measured_4k_latency() {
     words.push("--time=2");
     let r = Simulation::new(&spec(&words), &on_measured_log("slog-vm-disk.json"))
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     let fsync = r.latency[&LatencyKey::Fsync].mean_ms;
     let measured = slog_mean_ms("slog-vm-disk.json", 4096);
     assert!(
@@ -949,12 +911,12 @@ fn a_slower_measured_log_device_predicts_fewer_writes() {
     let s = spec(&words);
     let fast = Simulation::new(&s, &on_measured_log("slog-tmpfs.json"))
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     let slow = Simulation::new(&s, &on_measured_log("slog-vm-disk.json"))
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     let (wf, ws) = (fast.rates.writes_per_s, slow.rates.writes_per_s);
     assert!(ws < wf, "slow device {ws} writes/s, fast {wf}");
     // One write per commit and nothing else costing time: the writes a
@@ -1096,8 +1058,8 @@ fn cached_reads_per_s(block: &str, per_mib: f64) -> f64 {
     let s = spec(&["--file-test-mode=seqrd", &b, "--threads=1", "--time=2"]);
     Simulation::new(&s, &sys)
         .run()
-        .map(|s| s.result)
         .unwrap()
+        .result
         .rates
         .reads_per_s
 }
@@ -1135,8 +1097,8 @@ fn cached_reads_with_contention(threads: u32, cores: u32, contention: f64) -> f6
     ]);
     Simulation::new(&s, &sys)
         .run()
-        .map(|s| s.result)
         .unwrap()
+        .result
         .rates
         .reads_per_s
 }
@@ -1208,12 +1170,12 @@ fn a_warmed_up_run_counts_its_events_from_the_end_of_the_first_txg_sync() {
     ])
     .unwrap();
     let m = with_log(&ESXI.replace("\"1G\"", "\"2x10G\""), "\"ssd-sata\"");
-    let cold = Simulation::new(&s, &m).run().map(|s| s.result).unwrap();
+    let cold = Simulation::new(&s, &m).run().unwrap().result;
     let warm = sim::Simulation::new(&s, &m)
         .options(&warming_up(100_000))
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     // The counted part holds --events and lasts at least one txg timeout
     // (5 s): the 4,000 events alone would take under a second.
     assert!(warm.counts.events >= 4000, "{:?}", warm.counts);
@@ -1244,8 +1206,8 @@ fn a_warmed_up_run_counts_its_events_from_the_end_of_the_first_txg_sync() {
     let unfinished = sim::Simulation::new(&short, &m)
         .options(&warming_up(1_000_000))
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     assert!(
         note(&unfinished, "predicted_warmup_unfinished"),
         "{:?}",
@@ -1260,12 +1222,12 @@ fn a_warmed_up_run_counts_its_events_from_the_end_of_the_first_txg_sync() {
     // A read-only workload never syncs: the warm-up ends at its bound of
     // events, and then counts as a run from the start would.
     let reads = spec(&["--file-test-mode=rndrd", "--threads=2", "--events=2000"]);
-    let plain = Simulation::new(&reads, &m).run().map(|s| s.result).unwrap();
+    let plain = Simulation::new(&reads, &m).run().unwrap().result;
     let bounded = sim::Simulation::new(&reads, &m)
         .options(&warming_up(500))
         .run()
-        .map(|s| s.result)
-        .unwrap();
+        .unwrap()
+        .result;
     assert!(
         (2000..=2002).contains(&bounded.counts.events),
         "{:?}",
