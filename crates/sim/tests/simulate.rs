@@ -997,6 +997,30 @@ fn a_measured_log_device_that_cannot_be_read_is_one_line_naming_it() {
 }
 
 #[test]
+fn a_measured_mirror_member_is_read_beside_the_system_file_and_named_as_its_field() {
+    let dir = data_dir();
+    let text = "log = \"ssd-sata\"\nlog_mirror = { measured = \"slog-vm-disk.json\" }\n";
+    let m = SystemModel::from_toml_in(text, &dir).unwrap();
+    let measured = SystemModel::from_toml_in("log = { measured = \"slog-vm-disk.json\" }\n", &dir)
+        .unwrap()
+        .log;
+    assert_eq!(
+        m.log_mirror, measured,
+        "the same device as a measured first member"
+    );
+    let e = SystemModel::from_toml_in(
+        "log = \"ssd-sata\"\nlog_mirror = { measured = \"missing.json\" }\n",
+        &dir,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("log_mirror.measured: ") && e.contains("missing.json") && e.lines().count() == 1,
+        "{e}"
+    );
+}
+
+#[test]
 fn a_measured_log_device_reads_back_as_the_same_system() {
     // The model holds the mapped flash parameters: written out and read
     // again (no file needed any more) it is the same system.

@@ -8,15 +8,22 @@ use serde::{Deserialize, Serialize};
 use zfs_model::diskmodel::ModelParams;
 
 use super::behaviours::{CpuService, Logbias, SyncProperty, ZilBatching};
-use super::measured_log::{measured_log, MEASURED_LOG_FIELD};
+use super::measured_log::measured_log;
 use super::presets::{Platform, Protocol};
 use super::values::{Layout, LinkRate, Size};
 use crate::sourced_ranges::{COMMIT_CPU_US, CPU_CONTENTION, CPU_US_PER_MIB, SERVER_CPU_US_LOCAL};
 use crate::{FieldError, SimError};
 
-/// The `measured` path of a system file's `log` table, if it has one.
-fn measured_log_path(table: &toml::Table) -> Result<Option<&str>, FieldError> {
-    let Some(toml::Value::Table(log)) = table.get("log") else {
+/// The fields that name a log device, and so may be a measured one.
+const LOG_DEVICE_FIELDS: [&str; 2] = ["log", "log_mirror"];
+
+/// The `measured` path of a system file's `field` table (`log`,
+/// `log_mirror`), if it has one.
+fn measured_log_path<'t>(
+    table: &'t toml::Table,
+    field: &str,
+) -> Result<Option<&'t str>, FieldError> {
+    let Some(toml::Value::Table(log)) = table.get(field) else {
         return Ok(None);
     };
     let Some(value) = log.get("measured") else {
@@ -24,7 +31,7 @@ fn measured_log_path(table: &toml::Table) -> Result<Option<&str>, FieldError> {
     };
     if let Some(other) = log.keys().find(|k| *k != "measured") {
         return Err(FieldError::new(
-            "log",
+            field,
             format!(
                 "a measured log device takes only `measured` (the slog result file), got `{other}` too"
             ),
@@ -33,7 +40,7 @@ fn measured_log_path(table: &toml::Table) -> Result<Option<&str>, FieldError> {
     match value.as_str() {
         Some(p) if !p.trim().is_empty() => Ok(Some(p)),
         _ => Err(FieldError::new(
-            MEASURED_LOG_FIELD,
+            format!("{field}.measured"),
             "must be the path of a `tankbench slog` result file (JSON), relative to the system file",
         )),
     }
@@ -342,21 +349,34 @@ impl SystemModel {
     /// no file and [`SystemModel::to_toml`] writes the mapped parameters.
     pub fn from_toml_in(text: &str, dir: &Path) -> Result<SystemModel, SimError> {
         let mut table: toml::Table = toml::from_str(text).map_err(|e| toml_error(&e))?;
-        let Some(path) = measured_log_path(&table)? else {
+        let mut measured = Vec::new();
+        for field in LOG_DEVICE_FIELDS {
+            if let Some(path) = measured_log_path(&table, field)? {
+                measured.push((field, path.to_string()));
+            }
+        }
+        if measured.is_empty() {
             // No measured device: the text as it is, so every message is
             // serde's own on the text.
             return toml::from_str(text).map_err(|e| toml_error(&e));
-        };
-        // "." (or no directory): the path as written, as the user wrote it.
-        let path = if dir.as_os_str().is_empty() || dir == Path::new(".") {
-            Path::new(path).to_path_buf()
-        } else {
-            dir.join(path)
-        };
-        let flash = measured_log(&path)?;
-        let value = toml::Value::try_from(ModelParams::Flash(flash))
-            .map_err(|e| SimError::Toml(e.to_string()))?;
-        table.insert("log".into(), value);
+        }
+        for (field, path) in measured {
+            // "." (or no directory): the path as written, as the user wrote it.
+            let path = if dir.as_os_str().is_empty() || dir == Path::new(".") {
+                Path::new(&path).to_path_buf()
+            } else {
+                dir.join(path)
+            };
+            // measured_log names `log.measured`; the field read here is
+            // this one.
+            let flash = measured_log(&path).map_err(|mut e| {
+                e.field = format!("{field}.measured");
+                e
+            })?;
+            let value = toml::Value::try_from(ModelParams::Flash(flash))
+                .map_err(|e| SimError::Toml(e.to_string()))?;
+            table.insert(field.into(), value);
+        }
         toml::Value::Table(table)
             .try_into()
             .map_err(|e: toml::de::Error| toml_error(&e))
