@@ -151,6 +151,38 @@ fn the_measured_level_carries_over_and_the_interval_is_the_changes() {
 }
 
 #[test]
+fn a_change_the_model_sees_as_none_still_carries_the_structural_error() {
+    // Beside a log device the model has these layouts flat for this
+    // workload (every sample's ratio 1); the lab measured -11 % to +13 %
+    // there. A changed configuration is never printed as the measurement.
+    let a = cells(&[
+        ("layout", vec!["3xraidz2-8".into()]),
+        ("log", vec!["ssd-sata".into()]),
+    ])
+    .remove(0);
+    let what_if = cells(&[
+        ("layout", vec!["3xraidz2-8".into(), "2xraidz2-12".into()]),
+        ("log", vec!["ssd-sata".into()]),
+    ]);
+    let measured = simulated(&a, 4, 3);
+    let baseline = Baseline::new("a.json", measured).unwrap();
+    let out = predict(&baseline, &a, &spec(4), &what_if, &runs(Some(8))).unwrap();
+    let own = &out.results[0].prediction.as_ref().unwrap().figures["writes_per_s"];
+    assert_eq!((own.low, own.high), (own.point, own.point), "A is its measurement");
+    let other = &out.results[1];
+    assert!(!other.anchor.as_ref().unwrap().is_baseline);
+    let w = &other.prediction.as_ref().unwrap().figures["writes_per_s"];
+    // The model's own change is none here...
+    assert_eq!(
+        (w.parameters_low, w.parameters_high),
+        (Some(w.point), Some(w.point)),
+        "{w:?}"
+    );
+    // ...and the printed interval is its structural error around it.
+    assert!(w.low < w.point && w.point < w.high, "{w:?}");
+}
+
+#[test]
 fn another_thread_count_is_predicted_from_the_baseline() {
     let a = cells(&[]).remove(0);
     let measured = simulated(&a, 4, 2);
