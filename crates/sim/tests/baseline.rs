@@ -168,7 +168,11 @@ fn a_change_the_model_sees_as_none_still_carries_the_structural_error() {
     let baseline = Baseline::new("a.json", measured).unwrap();
     let out = predict(&baseline, &a, &spec(4), &what_if, &runs(Some(8))).unwrap();
     let own = &out.results[0].prediction.as_ref().unwrap().figures["writes_per_s"];
-    assert_eq!((own.low, own.high), (own.point, own.point), "A is its measurement");
+    assert_eq!(
+        (own.low, own.high),
+        (own.point, own.point),
+        "A is its measurement"
+    );
     let other = &out.results[1];
     assert!(!other.anchor.as_ref().unwrap().is_baseline);
     let w = &other.prediction.as_ref().unwrap().figures["writes_per_s"];
