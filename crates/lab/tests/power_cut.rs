@@ -232,6 +232,11 @@ fn idle_destage_makes_hdd_writes_durable() {
     let report = m.cut();
     assert!(read(&m.open("hdd"), 4096).iter().all(|b| *b == NEW));
     assert_eq!(cut_of(&report, "hdd").loss, Default::default());
+    // Unmounted, the disks' directory goes whole: the final counters the
+    // file system writes as it is unmounted are written before it goes.
+    let dir = m.dir.path().to_path_buf();
+    drop(m);
+    assert!(!dir.exists(), "{} left behind", dir.display());
 }
 
 #[test]

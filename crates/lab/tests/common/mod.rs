@@ -98,10 +98,23 @@ pub fn assert_nothing_left(leftovers: &[String]) {
 }
 
 /// A set of the lab's FUSE disks mounted at `<dir>/disks`, served by a
-/// background session; unmounted when dropped.
+/// background session; unmounted when dropped, and the session's thread
+/// joined before the directory goes: the file system writes its final
+/// counters (stats.json) as it is unmounted, and a directory removed while
+/// that write is on its way is left behind with the file in it.
 pub struct MountedDisks {
-    _session: fuser::BackgroundSession,
+    session: Option<fuser::BackgroundSession>,
     pub dir: tempfile::TempDir,
+}
+
+impl Drop for MountedDisks {
+    fn drop(&mut self) {
+        if let Some(session) = self.session.take() {
+            if let Err(e) = session.umount_and_join() {
+                eprintln!("unmounting the test disks: {e}");
+            }
+        }
+    }
 }
 
 impl MountedDisks {
@@ -154,7 +167,7 @@ pub fn mount_disks(
     }
     assert!(is_fuse_mount(&mp), "disk fs did not mount");
     MountedDisks {
-        _session: session,
+        session: Some(session),
         dir,
     }
 }
