@@ -716,8 +716,7 @@ fn resolve_device(d: &DeviceSpec, field: &str) -> Result<ModelParams, SimError> 
 pub(crate) fn separate_log(model: &SystemModel) -> bool {
     match &model.log {
         None => false,
-        Some(DeviceSpec::Name(n)) => !n.trim().eq_ignore_ascii_case("none"),
-        Some(DeviceSpec::Model(_)) => true,
+        Some(d) => !d.is_none(),
     }
 }
 
@@ -761,7 +760,7 @@ pub(crate) fn device_entry_mut(
 /// The second member of a mirrored log device, as the model resolves it.
 fn log_mirror_device(model: &SystemModel) -> Result<Option<ModelParams>, SimError> {
     match device_entry(model, DeviceRole::LogMirror) {
-        Some(DeviceSpec::Name(n)) if n.trim().eq_ignore_ascii_case("none") => Ok(None),
+        Some(d) if d.is_none() => Ok(None),
         Some(d) => resolve_device(d, "log_mirror").map(Some),
         None => Ok(None),
     }

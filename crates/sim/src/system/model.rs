@@ -85,6 +85,13 @@ pub enum DeviceSpec {
     Model(ModelParams),
 }
 
+impl DeviceSpec {
+    /// `none`: no device (a log field that says there is no log device).
+    pub(crate) fn is_none(&self) -> bool {
+        matches!(self, DeviceSpec::Name(n) if n.trim().eq_ignore_ascii_case("none"))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ClientModel {

@@ -398,7 +398,7 @@ impl SystemModel {
     fn log_vdev(&self) -> Result<(Option<ModelParams>, Option<ModelParams>), FieldError> {
         let member = |d: &Option<DeviceSpec>, field: &str| match d {
             None => Ok(None),
-            Some(DeviceSpec::Name(n)) if n.trim().eq_ignore_ascii_case("none") => Ok(None),
+            Some(d) if d.is_none() => Ok(None),
             Some(d) => d.resolve(field).map(Some),
         };
         let log = member(&self.log, "log")?;
