@@ -3,6 +3,7 @@
 //! can remove exactly what was made and nothing else.
 
 use crate::parts::net::LinkMeasurement;
+use crate::parts::writeprobe::WritePathMeasurement;
 use crate::parts::zfsd::Zfsd;
 use crate::spec::{Backend, LabSpec};
 use crate::LabError;
@@ -103,6 +104,9 @@ pub struct LabInfo {
     pub disks: Vec<String>,
     pub log_disks: Vec<String>,
     pub link: Option<LinkMeasurement>,
+    /// The pool's buffered write path as timed after the build.
+    #[serde(default)]
+    pub write_path: Option<WritePathMeasurement>,
     pub built_in_s: f64,
     /// The lab's own zfs-fuse daemon (None with kernel OpenZFS).
     #[serde(default)]

@@ -460,6 +460,7 @@ mod tests {
                 disks: vec!["tb-d00".into(), "tb-d01".into()],
                 log_disks: Vec::new(),
                 link: None,
+                write_path: None,
                 built_in_s: 0.0,
                 zfsd: None,
             }),

@@ -1274,7 +1274,7 @@ mod tests {
         std::fs::write(&md, "my notes\n").unwrap();
         let opts = UpOptions {
             tankbench: dir.path().join("no-such-tankbench"),
-            measure_link: false,
+            measure: false,
             progress: Box::new(|_| {}),
         };
         let said = std::cell::RefCell::new(Vec::new());

@@ -17,6 +17,7 @@ use crate::experiments::server::ServerActivity;
 use crate::lab::{Lab, UpOptions};
 use crate::parts::net::LinkMeasurement;
 use crate::parts::sys;
+use crate::parts::writeprobe::WritePathMeasurement;
 use crate::spec::RawSpec;
 use crate::LabError;
 use fileio::result::{LatencyKey, RunResult};
@@ -117,6 +118,9 @@ fn clock(seconds: f64) -> String {
 pub struct CellResult {
     pub labels: std::collections::BTreeMap<String, String>,
     pub link: Option<LinkMeasurement>,
+    /// The pool's write path as the cell's lab timed it.
+    #[serde(default)]
+    pub write_path: Option<WritePathMeasurement>,
     pub outcome: Option<Outcome>,
     pub error: Option<String>,
     pub build_s: f64,
@@ -293,6 +297,7 @@ impl Matrix {
             let mut res = CellResult {
                 labels: labels.clone(),
                 link: None,
+                write_path: None,
                 outcome: None,
                 error: None,
                 build_s: 0.0,
@@ -301,6 +306,7 @@ impl Matrix {
             match Lab::up(&spec, opts) {
                 Ok(lab) => {
                     res.link = lab.info().and_then(|i| i.link.clone());
+                    res.write_path = lab.info().and_then(|i| i.write_path);
                     res.build_s = lab.info().map(|i| i.built_in_s).unwrap_or(0.0);
                     match run::run_workload(&lab, &opts.tankbench, &self.workload) {
                         Ok(o) => res.outcome = Some(o),
@@ -712,6 +718,7 @@ values = [{kind = "1G"}, {kind = "10G"}]
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
             link: None,
+            write_path: None,
             outcome: None,
             error: error.map(str::to_string),
             build_s: 0.0,

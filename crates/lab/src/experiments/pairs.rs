@@ -16,7 +16,7 @@ use sim::baseline::Baseline;
 use sim::matrix::{CellRuns, MatrixCell};
 
 use crate::experiments::matrix::Matrix;
-use crate::experiments::predict::{run_spec, system_for, Host};
+use crate::experiments::predict::{run_spec, system_for, BuiltMeasurements, Host};
 use crate::LabError;
 
 /// The labels that name a lab, not what it is: never the change of a pair.
@@ -98,7 +98,11 @@ fn measured_cells(matrices: &[Matrix]) -> Result<Vec<Measured>, LabError> {
                 continue;
             };
             let result = outcome.result.clone();
-            let system = system_for(&lab, finished.link.as_ref(), Host::of_result(&result))?;
+            let system = system_for(
+                &lab,
+                BuiltMeasurements::of_cell(Some(&finished)),
+                Host::of_result(&result),
+            )?;
             let mut labels = lab.labels();
             for name in NAME_LABELS {
                 labels.remove(name);

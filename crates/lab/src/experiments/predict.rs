@@ -28,11 +28,21 @@
 //!   = 3 in its dsl_pool.c; the limit adapts below that to 5 s of measured
 //!   sync throughput, at least 32 MB), given to the simulator as
 //!   `dirty_data_max`.
-//!   Its CPU time per request is not known from any model: it is the one
-//!   parameter to calibrate (`tankbench simulate calibrate --fit
-//!   server.cpu_us` on one cell).
+//!   Its time per request and how many requests it serves at once are
+//!   not known from any source: the lab times its pool's write path when
+//!   it is built (`parts::writeprobe`, buffered 4 KiB writes from one and
+//!   two threads) and they are taken from that measurement
+//!   (`server.cpu_us`, `server.cores`); without one, the kernel ZFS
+//!   defaults and the host's cores.
+//! - page cache: a local workload's reads of its files are served by the
+//!   kernel's page cache (measured: 909,000 random 4 KiB reads/s at one
+//!   thread on a lab mount, 1.1 us a read, and zfs-fuse's CPU idle);
+//!   zfs-fuse's `--disable-page-cache` drops a file's pages only when it is
+//!   opened. The client's page cache is the host's memory less the ARC.
 
+use crate::experiments::matrix::CellResult;
 use crate::parts::net::LinkMeasurement;
+use crate::parts::writeprobe::WritePathMeasurement;
 use crate::spec::{Access, LabSpec};
 use crate::LabError;
 use sim::system::{
@@ -87,12 +97,30 @@ impl Host {
     }
 }
 
-/// `lab` with its measured link (if any) as the system the simulator runs.
+/// What a lab measured of itself when it was built (`lab up`): its link
+/// and its pool's write path. Either missing: the lab's defaults.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct BuiltMeasurements<'a> {
+    pub link: Option<&'a LinkMeasurement>,
+    pub write_path: Option<&'a WritePathMeasurement>,
+}
+
+impl<'a> BuiltMeasurements<'a> {
+    /// What a matrix cell's lab measured (nothing for a cell not run).
+    pub(crate) fn of_cell(cell: Option<&'a CellResult>) -> Self {
+        BuiltMeasurements {
+            link: cell.and_then(|c| c.link.as_ref()),
+            write_path: cell.and_then(|c| c.write_path.as_ref()),
+        }
+    }
+}
+
+/// `lab` with what it measured of itself as the system the simulator runs.
 /// Refused, with one line: a layout of several groups (the simulator takes
 /// one group of equal vdevs) or a mirrored log device.
 pub(crate) fn system_for(
     spec: &LabSpec,
-    link: Option<&LinkMeasurement>,
+    measured: BuiltMeasurements<'_>,
     host: Host,
 ) -> Result<SystemModel, LabError> {
     let unsupported = |why: &str| {
@@ -122,11 +150,12 @@ pub(crate) fn system_for(
         .filter(|l| l.mirror)
         .map(|l| DeviceSpec::Model(l.model.clone()));
     let sync = spec.pool.sync.unwrap_or_default();
+    let arc = spec.server.arc.unwrap_or(ZFS_FUSE_DEFAULT_ARC);
     let (client, cores) = match spec.access {
         Access::Local => (
             ClientModel {
                 protocol: Protocol::Local,
-                page_cache: Some("0".into()),
+                page_cache: Some(host.mem_bytes.saturating_sub(arc).into()),
                 ..ClientModel::default()
             },
             host.cpus.max(1),
@@ -168,11 +197,15 @@ pub(crate) fn system_for(
         None => LinkModel::default(),
         Some(l) => LinkModel {
             link: l.label.as_str().into(),
-            rtt_ms: Some(link.map_or(l.added_rtt_ms, |m| m.rtt_ms_median)),
+            rtt_ms: Some(measured.link.map_or(l.added_rtt_ms, |m| m.rtt_ms_median)),
             rtt_spread: None,
         },
     };
-    let arc = spec.server.arc.unwrap_or(ZFS_FUSE_DEFAULT_ARC);
+    let defaults = ServerModel::default();
+    let (cpu_us, cores) = match measured.write_path.filter(|m| m.is_usable()) {
+        Some(m) => (m.request_us(), cores.min(m.parallel_requests(host.cpus))),
+        None => (defaults.cpu_us, cores),
+    };
     Ok(SystemModel {
         name: format!("lab {}", spec.id()),
         client,
@@ -180,6 +213,7 @@ pub(crate) fn system_for(
         server: ServerModel {
             ram: arc.into(),
             arc_fraction: 1.0,
+            cpu_us,
             cores,
             sync,
             // zfs-fuse's code base (OpenSolaris of 2010): one commit batch in
@@ -308,8 +342,7 @@ pub fn predict_matrix(
         let host = measured
             .as_ref()
             .map_or_else(Host::this_machine, Host::of_result);
-        let link = finished.as_ref().and_then(|c| c.link.as_ref());
-        let mut system = system_for(&lab, link, host)?;
+        let mut system = system_for(&lab, BuiltMeasurements::of_cell(finished.as_ref()), host)?;
         if let Some(p) = profile {
             sim::profile::apply_profile(&mut system, p)
                 .map_err(|e| LabError::Spec(format!("profile: {e}")))?;
@@ -525,12 +558,13 @@ mod tests {
     #[test]
     fn a_local_lab_is_a_local_zfs_fuse_system_with_the_labs_models() {
         let spec = lab("log = \"ssd-plp:10GB\"\n[server]\narc = \"2G\"\n");
-        let m = system_for(&spec, None, HOST).unwrap();
+        let m = system_for(&spec, BuiltMeasurements::default(), HOST).unwrap();
         let s = m.resolve().unwrap();
         assert_eq!(s.protocol, Protocol::Local);
         assert_eq!(
-            s.page_cache_bytes, 0,
-            "zfs-fuse runs without the page cache"
+            s.page_cache_bytes,
+            (16 << 30) - (2 << 30),
+            "the kernel keeps a FUSE file's pages while it is open: the host's memory less the ARC"
         );
         assert!(s.link.is_none());
         assert_eq!(s.arc_bytes, 2 << 30, "the lab's ARC ceiling");
@@ -546,8 +580,61 @@ mod tests {
     }
 
     #[test]
+    fn a_timed_write_path_gives_the_servers_time_a_request_and_its_cores() {
+        let spec = lab("");
+        let unmeasured = system_for(&spec, BuiltMeasurements::default(), HOST)
+            .unwrap()
+            .resolve()
+            .unwrap();
+        assert_eq!(unmeasured.cores, HOST.cpus);
+        // One thread's 25,000 writes/s is 40 us a write; two threads doing
+        // fewer together is one request at a time.
+        let serial = WritePathMeasurement {
+            one_thread_writes_per_s: 25_000.0,
+            two_threads_writes_per_s: 15_000.0,
+        };
+        let s = system_for(
+            &spec,
+            BuiltMeasurements {
+                link: None,
+                write_path: Some(&serial),
+            },
+            HOST,
+        )
+        .unwrap()
+        .resolve()
+        .unwrap();
+        assert_eq!(s.server_cpu_ns, 40_000);
+        assert_eq!(s.cores, 1);
+        // The kernel keeps the local workload's file pages: the host's
+        // memory less the ARC.
+        assert_eq!(
+            s.page_cache_bytes,
+            HOST.mem_bytes - spec.server.arc.unwrap_or(ZFS_FUSE_DEFAULT_ARC)
+        );
+        // A measurement that is not one (no writes) leaves the defaults.
+        let none = WritePathMeasurement::default();
+        let d = system_for(
+            &spec,
+            BuiltMeasurements {
+                link: None,
+                write_path: Some(&none),
+            },
+            HOST,
+        )
+        .unwrap()
+        .resolve()
+        .unwrap();
+        assert_eq!(d.server_cpu_ns, unmeasured.server_cpu_ns);
+        assert_eq!(d.cores, HOST.cpus);
+    }
+
+    #[test]
     fn without_an_arc_the_lab_has_zfs_fuses_default() {
-        let s = system_for(&lab(""), None, HOST).unwrap().resolve().unwrap();
+        let s = system_for(&lab(""), BuiltMeasurements::default(), HOST)
+            .unwrap()
+            .resolve()
+            .unwrap();
         assert_eq!(s.arc_bytes, ZFS_FUSE_DEFAULT_ARC);
         assert!(s.log.is_none());
     }
@@ -561,16 +648,26 @@ mod tests {
             single_flow_mbit_s: 5000.0,
             aggregate_mbit_s: 5000.0,
         };
-        let s = system_for(&spec, Some(&measured), HOST)
-            .unwrap()
-            .resolve()
-            .unwrap();
+        let s = system_for(
+            &spec,
+            BuiltMeasurements {
+                link: Some(&measured),
+                write_path: None,
+            },
+            HOST,
+        )
+        .unwrap()
+        .resolve()
+        .unwrap();
         assert_eq!(s.protocol, Protocol::LinuxNfs);
         assert_eq!(s.rtt_ns, 123_000);
         assert_eq!(s.cores, 1, "one sftp-server serves every thread");
         // Before a measurement: the round trip the relay adds on 10 GbE,
         // 0.02 ms.
-        let s = system_for(&spec, None, HOST).unwrap().resolve().unwrap();
+        let s = system_for(&spec, BuiltMeasurements::default(), HOST)
+            .unwrap()
+            .resolve()
+            .unwrap();
         assert_eq!(s.rtt_ns, 20_000);
     }
 
@@ -581,7 +678,10 @@ mod tests {
                 "name = \"t\"\naccess = \"{access}\"\n[pool]\nlayout = \"2x raidz2-12\"\ndisk = \"hdd\"\n[link]\nkind = \"10G\"\n"
             ))
             .unwrap_or_else(|e| panic!("{e}"));
-            system_for(&spec, None, HOST).unwrap().resolve().unwrap()
+            system_for(&spec, BuiltMeasurements::default(), HOST)
+                .unwrap()
+                .resolve()
+                .unwrap()
         };
         let unstable = nfs("nfs");
         assert_eq!(unstable.protocol, Protocol::LinuxNfs);
@@ -598,7 +698,12 @@ mod tests {
 
     #[test]
     fn the_system_file_reads_back_as_the_same_system() {
-        let m = system_for(&lab("log = \"ssd-plp:10GB\"\n"), None, HOST).unwrap();
+        let m = system_for(
+            &lab("log = \"ssd-plp:10GB\"\n"),
+            BuiltMeasurements::default(),
+            HOST,
+        )
+        .unwrap();
         let text = m.to_toml().unwrap();
         let back = SystemModel::from_toml(&text).unwrap();
         assert_eq!(back.resolve().unwrap(), m.resolve().unwrap());
@@ -609,7 +714,7 @@ mod tests {
         // A mirrored log is two devices of the lab's model.
         let mirrored = system_for(
             &lab("log = { disk = \"ssd-plp\", mirror = true }\n"),
-            None,
+            BuiltMeasurements::default(),
             HOST,
         )
         .unwrap();
@@ -618,7 +723,9 @@ mod tests {
             "name = \"t\"\n[pool]\nlayout = \"2xraidz2-6 + 1xmirror-2\"\ndisk = \"hdd\"\n",
         )
         .unwrap();
-        let e = system_for(&mixed, None, HOST).unwrap_err().to_string();
+        let e = system_for(&mixed, BuiltMeasurements::default(), HOST)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("one group"), "{e}");
     }
 
@@ -640,7 +747,7 @@ mod tests {
         )
         .unwrap();
         let lab = lab("");
-        let system = system_for(&lab, None, HOST).unwrap();
+        let system = system_for(&lab, BuiltMeasurements::default(), HOST).unwrap();
         let one = sim::matrix::MatrixCell {
             choices: lab.labels().into_iter().collect(),
             system: system.clone(),

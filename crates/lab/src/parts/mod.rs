@@ -6,6 +6,8 @@
 //! - [`zfsd`]: a lab's own zfs-fuse daemon in its own mount namespace;
 //! - [`net`]: network namespaces, the emulated link and its delaying relay;
 //! - [`remote`]: sshd and sshfs; [`nfs`]: the nfs-ganesha export;
+//! - [`writeprobe`]: the pool's write path timed (the simulator's server
+//!   CPU per request and how many it serves at once);
 //! - [`sys`]: running programs, the mount table, namespaces for child
 //!   processes, signals, processes by pid.
 //!
@@ -20,4 +22,5 @@ pub(crate) mod nfs;
 pub(crate) mod remote;
 pub mod sys;
 pub mod undo;
+pub mod writeprobe;
 pub mod zfsd;

@@ -64,10 +64,10 @@ pub fn lab_root(name: &str) -> PathBuf {
 }
 
 /// How the tests bring a lab up: with `tankbench`, progress on stderr.
-pub fn up_options(tankbench: &Path, measure_link: bool) -> lab::lab::UpOptions {
+pub fn up_options(tankbench: &Path, measure: bool) -> lab::lab::UpOptions {
     lab::lab::UpOptions {
         tankbench: tankbench.to_path_buf(),
-        measure_link,
+        measure,
         progress: Box::new(|s| eprintln!("{s}")),
     }
 }

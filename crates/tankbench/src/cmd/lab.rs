@@ -45,7 +45,8 @@ enum Cmd {
     /// Build the lab described by SPEC.toml and leave it running.
     Up {
         spec: PathBuf,
-        /// Skip measuring the link's round trip and bandwidth.
+        /// Skip measuring the link's round trip and bandwidth and timing the
+        /// pool's write path.
         #[arg(long)]
         no_measure: bool,
     },
@@ -252,7 +253,7 @@ pub(crate) fn run(cli: LabArgs) -> anyhow::Result<i32> {
 fn up_options(measure: bool) -> anyhow::Result<UpOptions> {
     Ok(UpOptions {
         tankbench: std::env::current_exe().context("locate the tankbench binary")?,
-        measure_link: measure,
+        measure,
         progress: Box::new(|s: &str| super::write_stderr_line(s)),
     })
 }
@@ -293,6 +294,7 @@ fn run_workload(
     let row = CellResult {
         labels: spec.labels(),
         link: lab.info().and_then(|i| i.link.clone()),
+        write_path: lab.info().and_then(|i| i.write_path),
         outcome: None,
         error: None,
         build_s: lab.info().map(|i| i.built_in_s).unwrap_or(0.0),
