@@ -24,6 +24,7 @@ pub mod params;
 pub mod plan_model;
 pub mod profile;
 pub mod queue;
+pub mod run_to_run;
 mod server;
 pub mod sourced_ranges;
 pub mod structural;

@@ -144,10 +144,18 @@ fn the_measured_level_carries_over_and_the_interval_is_the_changes() {
     let parameters_low = w.parameters_low.unwrap();
     assert!((parameters_low / ratio.measured - i.low).abs() < 1e-9);
     assert!(w.low < parameters_low, "{w:?}");
-    // At the baseline's own configuration the change is 1 in every sample.
+    // At the baseline's own configuration the change is 1 in every sample,
+    // and the interval is where a second run of it lands.
     let own = out.results[0].prediction.as_ref().unwrap();
     let o = &own.figures["writes_per_s"];
-    assert_eq!((o.low, o.high), (o.point, o.point));
+    assert_eq!(
+        (o.parameters_low, o.parameters_high),
+        (Some(o.point), Some(o.point))
+    );
+    assert_eq!(
+        (o.low, o.high),
+        sim::run_to_run::RunToRun::current().around(o.point)
+    );
 }
 
 #[test]
@@ -170,8 +178,8 @@ fn a_change_the_model_sees_as_none_still_carries_the_structural_error() {
     let own = &out.results[0].prediction.as_ref().unwrap().figures["writes_per_s"];
     assert_eq!(
         (own.low, own.high),
-        (own.point, own.point),
-        "A is its measurement"
+        sim::run_to_run::RunToRun::current().around(own.point),
+        "A is its measurement, give or take a second run of it"
     );
     let other = &out.results[1];
     assert!(!other.anchor.as_ref().unwrap().is_baseline);

@@ -517,9 +517,11 @@ fn interval_block(
     // than it may need to be, never narrower. That includes a change the
     // model sees as none (every sample's ratio 1: a layout beside a log
     // device): the model may be wrong about that too, and the lab measured
-    // -11 % to +13 % there. Only the baseline's own configuration is the
-    // measurement itself.
+    // -11 % to +13 % there. The baseline's own configuration is the
+    // measurement itself, and its interval is where a second run of it
+    // lands (crate::run_to_run).
     let structural = crate::structural::StructuralError::current();
+    let rerun = crate::run_to_run::RunToRun::current();
     let mut table = BTreeMap::new();
     for (j, f) in figures.iter().enumerate() {
         let (Some(m), Some(point), Some(i)) = (measured[j], ratios.point[j], ratios.interval(j))
@@ -529,7 +531,7 @@ fn interval_block(
         let name = f.name();
         let (low, high) = (m * i.low, m * i.high);
         let (wide_low, wide_high) = if is_baseline {
-            (low, high)
+            rerun.around(m)
         } else {
             structural.widen(low, high, crate::structural::Direction::of_figure(&name))
         };
@@ -575,11 +577,12 @@ fn interval_block(
         confidence: crate::uncertainty::CONFIDENCE,
         samples: design.samples(),
         method: format!(
-            "the baseline's measured figure times the simulated ratio to its configuration; the ratio's interval: Latin hypercube over {} parameter ranges (log-uniform where they span x3 or more), each sample simulated for the baseline's configuration and this one with the same draws and seed {} (common random numbers); samples stop at +-{:.0} % (95 %); 10th-90th percentile of the samples' ratios, {}; sensitivity: partial rank correlation (PRCC) with the ratio of {}",
+            "the baseline's measured figure times the simulated ratio to its configuration; the ratio's interval: Latin hypercube over {} parameter ranges (log-uniform where they span x3 or more), each sample simulated for the baseline's configuration and this one with the same draws and seed {} (common random numbers); samples stop at +-{:.0} % (95 %); 10th-90th percentile of the samples' ratios, {}; {}; sensitivity: partial rank correlation (PRCC) with the ratio of {}",
             spans.len(),
             design.seed(),
             crate::convergence::SAMPLE_HALF_WIDTH * 100.0,
             structural.describe(),
+            rerun.describe(),
             figures[h].name()
         ),
         sensitivity,
