@@ -151,48 +151,7 @@ pub(crate) fn system_for(
         .map(|l| DeviceSpec::Model(l.model.clone()));
     let sync = spec.pool.sync.unwrap_or_default();
     let arc = spec.server.arc.unwrap_or(ZFS_FUSE_DEFAULT_ARC);
-    let (client, cores) = match spec.access {
-        Access::Local => (
-            ClientModel {
-                protocol: Protocol::Local,
-                page_cache: Some(host.mem_bytes.saturating_sub(arc).into()),
-                ..ClientModel::default()
-            },
-            host.cpus.max(1),
-        ),
-        Access::Sshfs => (
-            ClientModel {
-                protocol: Protocol::LinuxNfs,
-                page_cache: Some("0".into()),
-                ..ClientModel::default()
-            },
-            1,
-        ),
-        // tankbench's own NFSv3 client (crates/nfs): no client cache, one
-        // call per request; unstable WRITEs and one COMMIT per fsync, as the
-        // Linux client does.
-        Access::Nfs => (
-            ClientModel {
-                protocol: Protocol::LinuxNfs,
-                page_cache: Some("0".into()),
-                ..ClientModel::default()
-            },
-            host.cpus.max(1),
-        ),
-        // Every WRITE FILE_SYNC; an fsync then finds no unstable data and
-        // sends no COMMIT (crates/fileio/src/run/nfs.rs). The simulator's
-        // fsync is at least one round trip, so this charges one COMMIT with
-        // nothing to commit per fsync: one round trip and its CPU too many.
-        Access::NfsStable => (
-            ClientModel {
-                protocol: Protocol::LinuxNfs,
-                stable_writes: Some(true),
-                page_cache: Some("0".into()),
-                ..ClientModel::default()
-            },
-            host.cpus.max(1),
-        ),
-    };
+    let (client, cores) = client_for(spec.access, host, arc);
     let link = match &spec.link {
         None => LinkModel::default(),
         Some(l) => LinkModel {
@@ -243,6 +202,53 @@ pub(crate) fn system_for(
         log,
         log_mirror,
     })
+}
+
+/// The client a lab's access is to the simulator, and how many server
+/// cores serve it (one single-threaded sftp-server for sshfs).
+fn client_for(access: Access, host: Host, arc: u64) -> (ClientModel, u32) {
+    match access {
+        Access::Local => (
+            ClientModel {
+                protocol: Protocol::Local,
+                page_cache: Some(host.mem_bytes.saturating_sub(arc).into()),
+                ..ClientModel::default()
+            },
+            host.cpus.max(1),
+        ),
+        Access::Sshfs => (
+            ClientModel {
+                protocol: Protocol::LinuxNfs,
+                page_cache: Some("0".into()),
+                ..ClientModel::default()
+            },
+            1,
+        ),
+        // tankbench's own NFSv3 client (crates/nfs): no client cache, one
+        // call per request; unstable WRITEs and one COMMIT per fsync, as the
+        // Linux client does.
+        Access::Nfs => (
+            ClientModel {
+                protocol: Protocol::LinuxNfs,
+                page_cache: Some("0".into()),
+                ..ClientModel::default()
+            },
+            host.cpus.max(1),
+        ),
+        // Every WRITE FILE_SYNC; an fsync then finds no unstable data and
+        // sends no COMMIT (crates/fileio/src/run/nfs.rs). The simulator's
+        // fsync is at least one round trip, so this charges one COMMIT with
+        // nothing to commit per fsync: one round trip and its CPU too many.
+        Access::NfsStable => (
+            ClientModel {
+                protocol: Protocol::LinuxNfs,
+                stable_writes: Some(true),
+                page_cache: Some("0".into()),
+                ..ClientModel::default()
+            },
+            host.cpus.max(1),
+        ),
+    }
 }
 
 /// One cell of a lab matrix: what the lab measured (if the cell finished)
