@@ -789,6 +789,15 @@ impl Lab {
     fn teardown(&mut self) -> Result<(), LabError> {
         let mut failures = Vec::new();
         let mut kept = Vec::new();
+        // The pool's file system, taken while it is still mounted: a pool
+        // that will not go names what holds it.
+        let pool_dev = self.state.info.as_ref().and_then(|i| {
+            use std::os::unix::fs::MetadataExt;
+            sys::is_mounted(&i.pool_mountpoint)
+                .then(|| std::fs::metadata(&i.pool_mountpoint).ok())
+                .flatten()
+                .map(|m| m.dev())
+        });
         // resources[0] is the lab directory holding the state file: it goes
         // last, and only when everything else is gone.
         while self.state.resources.len() > 1 {
@@ -798,8 +807,16 @@ impl Lab {
                 Err(e) => {
                     let pool = matches!(r, Resource::Pool { .. });
                     failures.push(if pool {
+                        // What holds the pool's mount, so the user knows what
+                        // to stop before the next try.
+                        let holders = pool_dev.map(sys::holders_of).unwrap_or_default();
+                        let held = if holders.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; in use by {}", holders.join(", "))
+                        };
                         format!(
-                            "{}: {e} (its disks are kept for the next try)",
+                            "{}: {e}{held} (its disks are kept for the next try)",
                             describe(&r)
                         )
                     } else {

@@ -474,3 +474,59 @@ fn a_lab_run_records_the_lab_pools_zfs_facts() {
     assert!(derived.model.log.is_none());
     l.down().expect("lab down");
 }
+
+/// `lab down` while a workload runs in the pool and a shell sits in its
+/// directory: the pool is busy, kept with its disks, and the error names
+/// the process that holds it; once nothing does, the next `lab down`
+/// finishes and leaves nothing.
+#[test]
+fn a_lab_torn_down_under_a_running_workload_comes_down() {
+    testkit::require!("root", "/dev/fuse", "zfs-fuse", "zpool");
+    let guard = root("busy");
+    let l = Lab::up(&spec("zbusy", &guard.0, "64M"), &options()).expect("lab up");
+    let pool = l.info().unwrap().pool_mountpoint.clone();
+    let fileio = |words: &[&str]| {
+        let mut c = Command::new(common::tankbench());
+        c.current_dir(&pool)
+            .arg("fileio")
+            .arg("--file-total-size=16M")
+            .args(words)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        c
+    };
+    assert!(fileio(&["prepare"]).status().expect("prepare").success());
+    let mut run = fileio(&[
+        "--file-test-mode=rndwr",
+        "--file-fsync-all",
+        "--time=8",
+        "run",
+    ])
+    .spawn()
+    .expect("start a workload");
+    // A shell left in the pool's directory, as a user's is.
+    let mut shell = Command::new("sleep")
+        .arg("12")
+        .current_dir(&pool)
+        .spawn()
+        .expect("a process in the pool");
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let first = l.down();
+    let _ = run.wait();
+    let shell_pid = shell.id();
+    let _ = shell.wait();
+    // A pool something still uses is kept, and the error says what uses it.
+    let e = first
+        .expect_err("a pool with a shell in it is busy")
+        .to_string();
+    assert!(
+        e.contains("pool tb-zbusy")
+            && e.contains(&format!("pid {shell_pid} (sleep, its working directory)")),
+        "{e}"
+    );
+    Lab::open(&guard.0, "zbusy")
+        .expect("open again")
+        .down()
+        .expect("the second lab down finishes once nothing uses the pool");
+    common::assert_nothing_left(&common::mounts_and_processes_under(&guard.0));
+}

@@ -396,6 +396,39 @@ pub fn all_pids() -> Vec<i32> {
         .unwrap_or_default()
 }
 
+/// Processes that hold something on the file system with device number
+/// `dev`: their working directory or an open file. Each as `pid N
+/// (command, what)`, at most five. By device, not by path: a mount detached
+/// on the way down (`umount -l`) shows its holders' paths as `/`.
+pub(crate) fn holders_of(dev: u64) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
+    let me = std::process::id();
+    let on_it = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.dev() == dev);
+    let mut out = Vec::new();
+    for pid in all_pids() {
+        if u32::try_from(pid).is_ok_and(|p| p == me) {
+            continue;
+        }
+        let proc_dir = PathBuf::from(format!("/proc/{pid}"));
+        let what = if on_it(&proc_dir.join("cwd")) {
+            "its working directory"
+        } else if std::fs::read_dir(proc_dir.join("fd"))
+            .map(|fds| fds.flatten().any(|fd| on_it(&fd.path())))
+            .unwrap_or(false)
+        {
+            "an open file"
+        } else {
+            continue;
+        };
+        let comm = std::fs::read_to_string(proc_dir.join("comm")).unwrap_or_default();
+        out.push(format!("pid {pid} ({}, {what})", comm.trim()));
+        if out.len() == 5 {
+            break;
+        }
+    }
+    out
+}
+
 /// How a command ended within a time limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Within {
