@@ -45,7 +45,7 @@ pub struct Lab {
 }
 
 /// Seconds the write probe runs at each thread count: tens of thousands of
-/// writes at the 33-43 us a write measured on zfs-fuse.
+/// writes at the 21-49 us a write measured on zfs-fuse.
 const WRITE_PROBE_S: f64 = 1.5;
 
 /// How long a daemon the lab starts may take to be ready.
