@@ -599,17 +599,17 @@ mod tests {
             one_thread_writes_per_s: 25_000.0,
             two_threads_writes_per_s: 15_000.0,
         };
-        let s = system_for(
-            &spec,
-            BuiltMeasurements {
+        let with_write_path = |m: &WritePathMeasurement| {
+            let measured = BuiltMeasurements {
                 link: None,
-                write_path: Some(&serial),
-            },
-            HOST,
-        )
-        .unwrap()
-        .resolve()
-        .unwrap();
+                write_path: Some(m),
+            };
+            system_for(&spec, measured, HOST)
+                .unwrap()
+                .resolve()
+                .unwrap()
+        };
+        let s = with_write_path(&serial);
         assert_eq!(s.server_cpu_ns, 40_000);
         assert_eq!(s.cores, 1);
         // The kernel keeps the local workload's file pages: the host's
@@ -620,17 +620,7 @@ mod tests {
         );
         // A measurement that is not one (no writes) leaves the defaults.
         let none = WritePathMeasurement::default();
-        let d = system_for(
-            &spec,
-            BuiltMeasurements {
-                link: None,
-                write_path: Some(&none),
-            },
-            HOST,
-        )
-        .unwrap()
-        .resolve()
-        .unwrap();
+        let d = with_write_path(&none);
         assert_eq!(d.server_cpu_ns, unmeasured.server_cpu_ns);
         assert_eq!(d.cores, HOST.cpus);
     }
