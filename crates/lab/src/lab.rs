@@ -800,16 +800,10 @@ impl Lab {
         // Only when the topmost mount there is the pool's (zfs-fuse's or
         // kernel ZFS's): under it the lab's bind of the directory is the
         // host's root file system, which every process is on.
-        let pool_dev = self.state.info.as_ref().and_then(|i| {
-            use std::os::unix::fs::MetadataExt;
-            let top = sys::mounts()
-                .into_iter()
-                .rev()
-                .find(|m| m.target == i.pool_mountpoint)?;
-            matches!(top.fstype.as_str(), "fuse.zfs" | "zfs")
-                .then(|| std::fs::metadata(&i.pool_mountpoint).ok())
-                .flatten()
-                .map(|m| m.dev())
+        let pool_mount = self.state.info.as_ref().and_then(|i| {
+            sys::mount_at(&i.pool_mountpoint)
+                .filter(|(_, fstype)| matches!(fstype.as_str(), "fuse.zfs" | "zfs"))
+                .map(|(id, _)| id)
         });
         // resources[0] is the lab directory holding the state file: it goes
         // last, and only when everything else is gone.
@@ -822,7 +816,7 @@ impl Lab {
                     failures.push(if pool {
                         // What holds the pool's mount, so the user knows what
                         // to stop before the next try.
-                        let holders = pool_dev.map(sys::holders_of).unwrap_or_default();
+                        let holders = pool_mount.map(sys::holders_of).unwrap_or_default();
                         let held = if holders.is_empty() {
                             String::new()
                         } else {
@@ -988,15 +982,30 @@ fn destroy_pool(name: &str, daemon: Option<&Zfsd>) -> Result<(), LabError> {
     if sys::which("zpool").is_none() || daemon.is_some_and(|d| !d.alive()) {
         return Ok(());
     }
-    if !pool_exists(name, daemon)? {
-        return Ok(());
+    match pool_exists(name, daemon) {
+        Ok(true) => {}
+        Ok(false) => return Ok(()),
+        // A lab's own daemon that does not answer serves nothing else.
+        Err(e) => return stop_own_daemon(name, daemon).then_some(()).ok_or(e),
     }
-    let mut last = Ok(String::new());
+    let mut last = Ok(());
     for _ in 0..10 {
         // zfs-fuse answers "pool is busy" while it still unmounts the
         // dataset; a later try succeeds.
         let mut cmd = zfs_command(daemon, "zpool")?;
-        last = sys::run_cmd(cmd.args(["destroy", "-f", name]));
+        match sys::run_cmd_within(cmd.args(["destroy", "-f", name]), ZPOOL_DESTROY_LIMIT) {
+            Some(r) => last = r.map(|_| ()),
+            // Seen: three labs whose daemons had wedged held `lab down --all`
+            // for 13 minutes in `zpool destroy -f`, which answered only once
+            // the daemons were killed by hand.
+            None => {
+                let hung = LabError::Missing(format!(
+                    "zfs-fuse did not finish `zpool destroy -f {name}` within {} s; stop the zfs-fuse that serves it when nothing uses the pool, then run lab down again",
+                    ZPOOL_DESTROY_LIMIT.as_secs()
+                ));
+                return stop_own_daemon(name, daemon).then_some(()).ok_or(hung);
+            }
+        }
         if last.is_ok() || !pool_exists(name, daemon)? {
             return Ok(());
         }
@@ -1005,17 +1014,46 @@ fn destroy_pool(name: &str, daemon: Option<&Zfsd>) -> Result<(), LabError> {
     // Still busy. Reproduced (crates/lab/tests/zfsd_lab.rs): after a
     // destroy refused while a process held a file in the pool, zfs-fuse
     // went on calling the pool busy once nothing held it, so no later
-    // `lab down` could finish. The lab's own daemon serves this pool only,
-    // and a daemon that is gone took its pool with it (above): stop it.
-    // Whatever still uses the pool then gets I/O errors; the pool's mount
-    // is removed after it, or named if something holds it open.
-    if let Some(d) = daemon {
-        sys::stop_pid(d.pid, &d.tag, Duration::from_secs(30));
-        if !d.alive() {
-            return Ok(());
-        }
+    // `lab down` could finish. Whatever still uses the pool gets I/O errors
+    // once the daemon is gone; the pool's mount is removed after it, or
+    // named if something holds it open.
+    if stop_own_daemon(name, daemon) {
+        return Ok(());
     }
-    last.map(|_| ())
+    last
+}
+
+/// Stop a lab's own zfs-fuse (it serves this lab's pool only, and a daemon
+/// that is gone took its pool with it); whether it is gone. `false` for the
+/// system's daemon, which other pools may use.
+fn stop_own_daemon(pool: &str, daemon: Option<&Zfsd>) -> bool {
+    let Some(d) = daemon else {
+        return false;
+    };
+    sys::stop_pid(d.pid, &d.tag, Duration::from_secs(30));
+    // SIGKILL is delivered, not yet acted on, when stop_pid returns.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while d.alive() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    if d.alive() {
+        return false;
+    }
+    // A killed FUSE server leaves its mounts behind, disconnected: the
+    // pool's datasets, deepest first. One still held stays, and the
+    // removal of its mount point then says so.
+    let mut ours: Vec<_> = sys::mounts()
+        .into_iter()
+        .filter(|m| {
+            m.fstype == "fuse.zfs"
+                && (m.source == pool || m.source.starts_with(&format!("{pool}/")))
+        })
+        .collect();
+    ours.sort_by_key(|m| std::cmp::Reverse(m.target.components().count()));
+    for m in ours {
+        let _ = sys::umount(&m.target);
+    }
+    true
 }
 
 /// Kernel OpenZFS when its module is loaded (or asked for), else zfs-fuse.
@@ -1058,6 +1096,11 @@ fn choose_backend(spec: &LabSpec) -> Result<Backend, LabError> {
 /// in well under a second; a daemon with a suspended pool (its disks gone,
 /// failmode=wait) never does, and neither would the build.
 const ZPOOL_ANSWER_LIMIT: Duration = Duration::from_secs(30);
+
+/// How long `zpool destroy` may take: it writes out the pool's dirty data
+/// (at most the lab's ARC, 512 MiB by default, at the emulated disks' rate)
+/// before it returns.
+const ZPOOL_DESTROY_LIMIT: Duration = Duration::from_secs(120);
 
 fn pool_list() -> sys::Within {
     sys::status_within(Command::new("zpool").arg("list"), ZPOOL_ANSWER_LIMIT)

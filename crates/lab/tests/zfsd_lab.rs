@@ -538,3 +538,55 @@ fn a_lab_torn_down_under_a_running_workload_comes_down() {
     }
     common::assert_nothing_left(&common::mounts_and_processes_under(&guard.0));
 }
+
+/// `zpool list`'s time limit (30 s), SIGTERM's grace (30 s) and the rest.
+const WEDGED_DOWN_LIMIT: std::time::Duration = std::time::Duration::from_secs(150);
+
+/// `lab down` of a lab whose zfs-fuse no longer answers (stopped here with
+/// SIGSTOP, as a wedged daemon is seen from outside): the lab's own daemon
+/// serves only its pool, so `lab down` stops it rather than waiting on it,
+/// and nothing is left. (Seen: three wedged labs held `lab down --all` for
+/// 13 minutes in `zpool destroy -f`.)
+#[test]
+fn a_lab_whose_zfs_fuse_stopped_answering_comes_down() {
+    testkit::require!("root", "/dev/fuse", "zfs-fuse", "zpool");
+    let guard = root("wedged");
+    let l = Lab::up(&spec("zwedge", &guard.0, "64M"), &options()).expect("lab up");
+    let daemon = l
+        .info()
+        .unwrap()
+        .zfsd
+        .clone()
+        .expect("a zfs-fuse lab runs its own daemon");
+    // SAFETY: kill(2) with a pid this lab started and recorded.
+    assert_eq!(unsafe { libc::kill(daemon.pid, libc::SIGSTOP) }, 0);
+    // Were lab down to wait on the daemon, resume it after a while so the
+    // test ends (and fails on the time below) instead of hanging.
+    let pid = daemon.pid;
+    let (done, waited) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if waited.recv_timeout(WEDGED_DOWN_LIMIT).is_err() {
+            // SAFETY: kill(2) with the pid this lab started.
+            unsafe { libc::kill(pid, libc::SIGCONT) };
+        }
+    });
+    let started = std::time::Instant::now();
+    let down = l.down();
+    let took = started.elapsed();
+    let _ = done.send(());
+    watchdog.join().unwrap();
+    // SAFETY: as above; resumes it if lab down left it stopped.
+    unsafe { libc::kill(daemon.pid, libc::SIGCONT) };
+    down.expect("lab down stops the lab's own daemon that does not answer");
+    assert!(
+        took < WEDGED_DOWN_LIMIT,
+        "lab down waited {took:?} on a daemon that does not answer"
+    );
+    assert!(
+        !daemon.alive(),
+        "the lab's zfs-fuse (pid {}) is still running",
+        daemon.pid
+    );
+    eprintln!("lab down of a stopped daemon took {took:?}");
+    common::assert_nothing_left(&common::mounts_and_processes_under(&guard.0));
+}

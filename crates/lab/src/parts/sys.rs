@@ -396,14 +396,48 @@ pub fn all_pids() -> Vec<i32> {
         .unwrap_or_default()
 }
 
-/// Processes that hold something on the file system with device number
-/// `dev`: their working directory or an open file. Each as `pid N
-/// (command, what)`, at most five. By device, not by path: a mount detached
-/// on the way down (`umount -l`) shows its holders' paths as `/`.
-pub(crate) fn holders_of(dev: u64) -> Vec<String> {
-    use std::os::unix::fs::MetadataExt;
+/// The id of the topmost mount at `target` in this process's mount
+/// namespace and its file system type (/proc/self/mountinfo). Read from the
+/// table, not by stat(2): a FUSE server that no longer answers would hang a
+/// stat of its mount point.
+pub(crate) fn mount_at(target: &Path) -> Option<(u64, String)> {
+    let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    text.lines().rev().find_map(|l| {
+        // id parent major:minor root mount-point options [optional...] - fstype source superoptions
+        let mut it = l.split_whitespace();
+        let id: u64 = it.next()?.parse().ok()?;
+        let point = unescape_path(it.nth(3)?);
+        let fstype = l.split_once(" - ")?.1.split_whitespace().next()?;
+        (point == target).then(|| (id, fstype.to_string()))
+    })
+}
+
+/// The id of the mount that `link` (a /proc magic link: `cwd`, `fd/N`)
+/// points into, found without a request to that file system: an O_PATH
+/// open of a magic link jumps straight to its target and does not open it,
+/// and /proc/self/fdinfo names the mount of the descriptor.
+fn mount_of_link(link: &Path) -> Option<u64> {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::io::AsRawFd;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH)
+        .open(link)
+        .ok()?;
+    let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", f.as_raw_fd())).ok()?;
+    info.lines()
+        .find_map(|l| l.strip_prefix("mnt_id:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// Processes that hold something on mount `mount_id` (see `mount_at`):
+/// their working directory or an open file. Each as `pid N (command,
+/// what)`, at most five. By mount, not by path: a mount detached on the way
+/// down (`umount -l`) shows its holders' paths as `/`; and not by stat(2),
+/// which would wait on a FUSE server that does not answer.
+pub(crate) fn holders_of(mount_id: u64) -> Vec<String> {
     let me = std::process::id();
-    let on_it = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.dev() == dev);
+    let on_it = |p: &Path| mount_of_link(p) == Some(mount_id);
     let mut out = Vec::new();
     for pid in all_pids() {
         if u32::try_from(pid).is_ok_and(|p| p == me) {
@@ -461,6 +495,67 @@ pub(crate) fn status_within(cmd: &mut Command, limit: std::time::Duration) -> Wi
             Ok(None) => std::thread::sleep(std::time::Duration::from_millis(20)),
         }
     }
+}
+
+/// `run_cmd` for at most `limit`: `None` when the command was still running
+/// at the limit (it is then killed and reaped). Its output is read after it
+/// ends, so it is for commands that say little (a pipe holds 64 KiB).
+pub(crate) fn run_cmd_within(
+    cmd: &mut Command,
+    limit: std::time::Duration,
+) -> Option<Result<String, LabError>> {
+    let spawned = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(e) => {
+            return Some(Err(LabError::Spawn {
+                command: describe(cmd),
+                source: e,
+            }))
+        }
+    };
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+            Err(e) => {
+                return Some(Err(LabError::Spawn {
+                    command: describe(cmd),
+                    source: e,
+                }))
+            }
+        }
+    }
+    let out = match child.wait_with_output() {
+        Ok(o) => o,
+        Err(e) => {
+            return Some(Err(LabError::Spawn {
+                command: describe(cmd),
+                source: e,
+            }))
+        }
+    };
+    Some(if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(LabError::Command {
+            command: describe(cmd),
+            status: out.status.code().unwrap_or(-1),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        })
+    })
 }
 
 /// A running process called `name` (its /proc comm, at most 15 bytes).
