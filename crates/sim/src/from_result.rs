@@ -131,6 +131,13 @@ pub fn system_from_result(id: &str, result: &RunResult) -> Result<Derived, SimEr
     if env.cpus > 0 {
         model.server.cores = env.cpus.min(1024);
     }
+    // A lab's pool: its write path as the lab timed it (one request's time,
+    // how many at once), as `lab predict` takes it, instead of kernel ZFS's
+    // figures for a server that shares a small host with its FUSE daemons.
+    if let Some(w) = facts.write_path.filter(|w| w.is_usable()) {
+        model.server.cpu_us = w.request_us();
+        model.server.cores = model.server.cores.min(w.parallel_requests(env.cpus));
+    }
     if let Some(t) = facts.txg_timeout_s {
         model.server.txg_timeout_s = t as f64;
     }
@@ -140,6 +147,17 @@ pub fn system_from_result(id: &str, result: &RunResult) -> Result<Derived, SimEr
             assumed.extend(note);
         }
         (None, note) => assumed.extend(note),
+    }
+    if facts.platform == Some(zfs_facts::Platform::ZfsFuse) {
+        // What zfs-fuse compiles in and no tool reads; as `lab predict`
+        // takes them.
+        if facts.txg_timeout_s.is_none() {
+            model.server.txg_timeout_s = crate::system::ZFS_FUSE_TXG_TIMEOUT_S;
+        }
+        if env.mem_total_bytes > 0 {
+            model.server.dirty_data_max =
+                Some(crate::system::zfs_fuse_dirty_data_max(env.mem_total_bytes).into());
+        }
     }
     Ok(Derived { model, assumed })
 }
@@ -265,6 +283,45 @@ mod tests {
         r.environment.zfs = Some(with_logs(vec![leaf("nvme0n1")]));
         let m = system_from_result("run.json", &r).unwrap().model;
         assert!(m.log.is_some() && m.log_mirror.is_none());
+    }
+
+    #[test]
+    fn a_labs_timed_write_path_gives_the_servers_time_a_request_and_its_cores() {
+        use fileio::result::ResultKind;
+        use zfs_facts::{PoolLayout, Vdev, WritePathMeasurement};
+        let disk = Vdev {
+            name: "sda".into(),
+            kind: VdevKind::Device,
+            parity: None,
+            state: "ONLINE".into(),
+            children: Vec::new(),
+        };
+        let spec =
+            fileio::options::RunSpec::from_words(&["--file-test-mode=rndwr".to_string()]).unwrap();
+        let mut r = RunResult::new(ResultKind::Measured, spec.summary("psync"));
+        r.environment.cpus = 2;
+        let with = |write_path| ZfsFacts {
+            pool: Some(PoolLayout {
+                name: "tb-lab".into(),
+                state: "ONLINE".into(),
+                data: vec![disk.clone()],
+                ..PoolLayout::default()
+            }),
+            write_path,
+            ..facts(zfs_facts::Platform::ZfsFuse, "zfs-fuse, pool version 23")
+        };
+        r.environment.zfs = Some(with(None));
+        let plain = system_from_result("run.json", &r).unwrap().model;
+        assert_eq!(plain.server.cores, 2);
+        // 20,000 writes/s from one thread, fewer from two: 50 us, one at a time.
+        r.environment.zfs = Some(with(Some(WritePathMeasurement {
+            one_thread_writes_per_s: 20_000.0,
+            two_threads_writes_per_s: 12_000.0,
+        })));
+        let timed = system_from_result("run.json", &r).unwrap().model;
+        assert!((timed.server.cpu_us - 50.0).abs() < 1e-9);
+        assert_eq!(timed.server.cores, 1);
+        assert_ne!(timed.server.cpu_us, plain.server.cpu_us);
     }
 
     #[test]

@@ -203,6 +203,10 @@ fn every_zfs_fact() -> fileio::zfs_facts::ZfsFacts {
             }],
         }],
         missing: [("arc".to_string(), "why".to_string())].into(),
+        write_path: Some(WritePathMeasurement {
+            one_thread_writes_per_s: 1.0,
+            two_threads_writes_per_s: 1.0,
+        }),
     }
 }
 

@@ -55,6 +55,50 @@ pub struct ZfsFacts {
     /// `txg_timeout_s`, `pool`, `dataset`), with the reason.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub missing: BTreeMap<String, String>,
+    /// The pool's buffered write path as timed by the `tankbench lab` that
+    /// built the pool (`lab up`); none for a run outside a lab.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_path: Option<WritePathMeasurement>,
+}
+
+/// A pool's buffered write path, timed: buffered 4 KiB overwrites of one
+/// file in the pool, no sync, from one thread and then from two (the lab's
+/// write probe). What the simulator's `server.cpu_us` and `server.cores`
+/// are for a server no published figure describes (zfs-fuse on a shared
+/// host).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct WritePathMeasurement {
+    /// Buffered 4 KiB writes a second from one thread.
+    pub one_thread_writes_per_s: f64,
+    /// The same from two threads at once (together).
+    pub two_threads_writes_per_s: f64,
+}
+
+impl WritePathMeasurement {
+    /// The time of one buffered 4 KiB write at one thread, us: the whole
+    /// request (system call, FUSE, the ZFS write) as the simulator's
+    /// `server.cpu_us` is for a local client.
+    pub fn request_us(&self) -> f64 {
+        1e6 / self.one_thread_writes_per_s
+    }
+
+    /// How many requests the write path serves at once, as whole cores:
+    /// two threads' writes over one thread's, rounded, at least 1 and at
+    /// most `cpus`.
+    pub fn parallel_requests(&self, cpus: u32) -> u32 {
+        let ratio = self.two_threads_writes_per_s / self.one_thread_writes_per_s;
+        // Finite and clamped to [1, cpus] before the cast.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let n = ratio.round().clamp(1.0, f64::from(cpus.max(1))) as u32;
+        n
+    }
+
+    /// Both rates finite and above zero.
+    pub fn is_usable(&self) -> bool {
+        [self.one_thread_writes_per_s, self.two_threads_writes_per_s]
+            .iter()
+            .all(|r| r.is_finite() && *r > 0.0)
+    }
 }
 
 impl ZfsFacts {

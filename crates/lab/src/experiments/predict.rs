@@ -46,21 +46,13 @@ use crate::parts::writeprobe::WritePathMeasurement;
 use crate::spec::{Access, LabSpec};
 use crate::LabError;
 use sim::system::{
-    ClientModel, DeviceSpec, Layout, LinkModel, Platform, PoolModel, Protocol, ServerModel,
-    SystemModel, ZilBatching,
+    zfs_fuse_dirty_data_max, ClientModel, DeviceSpec, Layout, LinkModel, Platform, PoolModel,
+    Protocol, ServerModel, SystemModel, ZilBatching, ZFS_FUSE_TXG_TIMEOUT_S,
 };
 
 /// zfs-fuse's ARC ceiling when it is started without `-m` (measured:
 /// `c_max` = 134217728, docs/lab.md).
 pub(crate) const ZFS_FUSE_DEFAULT_ARC: u64 = 128 << 20;
-
-/// `zfs_txg_timeout` of zfs-fuse (its txg.c, from OpenSolaris): a txg syncs
-/// at least every 30 s.
-pub(crate) const ZFS_FUSE_TXG_TIMEOUT_S: f64 = 30.0;
-
-/// `zfs_write_limit_shift` of zfs-fuse (its dsl_pool.c): a txg holds at
-/// most physical memory >> 3 of writes.
-pub(crate) const ZFS_FUSE_WRITE_LIMIT_SHIFT: u32 = 3;
 
 /// The machine a lab ran on, as far as a prediction needs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -185,11 +177,7 @@ pub(crate) fn system_for(
             // FSAL), so stable writes are honoured.
             nfs_sync_honoured: Some(true),
             txg_timeout_s: ZFS_FUSE_TXG_TIMEOUT_S,
-            dirty_data_max: Some(
-                (host.mem_bytes >> ZFS_FUSE_WRITE_LIMIT_SHIFT)
-                    .max(32 << 20)
-                    .into(),
-            ),
+            dirty_data_max: Some(zfs_fuse_dirty_data_max(host.mem_bytes).into()),
             ..ServerModel::default()
         },
         pool: PoolModel {

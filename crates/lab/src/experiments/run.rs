@@ -98,6 +98,16 @@ pub fn run_workload(lab: &Lab, tankbench: &Path, args: &[String]) -> Result<Outc
     if let Some(zfsd) = &info.zfsd {
         facts_from_lab_daemon(&mut result, zfsd);
     }
+    // The pool's write path as the lab timed it: a fact of the pool that no
+    // tool reads (docs/lab.md), for `simulate --system-from` on this run.
+    if let Some(facts) = result
+        .environment
+        .zfs
+        .as_mut()
+        .filter(|f| f.absent.is_none())
+    {
+        facts.write_path = info.write_path;
+    }
     result.labels.extend(labels);
     Ok(Outcome {
         result,

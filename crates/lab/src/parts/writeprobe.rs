@@ -21,7 +21,6 @@
 
 use crate::parts::sys;
 use crate::LabError;
-use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -37,41 +36,9 @@ const PROBE_FILE_BYTES: u64 = 8 << 20;
 /// The request size, as the simulator's `server.cpu_us` is defined at.
 const REQUEST_BYTES: usize = 4096;
 
-/// The pool's buffered write path as measured.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
-pub struct WritePathMeasurement {
-    /// Buffered 4 KiB writes a second from one thread.
-    pub one_thread_writes_per_s: f64,
-    /// The same from two threads at once (together).
-    pub two_threads_writes_per_s: f64,
-}
-
-impl WritePathMeasurement {
-    /// The time of one buffered 4 KiB write at one thread, us: the whole
-    /// request (system call, FUSE, the ZFS write) as the simulator's
-    /// `server.cpu_us` is for a local client.
-    pub fn request_us(&self) -> f64 {
-        1e6 / self.one_thread_writes_per_s
-    }
-
-    /// How many requests the write path serves at once, as whole cores:
-    /// two threads' writes over one thread's, rounded, at least 1 and at
-    /// most `cpus`.
-    pub fn parallel_requests(&self, cpus: u32) -> u32 {
-        let ratio = self.two_threads_writes_per_s / self.one_thread_writes_per_s;
-        // Finite and clamped to [1, cpus] before the cast.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let n = ratio.round().clamp(1.0, f64::from(cpus.max(1))) as u32;
-        n
-    }
-
-    /// Both rates finite and above zero.
-    pub fn is_usable(&self) -> bool {
-        [self.one_thread_writes_per_s, self.two_threads_writes_per_s]
-            .iter()
-            .all(|r| r.is_finite() && *r > 0.0)
-    }
-}
+/// The measurement is a fact of the pool, kept in the ZFS facts of the
+/// lab's runs, where `simulate --system-from` reads it.
+pub use fileio::zfs_facts::WritePathMeasurement;
 
 /// Time the write path under `mountpoint`: `seconds` with one thread, then
 /// `seconds` with two. `settle` runs after the probe file is written whole

@@ -388,6 +388,19 @@ pub enum Platform {
     ZfsFuse,
 }
 
+/// zfs-fuse's compiled-in `zfs_txg_timeout` (zfs-fuse has no tunables; its
+/// txg.c is OpenSolaris's of 2010, before illumos lowered it to 5 s in
+/// 2013): a txg syncs at least every 30 s, as the lab sees it (its log
+/// blocks are freed every 30 s, docs/what-if.md).
+pub const ZFS_FUSE_TXG_TIMEOUT_S: f64 = 30.0;
+
+/// The most writes one txg of zfs-fuse holds: `zfs_write_limit_shift` = 3
+/// of its dsl_pool.c, an eighth of physical memory, and at least the
+/// 32 MiB `zfs_write_limit_min`.
+pub fn zfs_fuse_dirty_data_max(mem_bytes: u64) -> u64 {
+    (mem_bytes >> 3).max(32 << 20)
+}
+
 /// One server preset: its name and the behaviours it sets where the
 /// `server` fields leave them unset.
 struct PlatformPreset {
