@@ -359,7 +359,7 @@ impl Lab {
                 name: format!("tb-d{i:02}"),
                 backing: backing.join(format!("tb-d{i:02}.img")),
                 size: spec.pool.disk_size,
-                model: spec.pool.disk_model.clone(),
+                model: own_drive(&spec.pool.disk_model, i as u64),
             });
         }
         let mut log_names = Vec::new();
@@ -370,7 +370,7 @@ impl Lab {
                     name: name.clone(),
                     backing: backing.join(format!("{name}.img")),
                     size: log.size,
-                    model: log.model.clone(),
+                    model: own_drive(&log.model, u64::MAX - i),
                 });
                 log_names.push(name);
             }
@@ -1056,6 +1056,23 @@ fn stop_own_daemon(pool: &str, daemon: Option<&Zfsd>) -> bool {
     true
 }
 
+/// `model` for drive `stream` of the lab: a hard disk draws its rotational
+/// positions from a stream of its own, as the simulator's pool gives each
+/// of its disks (sim::components::Pool::new, LogDevice::mirrored). With one
+/// seed for all, the drives of a raidz or mirror would turn in step, as
+/// spindle-synchronised drives do, and a commit would wait for one drive's
+/// rotation instead of the slowest of those it writes.
+fn own_drive(
+    model: &zfs_model::diskmodel::ModelParams,
+    stream: u64,
+) -> zfs_model::diskmodel::ModelParams {
+    let mut m = model.clone();
+    if let zfs_model::diskmodel::ModelParams::Hdd(p) = &mut m {
+        p.seed = fileio::rng::SeededStream::new(p.seed, stream).next_u64();
+    }
+    m
+}
+
 /// Kernel OpenZFS when its module is loaded (or asked for), else zfs-fuse.
 fn choose_backend(spec: &LabSpec) -> Result<Backend, LabError> {
     let kernel = Path::new("/sys/module/zfs").exists();
@@ -1310,6 +1327,24 @@ fn sweep_zfs_daemons(in_root: &dyn Fn(&str) -> bool, sweep: &mut Sweep) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each hard disk of a lab turns on its own (the simulator's disks do):
+    /// two drives of one model draw different rotational positions, the same
+    /// drive the same ones every time; a flash device has no rotation.
+    #[test]
+    fn each_hard_disk_draws_its_own_rotational_positions() {
+        use zfs_model::diskmodel::{FlashParams, HddParams, ModelParams};
+        let hdd = ModelParams::Hdd(HddParams::default());
+        let seed = |m: &ModelParams| match m {
+            ModelParams::Hdd(p) => p.seed,
+            ModelParams::Flash(p) => p.seed,
+            ModelParams::None => 0,
+        };
+        assert_ne!(seed(&own_drive(&hdd, 0)), seed(&own_drive(&hdd, 1)));
+        assert_eq!(seed(&own_drive(&hdd, 3)), seed(&own_drive(&hdd, 3)));
+        let flash = ModelParams::Flash(FlashParams::default());
+        assert_eq!(own_drive(&flash, 5), flash);
+    }
 
     /// A command that does not answer in time is reported as hanging (and
     /// killed), not waited for; one that answers is not.
