@@ -41,6 +41,7 @@
 //!   opened. The client's page cache is the host's memory less the ARC.
 
 use crate::experiments::matrix::CellResult;
+use crate::experiments::server::ZFS_FUSE_DEFAULT_ARC;
 use crate::parts::net::LinkMeasurement;
 use crate::parts::writeprobe::WritePathMeasurement;
 use crate::spec::{Access, LabSpec};
@@ -49,10 +50,6 @@ use sim::system::{
     zfs_fuse_dirty_data_max, ClientModel, DeviceSpec, Layout, LinkModel, Platform, PoolModel,
     Protocol, ServerModel, SystemModel, ZilBatching, ZFS_FUSE_TXG_TIMEOUT_S,
 };
-
-/// zfs-fuse's ARC ceiling when it is started without `-m` (measured:
-/// `c_max` = 134217728, docs/lab.md).
-pub(crate) const ZFS_FUSE_DEFAULT_ARC: u64 = 128 << 20;
 
 /// The machine a lab ran on, as far as a prediction needs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
