@@ -22,6 +22,11 @@ where
 
 pub fn run_cmd(cmd: &mut Command) -> Result<String, LabError> {
     let out = output(cmd)?;
+    stdout_of(cmd, out)
+}
+
+/// A finished command's stdout, or the error naming it with its stderr.
+fn stdout_of(cmd: &Command, out: Output) -> Result<String, LabError> {
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
@@ -482,18 +487,10 @@ pub(crate) fn status_within(cmd: &mut Command, limit: std::time::Duration) -> Wi
     let Ok(mut child) = child else {
         return Within::Failed;
     };
-    let deadline = std::time::Instant::now() + limit;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) if status.success() => return Within::Succeeded,
-            Ok(Some(_)) | Err(_) => return Within::Failed,
-            Ok(None) if std::time::Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Within::TimedOut;
-            }
-            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(20)),
-        }
+    match exit_within(&mut child, limit) {
+        Some(Ok(status)) if status.success() => Within::Succeeded,
+        Some(_) => Within::Failed,
+        None => Within::TimedOut,
     }
 }
 
@@ -509,19 +506,36 @@ pub(crate) fn run_cmd_within(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn();
+    let failed = |e| {
+        Some(Err(LabError::Spawn {
+            command: describe(cmd),
+            source: e,
+        }))
+    };
     let mut child = match spawned {
         Ok(c) => c,
-        Err(e) => {
-            return Some(Err(LabError::Spawn {
-                command: describe(cmd),
-                source: e,
-            }))
-        }
+        Err(e) => return failed(e),
     };
+    match exit_within(&mut child, limit)? {
+        Ok(_) => {}
+        Err(e) => return failed(e),
+    }
+    match child.wait_with_output() {
+        Ok(out) => Some(stdout_of(cmd, out)),
+        Err(e) => failed(e),
+    }
+}
+
+/// Wait at most `limit` for `child` to exit: its status, or `None` when it
+/// was still running at the limit (it is then killed and reaped).
+fn exit_within(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+) -> Option<std::io::Result<std::process::ExitStatus>> {
     let deadline = std::time::Instant::now() + limit;
     loop {
         match child.try_wait() {
-            Ok(Some(_)) => break,
+            Ok(Some(status)) => return Some(Ok(status)),
             Ok(None) if std::time::Instant::now() < deadline => {
                 std::thread::sleep(std::time::Duration::from_millis(20))
             }
@@ -530,32 +544,9 @@ pub(crate) fn run_cmd_within(
                 let _ = child.wait();
                 return None;
             }
-            Err(e) => {
-                return Some(Err(LabError::Spawn {
-                    command: describe(cmd),
-                    source: e,
-                }))
-            }
+            Err(e) => return Some(Err(e)),
         }
     }
-    let out = match child.wait_with_output() {
-        Ok(o) => o,
-        Err(e) => {
-            return Some(Err(LabError::Spawn {
-                command: describe(cmd),
-                source: e,
-            }))
-        }
-    };
-    Some(if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        Err(LabError::Command {
-            command: describe(cmd),
-            status: out.status.code().unwrap_or(-1),
-            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-        })
-    })
 }
 
 /// A running process called `name` (its /proc comm, at most 15 bytes).
