@@ -17,7 +17,10 @@ use sim::matrix::{CellRuns, MatrixCell};
 
 use crate::experiments::matrix::Matrix;
 use crate::experiments::predict::{run_spec, system_for, BuiltMeasurements, Host};
+use crate::parts::net::LinkMeasurement;
+use crate::spec::LabSpec;
 use crate::LabError;
+use fileio::zfs_facts::WritePathMeasurement;
 
 /// The labels that name a lab, not what it is: never the change of a pair.
 const NAME_LABELS: [&str; 1] = ["lab"];
@@ -43,8 +46,32 @@ pub struct PairsOptions {
 struct Measured {
     labels: BTreeMap<String, String>,
     spec: fileio::spec::RunSpec,
+    built: BuiltLab,
+    /// Its system with its own lab's measurements: the outright prediction.
     system: sim::SystemModel,
     result: RunResult,
+}
+
+/// A cell's lab and what it measured of itself when it was built.
+struct BuiltLab {
+    lab: LabSpec,
+    link: Option<LinkMeasurement>,
+    write_path: Option<WritePathMeasurement>,
+    host: Host,
+}
+
+impl BuiltLab {
+    /// The system of lab `b` as predicted from this one: `b` with what this
+    /// lab measured (its pool's write path, and its link when `b` has the
+    /// same one), never `b`'s own measurements: a user who asks what-if has
+    /// measured A only.
+    fn system_of(&self, b: &LabSpec) -> Result<sim::SystemModel, LabError> {
+        let measured = BuiltMeasurements {
+            link: self.link.as_ref().filter(|_| self.lab.link == b.link),
+            write_path: self.write_path.as_ref(),
+        };
+        system_for(b, measured, self.host)
+    }
 }
 
 /// One what-if: B predicted from A's measurement and outright, beside B's
@@ -98,11 +125,8 @@ fn measured_cells(matrices: &[Matrix]) -> Result<Vec<Measured>, LabError> {
                 continue;
             };
             let result = outcome.result.clone();
-            let system = system_for(
-                &lab,
-                BuiltMeasurements::of_cell(Some(&finished)),
-                Host::of_result(&result),
-            )?;
+            let host = Host::of_result(&result);
+            let system = system_for(&lab, BuiltMeasurements::of_cell(Some(&finished)), host)?;
             let mut labels = lab.labels();
             for name in NAME_LABELS {
                 labels.remove(name);
@@ -111,6 +135,12 @@ fn measured_cells(matrices: &[Matrix]) -> Result<Vec<Measured>, LabError> {
             out.push(Measured {
                 labels,
                 spec: spec.clone(),
+                built: BuiltLab {
+                    lab,
+                    link: finished.link.clone(),
+                    write_path: finished.write_path,
+                    host,
+                },
                 system,
                 result,
             });
@@ -146,6 +176,12 @@ pub fn pairs(matrices: &[Matrix], options: &PairsOptions) -> Result<Vec<Pair>, L
         intervals: options.intervals,
         progress: None,
     };
+    // The outright figure is a point, as the simulator alone gives it.
+    let points = CellRuns {
+        intervals: None,
+        progress: None,
+        ..runs
+    };
     // Each baseline's fit, once.
     let profiles = cells
         .iter()
@@ -180,12 +216,17 @@ pub fn pairs(matrices: &[Matrix], options: &PairsOptions) -> Result<Vec<Pair>, L
                 &baseline,
                 &cell(&a.system)?,
                 &b.spec,
-                &[cell(&b.system)?],
+                &[cell(&a.built.system_of(&b.built.lab)?)?],
                 &runs,
             )
             .map_err(|e| LabError::Spec(format!("pairs: {e}")))?;
-            let (Some(r), Some(outright)) = (anchored.results.first(), anchored.simulated.first())
-            else {
+            let Some(r) = anchored.results.first() else {
+                continue;
+            };
+            // Outright: B's own lab as `lab predict` takes it.
+            let outright = sim::matrix::run_cells_with(&b.spec, &[cell(&b.system)?], &points)
+                .map_err(|e| LabError::Spec(format!("pairs: {e}")))?;
+            let Some(outright) = outright.first() else {
                 continue;
             };
             let interval = r
@@ -298,6 +339,47 @@ mod tests {
             .iter()
             .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
             .collect()
+    }
+
+    #[test]
+    fn b_from_a_takes_as_measured_only_what_a_measured() {
+        let lab = |extra: &str| {
+            LabSpec::from_toml(&format!(
+                "name = \"t\"\n[pool]\nlayout = \"raidz2-6\"\ndisk = \"hdd\"\n{extra}"
+            ))
+            .unwrap()
+        };
+        let host = Host {
+            cpus: 2,
+            mem_bytes: 16 << 30,
+        };
+        let a = BuiltLab {
+            lab: lab(""),
+            link: None,
+            // 40 us a write, one at a time.
+            write_path: Some(WritePathMeasurement {
+                one_thread_writes_per_s: 25_000.0,
+                two_threads_writes_per_s: 15_000.0,
+            }),
+            host,
+        };
+        let b = lab("log = \"ssd-plp:16GB\"");
+        let system = a.built_system(&b);
+        assert_eq!(system.server_cpu_ns, 40_000, "A's write path");
+        assert_eq!(system.cores, 1);
+        assert!(system.log.is_some(), "B's log device");
+        // Unmeasured, B would have had the kernel's defaults.
+        let unmeasured = BuiltLab {
+            write_path: None,
+            ..a
+        };
+        assert_ne!(unmeasured.built_system(&b).server_cpu_ns, 40_000);
+    }
+
+    impl BuiltLab {
+        fn built_system(&self, b: &LabSpec) -> sim::System {
+            self.system_of(b).unwrap().resolve().unwrap()
+        }
     }
 
     #[test]
