@@ -649,11 +649,7 @@ impl Pool {
         offset: u64,
         len: u64,
     ) -> Nanos {
-        let targets = match self.shape.kind {
-            VdevKind::Mirror => self.shape.width,
-            _ => cols + self.parity(),
-        }
-        .min(self.shape.width) as usize;
+        let targets = self.write_targets(cols) as usize;
         // The first `targets` children (fewer than the width: no modulo).
         let first = vdev * self.shape.width as usize;
         let mut done = now;
@@ -661,6 +657,31 @@ impl Pool {
             done = done.max(self.submit(i, now, Op::Write { offset, len }));
         }
         done
+    }
+
+    /// Children a block of `cols` data columns is written to: every child
+    /// of a mirror, the data and parity columns of raidz.
+    fn write_targets(&self, cols: u32) -> u32 {
+        match self.shape.kind {
+            VdevKind::Mirror => self.shape.width,
+            _ => cols + self.parity(),
+        }
+        .min(self.shape.width)
+    }
+
+    /// Device requests an in-pool log block of `bytes` makes
+    /// ([`Pool::write_log_block`]): a write to each child it occupies and a
+    /// flush of every child of its vdev.
+    pub(crate) fn log_block_requests(&self, bytes: u64) -> u64 {
+        let (cols, _) = self.columns(bytes);
+        u64::from(self.write_targets(cols) + self.shape.width)
+    }
+
+    /// Device requests a data block of `bytes` written by `dmu_sync` makes
+    /// (its flush is counted with the log block's vdev flushes).
+    pub(crate) fn data_block_requests(&self, bytes: u64) -> u64 {
+        let (cols, _) = self.columns(bytes);
+        u64::from(self.write_targets(cols))
     }
 
     /// Flush every child of top-level vdev `vdev` (a flush of an interior
@@ -895,6 +916,12 @@ impl LogDevice {
             at: 0,
             busy: Busy::default(),
         }
+    }
+
+    /// Device requests a log block makes: a write and a flush on each
+    /// member.
+    pub(crate) fn log_block_requests(&self) -> u64 {
+        2 * self.members.len() as u64
     }
 
     pub(crate) fn write_log_block(&mut self, now: Nanos, bytes: u64) -> Nanos {

@@ -466,14 +466,16 @@ impl<'a> ZfsServer<'a> {
     /// the pool, with the data blocks of its WR_INDIRECT records; returns
     /// when all are written and flushed.
     fn write_log_block(&mut self, now: Nanos, bytes: u64) -> Nanos {
+        let issue = self.log_block_issue_ns(bytes);
         if !self.zil.indirect.is_empty() {
-            return self.write_indirect_commit(now, bytes);
+            return self.write_indirect_commit(now, bytes) + issue;
         }
         let on_device = self.log_on_device();
-        match &mut self.log {
-            Some(log) if on_device => log.write_log_block(now, bytes),
-            _ => self.pool.write_log_block(now, bytes),
-        }
+        issue
+            + match &mut self.log {
+                Some(log) if on_device => log.write_log_block(now, bytes),
+                _ => self.pool.write_log_block(now, bytes),
+            }
     }
 
     /// A commit with WR_INDIRECT records. zil_lwb_commit hands each record
@@ -528,6 +530,30 @@ impl<'a> ZfsServer<'a> {
         }
         self.zil.touched = touched;
         done
+    }
+
+    /// The log block writer's own time beyond its devices' (0 for kernel
+    /// ZFS): `server.log_block_us` and `server.device_request_us` for each
+    /// device request a block of `bytes` makes, its writes and flushes on
+    /// the log device, or in the pool with the data blocks of its
+    /// WR_INDIRECT records. One writer at a time issues a block and waits
+    /// for it (zil_commit_writer), so a batch of commits pays it once.
+    fn log_block_issue_ns(&self, bytes: u64) -> Nanos {
+        if self.sys.log_block_ns == 0 && self.sys.device_request_ns == 0 {
+            return 0;
+        }
+        let data: u64 = self
+            .zil
+            .indirect
+            .iter()
+            .map(|&(size, _)| self.pool.data_block_requests(size))
+            .sum();
+        let requests = data
+            + match &self.log {
+                Some(log) if self.log_on_device() => log.log_block_requests(),
+                _ => self.pool.log_block_requests(bytes),
+            };
+        self.sys.log_block_ns + self.sys.device_request_ns * requests
     }
 
     /// Whether a zil_commit now has records to write or a log block to
@@ -874,6 +900,44 @@ mod tests {
             100_000,
             "server.commit_cpu_us, on the core, first"
         );
+    }
+
+    /// The replies (time, client) to `writes` stable writes arriving
+    /// together on `sys`.
+    fn stable_writes_together(sys: &System, writes: u32) -> Vec<(Nanos, u32)> {
+        let spec = spec();
+        let mut server = ZfsServer::new(&spec, sys, writes as usize).unwrap();
+        let mut q = EventQueue::with_capacity(8);
+        for w in 0..writes {
+            server.arrive(0, w, write(w), &mut q);
+        }
+        let mut replies = drain(&mut server, &mut q);
+        replies.sort_by_key(|r| r.1);
+        replies
+    }
+
+    #[test]
+    fn a_log_blocks_writer_pays_its_time_and_each_device_request_once_a_batch() {
+        let sync = "sync = \"always\"\nzil = \"one-in-flight\"\ncommit_cpu_us = 100\n";
+        let costs = "log_block_us = 100\ndevice_request_us = 10\n";
+        let delay = |log: &str| {
+            let plain = stable_writes_together(&system(&format!("{sync}{log}")), 3);
+            let slowed = stable_writes_together(&system(&format!("{sync}{costs}{log}")), 3);
+            assert_eq!(plain.len(), 3);
+            plain
+                .iter()
+                .zip(&slowed)
+                .map(|(p, s)| s.0 - p.0)
+                .collect::<Vec<_>>()
+        };
+        // Three writes that arrive together are one block: each waits for
+        // one writer's time, not three. In the pool of one 2-way mirror the
+        // block is written to both children and both are flushed: 100 us
+        // and 4 requests.
+        assert_eq!(delay(""), vec![140_000; 3]);
+        // On a log device of one member: a write and a flush.
+        let on_device = "[log]\nkind = \"flash\"\nwrite_ms = 0.05\nflush_ms = 0.1\n";
+        assert_eq!(delay(on_device), vec![120_000; 3]);
     }
 
     fn fsync() -> Message {

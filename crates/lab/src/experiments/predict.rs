@@ -47,8 +47,8 @@ use crate::parts::writeprobe::WritePathMeasurement;
 use crate::spec::{Access, LabSpec};
 use crate::LabError;
 use sim::system::{
-    zfs_fuse_dirty_data_max, ClientModel, DeviceSpec, Layout, LinkModel, Platform, PoolModel,
-    Protocol, ServerModel, SystemModel, ZilBatching, ZFS_FUSE_TXG_TIMEOUT_S,
+    zfs_fuse_commit_costs, zfs_fuse_dirty_data_max, ClientModel, DeviceSpec, Layout, LinkModel,
+    Platform, PoolModel, Protocol, ServerModel, SystemModel, ZilBatching, ZFS_FUSE_TXG_TIMEOUT_S,
 };
 
 /// The machine a lab ran on, as far as a prediction needs it.
@@ -150,10 +150,13 @@ pub(crate) fn system_for(
         },
     };
     let defaults = ServerModel::default();
-    let (cpu_us, cores) = match measured.write_path.filter(|m| m.is_usable()) {
+    let write_path = measured.write_path.filter(|m| m.is_usable());
+    let (cpu_us, cores) = match write_path {
         Some(m) => (m.request_us(), cores.min(m.parallel_requests(host.cpus))),
         None => (defaults.cpu_us, cores),
     };
+    let (log_block_us, device_request_us) =
+        zfs_fuse_commit_costs(write_path.map(|m| m.request_us()));
     Ok(SystemModel {
         name: format!("lab {}", spec.id()),
         client,
@@ -163,6 +166,8 @@ pub(crate) fn system_for(
             arc_fraction: 1.0,
             cpu_us,
             cores,
+            log_block_us,
+            device_request_us,
             sync,
             // zfs-fuse's code base (OpenSolaris of 2010): one commit batch in
             // flight and the WR_INDIRECT rule from before OpenZFS 7578.
@@ -597,6 +602,14 @@ mod tests {
         let s = with_write_path(&serial);
         assert_eq!(s.server_cpu_ns, 40_000);
         assert_eq!(s.cores, 1);
+        // zfs-fuse's log block writer: 108 us a block and 23 us a request
+        // at the 31.5 us a write they were measured with, scaled to this
+        // host's 40.
+        assert_eq!(
+            (unmeasured.log_block_ns, unmeasured.device_request_ns),
+            (108_000, 23_000)
+        );
+        assert_eq!((s.log_block_ns, s.device_request_ns), (137_143, 29_206));
         // The kernel keeps the local workload's file pages: the host's
         // memory less the ARC.
         assert_eq!(

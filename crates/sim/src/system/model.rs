@@ -194,6 +194,20 @@ pub struct ServerModel {
     /// Default and range: [`COMMIT_CPU_US`] (49-107, the two published
     /// measurements, around their geometric middle).
     pub commit_cpu_us: f64,
+    /// Time the writer of a log block spends on it beyond its devices'
+    /// time, microseconds; with `device_request_us`, what one batch of
+    /// commits costs a platform whose commit path is slower than the
+    /// kernel's. Default 0: kernel ZFS, whose software per commit is
+    /// `commit_cpu_us`. zfs-fuse hands a log block to its taskqs, flushes
+    /// each disk with an fsync(2) of its own, one after another, and every
+    /// device request is a round trip through FUSE: the lab sets both for
+    /// its zfs-fuse (`sim::system::zfs_fuse_commit_costs`;
+    /// docs/model-reference.md, "A log block's writer").
+    pub log_block_us: f64,
+    /// Time the writer of a log block spends on each device request the
+    /// block makes (a write to each disk it occupies, each flush),
+    /// microseconds. Default 0 (kernel ZFS); see `log_block_us`.
+    pub device_request_us: f64,
     /// Share by which a piece of CPU work on the server takes longer for
     /// each other core busy when it starts: the contention of shared locks,
     /// counters and cache lines (`arcs_mtx`, atomic ARC accounting,
@@ -253,6 +267,8 @@ impl Default for ServerModel {
             cpu_us: SERVER_CPU_US_LOCAL.typical,
             cpu_us_per_mib: CPU_US_PER_MIB.typical,
             commit_cpu_us: COMMIT_CPU_US.typical,
+            log_block_us: 0.0,
+            device_request_us: 0.0,
             cpu_contention: CPU_CONTENTION.typical,
             cores: 4,
             cpu_service: CpuService::Exponential,

@@ -401,6 +401,37 @@ pub fn zfs_fuse_dirty_data_max(mem_bytes: u64) -> u64 {
     (mem_bytes >> 3).max(32 << 20)
 }
 
+/// zfs-fuse's time a log block and a device request
+/// (`server.log_block_us`, `server.device_request_us`), as multiples of
+/// its buffered write path's time a request (`server.cpu_us` as a lab times
+/// it at `lab up`), so a host that runs zfs-fuse slower runs all of it
+/// slower. Measured on the lab with disks that take no time (read, write
+/// and flush at 0 ms, 64 at once; docs/what-if.md section 6, "What the
+/// log-device pairs lack"), rndrw with an fsync a write at one thread, 2026-12-07, 2-core
+/// host, write path 29-33 us (31.5 the mean): cycles of 0.263-0.300 ms with
+/// a log device (2 device requests a commit), 0.384 ms on three mirrors (4)
+/// and 0.469 ms on raidz2-6 (10: a 2-column log block's 4 writes and 6
+/// flushes), against 0.143 ms simulated without them (kernel ZFS's 72 us a
+/// commit only). A least-squares line through the four cells' excess: 108
+/// us a log block and 23 us a device request (the cells within 0.04 ms of
+/// it). docs/model-reference.md, "A log block's writer".
+const ZFS_FUSE_WRITE_PATH_US: f64 = 31.5;
+const ZFS_FUSE_LOG_BLOCK_US: f64 = 108.0;
+const ZFS_FUSE_DEVICE_REQUEST_US: f64 = 23.0;
+
+/// zfs-fuse's `(server.log_block_us, server.device_request_us)` on a host
+/// where its buffered write path takes `write_path_us` a request (None: the
+/// host of the measurement above).
+pub fn zfs_fuse_commit_costs(write_path_us: Option<f64>) -> (f64, f64) {
+    let scale = write_path_us
+        .filter(|w| w.is_finite() && *w > 0.0)
+        .map_or(1.0, |w| w / ZFS_FUSE_WRITE_PATH_US);
+    (
+        ZFS_FUSE_LOG_BLOCK_US * scale,
+        ZFS_FUSE_DEVICE_REQUEST_US * scale,
+    )
+}
+
 /// One server preset: its name and the behaviours it sets where the
 /// `server` fields leave them unset.
 struct PlatformPreset {

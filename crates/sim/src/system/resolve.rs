@@ -42,6 +42,10 @@ pub struct System {
     /// `server.cpu_us_per_mib` in ns per MiB.
     pub server_cpu_ns_per_mib: u64,
     pub commit_cpu_ns: u64,
+    /// `server.log_block_us` in ns: a log block's writer beyond its devices.
+    pub log_block_ns: u64,
+    /// `server.device_request_us` in ns: each device request of a log block.
+    pub device_request_ns: u64,
     /// `server.cpu_contention`.
     pub cpu_contention: f64,
     pub cpu_service: CpuService,
@@ -491,6 +495,11 @@ impl SystemModel {
                 self.server.cpu_us_per_mib,
             )?,
             commit_cpu_ns: micros_to_ns("server.commit_cpu_us", self.server.commit_cpu_us)?,
+            log_block_ns: micros_to_ns("server.log_block_us", self.server.log_block_us)?,
+            device_request_ns: micros_to_ns(
+                "server.device_request_us",
+                self.server.device_request_us,
+            )?,
             cpu_contention: self.server.cpu_contention,
             cpu_service: self.server.cpu_service,
             cores: self.server.cores,
