@@ -454,3 +454,30 @@ fn aio_writes_to_two_disks_are_in_flight_together() {
         "two writes to two disks took {all_ms:.1} ms: one after the other, not together"
     );
 }
+
+/// The disk daemon's counters are on disk from the start, before any
+/// request: a reader that finds the file unchanged over a run knows no
+/// request reached the disks (`lab` reads rates from two snapshots of it).
+/// Written only after requests, a pool whose requests all came within the
+/// daemon's first second left no file, and a run that reached no disk had
+/// no rate at all.
+#[test]
+fn the_disk_counters_are_written_before_any_request() {
+    testkit::require!("root", "/dev/fuse");
+    let m = common::mount_disks("tb-diskstats-", "tb-diskstats", true, |dir| {
+        vec![DiskConfig {
+            name: "d".into(),
+            backing: dir.join("d.img"),
+            size: 1 << 30,
+            model: ModelParams::None,
+        }]
+    });
+    // Any request waits for the session's start (FUSE_INIT): after a look
+    // at the mount's root, the daemon has started, and nothing else came.
+    std::fs::metadata(m.path("d").parent().unwrap()).unwrap();
+    let stats = m.dir.path().join("stats.json");
+    let text = std::fs::read_to_string(&stats).expect("the counters' file exists");
+    let disks: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(disks[0]["writes"], 0, "{text}");
+    assert_eq!(disks[0]["flushes"], 0, "{text}");
+}
