@@ -188,8 +188,11 @@ pub fn pairs(matrices: &[Matrix], options: &PairsOptions) -> Result<Vec<Pair>, L
         .map(|a| fitted_on(a, &options.fit))
         .collect::<Result<Vec<_>, _>>()?;
     let mut out = Vec::new();
+    // Each cell's outright figure without a fitted profile, once: it does
+    // not depend on the baseline then.
+    let mut unfitted_outright: Vec<Option<f64>> = vec![None; cells.len()];
     for (a, profile) in cells.iter().zip(&profiles) {
-        for b in &cells {
+        for (b_index, b) in cells.iter().enumerate() {
             crate::parts::sys::check_interrupted()?;
             let Some((changed, from, to)) = one_change(&a.labels, &b.labels) else {
                 continue;
@@ -224,10 +227,24 @@ pub fn pairs(matrices: &[Matrix], options: &PairsOptions) -> Result<Vec<Pair>, L
                 continue;
             };
             // Outright: B's own lab as `lab predict` takes it.
-            let outright = sim::matrix::run_cells_with(&b.spec, &[cell(&b.system)?], &points)
-                .map_err(|e| LabError::Spec(format!("pairs: {e}")))?;
-            let Some(outright) = outright.first() else {
-                continue;
+            let known = profile
+                .is_none()
+                .then(|| unfitted_outright[b_index])
+                .flatten();
+            let outright = match known {
+                Some(writes) => writes,
+                None => {
+                    let runs = sim::matrix::run_cells_with(&b.spec, &[cell(&b.system)?], &points)
+                        .map_err(|e| LabError::Spec(format!("pairs: {e}")))?;
+                    let Some(result) = runs.first() else {
+                        continue;
+                    };
+                    let writes = result.rates.writes_per_s;
+                    if profile.is_none() {
+                        unfitted_outright[b_index] = Some(writes);
+                    }
+                    writes
+                }
             };
             let interval = r
                 .prediction
@@ -243,7 +260,7 @@ pub fn pairs(matrices: &[Matrix], options: &PairsOptions) -> Result<Vec<Pair>, L
                 relative: r.rates.writes_per_s,
                 relative_low: interval.map(|i| i.low),
                 relative_high: interval.map(|i| i.high),
-                absolute: outright.rates.writes_per_s,
+                absolute: outright,
             });
         }
     }
