@@ -25,6 +25,10 @@ pub struct UpOptions {
     /// Measure the link's round trip and bandwidth and time the pool's
     /// write path (parts::writeprobe) after building it.
     pub measure: bool,
+    /// Record every disk request in this new file
+    /// (`parts::diskfs::DiskSetConfig::trace_file`); the user's file, left
+    /// when the lab is torn down.
+    pub disk_trace: Option<PathBuf>,
     /// Progress lines (to stderr in the CLI).
     pub progress: Box<dyn Fn(&str)>,
 }
@@ -400,6 +404,7 @@ impl Lab {
             mountpoint: disk_mount.clone(),
             fsname: format!("{id}-disks"),
             stats_file: Some(stats_file),
+            trace_file: opts.disk_trace.clone(),
             disks: disks.clone(),
         };
         let cfg_path = self.dir.join("disks.json");

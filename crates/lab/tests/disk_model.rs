@@ -26,7 +26,7 @@ use common::MountedDisks as Mounted;
 
 /// Mount disks (name, size, model), sparse.
 fn mount(disks: Vec<(&str, u64, ModelParams)>) -> Mounted {
-    common::mount_disks("tb-disktest-", "tb-disktest", false, |dir| {
+    common::mount_disks("tb-disktest-", "tb-disktest", (false, false), |dir| {
         disks
             .into_iter()
             .map(|(name, size, model)| DiskConfig {
@@ -464,7 +464,7 @@ fn aio_writes_to_two_disks_are_in_flight_together() {
 #[test]
 fn the_disk_counters_are_written_before_any_request() {
     testkit::require!("root", "/dev/fuse");
-    let m = common::mount_disks("tb-diskstats-", "tb-diskstats", true, |dir| {
+    let m = common::mount_disks("tb-diskstats-", "tb-diskstats", (true, false), |dir| {
         vec![DiskConfig {
             name: "d".into(),
             backing: dir.join("d.img"),
@@ -480,4 +480,51 @@ fn the_disk_counters_are_written_before_any_request() {
     let disks: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(disks[0]["writes"], 0, "{text}");
     assert_eq!(disks[0]["flushes"], 0, "{text}");
+}
+
+/// `lab up --disk-trace`: every request recorded as it arrives, with the
+/// time its model completes it, on the daemon's clock: a write, then a
+/// flush of the same disk that the model makes wait for the write's
+/// destage, and a read of the other disk.
+#[test]
+fn every_disk_request_is_traced_with_its_model_time() {
+    testkit::require!("root", "/dev/fuse");
+    let _g = serial();
+    let hdd = HddParams::default();
+    let m = common::mount_disks("tb-disktrace-", "tb-disktrace", (true, true), |dir| {
+        ["a", "b"]
+            .iter()
+            .map(|name| DiskConfig {
+                name: (*name).into(),
+                backing: dir.join(format!("{name}.img")),
+                size: TB8,
+                model: ModelParams::Hdd(hdd.clone()),
+            })
+            .collect()
+    });
+    let a = m.open("a");
+    a.write_all_at(&[7u8; 8192], 1 << 30).unwrap();
+    a.sync_all().unwrap();
+    let mut buf = [0u8; 4096];
+    m.open("b").read_exact_at(&mut buf, 4 << 30).unwrap();
+    drop(a);
+    // The trace is written out with the counters, and at the unmount.
+    let dir = m.unmount();
+    let text = std::fs::read_to_string(dir.path().join("trace.txt")).unwrap();
+    let lines: Vec<Vec<&str>> = text.lines().map(|l| l.split(' ').collect()).collect();
+    let ops: Vec<(&str, &str, &str)> = lines.iter().map(|l| (l[1], l[2], l[3])).collect();
+    assert_eq!(
+        ops,
+        [("0", "W", "8192"), ("0", "F", "0"), ("1", "R", "4096")],
+        "{text}"
+    );
+    for l in &lines {
+        let (arrival, done): (u64, u64) = (l[0].parse().unwrap(), l[4].parse().unwrap());
+        assert!(done >= arrival, "{text}");
+    }
+    // The flush destages the write to the platter: milliseconds of model
+    // time, where the cached write took its transfer alone.
+    let took = |l: &Vec<&str>| l[4].parse::<u64>().unwrap() - l[0].parse::<u64>().unwrap();
+    assert!(took(&lines[1]) > 1_000_000, "{text}");
+    assert!(took(&lines[0]) < took(&lines[1]), "{text}");
 }

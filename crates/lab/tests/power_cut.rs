@@ -56,24 +56,29 @@ impl PowerCut for Mounted {
 /// Mount disks (name, model), each 1 GiB with `len` bytes of OLD at AT and
 /// at FAR.
 fn mount(disks: Vec<(&str, ModelParams)>, len: usize) -> Mounted {
-    common::mount_disks("tb-h24-powercut-", "tb-powercut-test", true, |dir| {
-        disks
-            .into_iter()
-            .map(|(name, model)| {
-                let backing = dir.join(format!("{name}.img"));
-                let f = File::create(&backing).unwrap();
-                f.set_len(SIZE).unwrap();
-                f.write_all_at(&vec![OLD; len], AT).unwrap();
-                f.write_all_at(&vec![OLD; len], FAR).unwrap();
-                DiskConfig {
-                    name: name.into(),
-                    backing,
-                    size: SIZE,
-                    model,
-                }
-            })
-            .collect()
-    })
+    common::mount_disks(
+        "tb-h24-powercut-",
+        "tb-powercut-test",
+        (true, false),
+        |dir| {
+            disks
+                .into_iter()
+                .map(|(name, model)| {
+                    let backing = dir.join(format!("{name}.img"));
+                    let f = File::create(&backing).unwrap();
+                    f.set_len(SIZE).unwrap();
+                    f.write_all_at(&vec![OLD; len], AT).unwrap();
+                    f.write_all_at(&vec![OLD; len], FAR).unwrap();
+                    DiskConfig {
+                        name: name.into(),
+                        backing,
+                        size: SIZE,
+                        model,
+                    }
+                })
+                .collect()
+        },
+    )
 }
 
 fn read(f: &File, len: usize) -> Vec<u8> {

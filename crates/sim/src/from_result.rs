@@ -171,8 +171,8 @@ fn server_from(
                 Some(crate::system::zfs_fuse_dirty_data_max(env.mem_total_bytes).into());
         }
         let write_path = facts.write_path.filter(|w| w.is_usable());
-        (model.server.log_block_us, model.server.device_request_us) =
-            crate::system::zfs_fuse_commit_costs(write_path.map(|w| w.request_us()));
+        crate::system::zfs_fuse_commit_costs(write_path.map(|w| w.request_us()))
+            .set_on(&mut model.server);
     }
 }
 
@@ -339,15 +339,21 @@ mod tests {
         // zfs-fuse's log block writer, as the lab takes it: its figures at
         // the host of their measurement without a timed write path, scaled
         // to the run's write path with one.
+        let writer = |s: &crate::system::ServerModel| crate::system::LogWriterCosts {
+            block_us: s.log_block_us,
+            request_us: s.device_request_us,
+            commit_us: s.log_commit_us,
+        };
         assert_eq!(
-            (plain.server.log_block_us, plain.server.device_request_us),
+            writer(&plain.server),
             crate::system::zfs_fuse_commit_costs(None)
         );
         assert_eq!(
-            (timed.server.log_block_us, timed.server.device_request_us),
+            writer(&timed.server),
             crate::system::zfs_fuse_commit_costs(Some(50.0))
         );
         assert!(timed.server.log_block_us > plain.server.log_block_us);
+        assert!(timed.server.log_commit_us > plain.server.log_commit_us);
     }
 
     #[test]

@@ -1275,6 +1275,7 @@ mod tests {
         let opts = UpOptions {
             tankbench: dir.path().join("no-such-tankbench"),
             measure: false,
+            disk_trace: None,
             progress: Box::new(|_| {}),
         };
         let said = std::cell::RefCell::new(Vec::new());

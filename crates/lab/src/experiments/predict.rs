@@ -155,8 +155,7 @@ pub(crate) fn system_for(
         Some(m) => (m.request_us(), cores.min(m.parallel_requests(host.cpus))),
         None => (defaults.cpu_us, cores),
     };
-    let (log_block_us, device_request_us) =
-        zfs_fuse_commit_costs(write_path.map(|m| m.request_us()));
+    let writer = zfs_fuse_commit_costs(write_path.map(|m| m.request_us()));
     Ok(SystemModel {
         name: format!("lab {}", spec.id()),
         client,
@@ -166,8 +165,9 @@ pub(crate) fn system_for(
             arc_fraction: 1.0,
             cpu_us,
             cores,
-            log_block_us,
-            device_request_us,
+            log_block_us: writer.block_us,
+            device_request_us: writer.request_us,
+            log_commit_us: writer.commit_us,
             sync,
             // zfs-fuse's code base (OpenSolaris of 2010): one commit batch in
             // flight and the WR_INDIRECT rule from before OpenZFS 7578.
@@ -538,6 +538,7 @@ pub fn comparison_table(workload: &[String], cells: &[CellPrediction]) -> report
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim::system::LogWriterNs;
 
     const HOST: Host = Host {
         cpus: 2,
@@ -602,14 +603,28 @@ mod tests {
         let s = with_write_path(&serial);
         assert_eq!(s.server_cpu_ns, 40_000);
         assert_eq!(s.cores, 1);
-        // zfs-fuse's log block writer: 108 us a block and 23 us a request
-        // at the 31.5 us a write they were measured with, scaled to this
-        // host's 40.
+        // zfs-fuse's log block writer: 108 us a block, 23 us a request and
+        // 57 us a commit beyond the first at the 31.5 us a write they were
+        // measured with, scaled to this host's 40; it runs the commit
+        // software.
         assert_eq!(
-            (unmeasured.log_block_ns, unmeasured.device_request_ns),
-            (108_000, 23_000)
+            unmeasured.log_writer,
+            LogWriterNs {
+                block: 108_000,
+                request: 23_000,
+                commit: 57_000,
+                runs_commit_software: true,
+            }
         );
-        assert_eq!((s.log_block_ns, s.device_request_ns), (137_143, 29_206));
+        assert_eq!(
+            s.log_writer,
+            LogWriterNs {
+                block: 137_143,
+                request: 29_206,
+                commit: 72_381,
+                runs_commit_software: true,
+            }
+        );
         // The kernel keeps the local workload's file pages: the host's
         // memory less the ARC.
         assert_eq!(

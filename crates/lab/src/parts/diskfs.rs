@@ -33,6 +33,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::ffi::OsStr;
 use std::fs::File;
+use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
@@ -71,6 +72,14 @@ pub struct DiskSetConfig {
     /// Per-disk counters are written here about once a second.
     #[serde(default)]
     pub stats_file: Option<PathBuf>,
+    /// Every request is recorded here as it arrives (`lab up
+    /// --disk-trace`): one line each, `arrival_ns disk op bytes done_ns`,
+    /// the times on the daemon's model clock (ns since it started), the
+    /// disk as its index in `disks`, the op `R`, `W` or `F`, `done_ns` when
+    /// its model completes it. How a platform spends its time between
+    /// device requests is read from it (docs/lab.md, "Tracing the disks").
+    #[serde(default)]
+    pub trace_file: Option<PathBuf>,
     pub disks: Vec<DiskConfig>,
 }
 
@@ -257,6 +266,9 @@ pub struct DiskFs {
     uid: u32,
     gid: u32,
     started: SystemTime,
+    /// The request trace (`DiskSetConfig::trace_file`), buffered and
+    /// written out with the counters.
+    trace: Option<std::io::BufWriter<std::fs::File>>,
 }
 
 impl DiskFs {
@@ -289,7 +301,20 @@ impl DiskFs {
                 },
             });
         }
+        // create_new: the lab names a file of its own; one already there is
+        // not this lab's and is left alone.
+        let trace = match &cfg.trace_file {
+            Some(p) => Some(std::io::BufWriter::with_capacity(
+                1 << 20,
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(p)?,
+            )),
+            None => None,
+        };
         Ok(DiskFs {
+            trace,
             disks,
             last_cut: b"[]\n".to_vec(),
             dark: false,
@@ -380,6 +405,18 @@ impl DiskFs {
             Op::Flush => st.flushes += 1,
         }
         st.model_ms += done.saturating_sub(now) as f64 / 1e6;
+        if let Some(trace) = self.trace.as_mut() {
+            let (kind, len) = match op {
+                Op::Read { len, .. } => ('R', len),
+                Op::Write { len, .. } => ('W', len),
+                Op::Flush => ('F', 0),
+            };
+            // A full disk ends the trace, not the lab: the trace is a
+            // diagnostic, the disks are what the pool runs on.
+            if writeln!(trace, "{now} {idx} {kind} {len} {done}").is_err() {
+                self.trace = None;
+            }
+        }
         (now, done)
     }
 
@@ -452,6 +489,11 @@ impl DiskFs {
 
     fn write_stats(&mut self) {
         self.stats_written = Instant::now();
+        if let Some(trace) = self.trace.as_mut() {
+            if trace.flush().is_err() {
+                self.trace = None;
+            }
+        }
         if let Some(p) = &self.stats_file {
             let tmp = p.with_extension("tmp");
             let text = serde_json::to_string_pretty(&self.stats()).expect("serializes");

@@ -68,6 +68,7 @@ pub fn up_options(tankbench: &Path, measure: bool) -> lab::lab::UpOptions {
     lab::lab::UpOptions {
         tankbench: tankbench.to_path_buf(),
         measure,
+        disk_trace: None,
         progress: Box::new(|s| eprintln!("{s}")),
     }
 }
@@ -118,6 +119,16 @@ impl Drop for MountedDisks {
 }
 
 impl MountedDisks {
+    /// Unmount (the daemon writes its last counters and trace) and keep
+    /// the directory.
+    pub fn unmount(mut self) -> tempfile::TempDir {
+        if let Some(session) = self.session.take() {
+            session.umount_and_join().expect("unmount the test disks");
+        }
+        let empty = tempfile::tempdir().expect("a placeholder directory");
+        std::mem::replace(&mut self.dir, empty)
+    }
+
     /// A disk file (or the control file) of the mount.
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join("disks").join(name)
@@ -136,11 +147,12 @@ impl MountedDisks {
 /// Mount disks in a fresh directory (named `<prefix>...`) as the file system
 /// `fsname`; `disks` makes their configurations, backing files in the
 /// directory it is given. With `stats`, the disks' stats file is
-/// `<dir>/stats.json`. Needs root and /dev/fuse (the caller checks).
+/// `<dir>/stats.json`; with `trace`, their request trace is
+/// `<dir>/trace.txt`. Needs root and /dev/fuse (the caller checks).
 pub fn mount_disks(
     prefix: &str,
     fsname: &str,
-    stats: bool,
+    (stats, trace): (bool, bool),
     disks: impl FnOnce(&Path) -> Vec<DiskConfig>,
 ) -> MountedDisks {
     let dir = tempfile::Builder::new().prefix(prefix).tempdir().unwrap();
@@ -150,6 +162,7 @@ pub fn mount_disks(
         mountpoint: mp.clone(),
         fsname: fsname.into(),
         stats_file: stats.then(|| dir.path().join("stats.json")),
+        trace_file: trace.then(|| dir.path().join("trace.txt")),
         disks: disks(dir.path()),
     };
     let fs = DiskFs::new(&cfg).unwrap();

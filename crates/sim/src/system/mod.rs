@@ -22,8 +22,8 @@ pub use behaviours::{CpuService, LogWriteRule, Logbias, SyncProperty, ZilBatchin
 pub use measured_log::{flash_from_slog, measured_log, MEASURED_LOG_FIELD, MEASURED_MAX_MB_S};
 pub use model::{ClientModel, DeviceSpec, LinkModel, PoolModel, ServerModel, SystemModel};
 pub use presets::{
-    zfs_fuse_commit_costs, zfs_fuse_dirty_data_max, GuestFs, GuestSync, Platform, Protocol,
-    ZFS_FUSE_TXG_TIMEOUT_S,
+    zfs_fuse_commit_costs, zfs_fuse_dirty_data_max, GuestFs, GuestSync, LogWriterCosts, Platform,
+    Protocol, ZFS_FUSE_TXG_TIMEOUT_S,
 };
-pub use resolve::{System, TxgTuning};
+pub use resolve::{LogWriterNs, System, TxgTuning};
 pub use values::{Layout, LinkRate, Size};

@@ -208,6 +208,12 @@ pub struct ServerModel {
     /// block makes (a write to each disk it occupies, each flush),
     /// microseconds. Default 0 (kernel ZFS); see `log_block_us`.
     pub device_request_us: f64,
+    /// Time the writer of a log block spends on each commit the block
+    /// carries beyond the first, microseconds: the commits that rode it are
+    /// woken together when it is done, each takes the log's lock and
+    /// replies, and the next writer is one of them. Default 0 (kernel ZFS);
+    /// see `log_block_us`.
+    pub log_commit_us: f64,
     /// Share by which a piece of CPU work on the server takes longer for
     /// each other core busy when it starts: the contention of shared locks,
     /// counters and cache lines (`arcs_mtx`, atomic ARC accounting,
@@ -269,6 +275,7 @@ impl Default for ServerModel {
             commit_cpu_us: COMMIT_CPU_US.typical,
             log_block_us: 0.0,
             device_request_us: 0.0,
+            log_commit_us: 0.0,
             cpu_contention: CPU_CONTENTION.typical,
             cores: 4,
             cpu_service: CpuService::Exponential,

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::behaviours::{LogWriteRule, ZilBatching};
+use super::model::ServerModel;
 
 /// How the client turns guest writes and fsyncs into requests to the server
 /// (NFSv3 stable and unstable writes and COMMIT, RFC 1813 section 3.3.7 and
@@ -419,17 +420,60 @@ const ZFS_FUSE_WRITE_PATH_US: f64 = 31.5;
 const ZFS_FUSE_LOG_BLOCK_US: f64 = 108.0;
 const ZFS_FUSE_DEVICE_REQUEST_US: f64 = 23.0;
 
-/// zfs-fuse's `(server.log_block_us, server.device_request_us)` on a host
-/// where its buffered write path takes `write_path_us` a request (None: the
-/// host of the measurement above).
-pub fn zfs_fuse_commit_costs(write_path_us: Option<f64>) -> (f64, f64) {
+/// zfs-fuse's time per commit a log block carries beyond its first
+/// (`server.log_commit_us`), at the write path above. Measured on labs
+/// whose disks and log device answer at once (raidz2-6 with a log device),
+/// from the disk daemon's record of every request (`lab up --disk-trace`,
+/// `scripts/log-block-trace`): the time from one log block's write to the
+/// next is the writer's alone once the commits' own requests overlap it
+/// (two threads and more), and the commits a block carries are the fsyncs
+/// answered over the blocks written. rndrw with an fsync a write, 2-core
+/// host, 2026-12-07, two labs: at a 38 us write path 1.05, 2.00 and 4.82
+/// commits a block at 2, 4 and 8 threads took 227, 324 and 485 us a block
+/// (mean), a least-squares slope of 66 us a commit; at a 27 us write path
+/// 1.09, 2.04 and 5.22 took 217, 289 and 437 us, 51.5 us a commit. At the
+/// 31.5 us write path: 55 and 60, 57 their mean. (The same trace on
+/// hard-disk models with a SATA SSD log device, the devices' 166 us a block
+/// within it: 394, 538 and 682 us at 1.03, 1.96 and 4.78 commits a block,
+/// 77 us a commit at a 39 us write path.) docs/model-reference.md, "A log
+/// block's writer".
+const ZFS_FUSE_LOG_COMMIT_US: f64 = 57.0;
+
+/// What a platform's log block writer spends beyond its devices' time
+/// (`server.log_block_us`, `server.device_request_us`,
+/// `server.log_commit_us`), microseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LogWriterCosts {
+    /// Each log block.
+    pub block_us: f64,
+    /// Each device request a log block makes.
+    pub request_us: f64,
+    /// Each commit a log block carries beyond its first.
+    pub commit_us: f64,
+}
+
+impl LogWriterCosts {
+    /// Describe a server whose log block writer costs these.
+    pub fn set_on(self, server: &mut ServerModel) {
+        server.log_block_us = self.block_us;
+        server.device_request_us = self.request_us;
+        server.log_commit_us = self.commit_us;
+    }
+}
+
+/// zfs-fuse's log block writer on a host where its buffered write path
+/// takes `write_path_us` a request (None: the host of the measurements
+/// above): each figure scales with the write path, so a host that runs
+/// zfs-fuse slower runs all of it slower.
+pub fn zfs_fuse_commit_costs(write_path_us: Option<f64>) -> LogWriterCosts {
     let scale = write_path_us
         .filter(|w| w.is_finite() && *w > 0.0)
         .map_or(1.0, |w| w / ZFS_FUSE_WRITE_PATH_US);
-    (
-        ZFS_FUSE_LOG_BLOCK_US * scale,
-        ZFS_FUSE_DEVICE_REQUEST_US * scale,
-    )
+    LogWriterCosts {
+        block_us: ZFS_FUSE_LOG_BLOCK_US * scale,
+        request_us: ZFS_FUSE_DEVICE_REQUEST_US * scale,
+        commit_us: ZFS_FUSE_LOG_COMMIT_US * scale,
+    }
 }
 
 /// One server preset: its name and the behaviours it sets where the
@@ -529,6 +573,20 @@ impl Platform {
     /// reply (the preset's `nfs_sync_honoured`).
     pub fn nfs_sync_honoured(self) -> bool {
         self.preset().nfs_sync_honoured
+    }
+
+    /// Whether the log block's writer runs the zil_commit software
+    /// (`server.commit_cpu_us`) once a block while the commits waiting for
+    /// it spend none, as zil_commit_writer does with one writer at a time.
+    /// zfs-fuse: measured (its disk daemon's trace: a log block's writer
+    /// takes 1.4 times as long at two commits a block as at one, with the
+    /// commits' own requests out of the way; docs/model-reference.md, "A
+    /// log block's writer"). The kernel platforms with one writer at a time
+    /// (ZoL before 0.8, FreeNAS 11) run the same code, but no measurement
+    /// of theirs says how their committers' time overlaps the block in
+    /// flight, so they keep it in each committer, on a core.
+    pub fn commit_software_in_writer(self) -> bool {
+        self == Platform::ZfsFuse
     }
 
     /// Which WR_INDIRECT rule the code base has (the preset's

@@ -42,10 +42,8 @@ pub struct System {
     /// `server.cpu_us_per_mib` in ns per MiB.
     pub server_cpu_ns_per_mib: u64,
     pub commit_cpu_ns: u64,
-    /// `server.log_block_us` in ns: a log block's writer beyond its devices.
-    pub log_block_ns: u64,
-    /// `server.device_request_us` in ns: each device request of a log block.
-    pub device_request_ns: u64,
+    /// What a log block's writer spends beyond its devices.
+    pub log_writer: LogWriterNs,
     /// `server.cpu_contention`.
     pub cpu_contention: f64,
     pub cpu_service: CpuService,
@@ -64,6 +62,37 @@ pub struct System {
     pub log: Option<ModelParams>,
     /// The second member of a mirrored log device (with `log` the first).
     pub log_mirror: Option<ModelParams>,
+}
+
+/// A log block's writer beyond its devices, ns (0 for kernel ZFS).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LogWriterNs {
+    /// `server.log_block_us`: each block.
+    pub block: u64,
+    /// `server.device_request_us`: each device request of a block.
+    pub request: u64,
+    /// `server.log_commit_us`: each commit a block carries beyond its first.
+    pub commit: u64,
+    /// The writer spends the zil_commit software (`server.commit_cpu_us`)
+    /// once a block and the commits waiting for it none, where kernel
+    /// platforms spend it in each committer ([`Platform::commit_software_in_writer`]).
+    pub runs_commit_software: bool,
+}
+
+impl LogWriterNs {
+    fn of(server: &ServerModel, platform: Option<Platform>) -> Result<LogWriterNs, FieldError> {
+        Ok(LogWriterNs {
+            block: micros_to_ns("server.log_block_us", server.log_block_us)?,
+            request: micros_to_ns("server.device_request_us", server.device_request_us)?,
+            commit: micros_to_ns("server.log_commit_us", server.log_commit_us)?,
+            runs_commit_software: platform.is_some_and(Platform::commit_software_in_writer),
+        })
+    }
+
+    /// Whether the writer costs nothing beyond its devices.
+    pub fn is_free(&self) -> bool {
+        self.block == 0 && self.request == 0 && self.commit == 0
+    }
 }
 
 /// The txg and vdev-queue tunables, in bytes and nanoseconds.
@@ -495,11 +524,7 @@ impl SystemModel {
                 self.server.cpu_us_per_mib,
             )?,
             commit_cpu_ns: micros_to_ns("server.commit_cpu_us", self.server.commit_cpu_us)?,
-            log_block_ns: micros_to_ns("server.log_block_us", self.server.log_block_us)?,
-            device_request_ns: micros_to_ns(
-                "server.device_request_us",
-                self.server.device_request_us,
-            )?,
+            log_writer: LogWriterNs::of(&self.server, platform)?,
             cpu_contention: self.server.cpu_contention,
             cpu_service: self.server.cpu_service,
             cores: self.server.cores,
@@ -621,6 +646,12 @@ mod tests {
             s.zil = base.zil;
             s.nfs_sync_honoured = base.nfs_sync_honoured;
             s.log_write_rule = base.log_write_rule;
+            assert_eq!(
+                s.log_writer.runs_commit_software,
+                p == "zfs-fuse",
+                "{p}: where the commit software runs"
+            );
+            s.log_writer.runs_commit_software = base.log_writer.runs_commit_software;
             assert_eq!(s, base, "{p} changes only its documented behaviours");
         }
         let text =

@@ -49,6 +49,11 @@ enum Cmd {
         /// pool's write path.
         #[arg(long)]
         no_measure: bool,
+        /// Record every request the lab's disks receive in FILE (a new
+        /// file): one line each, `arrival_ns disk op bytes done_ns` on the
+        /// disk daemon's clock (docs/lab.md, "Tracing the disks").
+        #[arg(long, value_name = "FILE")]
+        disk_trace: Option<PathBuf>,
     },
     /// Build the lab (unless it is up), run a fileio workload, tear down what
     /// this command built. Options after `--` go to `tankbench fileio`.
@@ -173,9 +178,27 @@ pub(crate) fn run(cli: LabArgs) -> anyhow::Result<i32> {
         sys::install_interrupt_handler();
     }
     match cli.cmd {
-        Cmd::Up { spec, no_measure } => {
+        Cmd::Up {
+            spec,
+            no_measure,
+            disk_trace,
+        } => {
             let spec = spec::load(&spec)?;
-            let lab = Lab::up(&spec, &up_options(!no_measure)?)?;
+            let mut opts = up_options(!no_measure)?;
+            if let Some(path) = disk_trace {
+                if path.exists() {
+                    anyhow::bail!(
+                        "--disk-trace: {} exists; accepted: a file that does not exist yet (tankbench never overwrites one)",
+                        path.display()
+                    );
+                }
+                // The daemon runs in the lab's directory: an absolute path.
+                opts.disk_trace = Some(
+                    std::path::absolute(&path)
+                        .with_context(|| format!("--disk-trace: locate {}", path.display()))?,
+                );
+            }
+            let lab = Lab::up(&spec, &opts)?;
             super::write_stdout(status_text(&lab).as_bytes())?;
             Ok(0)
         }
@@ -254,6 +277,7 @@ fn up_options(measure: bool) -> anyhow::Result<UpOptions> {
     Ok(UpOptions {
         tankbench: std::env::current_exe().context("locate the tankbench binary")?,
         measure,
+        disk_trace: None,
         progress: Box::new(|s: &str| super::write_stderr_line(s)),
     })
 }
