@@ -190,7 +190,8 @@ impl<'a> ZfsServer<'a> {
             sys.disk_bytes,
             sys.recordsize,
             spec.rand_seed,
-        );
+        )
+        .flushing_in_turn(sys.flush_in_turn);
         let vdevs = pool.vdevs();
         Ok(ZfsServer {
             sys,
@@ -530,10 +531,12 @@ impl<'a> ZfsServer<'a> {
                 touched[vdev] = true;
             }
         }
-        done = done.max(written);
-        for (vdev, _) in touched.iter().enumerate().filter(|(_, &t)| t) {
-            done = done.max(self.pool.flush_vdev(written, vdev));
-        }
+        let flushed_vdevs = touched
+            .iter()
+            .enumerate()
+            .filter(|(_, &t)| t)
+            .map(|(v, _)| v);
+        done = done.max(self.pool.flush_vdevs(written, written, flushed_vdevs));
         self.zil.touched = touched;
         done
     }

@@ -44,6 +44,9 @@ pub struct System {
     pub commit_cpu_ns: u64,
     /// What a log block's writer spends beyond its devices.
     pub log_writer: LogWriterNs,
+    /// A commit flushes its vdevs' children one after another
+    /// ([`Platform::flushes_in_turn`]).
+    pub flush_in_turn: bool,
     /// `server.cpu_contention`.
     pub cpu_contention: f64,
     pub cpu_service: CpuService,
@@ -525,6 +528,7 @@ impl SystemModel {
             )?,
             commit_cpu_ns: micros_to_ns("server.commit_cpu_us", self.server.commit_cpu_us)?,
             log_writer: LogWriterNs::of(&self.server, platform)?,
+            flush_in_turn: platform.is_some_and(Platform::flushes_in_turn),
             cpu_contention: self.server.cpu_contention,
             cpu_service: self.server.cpu_service,
             cores: self.server.cores,
@@ -652,6 +656,8 @@ mod tests {
                 "{p}: where the commit software runs"
             );
             s.log_writer.runs_commit_software = base.log_writer.runs_commit_software;
+            assert_eq!(s.flush_in_turn, p == "zfs-fuse", "{p}: flushes in turn");
+            s.flush_in_turn = base.flush_in_turn;
             assert_eq!(s, base, "{p} changes only its documented behaviours");
         }
         let text =
