@@ -171,8 +171,11 @@ fn server_from(
                 Some(crate::system::zfs_fuse_dirty_data_max(env.mem_total_bytes).into());
         }
         let write_path = facts.write_path.filter(|w| w.is_usable());
-        crate::system::zfs_fuse_commit_costs(write_path.map(|w| w.request_us()))
-            .set_on(&mut model.server);
+        model
+            .server
+            .set_log_writer(crate::system::zfs_fuse_commit_costs(
+                write_path.map(|w| w.request_us()),
+            ));
     }
 }
 

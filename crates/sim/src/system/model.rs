@@ -9,7 +9,7 @@ use zfs_model::diskmodel::ModelParams;
 
 use super::behaviours::{CpuService, Logbias, SyncProperty, ZilBatching};
 use super::measured_log::measured_log;
-use super::presets::{Platform, Protocol};
+use super::presets::{LogWriterCosts, Platform, Protocol};
 use super::values::{Layout, LinkRate, Size};
 use crate::sourced_ranges::{COMMIT_CPU_US, CPU_CONTENTION, CPU_US_PER_MIB, SERVER_CPU_US_LOCAL};
 use crate::{FieldError, SimError};
@@ -262,6 +262,15 @@ pub struct ServerModel {
     /// Default: 1M for hard disks, 128K for flash
     /// (`zfs_vdev_aggregation_limit_non_rotating`).
     pub vdev_aggregation_limit: Option<Size>,
+}
+
+impl ServerModel {
+    /// A server whose log block writer costs `costs` beyond its devices.
+    pub fn set_log_writer(&mut self, costs: LogWriterCosts) {
+        self.log_block_us = costs.block_us;
+        self.device_request_us = costs.request_us;
+        self.log_commit_us = costs.commit_us;
+    }
 }
 
 impl Default for ServerModel {

@@ -8,7 +8,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::behaviours::{LogWriteRule, ZilBatching};
-use super::model::ServerModel;
 
 /// How the client turns guest writes and fsyncs into requests to the server
 /// (NFSv3 stable and unstable writes and COMMIT, RFC 1813 section 3.3.7 and
@@ -450,15 +449,6 @@ pub struct LogWriterCosts {
     pub request_us: f64,
     /// Each commit a log block carries beyond its first.
     pub commit_us: f64,
-}
-
-impl LogWriterCosts {
-    /// Describe a server whose log block writer costs these.
-    pub fn set_on(self, server: &mut ServerModel) {
-        server.log_block_us = self.block_us;
-        server.device_request_us = self.request_us;
-        server.log_commit_us = self.commit_us;
-    }
 }
 
 /// zfs-fuse's log block writer on a host where its buffered write path
