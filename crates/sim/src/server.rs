@@ -363,7 +363,7 @@ impl<'a> ZfsServer<'a> {
             }
             Rpc::Commit => logged,
         };
-        if commit && self.sys.log_writer.runs_commit_software {
+        if commit && self.writer_runs_commit_software() {
             // A committer waits for the writer, and the zil_commit software
             // (copying the records it takes from the itx list into the lwb,
             // allocating and issuing it, waiting for it) runs in the
@@ -570,13 +570,20 @@ impl<'a> ZfsServer<'a> {
         writer.block + writer.request * requests + writer.commit * commits.saturating_sub(1)
     }
 
+    /// Whether the log block's writer runs the commit software: a platform
+    /// whose writer does, with one writer at a time (a pipelined ZIL has
+    /// each committer issue its own block).
+    fn writer_runs_commit_software(&self) -> bool {
+        self.sys.log_writer.runs_commit_software && self.sys.zil == ZilBatching::OneInFlight
+    }
+
     /// The zil_commit software of one log block's writer
     /// (`server.commit_cpu_us`, drawn as the server's CPU work is) on a
     /// platform whose writer runs it once a block
     /// ([`LogWriterNs::runs_commit_software`](crate::system::LogWriterNs));
     /// 0 where each committer spends it before its commit.
     fn writer_software_ns(&mut self) -> Nanos {
-        if !self.sys.log_writer.runs_commit_software {
+        if !self.writer_runs_commit_software() {
             return 0;
         }
         service_time(
