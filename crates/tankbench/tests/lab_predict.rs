@@ -192,3 +192,32 @@ fn a_fifo_as_the_matrix_or_its_base_is_refused_at_once() {
     let r = lab_predict(d.path(), "m.toml", &[]);
     refused_naming(&r, &["fifo", "not a regular file"]);
 }
+
+#[test]
+fn lab_up_refuses_a_disk_trace_file_that_exists_before_building_anything() {
+    // `lab up --disk-trace FILE` writes a new file only: an existing one is
+    // refused with one line, left as it was, and no lab is built (the
+    // refusal comes before the lab's root is touched, so it needs no root).
+    let d = scratch();
+    std::fs::write(
+        d.path().join("lab.toml"),
+        "name = \"trtest\"\n[pool]\nlayout = \"raidz1-3\"\ndisk = \"hdd\"\n",
+    )
+    .unwrap();
+    std::fs::write(d.path().join("mine.txt"), "my notes\n").unwrap();
+    let before = listing(d.path());
+    let r = tb(
+        d.path(),
+        &["lab", "up", "--disk-trace", "mine.txt", "lab.toml"],
+    );
+    refused_naming(
+        &r,
+        &["--disk-trace", "mine.txt", "exists", "does not exist yet"],
+    );
+    assert_eq!(listing(d.path()), before);
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("mine.txt")).unwrap(),
+        "my notes\n"
+    );
+    assert!(!std::path::Path::new("/var/tmp/tb-lab/tb-trtest").exists());
+}

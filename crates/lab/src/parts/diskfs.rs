@@ -301,8 +301,8 @@ impl DiskFs {
                 },
             });
         }
-        // create_new: the lab names a file of its own; one already there is
-        // not this lab's and is left alone.
+        // create_new: the trace is a new file; one already there is not
+        // ours and is left alone (`lab up` refuses it before building).
         let trace = match &cfg.trace_file {
             Some(p) => Some(std::io::BufWriter::with_capacity(
                 1 << 20,
