@@ -401,7 +401,10 @@ fn oddities(pairs: &[(f64, Bounds)]) -> (bool, bool) {
     let mut a_hair_wide = false;
     for (typical, b) in pairs {
         let close = |x: f64| (x - typical).abs() <= typical.abs() * 1e-6;
-        at_an_end |= close(b.low) || close(b.high);
+        // An interval of one value (a baseline's own row, anchored: the
+        // measurement) is a hair wide, not a typical value at its end.
+        let one_value = close(b.low) && close(b.high);
+        at_an_end |= !one_value && (close(b.low) || close(b.high));
         a_hair_wide |= (b.high - b.low) < typical.abs() * HAIR_WIDE;
     }
     (at_an_end, a_hair_wide)
@@ -957,5 +960,6 @@ mod tests {
         assert_eq!(oddities(&[(32.86, b(30.53, 32.86))]), (true, false));
         assert_eq!(oddities(&[(33.82, b(33.81, 33.83))]), (false, true));
         assert_eq!(oddities(&[(33.17, b(32.28, 35.73))]), (false, false));
+        assert_eq!(oddities(&[(18.48, b(18.48, 18.48))]), (false, true));
     }
 }

@@ -178,6 +178,23 @@ impl AnchoredPlan {
             .clone()
     }
 
+    /// `q`'s configuration anchored at each sample of `design`: the
+    /// measured figures times the sample's B/A (A and B at the same draws).
+    fn anchored_samples(
+        &self,
+        design: &crate::uncertainty::Design,
+        q: &PerfQuery<'_>,
+    ) -> Result<Vec<WorkloadFigures>, String> {
+        let a = self.a_samples(design)?;
+        let b = self
+            .model
+            .sample_figures(design, &self.system_of(q)?, q.threads)?;
+        Ok(a.iter()
+            .zip(&b)
+            .map(|(a, b)| anchor(&self.measured, a, b))
+            .collect())
+    }
+
     fn a_samples(
         &self,
         design: &crate::uncertainty::Design,
@@ -188,6 +205,38 @@ impl AnchoredPlan {
                     .sample_figures(design, &self.system, self.threads())
             })
             .clone()
+    }
+}
+
+/// Each figure's median over `samples`; a figure some sample lacks (a
+/// percentile) keeps `typical`'s.
+fn median_figures(samples: &[WorkloadFigures], typical: &WorkloadFigures) -> WorkloadFigures {
+    let median = |of: &dyn Fn(&WorkloadFigures) -> f64| -> f64 {
+        let mut v: Vec<f64> = samples.iter().map(of).collect();
+        v.sort_by(f64::total_cmp);
+        if v.is_empty() {
+            of(typical)
+        } else {
+            crate::uncertainty::percentile(&v, 0.5)
+        }
+    };
+    let p95: Option<Vec<f64>> = samples.iter().map(|f| f.event_latency_p95_ms).collect();
+    WorkloadFigures {
+        reads_per_s: median(&|f| f.reads_per_s),
+        writes_per_s: median(&|f| f.writes_per_s),
+        fsyncs_per_s: median(&|f| f.fsyncs_per_s),
+        read_mib_per_s: median(&|f| f.read_mib_per_s),
+        write_mib_per_s: median(&|f| f.write_mib_per_s),
+        write_latency_ms: median(&|f| f.write_latency_ms),
+        commit_latency_ms: median(&|f| f.commit_latency_ms),
+        event_latency_ms: median(&|f| f.event_latency_ms),
+        event_latency_p95_ms: match p95 {
+            Some(mut v) if !v.is_empty() => {
+                v.sort_by(f64::total_cmp);
+                Some(crate::uncertainty::percentile(&v, 0.5))
+            }
+            _ => typical.event_latency_p95_ms,
+        },
     }
 }
 
@@ -269,7 +318,13 @@ impl PerformanceModel for AnchoredPlan {
             }
         }
         let b = self.model.figures_of(&system, q.threads)?;
-        Ok(anchor(&self.measured, &self.a_point()?, &b))
+        let typical = anchor(&self.measured, &self.a_point()?, &b);
+        // With samples, each figure is the median of the sampled changes,
+        // as crate::baseline::predict takes it (why: there).
+        match self.model.design() {
+            Some(design) => Ok(median_figures(&self.anchored_samples(design, q)?, &typical)),
+            None => Ok(typical),
+        }
     }
 
     fn interval(
@@ -279,15 +334,7 @@ impl PerformanceModel for AnchoredPlan {
     ) -> Option<Result<SyncInterval, String>> {
         let design = self.model.design()?;
         let sampled = || -> Result<SyncInterval, String> {
-            let a = self.a_samples(design)?;
-            let b = self
-                .model
-                .sample_figures(design, &self.system_of(q)?, q.threads)?;
-            let anchored: Vec<WorkloadFigures> = a
-                .iter()
-                .zip(&b)
-                .map(|(a, b)| anchor(&self.measured, a, b))
-                .collect();
+            let anchored = self.anchored_samples(design, q)?;
             // Where the layout is the baseline's every sample is the
             // measurement: no model error to add (as crate::baseline::predict).
             let changed = |v: &[f64]| v.iter().any(|x| (x - v[0]).abs() > 1e-12 * v[0].abs());

@@ -128,7 +128,7 @@ fn notes(baseline: &Baseline, anchored: &Anchored, movers: bool) -> Vec<String> 
     let first = anchored.results.iter().find_map(|r| r.prediction.as_ref());
     if let Some(p) = first {
         notes.push(format!(
-            "The interval: the {:.0} % spread (10th to 90th percentile) of the change over {} samples of the model's uncertain parameters, each sample simulated for the baseline's configuration and the what-if with the same draws and seed (docs/what-if.md), widened by the model's structural error where the configuration changes; on the baseline's own configuration, the spread of a second run of it.",
+            "The change: the median, and its interval the {:.0} % spread (10th to 90th percentile), over {} samples of the model's uncertain parameters, each sample simulated for the baseline's configuration and the what-if with the same draws and seed (docs/what-if.md); the interval widened by the model's structural error where the configuration changes; on the baseline's own configuration, the spread of a second run of it.",
             p.confidence * 100.0,
             p.samples
         ));
