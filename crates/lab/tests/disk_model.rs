@@ -522,6 +522,17 @@ fn every_disk_request_is_traced_with_its_model_time() {
         let (arrival, done): (u64, u64) = (l[0].parse().unwrap(), l[4].parse().unwrap());
         assert!(done >= arrival, "{text}");
     }
+    // Where each read and write went; a flush has no offset.
+    let offsets: Vec<&str> = lines.iter().map(|l| l[5]).collect();
+    assert_eq!(
+        offsets,
+        [
+            (1u64 << 30).to_string(),
+            "-".into(),
+            (4u64 << 30).to_string()
+        ],
+        "{text}"
+    );
     // The flush destages the write to the platter: milliseconds of model
     // time, where the cached write took its transfer alone.
     let took = |l: &Vec<&str>| l[4].parse::<u64>().unwrap() - l[0].parse::<u64>().unwrap();

@@ -73,10 +73,11 @@ pub struct DiskSetConfig {
     #[serde(default)]
     pub stats_file: Option<PathBuf>,
     /// Every request is recorded here as it arrives (`lab up
-    /// --disk-trace`): one line each, `arrival_ns disk op bytes done_ns`,
-    /// the times on the daemon's model clock (ns since it started), the
-    /// disk as its index in `disks`, the op `R`, `W` or `F`, `done_ns` when
-    /// its model completes it. How a platform spends its time between
+    /// --disk-trace`): one line each, `arrival_ns disk op bytes done_ns
+    /// offset`, the times on the daemon's model clock (ns since it
+    /// started), the disk as its index in `disks`, the op `R`, `W` or `F`,
+    /// `done_ns` when its model completes it, the byte offset of a read or
+    /// write (`-` for a flush): where the platform places its blocks. How a platform spends its time between
     /// device requests is read from it (docs/lab.md, "Tracing the disks").
     #[serde(default)]
     pub trace_file: Option<PathBuf>,
@@ -406,14 +407,17 @@ impl DiskFs {
         }
         st.model_ms += done.saturating_sub(now) as f64 / 1e6;
         if let Some(trace) = self.trace.as_mut() {
-            let (kind, len) = match op {
-                Op::Read { len, .. } => ('R', len),
-                Op::Write { len, .. } => ('W', len),
-                Op::Flush => ('F', 0),
+            let (kind, len, offset) = match op {
+                Op::Read { offset, len } => ('R', len, Some(offset)),
+                Op::Write { offset, len } => ('W', len, Some(offset)),
+                Op::Flush => ('F', 0, None),
             };
+            // The offset last, so a reader of the first five fields reads
+            // on; `-` for a flush, which has none.
+            let at = offset.map_or_else(|| "-".to_string(), |o| o.to_string());
             // A full disk ends the trace, not the lab: the trace is a
             // diagnostic, the disks are what the pool runs on.
-            if writeln!(trace, "{now} {idx} {kind} {len} {done}").is_err() {
+            if writeln!(trace, "{now} {idx} {kind} {len} {done} {at}").is_err() {
                 self.trace = None;
             }
         }

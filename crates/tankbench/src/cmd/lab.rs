@@ -50,8 +50,8 @@ enum Cmd {
         #[arg(long)]
         no_measure: bool,
         /// Record every request the lab's disks receive in FILE (a new
-        /// file): one line each, `arrival_ns disk op bytes done_ns` on the
-        /// disk daemon's clock (docs/lab.md, "Tracing the disks").
+        /// file): one line each, `arrival_ns disk op bytes done_ns offset`
+        /// on the disk daemon's clock (docs/lab.md, "Tracing the disks").
         #[arg(long, value_name = "FILE")]
         disk_trace: Option<PathBuf>,
     },
