@@ -357,7 +357,7 @@ impl PerformanceModel for AnchoredPlan {
 
     fn assumptions(&self) -> Vec<String> {
         let mut lines = vec![format!(
-            "anchored to the measured run {} ({} threads): each figure is its measured figure times the simulated change from its system to the layout's (the same workload, seed and parameter draws; docs/what-if.md); the class, link, protocol, RAM and recordsize the plan leaves at their defaults are the baseline's",
+            "anchored to the measured run {} ({} threads): each figure is its measured figure times the simulated change from its system to the layout's (the same workload, seed and parameter draws; with an interval, the change is the samples' median, not the change at the typical values; docs/what-if.md); the class, link, protocol, RAM and recordsize the plan leaves at their defaults are the baseline's",
             self.baseline.id,
             self.threads()
         )];
