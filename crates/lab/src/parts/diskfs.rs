@@ -77,8 +77,9 @@ pub struct DiskSetConfig {
     /// offset`, the times on the daemon's model clock (ns since it
     /// started), the disk as its index in `disks`, the op `R`, `W` or `F`,
     /// `done_ns` when its model completes it, the byte offset of a read or
-    /// write (`-` for a flush): where the platform places its blocks. How a platform spends its time between
-    /// device requests is read from it (docs/lab.md, "Tracing the disks").
+    /// write (`-` for a flush): where the platform places its blocks. How
+    /// a platform spends its time between device requests is read from it
+    /// (docs/lab.md, "Tracing the disks").
     #[serde(default)]
     pub trace_file: Option<PathBuf>,
     pub disks: Vec<DiskConfig>,

@@ -209,34 +209,31 @@ impl AnchoredPlan {
 }
 
 /// Each figure's median over `samples`; a figure some sample lacks (a
-/// percentile) keeps `typical`'s.
+/// percentile), or every figure when there are no samples, keeps
+/// `typical`'s.
 fn median_figures(samples: &[WorkloadFigures], typical: &WorkloadFigures) -> WorkloadFigures {
-    let median = |of: &dyn Fn(&WorkloadFigures) -> f64| -> f64 {
-        let mut v: Vec<f64> = samples.iter().map(of).collect();
+    fn median(mut v: Vec<f64>) -> Option<f64> {
         v.sort_by(f64::total_cmp);
-        if v.is_empty() {
-            of(typical)
-        } else {
-            crate::uncertainty::percentile(&v, 0.5)
-        }
+        (!v.is_empty()).then(|| crate::uncertainty::percentile(&v, 0.5))
+    }
+    let of = |f: fn(&WorkloadFigures) -> f64| -> f64 {
+        median(samples.iter().map(f).collect()).unwrap_or(f(typical))
     };
-    let p95: Option<Vec<f64>> = samples.iter().map(|f| f.event_latency_p95_ms).collect();
     WorkloadFigures {
-        reads_per_s: median(&|f| f.reads_per_s),
-        writes_per_s: median(&|f| f.writes_per_s),
-        fsyncs_per_s: median(&|f| f.fsyncs_per_s),
-        read_mib_per_s: median(&|f| f.read_mib_per_s),
-        write_mib_per_s: median(&|f| f.write_mib_per_s),
-        write_latency_ms: median(&|f| f.write_latency_ms),
-        commit_latency_ms: median(&|f| f.commit_latency_ms),
-        event_latency_ms: median(&|f| f.event_latency_ms),
-        event_latency_p95_ms: match p95 {
-            Some(mut v) if !v.is_empty() => {
-                v.sort_by(f64::total_cmp);
-                Some(crate::uncertainty::percentile(&v, 0.5))
-            }
-            _ => typical.event_latency_p95_ms,
-        },
+        reads_per_s: of(|f| f.reads_per_s),
+        writes_per_s: of(|f| f.writes_per_s),
+        fsyncs_per_s: of(|f| f.fsyncs_per_s),
+        read_mib_per_s: of(|f| f.read_mib_per_s),
+        write_mib_per_s: of(|f| f.write_mib_per_s),
+        write_latency_ms: of(|f| f.write_latency_ms),
+        commit_latency_ms: of(|f| f.commit_latency_ms),
+        event_latency_ms: of(|f| f.event_latency_ms),
+        event_latency_p95_ms: samples
+            .iter()
+            .map(|f| f.event_latency_p95_ms)
+            .collect::<Option<Vec<f64>>>()
+            .and_then(median)
+            .or(typical.event_latency_p95_ms),
     }
 }
 
