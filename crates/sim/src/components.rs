@@ -3,7 +3,7 @@
 //! server's CPUs, the ARC, and the pool's disks. None of them schedules
 //! events; the engine does, so each part can be checked on its own.
 
-use zfs_model::diskmodel::{Disk, ModelParams, Op};
+use zfs_model::diskmodel::{Disk, DiskRequest, ModelParams, Op};
 use zfs_model::layout::{Shape, VdevKind};
 use zfs_model::network::{Link, TCP_GOODPUT_FRACTION};
 
@@ -39,6 +39,30 @@ pub(crate) const FRAME_OVERHEAD: u64 = 90;
 /// through OpenZFS 2.1; later releases count only the data disks and raise
 /// it to 1 MiB, which keeps log blocks on one vdev even longer).
 pub const METASLAB_ALIQUOT: u64 = 512 << 10;
+
+/// Where a part's disk requests are recorded when a trace is asked for
+/// ([`crate::Simulation::disk_trace`]): the pool's children in order, then
+/// the log device's members.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DiskTrace {
+    requests: Option<Vec<DiskRequest>>,
+}
+
+impl DiskTrace {
+    fn start(&mut self) {
+        self.requests = Some(Vec::new());
+    }
+
+    fn record(&mut self, at: Nanos, disk: usize, op: Op, done: Nanos) {
+        if let Some(r) = &mut self.requests {
+            r.push(DiskRequest { at, disk, op, done });
+        }
+    }
+
+    fn take(&mut self) -> Vec<DiskRequest> {
+        self.requests.take().unwrap_or_default()
+    }
+}
 
 fn round_up(v: u64, unit: u64) -> u64 {
     v.div_ceil(unit) * unit
@@ -489,6 +513,7 @@ pub struct Pool {
     /// each after the one before is done, once its writes are done
     /// (zfs-fuse); otherwise all at once, beside the writes.
     flush_in_turn: bool,
+    trace: DiskTrace,
 }
 
 /// Which part of a vdev a block is allocated in: the log blocks' area or
@@ -536,7 +561,19 @@ impl Pool {
             in_flight: vec![Vec::new(); n],
             busy: vec![Busy::default(); n],
             flush_in_turn: false,
+            trace: DiskTrace::default(),
         }
+    }
+
+    /// Record every disk request from now on ([`Pool::take_trace`]).
+    pub(crate) fn start_trace(&mut self) {
+        self.trace.start();
+    }
+
+    /// The requests recorded since [`Pool::start_trace`], in the order
+    /// they were submitted.
+    pub(crate) fn take_trace(&mut self) -> Vec<DiskRequest> {
+        self.trace.take()
     }
 
     /// A commit's flushes one child at a time ([`Pool::flush_vdevs`]).
@@ -554,6 +591,7 @@ impl Pool {
     fn submit(&mut self, i: usize, now: Nanos, op: Op) -> Nanos {
         let done = self.disks[i].submit(now, op);
         self.busy[i].add(now, done);
+        self.trace.record(now, i, op, done);
         done
     }
 
@@ -744,12 +782,15 @@ impl Pool {
         let w = self.shape.width as usize;
         let children = vdev * w..(vdev + 1) * w;
         let mut done = now;
-        for (disk, busy) in self.disks[children.clone()]
+        let first = children.start;
+        for (i, (disk, busy)) in self.disks[children.clone()]
             .iter_mut()
             .zip(&mut self.busy[children])
+            .enumerate()
         {
             let flushed = disk.submit(now, Op::Flush);
             busy.add(now, flushed);
+            self.trace.record(now, first + i, Op::Flush, flushed);
             done = done.max(flushed);
         }
         done
@@ -938,6 +979,9 @@ pub struct LogDevice {
     members: Vec<Disk>,
     at: u64,
     pub busy: Busy,
+    trace: DiskTrace,
+    /// The trace's number of the first member (after the pool's disks).
+    first_disk: usize,
 }
 
 impl LogDevice {
@@ -965,6 +1009,8 @@ impl LogDevice {
             members,
             at: 0,
             busy: Busy::default(),
+            trace: DiskTrace::default(),
+            first_disk: 0,
         }
     }
 
@@ -979,14 +1025,31 @@ impl LogDevice {
         let offset = self.at;
         self.at += len;
         let mut done = now;
-        for disk in &mut self.members {
-            let written = disk.submit(now, Op::Write { offset, len });
+        for (i, disk) in self.members.iter_mut().enumerate() {
+            let write = Op::Write { offset, len };
+            let written = disk.submit(now, write);
             // The flush follows the write's completion (zil_lwb_write_done
             // issues it), so it is submitted then.
-            done = done.max(disk.submit(written, Op::Flush));
+            let flushed = disk.submit(written, Op::Flush);
+            self.trace.record(now, self.first_disk + i, write, written);
+            self.trace
+                .record(written, self.first_disk + i, Op::Flush, flushed);
+            done = done.max(flushed);
         }
         self.busy.add(now, done);
         done
+    }
+
+    /// Record every request from now on, numbering the members from
+    /// `first_disk` ([`LogDevice::take_trace`]).
+    pub(crate) fn start_trace(&mut self, first_disk: usize) {
+        self.first_disk = first_disk;
+        self.trace.start();
+    }
+
+    /// The requests recorded since [`LogDevice::start_trace`].
+    pub(crate) fn take_trace(&mut self) -> Vec<DiskRequest> {
+        self.trace.take()
     }
 }
 

@@ -218,6 +218,7 @@ pub struct Simulation<'a> {
     system: &'a SystemModel,
     options: RunOptions,
     trace: usize,
+    disk_trace: bool,
 }
 
 /// What a simulation gives: the predicted run, how busy each resource was,
@@ -229,6 +230,9 @@ pub struct Simulated {
     /// The first [`Simulation::trace`] requests, in the order the workers
     /// issued them.
     pub trace: Vec<Issued>,
+    /// Every disk request when [`Simulation::disk_trace`] asked for them,
+    /// in the order they were submitted.
+    pub disk_trace: Vec<zfs_model::diskmodel::DiskRequest>,
 }
 
 impl<'a> Simulation<'a> {
@@ -242,6 +246,7 @@ impl<'a> Simulation<'a> {
                 ..RunOptions::default()
             },
             trace: 0,
+            disk_trace: false,
         }
     }
 
@@ -265,6 +270,14 @@ impl<'a> Simulation<'a> {
         self
     }
 
+    /// Record every request the simulated disks take
+    /// ([`Simulated::disk_trace`]): the simulator's side of `lab up
+    /// --disk-trace`.
+    pub fn disk_trace(mut self, on: bool) -> Simulation<'a> {
+        self.disk_trace = on;
+        self
+    }
+
     /// Resolve the system, check the workload is one the engine models,
     /// and simulate it.
     pub fn run(self) -> Result<Simulated, SimError> {
@@ -272,6 +285,9 @@ impl<'a> Simulation<'a> {
         let sys = self.system.resolve()?;
         check_supported(spec, options.budget)?;
         let mut sim = Sim::new(spec, &sys, self.trace, options.budget)?;
+        if self.disk_trace {
+            sim.server.start_disk_trace();
+        }
         sim.warmup_events = options.warmup_events;
         if options.warmup_events.is_none()
             && options.early_stop
@@ -287,10 +303,12 @@ impl<'a> Simulation<'a> {
         }
         sim.run()?;
         let trace = sim.trace.take().map(|(_, t)| t).unwrap_or_default();
+        let disk_trace = sim.server.take_disk_trace();
         Ok(Simulated {
             result: sim.result(),
             utilisation: sim.utilisation(),
             trace,
+            disk_trace,
         })
     }
 }

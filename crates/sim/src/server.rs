@@ -19,6 +19,7 @@ use crate::system::{
     service_time, LogWriteRule, Logbias, Protocol, SyncProperty, System, ZilBatching,
 };
 use crate::{NotModelled, SimError};
+use zfs_model::diskmodel::DiskRequest;
 
 /// Stream of the run seed the server CPU's draws come from.
 const CPU_STREAM: u64 = (1 << 32) + 1;
@@ -235,6 +236,27 @@ impl<'a> ZfsServer<'a> {
                 threads
             ],
         })
+    }
+
+    /// Record every disk request from now on: the pool's children, then
+    /// the log device's members ([`ZfsServer::take_disk_trace`]).
+    pub(crate) fn start_disk_trace(&mut self) {
+        self.pool.start_trace();
+        let first = self.pool.disks();
+        if let Some(log) = &mut self.log {
+            log.start_trace(first);
+        }
+    }
+
+    /// The disk requests recorded since [`ZfsServer::start_disk_trace`], in
+    /// the order they were submitted.
+    pub(crate) fn take_disk_trace(&mut self) -> Vec<DiskRequest> {
+        let mut all = self.pool.take_trace();
+        if let Some(log) = &mut self.log {
+            all.extend(log.take_trace());
+        }
+        all.sort_by_key(|r| (r.at, r.disk));
+        all
     }
 
     /// Client `w`'s message reaches the server: its CPU takes it.

@@ -6,6 +6,7 @@ use fileio::result::{LatencyKey, RunResult};
 use fileio::run::generator::Generator;
 use fileio::run::runner::worker_seeds;
 use sim::{Simulated, Simulation, SystemModel};
+use zfs_model::diskmodel::Op;
 
 fn spec(extra: &[&str]) -> RunSpec {
     let mut words = vec!["--file-total-size=16M", "--file-num=4", "--rand-seed=7"];
@@ -1259,4 +1260,66 @@ fn a_warmed_up_run_counts_its_events_from_the_end_of_the_first_txg_sync() {
     );
     let (a, b) = (plain.rates.reads_per_s, bounded.rates.reads_per_s);
     assert!((a - b).abs() / a < 0.05, "{a} vs {b} reads/s");
+}
+
+#[test]
+fn the_disk_trace_has_every_commit_write_and_flush_on_each_mirror_child() {
+    // One writer on one 2-way mirror, no log device, an fsync after each
+    // 4 KiB write: each commit writes its log block to both children and
+    // flushes both (the txg's writes come on top). The trace is what `lab
+    // up --disk-trace` would show of a lab of this pool.
+    let sys = system(
+        r#"
+[client]
+protocol = "local"
+[pool]
+layout = "1xmirror-2"
+disk = "hdd-7200"
+"#,
+    );
+    let mut words = ONE_SYNC_WRITER.to_vec();
+    words.push("--time=2");
+    let spec = spec(&words);
+    let plain = Simulation::new(&spec, &sys).run().unwrap();
+    assert!(plain.disk_trace.is_empty(), "traced without being asked");
+    let traced = Simulation::new(&spec, &sys).disk_trace(true).run().unwrap();
+    // Tracing changes nothing simulated.
+    assert_eq!(traced.result.counts, plain.result.counts);
+    let t = &traced.disk_trace;
+    assert!(
+        t.windows(2).all(|w| w[0].at <= w[1].at),
+        "in submission order"
+    );
+    assert!(t.iter().all(|r| r.disk < 2 && r.done >= r.at));
+    let count = |disk: usize, flush: bool| {
+        t.iter()
+            .filter(|r| r.disk == disk && matches!(r.op, Op::Flush) == flush)
+            .count()
+    };
+    let fsyncs = usize::try_from(traced.result.counts.fsyncs).unwrap();
+    for disk in 0..2 {
+        // A flush for every commit, and a write for every log block (the
+        // txg's writes and flushes come on top).
+        assert!(count(disk, true) >= fsyncs, "disk {disk}: flushes");
+        assert!(count(disk, false) >= fsyncs, "disk {disk}: writes");
+    }
+    // The children take the same writes: a mirror writes each block to both.
+    let writes = |disk: usize| -> Vec<(u64, u64)> {
+        t.iter()
+            .filter_map(|r| match r.op {
+                Op::Write { offset, len } if r.disk == disk => Some((offset, len)),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(writes(0), writes(1));
+    // Each line as `lab up --disk-trace` writes it.
+    let first_flush = t.iter().find(|r| matches!(r.op, Op::Flush)).unwrap();
+    assert_eq!(
+        first_flush.to_string(),
+        format!(
+            "{} {} F 0 {} -",
+            first_flush.at, first_flush.disk, first_flush.done
+        )
+    );
 }

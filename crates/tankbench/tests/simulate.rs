@@ -268,6 +268,60 @@ fn json_file_is_written_once_and_never_replaced() {
 }
 
 #[test]
+fn disk_trace_writes_the_lab_traces_format_once_and_never_replaces_it() {
+    let d = scratch();
+    let r = simulate(
+        d.path(),
+        &["--intervals", "off", "--disk-trace", "t.txt"],
+        &[],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("disk requests to t.txt"), "{}", r.stderr);
+    let text = std::fs::read_to_string(d.path().join("t.txt")).expect("t.txt");
+    // The reference NAS: 24 pool disks (0-23) and its log device (24).
+    let mut disks = std::collections::BTreeSet::new();
+    for line in text.lines() {
+        let f: Vec<&str> = line.split(' ').collect();
+        assert_eq!(f.len(), 6, "{line}");
+        let (at, done): (u64, u64) = (f[0].parse().unwrap(), f[4].parse().unwrap());
+        assert!(done >= at, "{line}");
+        disks.insert(f[1].parse::<usize>().unwrap());
+        match f[2] {
+            "F" => assert_eq!((f[3], f[5]), ("0", "-"), "{line}"),
+            "R" | "W" => assert!(f[5].parse::<u64>().is_ok(), "{line}"),
+            other => panic!("op {other}: {line}"),
+        }
+    }
+    assert!(
+        disks.contains(&24) && disks.iter().all(|&k| k <= 24),
+        "{disks:?}"
+    );
+    let before = std::fs::read(d.path().join("t.txt")).expect("t.txt");
+    let again = simulate(d.path(), &["--disk-trace", "t.txt"], &[]);
+    assert_eq!(again.code, 1, "{}", again.stdout);
+    assert_eq!(again.stderr.lines().count(), 1, "{}", again.stderr);
+    assert!(again.stderr.contains("--disk-trace"), "{}", again.stderr);
+    assert_eq!(
+        std::fs::read(d.path().join("t.txt")).expect("t.txt"),
+        before
+    );
+    // One prediction only: a table of them is refused, nothing written.
+    let table = simulate(
+        d.path(),
+        &[
+            "--layout",
+            "2xraidz2-12,3xraidz2-8",
+            "--disk-trace",
+            "u.txt",
+        ],
+        &[],
+    );
+    assert_eq!(table.code, 1, "{}", table.stdout);
+    assert!(table.stderr.contains("--disk-trace"), "{}", table.stderr);
+    assert!(!d.path().join("u.txt").exists());
+}
+
+#[test]
 fn an_unmodelled_io_mode_is_one_line() {
     let r = simulation_refused(&[], &["--file-io-mode=async"], "--file-io-mode");
     assert_eq!(r.stderr.matches("simulate:").count(), 1, "{}", r.stderr);

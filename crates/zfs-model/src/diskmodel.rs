@@ -24,6 +24,36 @@ const NS_PER_MS: f64 = 1e6;
 /// streamed (the drive's look-ahead and write-behind keep the head busy).
 const STREAM_WINDOW_MS: f64 = 0.1;
 
+/// One request a disk took, as `lab up --disk-trace` records a lab disk's
+/// and `simulate --disk-trace` a simulated one's: when it arrived and when
+/// its model completed it (ns on the recorder's clock), which disk (its
+/// index), and what it was. Displayed as the trace's line, `arrival_ns disk
+/// op bytes done_ns offset`: the op `R`, `W` or `F`, the offset last (`-`
+/// for a flush, which has none) so that a reader of the first five fields
+/// reads on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DiskRequest {
+    pub at: Nanos,
+    pub disk: usize,
+    pub op: Op,
+    pub done: Nanos,
+}
+
+impl std::fmt::Display for DiskRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (kind, len) = match self.op {
+            Op::Read { len, .. } => ('R', len),
+            Op::Write { len, .. } => ('W', len),
+            Op::Flush => ('F', 0),
+        };
+        write!(f, "{} {} {kind} {len} {} ", self.at, self.disk, self.done)?;
+        match self.op {
+            Op::Read { offset, .. } | Op::Write { offset, .. } => write!(f, "{offset}"),
+            Op::Flush => f.write_str("-"),
+        }
+    }
+}
+
 /// One operation as the disk sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
@@ -1029,6 +1059,34 @@ impl Flash {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_disk_request_reads_as_the_disk_trace_line() {
+        let line = |op| {
+            DiskRequest {
+                at: 5,
+                disk: 3,
+                op,
+                done: 9,
+            }
+            .to_string()
+        };
+        assert_eq!(
+            line(Op::Read {
+                offset: 4096,
+                len: 8192
+            }),
+            "5 3 R 8192 9 4096"
+        );
+        assert_eq!(
+            line(Op::Write {
+                offset: 0,
+                len: 4096
+            }),
+            "5 3 W 4096 9 0"
+        );
+        assert_eq!(line(Op::Flush), "5 3 F 0 9 -");
+    }
 
     #[test]
     fn round_to_nanos_is_round_then_clamp_to_the_bit() {

@@ -38,7 +38,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime};
-use zfs_model::diskmodel::{Disk, ModelParams, Nanos, Op};
+use zfs_model::diskmodel::{Disk, DiskRequest, ModelParams, Nanos, Op};
 
 /// Name of the control file in the mount (hidden, unlisted).
 pub const CONTROL_FILE: &str = ".tankbench-power";
@@ -408,17 +408,15 @@ impl DiskFs {
         }
         st.model_ms += done.saturating_sub(now) as f64 / 1e6;
         if let Some(trace) = self.trace.as_mut() {
-            let (kind, len, offset) = match op {
-                Op::Read { offset, len } => ('R', len, Some(offset)),
-                Op::Write { offset, len } => ('W', len, Some(offset)),
-                Op::Flush => ('F', 0, None),
+            let request = DiskRequest {
+                at: now,
+                disk: idx,
+                op,
+                done,
             };
-            // The offset last, so a reader of the first five fields reads
-            // on; `-` for a flush, which has none.
-            let at = offset.map_or_else(|| "-".to_string(), |o| o.to_string());
             // A full disk ends the trace, not the lab: the trace is a
             // diagnostic, the disks are what the pool runs on.
-            if writeln!(trace, "{now} {idx} {kind} {len} {done} {at}").is_err() {
+            if writeln!(trace, "{request}").is_err() {
                 self.trace = None;
             }
         }

@@ -90,6 +90,13 @@ pub(crate) struct SimulateArgs {
     count_after_first_sync: bool,
     #[arg(long, value_name = "FILE.svg|FILE.png", help = super::simulate_matrix::CHART_HELP)]
     chart: Option<PathBuf>,
+    /// Write every request the simulated disks take (the prediction's own
+    /// run, not its interval's samples) to a new file, a line each:
+    /// submitted ns, disk (the pool's in order, then the log device's), R,
+    /// W or F, bytes, done ns, offset (`-` for a flush): the format of `lab
+    /// up --disk-trace`, so scripts/log-block-trace reads both.
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    disk_trace: Option<PathBuf>,
     /// fileio options of the workload, ending in `run` (as for `tankbench fileio`).
     #[arg(last = true, value_name = "FILEIO OPTIONS")]
     fileio: Vec<OsString>,
@@ -240,6 +247,13 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
     }
     if let Some(job) = &a.fio {
         return simulate_fio(&a, job);
+    }
+    if let Some(path) = &a.disk_trace {
+        if a.is_matrix() {
+            anyhow::bail!("simulate: --disk-trace traces one prediction (accepted: one value per override, no comma lists)");
+        }
+        check_new_file(path)
+            .map_err(|e| anyhow::anyhow!("simulate: --disk-trace={}: {e}", path.display()))?;
     }
     let words = a.fileio_words()?;
     let source = system_source(&a)?;
@@ -489,6 +503,27 @@ fn system_source(a: &SimulateArgs) -> anyhow::Result<SystemSource> {
 pub(crate) fn read_system_file(path: &Path) -> anyhow::Result<String> {
     zfs_model::config_file::read_config(path)
         .map_err(|e| anyhow::anyhow!("simulate: --system {}: {e}", path.display()))
+}
+
+/// `--disk-trace=FILE`: the simulated disks' requests as a new file, in
+/// `lab up --disk-trace`'s format.
+fn write_disk_trace(
+    path: &Path,
+    requests: &[zfs_model::diskmodel::DiskRequest],
+) -> anyhow::Result<()> {
+    use std::fmt::Write as _;
+    let mut text = String::with_capacity(requests.len() * 48);
+    for r in requests {
+        let _ = writeln!(text, "{r}");
+    }
+    write_atomically(path, text.as_bytes(), Existing::Keep)
+        .map_err(|e| anyhow::anyhow!("simulate: --disk-trace={}: {e}", path.display()))?;
+    super::write_stderr_line(&format!(
+        "simulate: wrote {} disk requests to {}",
+        requests.len(),
+        path.display()
+    ));
+    Ok(())
 }
 
 /// `--json=FILE`: the prediction, published whole as a new file.
@@ -772,11 +807,15 @@ fn predict(
         warmup_events: super::simulate_matrix::warmup_events(a.count_after_first_sync),
         ..sim::RunOptions::default()
     };
-    let mut result = sim::Simulation::new(spec, &model)
+    let simulated = sim::Simulation::new(spec, &model)
         .options(&options)
+        .disk_trace(a.disk_trace.is_some())
         .run()
-        .map(|s| s.result)
         .map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
+    if let Some(path) = &a.disk_trace {
+        write_disk_trace(path, &simulated.disk_trace)?;
+    }
+    let mut result = simulated.result;
     if a.intervals == Switch::On {
         let samples = a.samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES);
         let parallel = std::thread::available_parallelism().map_or(1, usize::from);
