@@ -571,7 +571,8 @@ impl Pool {
     }
 
     /// The requests recorded since [`Pool::start_trace`], in the order
-    /// they were submitted.
+    /// the pool handed them to its disks (a flush in turn arrives later
+    /// than the next commit's writes may).
     pub(crate) fn take_trace(&mut self) -> Vec<DiskRequest> {
         self.trace.take()
     }

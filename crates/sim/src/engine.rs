@@ -231,7 +231,8 @@ pub struct Simulated {
     /// issued them.
     pub trace: Vec<Issued>,
     /// Every disk request when [`Simulation::disk_trace`] asked for them,
-    /// in the order they were submitted.
+    /// by arrival time (a flush issued after an earlier one finishes
+    /// arrives then, not when it was decided).
     pub disk_trace: Vec<zfs_model::diskmodel::DiskRequest>,
 }
 

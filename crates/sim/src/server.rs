@@ -248,8 +248,8 @@ impl<'a> ZfsServer<'a> {
         }
     }
 
-    /// The disk requests recorded since [`ZfsServer::start_disk_trace`], in
-    /// the order they were submitted.
+    /// The disk requests recorded since [`ZfsServer::start_disk_trace`], by
+    /// arrival time, then disk.
     pub(crate) fn take_disk_trace(&mut self) -> Vec<DiskRequest> {
         let mut all = self.pool.take_trace();
         if let Some(log) = &mut self.log {
