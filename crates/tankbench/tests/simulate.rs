@@ -321,6 +321,89 @@ fn disk_trace_writes_the_lab_traces_format_once_and_never_replaces_it() {
     assert!(!d.path().join("u.txt").exists());
 }
 
+/// `scripts/pool-trace-phases TRACE ARGS`.
+fn pool_trace_phases(trace: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(testkit::workspace_root().join("scripts/pool-trace-phases"))
+        .arg(trace)
+        .args(args)
+        .output()
+        .expect("python3 runs scripts/pool-trace-phases")
+}
+
+/// `scripts/pool-trace-phases` reads the simulator's trace: its table's
+/// flushes and writes a second are the trace's own, counted here.
+#[test]
+fn pool_trace_phases_counts_a_simulated_trace_second_by_second() {
+    let d = scratch();
+    let r = simulate(
+        d.path(),
+        &[
+            "--intervals",
+            "off",
+            "--log",
+            "none",
+            "--disk-trace",
+            "t.txt",
+        ],
+        &[],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let text = std::fs::read_to_string(d.path().join("t.txt")).expect("t.txt");
+    let requests: Vec<(u64, &str)> = text
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            (f[0].parse().unwrap(), f[2])
+        })
+        .collect();
+    let first = requests.iter().map(|r| r.0).min().unwrap();
+    let (mut flushes, mut writes) = (
+        std::collections::BTreeMap::new(),
+        std::collections::BTreeMap::new(),
+    );
+    for &(at, op) in &requests {
+        let second = (at - first) / 1_000_000_000;
+        match op {
+            "F" => *flushes.entry(second).or_insert(0u64) += 1,
+            "W" => *writes.entry(second).or_insert(0u64) += 1,
+            _ => {}
+        }
+    }
+    let out = pool_trace_phases(&d.path().join("t.txt"), &["--flushes-per-round", "2"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<Vec<&str>> = stdout
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    // Whole seconds only (5 simulated seconds, the last one partial).
+    assert!(rows.len() >= 3, "{stdout}");
+    for row in &rows {
+        let second: u64 = row[0].parse().unwrap();
+        let f = flushes.get(&second).copied().unwrap_or(0);
+        assert_eq!(row[1], f.to_string(), "second {second}: {stdout}");
+        assert_eq!(row[2], format!("{:.1}", f as f64 / 2.0), "{stdout}");
+        let w = writes.get(&second).copied().unwrap_or(0);
+        assert_eq!(row[3], w.to_string(), "second {second}: {stdout}");
+    }
+    // Without a log device every commit flushes the pool: every second
+    // between syncs has flushes.
+    assert!(rows.iter().all(|r| r[1] != "0"), "{stdout}");
+    assert!(stdout.contains("between txg syncs:"), "{stdout}");
+    // Bad input: one line naming the option, exit status 1.
+    let bad = pool_trace_phases(&d.path().join("t.txt"), &["--flushes-per-round", "0"]);
+    assert_eq!(bad.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--flushes-per-round"), "{stderr}");
+}
+
 #[test]
 fn an_unmodelled_io_mode_is_one_line() {
     let r = simulation_refused(&[], &["--file-io-mode=async"], "--file-io-mode");
