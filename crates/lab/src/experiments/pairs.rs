@@ -92,6 +92,10 @@ pub struct Pair {
     pub relative_high: Option<f64>,
     /// The simulator alone.
     pub absolute: f64,
+    /// A's write probe (`lab up`): its time of a buffered write, us, by
+    /// which the simulator scales zfs-fuse's costs in every prediction
+    /// from A (None: A's lab did not measure it).
+    pub baseline_write_path_us: Option<f64>,
 }
 
 impl Pair {
@@ -261,6 +265,7 @@ pub fn pairs(matrices: &[Matrix], options: &PairsOptions) -> Result<Vec<Pair>, L
                 relative_low: interval.map(|i| i.low),
                 relative_high: interval.map(|i| i.high),
                 absolute: outright,
+                baseline_write_path_us: a.built.write_path.map(|w| w.request_us()),
             });
         }
     }
@@ -280,6 +285,53 @@ fn fitted_on(
     let m = sim::calibrate::Measurement::from_result("A", &a.result).map_err(refuse)?;
     let c = sim::calibrate::calibrate_with_probe(&a.system, None, &[m], params).map_err(refuse)?;
     Ok(Some(c.profile()))
+}
+
+/// How far from the other baselines' a baseline's write probe may be
+/// before the table says so: the lab's cells of one matrix run probe within
+/// about ×1.25 of each other (36-50 us on 2026-12-07); one probe that met a
+/// burst of the host's other work measured ×2.5 (108 us against 41-44) and
+/// halved its predictions with a log device (docs/what-if.md section 6).
+const PROBE_OUTLIER: f64 = 1.3;
+
+/// A note for each baseline whose write probe is more than
+/// [`PROBE_OUTLIER`] times off the median of all baselines' probes (each
+/// baseline counted once): every prediction from it carries that factor.
+fn probe_outliers(pairs: &[Pair]) -> Vec<String> {
+    let mut probes: Vec<(String, f64)> = Vec::new();
+    for p in pairs {
+        let Some(us) = p
+            .baseline_write_path_us
+            .filter(|u| u.is_finite() && *u > 0.0)
+        else {
+            continue;
+        };
+        let name = p
+            .baseline
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        if !probes.iter().any(|(n, _)| *n == name) {
+            probes.push((name, us));
+        }
+    }
+    if probes.len() < 3 {
+        return Vec::new();
+    }
+    let mut sorted: Vec<f64> = probes.iter().map(|(_, us)| *us).collect();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    probes
+        .iter()
+        .filter(|(_, us)| (us / median).max(median / us) > PROBE_OUTLIER)
+        .map(|(name, us)| {
+            format!(
+                "A's write probe off the others': {name} probed {us:.0} us a write against a median of {median:.0} us over the {} baselines; every prediction from it scales zfs-fuse's costs by that (measure the cell again: remove its result from the matrix's cells and run the matrix)",
+                probes.len()
+            )
+        })
+        .collect()
 }
 
 /// Share of `pairs` for which `test` holds, as "n of N (p %)".
@@ -343,6 +395,7 @@ pub fn pairs_table(workload: &[String], pairs: &[Pair]) -> Table {
                 share(pairs, |p| p.inside() == Some(true))
             ));
         }
+        t.notes.extend(probe_outliers(pairs));
     }
     t
 }
@@ -397,6 +450,56 @@ mod tests {
         fn built_system(&self, b: &LabSpec) -> sim::System {
             self.system_of(b).unwrap().resolve().unwrap()
         }
+    }
+
+    /// A pair from the baseline `layout`, whose write probe took `us`.
+    fn probed(layout: &str, us: Option<f64>) -> Pair {
+        Pair {
+            changed: "slog".into(),
+            from: "none".into(),
+            to: "ssd-sata".into(),
+            baseline: labels(&[("layout", layout), ("slog", "none")]),
+            measured_baseline: 180.0,
+            measured: 3_500.0,
+            relative: 3_400.0,
+            relative_low: None,
+            relative_high: None,
+            absolute: 3_600.0,
+            baseline_write_path_us: us,
+        }
+    }
+
+    #[test]
+    fn a_baseline_whose_probe_is_off_the_others_is_named_once() {
+        // The probes of 2026-12-07's sixth run: one of 108 us among 41-44.
+        let mut pairs = vec![
+            probed("1xraidz3-24", Some(44.0)),
+            probed("2xraidz2-12", Some(41.0)),
+            probed("3xraidz2-8", Some(108.0)),
+            probed("3xraidz2-8", Some(108.0)),
+            probed("1xraidz3-24", Some(44.0)),
+        ];
+        let notes = probe_outliers(&pairs);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("layout=3xraidz2-8")
+                && notes[0].contains("108 us")
+                && notes[0].contains("median of 44 us over the 3 baselines"),
+            "{}",
+            notes[0]
+        );
+        assert!(pairs_table(&[], &pairs).notes.contains(&notes[0]));
+        // Within the spread of one run's cells (36-50 us): nothing to say.
+        pairs[2].baseline_write_path_us = Some(50.0);
+        pairs[3].baseline_write_path_us = Some(50.0);
+        assert!(probe_outliers(&pairs).is_empty());
+        // Unmeasured probes, or too few to have a median, say nothing.
+        let few = [
+            probed("a", Some(40.0)),
+            probed("b", Some(120.0)),
+            probed("c", None),
+        ];
+        assert!(probe_outliers(&few).is_empty());
     }
 
     #[test]
