@@ -40,8 +40,9 @@ const REQUEST_BYTES: usize = 4096;
 /// lab's runs, where `simulate --system-from` reads it.
 pub use fileio::zfs_facts::WritePathMeasurement;
 
-/// Time the write path under `mountpoint`: `seconds` with one thread, then
-/// `seconds` with two. `settle` runs after the probe file is written whole
+/// Time the write path under `mountpoint`: `seconds` with one thread and
+/// `seconds` with two, in [`ROUNDS`] rounds that take turns, each figure
+/// the median of its rounds. `settle` runs after the probe file is written whole
 /// and before the timing: the caller syncs the pool's txg there, so the
 /// timed writes do not share the host with a txg sync of the file's first
 /// writes or of the pool's creation (seen: 128 us a write, a third of the
