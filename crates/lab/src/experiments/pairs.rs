@@ -298,40 +298,40 @@ const PROBE_OUTLIER: f64 = 1.3;
 /// [`PROBE_OUTLIER`] times off the median of all baselines' probes (each
 /// baseline counted once): every prediction from it carries that factor.
 fn probe_outliers(pairs: &[Pair]) -> Vec<String> {
-    let mut probes: Vec<(String, f64)> = Vec::new();
-    for p in pairs {
-        let Some(us) = p
-            .baseline_write_path_us
-            .filter(|u| u.is_finite() && *u > 0.0)
-        else {
-            continue;
-        };
-        let name = p
-            .baseline
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(" ");
-        if !probes.iter().any(|(n, _)| *n == name) {
-            probes.push((name, us));
-        }
-    }
+    let probes: BTreeMap<&BTreeMap<String, String>, f64> = pairs
+        .iter()
+        .filter_map(|p| {
+            let us = p.baseline_write_path_us?;
+            (us.is_finite() && us > 0.0).then_some((&p.baseline, us))
+        })
+        .collect();
     if probes.len() < 3 {
         return Vec::new();
     }
-    let mut sorted: Vec<f64> = probes.iter().map(|(_, us)| *us).collect();
+    let mut sorted: Vec<f64> = probes.values().copied().collect();
     sorted.sort_by(f64::total_cmp);
     let median = sorted[sorted.len() / 2];
     probes
         .iter()
-        .filter(|(_, us)| (us / median).max(median / us) > PROBE_OUTLIER)
-        .map(|(name, us)| {
+        .filter(|(_, us)| (*us / median).max(median / *us) > PROBE_OUTLIER)
+        .map(|(labels, us)| {
+            let name = labels_text(labels, None);
             format!(
                 "A's write probe off the others': {name} probed {us:.0} us a write against a median of {median:.0} us over the {} baselines; every prediction from it scales zfs-fuse's costs by that (measure the cell again: remove its result from the matrix's cells and run the matrix)",
                 probes.len()
             )
         })
         .collect()
+}
+
+/// `labels` as `key=value` words, leaving out `except`.
+fn labels_text(labels: &BTreeMap<String, String>, except: Option<&str>) -> String {
+    labels
+        .iter()
+        .filter(|(k, _)| Some(k.as_str()) != except)
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Share of `pairs` for which `test` holds, as "n of N (p %)".
@@ -360,15 +360,10 @@ pub fn pairs_table(workload: &[String], pairs: &[Pair]) -> Table {
         ("error ", true),
     ]);
     for p in pairs {
-        let baseline: Vec<String> = p
-            .baseline
-            .iter()
-            .filter(|(k, _)| **k != p.changed)
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
+        let baseline = labels_text(&p.baseline, Some(&p.changed));
         t.rows.push(vec![
             Cell::Text(format!("{}: {} -> {}", p.changed, p.from, p.to)),
-            Cell::Text(baseline.join(" ")),
+            Cell::Text(baseline),
             Cell::Num(Some(p.measured_baseline)),
             Cell::Num(Some(p.measured)),
             Cell::Range(Some(p.relative), p.relative_low.zip(p.relative_high)),
