@@ -36,9 +36,24 @@ pub mod report;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Baseline {
     /// How the run is named in messages and in the anchored results (its
-    /// file, as given).
+    /// file, as given; the runs' files joined by `+` for several).
     pub id: String,
+    /// The figures anchored to: the run, or for several runs of one
+    /// configuration ([`Baseline::median_of`]) each figure's median, in
+    /// the result of the run whose event rate is the median.
     pub measured: RunResult,
+    /// The runs it stands for, in the order given (one for a single run):
+    /// their names and headline figures, for the report.
+    pub runs: Vec<RunSummary>,
+}
+
+/// One run of a baseline as the report names it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSummary {
+    pub id: String,
+    pub started_at: String,
+    /// Its headline figure ([`Baseline::headline`]).
+    pub headline: f64,
 }
 
 /// Why a run is not a baseline, or not a baseline for the workload asked.
@@ -54,6 +69,14 @@ pub enum BaselineError {
     Failed { reason: String },
     #[error("a distributed (MPI) run; a baseline is one process's run")]
     Distributed,
+    /// Two runs given as one baseline that are not one configuration
+    /// measured again.
+    #[error("{run} is not the configuration of {first} measured again: {what}; the runs of one baseline share their workload (the thread count too) and their pool")]
+    RunsDiffer {
+        first: String,
+        run: String,
+        what: String,
+    },
     /// The baseline's workload and the one asked for differ in `field`
     /// (the thread count may differ; nothing else).
     #[error("its workload differs in {option}: the baseline ran {baseline}, the workload asks {asked}; a baseline anchors its own workload only (--threads may differ, and with one file a thread the files with it)", option = field.option())]
@@ -121,7 +144,112 @@ impl Baseline {
             id: id.clone(),
             problem,
         })?;
-        Ok(Baseline { id, measured })
+        let runs = vec![RunSummary {
+            id: id.clone(),
+            started_at: measured.started_at.clone(),
+            headline: headline_of(&measured).of(&measured).unwrap_or(f64::NAN),
+        }];
+        Ok(Baseline { id, measured, runs })
+    }
+
+    /// Several runs of one configuration as one baseline: each figure the
+    /// median of the runs' (the mean of the middle two for an even count),
+    /// so that one run that met a slow moment of the box does not carry
+    /// its error into every prediction (sync-write runs of one box move by
+    /// x1.16 either way in 80 % of repeats, crates/sim/data/run-to-run.toml).
+    /// The runs must share their workload, thread count included, and,
+    /// where they recorded ZFS facts, their pool (layout, log and cache
+    /// devices, and the dataset's sync, logbias, compression and
+    /// recordsize). The rest of the result (its facts, its start time) is
+    /// the run whose event rate is the median's.
+    pub fn median_of(runs: Vec<Baseline>) -> Result<Baseline, SimError> {
+        let mut runs = runs;
+        if runs.len() <= 1 {
+            return runs.pop().ok_or_else(|| SimError::Baseline {
+                id: String::new(),
+                problem: BaselineError::Failed {
+                    reason: "no run given".into(),
+                },
+            });
+        }
+        let id = runs
+            .iter()
+            .map(|r| r.id.as_str())
+            .collect::<Vec<_>>()
+            .join(" + ");
+        let first = &runs[0];
+        for other in &runs[1..] {
+            let differs = |what: String| SimError::Baseline {
+                id: id.clone(),
+                problem: BaselineError::RunsDiffer {
+                    first: first.id.clone(),
+                    run: other.id.clone(),
+                    what,
+                },
+            };
+            let (a, b) = (&first.measured.workload, &other.measured.workload);
+            if let Some(BaselineError::WorkloadDiffers {
+                field,
+                baseline,
+                asked,
+            }) = workload_difference(a, b)
+            {
+                return Err(differs(format!(
+                    "it ran {} {asked} where {} ran {baseline}",
+                    field.option(),
+                    first.id
+                )));
+            }
+            if a.threads != b.threads {
+                return Err(differs(format!(
+                    "it ran --threads {} where {} ran {}",
+                    b.threads, first.id, a.threads
+                )));
+            }
+            let pool = |r: &RunResult| ::report::labels::automatic_labels(&r.environment);
+            let (pa, pb) = (pool(&first.measured), pool(&other.measured));
+            if pa != pb {
+                let only = |x: &::report::labels::Labels, y: &::report::labels::Labels| {
+                    x.iter()
+                        .filter(|(k, v)| y.get(*k) != Some(*v))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect::<::report::labels::Labels>()
+                };
+                return Err(differs(format!(
+                    "its pool has {} where {}'s has {}",
+                    labels_text(&only(&pb, &pa)),
+                    first.id,
+                    labels_text(&only(&pa, &pb))
+                )));
+            }
+        }
+        let rate = |r: &RunResult| r.counts.events as f64 / r.total_time_s;
+        let mut order: Vec<usize> = (0..runs.len()).collect();
+        order.sort_by(|&i, &j| rate(&runs[i].measured).total_cmp(&rate(&runs[j].measured)));
+        let mut measured = runs[order[(runs.len() - 1) / 2]].measured.clone();
+        let carrier = Baseline {
+            id: id.clone(),
+            measured: measured.clone(),
+            runs: Vec::new(),
+        };
+        for f in carrier.figures() {
+            let values: Vec<f64> = runs.iter().filter_map(|r| f.of(&r.measured)).collect();
+            if let Some(m) = median(values) {
+                f.set(&mut measured, m);
+            }
+        }
+        let summaries = runs.into_iter().flat_map(|r| r.runs).collect();
+        Ok(Baseline {
+            id,
+            measured,
+            runs: summaries,
+        })
+    }
+
+    /// The figure a baseline is named by in the report: writes/s when it
+    /// wrote, else reads/s.
+    pub fn headline(&self) -> Figure {
+        headline_of(&self.measured)
     }
 
     fn refuse(&self, problem: BaselineError) -> SimError {
@@ -237,6 +365,39 @@ impl Baseline {
         }
         out
     }
+}
+
+/// writes/s when the run wrote, else reads/s.
+fn headline_of(r: &RunResult) -> Figure {
+    if r.rates.writes_per_s > 0.0 {
+        Figure::Rate(Rate::Writes)
+    } else {
+        Figure::Rate(Rate::Reads)
+    }
+}
+
+/// The median of `values` (the mean of the middle two for an even count);
+/// None for none.
+fn median(mut values: Vec<f64>) -> Option<f64> {
+    values.retain(|v| v.is_finite());
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(values[n / 2]),
+        _ => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
+    }
+}
+
+/// Labels as `layout=1xraidz2-6 log=no`; `no ZFS facts` for none.
+fn labels_text(l: &::report::labels::Labels) -> String {
+    if l.is_empty() {
+        return "no ZFS facts".into();
+    }
+    l.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The latencies a baseline anchors. `event_service` exists only with
@@ -518,6 +679,26 @@ impl Figure {
         }
     }
 
+    /// Set the figure in `r` to `v` (a percentile `r` did not record is
+    /// left out).
+    pub fn set(self, r: &mut RunResult, v: f64) {
+        match self {
+            Figure::Rate(rate) => rate.set(&mut r.rates, v),
+            Figure::Mean(key) => {
+                if let Some(l) = r.latency.get_mut(&key) {
+                    l.mean_ms = v;
+                }
+            }
+            Figure::Percentile(key, p) => {
+                if let Some(l) = r.latency.get_mut(&key) {
+                    for q in l.percentiles.iter_mut().filter(|q| (q.p - p).abs() < 1e-9) {
+                        q.ms = v;
+                    }
+                }
+            }
+        }
+    }
+
     /// The figure in `r`, when `r` has it.
     pub fn of(self, r: &RunResult) -> Option<f64> {
         match self {
@@ -718,6 +899,77 @@ mod tests {
         assert_eq!(problem(p), BaselineError::Predicted);
         assert!(matches!(problem(i), BaselineError::Interrupted { .. }));
         assert!(matches!(problem(f), BaselineError::Failed { .. }));
+    }
+
+    fn run_at(writes: f64, p95: f64, threads: &str) -> Baseline {
+        let mut r = measured(&["--file-test-mode=rndwr", "--file-fsync-all", threads]);
+        r.rates.writes_per_s = writes;
+        r.rates.fsyncs_per_s = writes;
+        // The event rate orders the runs as their writes do.
+        r.counts.events = writes as u64 * 10;
+        r.started_at = format!("t{writes}");
+        let mut l = fileio::result::LatencySummary::default();
+        l.count = 10;
+        l.mean_ms = 1000.0 / writes;
+        l.percentiles = vec![fileio::result::Percentile { p: 95.0, ms: p95 }];
+        r.latency.insert(LatencyKey::Event, l);
+        Baseline::new(format!("{writes}.json"), r).unwrap()
+    }
+
+    #[test]
+    fn several_runs_are_one_baseline_each_figure_their_median() {
+        let b = Baseline::median_of(vec![
+            run_at(200.0, 30.0, "--threads=4"),
+            run_at(250.0, 20.0, "--threads=4"),
+            run_at(150.0, 26.0, "--threads=4"),
+        ])
+        .unwrap();
+        assert_eq!(b.id, "200.json + 250.json + 150.json");
+        let m = &b.measured;
+        assert_eq!(m.rates.writes_per_s, 200.0);
+        assert_eq!(Figure::Mean(LatencyKey::Event).of(m), Some(5.0));
+        // Each figure its own median: the p95 of another run than the rate's.
+        assert_eq!(
+            Figure::Percentile(LatencyKey::Event, 95.0).of(m),
+            Some(26.0)
+        );
+        // The rest of the result is the median run's.
+        assert_eq!(m.started_at, "t200");
+        let shown: Vec<f64> = b.runs.iter().map(|r| r.headline).collect();
+        assert_eq!(shown, [200.0, 250.0, 150.0]);
+        // An even count: the mean of the middle two.
+        let b = Baseline::median_of(vec![
+            run_at(200.0, 30.0, "--threads=4"),
+            run_at(100.0, 20.0, "--threads=4"),
+        ])
+        .unwrap();
+        assert_eq!(b.measured.rates.writes_per_s, 150.0);
+        // One run is itself.
+        let one = run_at(200.0, 30.0, "--threads=4");
+        assert_eq!(Baseline::median_of(vec![one.clone()]).unwrap(), one);
+    }
+
+    #[test]
+    fn runs_of_other_configurations_are_not_one_baseline() {
+        let problem = |runs: Vec<Baseline>| match Baseline::median_of(runs).unwrap_err() {
+            SimError::Baseline { problem, .. } => problem,
+            other => panic!("{other}"),
+        };
+        let threads = problem(vec![
+            run_at(200.0, 30.0, "--threads=4"),
+            run_at(100.0, 20.0, "--threads=1"),
+        ]);
+        assert!(
+            matches!(&threads, BaselineError::RunsDiffer { run, what, .. } if run == "100.json" && what.contains("--threads 1")),
+            "{threads}"
+        );
+        let mut other = run_at(100.0, 20.0, "--threads=4");
+        other.measured.workload.block_size = 4096;
+        let block = problem(vec![run_at(200.0, 30.0, "--threads=4"), other]);
+        assert!(
+            block.to_string().contains("--file-block-size 4K"),
+            "{block}"
+        );
     }
 
     #[test]

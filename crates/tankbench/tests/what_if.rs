@@ -119,6 +119,60 @@ fn a_measured_run_anchors_the_prediction_and_is_shown_as_measured() {
 }
 
 #[test]
+fn runs_measured_again_are_one_baseline_each_figure_their_median() {
+    let d = scratch();
+    let runs: Vec<PathBuf> = ["a.json", "b.json", "c.json"]
+        .iter()
+        .map(|n| measure(d.path(), n, &OWN_WORKLOAD))
+        .collect();
+    let mut writes: Vec<f64> = runs
+        .iter()
+        .map(|p| {
+            let v: serde_json::Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
+            v["rates"]["writes_per_s"].as_f64().unwrap()
+        })
+        .collect();
+    writes.sort_by(f64::total_cmp);
+    let names: Vec<String> = runs
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let system = example_system("this-machine-ext4.toml");
+    let mut words = vec!["simulate"];
+    for n in &names {
+        words.extend(["--baseline", n.as_str()]);
+    }
+    words.extend(["--system", &system, "--"]);
+    words.extend_from_slice(&OWN_WORKLOAD);
+    words.extend(["--format=json", "run"]);
+    let r = tb(d.path(), &words);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(doc["anchor"]["is_baseline"], true);
+    assert_eq!(doc["rates"]["writes_per_s"].as_f64(), Some(writes[1]));
+    // The text names every run and their figures.
+    words.retain(|w| *w != "--format=json");
+    let r = tb(d.path(), &words);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("3 runs measured") && r.stdout.contains("median of 3 runs"),
+        "{}",
+        r.stdout
+    );
+    // A run of another thread count is not the same configuration again.
+    let mut other = OWN_WORKLOAD.to_vec();
+    other.push("--threads=1");
+    let odd = measure(d.path(), "t1.json", &other);
+    let odd = odd.to_string_lossy().into_owned();
+    let mut words = vec!["simulate", "--baseline", &names[0], "--baseline", &odd];
+    words.extend(["--system", &system, "--"]);
+    words.extend_from_slice(&OWN_WORKLOAD);
+    words.push("run");
+    let r = tb(d.path(), &words);
+    refused_naming(&r, &["--baseline", "--threads 1"]);
+}
+
+#[test]
 fn reports_of_sysbench_and_fio_are_baselines_too() {
     let d = scratch();
     let r = what_if(

@@ -36,10 +36,21 @@ const HEADLINE: &str =
 
 /// The baseline's line: its name, when it ran, on what.
 fn baseline_line(baseline: &Baseline, a: &SystemModel) -> Result<String, SimError> {
+    let when = match baseline.runs.as_slice() {
+        [first, .., last] => format!(
+            "{} runs measured {} to {}, each figure their median",
+            baseline.runs.len(),
+            report::escape::terminal_field(&first.started_at),
+            report::escape::terminal_field(&last.started_at)
+        ),
+        _ => format!(
+            "measured {}",
+            report::escape::terminal_field(&baseline.measured.started_at)
+        ),
+    };
     Ok(format!(
-        "baseline:  {} (measured {}): {}",
+        "baseline:  {} ({when}): {}",
         report::escape::terminal_field(&baseline.id),
-        report::escape::terminal_field(&baseline.measured.started_at),
         configuration_text(a, baseline.measured.workload.threads)?
     ))
 }
@@ -152,12 +163,29 @@ fn notes(baseline: &Baseline, anchored: &Anchored, movers: bool) -> Vec<String> 
             ));
         }
     }
+    let headline = baseline.headline();
+    // Several runs: how far apart they came out, the spread the median
+    // steadies.
+    if baseline.runs.len() > 1 {
+        let figures: Vec<String> = baseline
+            .runs
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {}",
+                    report::escape::terminal_field(&r.id),
+                    fmt_num(r.headline)
+                )
+            })
+            .collect();
+        notes.push(format!(
+            "The baseline is the median of {} runs of its configuration ({}: {}); its own row's interval is still that of one run measured again.",
+            baseline.runs.len(),
+            headline.label(),
+            figures.join(", ")
+        ));
+    }
     // The model's level against the box: what anchoring corrects.
-    let headline = if baseline.measured.rates.writes_per_s > 0.0 {
-        Figure::Rate(crate::baseline::Rate::Writes)
-    } else {
-        Figure::Rate(crate::baseline::Rate::Reads)
-    };
     if let (Some(m), Some(s)) = (
         headline.of(&baseline.measured),
         headline.of(&anchored.simulated_baseline),

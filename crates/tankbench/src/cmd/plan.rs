@@ -200,8 +200,10 @@ pub(crate) struct PlanArgs {
     /// or sysbench text report): every Sync figure is its measured figure
     /// times the simulated change from its system to each layout; its
     /// workload is the plan's unless --fileio is given. See docs/what-if.md.
+    /// Given more than once: runs of one configuration, each figure their
+    /// median.
     #[arg(long, value_name = "RUN")]
-    baseline: Option<std::path::PathBuf>,
+    baseline: Vec<std::path::PathBuf>,
     /// With --baseline: the system it ran on [default: the one its ZFS
     /// facts describe].
     #[arg(long, value_name = "SYSTEM.toml", requires = "baseline")]
@@ -452,10 +454,8 @@ fn performance(
 /// or JSON for stdout and the plan itself (kept apart from printing so tests
 /// can drive it).
 fn render(parsed: &PlanArgs) -> anyhow::Result<(Vec<String>, String, zfs_model::plan::Plan)> {
-    let baseline = parsed
-        .baseline
-        .as_deref()
-        .map(|path| super::what_if::load_baseline("plan", path))
+    let baseline = (!parsed.baseline.is_empty())
+        .then(|| super::what_if::load_baselines("plan", &parsed.baseline))
         .transpose()?;
     let mut request = build_request(parsed)?;
     if let (Some(b), None) = (&baseline, parsed.threads) {

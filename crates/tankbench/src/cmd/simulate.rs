@@ -40,9 +40,10 @@ pub(crate) struct SimulateArgs {
     /// JSON or sysbench text report): each figure predicted is its
     /// measured figure times the simulated change from its configuration
     /// (its ZFS facts', or --system's) to the one asked for. See
-    /// docs/what-if.md.
+    /// docs/what-if.md. Given more than once: runs of one configuration,
+    /// each figure their median.
     #[arg(long, value_name = "RUN", conflicts_with_all = ["system_from", "write_system"])]
-    baseline: Option<PathBuf>,
+    baseline: Vec<PathBuf>,
     /// The system a measured run ran on, from the ZFS facts its result
     /// recorded (pool layout, log vdev, recordsize, sync, ZFS version, RAM);
     /// what a run cannot record is assumed and listed.
@@ -242,8 +243,8 @@ pub(crate) fn run(a: SimulateArgs) -> anyhow::Result<i32> {
         Some(SimulateCommand::Calibrate(c)) => return super::calibrate::run(c),
         None => {}
     }
-    if let Some(path) = &a.baseline {
-        return what_if(&a, path);
+    if !a.baseline.is_empty() {
+        return what_if(&a, &a.baseline);
     }
     if let Some(job) = &a.fio {
         return simulate_fio(&a, job);
@@ -340,7 +341,7 @@ fn check_destinations(
 /// run`: the configurations the overrides describe, each predicted from
 /// the measured run; one as a report of its figures, several as a table
 /// with the baseline marked.
-fn what_if(a: &SimulateArgs, path: &Path) -> anyhow::Result<i32> {
+fn what_if(a: &SimulateArgs, paths: &[PathBuf]) -> anyhow::Result<i32> {
     use super::what_if as w;
     // The workload: the fio job's (after '--' only output options), or
     // fileio's words; `workload` is the words a matrix cell keeps (none for
@@ -376,7 +377,7 @@ fn what_if(a: &SimulateArgs, path: &Path) -> anyhow::Result<i32> {
     for text in &ext.labels {
         merge_labels(&mut labels, parse_labels(text)?)?;
     }
-    let baseline = w::load_baseline("simulate", path)?;
+    let baseline = w::load_baselines("simulate", paths)?;
     let (text, _, option) = w::baseline_system("simulate", &baseline, a.system.as_deref())?;
     let profile = a
         .model

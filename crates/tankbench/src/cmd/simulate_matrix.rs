@@ -61,8 +61,10 @@ pub(crate) struct MatrixArgs {
     /// A measured run of one configuration (a tankbench result, or a fio
     /// JSON or sysbench text report): every cell is its measured figures
     /// times the simulated change from its configuration (docs/what-if.md).
+    /// Given more than once: runs of one configuration, each figure their
+    /// median.
     #[arg(long, value_name = "RUN")]
-    baseline: Option<PathBuf>,
+    baseline: Vec<PathBuf>,
     /// With --baseline: the system the baseline ran on [default: the one
     /// its ZFS facts describe].
     #[arg(long, value_name = "SYSTEM.toml", requires = "baseline")]
@@ -134,8 +136,8 @@ pub(crate) fn run(a: &MatrixArgs) -> anyhow::Result<i32> {
         m.cells()
             .map_err(|e| anyhow::anyhow!("simulate matrix: --profile {}: {e}", path.display()))?;
     }
-    if let Some(path) = &a.baseline {
-        return what_if(a, &m, path, labels);
+    if !a.baseline.is_empty() {
+        return what_if(a, &m, &a.baseline, labels);
     }
     run_matrix(
         &m,
@@ -157,7 +159,12 @@ pub(crate) fn run(a: &MatrixArgs) -> anyhow::Result<i32> {
 
 /// `simulate matrix M.toml --baseline RUN [--system A.toml]`: every cell
 /// predicted from the measured run, the baseline marked.
-fn what_if(a: &MatrixArgs, m: &MatrixSpec, path: &Path, labels: Labels) -> anyhow::Result<i32> {
+fn what_if(
+    a: &MatrixArgs,
+    m: &MatrixSpec,
+    paths: &[PathBuf],
+    labels: Labels,
+) -> anyhow::Result<i32> {
     use super::what_if as w;
     const COMMAND: &str = "simulate matrix";
     if m.workload.iter().any(|w| is_output_option(w)) {
@@ -173,7 +180,7 @@ fn what_if(a: &MatrixArgs, m: &MatrixSpec, path: &Path, labels: Labels) -> anyho
         None => RunSpec::from_words(&m.workload)
             .map_err(|e| anyhow::anyhow!("simulate matrix: workload: {e}"))?,
     };
-    let baseline = w::load_baseline(COMMAND, path)?;
+    let baseline = w::load_baselines(COMMAND, paths)?;
     let (text, _, option) = w::baseline_system(COMMAND, &baseline, a.system.as_deref())?;
     let a_cell = w::baseline_cell(&text, &option, &m.workload, m.profile.as_ref())?;
     let cells = w::cells_of(COMMAND, m)?;

@@ -50,6 +50,17 @@ pub(crate) fn load_baseline(command: &str, path: &Path) -> anyhow::Result<Baseli
     Baseline::new(shown.clone(), run).map_err(|e| baseline_error(command, &e))
 }
 
+/// The baseline of `--baseline PATH` given once or more: one run, or
+/// several runs of one configuration taken together (each figure their
+/// median, `sim::baseline::Baseline::median_of`).
+pub(crate) fn load_baselines(command: &str, paths: &[PathBuf]) -> anyhow::Result<Baseline> {
+    let mut runs = Vec::with_capacity(paths.len());
+    for path in paths {
+        runs.push(load_baseline(command, path)?);
+    }
+    Baseline::median_of(runs).map_err(|e| baseline_error(command, &e))
+}
+
 fn first_line(s: &str) -> String {
     s.lines().next().unwrap_or("").to_string()
 }
@@ -99,7 +110,12 @@ pub(crate) fn baseline_system(
     );
     Ok((
         text,
-        super::overrides::directory_of(Path::new(&baseline.id)),
+        super::overrides::directory_of(Path::new(
+            baseline
+                .runs
+                .first()
+                .map_or(baseline.id.as_str(), |r| r.id.as_str()),
+        )),
         format!("--baseline {}", baseline.id),
     ))
 }
