@@ -901,32 +901,37 @@ mod tests {
         assert!(matches!(problem(f), BaselineError::Failed { .. }));
     }
 
-    fn run_at(writes: f64, p95: f64, threads: &str) -> Baseline {
+    fn run_at(writes: u32, p95: f64, threads: &str) -> Baseline {
         let mut r = measured(&["--file-test-mode=rndwr", "--file-fsync-all", threads]);
-        r.rates.writes_per_s = writes;
-        r.rates.fsyncs_per_s = writes;
+        let per_s = f64::from(writes);
+        r.rates.writes_per_s = per_s;
+        r.rates.fsyncs_per_s = per_s;
         // The event rate orders the runs as their writes do.
-        r.counts.events = writes as u64 * 10;
+        r.counts.events = u64::from(writes) * 10;
         r.started_at = format!("t{writes}");
-        let mut l = fileio::result::LatencySummary::default();
-        l.count = 10;
-        l.mean_ms = 1000.0 / writes;
-        l.percentiles = vec![fileio::result::Percentile { p: 95.0, ms: p95 }];
-        r.latency.insert(LatencyKey::Event, l);
+        r.latency.insert(
+            LatencyKey::Event,
+            fileio::result::LatencySummary {
+                count: 10,
+                mean_ms: 1000.0 / per_s,
+                percentiles: vec![fileio::result::Percentile { p: 95.0, ms: p95 }],
+                ..Default::default()
+            },
+        );
         Baseline::new(format!("{writes}.json"), r).unwrap()
     }
 
     #[test]
     fn several_runs_are_one_baseline_each_figure_their_median() {
         let b = Baseline::median_of(vec![
-            run_at(200.0, 30.0, "--threads=4"),
-            run_at(250.0, 20.0, "--threads=4"),
-            run_at(150.0, 26.0, "--threads=4"),
+            run_at(200, 30.0, "--threads=4"),
+            run_at(250, 20.0, "--threads=4"),
+            run_at(150, 26.0, "--threads=4"),
         ])
         .unwrap();
         assert_eq!(b.id, "200.json + 250.json + 150.json");
         let m = &b.measured;
-        assert_eq!(m.rates.writes_per_s, 200.0);
+        assert_eq!(Figure::Rate(Rate::Writes).of(m), Some(200.0));
         assert_eq!(Figure::Mean(LatencyKey::Event).of(m), Some(5.0));
         // Each figure its own median: the p95 of another run than the rate's.
         assert_eq!(
@@ -939,13 +944,13 @@ mod tests {
         assert_eq!(shown, [200.0, 250.0, 150.0]);
         // An even count: the mean of the middle two.
         let b = Baseline::median_of(vec![
-            run_at(200.0, 30.0, "--threads=4"),
-            run_at(100.0, 20.0, "--threads=4"),
+            run_at(200, 30.0, "--threads=4"),
+            run_at(100, 20.0, "--threads=4"),
         ])
         .unwrap();
-        assert_eq!(b.measured.rates.writes_per_s, 150.0);
+        assert_eq!(Figure::Rate(Rate::Writes).of(&b.measured), Some(150.0));
         // One run is itself.
-        let one = run_at(200.0, 30.0, "--threads=4");
+        let one = run_at(200, 30.0, "--threads=4");
         assert_eq!(Baseline::median_of(vec![one.clone()]).unwrap(), one);
     }
 
@@ -956,16 +961,16 @@ mod tests {
             other => panic!("{other}"),
         };
         let threads = problem(vec![
-            run_at(200.0, 30.0, "--threads=4"),
-            run_at(100.0, 20.0, "--threads=1"),
+            run_at(200, 30.0, "--threads=4"),
+            run_at(100, 20.0, "--threads=1"),
         ]);
         assert!(
             matches!(&threads, BaselineError::RunsDiffer { run, what, .. } if run == "100.json" && what.contains("--threads 1")),
             "{threads}"
         );
-        let mut other = run_at(100.0, 20.0, "--threads=4");
+        let mut other = run_at(100, 20.0, "--threads=4");
         other.measured.workload.block_size = 4096;
-        let block = problem(vec![run_at(200.0, 30.0, "--threads=4"), other]);
+        let block = problem(vec![run_at(200, 30.0, "--threads=4"), other]);
         assert!(
             block.to_string().contains("--file-block-size 4K"),
             "{block}"
