@@ -373,7 +373,7 @@ values = ["standard", "always"]
         first[1].error
     );
     let cells = m.cells().unwrap();
-    let kept = std::fs::read(m.cell_file(&cells[0])).unwrap();
+    let kept = std::fs::read(m.cell_file(&cells[0], 1)).unwrap();
     let progress = lines.borrow().join("\n");
     assert!(
         progress.contains("cell 1/2: layout 1xmirror-2"),
@@ -393,7 +393,7 @@ values = ["standard", "always"]
     );
     assert!(!progress.contains("cell 1/2:"), "{progress}");
     assert!(progress.contains("cell 2/2:"), "{progress}");
-    assert_eq!(std::fs::read(m.cell_file(&cells[0])).unwrap(), kept);
+    assert_eq!(std::fs::read(m.cell_file(&cells[0], 1)).unwrap(), kept);
     assert_eq!(second.len(), 2);
     assert_eq!(
         second[0]

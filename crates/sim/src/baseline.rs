@@ -223,10 +223,8 @@ impl Baseline {
                 )));
             }
         }
-        let rate = |r: &RunResult| r.counts.events as f64 / r.total_time_s;
-        let mut order: Vec<usize> = (0..runs.len()).collect();
-        order.sort_by(|&i, &j| rate(&runs[i].measured).total_cmp(&rate(&runs[j].measured)));
-        let mut measured = runs[order[(runs.len() - 1) / 2]].measured.clone();
+        let results: Vec<&RunResult> = runs.iter().map(|r| &r.measured).collect();
+        let mut measured = runs[median_run(&results)].measured.clone();
         let carrier = Baseline {
             id: id.clone(),
             measured: measured.clone(),
@@ -365,6 +363,19 @@ impl Baseline {
         }
         out
     }
+}
+
+/// Which of `runs` is the median by event rate (the lower of the middle two
+/// for an even count): the run whose facts a baseline of several runs
+/// keeps ([`Baseline::median_of`]). 0 for none.
+pub fn median_run(runs: &[&RunResult]) -> usize {
+    let rate = |r: &RunResult| r.counts.events as f64 / r.total_time_s;
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    order.sort_by(|&i, &j| rate(runs[i]).total_cmp(&rate(runs[j])));
+    order
+        .get(runs.len().saturating_sub(1) / 2)
+        .copied()
+        .unwrap_or(0)
 }
 
 /// writes/s when the run wrote, else reads/s.

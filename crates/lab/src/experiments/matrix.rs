@@ -18,7 +18,7 @@ use crate::lab::{Lab, UpOptions};
 use crate::parts::net::LinkMeasurement;
 use crate::parts::sys;
 use crate::parts::writeprobe::WritePathMeasurement;
-use crate::spec::RawSpec;
+use crate::spec::{LabSpec, RawSpec};
 use crate::LabError;
 use fileio::result::{LatencyKey, RunResult};
 use report::atomic::{check_can_create_in, write_atomically, Existing};
@@ -54,7 +54,17 @@ struct RawMatrix {
     output: Option<PathBuf>,
     #[serde(default)]
     axis: Vec<Axis>,
+    /// How many times each cell is measured, every cell once a round.
+    #[serde(default = "one_round")]
+    rounds: u32,
 }
+
+fn one_round() -> u32 {
+    1
+}
+
+/// Most rounds a matrix takes: each is the whole matrix measured again.
+pub const MAX_ROUNDS: u32 = 9;
 
 /// A matrix axis: the simulator's matrix vocabulary (`[[axis]]` with a key
 /// and its values), expanded by the one cross product both matrices share.
@@ -65,6 +75,12 @@ pub struct Matrix {
     pub workload: Vec<String>,
     pub output: PathBuf,
     pub axes: Vec<Axis>,
+    /// Each cell is measured this many times (`rounds = N`, default 1):
+    /// every cell once, then every cell again, so that the host's slower
+    /// and faster hours fall on all cells alike. Sync-write cells move by
+    /// x1.16 either way from run to run (crates/sim/data/run-to-run.toml);
+    /// `lab pairs` takes each cell's median.
+    pub rounds: u32,
 }
 
 /// One configuration of the matrix: its spec text and the values chosen.
@@ -124,6 +140,9 @@ pub struct CellResult {
     pub outcome: Option<Outcome>,
     pub error: Option<String>,
     pub build_s: f64,
+    /// Which round of the matrix measured it (1 when it has one round).
+    #[serde(default = "one_round")]
+    pub round: u32,
 }
 
 fn spec_err(path: &Path, msg: impl std::fmt::Display) -> LabError {
@@ -182,11 +201,21 @@ impl Matrix {
         {
             workload.push(format!("--time={DEFAULT_CELL_TIME_S}"));
         }
+        if !(1..=MAX_ROUNDS).contains(&raw.rounds) {
+            return Err(spec_err(
+                path,
+                format!(
+                    "rounds: expected 1 to {MAX_ROUNDS} (each round measures every cell once more), got {}",
+                    raw.rounds
+                ),
+            ));
+        }
         let m = Matrix {
             base,
             workload,
             output,
             axes: raw.axis,
+            rounds: raw.rounds,
         };
         // Validate every cell up front: a typo in the last value should not
         // surface after an hour of runs.
@@ -242,20 +271,29 @@ impl Matrix {
         counted: &dyn Fn(usize, usize),
     ) -> Result<Vec<CellResult>, LabError> {
         let cells = self.cells()?;
-        let n = cells.len();
+        // Every cell once a round, round after round.
+        let units: Vec<(u32, usize)> = (1..=self.rounds)
+            .flat_map(|round| (0..cells.len()).map(move |i| (round, i)))
+            .collect();
+        let n = units.len();
         let mut results: Vec<Option<CellResult>> = Vec::with_capacity(n);
-        for cell in &cells {
-            results.push(self.finished(cell)?);
+        for &(round, i) in &units {
+            results.push(self.finished(&cells[i], round)?);
         }
+        let what = if self.rounds > 1 {
+            format!("cell runs ({} cells, {} rounds)", cells.len(), self.rounds)
+        } else {
+            "cells".to_string()
+        };
         let done_before = results.iter().filter(|r| r.is_some()).count();
         if done_before == n {
             say(&format!(
-                "all {n} cells finished before (kept from {}); nothing to run",
+                "all {n} {what} finished before (kept from {}); nothing to run",
                 self.cells_dir().display()
             ));
         } else if done_before > 0 {
             say(&format!(
-                "{done_before} of {n} cells finished before (kept from {}); running the other {}",
+                "{done_before} of {n} {what} finished before (kept from {}); running the other {}",
                 self.cells_dir().display(),
                 n - done_before
             ));
@@ -270,10 +308,11 @@ impl Matrix {
         let started = std::time::Instant::now();
         let mut ran = 0usize;
         let to_run = n - done_before;
-        for (i, cell) in cells.iter().enumerate() {
-            if results[i].is_some() {
+        for (u, &(round, i)) in units.iter().enumerate() {
+            if results[u].is_some() {
                 continue;
             }
+            let cell = &cells[i];
             sys::check_interrupted()?;
             let spec = cell.raw.validate()?;
             let labels = spec.labels();
@@ -284,9 +323,15 @@ impl Matrix {
             } else {
                 String::new()
             };
+            let of_round = if self.rounds > 1 {
+                format!(" round {round}/{}", self.rounds)
+            } else {
+                String::new()
+            };
             say(&format!(
-                "cell {}/{n}: {} (elapsed {}{eta})",
+                "cell {}/{}{of_round}: {} (elapsed {}{eta})",
                 i + 1,
+                cells.len(),
                 label_line(&labels),
                 clock(elapsed as f64)
             ));
@@ -294,40 +339,17 @@ impl Matrix {
             if let Some(w) = crate::experiments::server::arc_fit_warning(&spec, &self.workload) {
                 say(&w);
             }
-            let mut res = CellResult {
-                labels: labels.clone(),
-                link: None,
-                write_path: None,
-                outcome: None,
-                error: None,
-                build_s: 0.0,
-            };
-            let mut teardown_failed = None;
-            match Lab::up(&spec, opts) {
-                Ok(lab) => {
-                    res.link = lab.info().and_then(|i| i.link.clone());
-                    res.write_path = lab.info().and_then(|i| i.write_path);
-                    res.build_s = lab.info().map(|i| i.built_in_s).unwrap_or(0.0);
-                    match run::run_workload(&lab, &opts.tankbench, &self.workload) {
-                        Ok(o) => res.outcome = Some(o),
-                        Err(e) => res.error = Some(e.to_string()),
-                    }
-                    if let Err(e) = lab.down() {
-                        res.error = Some(format!(
-                            "{}teardown: {e}",
-                            res.error.map(|s| s + "; ").unwrap_or_default()
-                        ));
-                        teardown_failed = Some(e);
-                    }
-                }
-                Err(e) => res.error = Some(e.to_string()),
-            }
+            let (res, teardown_failed) = self.measure(&spec, round, opts);
             ran += 1;
             if let Some(e) = &res.error {
-                say(&format!("cell {}/{n} failed: {e}", i + 1));
+                say(&format!(
+                    "cell {}/{}{of_round} failed: {e}",
+                    i + 1,
+                    cells.len()
+                ));
             }
-            self.write_cell(cell, &res)?;
-            results[i] = Some(res);
+            self.write_cell(cell, round, &res)?;
+            results[u] = Some(res);
             self.write(&results.iter().flatten().cloned().collect::<Vec<_>>())?;
             if let Some(e) = teardown_failed {
                 // A lab that did not come down holds names and memory the
@@ -340,19 +362,63 @@ impl Matrix {
         Ok(results.into_iter().flatten().collect())
     }
 
+    /// Build the lab of `spec`, run the workload on it and tear it down:
+    /// the cell's result (its error, if any step failed), and the error of
+    /// a teardown that failed.
+    fn measure(
+        &self,
+        spec: &LabSpec,
+        round: u32,
+        opts: &UpOptions,
+    ) -> (CellResult, Option<LabError>) {
+        let mut res = CellResult {
+            labels: spec.labels(),
+            link: None,
+            write_path: None,
+            outcome: None,
+            error: None,
+            build_s: 0.0,
+            round,
+        };
+        let mut teardown_failed = None;
+        match Lab::up(spec, opts) {
+            Ok(lab) => {
+                res.link = lab.info().and_then(|i| i.link.clone());
+                res.write_path = lab.info().and_then(|i| i.write_path);
+                res.build_s = lab.info().map(|i| i.built_in_s).unwrap_or(0.0);
+                match run::run_workload(&lab, &opts.tankbench, &self.workload) {
+                    Ok(o) => res.outcome = Some(o),
+                    Err(e) => res.error = Some(e.to_string()),
+                }
+                if let Err(e) = lab.down() {
+                    res.error = Some(format!(
+                        "{}teardown: {e}",
+                        res.error.map(|s| s + "; ").unwrap_or_default()
+                    ));
+                    teardown_failed = Some(e);
+                }
+            }
+            Err(e) => res.error = Some(e.to_string()),
+        }
+        (res, teardown_failed)
+    }
+
     /// Where each cell's result is kept: `<output>.cells/`.
     pub(crate) fn cells_dir(&self) -> PathBuf {
         self.output.with_extension("cells")
     }
 
-    /// The file of `cell`: named by a hash of its configuration and the
-    /// workload, so a matrix that gains an axis value keeps the cells it
-    /// shares with the old one.
-    pub fn cell_file(&self, cell: &Cell) -> PathBuf {
-        self.cells_dir().join(format!(
-            "cell-{:016x}.json",
-            fnv1a(self.cell_key(cell).as_bytes())
-        ))
+    /// The file of `cell`'s measurement in `round`: named by a hash of its
+    /// configuration and the workload, so a matrix that gains an axis value
+    /// keeps the cells it shares with the old one (`-r2`, `-r3` after it for
+    /// the later rounds, so a matrix given more rounds keeps its first).
+    pub fn cell_file(&self, cell: &Cell, round: u32) -> PathBuf {
+        let hash = fnv1a(self.cell_key(cell).as_bytes());
+        self.cells_dir().join(if round <= 1 {
+            format!("cell-{hash:016x}.json")
+        } else {
+            format!("cell-{hash:016x}-r{round}.json")
+        })
     }
 
     /// What makes a cell the same cell: its spec and the workload.
@@ -360,17 +426,27 @@ impl Matrix {
         serde_json::to_string(&(&cell.raw, &self.workload)).expect("a cell serializes")
     }
 
-    /// The finished result of `cell` in the output, if any (what `lab
-    /// predict` puts beside the simulator's prediction).
+    /// The finished result of `cell`'s first round in the output, if any
+    /// (what `lab predict` puts beside the simulator's prediction).
     pub(crate) fn finished_result(&self, cell: &Cell) -> Result<Option<CellResult>, LabError> {
-        self.finished(cell)
+        self.finished(cell, 1)
     }
 
-    /// The finished result of `cell` from an earlier run, if any; a failed
-    /// one is run again. An error for a file there that is not a cell file
-    /// of ours, or one of another configuration.
-    fn finished(&self, cell: &Cell) -> Result<Option<CellResult>, LabError> {
-        let path = self.cell_file(cell);
+    /// The finished results of `cell` in the matrix's rounds, in round
+    /// order (those not measured yet left out).
+    pub(crate) fn finished_rounds(&self, cell: &Cell) -> Result<Vec<CellResult>, LabError> {
+        let mut out = Vec::new();
+        for round in 1..=self.rounds {
+            out.extend(self.finished(cell, round)?);
+        }
+        Ok(out)
+    }
+
+    /// The finished result of `cell` in `round` from an earlier run, if
+    /// any; a failed one is run again. An error for a file there that is
+    /// not a cell file of ours, or one of another configuration.
+    fn finished(&self, cell: &Cell, round: u32) -> Result<Option<CellResult>, LabError> {
+        let path = self.cell_file(cell, round);
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -402,14 +478,14 @@ impl Matrix {
     /// Write the file of a cell just run: new, or in place of the file of a
     /// failed run of the same cell (never of a finished one: those are not
     /// run again).
-    fn write_cell(&self, cell: &Cell, result: &CellResult) -> Result<(), LabError> {
+    fn write_cell(&self, cell: &Cell, round: u32, result: &CellResult) -> Result<(), LabError> {
         let dir = self.cells_dir();
         std::fs::create_dir_all(&dir).map_err(|e| LabError::Io {
             what: format!("create {}", dir.display()),
             source: e,
         })?;
-        let path = self.cell_file(cell);
-        if self.finished(cell)?.is_some() {
+        let path = self.cell_file(cell, round);
+        if self.finished(cell, round)?.is_some() {
             return Err(LabError::NotOurs {
                 what: format!("{} holds a finished result; not replaced", path.display()),
             });
@@ -460,7 +536,9 @@ impl Matrix {
             )));
         }
         for cell in self.cells()? {
-            self.finished(&cell)?;
+            for round in 1..=self.rounds {
+                self.finished(&cell, round)?;
+            }
         }
         Ok(())
     }
@@ -597,6 +675,17 @@ pub fn results_table(workload: &[String], results: &[CellResult]) -> Table {
     ]);
     t.notes
         .push(format!("Workload: tankbench fileio {}", workload.join(" ")));
+    // A matrix of several rounds: which round measured each row.
+    let rounds = results.iter().any(|r| r.round > 1);
+    if rounds {
+        t.columns.insert(
+            3,
+            table::Column {
+                name: "round".into(),
+                numeric: false,
+            },
+        );
+    }
     for (i, r) in results.iter().enumerate() {
         let label = |k: &str| table::Cell::Text(r.labels.get(k).cloned().unwrap_or_default());
         let mut row = vec![
@@ -635,6 +724,9 @@ pub fn results_table(workload: &[String], results: &[CellResult]) -> Table {
                 );
             }
             None => row.extend(std::iter::repeat_n(table::Cell::Num(None), 11)),
+        }
+        if rounds {
+            row.insert(3, table::Cell::Text(r.round.to_string()));
         }
         t.rows.push(row);
         if let Some(e) = &r.error {
@@ -722,6 +814,7 @@ values = [{kind = "1G"}, {kind = "10G"}]
             outcome: None,
             error: error.map(str::to_string),
             build_s: 0.0,
+            round: 1,
         }
     }
 
@@ -759,6 +852,7 @@ values = [{kind = "1G"}, {kind = "10G"}]
             workload: vec!["--time=1".into()],
             output: dir.path().join("out/ref"),
             axes: Vec::new(),
+            rounds: 1,
         };
         m.check_outputs().unwrap();
         m.write(&[cell("3xraidz2-8", None)]).unwrap();
@@ -817,6 +911,51 @@ values = [{kind = "1G"}, {kind = "10G"}]
         Matrix::load(&p).unwrap()
     }
 
+    #[test]
+    fn rounds_measure_every_cell_again_each_in_its_own_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("m.toml");
+        let text = "workload = [\"--file-test-mode=rndrw\"]\noutput = \"out/m\"\nrounds = 3\n[base]\nname = \"m\"\n[base.pool]\nlayout = \"mirror-2\"\n";
+        std::fs::write(&p, text).unwrap();
+        let m = Matrix::load(&p).unwrap();
+        assert_eq!(m.rounds, 3);
+        let cells = m.cells().unwrap();
+        // Round 1 keeps the file a matrix of one round writes.
+        let first = m.cell_file(&cells[0], 1);
+        assert!(first.to_string_lossy().ends_with(".json"));
+        assert!(!first.to_string_lossy().contains("-r"));
+        assert!(m
+            .cell_file(&cells[0], 3)
+            .to_string_lossy()
+            .ends_with("-r3.json"));
+        m.write_cell(&cells[0], 1, &finished_cell()).unwrap();
+        m.write_cell(
+            &cells[0],
+            3,
+            &CellResult {
+                round: 3,
+                ..finished_cell()
+            },
+        )
+        .unwrap();
+        let rounds: Vec<u32> = m
+            .finished_rounds(&cells[0])
+            .unwrap()
+            .iter()
+            .map(|r| r.round)
+            .collect();
+        assert_eq!(rounds, [1, 3]);
+        // The table says which round measured each row.
+        let t = results_table(&m.workload, &m.finished_rounds(&cells[0]).unwrap());
+        assert_eq!(t.columns[3].name, "round");
+        // Zero rounds, or more than the limit, are refused naming the key.
+        for bad in ["rounds = 0", "rounds = 10"] {
+            std::fs::write(&p, text.replace("rounds = 3", bad)).unwrap();
+            let e = Matrix::load(&p).err().unwrap().to_string();
+            assert!(e.contains("rounds: expected 1 to 9"), "{e}");
+        }
+    }
+
     fn finished_cell() -> CellResult {
         let result: RunResult = serde_json::from_str(include_str!(
             "../../../fileio/tests/data/schema1-stored-seqwr.json"
@@ -860,39 +999,43 @@ values = [{kind = "1G"}, {kind = "10G"}]
         let m = two_cell_matrix(dir.path(), "\"--time=5\"");
         let cells = m.cells().unwrap();
         m.check_outputs().unwrap();
-        assert!(m.finished(&cells[0]).unwrap().is_none());
-        m.write_cell(&cells[0], &finished_cell()).unwrap();
-        m.write_cell(&cells[1], &cell("1xmirror-2", Some("zpool create failed")))
-            .unwrap();
-        assert_ne!(m.cell_file(&cells[0]), m.cell_file(&cells[1]));
-        assert!(m.finished(&cells[0]).unwrap().is_some());
+        assert!(m.finished(&cells[0], 1).unwrap().is_none());
+        m.write_cell(&cells[0], 1, &finished_cell()).unwrap();
+        m.write_cell(
+            &cells[1],
+            1,
+            &cell("1xmirror-2", Some("zpool create failed")),
+        )
+        .unwrap();
+        assert_ne!(m.cell_file(&cells[0], 1), m.cell_file(&cells[1], 1));
+        assert!(m.finished(&cells[0], 1).unwrap().is_some());
         // Failed: not finished, so the next run measures it again.
-        assert!(m.finished(&cells[1]).unwrap().is_none());
-        let first = std::fs::read_to_string(m.cell_file(&cells[0])).unwrap();
-        assert!(m.write_cell(&cells[0], &finished_cell()).is_err());
+        assert!(m.finished(&cells[1], 1).unwrap().is_none());
+        let first = std::fs::read_to_string(m.cell_file(&cells[0], 1)).unwrap();
+        assert!(m.write_cell(&cells[0], 1, &finished_cell()).is_err());
         assert_eq!(
-            std::fs::read_to_string(m.cell_file(&cells[0])).unwrap(),
+            std::fs::read_to_string(m.cell_file(&cells[0], 1)).unwrap(),
             first
         );
-        m.write_cell(&cells[1], &finished_cell()).unwrap();
-        assert!(m.finished(&cells[1]).unwrap().is_some());
+        m.write_cell(&cells[1], 1, &finished_cell()).unwrap();
+        assert!(m.finished(&cells[1], 1).unwrap().is_some());
         m.check_outputs().unwrap();
 
         // Someone else's file under a cell's name.
-        std::fs::write(m.cell_file(&cells[1]), "{\"mine\": 1}\n").unwrap();
+        std::fs::write(m.cell_file(&cells[1], 1), "{\"mine\": 1}\n").unwrap();
         let e = m.check_outputs().unwrap_err().to_string();
         assert!(
             e.contains("not written by a lab matrix") && !e.contains('\n'),
             "{e}"
         );
         assert_eq!(
-            std::fs::read_to_string(m.cell_file(&cells[1])).unwrap(),
+            std::fs::read_to_string(m.cell_file(&cells[1], 1)).unwrap(),
             "{\"mine\": 1}\n"
         );
         // Another configuration's file under this cell's name.
         let mut doc: serde_json::Value = serde_json::from_str(&first).unwrap();
         doc["key"] = serde_json::Value::String("other".into());
-        std::fs::write(m.cell_file(&cells[1]), doc.to_string()).unwrap();
+        std::fs::write(m.cell_file(&cells[1], 1), doc.to_string()).unwrap();
         let e = m.check_outputs().unwrap_err().to_string();
         assert!(e.contains("another configuration"), "{e}");
     }

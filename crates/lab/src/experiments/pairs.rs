@@ -15,7 +15,7 @@ use report::table::{Cell, Table};
 use sim::baseline::Baseline;
 use sim::matrix::{CellRuns, MatrixCell};
 
-use crate::experiments::matrix::Matrix;
+use crate::experiments::matrix::{CellResult, Matrix};
 use crate::experiments::predict::{run_spec, system_for, BuiltMeasurements, Host};
 use crate::parts::net::LinkMeasurement;
 use crate::spec::LabSpec;
@@ -40,16 +40,23 @@ pub struct PairsOptions {
     /// model cannot know about the box (zfs-fuse's CPU per request) is
     /// taken from the one run a user has. Empty: none.
     pub fit: Vec<sim::profile::Param>,
+    /// Of a matrix measured in several rounds, this round's cells alone
+    /// (None: each cell the median of its rounds, A as B).
+    pub round: Option<u32>,
 }
 
 /// One finished cell: what it is and what it measured.
 struct Measured {
     labels: BTreeMap<String, String>,
     spec: fileio::spec::RunSpec,
+    /// The lab of its median round (of its one round, or the round asked).
     built: BuiltLab,
     /// Its system with its own lab's measurements: the outright prediction.
     system: sim::SystemModel,
-    result: RunResult,
+    /// Its rounds as one baseline: each figure their median.
+    baseline: Baseline,
+    /// How many rounds it was measured in.
+    rounds: usize,
 }
 
 /// A cell's lab and what it measured of itself when it was built.
@@ -86,6 +93,9 @@ pub struct Pair {
     pub baseline: BTreeMap<String, String>,
     pub measured_baseline: f64,
     pub measured: f64,
+    /// Rounds A's and B's figures are the median of (1: one run each).
+    pub baseline_rounds: usize,
+    pub measured_rounds: usize,
     /// From A's measurement: the point and its interval.
     pub relative: f64,
     pub relative_low: Option<f64>,
@@ -116,21 +126,39 @@ impl Pair {
 }
 
 /// The finished cells of `matrices`, each with its lab system.
-fn measured_cells(matrices: &[Matrix]) -> Result<Vec<Measured>, LabError> {
+fn measured_cells(matrices: &[Matrix], round: Option<u32>) -> Result<Vec<Measured>, LabError> {
     let mut out = Vec::new();
     for m in matrices {
         let spec = run_spec(&m.workload)?;
         for cell in m.cells()? {
             let lab = cell.raw.validate()?;
-            let Some(finished) = m.finished_result(&cell)? else {
+            let finished: Vec<CellResult> = m
+                .finished_rounds(&cell)?
+                .into_iter()
+                .filter(|c| c.outcome.is_some() && round.is_none_or(|r| c.round == r))
+                .collect();
+            let results: Vec<&RunResult> = finished
+                .iter()
+                .filter_map(|c| c.outcome.as_ref().map(|o| &o.result))
+                .collect();
+            if results.is_empty() {
                 continue;
-            };
-            let Some(outcome) = &finished.outcome else {
-                continue;
-            };
-            let result = outcome.result.clone();
-            let host = Host::of_result(&result);
-            let system = system_for(&lab, BuiltMeasurements::of_cell(Some(&finished)), host)?;
+            }
+            let median = &finished[sim::baseline::median_run(&results)];
+            let runs = finished
+                .iter()
+                .filter_map(|c| {
+                    let o = c.outcome.as_ref()?;
+                    Some(Baseline::new(
+                        format!("round {}", c.round),
+                        o.result.clone(),
+                    ))
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .and_then(Baseline::median_of)
+                .map_err(|e| LabError::Spec(format!("pairs: {e}")))?;
+            let host = Host::of_result(&runs.measured);
+            let system = system_for(&lab, BuiltMeasurements::of_cell(Some(median)), host)?;
             let mut labels = lab.labels();
             for name in NAME_LABELS {
                 labels.remove(name);
@@ -141,16 +169,28 @@ fn measured_cells(matrices: &[Matrix]) -> Result<Vec<Measured>, LabError> {
                 spec: spec.clone(),
                 built: BuiltLab {
                     lab,
-                    link: finished.link.clone(),
-                    write_path: finished.write_path,
+                    link: median.link.clone(),
+                    write_path: median.write_path,
                     host,
                 },
                 system,
-                result,
+                rounds: finished.len(),
+                baseline: runs,
             });
         }
     }
     Ok(out)
+}
+
+/// A round asked for is one the matrices have.
+fn check_round(matrices: &[Matrix], round: Option<u32>) -> Result<(), LabError> {
+    let most = matrices.iter().map(|m| m.rounds).max().unwrap_or(1);
+    match round {
+        Some(r) if r > most => Err(LabError::Spec(format!(
+            "pairs: --round {r}: the matrices are measured in {most} round(s); accepted: 1 to {most}"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The one label in which `a` and `b` differ, if exactly one does.
@@ -171,7 +211,8 @@ fn one_change(
 /// Every pair of finished cells of `matrices` that differ in one thing,
 /// each predicted from its baseline and outright.
 pub fn pairs(matrices: &[Matrix], options: &PairsOptions) -> Result<Vec<Pair>, LabError> {
-    let cells = measured_cells(matrices)?;
+    check_round(matrices, options.round)?;
+    let cells = measured_cells(matrices, options.round)?;
     let runs = CellRuns {
         parallel: options.parallel,
         events: sim::limits::DEFAULT_MATRIX_EVENTS,
@@ -201,8 +242,7 @@ pub fn pairs(matrices: &[Matrix], options: &PairsOptions) -> Result<Vec<Pair>, L
             let Some((changed, from, to)) = one_change(&a.labels, &b.labels) else {
                 continue;
             };
-            let baseline = Baseline::new("A", a.result.clone())
-                .map_err(|e| LabError::Spec(format!("pairs: {e}")))?;
+            let baseline = &a.baseline;
             // Workloads that differ in more than the thread count are no pair.
             if baseline.check_workload(&b.spec).is_err() {
                 continue;
@@ -220,7 +260,7 @@ pub fn pairs(matrices: &[Matrix], options: &PairsOptions) -> Result<Vec<Pair>, L
                 })
             };
             let anchored = sim::baseline::predict::predict(
-                &baseline,
+                baseline,
                 &cell(&a.system)?,
                 &b.spec,
                 &[cell(&a.built.system_of(&b.built.lab)?)?],
@@ -259,8 +299,10 @@ pub fn pairs(matrices: &[Matrix], options: &PairsOptions) -> Result<Vec<Pair>, L
                 from,
                 to,
                 baseline: a.labels.clone(),
-                measured_baseline: a.result.rates.writes_per_s,
-                measured: b.result.rates.writes_per_s,
+                measured_baseline: a.baseline.measured.rates.writes_per_s,
+                measured: b.baseline.measured.rates.writes_per_s,
+                baseline_rounds: a.rounds,
+                measured_rounds: b.rounds,
                 relative: r.rates.writes_per_s,
                 relative_low: interval.map(|i| i.low),
                 relative_high: interval.map(|i| i.high),
@@ -282,7 +324,7 @@ fn fitted_on(
         return Ok(None);
     }
     let refuse = |e: sim::SimError| LabError::Spec(format!("pairs: fit on A: {e}"));
-    let m = sim::calibrate::Measurement::from_result("A", &a.result).map_err(refuse)?;
+    let m = sim::calibrate::Measurement::from_result("A", &a.baseline.measured).map_err(refuse)?;
     let c = sim::calibrate::calibrate_with_probe(&a.system, None, &[m], params).map_err(refuse)?;
     Ok(Some(c.profile()))
 }
@@ -376,6 +418,27 @@ pub fn pairs_table(workload: &[String], pairs: &[Pair]) -> Table {
         "Measured A, predicted B from A (A's measured writes/s times the simulated change) and outright (the simulator alone), measured B; workload: fileio {} run",
         workload.join(" ")
     ));
+    // Cells measured in rounds: what the figures are.
+    let most = pairs
+        .iter()
+        .flat_map(|p| [p.baseline_rounds, p.measured_rounds])
+        .max()
+        .unwrap_or(1);
+    if most > 1 {
+        let fewest = pairs
+            .iter()
+            .flat_map(|p| [p.baseline_rounds, p.measured_rounds])
+            .min()
+            .unwrap_or(1);
+        let rounds = if fewest == most {
+            most.to_string()
+        } else {
+            format!("{fewest} to {most}")
+        };
+        t.notes.push(format!(
+            "Each cell's figure is the median of its {rounds} rounds, A's as B's (--round N: one round's cells alone)"
+        ));
+    }
     if !pairs.is_empty() {
         t.notes.push(format!(
             "From A within ±15 %: {}; outright within ±15 %: {}; from A closer than outright: {}",
@@ -461,7 +524,32 @@ mod tests {
             relative_high: None,
             absolute: 3_600.0,
             baseline_write_path_us: us,
+            baseline_rounds: 1,
+            measured_rounds: 1,
         }
+    }
+
+    #[test]
+    fn the_table_says_when_figures_are_medians_of_rounds() {
+        let one = vec![probed("1xraidz2-6", None)];
+        let note = |pairs: &[Pair]| pairs_table(&[], pairs).notes.join("\n");
+        assert!(!note(&one).contains("median of its"));
+        let three = vec![Pair {
+            baseline_rounds: 3,
+            measured_rounds: 3,
+            ..probed("1xraidz2-6", None)
+        }];
+        assert!(
+            note(&three).contains("median of its 3 rounds"),
+            "{}",
+            note(&three)
+        );
+        let mixed = vec![Pair {
+            baseline_rounds: 2,
+            measured_rounds: 3,
+            ..probed("1xraidz2-6", None)
+        }];
+        assert!(note(&mixed).contains("median of its 2 to 3 rounds"));
     }
 
     #[test]

@@ -135,6 +135,10 @@ enum Cmd {
         /// from it (e.g. server.cpu_us: zfs-fuse's CPU per request).
         #[arg(long, value_name = "PARAM[,...]")]
         fit: Option<String>,
+        /// Of matrices measured in rounds (`rounds = N`), this round's
+        /// cells alone [default: each cell the median of its rounds].
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(lab::experiments::matrix::MAX_ROUNDS)))]
+        round: Option<u32>,
     },
     /// Crash a lab that is up: kill its own zfs-fuse daemon (no clean
     /// export), cut the power of its disks (each loses what its model's
@@ -251,17 +255,11 @@ pub(crate) fn run(cli: LabArgs) -> anyhow::Result<i32> {
             intervals,
             samples,
             fit,
+            round,
         } => pairs(
             &matrices,
             format,
-            &lab::experiments::pairs::PairsOptions {
-                intervals: match intervals {
-                    Switch::On => Some(samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES)),
-                    Switch::Off => None,
-                },
-                parallel: std::thread::available_parallelism().map_or(1, usize::from),
-                fit: fit_params(fit.as_deref())?,
-            },
+            &pairs_options(intervals, samples, fit.as_deref(), round)?,
         ),
         Cmd::Crash { lab, format } => crash(&lab, format),
         Cmd::Durability {
@@ -322,6 +320,7 @@ fn run_workload(
         outcome: None,
         error: None,
         build_s: lab.info().map(|i| i.built_in_s).unwrap_or(0.0),
+        round: 1,
     };
     let down = if built { lab.down() } else { Ok(()) };
     let outcome = outcome?;
@@ -546,6 +545,24 @@ fn fit_params(list: Option<&str>) -> anyhow::Result<Vec<sim::profile::Param>> {
             })
         })
         .collect()
+}
+
+/// `lab pairs`' options as the library takes them.
+fn pairs_options(
+    intervals: Switch,
+    samples: Option<usize>,
+    fit: Option<&str>,
+    round: Option<u32>,
+) -> anyhow::Result<lab::experiments::pairs::PairsOptions> {
+    Ok(lab::experiments::pairs::PairsOptions {
+        intervals: match intervals {
+            Switch::On => Some(samples.unwrap_or(sim::uncertainty::DEFAULT_SAMPLES)),
+            Switch::Off => None,
+        },
+        parallel: std::thread::available_parallelism().map_or(1, usize::from),
+        fit: fit_params(fit)?,
+        round,
+    })
 }
 
 /// `lab pairs`: every one-change pair of measured cells, B predicted from
