@@ -77,6 +77,9 @@ pub enum BaselineError {
         run: String,
         what: String,
     },
+    /// One run given twice (or a copy of it): no second measurement.
+    #[error("{run} is the run {first} again (the same start and counts); the runs of one baseline are measured one after another, each once")]
+    SameRun { first: String, run: String },
     /// The baseline's workload and the one asked for differ in `field`
     /// (the thread count may differ; nothing else).
     #[error("its workload differs in {option}: the baseline ran {baseline}, the workload asks {asked}; a baseline anchors its own workload only (--threads may differ, and with one file a thread the files with it)", option = field.option())]
@@ -177,6 +180,23 @@ impl Baseline {
             .map(|r| r.id.as_str())
             .collect::<Vec<_>>()
             .join(" + ");
+        // One run given twice (or a copy of it) is not a second
+        // measurement: it would outvote the others.
+        for (j, later) in runs.iter().enumerate().skip(1) {
+            let same = |r: &Baseline| {
+                r.measured.started_at == later.measured.started_at
+                    && r.measured.counts == later.measured.counts
+            };
+            if let Some(earlier) = runs[..j].iter().find(|r| same(r)) {
+                return Err(SimError::Baseline {
+                    id: id.clone(),
+                    problem: BaselineError::SameRun {
+                        first: earlier.id.clone(),
+                        run: later.id.clone(),
+                    },
+                });
+            }
+        }
         let first = &runs[0];
         for other in &runs[1..] {
             let differs = |what: String| SimError::Baseline {
@@ -986,6 +1006,12 @@ mod tests {
             block.to_string().contains("--file-block-size 4K"),
             "{block}"
         );
+        let twice = problem(vec![
+            run_at(200, 30.0, "--threads=4"),
+            run_at(210, 30.0, "--threads=4"),
+            run_at(200, 30.0, "--threads=4"),
+        ]);
+        assert!(matches!(&twice, BaselineError::SameRun { .. }), "{twice}");
     }
 
     #[test]
