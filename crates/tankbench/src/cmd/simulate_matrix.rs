@@ -205,7 +205,8 @@ fn what_if(
     )
     .map_err(|e| anyhow::anyhow!("simulate matrix: {e}"))?;
     let text = match a.format {
-        TableFormat::Text => table.to_terminal(),
+        // Within the terminal's width, as the matrix without a baseline.
+        TableFormat::Text => table.to_screen(&super::stdout_screen()),
         TableFormat::Markdown => table.to_markdown(),
         TableFormat::Csv => table.to_csv(),
         TableFormat::Json => w::json_doc(
