@@ -264,6 +264,21 @@ impl Baseline {
         })
     }
 
+    /// How a sentence names the baseline: `the measured run a.json`, or
+    /// `the 3 measured runs a.json + b.json + c.json (each figure their
+    /// median)`.
+    pub fn named(&self) -> String {
+        if self.runs.len() > 1 {
+            format!(
+                "the {} measured runs {} (each figure their median)",
+                self.runs.len(),
+                self.id
+            )
+        } else {
+            format!("the measured run {}", self.id)
+        }
+    }
+
     /// The figure a baseline is named by in the report: writes/s when it
     /// wrote, else reads/s.
     pub fn headline(&self) -> Figure {

@@ -107,8 +107,8 @@ impl AnchoredPlan {
     pub fn baseline_note(&self) -> String {
         let rows = self.baseline_rows();
         let head = format!(
-            "Baseline: the measured run {} ({} threads); every Sync figure is its measured figure times the simulated change",
-            report::escape::terminal_field(&self.baseline.id),
+            "Baseline: {} ({} threads); every Sync figure is its measured figure times the simulated change",
+            report::escape::terminal_field(&self.baseline.named()),
             self.threads()
         );
         if rows.is_empty() {
@@ -354,8 +354,8 @@ impl PerformanceModel for AnchoredPlan {
 
     fn assumptions(&self) -> Vec<String> {
         let mut lines = vec![format!(
-            "anchored to the measured run {} ({} threads): each figure is its measured figure times the simulated change from its system to the layout's (the same workload, seed and parameter draws; with an interval, the change is the samples' median, not the change at the typical values; docs/what-if.md); the class, link, protocol, RAM and recordsize the plan leaves at their defaults are the baseline's",
-            self.baseline.id,
+            "anchored to {} ({} threads): each figure is its measured figure times the simulated change from its system to the layout's (the same workload, seed and parameter draws; with an interval, the change is the samples' median, not the change at the typical values; docs/what-if.md); the class, link, protocol, RAM and recordsize the plan leaves at their defaults are the baseline's",
+            self.baseline.named(),
             self.threads()
         )];
         if let Ok(a) = self.a_point() {

@@ -104,8 +104,8 @@ pub(crate) fn baseline_system(
         super::write_stderr_line(&format!("{command}: assumed {line}"));
     }
     let text = format!(
-        "# The system of the measured run {}, from its ZFS facts.\n{}",
-        baseline.id,
+        "# The system of {}, from its ZFS facts.\n{}",
+        baseline.named(),
         derived.to_toml()
     );
     Ok((
