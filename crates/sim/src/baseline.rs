@@ -245,12 +245,7 @@ impl Baseline {
         }
         let results: Vec<&RunResult> = runs.iter().map(|r| &r.measured).collect();
         let mut measured = runs[median_run(&results)].measured.clone();
-        let carrier = Baseline {
-            id: id.clone(),
-            measured: measured.clone(),
-            runs: Vec::new(),
-        };
-        for f in carrier.figures() {
+        for f in figures_of(&measured) {
             let values: Vec<f64> = runs.iter().filter_map(|r| f.of(&r.measured)).collect();
             if let Some(m) = median(values) {
                 f.set(&mut measured, m);
@@ -381,22 +376,7 @@ impl Baseline {
     /// and the mean and recorded percentiles of each latency it has
     /// (event, read, write, fsync).
     pub fn figures(&self) -> Vec<Figure> {
-        let mut out: Vec<Figure> = Rate::ALL.into_iter().map(Figure::Rate).collect();
-        for key in ANCHORED_LATENCIES {
-            let Some(l) = self.measured.latency.get(&key) else {
-                continue;
-            };
-            if l.count == 0 || l.mean_ms.is_nan() || l.mean_ms <= 0.0 {
-                continue;
-            }
-            out.push(Figure::Mean(key));
-            for p in &l.percentiles {
-                if p.p > 0.0 && p.p <= 100.0 && p.ms > 0.0 {
-                    out.push(Figure::Percentile(key, p.p));
-                }
-            }
-        }
-        out
+        figures_of(&self.measured)
     }
 }
 
@@ -444,6 +424,27 @@ fn labels_text(l: &::report::labels::Labels) -> String {
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The figures `r` measured, each one a baseline anchors
+/// ([`Baseline::figures`]).
+fn figures_of(r: &RunResult) -> Vec<Figure> {
+    let mut out: Vec<Figure> = Rate::ALL.into_iter().map(Figure::Rate).collect();
+    for key in ANCHORED_LATENCIES {
+        let Some(l) = r.latency.get(&key) else {
+            continue;
+        };
+        if l.count == 0 || l.mean_ms.is_nan() || l.mean_ms <= 0.0 {
+            continue;
+        }
+        out.push(Figure::Mean(key));
+        for p in &l.percentiles {
+            if p.p > 0.0 && p.p <= 100.0 && p.ms > 0.0 {
+                out.push(Figure::Percentile(key, p.p));
+            }
+        }
+    }
+    out
 }
 
 /// The latencies a baseline anchors. `event_service` exists only with

@@ -132,28 +132,21 @@ fn measured_cells(matrices: &[Matrix], round: Option<u32>) -> Result<Vec<Measure
         let spec = run_spec(&m.workload)?;
         for cell in m.cells()? {
             let lab = cell.raw.validate()?;
-            let finished: Vec<CellResult> = m
-                .finished_rounds(&cell)?
-                .into_iter()
-                .filter(|c| c.outcome.is_some() && round.is_none_or(|r| c.round == r))
-                .collect();
-            let results: Vec<&RunResult> = finished
+            // Its finished rounds (each with an outcome), or the one asked.
+            let kept = m.finished_rounds(&cell)?;
+            let finished: Vec<(&CellResult, &RunResult)> = kept
                 .iter()
-                .filter_map(|c| c.outcome.as_ref().map(|o| &o.result))
+                .filter(|c| round.is_none_or(|r| c.round == r))
+                .filter_map(|c| Some((c, &c.outcome.as_ref()?.result)))
                 .collect();
-            if results.is_empty() {
+            if finished.is_empty() {
                 continue;
             }
-            let median = &finished[sim::baseline::median_run(&results)];
+            let results: Vec<&RunResult> = finished.iter().map(|(_, r)| *r).collect();
+            let median = finished[sim::baseline::median_run(&results)].0;
             let runs = finished
                 .iter()
-                .filter_map(|c| {
-                    let o = c.outcome.as_ref()?;
-                    Some(Baseline::new(
-                        format!("round {}", c.round),
-                        o.result.clone(),
-                    ))
-                })
+                .map(|(c, r)| Baseline::new(format!("round {}", c.round), (*r).clone()))
                 .collect::<Result<Vec<_>, _>>()
                 .and_then(Baseline::median_of)
                 .map_err(|e| LabError::Spec(format!("pairs: {e}")))?;
