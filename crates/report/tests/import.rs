@@ -1,5 +1,7 @@
 //! `report::import`: recorded fio and sysbench reports (tests/data/import,
-//! made by fio 3.33 and sysbench 1.0.20 on this project's machine) and live
+//! made by fio 3.33 and sysbench 1.0.20 on this project's machine; the
+//! sysbench 0.4.12 one is written from that version's message formats and
+//! tested in src/import/sysbench_text.rs) and live
 //! runs of the real tools become measured results whose figures are the
 //! report's own numbers and whose workload maps as docs/report.md says.
 

@@ -213,6 +213,76 @@ fn reports_of_sysbench_and_fio_are_baselines_too() {
 }
 
 #[test]
+fn a_sysbench_0_4_report_gives_the_reference_users_twelve_cells() {
+    // The reference user's box as it was measured (no log device, 2x1G),
+    // and their workload's report from the sysbench of the time.
+    let d = scratch();
+    let nas = std::fs::read_to_string(example_system("reference-nas.toml")).unwrap();
+    let measured = nas
+        .replace("log = \"flash-unknown\"", "")
+        .replace("link = \"2x10G\"", "link = \"2x1G\"");
+    assert_ne!(measured, nas);
+    let system = d.path().join("measured-cell.toml");
+    std::fs::write(&system, measured).unwrap();
+    let system = system.to_string_lossy().into_owned();
+    let report = fixture("sysbench-0.4.12-rndrw-4threads-fsyncall.txt");
+    let r = tb(
+        d.path(),
+        &[
+            "simulate",
+            "--baseline",
+            &report,
+            "--system",
+            &system,
+            "--intervals=off",
+            "--layout",
+            "1xraidz3-24,2xraidz2-12,3xraidz2-8",
+            "--log",
+            "none,flash-unknown",
+            "--link",
+            "2x1G,2x10G",
+            "--",
+            "--file-total-size=4G",
+            "--file-test-mode=rndrw",
+            "--file-block-size=4K",
+            "--threads=4",
+            "--file-fsync-all",
+            "--time=60",
+            "run",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rows: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("baseline "))
+        .collect();
+    assert_eq!(rows.len(), 12, "{}", r.stdout);
+    // Its own cell is the report's counts over its time: 7042 writes in
+    // 60.0124 s.
+    let own = rows
+        .iter()
+        .find(|l| l.starts_with("baseline (measured)"))
+        .unwrap_or_else(|| panic!("{}", r.stdout));
+    assert!(
+        own.contains("3xraidz2-8") && own.contains("none") && own.contains("117.3"),
+        "{own}"
+    );
+    // A log device multiplies what the box measured.
+    let with_log = rows
+        .iter()
+        .find(|l| l.contains("3xraidz2-8") && l.contains("flash-unknown") && l.contains("2x1G"))
+        .unwrap_or_else(|| panic!("{}", r.stdout));
+    let writes = |row: &str| -> f64 {
+        row.split_whitespace()
+            .filter_map(|w| w.parse::<f64>().ok())
+            .nth(1)
+            .unwrap_or_else(|| panic!("{row}"))
+    };
+    assert!(writes(with_log) > 5.0 * writes(own), "{own}\n{with_log}");
+}
+
+#[test]
 fn what_is_not_a_baseline_is_refused_in_one_line() {
     let d = scratch();
     let dir = d.path();
