@@ -100,8 +100,15 @@ pub struct Pair {
     pub relative: f64,
     pub relative_low: Option<f64>,
     pub relative_high: Option<f64>,
-    /// The simulator alone.
+    /// The simulator alone, on B's own lab: B's description with what B's
+    /// lab measured of itself when it was built (its write probe, its
+    /// link), as `lab predict` takes a cell.
     pub absolute: f64,
+    /// The simulator alone, on what the prediction from A has: B's
+    /// description with what A's lab measured (the system the change is
+    /// simulated on). A user who asks what-if has measured A only, so this
+    /// is the outright prediction with the same information.
+    pub absolute_from_a_lab: f64,
     /// A's write probe (`lab up`): its time of a buffered write, us, by
     /// which the simulator scales zfs-fuse's costs in every prediction
     /// from A (None: A's lab did not measure it).
@@ -114,9 +121,14 @@ impl Pair {
         self.relative / self.measured - 1.0
     }
 
-    /// predicted / measured − 1 of the outright prediction.
+    /// predicted / measured − 1 of the outright prediction on B's own lab.
     pub fn absolute_error(&self) -> f64 {
         self.absolute / self.measured - 1.0
+    }
+
+    /// predicted / measured − 1 of the outright prediction on A's lab.
+    pub fn absolute_from_a_lab_error(&self) -> f64 {
+        self.absolute_from_a_lab / self.measured - 1.0
     }
 
     /// Whether B's measurement is inside the relative prediction's interval.
@@ -260,7 +272,9 @@ pub fn pairs(matrices: &[Matrix], options: &PairsOptions) -> Result<Vec<Pair>, L
                 &runs,
             )
             .map_err(|e| LabError::Spec(format!("pairs: {e}")))?;
-            let Some(r) = anchored.results.first() else {
+            let (Some(r), Some(simulated_b)) =
+                (anchored.results.first(), anchored.simulated.first())
+            else {
                 continue;
             };
             // Outright: B's own lab as `lab predict` takes it.
@@ -300,6 +314,7 @@ pub fn pairs(matrices: &[Matrix], options: &PairsOptions) -> Result<Vec<Pair>, L
                 relative_low: interval.map(|i| i.low),
                 relative_high: interval.map(|i| i.high),
                 absolute: outright,
+                absolute_from_a_lab: simulated_b.rates.writes_per_s,
                 baseline_write_path_us: a.built.write_path.map(|w| w.request_us()),
             });
         }
@@ -391,8 +406,10 @@ pub fn pairs_table(workload: &[String], pairs: &[Pair]) -> Table {
         ("B measured", true),
         ("B from A", true),
         ("error", true),
-        ("B outright", true),
+        ("outright, A's lab", true),
         ("error ", true),
+        ("outright, B's lab", true),
+        ("error  ", true),
     ]);
     for p in pairs {
         let baseline = labels_text(&p.baseline, Some(&p.changed));
@@ -403,12 +420,14 @@ pub fn pairs_table(workload: &[String], pairs: &[Pair]) -> Table {
             Cell::Num(Some(p.measured)),
             Cell::Range(Some(p.relative), p.relative_low.zip(p.relative_high)),
             Cell::Percent(Some(p.relative_error())),
+            Cell::Num(Some(p.absolute_from_a_lab)),
+            Cell::Percent(Some(p.absolute_from_a_lab_error())),
             Cell::Num(Some(p.absolute)),
             Cell::Percent(Some(p.absolute_error())),
         ]);
     }
     t.notes.push(format!(
-        "Measured A, predicted B from A (A's measured writes/s times the simulated change) and outright (the simulator alone), measured B; workload: fileio {} run",
+        "Measured A, predicted B from A (A's measured writes/s times the simulated change) and outright (the simulator alone), measured B; workload: fileio {} run. Outright on A's lab: B's description with what A's lab measured of itself (its write probe, its link where B's is the same), the information the prediction from A has; on B's lab: with B's own probes, which a user asking what-if has not measured",
         workload.join(" ")
     ));
     // Cells measured in rounds: what the figures are.
@@ -434,9 +453,12 @@ pub fn pairs_table(workload: &[String], pairs: &[Pair]) -> Table {
     }
     if !pairs.is_empty() {
         t.notes.push(format!(
-            "From A within ±15 %: {}; outright within ±15 %: {}; from A closer than outright: {}",
+            "From A within ±15 %: {}; outright within ±15 %: {} on A's lab, {} on B's lab; from A closer than outright: {} against A's lab, {} against B's lab",
             share(pairs, |p| p.relative_error().abs() <= 0.15),
+            share(pairs, |p| p.absolute_from_a_lab_error().abs() <= 0.15),
             share(pairs, |p| p.absolute_error().abs() <= 0.15),
+            share(pairs, |p| p.relative_error().abs()
+                < p.absolute_from_a_lab_error().abs()),
             share(pairs, |p| p.relative_error().abs()
                 < p.absolute_error().abs())
         ));
@@ -516,6 +538,7 @@ mod tests {
             relative_low: None,
             relative_high: None,
             absolute: 3_600.0,
+            absolute_from_a_lab: 3_700.0,
             baseline_write_path_us: us,
             baseline_rounds: 1,
             measured_rounds: 1,
@@ -543,6 +566,26 @@ mod tests {
             ..probed("1xraidz2-6", None)
         }];
         assert!(note(&mixed).contains("median of its 2 to 3 rounds"));
+    }
+
+    #[test]
+    fn closer_than_outright_is_counted_against_both_outright_predictions() {
+        // Measured 3,500, from A 3,400 (-2.9 %). One pair: outright on B's
+        // lab 3,550 (+1.4 %, closer than from A), on A's lab 3,700 (+5.7 %,
+        // further). The other: both outright closer than from A.
+        let mut tie = probed("1xraidz2-6", None);
+        tie.absolute = 3_550.0;
+        let mut far = probed("3xmirror-2", None);
+        far.absolute_from_a_lab = 3_450.0;
+        far.absolute = 3_480.0;
+        let notes = pairs_table(&[], &[tie, far]).notes.join("\n");
+        assert!(
+            notes.contains("outright within ±15 %: 2 of 2 (100 %) on A's lab, 2 of 2 (100 %) on B's lab")
+                && notes.contains(
+                    "from A closer than outright: 1 of 2 (50 %) against A's lab, 0 of 2 (0 %) against B's lab"
+                ),
+            "{notes}"
+        );
     }
 
     #[test]
