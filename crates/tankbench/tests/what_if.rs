@@ -280,6 +280,16 @@ fn a_sysbench_0_4_report_gives_the_reference_users_twelve_cells() {
             .unwrap_or_else(|| panic!("{row}"))
     };
     assert!(writes(with_log) > 5.0 * writes(own), "{own}\n{with_log}");
+    // Twelve predictions that stopped early: one note line, not twelve.
+    let converged: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.contains("converged after"))
+        .collect();
+    assert!(converged.len() <= 1, "{}", r.stderr);
+    if let Some(line) = converged.first() {
+        assert!(line.contains("predictions that note it"), "{line}");
+    }
 }
 
 #[test]

@@ -68,15 +68,36 @@ pub(crate) fn note_budget(result: &fileio::result::RunResult) {
     note_budgets(std::slice::from_ref(result));
 }
 
-/// [`note_budget`] of several predictions, each note once.
+/// [`note_budget`] of several predictions: each kind of note once, as the
+/// first prediction that has it says it, with how many others say it too
+/// (a table of twelve cells that each stopped early at its own second is
+/// one line, not twelve; every result's JSON keeps its own).
 pub(crate) fn note_budgets(results: &[fileio::result::RunResult]) {
-    let mut said = std::collections::BTreeSet::new();
-    for w in results.iter().flat_map(|r| &r.warnings) {
-        if sim::notes::SimNote::of(w).is_some_and(sim::notes::SimNote::is_about_the_run_length) {
-            let line = format!("note: {}; {}", w.message, w.hint);
-            if said.insert(line.clone()) {
-                super::write_stderr_line(&line);
+    // Kind, its first line, and how many predictions carry it.
+    let mut notes: Vec<(sim::notes::SimNote, String, usize)> = Vec::new();
+    for r in results {
+        let mut kinds_here = Vec::new();
+        for w in &r.warnings {
+            let Some(kind) = sim::notes::SimNote::of(w) else {
+                continue;
+            };
+            if !kind.is_about_the_run_length() || kinds_here.contains(&kind) {
+                continue;
             }
+            kinds_here.push(kind);
+            match notes.iter_mut().find(|(k, _, _)| *k == kind) {
+                Some((_, _, n)) => *n += 1,
+                None => notes.push((kind, format!("note: {}; {}", w.message, w.hint), 1)),
+            }
+        }
+    }
+    for (_, line, n) in notes {
+        if n > 1 {
+            super::write_stderr_line(&format!(
+                "{line} (the first of {n} predictions that note it; each one's JSON has its own)"
+            ));
+        } else {
+            super::write_stderr_line(&line);
         }
     }
 }
